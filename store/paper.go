@@ -1,0 +1,59 @@
+// Package store owns the library on disk: papers, chunks, vectors and the
+// manifest in one SQLite file (modernc.org/sqlite, WAL), plus the in-memory
+// chromem-go index built from the stored vectors for dense search.
+//
+// The SQLite file is the store of record; chromem is only an index rebuilt
+// from it, so a torn index can never lose data.
+package store
+
+import (
+	"strconv"
+	"time"
+)
+
+// Paper is one paper of the library, keyed by its versionless ID.
+//
+// arXiv papers use their arXiv id ("2501.12948", "astro-ph/0601001") and
+// carry the Version that was ingested; local PDFs are keyed by a content hash
+// ("pdf:" + first 16 hex digits of SHA-256) and corpus records by their "_id".
+type Paper struct {
+	ID           string    `json:"id"`
+	Version      int       `json:"version"` // arXiv version (1, 2, ...); 0 when the source has none
+	Title        string    `json:"title"`
+	Abstract     string    `json:"abstract,omitempty"`
+	Authors      []string  `json:"authors"`
+	Affiliations []string  `json:"affiliations,omitempty"`
+	Published    time.Time `json:"published"`  // zero when unknown
+	Updated      time.Time `json:"updated"`    // zero when unknown
+	Categories   []string  `json:"categories"` // primary category first
+	Comment      string    `json:"comment,omitempty"`
+	JournalRef   string    `json:"journal_ref,omitempty"`
+	DOI          string    `json:"doi,omitempty"`
+	URL          string    `json:"url,omitempty"`
+	Source       string    `json:"source"`                 // "arxiv", "pdf" or "jsonl"
+	Pages        int       `json:"pages"`                  // pages of full text held; 0 when abstract only
+	Chunks       int       `json:"chunks"`                 // chunks held for this paper
+	ContentHash  string    `json:"content_hash,omitempty"` // SHA-256 hex of the PDF or record text
+	TextError    string    `json:"text_error,omitempty"`   // why the full text is missing, if it is
+	AddedAt      time.Time `json:"added_at"`
+}
+
+// Chunk is one retrievable passage of a paper.
+//
+// Seq 0 is the title+abstract chunk (PageStart = PageEnd = 0); body chunks
+// follow in reading order with the 1-based page span they were cut from and
+// the section heading in force where they start, if one was detected.
+type Chunk struct {
+	PaperID   string    `json:"paper_id"`
+	Seq       int       `json:"seq"`
+	PageStart int       `json:"page_start"`
+	PageEnd   int       `json:"page_end"`
+	Section   string    `json:"section,omitempty"`
+	Text      string    `json:"text"`
+	Vector    []float32 `json:"-"` // normalised; len = the library's embedder dimensions
+}
+
+// ChunkID is the stable identifier of a chunk: "<paper id>#<seq>".
+func ChunkID(paperID string, seq int) string {
+	return paperID + "#" + strconv.Itoa(seq)
+}
