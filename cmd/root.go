@@ -1,0 +1,221 @@
+// Package cmd is the cobra command tree of papers. It is the only package
+// that reads flags, environment variables, stdin/stdout or decides exit codes;
+// the packages below it take a context and io.Writers.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Version is the version of papers, printed by --version and sent in the
+// User-Agent of every request to arXiv.
+var Version = "0.1.0"
+
+// Exit codes shared with scripts (README.md documents them).
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitNoEvidence  = 3
+	ExitInterrupted = 130
+)
+
+// Main runs the command line with os.Args and returns the process exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+}
+
+// Run executes one command line with the given streams and returns the exit
+// code. Tests call it with a fresh tree each time.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := NewRoot()
+	if args == nil {
+		args = []string{}
+	}
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	return report(ctx, err, stderr)
+}
+
+// report prints err once, with its hint, and maps it to an exit code.
+func report(ctx context.Context, err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		fmt.Fprintln(stderr, "interrupted")
+		return ExitInterrupted
+	}
+	code := ExitError
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		code = ec.ExitCode()
+	}
+	var q quietError
+	if errors.As(err, &q) {
+		return code
+	}
+	fmt.Fprintf(stderr, "error: %v\n", err)
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", h.Hint())
+	}
+	return code
+}
+
+// hintError carries a hint naming the fix, printed after the error.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Unwrap() error { return e.err }
+func (e *hintError) Hint() string  { return e.hint }
+
+// withHint attaches a hint to err; nil stays nil.
+func withHint(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return &hintError{err: err, hint: fmt.Sprintf(format, args...)}
+}
+
+// exitError gives err a specific exit code.
+type exitError struct {
+	err  error
+	code int
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }
+
+// withExit attaches an exit code to err.
+func withExit(err error, code int) error { return &exitError{err: err, code: code} }
+
+// usageError marks a command-line mistake (exit 2).
+func usageError(format string, args ...any) error {
+	return &exitError{err: fmt.Errorf(format, args...), code: ExitUsage}
+}
+
+// quietError ends the run with a code when everything was already reported
+// (e.g. per-item failures of an ingest run).
+type quietError struct{ code int }
+
+func (e quietError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+func (e quietError) ExitCode() int { return e.code }
+
+// errNothingFound is returned by commands that found nothing to show (exit 3).
+var errNothingFound = withExit(errors.New("the library holds no evidence for this"), ExitNoEvidence)
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	home    string
+	verbose bool
+}
+
+// NewRoot builds a fresh command tree.
+func NewRoot() *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "papers",
+		Short: "A research assistant for your shell: ingest arXiv papers, search and ask them with citations",
+		Long: `papers builds a personal library of research papers (arXiv metadata,
+abstracts and full text from PDFs) on this machine and answers questions about
+it with citations to paper, version and page.
+
+It works offline with no API key (embedded library file, local embedder,
+extractive answers). Set OPENAI_BASE_URL / OPENAI_API_KEY to use any
+OpenAI-compatible server for generative answers and semantic embeddings.
+
+Every flag can also be set as PAPERS_<FLAG> (e.g. PAPERS_HOME, PAPERS_MAX).`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, args []string) error {
+			return applyEnv(c)
+		},
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return withHint(withExit(err, ExitUsage), "run `%s --help` for usage", c.CommandPath())
+	})
+	root.PersistentFlags().StringVar(&g.home, "home", "", "library directory (default $XDG_DATA_HOME/papers or ~/.local/share/papers)")
+	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "more detail on stderr")
+
+	for _, add := range commands {
+		root.AddCommand(add(g))
+	}
+	return root
+}
+
+// commands lists the constructors of the subcommands; each file of this
+// package registers its own in an init function, so adding a command never
+// touches this file.
+var commands []func(*globalOptions) *cobra.Command
+
+func register(f func(*globalOptions) *cobra.Command) { commands = append(commands, f) }
+
+// applyEnv sets every flag not given on the command line from PAPERS_<FLAG>
+// (dashes become underscores). Secrets such as OPENAI_API_KEY are never flags.
+func applyEnv(c *cobra.Command) error {
+	var err error
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed || f.Name == "help" || f.Name == "version" {
+			return
+		}
+		name := "PAPERS_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		v, ok := os.LookupEnv(name)
+		if !ok {
+			return
+		}
+		if e := c.Flags().Set(f.Name, v); e != nil {
+			err = withExit(fmt.Errorf("invalid %s=%q: %v", name, v, e), ExitUsage)
+		}
+	})
+	return err
+}
+
+// libraryDir resolves where the library lives: --home / PAPERS_HOME, else
+// $XDG_DATA_HOME/papers, else ~/.local/share/papers.
+func (g *globalOptions) libraryDir() (string, error) {
+	if g.home != "" {
+		return g.home, nil
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "papers"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", withHint(fmt.Errorf("cannot find a home directory for the library: %w", err), "set PAPERS_HOME to a directory")
+	}
+	return filepath.Join(h, ".local", "share", "papers"), nil
+}
+
+// exactArgs, minArgs wrap cobra's validators so mistakes exit with code 2.
+func exactArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.ExactArgs(n)) }
+func minArgs(n int) cobra.PositionalArgs   { return usageArgs(cobra.MinimumNArgs(n)) }
+
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := v(c, args); err != nil {
+			return withHint(withExit(err, ExitUsage), "run `%s --help` for usage", c.CommandPath())
+		}
+		return nil
+	}
+}
