@@ -1,0 +1,131 @@
+package chunk
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// refPages reads pdftotext output of a real paper as pages.
+func refPages(t *testing.T, name string) []Page {
+	t.Helper()
+	path := filepath.Join("..", "..", "..", "shared", "data", "pdfs", "reference-text", name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("test data missing (expected ../shared/data beside the repo, see its README): %v", err)
+	}
+	var pages []Page
+	for i, p := range strings.Split(string(b), "\f") {
+		if strings.TrimSpace(p) != "" {
+			pages = append(pages, Page{N: i + 1, Text: p})
+		}
+	}
+	return pages
+}
+
+func TestBodyCoversTextInOrder(t *testing.T) {
+	pages := refPages(t, "toolformer_2302.04761v1.txt")
+	opt := Options{Size: 120, Overlap: 20}
+	chunks := Body("2302.04761", pages, 1, opt)
+	if len(chunks) < 20 {
+		t.Fatalf("got %d chunks from a 17-page paper, want many", len(chunks))
+	}
+	all := map[string]bool{}
+	for _, c := range chunks {
+		for _, w := range strings.Fields(c.Text) {
+			all[w] = true
+		}
+	}
+	for _, p := range pages {
+		for _, w := range strings.Fields(p.Text) {
+			if !all[w] {
+				t.Fatalf("word %q of page %d is in no chunk", w, p.N)
+			}
+		}
+	}
+	prevStart := 0
+	for i, c := range chunks {
+		if c.Seq != i+1 || c.PaperID != "2302.04761" {
+			t.Errorf("chunk %d has seq %d paper %q", i, c.Seq, c.PaperID)
+		}
+		if n := len(strings.Fields(c.Text)); n > opt.Size {
+			t.Errorf("chunk %d has %d words, over the size %d", c.Seq, n, opt.Size)
+		}
+		if c.PageStart < prevStart || c.PageEnd < c.PageStart || c.PageStart < 1 {
+			t.Errorf("chunk %d pages %d-%d after start %d", c.Seq, c.PageStart, c.PageEnd, prevStart)
+		}
+		prevStart = c.PageStart
+	}
+	if again := Body("2302.04761", pages, 1, opt); !reflect.DeepEqual(again, chunks) {
+		t.Error("chunking the same text twice gave different chunks")
+	}
+}
+
+func TestBodyOverlapAndSections(t *testing.T) {
+	text := "Intro sentence one is here. Intro sentence two is here.\n\n" +
+		"2 Method\nWe propose a method. It has three parts. Each part is small.\n"
+	off := strings.Index(text, "2 Method")
+	pages := []Page{{N: 3, Text: text, Headings: []Heading{{Offset: off, Text: "2 Method"}}}}
+	chunks := Body("p", pages, 1, Options{Size: 8, Overlap: 5})
+	if len(chunks) < 3 {
+		t.Fatalf("got %d chunks: %+v", len(chunks), chunks)
+	}
+	if chunks[0].Section != "" || !strings.HasPrefix(chunks[0].Text, "Intro") {
+		t.Errorf("first chunk %+v", chunks[0])
+	}
+	var method []string
+	for _, c := range chunks {
+		if !strings.Contains(c.Text, "Method") && !strings.Contains(c.Text, "part") {
+			continue
+		}
+		if c.Section != "2 Method" {
+			t.Errorf("chunk %d section %q, want 2 Method", c.Seq, c.Section)
+		}
+		if strings.Contains(c.Text, "Intro") {
+			t.Errorf("chunk %d crosses the section boundary: %q", c.Seq, c.Text)
+		}
+		method = append(method, c.Text)
+	}
+	if !strings.HasPrefix(method[0], "2 Method") {
+		t.Errorf("section chunk should start with its heading: %q", method[0])
+	}
+	// overlap: a sentence at the end of one chunk opens the next
+	shared := false
+	for i := 1; i < len(chunks)-1; i++ {
+		last := chunks[i].Text[strings.LastIndex(chunks[i].Text, ". ")+2:]
+		if strings.Contains(chunks[i+1].Text, last) {
+			shared = true
+		}
+	}
+	if !shared {
+		t.Errorf("no overlap between consecutive chunks: %q", method)
+	}
+	for _, c := range chunks {
+		if c.PageStart != 3 || c.PageEnd != 3 {
+			t.Errorf("chunk %d pages %d-%d, want 3-3", c.Seq, c.PageStart, c.PageEnd)
+		}
+	}
+}
+
+func TestAbstractAndVersion(t *testing.T) {
+	c := Abstract("x", " A Title ", "Line one\n  line two ")
+	if c.Text != "A Title\n\nLine one line two" || c.Seq != 0 {
+		t.Errorf("Abstract = %+v", c)
+	}
+	if (Options{}).Version() != "v1/words180-overlap30" {
+		t.Errorf("default version %q", (Options{}).Version())
+	}
+	if (Options{Size: 100, Overlap: 10}).Version() == (Options{}).Version() {
+		t.Error("versions must differ with parameters")
+	}
+}
+
+func TestLongSentenceIsCut(t *testing.T) {
+	long := strings.Repeat("word ", 500)
+	chunks := Body("p", []Page{{N: 1, Text: long}}, 1, Options{Size: 100, Overlap: 10})
+	if len(chunks) != 5 {
+		t.Fatalf("got %d chunks, want 5", len(chunks))
+	}
+}
