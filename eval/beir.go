@@ -1,0 +1,121 @@
+// Package eval measures retrieval on BEIR-format test collections (a corpus
+// JSONL, a queries JSONL and a qrels TSV, as in shared/data/scifact): it
+// reads them and computes nDCG@k, Recall@k and MRR@k the way BEIR's
+// pytrec_eval does.
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Doc is one corpus record.
+type Doc struct {
+	ID       string         `json:"_id"`
+	Title    string         `json:"title"`
+	Text     string         `json:"text"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// Query is one query record.
+type Query struct {
+	ID   string `json:"_id"`
+	Text string `json:"text"`
+}
+
+// Qrels maps a query id to the graded relevance of its judged documents.
+type Qrels map[string]map[string]int
+
+// ReadCorpus reads a BEIR corpus.jsonl.
+func ReadCorpus(path string) ([]Doc, error) { return readJSONL[Doc](path) }
+
+// ReadQueries reads a BEIR queries.jsonl.
+func ReadQueries(path string) ([]Query, error) { return readJSONL[Query](path) }
+
+func readJSONL[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []T
+	r := bufio.NewReaderSize(f, 1<<20)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var v T
+			if e := json.Unmarshal(line, &v); e != nil {
+				return nil, fmt.Errorf("%s:%d: %w", path, n, e)
+			}
+			out = append(out, v)
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+}
+
+// ReadQrels reads a BEIR qrels TSV ("query-id corpus-id score" with a
+// header line). Scores <= 0 are kept but count as not relevant.
+func ReadQrels(path string) (Qrels, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	q := Qrels{}
+	for n, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 3 {
+			return nil, fmt.Errorf("%s:%d: want 3 fields, got %d", path, n+1, len(f))
+		}
+		s, err := strconv.Atoi(f[2])
+		if err != nil {
+			if n == 0 {
+				continue // header
+			}
+			return nil, fmt.Errorf("%s:%d: score %q is not an integer", path, n+1, f[2])
+		}
+		if q[f[0]] == nil {
+			q[f[0]] = map[string]int{}
+		}
+		q[f[0]][f[1]] = s
+	}
+	return q, nil
+}
+
+// Judged returns the queries that have at least one relevant document in
+// qrels, in the order given.
+func Judged(queries []Query, qrels Qrels) []Query {
+	var out []Query
+	for _, q := range queries {
+		for _, s := range qrels[q.ID] {
+			if s > 0 {
+				out = append(out, q)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// IDs returns the sorted query ids of qrels.
+func (q Qrels) IDs() []string {
+	ids := make([]string, 0, len(q))
+	for id := range q {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,154 @@
+package eval
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// NDCG returns nDCG@k of a ranking (document ids, best first; duplicates
+// count once) against graded judgements, with linear gains as in
+// pytrec_eval (BEIR). It is 0 when no judged document is relevant.
+func NDCG(ranked []string, rel map[string]int, k int) float64 {
+	var dcg float64
+	seen := map[string]bool{}
+	pos := 0
+	for _, id := range ranked {
+		if pos >= k {
+			break
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if g := rel[id]; g > 0 {
+			dcg += float64(g) / math.Log2(float64(pos)+2)
+		}
+		pos++
+	}
+	var gains []int
+	for _, g := range rel {
+		if g > 0 {
+			gains = append(gains, g)
+		}
+	}
+	slices.Sort(gains)
+	slices.Reverse(gains)
+	var idcg float64
+	for i, g := range gains {
+		if i >= k {
+			break
+		}
+		idcg += float64(g) / math.Log2(float64(i)+2)
+	}
+	if idcg == 0 {
+		return 0
+	}
+	return dcg / idcg
+}
+
+// Recall returns the fraction of relevant documents found in the top k.
+func Recall(ranked []string, rel map[string]int, k int) float64 {
+	var total, found int
+	for _, g := range rel {
+		if g > 0 {
+			total++
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	seen := map[string]bool{}
+	pos := 0
+	for _, id := range ranked {
+		if pos >= k {
+			break
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		pos++
+		if rel[id] > 0 {
+			found++
+		}
+	}
+	return float64(found) / float64(total)
+}
+
+// MRR returns the reciprocal rank of the first relevant document within the
+// top k, or 0.
+func MRR(ranked []string, rel map[string]int, k int) float64 {
+	seen := map[string]bool{}
+	pos := 0
+	for _, id := range ranked {
+		if pos >= k {
+			break
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		pos++
+		if rel[id] > 0 {
+			return 1 / float64(pos)
+		}
+	}
+	return 0
+}
+
+// Report is the summary of one evaluation run; its JSON field names are a
+// stable interface (papers eval --json).
+type Report struct {
+	NDCG10    float64 `json:"ndcg@10"`
+	Recall100 float64 `json:"recall@100"`
+	MRR10     float64 `json:"mrr@10"`
+	Queries   int     `json:"queries"`
+	Latency   Latency `json:"latency_ms"`
+}
+
+// Latency summarises per-query latencies in milliseconds.
+type Latency struct {
+	Mean float64 `json:"mean"`
+	P95  float64 `json:"p95"`
+}
+
+// Accumulator collects per-query results into a Report. Not safe for
+// concurrent use.
+type Accumulator struct {
+	ndcg, recall, mrr float64
+	lat               []time.Duration
+}
+
+// Add records one query's ranking (document ids, best first) and latency.
+func (a *Accumulator) Add(ranked []string, rel map[string]int, took time.Duration) {
+	a.ndcg += NDCG(ranked, rel, 10)
+	a.recall += Recall(ranked, rel, 100)
+	a.mrr += MRR(ranked, rel, 10)
+	a.lat = append(a.lat, took)
+}
+
+// Report returns the means over the queries added so far.
+func (a *Accumulator) Report() Report {
+	n := len(a.lat)
+	if n == 0 {
+		return Report{}
+	}
+	lat := slices.Clone(a.lat)
+	slices.Sort(lat)
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
+	}
+	p95 := lat[min(n-1, int(math.Ceil(0.95*float64(n)))-1)]
+	ms := func(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+	return Report{
+		NDCG10:    round4(a.ndcg / float64(n)),
+		Recall100: round4(a.recall / float64(n)),
+		MRR10:     round4(a.mrr / float64(n)),
+		Queries:   n,
+		Latency:   Latency{Mean: ms(sum / time.Duration(n)), P95: ms(p95)},
+	}
+}
+
+func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
