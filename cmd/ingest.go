@@ -1,0 +1,217 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/chunk"
+)
+
+func init() { register(newIngestCmd) }
+
+type ingestOptions struct {
+	max           int
+	abstractsOnly bool
+	jsonl         []string
+	json          bool
+	chunkSize     int
+	chunkOverlap  int
+	embedder      string
+	workers       int
+}
+
+func newIngestCmd(g *globalOptions) *cobra.Command {
+	o := &ingestOptions{}
+	c := &cobra.Command{
+		Use:   "ingest [QUERY | ARXIV-ID | URL | FILE.pdf | DIR]...",
+		Short: "Add papers to the library from arXiv, local PDFs or a JSONL corpus",
+		Long: `Add papers to the library.
+
+An argument is taken as
+  - a local PDF file or a directory (searched recursively for *.pdf), if it exists;
+  - an arXiv id or URL: 2501.12948, 2210.03629v3, astro-ph/0601001,
+    https://arxiv.org/abs/1111.2011, https://arxiv.org/pdf/2501.12948v1;
+  - otherwise an arXiv search query in arXiv syntax (ti:, abs:, au:, cat:,
+    AND, OR, ANDNOT, "quoted phrases"), newest papers first, up to --max.
+
+For each arXiv paper the abstract and the PDF are downloaded (one request
+every PAPERS_ARXIV_DELAY, default 3s, as arXiv asks), the PDF's text is
+extracted page by page, chunked and embedded. A paper whose PDF fails keeps
+its abstract and is reported. Re-running is safe: papers held at the same
+version are left alone, a newer version replaces the older one.
+
+--jsonl takes a BEIR-style corpus: one {"_id","title","text","metadata"}
+object per line (metadata: published, categories, authors, url).`,
+		Example: `  papers ingest 'abs:"reinforcement learning" AND abs:agent' --max 20
+  papers ingest 2501.12948 2210.03629v3 https://arxiv.org/abs/1111.2011
+  papers ingest ./paper.pdf ./papers-dir/
+  papers ingest --jsonl corpus.jsonl --json | jq .failed`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 && len(o.jsonl) == 0 {
+				return withHint(withExit(errors.New("nothing to ingest"), ExitUsage),
+					"give an arXiv query, ids, PDF files or --jsonl FILE (see papers ingest --help)")
+			}
+			if o.max <= 0 {
+				return usageError("--max must be at least 1, got %d", o.max)
+			}
+			return runIngest(c.Context(), g, o, args, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
+	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
+	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
+	f.BoolVar(&o.json, "json", false, "print a JSON summary (added, updated, unchanged, failed)")
+	f.IntVar(&o.chunkSize, "chunk-size", 180, "target words per chunk")
+	f.IntVar(&o.chunkOverlap, "chunk-overlap", 30, "words repeated between consecutive chunks")
+	f.StringVar(&o.embedder, "embedder", "local", "embedder for the chunks: local, openai:MODEL or ollama:MODEL")
+	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
+	return c
+}
+
+// newArxivClient builds the arXiv client from the environment
+// (PAPERS_ARXIV_API_URL, PAPERS_ARXIV_PDF_URL, PAPERS_ARXIV_DELAY).
+func newArxivClient() (*arxiv.Client, error) {
+	c := arxiv.New()
+	c.UserAgent = fmt.Sprintf("papers/%s (+https://github.com/papers-cli/papers)", Version)
+	if v := os.Getenv("PAPERS_ARXIV_API_URL"); v != "" {
+		c.APIURL = v
+	}
+	if v := os.Getenv("PAPERS_ARXIV_PDF_URL"); v != "" {
+		c.PDFURL = v
+	}
+	if v := os.Getenv("PAPERS_ARXIV_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			secs, err2 := strconv.ParseFloat(v, 64)
+			if err2 != nil || secs < 0 {
+				return nil, usageError("invalid PAPERS_ARXIV_DELAY=%q: use a duration like 3s or 500ms", v)
+			}
+			d = time.Duration(secs * float64(time.Second))
+		}
+		c.Delay = d
+	}
+	return c, nil
+}
+
+// classify sorts the arguments into local paths, arXiv ids and a query.
+func classify(args []string) (paths, ids []string, query string) {
+	var q []string
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil {
+			paths = append(paths, a)
+			continue
+		}
+		if arxiv.LooksLikeID(a) {
+			ids = append(ids, a)
+			continue
+		}
+		if strings.HasSuffix(strings.ToLower(a), ".pdf") || strings.ContainsRune(a, filepath.Separator) && !strings.Contains(a, ":") {
+			paths = append(paths, a) // a path that does not exist: reported as unreadable
+			continue
+		}
+		q = append(q, a)
+	}
+	return paths, ids, strings.Join(q, " ")
+}
+
+func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []string, stdout, stderr io.Writer) error {
+	paths, ids, query := classify(args)
+	e, err := newEmbedder(o.embedder)
+	if err != nil {
+		return err
+	}
+	lib, err := openLibrary(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	if err := checkEmbedder(ctx, lib, e, o.embedder); err != nil {
+		return err
+	}
+	opts := chunk.Options{Size: o.chunkSize, Overlap: o.chunkOverlap}
+	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
+		return err
+	}
+	client, err := newArxivClient()
+	if err != nil {
+		return err
+	}
+	prog := newIngestProgress(stderr, g.verbose)
+	in := &ingest.Ingester{
+		Lib: lib, Embedder: e, Arxiv: client, Chunking: opts,
+		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
+		AbstractsOnly: o.abstractsOnly, Workers: o.workers,
+		Observer: prog.event,
+	}
+	client.Logf = prog.logf
+
+	total := &ingest.Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}}
+	var runErr error
+	step := func(rep *ingest.Report, err error) bool {
+		if rep != nil {
+			total.Merge(rep)
+		}
+		if err != nil {
+			runErr = err
+			return false
+		}
+		return true
+	}
+	ok := true
+	if len(paths) > 0 {
+		ok = step(in.Paths(ctx, paths))
+	}
+	for _, f := range o.jsonl {
+		if ok {
+			ok = step(in.JSONL(ctx, f))
+		}
+	}
+	if ok && len(ids) > 0 {
+		ok = step(in.ArxivIDs(ctx, ids))
+	}
+	if ok && query != "" {
+		ok = step(in.ArxivQuery(ctx, query, o.max))
+	}
+	prog.done()
+	if ctx.Err() != nil {
+		// what finished is committed; say what that is before exiting 130
+		fmt.Fprintf(stderr, "kept %d added, %d updated before the interruption\n", len(total.Added), len(total.Updated))
+		return ctx.Err()
+	}
+	if o.json {
+		if err := writeJSON(stdout, total); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "added %d, updated %d, unchanged %d, failed %d (%d pages, %d chunks) in %.1fs\n",
+			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), total.Pages, total.Chunks, total.Elapsed)
+	}
+	if runErr != nil {
+		return arxivHint(runErr)
+	}
+	if len(total.Failed) > 0 {
+		return quietError{code: ExitError}
+	}
+	return nil
+}
+
+// arxivHint adds what to do about an error from arXiv.
+func arxivHint(err error) error {
+	var api *arxiv.APIError
+	if errors.As(err, &api) {
+		return withHint(err, "check the query syntax: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\" (https://info.arxiv.org/help/api/user-manual.html)")
+	}
+	return withHint(err, "check the network, or set PAPERS_ARXIV_API_URL to a mirror; what was ingested before is kept")
+}

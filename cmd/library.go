@@ -1,0 +1,50 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/store"
+)
+
+// openLibrary opens (creating if needed) the library of this run.
+func openLibrary(ctx context.Context, g *globalOptions) (*store.Library, error) {
+	dir, err := g.libraryDir()
+	if err != nil {
+		return nil, err
+	}
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
+		return nil, withHint(fmt.Errorf("open the library at %s: %w", dir, err),
+			"check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
+	}
+	return lib, nil
+}
+
+// openExisting opens the library for reading; an absent library is an
+// error that says how to fill one, and nothing is created.
+func openExisting(ctx context.Context, g *globalOptions) (*store.Library, error) {
+	dir, err := g.libraryDir()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, store.FileName)); errors.Is(err, os.ErrNotExist) {
+		return nil, withHint(fmt.Errorf("no papers in the library (%s)", dir),
+			"papers ingest 'abs:\"reinforcement learning\" AND abs:agent' --max 20   (or papers ingest ./paper.pdf)")
+	}
+	return openLibrary(ctx, g)
+}
+
+// checkEmbedder records e in a new library and refuses one that was built
+// with a different embedder.
+func checkEmbedder(ctx context.Context, lib *store.Library, e embed.Embedder, spec string) error {
+	err := lib.EnsureEmbedder(ctx, e.Name(), e.Dimensions())
+	if errors.Is(err, store.ErrEmbedderMismatch) {
+		return withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
+	}
+	return err
+}

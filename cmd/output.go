@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// isTerminal reports whether w is a terminal (progress bars, colours and
+// aligned tables only then).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// termWidth is the width of the terminal behind w, or 0.
+func termWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
+}
+
+// table prints rows as aligned columns on a terminal and as tab-separated
+// values when piped (gh's tableprinter does the same).
+type table struct {
+	w     io.Writer
+	tty   bool
+	tw    *tabwriter.Writer
+	width int
+}
+
+func newTable(w io.Writer) *table {
+	t := &table{w: w, tty: isTerminal(w)}
+	if t.tty {
+		t.tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		t.width = termWidth(w)
+	}
+	return t
+}
+
+// row writes one row; on a terminal the last column is cut to the width.
+func (t *table) row(cols ...string) {
+	if !t.tty {
+		for i, c := range cols {
+			cols[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+		}
+		fmt.Fprintln(t.w, strings.Join(cols, "\t"))
+		return
+	}
+	if t.width > 0 && len(cols) > 1 {
+		used := 0
+		for _, c := range cols[:len(cols)-1] {
+			used += len([]rune(c)) + 2
+		}
+		cols[len(cols)-1] = truncate(cols[len(cols)-1], max(20, t.width-used))
+	}
+	fmt.Fprintln(t.tw, strings.Join(cols, "\t"))
+}
+
+func (t *table) flush() {
+	if t.tw != nil {
+		t.tw.Flush()
+	}
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// writeJSON writes v as one line of JSON (NDJSON when called per record).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// day formats a date as YYYY-MM-DD, or "" when unknown.
+func day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+// parseDate reads an absolute date (YYYY-MM-DD, YYYY-MM, YYYY) or a
+// duration back from now (7d, 4w, 3m, 1y) for --since/--until.
+func parseDate(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02", "2006-01", "2006", time.RFC3339} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	if len(s) >= 2 {
+		n, err := strconv.Atoi(s[:len(s)-1])
+		if err == nil && n >= 0 {
+			switch s[len(s)-1] {
+			case 'd':
+				return now.AddDate(0, 0, -n), nil
+			case 'w':
+				return now.AddDate(0, 0, -7*n), nil
+			case 'm':
+				return now.AddDate(0, -n, 0), nil
+			case 'y':
+				return now.AddDate(-n, 0, 0), nil
+			}
+		}
+	}
+	return time.Time{}, usageError("invalid date %q: use YYYY-MM-DD, YYYY-MM, YYYY or a span back from today like 7d, 4w, 3m, 1y", s)
+}

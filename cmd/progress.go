@@ -1,0 +1,129 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/store"
+)
+
+// ingestProgress shows an ingest run on stderr: a live bar on a terminal,
+// plain log lines otherwise. It never writes to stdout.
+type ingestProgress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	verbose  bool
+	bar      *progressbar.ProgressBar
+	start    time.Time
+	total    int
+	finished int
+	pdfs     int
+	bytes    int64
+	pages    int
+	chunks   int
+}
+
+func newIngestProgress(w io.Writer, verbose bool) *ingestProgress {
+	p := &ingestProgress{w: w, verbose: verbose, start: time.Now()}
+	if isTerminal(w) {
+		p.bar = progressbar.NewOptions(-1,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription("papers"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetWidth(24),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSpinnerType(14),
+		)
+	}
+	return p
+}
+
+// println writes a line above the bar (or as a log line).
+func (p *ingestProgress) println(format string, args ...any) {
+	if p.bar != nil {
+		p.bar.Clear()
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
+	if p.bar != nil {
+		p.bar.RenderBlank()
+	}
+}
+
+func (p *ingestProgress) logf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.println("note: "+format, args...)
+}
+
+func (p *ingestProgress) event(e ingest.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Kind {
+	case ingest.Queued:
+		p.total += e.N
+		if p.bar != nil {
+			p.bar.ChangeMax(p.total)
+		}
+	case ingest.Downloaded:
+		p.pdfs++
+		p.bytes += e.Bytes
+		if p.verbose && p.bar == nil {
+			p.println("downloaded %s (%.1f MB)", e.Item, float64(e.Bytes)/1e6)
+		}
+	case ingest.Extracted:
+		p.pages += e.Pages
+	case ingest.Embedded:
+		p.chunks += e.Chunks
+	case ingest.Stored:
+		p.finished++
+		if p.bar == nil && (e.Result != store.Unchanged || p.verbose) {
+			what := map[store.PutResult]string{store.Added: "added", store.Updated: "updated", store.Unchanged: "unchanged"}[e.Result]
+			line := fmt.Sprintf("%s %s", what, e.Item)
+			if e.Chunks > 0 {
+				line += fmt.Sprintf(" (%d pages, %d chunks)", e.Pages, e.Chunks)
+			}
+			if e.Msg != "" {
+				line += ": " + e.Msg
+			}
+			p.println("%s", line)
+		}
+	case ingest.Failed:
+		if !e.Kept {
+			p.finished++
+		}
+		if e.Kept {
+			p.println("error: %s: %s (abstract kept)", e.Item, e.Msg)
+		} else {
+			p.println("error: %s: %s", e.Item, e.Msg)
+		}
+	case ingest.Note:
+		if p.verbose {
+			if e.Item != "" {
+				p.println("note: %s: %s", e.Item, e.Msg)
+			} else {
+				p.println("note: %s", e.Msg)
+			}
+		} else if e.Item == "" {
+			p.println("note: %s", e.Msg)
+		}
+	}
+	if p.bar != nil {
+		secs := time.Since(p.start).Seconds()
+		p.bar.Describe(fmt.Sprintf("papers · %d PDFs · %d pages · %d chunks (%.1f chunks/s)", p.pdfs, p.pages, p.chunks, float64(p.chunks)/max(secs, 0.001)))
+		p.bar.Set(p.finished)
+	}
+}
+
+func (p *ingestProgress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}

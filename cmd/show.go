@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/store"
+)
+
+func init() { register(newShowCmd) }
+
+type showOptions struct {
+	json   bool
+	chunks bool
+}
+
+// showRecord is the --json shape of show.
+type showRecord struct {
+	paperRecord
+	Abstract     string        `json:"abstract"`
+	Affiliations []string      `json:"affiliations,omitempty"`
+	Comment      string        `json:"comment,omitempty"`
+	JournalRef   string        `json:"journal_ref,omitempty"`
+	DOI          string        `json:"doi,omitempty"`
+	TextError    string        `json:"text_error,omitempty"`
+	Sections     []string      `json:"sections"`
+	ChunkList    []chunkRecord `json:"chunk_list,omitempty"`
+}
+
+type chunkRecord struct {
+	Seq     int    `json:"seq"`
+	Pages   string `json:"pages"`
+	Section string `json:"section,omitempty"`
+	Text    string `json:"text"`
+}
+
+func newShowCmd(g *globalOptions) *cobra.Command {
+	o := &showOptions{}
+	c := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a paper of the library: metadata, abstract, pages and chunks",
+		Example: `  papers show 2501.12948
+  papers show https://arxiv.org/abs/2302.04761v1 --chunks
+  papers show 2501.12948 --json | jq .sections`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runShow(c.Context(), g, o, args[0], c.OutOrStdout())
+		},
+	}
+	c.Flags().BoolVar(&o.json, "json", false, "print one JSON object")
+	c.Flags().BoolVar(&o.chunks, "chunks", false, "also print every chunk's text")
+	return c
+}
+
+// paperID normalises an arXiv id or URL to the library's versionless key;
+// other ids (local files, corpus records) are taken as they are.
+func paperID(ref string) string {
+	if id, _, err := arxiv.ParseID(ref); err == nil {
+		return id
+	}
+	return strings.TrimSpace(ref)
+}
+
+// pageSpan renders a chunk's pages as "3" or "3-4" ("" for the abstract).
+func pageSpan(start, end int) string {
+	switch {
+	case start <= 0:
+		return ""
+	case end <= start:
+		return fmt.Sprint(start)
+	}
+	return fmt.Sprintf("%d-%d", start, end)
+}
+
+func runShow(ctx context.Context, g *globalOptions, o *showOptions, ref string, out io.Writer) error {
+	lib, err := openExisting(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	id := paperID(ref)
+	p, err := lib.Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return withHint(fmt.Errorf("%s is not in the library", id), "papers list shows what is there; papers ingest %s adds it", ref)
+	}
+	if err != nil {
+		return err
+	}
+	chunks, err := lib.Chunks(ctx, id)
+	if err != nil {
+		return err
+	}
+	rec := showRecord{paperRecord: newPaperRecord(p), Abstract: p.Abstract, Affiliations: p.Affiliations,
+		Comment: p.Comment, JournalRef: p.JournalRef, DOI: p.DOI, TextError: p.TextError, Sections: []string{}}
+	seen := map[string]bool{}
+	for _, c := range chunks {
+		if c.Section != "" && !seen[c.Section] {
+			seen[c.Section] = true
+			rec.Sections = append(rec.Sections, c.Section)
+		}
+		if o.chunks {
+			rec.ChunkList = append(rec.ChunkList, chunkRecord{Seq: c.Seq, Pages: pageSpan(c.PageStart, c.PageEnd), Section: c.Section, Text: c.Text})
+		}
+	}
+	if o.json {
+		return writeJSON(out, rec)
+	}
+	w := func(label, v string) {
+		if v != "" {
+			fmt.Fprintf(out, "%-12s %s\n", label+":", v)
+		}
+	}
+	fmt.Fprintln(out, p.Title)
+	fmt.Fprintln(out)
+	w("id", p.ID)
+	if p.Version > 0 {
+		w("version", fmt.Sprintf("v%d", p.Version))
+	}
+	w("authors", strings.Join(p.Authors, ", "))
+	w("affiliations", strings.Join(p.Affiliations, "; "))
+	w("published", day(p.Published))
+	w("updated", day(p.Updated))
+	w("categories", strings.Join(p.Categories, " "))
+	w("comment", p.Comment)
+	w("journal", p.JournalRef)
+	w("doi", p.DOI)
+	w("url", p.URL)
+	w("source", p.Source)
+	w("pages", fmt.Sprint(p.Pages))
+	w("chunks", fmt.Sprint(p.Chunks))
+	if p.TextError != "" {
+		w("full text", "missing: "+p.TextError)
+	}
+	if len(rec.Sections) > 0 {
+		w("sections", strings.Join(rec.Sections, " · "))
+	}
+	if p.Abstract != "" {
+		fmt.Fprintf(out, "\n%s\n", p.Abstract)
+	}
+	for _, c := range rec.ChunkList {
+		head := fmt.Sprintf("[%d]", c.Seq)
+		if c.Pages != "" {
+			head += " p. " + c.Pages
+		}
+		if c.Section != "" {
+			head += " · " + c.Section
+		}
+		fmt.Fprintf(out, "\n%s\n%s\n", head, c.Text)
+	}
+	return nil
+}

@@ -1,0 +1,241 @@
+// Package ingest fills the library: it takes papers from arXiv (search
+// queries, ids, URLs), local PDFs and BEIR-style JSONL corpora, extracts their
+// text, chunks it, embeds the chunks and stores each paper in one
+// transaction. A failure on one item is reported and the run goes on.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/store"
+)
+
+// Library is what ingest needs of the library on disk.
+type Library interface {
+	Get(ctx context.Context, id string) (store.Paper, error)
+	FindByHash(ctx context.Context, hash string) (store.Paper, error)
+	Put(ctx context.Context, p store.Paper, chunks []store.Chunk) (store.PutResult, error)
+}
+
+// Arxiv is what ingest needs of the arXiv client.
+type Arxiv interface {
+	Search(ctx context.Context, query string, max int) ([]arxiv.Entry, error)
+	Lookup(ctx context.Context, ids []string) ([]arxiv.Entry, error)
+	DownloadPDF(ctx context.Context, idv string, path string) (int64, error)
+}
+
+// Ingester runs ingest jobs against one library. Its fields are set once
+// before use; Observer may be nil.
+type Ingester struct {
+	Lib      Library
+	Embedder embed.Embedder
+	Arxiv    Arxiv
+	CacheDir string // where downloaded PDFs are kept (the library's cache/pdf)
+	Chunking chunk.Options
+	// AbstractsOnly skips PDFs: papers get their title+abstract chunk only.
+	AbstractsOnly bool
+	// Workers bounds the papers extracted and embedded at once (default 2).
+	Workers  int
+	Observer func(Event)
+}
+
+// EventKind says what happened to an item.
+type EventKind int
+
+// The events an ingest run reports, in the order an item meets them.
+const (
+	Queued     EventKind = iota // N items were found and will be processed
+	Downloaded                  // a PDF arrived (Bytes)
+	Extracted                   // a PDF's text was read (Pages)
+	Embedded                    // chunks were embedded (Chunks)
+	Stored                      // the paper was committed (Result)
+	Failed                      // the item failed (Err); if Kept, its abstract was stored
+	Note                        // a message worth showing (Msg)
+)
+
+// Event is one step of an ingest run, for progress display and logs.
+type Event struct {
+	Kind   EventKind
+	Item   string // paper id, file path or "file:line"
+	N      int    // Queued: number of items
+	Bytes  int64
+	Pages  int
+	Chunks int
+	Result store.PutResult
+	Err    error
+	Kept   bool // Failed: the abstract was stored all the same
+	Msg    string
+}
+
+// Failure is an item that could not be ingested (or only partly).
+type Failure struct {
+	Item   string `json:"item"`
+	Reason string `json:"reason"`
+	// AbstractKept is true when the paper was stored without its full text.
+	AbstractKept bool `json:"abstract_kept,omitempty"`
+}
+
+// Report summarises a run: ids by outcome, in input order.
+type Report struct {
+	Added     []string  `json:"added"`
+	Updated   []string  `json:"updated"`
+	Unchanged []string  `json:"unchanged"`
+	Failed    []Failure `json:"failed"`
+	Pages     int       `json:"pages"`
+	Chunks    int       `json:"chunks"`
+	Elapsed   float64   `json:"elapsed_s"`
+}
+
+func newReport() *Report {
+	return &Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []Failure{}}
+}
+
+// Merge adds other's outcomes to r.
+func (r *Report) Merge(o *Report) {
+	r.Added = append(r.Added, o.Added...)
+	r.Updated = append(r.Updated, o.Updated...)
+	r.Unchanged = append(r.Unchanged, o.Unchanged...)
+	r.Failed = append(r.Failed, o.Failed...)
+	r.Pages += o.Pages
+	r.Chunks += o.Chunks
+	r.Elapsed += o.Elapsed
+}
+
+// run collects outcomes concurrently and emits events.
+type run struct {
+	in    *Ingester
+	mu    sync.Mutex
+	start time.Time
+	// outcomes by input position, so the report keeps input order
+	outcomes map[int]outcome
+}
+
+type outcome struct {
+	id      string
+	result  store.PutResult
+	stored  bool
+	failure *Failure
+	pages   int
+	chunks  int
+}
+
+func (in *Ingester) newRun() *run {
+	return &run{in: in, start: time.Now(), outcomes: map[int]outcome{}}
+}
+
+func (r *run) emit(e Event) {
+	if r.in.Observer != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.in.Observer(e)
+	}
+}
+
+func (r *run) record(pos int, o outcome) {
+	r.mu.Lock()
+	prev, ok := r.outcomes[pos]
+	if ok && prev.failure != nil && o.failure == nil {
+		o.failure = prev.failure // keep a PDF failure next to the stored abstract
+	}
+	r.outcomes[pos] = o
+	r.mu.Unlock()
+}
+
+func (r *run) fail(pos int, item string, err error, kept bool) {
+	f := &Failure{Item: item, Reason: err.Error(), AbstractKept: kept}
+	r.mu.Lock()
+	o := r.outcomes[pos]
+	o.id, o.failure = item, f
+	r.outcomes[pos] = o
+	r.mu.Unlock()
+	r.emit(Event{Kind: Failed, Item: item, Err: err, Kept: kept, Msg: f.Reason})
+}
+
+func (r *run) report() *Report {
+	rep := newReport()
+	positions := make([]int, 0, len(r.outcomes))
+	for p := range r.outcomes {
+		positions = append(positions, p)
+	}
+	slices.Sort(positions)
+	for _, p := range positions {
+		o := r.outcomes[p]
+		if o.stored {
+			switch o.result {
+			case store.Added:
+				rep.Added = append(rep.Added, o.id)
+			case store.Updated:
+				rep.Updated = append(rep.Updated, o.id)
+			default:
+				rep.Unchanged = append(rep.Unchanged, o.id)
+			}
+		}
+		if o.failure != nil {
+			rep.Failed = append(rep.Failed, *o.failure)
+		}
+		rep.Pages += o.pages
+		rep.Chunks += o.chunks
+	}
+	rep.Elapsed = time.Since(r.start).Seconds()
+	return rep
+}
+
+// store embeds the chunks and commits the paper; it records the outcome.
+func (r *run) store(ctx context.Context, pos int, p store.Paper, chunks []store.Chunk, pages int) error {
+	if err := embedChunks(ctx, r.in.Embedder, chunks); err != nil {
+		return fmt.Errorf("embed %s: %w", p.ID, err)
+	}
+	r.emit(Event{Kind: Embedded, Item: p.ID, Chunks: len(chunks)})
+	p.AddedAt = time.Now().UTC()
+	res, err := r.in.Lib.Put(ctx, p, chunks)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", p.ID, err)
+	}
+	r.record(pos, outcome{id: p.ID, result: res, stored: true, pages: pages, chunks: len(chunks)})
+	r.emit(Event{Kind: Stored, Item: p.ID, Result: res, Pages: pages, Chunks: len(chunks)})
+	return nil
+}
+
+// embedChunks fills each chunk's Vector, embedding in batches.
+func embedChunks(ctx context.Context, e embed.Embedder, chunks []store.Chunk) error {
+	const batch = 256
+	for i := 0; i < len(chunks); i += batch {
+		j := min(i+batch, len(chunks))
+		texts := make([]string, j-i)
+		for k := range texts {
+			texts[k] = chunks[i+k].Text
+		}
+		vecs, err := e.EmbedDocuments(ctx, texts)
+		if err != nil {
+			return err
+		}
+		if len(vecs) != len(texts) {
+			return fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(texts))
+		}
+		for k := range vecs {
+			chunks[i+k].Vector = vecs[k]
+		}
+	}
+	return nil
+}
+
+func (in *Ingester) workers() int {
+	if in.Workers > 0 {
+		return in.Workers
+	}
+	return 2
+}
+
+// isCancel reports whether err is the run being stopped rather than an
+// item's own failure.
+func isCancel(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled)
+}
