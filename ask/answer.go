@@ -1,0 +1,383 @@
+package ask
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/papers-cli/papers/prompts"
+	"github.com/papers-cli/papers/store"
+)
+
+// ErrNoEvidence means the library holds no evidence for the question: the
+// passages were missing or too weak, or the model said they do not answer it.
+// Answer returns it together with a Result whose Abstained is true (cmd maps
+// it to exit code 3).
+var ErrNoEvidence = errors.New("the library holds no evidence for this")
+
+// ErrNeedsModel is returned when quality mode is asked for without a model.
+var ErrNeedsModel = errors.New("quality mode needs a language model")
+
+// Modes of Result.Mode.
+const (
+	ModeLLM        = "llm"
+	ModeExtractive = "extractive"
+	ModeQuality    = "quality"
+)
+
+// Result is an answer with its checked citations; it is the --json document
+// of `papers ask` (field names are stable).
+type Result struct {
+	Question  string     `json:"question"`
+	Answer    string     `json:"answer"` // citations renumbered [1].. in order of first citation
+	Mode      string     `json:"mode"`   // ModeLLM, ModeExtractive or ModeQuality
+	Model     string     `json:"model"`  // "" in extractive mode
+	Citations []Citation `json:"citations"`
+	Abstained bool       `json:"abstained"`
+	Usage     Usage      `json:"usage"`
+	Warnings  []string   `json:"warnings"`
+
+	// FirstToken is the time from the call to the model's first text;
+	// Elapsed the time of the whole call (for --verbose; not in the JSON).
+	FirstToken time.Duration `json:"-"`
+	Elapsed    time.Duration `json:"-"`
+}
+
+// Citation is a source the answer cites, numbered as in the answer. Only
+// cited sources are listed, in order of first citation.
+type Citation struct {
+	N         int      `json:"n"`
+	ID        string   `json:"id"`      // the paper's versionless id
+	Version   int      `json:"version"` // 0 when the source has none
+	Title     string   `json:"title"`
+	Authors   []string `json:"authors"`
+	Published string   `json:"published"` // YYYY-MM-DD; "" when unknown
+	Pages     string   `json:"pages"`     // "3", "3-4"; "" for the title and abstract
+	Section   string   `json:"section"`   // "abstract" for the title+abstract passage
+	URL       string   `json:"url"`
+	Passage   string   `json:"passage"`           // the passage text given as evidence
+	Summary   string   `json:"summary,omitempty"` // quality mode: the model's summary of the passage
+	CitedBy   []string `json:"cited_by"`          // the answer's sentences that cite it
+	Score     float64  `json:"score"`             // the passage's retrieval score
+}
+
+// Options tune Answer. The zero value is usable.
+type Options struct {
+	// Extractive forces the offline extractive answer even with a model.
+	Extractive bool
+	// Quality gathers evidence with the model first (needs a model).
+	Quality bool
+	// MaxPassages is how many passages the model sees (default 8); in
+	// quality mode, how many are summarised and scored (default 20).
+	MaxPassages int
+	// QualityKeep is how many summaries quality mode answers from (default 6).
+	QualityKeep int
+	// Parallel bounds concurrent model calls in quality mode (default 4).
+	Parallel int
+	// MinSupport is the evidence threshold of extractive mode: the share of
+	// the question's (weighted) terms the best passage must hold. 0 uses
+	// DefaultMinSupport; negative never abstains.
+	MinSupport float64
+}
+
+// Source returns the display fields of a passage's paper for the Sources list.
+func citationFor(n int, e *evidence) Citation {
+	p := &e.Paper
+	c := Citation{
+		N: n, ID: p.ID, Version: p.Version, Title: p.Title, Authors: p.Authors,
+		Section: e.Section, URL: paperURL(p), Passage: e.Text, Score: e.Score,
+		CitedBy: []string{},
+	}
+	if c.Authors == nil {
+		c.Authors = []string{}
+	}
+	if !p.Published.IsZero() {
+		c.Published = p.Published.Format("2006-01-02")
+	}
+	switch {
+	case e.PageStart <= 0:
+		if c.Section == "" {
+			c.Section = "abstract"
+		}
+	case e.PageEnd > e.PageStart:
+		c.Pages = strconv.Itoa(e.PageStart) + "-" + strconv.Itoa(e.PageEnd)
+	default:
+		c.Pages = strconv.Itoa(e.PageStart)
+	}
+	return c
+}
+
+func paperURL(p *store.Paper) string {
+	if p.URL != "" {
+		return p.URL
+	}
+	if p.Source == "arxiv" && p.ID != "" {
+		u := "https://arxiv.org/abs/" + p.ID
+		if p.Version > 0 {
+			u += "v" + strconv.Itoa(p.Version)
+		}
+		return u
+	}
+	return ""
+}
+
+// sourceLabel is the one-line origin of a passage shown to the model:
+// "2501.12948v2, p. 3-4, 2 Method".
+func sourceLabel(e *evidence) string {
+	id := e.Paper.ID
+	if e.Paper.Version > 0 {
+		id += "v" + strconv.Itoa(e.Paper.Version)
+	}
+	parts := []string{id}
+	c := citationFor(0, e)
+	if c.Pages != "" {
+		parts = append(parts, "p. "+c.Pages)
+	}
+	if c.Section != "" {
+		parts = append(parts, c.Section)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// answerEvidence is Answer on passages already converted to evidence.
+func answerEvidence(ctx context.Context, ev []evidence, question string, llm LLM, opts Options, out io.Writer) (*Result, error) {
+	start := time.Now()
+	res := &Result{Question: question, Citations: []Citation{}, Warnings: []string{}}
+	switch {
+	case opts.Quality && llm == nil:
+		return nil, ErrNeedsModel
+	case llm == nil || opts.Extractive:
+		res.Mode = ModeExtractive
+	case opts.Quality:
+		res.Mode, res.Model = ModeQuality, llm.Model()
+	default:
+		res.Mode, res.Model = ModeLLM, llm.Model()
+	}
+	if len(ev) == 0 {
+		res.Abstained = true
+		return res, ErrNoEvidence
+	}
+	var err error
+	switch res.Mode {
+	case ModeExtractive:
+		err = extractiveAnswer(ev, question, opts, res, out)
+	case ModeQuality:
+		err = qualityAnswer(ctx, ev, question, llm, opts, res, out, start)
+	default:
+		n := opts.MaxPassages
+		if n <= 0 {
+			n = 8
+		}
+		err = generate(ctx, ev[:min(n, len(ev))], nil, question, llm, res, out, start)
+	}
+	res.Elapsed = time.Since(start)
+	if err != nil {
+		if errors.Is(err, ErrNoEvidence) {
+			res.Abstained = true
+			res.Answer = ""
+			res.Citations = []Citation{}
+			return res, err
+		}
+		return res, err
+	}
+	return res, nil
+}
+
+// generate asks the model to answer from ev (whose prompt text is texts[i]
+// when texts is not nil, e.g. quality-mode summaries), streaming the checked
+// answer to out, then fills res and prints the Sources list. When the prompt
+// is too long for the model it drops the weakest passages (then shortens the
+// last one) and tries again; nothing has been shown at that point.
+func generate(ctx context.Context, ev []evidence, texts []string, question string, llm LLM, res *Result, out io.Writer, start time.Time) error {
+	k := len(ev)
+	maxWords := 0 // 0: whole passages
+	for {
+		in := prompts.AnswerInput{Question: question}
+		for i := range ev[:k] {
+			t := ev[i].Text
+			if texts != nil {
+				t = texts[i]
+			}
+			if maxWords > 0 {
+				t = firstWords(t, maxWords)
+			}
+			in.Passages = append(in.Passages, prompts.Passage{N: i + 1, Source: sourceLabel(&ev[i]), Title: ev[i].Paper.Title, Text: t})
+		}
+		p, err := prompts.Answer(in)
+		if err != nil {
+			return err
+		}
+		cw := newCiteWriter(out, func(n int) bool { return n >= 1 && n <= k })
+		tw := &firstWrite{w: cw}
+		c, err := llm.Complete(ctx, Request{Messages: []Message{{"system", p.System}, {"user", p.User}}}, tw)
+		if c != nil {
+			res.Usage.add(c.Usage)
+		}
+		if !tw.at.IsZero() {
+			res.FirstToken = tw.at.Sub(start)
+		}
+		if errors.Is(err, ErrContextTooLong) && tw.at.IsZero() {
+			switch {
+			case k > 1:
+				k = max(1, k*2/3)
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the passages did not fit the model's context; retried with the best %d", k))
+				continue
+			case maxWords == 0 || maxWords > 50:
+				if maxWords == 0 {
+					maxWords = max(50, len(strings.Fields(in.Passages[0].Text))/2)
+				} else {
+					maxWords /= 2
+				}
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the passage did not fit the model's context; retried with its first %d words", maxWords))
+				continue
+			}
+		}
+		if err != nil {
+			cw.Close()
+			return err
+		}
+		noAnswer, werr := cw.Close()
+		if noAnswer {
+			return ErrNoEvidence
+		}
+		if werr != nil {
+			return fmt.Errorf("write answer: %w", werr)
+		}
+		if c.FinishReason == "length" {
+			res.Warnings = append(res.Warnings, "the answer was cut off at the model's output limit")
+		}
+		res.Answer = cw.Text()
+		for _, n := range cw.invalid {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("removed citation [%d]: no passage %d was given to the model", n, n))
+		}
+		if len(cw.order) == 0 && saysNoEvidence(res.Answer) {
+			return ErrNoEvidence
+		}
+		if len(cw.order) == 0 {
+			res.Warnings = append(res.Warnings, "the answer cites no passage: check it against the library")
+		}
+		fillCitations(res, ev, texts, cw.order)
+		return writeSources(out, res)
+	}
+}
+
+// fillCitations lists the cited passages (given numbers in order) with the
+// sentences citing each.
+func fillCitations(res *Result, ev []evidence, summaries []string, order []int) {
+	by := citingSentences(res.Answer)
+	for i, n := range order {
+		c := citationFor(i+1, &ev[n-1])
+		if summaries != nil {
+			c.Summary = summaries[n-1]
+		}
+		if s := by[i+1]; s != nil {
+			c.CitedBy = s
+		}
+		res.Citations = append(res.Citations, c)
+	}
+}
+
+// saysNoEvidence recognises a model that says in words, instead of with the
+// marker, that the passages do not answer.
+func saysNoEvidence(answer string) bool {
+	a := strings.ToLower(answer)
+	for _, p := range []string{"do not contain", "does not contain", "don't contain", "doesn't contain",
+		"do not provide", "does not provide", "do not mention", "does not mention", "no information", "not enough information",
+		"cannot be answered", "can't be answered", "cannot answer"} {
+		if strings.Contains(a, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeSources prints the answer's end and the Sources list to out (nothing
+// when out is nil).
+func writeSources(out io.Writer, res *Result) error {
+	if out == nil {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	if len(res.Citations) > 0 {
+		b.WriteString("\nSources:\n")
+		for _, c := range res.Citations {
+			b.WriteString(FormatSource(c))
+		}
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+// FormatSource renders one entry of the Sources list, two lines:
+//
+//	[1] 2501.12948v2  DeepSeek-R1: Incentivizing Reasoning Capability in LLMs
+//	    DeepSeek-AI et al., 2025; p. 3-4; 2 Method; https://arxiv.org/abs/2501.12948v2
+func FormatSource(c Citation) string {
+	id := c.ID
+	if c.Version > 0 {
+		id += "v" + strconv.Itoa(c.Version)
+	}
+	var meta []string
+	if a := authorLine(c.Authors); a != "" {
+		if len(c.Published) >= 4 {
+			a += ", " + c.Published[:4]
+		}
+		meta = append(meta, a)
+	} else if len(c.Published) >= 4 {
+		meta = append(meta, c.Published[:4])
+	}
+	if c.Pages != "" {
+		meta = append(meta, "p. "+c.Pages)
+	}
+	if c.Section != "" {
+		meta = append(meta, c.Section)
+	}
+	if c.URL != "" {
+		meta = append(meta, c.URL)
+	}
+	s := fmt.Sprintf("[%d] %s  %s\n", c.N, id, oneLine(c.Title))
+	if len(meta) > 0 {
+		s += "    " + strings.Join(meta, "; ") + "\n"
+	}
+	return s
+}
+
+func authorLine(authors []string) string {
+	switch len(authors) {
+	case 0:
+		return ""
+	case 1:
+		return authors[0]
+	case 2:
+		return authors[0] + " and " + authors[1]
+	}
+	return authors[0] + " et al."
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return s
+	}
+	return strings.Join(f[:n], " ") + " …"
+}
+
+// firstWrite records when the first byte passes through it.
+type firstWrite struct {
+	w  io.Writer
+	at time.Time
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	if f.at.IsZero() && len(p) > 0 {
+		f.at = time.Now()
+	}
+	return f.w.Write(p)
+}

@@ -1,0 +1,262 @@
+package ask
+
+import (
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/papers-cli/papers/prompts"
+	"github.com/papers-cli/papers/textseg"
+)
+
+// DefaultMinSupport is the extractive abstention threshold: the share of the
+// question's weighted terms that the best passage must contain. Calibrated on
+// ask/testdata (see TestExtractiveQuality): answerable questions score
+// 0.50-1.0, questions the corpus cannot answer 0-0.35.
+const DefaultMinSupport = 0.42
+
+// extractiveLabel introduces an extractive answer for people (not in the JSON).
+const extractiveLabel = "Extracted from your library (no language model): the most relevant sentences of the top passages.\n\n"
+
+const (
+	extractPassages = 8 // passages considered
+	extractMax      = 3 // sentences in the answer
+	extractPerPaper = 2 // sentences from one paper at most
+)
+
+// questionWords are frequent in questions but say nothing about the answer.
+var questionWords = map[string]bool{
+	"what": true, "which": true, "how": true, "many": true, "much": true, "who": true, "whom": true,
+	"does": true, "did": true, "do": true, "is": true, "are": true, "was": true, "were": true,
+	"paper": true, "papers": true, "propose": true, "proposed": true, "proposes": true,
+	"name": true, "named": true, "called": true, "kind": true, "type": true, "use": true,
+	"used": true, "uses": true, "using": true, "according": true, "describe": true, "described": true,
+	"tell": true, "explain": true, "give": true, "mean": true, "means": true, "get": true,
+}
+
+var quantitative = regexp.MustCompile(`(?i)\b(how (many|much|big|large|long|fast|often)|by how|what (percentage|fraction|share|number|accuracy|score|rate|size)|improve|gain|success rate|pass@)`)
+
+// terms are the stemmed content words of s (lower-cased, split on anything
+// but letters and digits, stop words and one-letter words dropped).
+func terms(s string, dropQuestionWords bool) []string {
+	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	out := f[:0]
+	for _, w := range f {
+		if english.IsStopWord(w) || (dropQuestionWords && questionWords[w]) {
+			continue
+		}
+		if len(w) == 1 && !unicode.IsDigit(rune(w[0])) {
+			continue
+		}
+		out = append(out, english.Stem(w, true))
+	}
+	return out
+}
+
+type sentence struct {
+	passage int // index in ev
+	pos     int // position in the passage
+	text    string
+	stems   map[string]bool
+	score   float64
+}
+
+// query is the weighted question against a set of passages.
+type query struct {
+	terms   []string           // distinct stems, in question order
+	weight  map[string]float64 // idf over the passages; absent terms weigh most
+	total   float64
+	numeric bool // the question asks for a quantity
+}
+
+func newQuery(question string, passages []map[string]bool) *query {
+	q := &query{weight: map[string]float64{}, numeric: quantitative.MatchString(question)}
+	for _, t := range terms(question, true) {
+		if _, ok := q.weight[t]; ok {
+			continue
+		}
+		df := 0
+		for _, p := range passages {
+			if p[t] {
+				df++
+			}
+		}
+		w := math.Log(1 + (float64(len(passages))+1)/(float64(df)+0.5))
+		q.terms = append(q.terms, t)
+		q.weight[t] = w
+		q.total += w
+	}
+	return q
+}
+
+// coverage is the weighted share of the question's terms found in stems.
+func (q *query) coverage(stems map[string]bool) float64 {
+	if q.total == 0 {
+		return 0
+	}
+	var s float64
+	for _, t := range q.terms {
+		if stems[t] {
+			s += q.weight[t]
+		}
+	}
+	return s / q.total
+}
+
+func stemSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range terms(s, false) {
+		m[t] = true
+	}
+	return m
+}
+
+// support is how well the best of the passages covers the question, in [0,1].
+func support(q *query, passages []map[string]bool) float64 {
+	best := 0.0
+	for _, p := range passages {
+		best = max(best, q.coverage(p))
+	}
+	return best
+}
+
+var hasDigit = regexp.MustCompile(`\d`)
+
+// extract picks the sentences of an extractive answer: each sentence scores
+// by its own and its passage's coverage of the question (so "It improves
+// success by 7 points" counts for the paper the question names), with a bonus
+// for numbers when a quantity is asked for and a small prior for the
+// passage's rank. The best sentence leads; up to two more follow that score
+// at least 60% of it, from other papers first, never near-duplicates, in
+// reading order. It returns the chosen sentences and the support.
+func extract(ev []evidence, question string) ([]sentence, float64) {
+	ev = ev[:min(len(ev), extractPassages)]
+	pstems := make([]map[string]bool, len(ev))
+	for i := range ev {
+		pstems[i] = stemSet(ev[i].Paper.Title + " " + ev[i].Text)
+	}
+	q := newQuery(question, pstems)
+	sup := support(q, pstems)
+	if len(q.terms) == 0 {
+		return nil, 0
+	}
+	var cands []sentence
+	for i := range ev {
+		pc := q.coverage(pstems[i])
+		for j, para := range textseg.Paragraphs(ev[i].Text) {
+			for k, s := range textseg.Sentences(para) {
+				st := stemSet(s)
+				if len(st) < 3 {
+					continue
+				}
+				sc := 0.6*q.coverage(st) + 0.4*pc - 0.01*float64(i)
+				if q.numeric && hasDigit.MatchString(s) {
+					sc += 0.08
+				}
+				if n := textseg.WordCount(s); n > 60 {
+					sc -= 0.05 // run-on text from a bad split
+				}
+				cands = append(cands, sentence{passage: i, pos: j*1000 + k, text: s, stems: st, score: sc})
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return nil, sup
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
+	best := cands[0]
+	chosen := []sentence{best}
+	perPaper := map[string]int{ev[best.passage].Paper.ID: 1}
+	// Two passes: other papers first (diversity), then the lead's paper.
+	for pass := 0; pass < 2 && len(chosen) < extractMax; pass++ {
+		for _, c := range cands[1:] {
+			if len(chosen) >= extractMax || c.score < 0.6*best.score {
+				break
+			}
+			id := ev[c.passage].Paper.ID
+			if (pass == 0 && perPaper[id] > 0) || perPaper[id] >= extractPerPaper {
+				continue
+			}
+			if slices.ContainsFunc(chosen, func(o sentence) bool { return o.text == c.text || jaccard(o.stems, c.stems) > 0.5 }) {
+				continue
+			}
+			chosen = append(chosen, c)
+			perPaper[id]++
+		}
+	}
+	rest := chosen[1:]
+	sort.SliceStable(rest, func(a, b int) bool {
+		if rest[a].passage != rest[b].passage {
+			return rest[a].passage < rest[b].passage
+		}
+		return rest[a].pos < rest[b].pos
+	})
+	return chosen, sup
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	inter := 0
+	for t := range a {
+		if b[t] {
+			inter++
+		}
+	}
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// extractiveAnswer fills res with an answer assembled from the passages'
+// sentences, each followed by its citation, and prints it (labelled as
+// extracted) and the Sources list to out. No network.
+func extractiveAnswer(ev []evidence, question string, opts Options, res *Result, out io.Writer) error {
+	chosen, sup := extract(ev, question)
+	minSup := opts.MinSupport
+	if minSup == 0 {
+		minSup = DefaultMinSupport
+	}
+	if len(chosen) == 0 || sup < minSup {
+		return ErrNoEvidence
+	}
+	var b strings.Builder
+	for i, s := range chosen {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		// Fence turns the paper's own "[12]" into "(ref. 12)": not a citation.
+		b.WriteString(withCitation(prompts.Fence(s.text), s.passage+1))
+	}
+	if out != nil {
+		if _, err := io.WriteString(out, extractiveLabel); err != nil {
+			return err
+		}
+	}
+	cw := newCiteWriter(out, func(n int) bool { return n >= 1 && n <= len(ev) })
+	cw.Write([]byte(b.String()))
+	if _, err := cw.Close(); err != nil {
+		return err
+	}
+	res.Answer = cw.Text()
+	fillCitations(res, ev, nil, cw.order)
+	return writeSources(out, res)
+}
+
+// withCitation puts "[n]" before a sentence's final punctuation.
+func withCitation(s string, n int) string {
+	s = strings.TrimSpace(s)
+	cite := " [" + strconv.Itoa(n) + "]"
+	if end := strings.TrimRight(s, ".!?"); len(end) < len(s) && len(end) > 0 {
+		return end + cite + s[len(end):]
+	}
+	return s + cite
+}

@@ -1,0 +1,166 @@
+package ask
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/papers-cli/papers/prompts"
+)
+
+// Quality-mode defaults.
+const (
+	qualityCandidates = 20 // passages summarised and scored
+	qualityKeep       = 6  // summaries the answer is written from
+	qualityParallel   = 4  // concurrent model calls
+	qualityMinScore   = 4  // relevance (0-10) a summary needs to be kept
+)
+
+// judgement is the model's reading of one passage for the question.
+type judgement struct {
+	Relevance int    `json:"relevance"`
+	Summary   string `json:"summary"`
+}
+
+// qualityAnswer gathers evidence the way strong literature agents do: the
+// model summarises each candidate passage for the question and scores its
+// relevance (bounded parallel calls; the first hard error cancels the rest),
+// the best summaries are kept, and the answer is written from them with
+// citations to the underlying passages and pages.
+func qualityAnswer(ctx context.Context, ev []evidence, question string, llm LLM, opts Options, res *Result, out io.Writer, start time.Time) error {
+	n := opts.MaxPassages
+	if n <= 0 {
+		n = qualityCandidates
+	}
+	ev = ev[:min(n, len(ev))]
+	par := opts.Parallel
+	if par <= 0 {
+		par = qualityParallel
+	}
+	judged := make([]judgement, len(ev))
+	usage := make([]Usage, len(ev))
+	unreadable := make([]bool, len(ev))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(par)
+	for i := range ev {
+		g.Go(func() error {
+			j, u, err := judge(gctx, llm, question, i+1, &ev[i])
+			usage[i] = u
+			if errors.Is(err, errUnreadable) {
+				unreadable[i] = true
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("summarise passage %s: %w", ev[i].ChunkID, err)
+			}
+			judged[i] = j
+			return nil
+		})
+	}
+	err := g.Wait()
+	for _, u := range usage {
+		res.Usage.add(u)
+	}
+	if err != nil {
+		return err
+	}
+	if k := countTrue(unreadable); k > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the model's judgement of %d passage(s) was not valid JSON; they were left out", k))
+	}
+
+	idx := make([]int, 0, len(ev))
+	for i, j := range judged {
+		if j.Relevance >= qualityMinScore && strings.TrimSpace(j.Summary) != "" {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return ErrNoEvidence
+	}
+	// Most relevant first; ties keep the retrieval order.
+	sort.SliceStable(idx, func(a, b int) bool { return judged[idx[a]].Relevance > judged[idx[b]].Relevance })
+	keep := opts.QualityKeep
+	if keep <= 0 {
+		keep = qualityKeep
+	}
+	idx = idx[:min(keep, len(idx))]
+	kept := make([]evidence, len(idx))
+	summaries := make([]string, len(idx))
+	for k, i := range idx {
+		kept[k] = ev[i]
+		summaries[k] = judged[i].Summary
+	}
+	return generate(ctx, kept, summaries, question, llm, res, out, start)
+}
+
+var errUnreadable = errors.New("unreadable judgement")
+
+// judge asks the model to summarise and score one passage. A passage too
+// long for the model is shortened (up to three times).
+func judge(ctx context.Context, llm LLM, question string, n int, e *evidence) (judgement, Usage, error) {
+	var total Usage
+	text := e.Text
+	for try := 0; ; try++ {
+		p, err := prompts.Evidence(prompts.EvidenceInput{Question: question,
+			Passage: prompts.Passage{N: n, Source: sourceLabel(e), Title: e.Paper.Title, Text: text}})
+		if err != nil {
+			return judgement{}, total, err
+		}
+		c, err := llm.Complete(ctx, Request{Messages: []Message{{"system", p.System}, {"user", p.User}}, MaxTokens: 400}, nil)
+		if c != nil {
+			total.add(c.Usage)
+		}
+		if errors.Is(err, ErrContextTooLong) && try < 3 {
+			text = firstWords(text, max(50, len(strings.Fields(text))/2))
+			continue
+		}
+		if err != nil {
+			return judgement{}, total, err
+		}
+		j, ok := parseJudgement(c.Text)
+		if !ok {
+			return judgement{}, total, errUnreadable
+		}
+		return j, total, nil
+	}
+}
+
+// parseJudgement reads {"relevance": R, "summary": "S"} from a reply that may
+// wrap it in prose or a Markdown fence, and clamps R to 0-10.
+func parseJudgement(s string) (judgement, bool) {
+	i, k := strings.Index(s, "{"), strings.LastIndex(s, "}")
+	if i < 0 || k < i {
+		return judgement{}, false
+	}
+	var raw struct {
+		Relevance json.Number `json:"relevance"`
+		Summary   string      `json:"summary"`
+	}
+	if json.Unmarshal([]byte(s[i:k+1]), &raw) != nil {
+		return judgement{}, false
+	}
+	f, err := raw.Relevance.Float64()
+	if err != nil {
+		return judgement{}, false
+	}
+	r := int(f + 0.5)
+	r = max(0, min(10, r))
+	return judgement{Relevance: r, Summary: strings.TrimSpace(raw.Summary)}, true
+}
+
+func countTrue(b []bool) int {
+	n := 0
+	for _, v := range b {
+		if v {
+			n++
+		}
+	}
+	return n
+}
