@@ -1,0 +1,618 @@
+package pdf
+
+import (
+	"bytes"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	lpdf "github.com/ledongthuc/pdf"
+)
+
+// font is what the walker needs of a PDF font: how to split a shown string
+// into character codes, the text of each code and its advance width in text
+// space units (glyph units / 1000 for most fonts).
+type font struct {
+	name      string
+	bold      bool
+	composite bool              // Type0: multi-byte codes, widths by CID
+	space     [4][]codeRange    // codespace ranges by code length - 1 (composite or ToUnicode)
+	toUni     map[uint32]string // from /ToUnicode
+	enc       [256]string       // simple fonts: code -> text from the encoding
+	widths    [256]float64      // simple fonts, text space units
+	hasWidth  [256]bool
+	cidW      map[uint32]float64
+	dw        float64 // default width (text space units)
+	vscale    float64 // glyph-space height of 1 em in text space (Type3 FontMatrix)
+	unknown   bool    // no way to map codes to text (Identity-H without ToUnicode)
+}
+
+type codeRange struct{ lo, hi uint32 }
+
+var subsetPrefix = regexp.MustCompile(`^[A-Z]{6}\+`)
+
+// loadFont reads a font dictionary. It never returns nil; malformed parts
+// fall back to defaults (the caller recovers panics from the library).
+func loadFont(v lpdf.Value) *font {
+	f := &font{dw: 0.5, vscale: 1}
+	base := v.Key("BaseFont").Name()
+	f.name = subsetPrefix.ReplaceAllString(base, "")
+	lname := strings.ToLower(f.name)
+	for _, s := range []string{"bold", "black", "heavy", "semibold", "demi", "medi", "cmbx", "-bd", "cmb10"} {
+		if strings.Contains(lname, s) {
+			f.bold = true
+		}
+	}
+	subtype := v.Key("Subtype").Name()
+	desc := v.Key("FontDescriptor")
+	if subtype == "Type0" {
+		f.composite = true
+		d := v.Key("DescendantFonts").Index(0)
+		if desc.IsNull() {
+			desc = d.Key("FontDescriptor")
+		}
+		if dw := d.Key("DW"); dw.Kind() == lpdf.Integer || dw.Kind() == lpdf.Real {
+			f.dw = dw.Float64() / 1000
+		} else {
+			f.dw = 1
+		}
+		f.cidW = parseCIDWidths(d.Key("W"))
+		if fl := desc.Key("Flags").Int64(); fl&(1<<18) != 0 {
+			f.bold = true
+		}
+	} else {
+		if fl := desc.Key("Flags").Int64(); fl&(1<<18) != 0 {
+			f.bold = true
+		}
+		scale := 0.001
+		if subtype == "Type3" {
+			fm := v.Key("FontMatrix")
+			if a := fm.Index(0).Float64(); a != 0 {
+				scale = a
+			}
+			if d := fm.Index(3).Float64(); d != 0 {
+				f.vscale = d / 0.001
+				if f.vscale < 0 {
+					f.vscale = -f.vscale
+				}
+			}
+		}
+		missing := desc.Key("MissingWidth").Float64() * scale
+		if missing > 0 {
+			f.dw = missing
+		}
+		first := int(v.Key("FirstChar").Int64())
+		ws := v.Key("Widths")
+		n := ws.Len()
+		for i := 0; i < n && first+i < 256; i++ {
+			if first+i < 0 {
+				continue
+			}
+			f.widths[first+i] = ws.Index(i).Float64() * scale
+			f.hasWidth[first+i] = true
+		}
+		f.buildSimpleEncoding(v, subtype, desc)
+	}
+	if tu := v.Key("ToUnicode"); tu.Kind() == lpdf.Stream {
+		f.readToUnicode(tu)
+	}
+	if f.composite && len(f.toUni) == 0 {
+		enc := v.Key("Encoding").Name()
+		switch {
+		case strings.HasPrefix(enc, "Uni") && strings.Contains(enc, "UCS2"):
+			f.toUni = nil // decoded as UTF-16 below
+		default:
+			f.unknown = true
+		}
+	}
+	if f.composite && f.space[1] == nil && f.space[0] == nil && f.space[2] == nil && f.space[3] == nil {
+		f.space[1] = []codeRange{{0, 0xffff}}
+	}
+	return f
+}
+
+func parseCIDWidths(w lpdf.Value) map[uint32]float64 {
+	m := map[uint32]float64{}
+	n := w.Len()
+	for i := 0; i < n && len(m) < 1<<17; {
+		c := w.Index(i)
+		if c.Kind() != lpdf.Integer {
+			break
+		}
+		next := w.Index(i + 1)
+		if next.Kind() == lpdf.Array {
+			start := uint32(c.Int64())
+			for j := 0; j < next.Len() && j < 1<<16; j++ {
+				m[start+uint32(j)] = next.Index(j).Float64() / 1000
+			}
+			i += 2
+			continue
+		}
+		lo, hi := c.Int64(), next.Int64()
+		wv := w.Index(i+2).Float64() / 1000
+		if hi-lo > 1<<16 || hi < lo {
+			i += 3
+			continue
+		}
+		for cid := lo; cid <= hi; cid++ {
+			m[uint32(cid)] = wv
+		}
+		i += 3
+	}
+	return m
+}
+
+// buildSimpleEncoding fills f.enc from /Encoding (base encoding plus
+// /Differences), or the embedded Type 1 program's built-in encoding.
+func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value) {
+	enc := v.Key("Encoding")
+	var baseName string
+	var diffs lpdf.Value
+	switch enc.Kind() {
+	case lpdf.Name:
+		baseName = enc.Name()
+	case lpdf.Dict:
+		baseName = enc.Key("BaseEncoding").Name()
+		diffs = enc.Key("Differences")
+	}
+	var names [256]string
+	switch baseName {
+	case "WinAnsiEncoding":
+		names = winAnsiNames()
+	case "MacRomanEncoding":
+		names = macRomanNames()
+	case "StandardEncoding":
+		names = standardNames()
+	default:
+		// Built-in encoding: read it from an embedded Type 1 program when
+		// there is one (pdfTeX's math fonts), else assume Standard.
+		builtin := false
+		if ff := desc.Key("FontFile"); ff.Kind() == lpdf.Stream {
+			if b, ok := type1Encoding(ff); ok {
+				names, builtin = b, true
+			}
+		}
+		if !builtin {
+			if subtype == "TrueType" && enc.IsNull() {
+				names = winAnsiNames()
+			} else {
+				names = standardNames()
+			}
+		}
+	}
+	if diffs.Kind() == lpdf.Array {
+		code := -1
+		for i := 0; i < diffs.Len() && i < 1024; i++ {
+			x := diffs.Index(i)
+			switch x.Kind() {
+			case lpdf.Integer:
+				code = int(x.Int64())
+			case lpdf.Name:
+				if code >= 0 && code < 256 {
+					names[code] = x.Name()
+				}
+				code++
+			}
+		}
+	}
+	for c := 0; c < 256; c++ {
+		if names[c] == "" {
+			continue
+		}
+		f.enc[c] = glyphText(names[c])
+	}
+}
+
+var type1EncRe = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
+
+// type1Encoding reads the built-in encoding from the clear-text part of an
+// embedded Type 1 font program.
+func type1Encoding(ff lpdf.Value) (names [256]string, ok bool) {
+	n := ff.Key("Length1").Int64()
+	if n <= 0 || n > 1<<20 {
+		n = 1 << 16
+	}
+	rd := ff.Reader()
+	buf, err := io.ReadAll(io.LimitReader(rd, n))
+	if err != nil && len(buf) == 0 {
+		return names, false
+	}
+	i := bytes.Index(buf, []byte("/Encoding"))
+	if i < 0 {
+		return names, false
+	}
+	rest := buf[i:]
+	if bytes.HasPrefix(rest, []byte("/Encoding StandardEncoding")) {
+		return standardNames(), true
+	}
+	if j := bytes.Index(rest, []byte("readonly def")); j > 0 {
+		rest = rest[:j]
+	}
+	for _, m := range type1EncRe.FindAllSubmatch(rest, -1) {
+		c, err := strconv.Atoi(string(m[1]))
+		if err == nil && c >= 0 && c < 256 {
+			names[c] = string(m[2])
+			ok = true
+		}
+	}
+	return names, ok
+}
+
+// glyphText maps an Adobe glyph name to text: the glyph list, uniXXXX,
+// uXXXX[XX], and suffixed variants such as "a.sc" or "f_i".
+func glyphText(name string) string {
+	if r, ok := glyphNames[name]; ok {
+		return string(r)
+	}
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		return glyphText(name[:i])
+	}
+	if strings.Contains(name, "_") {
+		var b strings.Builder
+		for _, p := range strings.Split(name, "_") {
+			b.WriteString(glyphText(p))
+		}
+		return b.String()
+	}
+	if strings.HasPrefix(name, "uni") && len(name) >= 7 && (len(name)-3)%4 == 0 {
+		var u []uint16
+		for i := 3; i+4 <= len(name); i += 4 {
+			x, err := strconv.ParseUint(name[i:i+4], 16, 16)
+			if err != nil {
+				return ""
+			}
+			u = append(u, uint16(x))
+		}
+		return string(utf16.Decode(u))
+	}
+	if strings.HasPrefix(name, "u") && len(name) >= 5 && len(name) <= 7 {
+		if x, err := strconv.ParseUint(name[1:], 16, 32); err == nil && x < 0x110000 {
+			return string(rune(x))
+		}
+	}
+	if len(name) == 1 {
+		return name
+	}
+	return ""
+}
+
+// readToUnicode parses a /ToUnicode CMap: codespace ranges, bfchar, bfrange.
+func (f *font) readToUnicode(s lpdf.Value) {
+	rd := s.Reader()
+	data, err := io.ReadAll(io.LimitReader(rd, 4<<20))
+	if err != nil && len(data) == 0 {
+		return
+	}
+	f.toUni = map[uint32]string{}
+	toks := cmapTokens(data)
+	var codespace [4][]codeRange
+	for i := 0; i < len(toks); i++ {
+		switch toks[i].kw {
+		case "begincodespacerange":
+			for i++; i+1 < len(toks) && toks[i].kw == ""; i += 2 {
+				lo, hi := toks[i].hex, toks[i+1].hex
+				if len(lo) == 0 || len(lo) > 4 || len(lo) != len(hi) {
+					continue
+				}
+				codespace[len(lo)-1] = append(codespace[len(lo)-1], codeRange{beUint(lo), beUint(hi)})
+			}
+			i--
+		case "beginbfchar":
+			for i++; i+1 < len(toks) && toks[i].kw == ""; i += 2 {
+				src := toks[i].hex
+				if len(src) == 0 || len(src) > 4 {
+					continue
+				}
+				f.toUni[beUint(src)] = utf16BE(toks[i+1].hex)
+			}
+			i--
+		case "beginbfrange":
+			for i++; i+2 < len(toks) && toks[i].kw == ""; i += 3 {
+				lo, hi := toks[i].hex, toks[i+1].hex
+				if len(lo) == 0 || len(lo) > 4 {
+					continue
+				}
+				a, b := beUint(lo), beUint(hi)
+				if b < a || b-a > 1<<16 {
+					continue
+				}
+				dst := toks[i+2]
+				if dst.arr != nil {
+					for j, d := range dst.arr {
+						if a+uint32(j) > b {
+							break
+						}
+						f.toUni[a+uint32(j)] = utf16BE(d)
+					}
+					continue
+				}
+				d := []byte(dst.hex)
+				for c := a; c <= b && len(d) > 0; c++ {
+					f.toUni[c] = utf16BE(string(d))
+					// increment the last byte (ranges do not cross 256 boundaries).
+					d = append([]byte(nil), d...)
+					d[len(d)-1]++
+				}
+			}
+			i--
+		}
+	}
+	hasSpace := false
+	for _, r := range codespace {
+		if len(r) > 0 {
+			hasSpace = true
+		}
+	}
+	if hasSpace && f.composite {
+		f.space = codespace
+	}
+}
+
+type cmapTok struct {
+	kw  string   // keyword; "" for operands
+	hex string   // decoded hex or literal string
+	arr []string // array of strings
+}
+
+// cmapTokens tokenises the subset of PostScript used by CMaps: hex and
+// literal strings, arrays of strings, keywords. Names, numbers and dicts are
+// kept as keywords, which the parser ignores.
+func cmapTokens(b []byte) []cmapTok {
+	var out []cmapTok
+	var arr []string
+	inArr := false
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '%':
+			for i < len(b) && b[i] != '\n' && b[i] != '\r' {
+				i++
+			}
+		case c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0:
+			i++
+		case c == '<' && i+1 < len(b) && b[i+1] == '<', c == '>' && i+1 < len(b) && b[i+1] == '>':
+			i += 2
+		case c == '<':
+			j := i + 1
+			var h []byte
+			var nib int = -1
+			for ; j < len(b) && b[j] != '>'; j++ {
+				v := unhex(b[j])
+				if v < 0 {
+					continue
+				}
+				if nib < 0 {
+					nib = v
+				} else {
+					h = append(h, byte(nib<<4|v))
+					nib = -1
+				}
+			}
+			if nib >= 0 {
+				h = append(h, byte(nib<<4))
+			}
+			i = j + 1
+			if inArr {
+				arr = append(arr, string(h))
+			} else {
+				out = append(out, cmapTok{hex: string(h)})
+			}
+		case c == '(':
+			depth := 0
+			var s []byte
+			j := i + 1
+			for ; j < len(b); j++ {
+				if b[j] == '\\' && j+1 < len(b) {
+					j++
+					s = append(s, b[j])
+					continue
+				}
+				if b[j] == '(' {
+					depth++
+				}
+				if b[j] == ')' {
+					if depth == 0 {
+						break
+					}
+					depth--
+				}
+				s = append(s, b[j])
+			}
+			i = j + 1
+			if inArr {
+				arr = append(arr, string(s))
+			} else {
+				out = append(out, cmapTok{hex: string(s)})
+			}
+		case c == '[':
+			inArr, arr = true, []string{}
+			i++
+		case c == ']':
+			if inArr {
+				out = append(out, cmapTok{arr: arr})
+			}
+			inArr, arr = false, nil
+			i++
+		default:
+			j := i
+			for j < len(b) && !strings.ContainsRune(" \n\r\t\f\x00<>[]()%", rune(b[j])) {
+				j++
+			}
+			if j == i {
+				j++
+			}
+			w := string(b[i:j])
+			i = j
+			if w[0] == '/' || (w[0] >= '0' && w[0] <= '9') || w[0] == '-' || w == "{" || w == "}" {
+				if !inArr {
+					out = append(out, cmapTok{kw: "_"})
+				}
+				continue
+			}
+			if !inArr {
+				out = append(out, cmapTok{kw: w})
+			}
+		}
+	}
+	return out
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func beUint(s string) uint32 {
+	var x uint32
+	for i := 0; i < len(s); i++ {
+		x = x<<8 | uint32(s[i])
+	}
+	return x
+}
+
+func utf16BE(s string) string {
+	if len(s)%2 == 1 {
+		// Not UTF-16BE: a few producers write single bytes.
+		return s
+	}
+	u := make([]uint16, len(s)/2)
+	for i := range u {
+		u[i] = uint16(s[2*i])<<8 | uint16(s[2*i+1])
+	}
+	return string(utf16.Decode(u))
+}
+
+// each calls fn for every character code in the shown string raw with the
+// code, its byte length, its text and its width in text space units.
+func (f *font) each(raw string, fn func(code uint32, n int, text string, w float64)) {
+	if !f.composite {
+		for i := 0; i < len(raw); i++ {
+			c := raw[i]
+			t, ok := f.toUni[uint32(c)]
+			if !ok {
+				t = f.enc[c]
+			}
+			w := f.dw
+			if f.hasWidth[c] {
+				w = f.widths[c]
+			}
+			fn(uint32(c), 1, t, w)
+		}
+		return
+	}
+	for len(raw) > 0 {
+		n := f.codeLen(raw)
+		code := beUint(raw[:n])
+		raw = raw[n:]
+		var t string
+		if f.toUni != nil {
+			t = f.toUni[code]
+		} else if !f.unknown && n == 2 {
+			t = string(utf16.Decode([]uint16{uint16(code)}))
+		}
+		w, ok := f.cidW[code]
+		if !ok {
+			w = f.dw
+		}
+		fn(code, n, t, w)
+	}
+}
+
+func (f *font) codeLen(raw string) int {
+	for n := 1; n <= 4 && n <= len(raw); n++ {
+		c := beUint(raw[:n])
+		for _, r := range f.space[n-1] {
+			if c >= r.lo && c <= r.hi {
+				return n
+			}
+		}
+	}
+	if len(raw) >= 2 {
+		return 2
+	}
+	return 1
+}
+
+func standardNames() [256]string {
+	var t [256]string
+	for c := 32; c < 127; c++ {
+		t[c] = asciiNames[c-32]
+	}
+	t[39] = "quoteright"
+	t[96] = "quoteleft"
+	for c, n := range standardHigh {
+		t[c] = n
+	}
+	return t
+}
+
+func winAnsiNames() [256]string {
+	var t [256]string
+	for c := 32; c < 127; c++ {
+		t[c] = asciiNames[c-32]
+	}
+	for c, n := range winAnsiHigh {
+		t[c] = n
+	}
+	for c := 0xa1; c < 256; c++ {
+		if t[c] == "" {
+			t[c] = "uni00" + strings.ToUpper(strconv.FormatInt(int64(c), 16))
+		}
+	}
+	t[0xad] = "hyphen"
+	return t
+}
+
+func macRomanNames() [256]string {
+	var t [256]string
+	for c := 32; c < 127; c++ {
+		t[c] = asciiNames[c-32]
+	}
+	for c, n := range macRomanHigh {
+		t[c] = n
+	}
+	return t
+}
+
+var asciiNames = strings.Fields(`space exclam quotedbl numbersign dollar percent ampersand quotesingle
+parenleft parenright asterisk plus comma hyphen period slash zero one two three four five six seven
+eight nine colon semicolon less equal greater question at A B C D E F G H I J K L M N O P Q R S T U V
+W X Y Z bracketleft backslash bracketright asciicircum underscore grave a b c d e f g h i j k l m n o
+p q r s t u v w x y z braceleft bar braceright asciitilde`)
+
+var standardHigh = map[int]string{161: "exclamdown", 162: "cent", 163: "sterling", 164: "fraction",
+	165: "yen", 166: "florin", 167: "section", 168: "currency", 169: "quotesingle", 170: "quotedblleft",
+	171: "guillemotleft", 172: "guilsinglleft", 173: "guilsinglright", 174: "fi", 175: "fl", 177: "endash",
+	178: "dagger", 179: "daggerdbl", 180: "periodcentered", 182: "paragraph", 183: "bullet",
+	184: "quotesinglbase", 185: "quotedblbase", 186: "quotedblright", 187: "guillemotright",
+	188: "ellipsis", 189: "perthousand", 191: "questiondown", 193: "grave", 194: "acute",
+	195: "circumflex", 196: "tilde", 197: "macron", 198: "breve", 199: "dotaccent", 200: "dieresis",
+	202: "ring", 203: "cedilla", 205: "hungarumlaut", 206: "ogonek", 207: "caron", 208: "emdash",
+	225: "AE", 227: "ordfeminine", 232: "Lslash", 233: "Oslash", 234: "OE", 235: "ordmasculine",
+	241: "ae", 245: "dotlessi", 248: "lslash", 249: "oslash", 250: "oe", 251: "germandbls"}
+
+var winAnsiHigh = map[int]string{0x80: "Euro", 0x82: "quotesinglbase", 0x83: "florin",
+	0x84: "quotedblbase", 0x85: "ellipsis", 0x86: "dagger", 0x87: "daggerdbl", 0x88: "circumflex",
+	0x89: "perthousand", 0x8a: "Scaron", 0x8b: "guilsinglleft", 0x8c: "OE", 0x8e: "Zcaron",
+	0x91: "quoteleft", 0x92: "quoteright", 0x93: "quotedblleft", 0x94: "quotedblright", 0x95: "bullet",
+	0x96: "endash", 0x97: "emdash", 0x98: "tilde", 0x99: "trademark", 0x9a: "scaron",
+	0x9b: "guilsinglright", 0x9c: "oe", 0x9e: "zcaron", 0x9f: "Ydieresis", 0xa0: "space"}
+
+var macRomanHigh = map[int]string{0x80: "Adieresis", 0x81: "Aring", 0x82: "Ccedilla", 0x83: "Eacute",
+	0x84: "Ntilde", 0x85: "Odieresis", 0x86: "Udieresis", 0x87: "aacute", 0x88: "agrave",
+	0x89: "acircumflex", 0x8a: "adieresis", 0x8b: "atilde", 0x8c: "aring", 0x8d: "ccedilla",
+	0x8e: "eacute", 0x8f: "egrave", 0x90: "ecircumflex", 0x91: "edieresis", 0x92: "iacute",
+	0x93: "igrave", 0x94: "icircumflex", 0x95: "idieresis", 0x96: "ntilde", 0x97: "oacute",
+	0x98: "ograve", 0x99: "ocircumflex", 0x9a: "odieresis", 0x9b: "otilde", 0x9c: "uacute",
+	0x9d: "ugrave", 0x9e: "ucircumflex", 0x9f: "udieresis", 0xa0: "dagger", 0xa5: "bullet",
+	0xa7: "germandbls", 0xd0: "endash", 0xd1: "emdash", 0xd2: "quotedblleft", 0xd3: "quotedblright",
+	0xd4: "quoteleft", 0xd5: "quoteright", 0xde: "fi", 0xdf: "fl", 0xc9: "ellipsis", 0xca: "space"}

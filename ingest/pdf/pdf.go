@@ -1,0 +1,321 @@
+// Package pdf turns a PDF file into plain text per page, on top of
+// github.com/ledongthuc/pdf: it walks each page's content stream itself
+// (following Form XObjects), decodes fonts (simple encodings with
+// /Differences, Type 1 built-in encodings, Type0/Identity-H with ToUnicode),
+// rebuilds words, lines, columns and paragraphs from glyph positions, and
+// keeps running heads, page numbers, line numbers and the arXiv side stamp
+// out of the body text.
+//
+// Extract never panics and never runs unbounded: malformed input is
+// recovered per page and per document, and the work per document is capped
+// (see MaxDuration, MaxOps) on top of the caller's context.
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	lpdf "github.com/ledongthuc/pdf"
+)
+
+// Heading is a section heading detected in a page's text.
+type Heading struct {
+	Offset int    // byte offset into Page.Text where the heading's line starts
+	Text   string // e.g. "4.2 Results"
+}
+
+// Page is the text of one page.
+type Page struct {
+	N        int    // 1-based page number
+	Text     string // UTF-8, NFKC; lines end in "\n", paragraphs are separated by a blank line
+	Headings []Heading
+}
+
+// Document is the text of a PDF file.
+type Document struct {
+	Pages []Page
+	// Title is the Info /Title when it looks like a title, else the lines in
+	// the largest font at the top of the first page.
+	Title string
+	// ArxivID ("2302.04761v1") and ArxivDate ("9 Feb 2023") come from the
+	// arXiv side stamp, which is removed from the text.
+	ArxivID, ArxivDate string
+	// Warnings are problems that did not stop extraction, e.g. a page whose
+	// content was malformed.
+	Warnings []string
+}
+
+// Text returns the text of all pages separated by form feeds, as pdftotext
+// writes them.
+func (d *Document) Text() string {
+	var b strings.Builder
+	for i, p := range d.Pages {
+		if i > 0 {
+			b.WriteByte('\f')
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// Sentinel errors; callers branch on them with errors.Is.
+var (
+	ErrEncrypted = errors.New("encrypted: password required")
+	ErrNoText    = errors.New("no text layer: scanned PDF?")
+	ErrNotPDF    = errors.New("not a PDF file")
+	// ErrGarbled means the text layer looks like garbage (a bad OCR layer,
+	// fonts without a Unicode mapping). Extract returns the Document along
+	// with it, so a caller may still use the text.
+	ErrGarbled = errors.New("text layer looks garbled")
+	// ErrTruncated means the file ends early (an incomplete download).
+	ErrTruncated = errors.New("truncated PDF: file ends early")
+	// ErrUnsupported is a PDF feature the parser cannot read, such as
+	// AES-256 encryption.
+	ErrUnsupported = errors.New("unsupported PDF")
+	// ErrTooLarge means the document hit the work limit before it ended.
+	ErrTooLarge = errors.New("PDF too large or too complex")
+)
+
+// Limits per document. Extract also stops when ctx is done.
+var (
+	MaxDuration = 2 * time.Minute
+	MaxOps      = int64(200_000_000) // content stream operators, all pages
+	MaxPages    = 10_000
+)
+
+// ExtractFile reads the PDF at path into memory and extracts it.
+func ExtractFile(ctx context.Context, path string) (*Document, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := Extract(ctx, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return doc, fmt.Errorf("extract %s: %w", path, err)
+	}
+	return doc, nil
+}
+
+// Extract extracts the text of the PDF in r. It is safe to call from several
+// goroutines at once. On ErrGarbled the Document is returned too.
+//
+// The work runs in its own goroutine so that Extract returns when ctx is
+// done or MaxDuration has passed even if the PDF library were to loop
+// without calling back; the walker notices the cancellation at its next
+// operator and stops.
+func Extract(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, MaxDuration, ErrTooLarge)
+	defer cancel()
+	type result struct {
+		doc *Document
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := extract(ctx, r, size)
+		done <- result{d, err}
+	}()
+	select {
+	case res := <-done:
+		return res.doc, res.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// extraction is the state of one document's extraction.
+type extraction struct {
+	ctx   context.Context
+	ops   int64
+	fonts map[objKey]*font
+}
+
+type abort struct{ err error }
+
+func (e *extraction) tick() {
+	e.ops++
+	if e.ops&1023 == 0 {
+		if err := e.ctx.Err(); err != nil {
+			panic(abort{context.Cause(e.ctx)})
+		}
+		if e.ops > MaxOps {
+			panic(abort{ErrTooLarge})
+		}
+	}
+}
+
+func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			if a, ok := x.(abort); ok {
+				doc, err = nil, a.err
+				return
+			}
+			doc, err = nil, fmt.Errorf("malformed PDF: %v", x)
+			if os.Getenv("PAPERS_PDF_DEBUG") != "" {
+				err = fmt.Errorf("%w\n%s", err, debug.Stack())
+			}
+		}
+	}()
+	if err := checkHeader(r, size); err != nil {
+		return nil, err
+	}
+	rd, err := lpdf.NewReader(r, size)
+	if err != nil {
+		return nil, classifyOpenError(r, size, err)
+	}
+	x := &extraction{ctx: ctx, fonts: map[objKey]*font{}}
+	doc = &Document{}
+	pages, truncated := collectPages(rd.Trailer().Key("Root").Key("Pages"))
+	if truncated {
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("only the first %d pages were read", MaxPages))
+	}
+	layouts := make([]pageLayout, len(pages))
+	for i, pg := range pages {
+		if err := ctx.Err(); err != nil {
+			return nil, context.Cause(ctx)
+		}
+		pl, perr := x.page(pg)
+		if perr != nil {
+			var a abort
+			if errors.As(perr, &a) {
+				return nil, a.err
+			}
+			doc.Warnings = append(doc.Warnings, fmt.Sprintf("page %d: %v", i+1, perr))
+		}
+		layouts[i] = pl
+	}
+	finish(doc, layouts)
+	doc.Title = chooseTitle(rd, layouts, doc)
+	if len(pages) == 0 {
+		return nil, fmt.Errorf("%w: no pages", ErrNoText)
+	}
+	if err := judge(doc); err != nil {
+		if errors.Is(err, ErrGarbled) {
+			return doc, err
+		}
+		return nil, err
+	}
+	return doc, nil
+}
+
+func (a abort) Error() string { return a.err.Error() }
+
+// page walks one page, recovering from panics in the library so that one
+// bad page does not lose the others. The glyphs read before a panic are kept.
+func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
+	w := &walker{doc: x, forms: map[uint64]bool{}}
+	defer func() {
+		if r := recover(); r != nil {
+			if a, ok := r.(abort); ok {
+				err = a
+				return
+			}
+			err = fmt.Errorf("malformed content: %v", r)
+			pl = layout(w.glyphs)
+		}
+	}()
+	contents := pg.v.Key("Contents")
+	if contents.IsNull() {
+		return pageLayout{}, nil
+	}
+	res := &resources{v: pg.res, fonts: map[string]*font{}}
+	g := gstate{ctm: identity, th: 1}
+	w.run(contents, res, g)
+	return layout(w.glyphs), nil
+}
+
+type pageRef struct {
+	v   lpdf.Value
+	res lpdf.Value // inherited resources
+}
+
+// collectPages walks the page tree depth first with a visited set and a
+// depth limit: the library's own Page(n) loops forever on a cyclic tree.
+func collectPages(root lpdf.Value) (pages []pageRef, truncated bool) {
+	seen := map[uint64]bool{}
+	var walk func(n lpdf.Value, res lpdf.Value, depth int)
+	walk = func(n lpdf.Value, res lpdf.Value, depth int) {
+		if depth > 64 || len(pages) >= MaxPages {
+			truncated = truncated || len(pages) >= MaxPages
+			return
+		}
+		if id := valueID(n); id != 0 {
+			if seen[id] {
+				return
+			}
+			seen[id] = true
+		}
+		if r := n.Key("Resources"); r.Kind() == lpdf.Dict {
+			res = r
+		}
+		kids := n.Key("Kids")
+		if n.Key("Type").Name() == "Page" || (kids.Kind() != lpdf.Array && n.Key("Contents").Kind() != lpdf.Null) {
+			pages = append(pages, pageRef{v: n, res: res})
+			return
+		}
+		for i := 0; i < kids.Len(); i++ {
+			walk(kids.Index(i), res, depth+1)
+		}
+	}
+	walk(root, lpdf.Value{}, 0)
+	return pages, truncated
+}
+
+func checkHeader(r io.ReaderAt, size int64) error {
+	if size < 8 {
+		return ErrNotPDF
+	}
+	n := int64(1024)
+	if size < n {
+		n = size
+	}
+	buf := make([]byte, n)
+	if _, err := r.ReadAt(buf, 0); err != nil && err != io.EOF {
+		return err
+	}
+	if !bytes.Contains(buf, []byte("%PDF-")) {
+		return ErrNotPDF
+	}
+	return nil
+}
+
+// classifyOpenError maps the library's open errors to the sentinels.
+func classifyOpenError(r io.ReaderAt, size int64, err error) error {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, lpdf.ErrInvalidPassword):
+		return ErrEncrypted
+	case strings.Contains(msg, "encryption revision R=5"), strings.Contains(msg, "encryption revision R=6"),
+		strings.Contains(msg, "encryption version V=5"):
+		if hasUserPassword(msg) {
+			return ErrEncrypted
+		}
+		return fmt.Errorf("%w: AES-256 encryption (%v)", ErrUnsupported, err)
+	case strings.Contains(msg, "unsupported PDF"):
+		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+	case strings.Contains(msg, "missing %%EOF"), strings.Contains(msg, "missing final startxref"):
+		return fmt.Errorf("%w (%v)", ErrTruncated, err)
+	case strings.Contains(msg, "invalid header"):
+		return fmt.Errorf("%w: %v", ErrNotPDF, err)
+	}
+	return fmt.Errorf("malformed PDF: %v", err)
+}
+
+// hasUserPassword cannot tell for AES-256 without implementing it; the
+// library's message is reported as unsupported instead.
+func hasUserPassword(string) bool { return false }
+
+var arxivStamp = regexp.MustCompile(`arXiv:\s*((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)\s*(?:\[[^\]]*\]\s*)?(\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})?`)
+
+func (d *Document) warnf(format string, args ...any) {
+	d.Warnings = append(d.Warnings, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,115 @@
+// Package score compares extracted text with a reference extraction
+// (pdftotext): word F1 over the bag of words and bigram F1 over adjacent word
+// pairs, which also measures spacing and reading order.
+package score
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Words returns the lower-cased alphanumeric words of 2+ characters of text,
+// in order, after NFKC and after joining words hyphenated at line ends
+// ("exam-\nple" -> "example").
+func Words(text string) []string {
+	text = norm.NFKC.String(text)
+	text = joinHyphens(text)
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) >= 2 {
+			out = append(out, string(cur))
+		}
+		cur = cur[:0]
+	}
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			cur = append(cur, unicode.ToLower(r))
+			continue
+		}
+		flush()
+	}
+	flush()
+	return out
+}
+
+// joinHyphens removes "-\n" between two letters, as pdftotext does.
+func joinHyphens(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if i+1 < len(lines) && strings.HasSuffix(l, "-") && len(l) > 1 {
+			r := []rune(l)
+			next := strings.TrimLeft(lines[i+1], " ")
+			if len(r) >= 2 && unicode.IsLetter(r[len(r)-2]) && next != "" && unicode.IsLower([]rune(next)[0]) {
+				b.WriteString(string(r[:len(r)-1]))
+				continue
+			}
+		}
+		b.WriteString(l)
+		if i+1 < len(lines) {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// Result is the comparison of one text with its reference.
+type Result struct {
+	WordP, WordR, WordF1       float64
+	BigramP, BigramR, BigramF1 float64
+	Words, RefWords            int
+}
+
+// Compare scores got against ref.
+func Compare(got, ref string) Result {
+	gw, rw := Words(got), Words(ref)
+	var res Result
+	res.Words, res.RefWords = len(gw), len(rw)
+	res.WordP, res.WordR, res.WordF1 = f1(bag(gw), bag(rw))
+	res.BigramP, res.BigramR, res.BigramF1 = f1(bag(bigrams(gw)), bag(bigrams(rw)))
+	return res
+}
+
+func bigrams(w []string) []string {
+	var out []string
+	for i := 0; i+1 < len(w); i++ {
+		out = append(out, w[i]+" "+w[i+1])
+	}
+	return out
+}
+
+func bag(w []string) map[string]int {
+	m := make(map[string]int, len(w))
+	for _, x := range w {
+		m[x]++
+	}
+	return m
+}
+
+func f1(got, ref map[string]int) (p, r, f float64) {
+	var common, ng, nr int
+	for k, v := range got {
+		ng += v
+		common += min(v, ref[k])
+	}
+	for _, v := range ref {
+		nr += v
+	}
+	if ng == 0 && nr == 0 {
+		return 1, 1, 1
+	}
+	if ng > 0 {
+		p = float64(common) / float64(ng)
+	}
+	if nr > 0 {
+		r = float64(common) / float64(nr)
+	}
+	if p+r > 0 {
+		f = 2 * p * r / (p + r)
+	}
+	return p, r, f
+}

@@ -1,0 +1,278 @@
+package pdf
+
+import (
+	"math"
+	"reflect"
+
+	lpdf "github.com/ledongthuc/pdf"
+)
+
+// glyph is one character code as drawn on the page, in device space (points,
+// y up), rotated into the page's dominant text direction by the layout step.
+type glyph struct {
+	x, y  float64 // start of the glyph on its baseline
+	w     float64 // advance along the baseline
+	size  float64 // font size in device space
+	text  string
+	font  *font
+	dir   uint8 // 0 horizontal, 1 rotated 90° (bottom to top), 2 upside down, 3 rotated 270°
+	space bool  // the code decodes to a space: a word break, not a glyph
+}
+
+type matrix [6]float64 // a b c d e f, row-vector convention as in the PDF spec
+
+var identity = matrix{1, 0, 0, 1, 0, 0}
+
+func (m matrix) mul(n matrix) matrix {
+	return matrix{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+type gstate struct {
+	ctm                       matrix
+	tc, tw, th, tl, tfs, rise float64
+	f                         *font
+}
+
+// resources is a resource dictionary with its fonts resolved once.
+type resources struct {
+	v     lpdf.Value
+	fonts map[string]*font
+}
+
+type objKey struct {
+	id   uint64
+	name string
+}
+
+// walker interprets content streams and collects glyphs.
+type walker struct {
+	doc    *extraction
+	glyphs []glyph
+	depth  int
+	forms  map[uint64]bool // Form XObjects on the current Do chain (cycles)
+}
+
+// valueID returns the object number and generation of the indirect object v
+// was read from. The library keeps it unexported; reading it lets fonts and
+// forms shared by many pages be parsed once and reference cycles be caught.
+func valueID(v lpdf.Value) uint64 {
+	rv := reflect.ValueOf(v)
+	if rv.NumField() < 2 {
+		return 0
+	}
+	p := rv.Field(1)
+	if p.Kind() != reflect.Struct || p.NumField() < 2 {
+		return 0
+	}
+	return p.Field(0).Uint()<<16 | p.Field(1).Uint()
+}
+
+func (w *walker) font(res *resources, name string) *font {
+	if f, ok := res.fonts[name]; ok {
+		return f
+	}
+	fv := res.v.Key("Font").Key(name)
+	var f *font
+	if fv.Kind() == lpdf.Dict {
+		key := objKey{valueID(fv), name}
+		if c, ok := w.doc.fonts[key]; ok {
+			f = c
+		} else {
+			f = loadFont(fv)
+			w.doc.fonts[key] = f
+		}
+	} else {
+		f = &font{dw: 0.5, vscale: 1, unknown: true}
+	}
+	res.fonts[name] = f
+	return f
+}
+
+// run interprets one content stream (page or form) with the given resources.
+func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
+	var stack []gstate
+	var tm, tlm matrix = identity, identity
+	var args []lpdf.Value
+	show := func(s string) {
+		f := g.f
+		if f == nil {
+			return
+		}
+		trmBase := matrix{g.tfs * g.th, 0, 0, g.tfs, 0, g.rise}
+		f.each(s, func(code uint32, n int, text string, wd float64) {
+			m := tm.mul(g.ctm)
+			trm := trmBase.mul(m)
+			size := math.Hypot(trm[2], trm[3]) * f.vscale
+			tx := wd*g.tfs + g.tc
+			isSpace := n == 1 && code == 32
+			if isSpace {
+				tx += g.tw
+			}
+			tx *= g.th
+			adv := math.Hypot(tx*m[0], tx*m[1])
+			var dir uint8
+			a, b := trm[0], trm[1]
+			switch {
+			case math.Abs(b) <= math.Abs(a)*0.1 && a > 0:
+				dir = 0
+			case math.Abs(a) <= math.Abs(b)*0.1 && b > 0:
+				dir = 1
+			case math.Abs(b) <= math.Abs(a)*0.1 && a < 0:
+				dir = 2
+			case math.Abs(a) <= math.Abs(b)*0.1 && b < 0:
+				dir = 3
+			default:
+				dir = 4 // skewed: kept out of the body
+			}
+			if text == " " || text == "\u00a0" {
+				isSpace = true
+			}
+			if len(w.glyphs) < maxGlyphsPerPage {
+				w.glyphs = append(w.glyphs, glyph{x: trm[4], y: trm[5], w: adv, size: size, text: text, font: f, dir: dir, space: isSpace})
+			}
+			tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
+		})
+	}
+	lpdf.Interpret(strm, func(stk *lpdf.Stack, op string) {
+		w.doc.tick()
+		args = args[:0]
+		for n := stk.Len(); n > 0; n-- {
+			args = append(args, stk.Pop())
+		}
+		// args are reversed: args[0] is the last operand.
+		num := func(i int) float64 { // i-th operand from the start
+			j := len(args) - 1 - i
+			if j < 0 || j >= len(args) {
+				return 0
+			}
+			return args[j].Float64()
+		}
+		mat := func() matrix {
+			var m matrix
+			for i := range m {
+				m[i] = num(len(args) - 6 + i)
+			}
+			return m
+		}
+		switch op {
+		case "q":
+			if len(stack) < 256 {
+				stack = append(stack, g)
+			}
+		case "Q":
+			if n := len(stack); n > 0 {
+				g = stack[n-1]
+				stack = stack[:n-1]
+			}
+		case "cm":
+			if len(args) >= 6 {
+				g.ctm = mat().mul(g.ctm)
+			}
+		case "BT":
+			tm, tlm = identity, identity
+		case "Tc":
+			g.tc = num(0)
+		case "Tw":
+			g.tw = num(0)
+		case "Tz":
+			g.th = num(0) / 100
+		case "TL":
+			g.tl = num(0)
+		case "Ts":
+			g.rise = num(0)
+		case "Tf":
+			if len(args) >= 2 {
+				g.f = w.font(res, args[1].Name())
+				g.tfs = args[0].Float64()
+			}
+		case "Td", "TD":
+			tx, ty := num(0), num(1)
+			if op == "TD" {
+				g.tl = -ty
+			}
+			tlm = matrix{1, 0, 0, 1, tx, ty}.mul(tlm)
+			tm = tlm
+		case "Tm":
+			if len(args) >= 6 {
+				tm = mat()
+				tlm = tm
+			}
+		case "T*":
+			tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(tlm)
+			tm = tlm
+		case "Tj":
+			if len(args) >= 1 {
+				show(args[0].RawString())
+			}
+		case "'", "\"":
+			if op == "\"" && len(args) >= 3 {
+				g.tw, g.tc = num(0), num(1)
+			}
+			tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(tlm)
+			tm = tlm
+			if len(args) >= 1 {
+				show(args[0].RawString())
+			}
+		case "TJ":
+			if len(args) < 1 {
+				return
+			}
+			v := args[0]
+			for i := 0; i < v.Len(); i++ {
+				x := v.Index(i)
+				switch x.Kind() {
+				case lpdf.String:
+					show(x.RawString())
+				case lpdf.Integer, lpdf.Real:
+					tx := -x.Float64() / 1000 * g.tfs * g.th
+					tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
+				}
+			}
+		case "Do":
+			if len(args) >= 1 {
+				w.form(res, args[0].Name(), g)
+			}
+		}
+	})
+}
+
+// form follows a Do into a Form XObject: whole pages of some ACL Anthology
+// PDFs live in one.
+func (w *walker) form(res *resources, name string, g gstate) {
+	if w.depth >= maxFormDepth {
+		return
+	}
+	x := res.v.Key("XObject").Key(name)
+	if x.Kind() != lpdf.Stream || x.Key("Subtype").Name() != "Form" {
+		return
+	}
+	id := valueID(x)
+	if w.forms[id] {
+		return
+	}
+	w.forms[id] = true
+	defer delete(w.forms, id)
+	if m := x.Key("Matrix"); m.Len() == 6 {
+		var fm matrix
+		for i := range fm {
+			fm[i] = m.Index(i).Float64()
+		}
+		g.ctm = fm.mul(g.ctm)
+	}
+	sub := res
+	if r := x.Key("Resources"); r.Kind() == lpdf.Dict {
+		sub = &resources{v: r, fonts: map[string]*font{}}
+	}
+	w.depth++
+	defer func() { w.depth-- }()
+	w.run(x, sub, g)
+}
+
+const (
+	maxFormDepth     = 12
+	maxGlyphsPerPage = 1 << 20
+)
