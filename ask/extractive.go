@@ -18,8 +18,8 @@ import (
 // DefaultMinSupport is the extractive abstention threshold: the share of the
 // question's weighted terms that the best passage must contain. Calibrated on
 // ask/testdata (see TestExtractiveQuality): answerable questions score
-// 0.50-1.0, questions the corpus cannot answer 0-0.35.
-const DefaultMinSupport = 0.42
+// 0.55-1.0, questions the corpus cannot answer 0-0.38.
+const DefaultMinSupport = 0.45
 
 // extractiveLabel introduces an extractive answer for people (not in the JSON).
 const extractiveLabel = "Extracted from your library (no language model): the most relevant sentences of the top passages.\n\n"
@@ -40,19 +40,30 @@ var questionWords = map[string]bool{
 	"tell": true, "explain": true, "give": true, "mean": true, "means": true, "get": true,
 }
 
+// commonWords are frequent words missing from the stop list; in capitals
+// they are names (the ALSO framework).
+var commonWords = map[string]bool{"also": true, "may": true, "one": true, "use": true, "act": true, "art": true, "see": true, "well": true}
+
 var quantitative = regexp.MustCompile(`(?i)\b(how (many|much|big|large|long|fast|often)|by how|what (percentage|fraction|share|number|accuracy|score|rate|size)|improve|gain|success rate|pass@)`)
 
 // terms are the stemmed content words of s (lower-cased, split on anything
 // but letters and digits, stop words and one-letter words dropped).
 func terms(s string, dropQuestionWords bool) []string {
-	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+	f := strings.FieldsFunc(s, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
 	out := f[:0]
 	for _, w := range f {
-		if english.IsStopWord(w) || (dropQuestionWords && questionWords[w]) {
+		lw := strings.ToLower(w)
+		common := english.IsStopWord(lw) || commonWords[lw]
+		if common && len(w) > 1 && w == strings.ToUpper(w) && !unicode.IsDigit(rune(w[0])) {
+			out = append(out, w) // a name in capitals that is also a common word: "ALSO", "IT"
 			continue
 		}
+		if common || (dropQuestionWords && questionWords[lw]) {
+			continue
+		}
+		w = lw
 		if len(w) == 1 && !unicode.IsDigit(rune(w[0])) {
 			continue
 		}
@@ -72,6 +83,7 @@ type sentence struct {
 // query is the weighted question against a set of passages.
 type query struct {
 	terms   []string           // distinct stems, in question order
+	focus   []string           // stems of the thing asked for (see focusTerms)
 	weight  map[string]float64 // idf over the passages; absent terms weigh most
 	total   float64
 	numeric bool // the question asks for a quantity
@@ -79,6 +91,8 @@ type query struct {
 
 func newQuery(question string, passages []map[string]bool) *query {
 	q := &query{weight: map[string]float64{}, numeric: quantitative.MatchString(question)}
+	focus := focusTerms(question)
+	question = standFor.ReplaceAllString(question, " ")
 	for _, t := range terms(question, true) {
 		if _, ok := q.weight[t]; ok {
 			continue
@@ -90,11 +104,50 @@ func newQuery(question string, passages []map[string]bool) *query {
 			}
 		}
 		w := math.Log(1 + (float64(len(passages))+1)/(float64(df)+0.5))
+		if focus[t] {
+			q.focus = append(q.focus, t)
+		}
 		q.terms = append(q.terms, t)
 		q.weight[t] = w
 		q.total += w
 	}
 	return q
+}
+
+var (
+	standFor = regexp.MustCompile(`(?i)\bstands? for\b`)
+	whWord   = regexp.MustCompile(`(?i)\b(what|which|how many|how much|who|whom|whose|how (?:is|are|was|were|does|do|did))\s+`)
+	auxVerb  = map[string]bool{"does": true, "do": true, "did": true, "is": true, "are": true, "was": true, "were": true,
+		"has": true, "have": true, "had": true, "can": true, "could": true, "should": true, "would": true, "will": true,
+		"the": true, "a": true, "an": true, "of": true, "in": true, "on": true, "to": true, "for": true, "by": true, "with": true}
+)
+
+// focusTerms are the stems of the words right after the question word, the
+// thing asked for: "Which *model scales* were used", "On how many *Minecraft
+// tasks*"; at most three, up to the first auxiliary verb or preposition.
+func focusTerms(question string) map[string]bool {
+	out := map[string]bool{}
+	loc := whWord.FindStringIndex(question)
+	if loc == nil {
+		return out
+	}
+	words := strings.Fields(question[loc[1]:])
+	if strings.HasPrefix(strings.ToLower(question[loc[0]:loc[1]]), "how ") {
+		// "How is the critic rewarded": the subject and its verb.
+		for len(words) > 0 && (strings.EqualFold(words[0], "the") || strings.EqualFold(words[0], "a") || strings.EqualFold(words[0], "an")) {
+			words = words[1:]
+		}
+	}
+	for i, w := range words {
+		w = strings.ToLower(strings.Trim(w, "?,.;:'\""))
+		if i >= 3 || auxVerb[w] || w == "" {
+			break
+		}
+		for _, t := range terms(w, true) {
+			out[t] = true
+		}
+	}
+	return out
 }
 
 // coverage is the weighted share of the question's terms found in stems.
@@ -117,6 +170,21 @@ func stemSet(s string) map[string]bool {
 		m[t] = true
 	}
 	return m
+}
+
+// focusCoverage is the share of the focus terms in stems; without focus
+// terms, the coverage of all terms.
+func (q *query) focusCoverage(stems map[string]bool) float64 {
+	if len(q.focus) == 0 {
+		return q.coverage(stems)
+	}
+	n := 0
+	for _, t := range q.focus {
+		if stems[t] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(q.focus))
 }
 
 // support is how well the best of the passages covers the question, in [0,1].
@@ -157,7 +225,9 @@ func extract(ev []evidence, question string) ([]sentence, float64) {
 				if len(st) < 3 {
 					continue
 				}
-				sc := 0.6*q.coverage(st) + 0.4*pc - 0.01*float64(i)
+				// The sentence must hold the thing asked for; the rest of the
+				// question may be anywhere in its passage.
+				sc := 0.35*q.coverage(st) + 0.25*q.focusCoverage(st) + 0.4*pc - 0.01*float64(i)
 				if q.numeric && hasDigit.MatchString(s) {
 					sc += 0.08
 				}

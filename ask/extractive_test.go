@@ -60,11 +60,11 @@ func loadTopic(t testing.TB) []evidence {
 // stemmed title+text. It stands in for the library's hybrid retrieval, which
 // is not part of this package's tests.
 type bm25 struct {
-	docs  []evidence
-	tf    []map[string]int
-	len   []float64
-	avg   float64
-	df    map[string]int
+	docs []evidence
+	tf   []map[string]int
+	len  []float64
+	avg  float64
+	df   map[string]int
 }
 
 func newBM25(docs []evidence) *bm25 {
