@@ -1,0 +1,85 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Options configures the embedder that Parse builds. cmd fills it from
+// flags and the environment (OPENAI_BASE_URL, OPENAI_API_KEY); this package
+// reads no environment itself.
+type Options struct {
+	BaseURL       string // for openai:MODEL; default DefaultOpenAIURL
+	APIKey        string // for openai:MODEL (and ollama:MODEL if set)
+	OllamaURL     string // for ollama:MODEL; default DefaultOllamaURL
+	Dimensions    int    // --dimensions: 0 = the model's own size
+	BatchSize     int
+	Concurrency   int
+	MaxInputChars int
+	Warn          func(string)
+}
+
+// Specs documents the embedder specs Parse accepts, for --help.
+const Specs = `  local                         offline default (see below)
+  openai:MODEL                  e.g. openai:text-embedding-3-small
+  ollama:MODEL                  e.g. ollama:nomic-embed-text`
+
+// Help is the text --help shows about embedders.
+const Help = "Embedders (--embedder):\n" + Specs + "\n\n" + LocalDescription + "\n\n" + OpenAIDescription
+
+// Parse builds an embedder from a spec: "local" (or ""), "openai:MODEL" or
+// "ollama:MODEL".
+func Parse(spec string, opt Options) (Embedder, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" || spec == "local" {
+		if opt.Dimensions != 0 && opt.Dimensions != defaultLocal.dim {
+			return nil, fmt.Errorf("the local embedder has %d dimensions; --dimensions is for openai:/ollama: models", defaultLocal.dim)
+		}
+		return NewLocal(), nil
+	}
+	provider, model, ok := strings.Cut(spec, ":")
+	if !ok || strings.TrimSpace(model) == "" {
+		return nil, fmt.Errorf("unknown embedder %q: want local, openai:MODEL or ollama:MODEL", spec)
+	}
+	o := OpenAIOptions{
+		Model:         model,
+		Provider:      provider,
+		APIKey:        opt.APIKey,
+		Dimensions:    opt.Dimensions,
+		BatchSize:     opt.BatchSize,
+		Concurrency:   opt.Concurrency,
+		MaxInputChars: opt.MaxInputChars,
+		Warn:          opt.Warn,
+	}
+	switch provider {
+	case "openai":
+		o.BaseURL = opt.BaseURL
+	case "ollama":
+		o.BaseURL = opt.OllamaURL
+		if o.BaseURL == "" {
+			o.BaseURL = DefaultOllamaURL
+		}
+	default:
+		return nil, fmt.Errorf("unknown embedder provider %q in %q: want local, openai:MODEL or ollama:MODEL", provider, spec)
+	}
+	return NewOpenAI(o)
+}
+
+// Dimensions returns e's vector size, asking the server once (with a short
+// probe text) when the model's size is not known in advance.
+func Dimensions(ctx context.Context, e Embedder) (int, error) {
+	if d := e.Dimensions(); d > 0 {
+		return d, nil
+	}
+	if p, ok := e.(interface {
+		Probe(context.Context) (int, error)
+	}); ok {
+		return p.Probe(ctx)
+	}
+	v, err := e.EmbedQuery(ctx, "dimension probe")
+	if err != nil {
+		return 0, err
+	}
+	return len(v), nil
+}
