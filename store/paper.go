@@ -1,9 +1,3 @@
-// Package store owns the library on disk: papers, chunks, vectors and the
-// manifest in one SQLite file (modernc.org/sqlite, WAL), plus the in-memory
-// chromem-go index built from the stored vectors for dense search.
-//
-// The SQLite file is the store of record; chromem is only an index rebuilt
-// from it, so a torn index can never lose data.
 package store
 
 import (

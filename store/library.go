@@ -1,0 +1,362 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+)
+
+// FileName is the name of the SQLite file inside the library directory.
+const FileName = "library.db"
+
+// SchemaVersion is the schema this package writes (PRAGMA user_version).
+const SchemaVersion = 1
+
+// busyTimeout is how long a write waits for another connection or process
+// that holds the write lock before giving up with ErrBusy. Ingest commits one
+// paper at a time, so a concurrent ingest never holds the lock for long;
+// Reindex holds it for the whole re-embedding.
+const busyTimeout = 30 * time.Second
+
+var (
+	// ErrNotFound is returned when a paper (or chunk) is not in the library.
+	ErrNotFound = errors.New("not in the library")
+	// ErrEmbedderMismatch is returned when the vectors of the library were
+	// made by another embedder (name or dimensions) than the one in use.
+	ErrEmbedderMismatch = errors.New("embedder mismatch")
+	// ErrBusy is returned when another process (or Library handle) held the
+	// library's write lock for longer than the busy timeout (30 s).
+	ErrBusy = errors.New("another papers process holds the library")
+	// ErrNoEmbedder is returned by Put when chunks carry vectors but
+	// EnsureEmbedder was never called on the library.
+	ErrNoEmbedder = errors.New("the library has no embedder recorded")
+)
+
+// Library is an open library directory. It is safe for concurrent use by
+// multiple goroutines; several processes may open the same library at once
+// (readers never wait; writers wait up to 30 s for each other).
+type Library struct {
+	dir string
+	db  *sql.DB
+
+	mu  sync.Mutex // guards idx
+	idx *vecIndex  // dense index, loaded by the first SearchVectors
+}
+
+// Manifest describes how the library's contents were made.
+type Manifest struct {
+	Schema     int       `json:"schema"`
+	Embedder   string    `json:"embedder"`   // "" until EnsureEmbedder
+	Dimensions int       `json:"dimensions"` // 0 until EnsureEmbedder
+	Chunker    string    `json:"chunker"`    // "" until SetChunker
+	Created    time.Time `json:"created"`
+}
+
+// manifest keys
+const (
+	keySchema     = "schema"
+	keyEmbedder   = "embedder"
+	keyDimensions = "dimensions"
+	keyChunker    = "chunker"
+	keyCreated    = "created"
+	keyLibraryID  = "library_id"  // random, identifies this database for the vector sidecar
+	keyVectorsGen = "vectors_gen" // bumped by every transaction that changes chunks
+)
+
+// Open opens the library in dir, creating the directory (0700) and the
+// database (with its schema) if they do not exist, and migrating an older
+// schema. It reads no papers, chunks or vectors: opening costs the same at
+// any library size. The caller must Close the library.
+//
+// A library written by a newer papers (higher schema) is refused.
+func Open(ctx context.Context, dir string) (*Library, error) {
+	if dir == "" {
+		return nil, errors.New("open library: no directory given")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("open library: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	// synchronous=FULL: in WAL mode a commit is fsynced, so a paper whose Put
+	// returned survives power loss too, not only kill -9 (NORMAL would suffice
+	// for kill -9 but may lose the last commits on power loss). It costs one
+	// fsync per Put, i.e. per paper, which is small next to embedding it.
+	dsn := "file:" + path +
+		"?_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout/time.Millisecond)) + ")" +
+		"&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(FULL)" +
+		"&_pragma=foreign_keys(1)" +
+		"&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	l := &Library{dir: dir, db: db}
+	if err := l.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// Close releases the database. Searches in flight must have returned.
+func (l *Library) Close() error {
+	l.mu.Lock()
+	l.idx = nil
+	l.mu.Unlock()
+	return l.db.Close()
+}
+
+// Dir returns the library directory given to Open.
+func (l *Library) Dir() string { return l.dir }
+
+const schemaV1 = `
+CREATE TABLE manifest (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE papers (
+	id           TEXT PRIMARY KEY,
+	version      INTEGER NOT NULL DEFAULT 0,
+	title        TEXT NOT NULL DEFAULT '',
+	abstract     TEXT NOT NULL DEFAULT '',
+	authors      TEXT NOT NULL DEFAULT '[]', -- JSON array of strings
+	affiliations TEXT NOT NULL DEFAULT '[]', -- JSON array of strings
+	published    INTEGER,                    -- Unix nanoseconds UTC; NULL when unknown
+	updated      INTEGER,
+	categories   TEXT NOT NULL DEFAULT '[]', -- JSON array, primary first; also in paper_categories
+	comment      TEXT NOT NULL DEFAULT '',
+	journal_ref  TEXT NOT NULL DEFAULT '',
+	doi          TEXT NOT NULL DEFAULT '',
+	url          TEXT NOT NULL DEFAULT '',
+	source       TEXT NOT NULL DEFAULT '',
+	pages        INTEGER NOT NULL DEFAULT 0,
+	chunks       INTEGER NOT NULL DEFAULT 0,
+	content_hash TEXT NOT NULL DEFAULT '',
+	text_error   TEXT NOT NULL DEFAULT '',
+	added_at     INTEGER,
+	fingerprint  TEXT NOT NULL DEFAULT ''    -- SHA-256 of metadata and chunks, for Unchanged
+);
+CREATE INDEX papers_published ON papers (published DESC, id);
+CREATE INDEX papers_content_hash ON papers (content_hash) WHERE content_hash != '';
+
+CREATE TABLE paper_categories (
+	paper_id TEXT NOT NULL REFERENCES papers (id) ON DELETE CASCADE,
+	category TEXT NOT NULL COLLATE NOCASE,
+	PRIMARY KEY (category, paper_id)
+) WITHOUT ROWID;
+CREATE INDEX paper_categories_paper ON paper_categories (paper_id);
+
+-- The vector comes before the text so that a scan of vectors reads less of
+-- each row.
+CREATE TABLE chunks (
+	id         INTEGER PRIMARY KEY,
+	paper_id   TEXT NOT NULL REFERENCES papers (id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL,
+	page_start INTEGER NOT NULL DEFAULT 0,
+	page_end   INTEGER NOT NULL DEFAULT 0,
+	section    TEXT NOT NULL DEFAULT '',
+	vector     BLOB,                        -- little-endian float32 x manifest dimensions
+	text       TEXT NOT NULL,
+	UNIQUE (paper_id, seq)
+);
+
+-- Contentless: the text lives in chunks; rowid = chunks.id.
+CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+	title, text,
+	content = '', contentless_delete = 1,
+	tokenize = 'porter unicode61 remove_diacritics 2'
+);
+`
+
+// migrate brings the schema to SchemaVersion. It takes the write lock only
+// when there is something to do, so opening a library never waits for a
+// running ingest.
+func (l *Library) migrate(ctx context.Context) error {
+	v, err := l.userVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if v == SchemaVersion {
+		return nil
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("the library has schema %d, newer than this papers understands (%d): upgrade papers", v, SchemaVersion)
+	}
+	return l.write(ctx, func(tx *sql.Tx) error {
+		var v int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			return err
+		}
+		if v == SchemaVersion { // another process migrated while we waited
+			return nil
+		}
+		// Future migrations: case 1: ALTER ...; fallthrough ...
+		if v != 0 {
+			return fmt.Errorf("no migration from schema %d", v)
+		}
+		if _, err := tx.ExecContext(ctx, schemaV1); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+		id := make([]byte, 16)
+		if _, err := rand.Read(id); err != nil {
+			return err
+		}
+		for k, val := range map[string]string{
+			keySchema:     strconv.Itoa(SchemaVersion),
+			keyCreated:    time.Now().UTC().Format(time.RFC3339Nano),
+			keyLibraryID:  hex.EncodeToString(id),
+			keyVectorsGen: "0",
+		} {
+			if err := setManifest(ctx, tx, k, val); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(SchemaVersion))
+		return err
+	})
+}
+
+func (l *Library) userVersion(ctx context.Context) (int, error) {
+	var v int
+	err := l.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	return v, wrapBusy(err)
+}
+
+// write runs fn in one IMMEDIATE transaction (the write lock is taken at
+// BEGIN, waiting up to the busy timeout) and commits it, or rolls it back if
+// fn or the commit fails: a failed write (disk full, I/O error, cancelled
+// context) leaves the previous state intact.
+func (l *Library) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrapBusy(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return wrapBusy(err)
+	}
+	return wrapBusy(tx.Commit())
+}
+
+// wrapBusy turns SQLite's BUSY (the busy timeout expired) into ErrBusy.
+func wrapBusy(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == 5 { // SQLITE_BUSY
+		return fmt.Errorf("%w (waited %s): %v", ErrBusy, busyTimeout, err)
+	}
+	return err
+}
+
+func setManifest(ctx context.Context, tx *sql.Tx, key, value string) error {
+	_, err := tx.ExecContext(ctx, "INSERT INTO manifest (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value)
+	return err
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func readManifest(ctx context.Context, q querier) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, "SELECT key, value FROM manifest")
+	if err != nil {
+		return nil, wrapBusy(err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}
+
+// Manifest returns what the library records about how it was made.
+func (l *Library) Manifest(ctx context.Context) (Manifest, error) {
+	m, err := readManifest(ctx, l.db)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("read manifest: %w", err)
+	}
+	return parseManifest(m), nil
+}
+
+func parseManifest(m map[string]string) Manifest {
+	var man Manifest
+	man.Schema, _ = strconv.Atoi(m[keySchema])
+	man.Embedder = m[keyEmbedder]
+	man.Dimensions, _ = strconv.Atoi(m[keyDimensions])
+	man.Chunker = m[keyChunker]
+	man.Created, _ = time.Parse(time.RFC3339Nano, m[keyCreated])
+	return man
+}
+
+// EnsureEmbedder records the embedder (name and vector dimensions) on first
+// use. Afterwards a different name or dimensions returns an error wrapping
+// ErrEmbedderMismatch that names both, unless the library holds no chunks
+// yet, in which case the new embedder is recorded.
+func (l *Library) EnsureEmbedder(ctx context.Context, name string, dims int) error {
+	if name == "" || dims <= 0 {
+		return fmt.Errorf("ensure embedder: invalid embedder %q with %d dimensions", name, dims)
+	}
+	man, err := l.Manifest(ctx)
+	if err != nil {
+		return err
+	}
+	if man.Embedder == name && man.Dimensions == dims {
+		return nil // fast path: no write lock
+	}
+	return l.write(ctx, func(tx *sql.Tx) error {
+		m, err := readManifest(ctx, tx)
+		if err != nil {
+			return err
+		}
+		man := parseManifest(m)
+		if man.Embedder == name && man.Dimensions == dims {
+			return nil
+		}
+		if man.Embedder != "" {
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM chunks)").Scan(&n); err != nil {
+				return err
+			}
+			if n != 0 {
+				return fmt.Errorf("%w: the library was built with embedder %q (%d dimensions) but this run uses %q (%d dimensions)",
+					ErrEmbedderMismatch, man.Embedder, man.Dimensions, name, dims)
+			}
+		}
+		if err := setManifest(ctx, tx, keyEmbedder, name); err != nil {
+			return err
+		}
+		return setManifest(ctx, tx, keyDimensions, strconv.Itoa(dims))
+	})
+}
+
+// SetChunker records the version of the chunker that cut the library's
+// chunks. It does not touch chunks already stored.
+func (l *Library) SetChunker(ctx context.Context, version string) error {
+	man, err := l.Manifest(ctx)
+	if err != nil {
+		return err
+	}
+	if man.Chunker == version {
+		return nil
+	}
+	return l.write(ctx, func(tx *sql.Tx) error {
+		return setManifest(ctx, tx, keyChunker, version)
+	})
+}

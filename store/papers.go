@@ -1,0 +1,593 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// PutResult says what Put did.
+type PutResult int
+
+const (
+	// Added: the paper was not in the library.
+	Added PutResult = iota + 1
+	// Updated: the paper was there and something stored changed (version,
+	// content, chunks, vectors or metadata); its chunks were replaced.
+	Updated
+	// Unchanged: the paper was there with identical metadata and chunks;
+	// nothing was written.
+	Unchanged
+)
+
+func (r PutResult) String() string {
+	switch r {
+	case Added:
+		return "added"
+	case Updated:
+		return "updated"
+	case Unchanged:
+		return "unchanged"
+	}
+	return "PutResult(" + strconv.Itoa(int(r)) + ")"
+}
+
+const paperColumns = `id, version, title, abstract, authors, affiliations, published, updated,
+	categories, comment, journal_ref, doi, url, source, pages, chunks, content_hash, text_error, added_at`
+
+// Put stores p with exactly the given chunks, replacing the paper's previous
+// chunks (rows, vectors and full-text entries) in one transaction: after a
+// crash the library holds either the old or the new paper, never a mix.
+//
+// Every chunk's PaperID must be p.ID or empty, seqs must be distinct, and
+// every chunk must carry a vector of the manifest's dimensions (call
+// EnsureEmbedder first, else ErrNoEmbedder); vectors are stored normalised. p.Chunks is set to len(chunks);
+// p.AddedAt is kept from the first Put (set to now if zero). Which version
+// wins (e.g. not replacing v3 by v2) is the caller's policy: Put replaces.
+//
+// It returns Unchanged, writing nothing, when the stored paper has identical
+// metadata (AddedAt aside), version, content hash and chunks (texts, spans,
+// sections and vectors).
+func (l *Library) Put(ctx context.Context, p Paper, chunks []Chunk) (PutResult, error) {
+	if p.ID == "" {
+		return 0, errors.New("put paper: empty id")
+	}
+	p.Chunks = len(chunks)
+	seen := make(map[int]bool, len(chunks))
+	cs := make([]Chunk, len(chunks))
+	for i, c := range chunks {
+		if c.PaperID != "" && c.PaperID != p.ID {
+			return 0, fmt.Errorf("put paper %s: chunk %d belongs to paper %q", p.ID, c.Seq, c.PaperID)
+		}
+		if seen[c.Seq] {
+			return 0, fmt.Errorf("put paper %s: duplicate chunk seq %d", p.ID, c.Seq)
+		}
+		seen[c.Seq] = true
+		c.PaperID = p.ID
+		c.Vector = normalized(c.Vector)
+		cs[i] = c
+	}
+	fp := fingerprint(p, cs)
+
+	var result PutResult
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		var oldFP string
+		var oldAdded sql.NullInt64
+		err := tx.QueryRowContext(ctx, "SELECT fingerprint, added_at FROM papers WHERE id = ?", p.ID).Scan(&oldFP, &oldAdded)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			result = Added
+		case err != nil:
+			return err
+		case oldFP == fp:
+			result = Unchanged
+			return nil
+		default:
+			result = Updated
+			if oldAdded.Valid {
+				p.AddedAt = time.Unix(0, oldAdded.Int64).UTC()
+			}
+		}
+		if p.AddedAt.IsZero() {
+			p.AddedAt = time.Now()
+		}
+		if len(cs) > 0 {
+			var dimsText string
+			err := tx.QueryRowContext(ctx, "SELECT value FROM manifest WHERE key = ?", keyDimensions).Scan(&dimsText)
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrNoEmbedder
+			} else if err != nil {
+				return err
+			}
+			dims, _ := strconv.Atoi(dimsText)
+			for _, c := range cs {
+				if len(c.Vector) != dims {
+					return fmt.Errorf("chunk %d has a vector of %d dimensions, the library's embedder makes %d", c.Seq, len(c.Vector), dims)
+				}
+			}
+		}
+		if result == Updated {
+			if err := deletePaper(ctx, tx, p.ID); err != nil {
+				return err
+			}
+		}
+		if err := insertPaper(ctx, tx, p, fp); err != nil {
+			return err
+		}
+		if err := insertChunks(ctx, tx, p.Title, cs); err != nil {
+			return err
+		}
+		return bumpVectorsGen(ctx, tx)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("put paper %s: %w", p.ID, err)
+	}
+	return result, nil
+}
+
+func bumpVectorsGen(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "UPDATE manifest SET value = CAST(value AS INTEGER) + 1 WHERE key = ?", keyVectorsGen)
+	return err
+}
+
+// deletePaper removes a paper, its chunks, categories and full-text rows.
+func deletePaper(ctx context.Context, tx *sql.Tx, id string) error {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE paper_id = ?)", id); err != nil {
+		return err
+	}
+	// chunks and paper_categories go by ON DELETE CASCADE.
+	_, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id)
+	return err
+}
+
+func insertPaper(ctx context.Context, tx *sql.Tx, p Paper, fp string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO papers (`+paperColumns+`, fingerprint)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.Version, p.Title, p.Abstract, jsonList(p.Authors), jsonList(p.Affiliations),
+		timeValue(p.Published), timeValue(p.Updated), jsonList(p.Categories),
+		p.Comment, p.JournalRef, p.DOI, p.URL, p.Source, p.Pages, p.Chunks,
+		p.ContentHash, p.TextError, timeValue(p.AddedAt), fp)
+	if err != nil {
+		return err
+	}
+	done := map[string]bool{}
+	for _, c := range p.Categories {
+		k := strings.ToLower(c)
+		if c == "" || done[k] {
+			continue
+		}
+		done[k] = true
+		if _, err := tx.ExecContext(ctx, "INSERT INTO paper_categories (paper_id, category) VALUES (?, ?)", p.ID, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func insertChunks(ctx context.Context, tx *sql.Tx, title string, cs []Chunk) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks (paper_id, seq, page_start, page_end, section, vector, text)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	fts, err := tx.PrepareContext(ctx, "INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)")
+	if err != nil {
+		return err
+	}
+	defer fts.Close()
+	for _, c := range cs {
+		res, err := ins.ExecContext(ctx, c.PaperID, c.Seq, c.PageStart, c.PageEnd, c.Section, encodeVector(c.Vector), c.Text)
+		if err != nil {
+			return fmt.Errorf("chunk %d: %w", c.Seq, err)
+		}
+		rowid, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if _, err := fts.ExecContext(ctx, rowid, title, c.Text); err != nil {
+			return fmt.Errorf("index chunk %d: %w", c.Seq, err)
+		}
+	}
+	return nil
+}
+
+// Delete removes a paper and everything stored for it. It returns an error
+// wrapping ErrNotFound if the paper is not in the library.
+func (l *Library) Delete(ctx context.Context, id string) error {
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM papers WHERE id = ?", id).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		if err := deletePaper(ctx, tx, id); err != nil {
+			return err
+		}
+		return bumpVectorsGen(ctx, tx)
+	})
+	if err != nil {
+		return fmt.Errorf("delete paper %s: %w", id, err)
+	}
+	return nil
+}
+
+// Get returns the paper with the given versionless id, or an error wrapping
+// ErrNotFound.
+func (l *Library) Get(ctx context.Context, id string) (Paper, error) {
+	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+" FROM papers WHERE id = ?", id)
+	if err != nil {
+		return Paper{}, fmt.Errorf("get paper %s: %w", id, err)
+	}
+	if len(ps) == 0 {
+		return Paper{}, fmt.Errorf("paper %s: %w", id, ErrNotFound)
+	}
+	return ps[0], nil
+}
+
+// FindByHash returns a paper whose ContentHash is hash (the first by id if
+// several), or an error wrapping ErrNotFound. Local PDFs are found this way.
+func (l *Library) FindByHash(ctx context.Context, hash string) (Paper, error) {
+	if hash == "" {
+		return Paper{}, fmt.Errorf("content hash %q: %w", hash, ErrNotFound)
+	}
+	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+" FROM papers WHERE content_hash = ? ORDER BY id LIMIT 1", hash)
+	if err != nil {
+		return Paper{}, fmt.Errorf("find paper by hash %s: %w", hash, err)
+	}
+	if len(ps) == 0 {
+		return Paper{}, fmt.Errorf("content hash %s: %w", hash, ErrNotFound)
+	}
+	return ps[0], nil
+}
+
+// Filter selects papers. Zero fields select everything; the kinds of
+// criteria are ANDed, the values within one kind ORed.
+//
+//   - IDs: versionless paper ids.
+//   - Categories: case-insensitive; "cs.CL" matches exactly, a category
+//     without a dot ("cs", "astro-ph") matches its whole archive.
+//   - Authors: case-insensitive substring of any author ("hinton").
+//   - Since, Until: inclusive bounds on Published; papers with no publication
+//     date are left out when either is set.
+//   - Limit: at most this many papers (List only; 0 = no limit).
+type Filter struct {
+	IDs        []string
+	Categories []string
+	Authors    []string
+	Since      time.Time
+	Until      time.Time
+	Limit      int
+}
+
+func (f Filter) empty() bool {
+	return len(f.IDs) == 0 && len(f.Categories) == 0 && len(f.Authors) == 0 && f.Since.IsZero() && f.Until.IsZero()
+}
+
+// where returns an SQL condition over the papers table (alias-free column
+// names prefixed by col) and its arguments.
+func (f Filter) where(col string) (string, []any) {
+	var conds []string
+	var args []any
+	if len(f.IDs) > 0 {
+		conds = append(conds, col+"id IN ("+placeholders(len(f.IDs))+")")
+		for _, id := range f.IDs {
+			args = append(args, id)
+		}
+	}
+	if len(f.Categories) > 0 {
+		var or []string
+		for _, c := range f.Categories {
+			if strings.Contains(c, ".") {
+				or = append(or, "pc.category = ?")
+				args = append(args, c)
+			} else {
+				or = append(or, `(pc.category = ? OR pc.category LIKE ? ESCAPE '\')`)
+				args = append(args, c, likeEscape(c)+".%")
+			}
+		}
+		conds = append(conds, "EXISTS (SELECT 1 FROM paper_categories pc WHERE pc.paper_id = "+col+"id AND ("+strings.Join(or, " OR ")+"))")
+	}
+	if len(f.Authors) > 0 {
+		var or []string
+		for _, a := range f.Authors {
+			or = append(or, `a.value LIKE ? ESCAPE '\'`)
+			args = append(args, "%"+likeEscape(a)+"%")
+		}
+		conds = append(conds, "EXISTS (SELECT 1 FROM json_each("+col+"authors) a WHERE "+strings.Join(or, " OR ")+")")
+	}
+	if !f.Since.IsZero() {
+		conds = append(conds, col+"published >= ?")
+		args = append(args, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		conds = append(conds, col+"published <= ?")
+		args = append(args, f.Until.UnixNano())
+	}
+	if len(conds) == 0 {
+		return "1", nil
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// List returns the papers that match f, newest published first (papers with
+// no date last), ties by id. It reads only the papers table.
+func (l *Library) List(ctx context.Context, f Filter) ([]Paper, error) {
+	cond, args := f.where("")
+	q := "SELECT " + paperColumns + " FROM papers WHERE " + cond + " ORDER BY published IS NULL, published DESC, id"
+	if f.Limit > 0 {
+		q += " LIMIT " + strconv.Itoa(f.Limit)
+	}
+	ps, err := l.queryPapers(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list papers: %w", err)
+	}
+	return ps, nil
+}
+
+// Count returns how many papers and chunks the library holds.
+func (l *Library) Count(ctx context.Context) (papers, chunks int, err error) {
+	err = l.db.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(chunks), 0) FROM papers").Scan(&papers, &chunks)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count library: %w", wrapBusy(err))
+	}
+	return papers, chunks, nil
+}
+
+func (l *Library) queryPapers(ctx context.Context, q string, args ...any) ([]Paper, error) {
+	rows, err := l.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, wrapBusy(err)
+	}
+	defer rows.Close()
+	var ps []Paper
+	for rows.Next() {
+		var p Paper
+		var authors, affs, cats string
+		var pub, upd, added sql.NullInt64
+		if err := rows.Scan(&p.ID, &p.Version, &p.Title, &p.Abstract, &authors, &affs, &pub, &upd,
+			&cats, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.Source, &p.Pages, &p.Chunks,
+			&p.ContentHash, &p.TextError, &added); err != nil {
+			return nil, err
+		}
+		p.Authors = parseList(authors)
+		p.Affiliations = parseList(affs)
+		p.Categories = parseList(cats)
+		p.Published = timeOf(pub)
+		p.Updated = timeOf(upd)
+		p.AddedAt = timeOf(added)
+		ps = append(ps, p)
+	}
+	return ps, rows.Err()
+}
+
+// Chunks returns the chunks of a paper in seq order, with text but without
+// vectors (see ChunksWithVectors). The paper must exist (else ErrNotFound).
+func (l *Library) Chunks(ctx context.Context, paperID string) ([]Chunk, error) {
+	return l.chunks(ctx, paperID, false)
+}
+
+// ChunksWithVectors is Chunks with each chunk's (normalised) vector.
+func (l *Library) ChunksWithVectors(ctx context.Context, paperID string) ([]Chunk, error) {
+	return l.chunks(ctx, paperID, true)
+}
+
+func (l *Library) chunks(ctx context.Context, paperID string, vectors bool) ([]Chunk, error) {
+	var cs []Chunk
+	err := l.read(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM papers WHERE id = ?", paperID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		vcol := "NULL"
+		if vectors {
+			vcol = "vector"
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT seq, page_start, page_end, section, text, "+vcol+" FROM chunks WHERE paper_id = ? ORDER BY seq", paperID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			c := Chunk{PaperID: paperID}
+			var blob []byte
+			if err := rows.Scan(&c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Text, &blob); err != nil {
+				return err
+			}
+			if blob != nil {
+				c.Vector = decodeVector(blob)
+			}
+			cs = append(cs, c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("chunks of paper %s: %w", paperID, err)
+	}
+	return cs, nil
+}
+
+// ChunkTexts returns the chunks (text, spans, section; no vectors) with the
+// given ChunkIDs, keyed by ChunkID. Ids not in the library are absent from
+// the map; malformed ids are an error.
+func (l *Library) ChunkTexts(ctx context.Context, ids []string) (map[string]Chunk, error) {
+	out := make(map[string]Chunk, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var args []any
+	var vals []string
+	for _, id := range ids {
+		pid, seq, err := ParseChunkID(id)
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, "(?, ?)")
+		args = append(args, pid, seq)
+	}
+	rows, err := l.db.QueryContext(ctx, `WITH want (paper_id, seq) AS (VALUES `+strings.Join(vals, ", ")+`)
+		SELECT c.paper_id, c.seq, c.page_start, c.page_end, c.section, c.text
+		FROM want JOIN chunks c ON c.paper_id = want.paper_id AND c.seq = want.seq`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("chunk texts: %w", wrapBusy(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c Chunk
+		if err := rows.Scan(&c.PaperID, &c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Text); err != nil {
+			return nil, fmt.Errorf("chunk texts: %w", err)
+		}
+		out[ChunkID(c.PaperID, c.Seq)] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("chunk texts: %w", err)
+	}
+	return out, nil
+}
+
+// ParseChunkID splits a ChunkID ("<paper id>#<seq>") into its parts.
+func ParseChunkID(id string) (paperID string, seq int, err error) {
+	i := strings.LastIndexByte(id, '#')
+	if i <= 0 {
+		return "", 0, fmt.Errorf("malformed chunk id %q (want <paper id>#<seq>)", id)
+	}
+	seq, err = strconv.Atoi(id[i+1:])
+	if err != nil || seq < 0 {
+		return "", 0, fmt.Errorf("malformed chunk id %q (want <paper id>#<seq>)", id)
+	}
+	return id[:i], seq, nil
+}
+
+// read runs fn in a read-only (deferred) transaction: one consistent
+// snapshot that never waits for writers (WAL).
+func (l *Library) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := l.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return wrapBusy(err)
+	}
+	defer tx.Rollback()
+	return wrapBusy(fn(tx))
+}
+
+// fingerprint hashes everything Put stores except AddedAt, so that an
+// identical re-ingest is recognised without reading the chunks back.
+func fingerprint(p Paper, cs []Chunk) string {
+	p.AddedAt = time.Time{}
+	p.Published, p.Updated = p.Published.UTC(), p.Updated.UTC() // as read back
+	h := sha256.New()
+	meta, _ := json.Marshal(p)
+	h.Write(meta)
+	var buf [8]byte
+	num := func(v int) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(v))
+		h.Write(buf[:])
+	}
+	str := func(s string) {
+		num(len(s))
+		h.Write([]byte(s))
+	}
+	for _, c := range cs {
+		num(c.Seq)
+		num(c.PageStart)
+		num(c.PageEnd)
+		str(c.Section)
+		str(c.Text)
+		num(len(c.Vector))
+		for _, f := range c.Vector {
+			binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(f))
+			h.Write(buf[:4])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func jsonList(s []string) string {
+	if s == nil {
+		s = []string{}
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func parseList(s string) []string {
+	var out []string
+	if err := json.Unmarshal([]byte(s), &out); err != nil || len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func timeValue(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+func timeOf(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.Unix(0, v.Int64).UTC()
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func likeEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// normalized returns v scaled to unit length (a copy; v itself is not
+// modified). A zero vector is returned as is.
+func normalized(v []float32) []float32 {
+	var s float64
+	for _, f := range v {
+		s += float64(f) * float64(f)
+	}
+	out := make([]float32, len(v))
+	copy(out, v)
+	if s == 0 || math.Abs(s-1) < 1e-6 {
+		return out
+	}
+	inv := 1 / math.Sqrt(s)
+	for i := range out {
+		out[i] = float32(float64(out[i]) * inv)
+	}
+	return out
+}
