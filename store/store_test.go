@@ -588,4 +588,3 @@ func TestForEachChunk(t *testing.T) {
 		t.Errorf("ForEachChunk stop = %v after %d", err, n)
 	}
 }
-
