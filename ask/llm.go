@@ -473,6 +473,15 @@ func (o *OpenAI) classify(err error) *LLMError {
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
+	// RequestError first: for a body like Ollama's {"error": "..."} go-openai
+	// wraps an empty *APIError inside it.
+	case errors.As(err, &reqErr):
+		e.Status = reqErr.HTTPStatusCode
+		e.Message = bodyMessage(reqErr.Body)
+		var inner *openai.APIError
+		if e.Message == "" && reqErr.Err != nil && !errors.As(reqErr.Err, &inner) {
+			e.Message = reqErr.Err.Error()
+		}
 	case errors.As(err, &apiErr):
 		e.Status = apiErr.HTTPStatusCode
 		e.Message = apiErr.Message
@@ -480,12 +489,6 @@ func (o *OpenAI) classify(err error) *LLMError {
 		typ = apiErr.Type
 		if apiErr.Param != nil && *apiErr.Param == "temperature" {
 			e.Message = "temperature: " + e.Message
-		}
-	case errors.As(err, &reqErr):
-		e.Status = reqErr.HTTPStatusCode
-		e.Message = bodyMessage(reqErr.Body)
-		if e.Message == "" && reqErr.Err != nil {
-			e.Message = reqErr.Err.Error()
 		}
 	default:
 		var dnsErr *net.DNSError

@@ -1,0 +1,472 @@
+package ask
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const testKey = "sk-test-SECRET-0123456789"
+
+// fakeOpenAI is an OpenAI-compatible chat completions server. Each request
+// is decoded and handed to the test's handler with a writer for the reply.
+type fakeOpenAI struct {
+	*httptest.Server
+	requests atomic.Int32
+	mu       sync.Mutex
+	bodies   []chatBody
+	times    []time.Time
+}
+
+type chatBody struct {
+	Model         string  `json:"model"`
+	Stream        bool    `json:"stream"`
+	Temperature   float64 `json:"temperature"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+	raw map[string]any
+}
+
+func (b chatBody) user() string {
+	for _, m := range b.Messages {
+		if m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+func newFake(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, n int, body chatBody)) *fakeOpenAI {
+	t.Helper()
+	f := &fakeOpenAI{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(f.requests.Add(1))
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+			t.Errorf("request %d: %s %s, want POST /v1/chat/completions", n, r.Method, r.URL.Path)
+		}
+		if got := r.Header.Get("Authorization"); got != "Bearer "+testKey {
+			t.Errorf("request %d: Authorization %q", n, got)
+		}
+		data, _ := io.ReadAll(r.Body)
+		var body chatBody
+		if err := json.Unmarshal(data, &body); err != nil {
+			t.Errorf("request %d: body is not JSON: %v", n, err)
+		}
+		json.Unmarshal(data, &body.raw)
+		f.mu.Lock()
+		f.bodies = append(f.bodies, body)
+		f.times = append(f.times, time.Now())
+		f.mu.Unlock()
+		handle(w, r, n, body)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeOpenAI) body(i int) chatBody {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bodies[i]
+}
+
+func newTestLLM(t *testing.T, url string, mod func(*LLMConfig)) *OpenAI {
+	t.Helper()
+	cfg := LLMConfig{Spec: "openai:test-model", APIKey: testKey, BaseURL: url, MaxRetryWait: 20 * time.Millisecond}
+	if mod != nil {
+		mod(&cfg)
+	}
+	o, err := NewOpenAI(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// sse writes one server-sent event and flushes it.
+func sse(w http.ResponseWriter, v any) {
+	if s, ok := v.(string); ok {
+		fmt.Fprintf(w, "data: %s\n\n", s)
+	} else {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	w.(http.Flusher).Flush()
+}
+
+func delta(s string) map[string]any {
+	return map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
+		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": s}, "finish_reason": nil}}}
+}
+
+func finish(reason string) map[string]any {
+	return map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
+		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": reason}}}
+}
+
+// usageChunk is the final chunk of stream_options.include_usage: no choices.
+func usageChunk(p, c int) map[string]any {
+	return map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
+		"choices": []any{}, "usage": map[string]any{"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}}
+}
+
+func streamReply(w http.ResponseWriter, tokens ...string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, tok := range tokens {
+		sse(w, delta(tok))
+	}
+	sse(w, finish("stop"))
+	sse(w, usageChunk(42, len(tokens)))
+	sse(w, "[DONE]")
+}
+
+func jsonError(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+}
+
+var hello = Request{Messages: []Message{{"system", "be brief"}, {"user", "hi"}}}
+
+func TestStreamWithUsageChunk(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		if !b.Stream || b.StreamOptions == nil || !b.StreamOptions.IncludeUsage {
+			t.Errorf("stream %v, stream_options %+v: want streaming with include_usage", b.Stream, b.StreamOptions)
+		}
+		if b.Model != "test-model" {
+			t.Errorf("model %q", b.Model)
+		}
+		if b.Temperature <= 0 || b.Temperature > 1e-3 {
+			t.Errorf("temperature %v: want a tiny positive value standing for 0", b.Temperature)
+		}
+		streamReply(w, "Hello", ", ", "world")
+	})
+	var out strings.Builder
+	c, err := newTestLLM(t, f.URL, nil).Complete(t.Context(), hello, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Text != "Hello, world" || out.String() != "Hello, world" {
+		t.Errorf("text %q, written %q", c.Text, out.String())
+	}
+	if c.Usage != (Usage{PromptTokens: 42, CompletionTokens: 3}) || c.FinishReason != "stop" {
+		t.Errorf("usage %+v finish %q", c.Usage, c.FinishReason)
+	}
+}
+
+// signalWriter reports its first write on a channel.
+type signalWriter struct {
+	mu    sync.Mutex
+	b     strings.Builder
+	first chan struct{}
+	once  sync.Once
+}
+
+func (s *signalWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	s.b.Write(p)
+	s.mu.Unlock()
+	s.once.Do(func() { close(s.first) })
+	return len(p), nil
+}
+
+// The first token must reach the writer while the server still holds the
+// last one back: the server waits for the test to see the first token.
+func TestSlowTokensStreamAsTheyArrive(t *testing.T) {
+	release := make(chan struct{})
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, delta("first"))
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		sse(w, delta(" last"))
+		sse(w, finish("stop"))
+		sse(w, usageChunk(5, 2))
+		sse(w, "[DONE]")
+	})
+	sw := &signalWriter{first: make(chan struct{})}
+	done := make(chan error, 1)
+	var c *Completion
+	go func() {
+		var err error
+		c, err = newTestLLM(t, f.URL, nil).Complete(t.Context(), hello, sw)
+		done <- err
+	}()
+	select {
+	case <-sw.first:
+		sw.mu.Lock()
+		got := sw.b.String()
+		sw.mu.Unlock()
+		if got != "first" {
+			t.Errorf("before the last token the writer holds %q", got)
+		}
+	case err := <-done:
+		t.Fatalf("Complete returned (%v) before the server sent its last token", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first token never reached the writer")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if c.Text != "first last" {
+		t.Errorf("text %q", c.Text)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		status   int
+		body     string
+		want     error
+		requests int    // requests made (retries included); MaxRetries is 2
+		msg      string // in the error's text
+	}{
+		{"openai 401", 401, `{"error":{"message":"Incorrect API key provided: sk-test-*****6789.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`, ErrUnauthorized, 1, "Incorrect API key"},
+		{"openai model not found", 404, `{"error":{"message":"The model ` + "`test-model`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`, ErrModelNotFound, 1, `"test-model"`},
+		{"ollama model not found", 404, `{"error":"model \"test-model\" not found, try pulling it first"}`, ErrModelNotFound, 1, "try pulling"},
+		{"openai context too long", 400, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`, ErrContextTooLong, 1, "128000"},
+		{"llama.cpp context too long", 400, `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`, ErrContextTooLong, 1, "context size"},
+		{"ollama error 500", 500, `{"error":"llama runner process has terminated"}`, ErrServer, 3, "llama runner"},
+		{"plain-text 502", 502, "<html><body>502 Bad Gateway</body></html>", ErrServer, 3, "502 Bad Gateway"},
+		{"insufficient quota is not retried", 429, `{"error":{"message":"You exceeded your current quota.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`, ErrQuota, 1, "quota"},
+		{"429 after every retry", 429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, ErrRateLimited, 3, "Rate limit"},
+		{"other 400", 400, `{"error":{"message":"messages: bad role","type":"invalid_request_error"}}`, ErrBadRequest, 1, "bad role"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+				jsonError(w, tc.status, tc.body)
+			})
+			o := newTestLLM(t, f.URL, func(c *LLMConfig) { c.MaxRetries = 2 })
+			var out strings.Builder
+			_, err := o.Complete(t.Context(), hello, &out)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("error %v, want %v", err, tc.want)
+			}
+			var le *LLMError
+			if !errors.As(err, &le) || le.Status != tc.status {
+				t.Errorf("error %#v: want *LLMError with status %d", err, tc.status)
+			}
+			if !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("error %q does not contain %q", err, tc.msg)
+			}
+			if strings.Contains(err.Error(), testKey) || strings.Contains(fmt.Sprintf("%+v %#v", err, le), testKey) {
+				t.Errorf("error reveals the API key: %v", err)
+			}
+			if got := int(f.requests.Load()); got != tc.requests {
+				t.Errorf("%d requests, want %d", got, tc.requests)
+			}
+			if out.Len() != 0 {
+				t.Errorf("wrote %q on error", out.String())
+			}
+		})
+	}
+}
+
+func TestRetryAfterThenSuccess(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		if n == 1 {
+			w.Header().Set("Retry-After", "1")
+			jsonError(w, 429, `{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}`)
+			return
+		}
+		streamReply(w, "ok")
+	})
+	// MaxRetryWait is above Retry-After here, so the wait is the server's.
+	o := newTestLLM(t, f.URL, func(c *LLMConfig) { c.MaxRetryWait = 5 * time.Second })
+	var out strings.Builder
+	c, err := o.Complete(t.Context(), hello, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Text != "ok" || out.String() != "ok" || f.requests.Load() != 2 {
+		t.Errorf("text %q, written %q, %d requests", c.Text, out.String(), f.requests.Load())
+	}
+	if gap := f.times[1].Sub(f.times[0]); gap < 900*time.Millisecond {
+		t.Errorf("retried after %v; Retry-After said 1s", gap)
+	}
+}
+
+func TestServerErrorThenSuccess(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		if n == 1 {
+			w.WriteHeader(503)
+			io.WriteString(w, "upstream overloaded")
+			return
+		}
+		streamReply(w, "fine")
+	})
+	c, err := newTestLLM(t, f.URL, nil).Complete(t.Context(), hello, io.Discard)
+	if err != nil || c.Text != "fine" {
+		t.Fatalf("%v %+v", err, c)
+	}
+}
+
+// A connection that breaks after text was shown is an error and is never
+// retried: the reader has seen half an answer.
+func TestMidStreamDisconnect(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, delta("The answer"))
+		sse(w, delta(" is"))
+		panic(http.ErrAbortHandler) // drop the connection mid-stream
+	})
+	var out strings.Builder
+	c, err := newTestLLM(t, f.URL, nil).Complete(t.Context(), hello, &out)
+	if !errors.Is(err, ErrStreamBroken) {
+		t.Fatalf("error %v, want ErrStreamBroken", err)
+	}
+	if f.requests.Load() != 1 {
+		t.Errorf("%d requests: a broken stream must not be retried after text was shown", f.requests.Load())
+	}
+	if out.String() != "The answer is" || c == nil || c.Text != "The answer is" {
+		t.Errorf("written %q, completion %+v", out.String(), c)
+	}
+}
+
+// A stream that ends without a finish reason or [DONE] was cut short.
+func TestTruncatedStream(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, delta("partial"))
+	})
+	_, err := newTestLLM(t, f.URL, nil).Complete(t.Context(), hello, io.Discard)
+	if !errors.Is(err, ErrStreamBroken) {
+		t.Fatalf("error %v, want ErrStreamBroken", err)
+	}
+}
+
+func TestNoStream(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		if b.Stream {
+			t.Errorf("--no-stream sent stream: true")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"c1","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":"All at once."},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":4,"total_tokens":11}}`)
+	})
+	var out strings.Builder
+	c, err := newTestLLM(t, f.URL, func(c *LLMConfig) { c.NoStream = true }).Complete(t.Context(), hello, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "All at once." || c.Usage != (Usage{7, 4}) {
+		t.Errorf("written %q usage %+v", out.String(), c.Usage)
+	}
+}
+
+// Models that accept only their default temperature are asked again without one.
+func TestTemperatureRefused(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		if _, ok := b.raw["temperature"]; ok {
+			jsonError(w, 400, `{"error":{"message":"Unsupported value: 'temperature' does not support 1e-06 with this model. Only the default (1) value is supported.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}`)
+			return
+		}
+		streamReply(w, "ok")
+	})
+	o := newTestLLM(t, f.URL, nil)
+	for i := 0; i < 2; i++ {
+		if _, err := o.Complete(t.Context(), hello, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.requests.Load(); n != 3 {
+		t.Errorf("%d requests, want 3 (refused, retried, then no temperature at once)", n)
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	_, err := newTestLLM(t, url, func(c *LLMConfig) { c.MaxRetries = -1 }).Complete(t.Context(), hello, io.Discard)
+	var le *LLMError
+	if !errors.Is(err, ErrUnreachable) || !errors.As(err, &le) || le.URL != url+"/v1" {
+		t.Fatalf("error %v (%#v), want ErrUnreachable naming %s/v1", err, le, url)
+	}
+	if !strings.Contains(err.Error(), url) {
+		t.Errorf("error %q does not name the URL", err)
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sse(w, delta("wait"))
+		<-r.Context().Done()
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	sw := &signalWriter{first: make(chan struct{})}
+	go func() { <-sw.first; cancel() }()
+	_, err := newTestLLM(t, f.URL, nil).Complete(ctx, hello, sw)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
+func TestNewOpenAI(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		cfg        LLMConfig
+		model, url string
+		err        error
+	}{
+		{"default model with a key", LLMConfig{APIKey: "k"}, DefaultOpenAIModel, "https://api.openai.com/v1", nil},
+		{"openai without a key", LLMConfig{Spec: "openai:gpt-4o"}, "", "", ErrNoAPIKey},
+		{"ollama shorthand", LLMConfig{Spec: "ollama:llama3.1:8b"}, "llama3.1:8b", "http://localhost:11434/v1", nil},
+		{"ollama host", LLMConfig{Spec: "ollama:qwen3", OllamaHost: "10.0.0.2:11434"}, "qwen3", "http://10.0.0.2:11434/v1", nil},
+		{"bare model on a local server", LLMConfig{Spec: "llama3.1:8b", BaseURL: "http://localhost:8080/"}, "llama3.1:8b", "http://localhost:8080/v1", nil},
+		{"base URL with version kept", LLMConfig{Spec: "openai:m", BaseURL: "https://openrouter.ai/api/v1/"}, "m", "https://openrouter.ai/api/v1", nil},
+		{"credentials never shown", LLMConfig{Spec: "openai:m", BaseURL: "https://user:pw@proxy.example/v1"}, "m", "https://proxy.example/v1", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := NewOpenAI(tc.cfg)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("error %v, want %v", err, tc.err)
+			}
+			if err != nil {
+				return
+			}
+			if o.Model() != tc.model || o.BaseURL() != tc.url {
+				t.Errorf("model %q url %q, want %q %q", o.Model(), o.BaseURL(), tc.model, tc.url)
+			}
+		})
+	}
+	if l, err := ResolveLLM(LLMConfig{}); l != nil || err != nil {
+		t.Errorf("ResolveLLM with nothing configured = %v, %v; want nil, nil (extractive)", l, err)
+	}
+	if _, err := NewOpenAI(LLMConfig{Spec: "openai:m", BaseURL: "localhost:1234"}); err == nil {
+		t.Errorf("a base URL without scheme was accepted")
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Duration{
+		"2": 2 * time.Second, "0": 0, "0.5": 500 * time.Millisecond,
+		"Fri, 01 May 2026 12:00:03 GMT": 3 * time.Second,
+	} {
+		if got, ok := parseRetryAfter(in, now); !ok || got != want {
+			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	if _, ok := parseRetryAfter("soon", now); ok {
+		t.Errorf("parseRetryAfter accepted garbage")
+	}
+}
