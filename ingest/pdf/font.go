@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"bytes"
+	"math"
 	"io"
 	"regexp"
 	"strconv"
@@ -72,11 +73,13 @@ func loadFont(v lpdf.Value) *font {
 			if a := fm.Index(0).Float64(); a != 0 {
 				scale = a
 			}
-			if d := fm.Index(3).Float64(); d != 0 {
-				f.vscale = d / 0.001
-				if f.vscale < 0 {
-					f.vscale = -f.vscale
-				}
+			// Type 3 glyph units have no fixed em: take the font's
+			// bounding box height, mapped to text space, as its em.
+			d := math.Abs(fm.Index(3).Float64())
+			bb := v.Key("FontBBox")
+			h := math.Abs(bb.Index(3).Float64() - bb.Index(1).Float64())
+			if em := h * d; em > 0.2 && em < 5 {
+				f.vscale = em
 			}
 		}
 		missing := desc.Key("MissingWidth").Float64() * scale

@@ -367,12 +367,13 @@ func findGutter(frags []*frag) (float64, bool) {
 	if bestX < 0 {
 		return 0, false
 	}
-	// centre on the run of equally empty columns
+	// centre on the run of nearly as empty positions around it
+	tol := best + total/50
 	lo, hi := bestX, bestX
-	for hi+1 < n && cover[hi+1] == best {
+	for hi+1 < n && cover[hi+1] <= tol {
 		hi++
 	}
-	for lo-1 >= 0 && cover[lo-1] == best {
+	for lo-1 >= 0 && cover[lo-1] <= tol {
 		lo--
 	}
 	if hi-lo < 4 {
