@@ -143,6 +143,28 @@ func sourceLabel(e *evidence) string {
 	return strings.Join(parts, ", ")
 }
 
+// Answer answers question from passages (best first, as Retrieve returns
+// them) and writes the answer for people to out as it is produced: the
+// answer text (streamed when the model streams; labelled when extracted),
+// then a Sources list of the cited passages. out may be nil (e.g. for
+// --json, which encodes the Result instead).
+//
+// With llm nil or opts.Extractive the answer is extracted offline from the
+// passages' sentences (no network). Otherwise the model answers from the
+// passages (opts.Quality: from its own summaries of them) and its citations
+// are checked: numbers naming no given passage are removed and reported in
+// Result.Warnings, sources are renumbered in order of first citation and only
+// cited ones are listed.
+//
+// When the evidence is too weak or the model says the passages do not answer,
+// Answer returns a Result with Abstained set and ErrNoEvidence, having written
+// nothing to out. Model failures are *LLMError (see the Err* sentinels);
+// cancellation returns the context's error. The Result is non-nil whenever
+// the mode could be chosen, so Usage and Warnings can be reported on error.
+func Answer(ctx context.Context, passages []Passage, question string, llm LLM, opts Options, out io.Writer) (*Result, error) {
+	return answerEvidence(ctx, fromPassages(passages), question, llm, opts, out)
+}
+
 // answerEvidence is Answer on passages already converted to evidence.
 func answerEvidence(ctx context.Context, ev []evidence, question string, llm LLM, opts Options, out io.Writer) (*Result, error) {
 	start := time.Now()

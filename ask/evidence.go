@@ -14,3 +14,16 @@ type evidence struct {
 	Text      string
 	Score     float64
 }
+
+func fromPassages(ps []Passage) []evidence {
+	ev := make([]evidence, len(ps))
+	for i, p := range ps {
+		paper := p.Paper
+		if paper.ID == "" {
+			paper.ID = p.PaperID
+		}
+		ev[i] = evidence{ChunkID: p.ChunkID, Paper: paper, PageStart: p.PageStart, PageEnd: p.PageEnd,
+			Section: p.Section, Text: p.Text, Score: p.Score}
+	}
+	return ev
+}
