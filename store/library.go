@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,7 +27,7 @@ const SchemaVersion = 1
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
 // paper at a time, so a concurrent ingest never holds the lock for long;
 // Reindex holds it for the whole re-embedding.
-const busyTimeout = 30 * time.Second
+var busyTimeout = 30 * time.Second // a variable so tests can shorten it
 
 var (
 	// ErrNotFound is returned when a paper (or chunk) is not in the library.
@@ -358,5 +359,58 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 	}
 	return l.write(ctx, func(tx *sql.Tx) error {
 		return setManifest(ctx, tx, keyChunker, version)
+	})
+}
+
+// Check verifies the library: SQLite's integrity_check and
+// foreign_key_check, and that every paper's chunk count matches its chunks
+// and every chunk has a full-text entry. It returns nil when all hold.
+func (l *Library) Check(ctx context.Context) error {
+	return l.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
+		if err != nil {
+			return fmt.Errorf("integrity check: %w", err)
+		}
+		var problems []string
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return err
+			}
+			if s != "ok" {
+				problems = append(problems, s)
+			}
+		}
+		rows.Close()
+		if len(problems) > 0 {
+			return fmt.Errorf("integrity check: %s", strings.Join(problems, "; "))
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check").Scan(&n); err != nil {
+			return fmt.Errorf("foreign key check: %w", err)
+		}
+		if n > 0 {
+			return fmt.Errorf("foreign key check: %d rows refer to missing papers", n)
+		}
+		var bad string
+		err = tx.QueryRowContext(ctx, `SELECT p.id FROM papers p
+			WHERE p.chunks != (SELECT count(*) FROM chunks c WHERE c.paper_id = p.id) LIMIT 1`).Scan(&bad)
+		if err == nil {
+			return fmt.Errorf("paper %s: chunk count does not match its chunks", bad)
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var chunks, fts int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM chunks").Scan(&chunks); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM chunks_fts").Scan(&fts); err != nil {
+			return err
+		}
+		if chunks != fts {
+			return fmt.Errorf("%d chunks but %d full-text entries", chunks, fts)
+		}
+		return nil
 	})
 }

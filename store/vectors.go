@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -385,6 +386,7 @@ func writeSidecar(path string, x *vecIndex) error {
 	}
 	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[sidecarHeader:], castagnoli))
 
+	removeStaleTemps(path)
 	tmp, err := os.CreateTemp(filepath.Dir(path), SidecarName+".tmp*")
 	if err != nil {
 		return err
@@ -478,4 +480,15 @@ func f32s(b []byte, n int) []float32 {
 		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out
+}
+
+// removeStaleTemps deletes temporary sidecars left by a process killed while
+// writing one. Recent ones may belong to a process writing right now.
+func removeStaleTemps(path string) {
+	old, _ := filepath.Glob(path + ".tmp*")
+	for _, f := range old {
+		if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > time.Minute {
+			os.Remove(f)
+		}
+	}
 }
