@@ -117,7 +117,6 @@ func NewHTTPClient() *http.Client {
 		MaxIdleConnsPerHost:   1,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: time.Minute,
 	}}
 }
 

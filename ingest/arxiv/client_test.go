@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -530,5 +529,4 @@ func TestIDVersion(t *testing.T) {
 			t.Errorf("IDVersion = %q, want %q", got, tc.want)
 		}
 	}
-	_ = strconv.Itoa
 }

@@ -136,7 +136,7 @@ func NewServer(t testing.TB, opts Options) *Server {
 	}
 	s.search = opts.Entries
 	if s.search == nil {
-		s.search = readFeed(t, filepath.Join(opts.DataDir, "arxiv", "api-2026", "q_testing_s0_m100_cfe7536492ca.xml")).Entries
+		s.search = defaultSearch(t, opts.DataDir)
 	}
 	for _, e := range slices.Concat(recorded, s.search) {
 		if e.Version == 0 {
@@ -597,6 +597,11 @@ func DataDir(t testing.TB) string {
 // feeds skipped). It fails the test if there are none.
 func RecordedEntries(t testing.TB, dataDir string) []arxiv.Entry {
 	t.Helper()
+	recordedMu.Lock()
+	defer recordedMu.Unlock()
+	if es, ok := recorded[dataDir]; ok {
+		return slices.Clone(es)
+	}
 	var out []arxiv.Entry
 	for _, dir := range []string{"api-2016", "api-2017", "api-2026"} {
 		files, err := filepath.Glob(filepath.Join(dataDir, "arxiv", dir, "*"))
@@ -619,7 +624,30 @@ func RecordedEntries(t testing.TB, dataDir string) []arxiv.Entry {
 	if len(out) == 0 {
 		t.Fatalf("arxivtest: no recorded arXiv responses under %s/arxiv (see shared/data/README.md)", dataDir)
 	}
-	return out
+	recorded[dataDir] = out
+	return slices.Clone(out)
+}
+
+// recorded caches RecordedEntries per data folder, and defaultSearch per file: parsing every file
+// again for each server would dominate short tests. Entries are never
+// modified in place.
+var (
+	recordedMu sync.Mutex
+	recorded   = map[string][]arxiv.Entry{}
+)
+
+// defaultSearch returns the recorded results of search_query=all:testing.
+func defaultSearch(t testing.TB, dataDir string) []arxiv.Entry {
+	t.Helper()
+	path := filepath.Join(dataDir, "arxiv", "api-2026", "q_testing_s0_m100_cfe7536492ca.xml")
+	recordedMu.Lock()
+	defer recordedMu.Unlock()
+	if es, ok := recorded[path]; ok {
+		return slices.Clone(es)
+	}
+	es := readFeed(t, path).Entries
+	recorded[path] = es
+	return slices.Clone(es)
 }
 
 func readFeed(t testing.TB, path string) *arxiv.Feed {
