@@ -1,0 +1,107 @@
+// Package storetest builds synthetic libraries for benchmarks and tests of
+// the packages that read the library: deterministic for a seed, written
+// through store.Put like a real ingest.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/papers-cli/papers/store"
+)
+
+// Embedder is the embedder name Synthetic records, for dims dimensions.
+func Embedder(dims int) string { return fmt.Sprintf("synthetic/random-%d", dims) }
+
+// vocabulary for chunk texts: enough distinct words for BM25 to have
+// realistic posting lists.
+var vocabulary = func() []string {
+	r := rand.New(rand.NewPCG(1, 1))
+	words := strings.Fields(`reinforcement learning agent policy gradient reward model language
+		transformer attention retrieval augmented generation benchmark dataset evaluation
+		training inference optimisation planning reasoning tool memory environment
+		simulation robot vision graph neural network diffusion sampling token context`)
+	for len(words) < 5000 {
+		n := 3 + r.IntN(8)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('a' + r.IntN(26))
+		}
+		words = append(words, string(b))
+	}
+	return words
+}()
+
+// Synthetic creates (or extends) the library in dir with papers papers of
+// chunksPerPaper chunks each: random unit vectors of dims dimensions, about
+// 100 words of text per chunk drawn from a Zipf-like vocabulary, dates spread
+// over 2020-2025 and three categories. Paper ids are "syn-%06d". The same
+// seed gives the same library.
+func Synthetic(ctx context.Context, dir string, papers, chunksPerPaper, dims int, seed uint64) error {
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	if err := lib.EnsureEmbedder(ctx, Embedder(dims), dims); err != nil {
+		return err
+	}
+	if err := lib.SetChunker(ctx, "synthetic"); err != nil {
+		return err
+	}
+	r := rand.New(rand.NewPCG(seed, 0xbe7c4))
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(seed, 2)), 1.1, 1, uint64(len(vocabulary)-1))
+	text := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(vocabulary[zipf.Uint64()])
+		}
+		return b.String()
+	}
+	cats := []string{"cs.AI", "cs.CL", "cs.LG", "stat.ML"}
+	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range papers {
+		p := store.Paper{
+			ID:         fmt.Sprintf("syn-%06d", i),
+			Version:    1,
+			Title:      text(8),
+			Abstract:   text(120),
+			Authors:    []string{fmt.Sprintf("Author %d", r.IntN(500)), fmt.Sprintf("Author %d", r.IntN(500))},
+			Categories: []string{cats[r.IntN(len(cats))], cats[r.IntN(len(cats))]},
+			Published:  start.Add(time.Duration(r.IntN(6*365*24)) * time.Hour),
+			Source:     "arxiv",
+			Pages:      chunksPerPaper / 3,
+		}
+		cs := make([]store.Chunk, chunksPerPaper)
+		for s := range cs {
+			cs[s] = store.Chunk{Seq: s, PageStart: s / 3, PageEnd: s/3 + 1, Text: text(100), Vector: Vector(r, dims)}
+		}
+		if _, err := lib.Put(ctx, p, cs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Vector returns a random unit vector of dims dimensions.
+func Vector(r *rand.Rand, dims int) []float32 {
+	v := make([]float32, dims)
+	var s float64
+	for i := range v {
+		f := r.NormFloat64()
+		v[i] = float32(f)
+		s += f * f
+	}
+	inv := 1 / math.Sqrt(s)
+	for i := range v {
+		v[i] = float32(float64(v[i]) * inv)
+	}
+	return v
+}
