@@ -42,6 +42,9 @@ func finish(doc *Document, pls []pageLayout) {
 // characters and collapses white space.
 func clean(s string) string {
 	s = norm.NFKC.String(s)
+	if strings.ContainsRune(s, 'ı') { // dotless i under an accent: í
+		s = norm.NFC.String(dotlessAccent.ReplaceAllString(s, "i$1"))
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
@@ -96,6 +99,8 @@ func findStamp(doc *Document, pls []pageLayout) {
 		}
 	}
 }
+
+var dotlessAccent = regexp.MustCompile(`ı([\x{300}-\x{30c}])`)
 
 var digitsRe = regexp.MustCompile(`\d+`)
 var pageNumRe = regexp.MustCompile(`^(?i)(page\s*)?[-–—(\[]?\s*(\d{1,4}|[ivxlc]{1,6})\s*[-–—)\]]?(\s*(of|/)\s*\d{1,4})?$`)

@@ -2,8 +2,8 @@ package pdf
 
 import (
 	"bytes"
-	"math"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"

@@ -11,10 +11,11 @@ import (
 // Layout thresholds, in units of the font size (em). They come from how
 // typesetters space text, not from the test files: TeX's interword space is
 // 0.33em and shrinks to about 0.22em, while kerns and italic corrections stay
-// under 0.1em; superscripts rise less than half an em; lines are at least
-// 1.1em apart; a column gutter is over 1em wide.
+// under 0.1em (pdftotext also breaks words at 0.1em); superscripts rise less
+// than half an em; lines are at least 1.1em apart; a column gutter is over
+// 1em wide.
 const (
-	wordGapEm    = 0.15 // gap that makes a word break
+	wordGapEm    = 0.10 // gap that makes a word break
 	sameLineEm   = 0.5  // baseline shift still on the same line (super/subscripts)
 	fragBreakEm  = 1.0  // gap that splits a line into separate fragments (columns, table cells)
 	backMoveEm   = 0.7  // a move back further than this starts a new fragment
@@ -32,6 +33,15 @@ type frag struct {
 	text         strings.Builder
 	nchar, nbold int
 	pending      bool // a space glyph was seen
+	lastY        float64
+	accent       rune // combining mark waiting for the next glyph
+}
+
+// combining maps spacing accents to the combining marks NFKC composes.
+var combining = map[string]rune{
+	"\u00a8": 0x308, "\u00b4": 0x301, "`": 0x300, "\u02c6": 0x302, "^": 0x302, "\u02dc": 0x303,
+	"~": 0x303, "\u00af": 0x304, "\u02d8": 0x306, "\u02d9": 0x307, "\u02da": 0x30a, "\u02dd": 0x30b,
+	"\u02c7": 0x30c, "\u00b8": 0x327, "\u02db": 0x328,
 }
 
 // line is a line of text in reading order, before document-level cleanup.
@@ -50,9 +60,10 @@ type line struct {
 
 // pageLayout is the laid-out text of one page.
 type pageLayout struct {
-	lines   []line
-	rotated []string // text drawn in other directions (e.g. the arXiv side stamp)
-	sizes   map[int]int
+	lines    []line
+	rotated  []string // text drawn in other directions (e.g. the arXiv side stamp)
+	sizes    map[int]int
+	warnings []string
 }
 
 // frame rotates p into the coordinates of text direction dir.
@@ -133,6 +144,22 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 		if size <= 0.1 {
 			size = 0.1
 		}
+		text := g.text
+		if mark, ok := combining[text]; ok && cur != nil {
+			// A spacing accent drawn over a neighbour (TeX's \" and \' in
+			// OT1 fonts): combine it with the letter it sits on.
+			if x < cur.x1-0.25*g.w && math.Abs(y-cur.lastY) < sameLineEm*size && cur.text.Len() > 0 {
+				cur.text.WriteRune(mark)
+				continue
+			}
+			if i+1 < len(glyphs) && glyphs[i+1].dir == g.dir && !glyphs[i+1].space {
+				nx, _ := frame(dir, glyphs[i+1].x, glyphs[i+1].y)
+				if nx < x+0.75*g.w && nx+glyphs[i+1].w > x+0.25*g.w {
+					cur.accent = mark
+					continue
+				}
+			}
+		}
 		if cur != nil {
 			sz := math.Max(cur.size, size)
 			dy := y - cur.base
@@ -153,7 +180,12 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 			cur = &frag{x0: x, base: y, size: size}
 			out = append(out, cur)
 		}
-		cur.text.WriteString(g.text)
+		cur.text.WriteString(text)
+		if cur.accent != 0 {
+			cur.text.WriteRune(cur.accent)
+			cur.accent = 0
+		}
+		cur.lastY = y
 		cur.lastSize = size
 		cur.x1 = x + g.w
 		if cur.x1 > cur.xmax {

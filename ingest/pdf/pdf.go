@@ -191,6 +191,9 @@ func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err
 			}
 			doc.Warnings = append(doc.Warnings, fmt.Sprintf("page %d: %v", i+1, perr))
 		}
+		for _, wn := range pl.warnings {
+			doc.Warnings = append(doc.Warnings, fmt.Sprintf("page %d: %s", i+1, wn))
+		}
 		layouts[i] = pl
 	}
 	finish(doc, layouts)
@@ -221,6 +224,7 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 			}
 			err = fmt.Errorf("malformed content: %v", r)
 			pl = layout(w.glyphs)
+			pl.warnings = w.warnings
 		}
 	}()
 	contents := pg.v.Key("Contents")
@@ -230,7 +234,9 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 	res := &resources{v: pg.res, fonts: map[string]*font{}}
 	g := gstate{ctm: identity, th: 1}
 	w.run(contents, res, g)
-	return layout(w.glyphs), nil
+	pl = layout(w.glyphs)
+	pl.warnings = w.warnings
+	return pl, nil
 }
 
 type pageRef struct {

@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 
@@ -50,10 +51,11 @@ type objKey struct {
 
 // walker interprets content streams and collects glyphs.
 type walker struct {
-	doc    *extraction
-	glyphs []glyph
-	depth  int
-	forms  map[uint64]bool // Form XObjects on the current Do chain (cycles)
+	doc      *extraction
+	glyphs   []glyph
+	depth    int
+	forms    map[uint64]bool // Form XObjects on the current Do chain (cycles)
+	warnings []string
 }
 
 // valueID returns the object number and generation of the indirect object v
@@ -269,6 +271,15 @@ func (w *walker) form(res *resources, name string, g gstate) {
 	}
 	w.depth++
 	defer func() { w.depth-- }()
+	// A malformed form (often a figure) loses only itself, not the page.
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(abort); ok {
+				panic(r)
+			}
+			w.warnings = append(w.warnings, fmt.Sprintf("form %s: %v", name, r))
+		}
+	}()
 	w.run(x, sub, g)
 }
 
