@@ -326,7 +326,7 @@ func withCitation(s string, n int) string {
 	s = strings.TrimSpace(s)
 	cite := " [" + strconv.Itoa(n) + "]"
 	if end := strings.TrimRight(s, ".!?"); len(end) < len(s) && len(end) > 0 {
-		return end + cite + s[len(end):]
+		return strings.TrimRight(end, " ") + cite + s[len(end):]
 	}
 	return s + cite
 }

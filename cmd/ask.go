@@ -1,0 +1,203 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/ask"
+)
+
+func init() { register(newAskCmd) }
+
+type askOptions struct {
+	papers       []string
+	categories   []string
+	authors      []string
+	since, until string
+	json         bool
+	extractive   bool
+	quality      bool
+	noStream     bool
+	llm          string
+	embedder     string
+	k            int
+}
+
+func newAskCmd(g *globalOptions) *cobra.Command {
+	o := &askOptions{}
+	c := &cobra.Command{
+		Use:   "ask QUESTION",
+		Short: "Answer a question from your library, with citations to paper, version and page",
+		Long: `ask retrieves the passages of your library that best match the question
+(hybrid search, with the filters of search) and answers from them with
+numbered citations [1], followed by the Sources: arXiv id and version, title,
+first author, year, pages, section and URL.
+
+With a model (--llm openai:MODEL or ollama:MODEL, PAPERS_LLM, or just
+OPENAI_API_KEY for ` + ask.DefaultOpenAIModel + `) the answer is written by the model,
+streamed as it arrives, and its citations are checked: a number that names no
+retrieved passage is removed with a warning. Without a model, or with
+--extractive, the answer is the most relevant sentences of the top passages,
+labelled as extracted; no network is used.
+
+--quality has the model summarise and score each of more passages first and
+answers from the best summaries (more calls, better evidence).
+
+When the library holds no evidence for the question, ask says so and exits 3
+(--json: "abstained": true). OPENAI_BASE_URL points at any OpenAI-compatible
+server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
+		Example: `  papers ask "What is GRPO and how does it differ from PPO?"
+  papers ask --paper 2501.12948 "How was DeepSeek-R1-Zero trained?"
+  papers ask --llm ollama:llama3.1 --since 2025-01-01 "Which benchmarks do RL agents use?"
+  papers ask --extractive "How much does ECHO improve pass@1?"
+  papers ask --json "What reward does Co-ReAct optimize?" | jq -r '.citations[] | "\(.n) \(.id) \(.pages)"'`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if strings.TrimSpace(args[0]) == "" {
+				return usageError("the question is empty")
+			}
+			if o.k < 0 {
+				return usageError("--k must be positive, got %d", o.k)
+			}
+			return runAsk(c.Context(), g, o, args[0], c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&o.papers, "paper", nil, "ask only this paper (versionless id; repeatable)")
+	f.StringArrayVar(&o.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
+	f.StringArrayVar(&o.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
+	f.StringVar(&o.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
+	f.StringVar(&o.until, "until", "", "only papers published on or before this date")
+	f.BoolVar(&o.json, "json", false, "print one JSON document: question, answer, mode, model, citations, abstained, usage, warnings")
+	f.BoolVar(&o.extractive, "extractive", false, "answer offline from the passages' own sentences, even when a model is configured")
+	f.BoolVar(&o.quality, "quality", false, "summarise and score more passages with the model before answering (needs a model)")
+	f.BoolVar(&o.noStream, "no-stream", false, "print the answer when it is complete instead of as it arrives")
+	f.StringVar(&o.llm, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
+	f.StringVar(&o.embedder, "embedder", "local", "the embedder the library was built with")
+	f.IntVar(&o.k, "k", 0, "passages given to the answer (default 8; 20 with --quality)")
+	return c
+}
+
+func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question string, stdout, stderr io.Writer) error {
+	var llm ask.LLM
+	if !o.extractive {
+		var err error
+		llm, err = ask.ResolveLLM(ask.LLMConfig{
+			Spec:       o.llm,
+			APIKey:     os.Getenv("OPENAI_API_KEY"),
+			BaseURL:    os.Getenv("OPENAI_BASE_URL"),
+			OllamaHost: os.Getenv("OLLAMA_HOST"),
+			NoStream:   o.noStream,
+		})
+		if err != nil {
+			return askError(err)
+		}
+	}
+	if o.quality && llm == nil {
+		return withHint(withExit(ask.ErrNeedsModel, ExitUsage),
+			"choose one with --llm openai:MODEL (and OPENAI_API_KEY) or --llm ollama:MODEL, or drop --quality")
+	}
+	filter, err := buildFilter(o.since, o.until, o.categories, o.authors)
+	if err != nil {
+		return err
+	}
+	filter.IDs = o.papers
+
+	start := time.Now()
+	e, err := newEmbedder(o.embedder)
+	if err != nil {
+		return err
+	}
+	lib, err := openExisting(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	if err := checkEmbedder(ctx, lib, e, o.embedder); err != nil {
+		return err
+	}
+	k := o.k
+	if k == 0 {
+		k = 8
+		if o.quality {
+			k = 20
+		}
+	}
+	r := &ask.Retriever{Index: lib, Embedder: e}
+	passages, err := r.Retrieve(ctx, question, ask.RetrieveOptions{K: k, Filter: filter})
+	if err != nil {
+		return err
+	}
+	retrieved := time.Since(start)
+
+	var out io.Writer = stdout
+	if o.json {
+		out = nil
+	}
+	res, err := ask.Answer(ctx, passages, question, llm, ask.Options{Extractive: o.extractive, Quality: o.quality, MaxPassages: k}, out)
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+		if g.verbose {
+			fmt.Fprintf(stderr, "retrieval: %d passages in %s\n", len(passages), retrieved.Round(time.Millisecond))
+			if res.Model != "" {
+				fmt.Fprintf(stderr, "model %s: %d prompt + %d completion tokens; first token after %s; answer in %s\n",
+					res.Model, res.Usage.PromptTokens, res.Usage.CompletionTokens,
+					res.FirstToken.Round(time.Millisecond), res.Elapsed.Round(time.Millisecond))
+			} else {
+				fmt.Fprintf(stderr, "extractive answer in %s\n", res.Elapsed.Round(time.Millisecond))
+			}
+		}
+		if o.json && (err == nil || errors.Is(err, ask.ErrNoEvidence)) {
+			if jerr := writeJSON(stdout, res); jerr != nil {
+				return jerr
+			}
+		}
+	}
+	if errors.Is(err, ask.ErrNoEvidence) {
+		return withHint(errNothingFound, "rephrase the question, drop filters, or add papers: papers ingest QUERY")
+	}
+	return askError(err)
+}
+
+// askError adds the hint that names the fix to a model error. The key is
+// never part of any message.
+func askError(err error) error {
+	var le *ask.LLMError
+	errors.As(err, &le)
+	url := ""
+	if le != nil {
+		url = le.URL
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ask.ErrNoAPIKey):
+		return withHint(err, "export OPENAI_API_KEY=..., or use a local model with --llm ollama:MODEL (ollama serve), or answer offline with --extractive")
+	case errors.Is(err, ask.ErrUnauthorized):
+		return withHint(err, "check OPENAI_API_KEY (for a local server, check OPENAI_BASE_URL)")
+	case errors.Is(err, ask.ErrModelNotFound):
+		return withHint(err, "list the server's models with `curl %s/models` (Ollama: `ollama list`, then `ollama pull MODEL`) and pass one with --llm", url)
+	case errors.Is(err, ask.ErrContextTooLong):
+		return withHint(err, "use a model with a longer context, or fewer passages with --k")
+	case errors.Is(err, ask.ErrUnreachable):
+		return withHint(err, "start the server (Ollama: `ollama serve`) or fix OPENAI_BASE_URL / OLLAMA_HOST; --extractive answers without a model")
+	case errors.Is(err, ask.ErrQuota):
+		return withHint(err, "add credit to the account, or use a local model with --llm ollama:MODEL")
+	case errors.Is(err, ask.ErrRateLimited):
+		return withHint(err, "wait a minute and ask again, or use another model")
+	case errors.Is(err, ask.ErrStreamBroken):
+		return withHint(err, "the answer above is incomplete; ask again")
+	case errors.Is(err, ask.ErrServer):
+		return withHint(err, "the model server failed; try again later or use another model")
+	}
+	return err
+}

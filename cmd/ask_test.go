@@ -1,0 +1,190 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const askKey = "sk-ask-test-SECRET-42"
+
+// askLibrary builds a library in a temp dir holding the 30 abstracts of
+// the topic corpus with `papers ingest --jsonl`.
+func askLibrary(t *testing.T) string {
+	t.Helper()
+	corpus, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "topic", "rl-for-llm-agents.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(corpus); err != nil {
+		t.Fatalf("the topic corpus is needed at %s (see ../shared/data/README.md): %v", corpus, err)
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	if code := Run(t.Context(), []string{"--home", dir, "ingest", "--jsonl", corpus}, io.Discard, &stderr); code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, stderr.String())
+	}
+	return dir
+}
+
+func runAskCmd(t *testing.T, home string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(t.Context(), append([]string{"--home", home, "ask"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// noModel clears the environment that would choose a model.
+func noModel(t *testing.T) {
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "PAPERS_LLM", "OLLAMA_HOST"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+}
+
+func TestAskExtractive(t *testing.T) {
+	noModel(t)
+	home := askLibrary(t)
+	code, out, errs := runAskCmd(t, home, "How much does ReBel improve task success over GRPO?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"Extracted from your library", "20.4 percentage points", "[1]", "Sources:\n[1] topic-012  Rewarding Beliefs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestAskJSON(t *testing.T) {
+	noModel(t)
+	home := askLibrary(t)
+	code, out, errs := runAskCmd(t, home, "--json", "What reward does Co-ReAct's rubric generator optimize?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Question  string `json:"question"`
+		Answer    string `json:"answer"`
+		Mode      string `json:"mode"`
+		Abstained bool   `json:"abstained"`
+		Citations []struct {
+			N       int      `json:"n"`
+			ID      string   `json:"id"`
+			CitedBy []string `json:"cited_by"`
+			Passage string   `json:"passage"`
+		} `json:"citations"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, out)
+	}
+	if res.Mode != "extractive" || res.Abstained || len(res.Citations) == 0 || res.Citations[0].ID != "topic-003" ||
+		len(res.Citations[0].CitedBy) == 0 || res.Citations[0].Passage == "" || !strings.Contains(res.Answer, "Spearman") {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestAskNoEvidence(t *testing.T) {
+	noModel(t)
+	home := askLibrary(t)
+	code, out, errs := runAskCmd(t, home, "What is the boiling point of mercury?")
+	if code != ExitNoEvidence || out != "" || !strings.Contains(errs, "no evidence") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ = runAskCmd(t, home, "--json", "What is the boiling point of mercury?")
+	if code != ExitNoEvidence || !strings.Contains(out, `"abstained":true`) {
+		t.Errorf("--json: exit %d, stdout %q", code, out)
+	}
+	// --paper scopes the question to one paper, which does not hold the answer.
+	code, out, _ = runAskCmd(t, home, "--paper", "topic-001", "--json", "How much does ReBel improve task success over GRPO?")
+	if code == 0 && strings.Contains(out, "topic-012") {
+		t.Errorf("--paper topic-001 cited another paper: %s", out)
+	}
+}
+
+func TestAskLLM(t *testing.T) {
+	noModel(t)
+	home := askLibrary(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer "+askKey {
+			t.Errorf("%s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, tok := range []string{"ReBel improves ", "success by 20.4 points ", "[1]", " [42]", "."} {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", tok)
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
+		io.WriteString(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":900,\"completion_tokens\":12}}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", askKey)
+	code, out, errs := runAskCmd(t, home, "--llm", "openai:test-model", "-v", "How much does ReBel improve task success over GRPO?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.HasPrefix(out, "ReBel improves success by 20.4 points [1].\n\nSources:\n[1] topic-012") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	for _, want := range []string{"warning: removed citation [42]", "900 prompt + 12 completion tokens", "first token after"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(out+errs, askKey) {
+		t.Errorf("the key was printed")
+	}
+}
+
+func TestAskModelErrors(t *testing.T) {
+	noModel(t)
+	home := askLibrary(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(401)
+		io.WriteString(w, `{"error":{"message":"Incorrect API key provided: sk-ask-****-42.","type":"invalid_request_error","code":"invalid_api_key"}}`)
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+		want []string
+	}{
+		{"no key", nil, []string{"--llm", "openai:gpt-4o-mini"}, ExitError, []string{"OPENAI_API_KEY", "ollama"}},
+		{"401", map[string]string{"OPENAI_API_KEY": askKey, "OPENAI_BASE_URL": srv.URL}, []string{"--llm", "openai:m"}, ExitError, []string{"rejected the API key", "hint: check OPENAI_API_KEY"}},
+		{"unreachable", map[string]string{"OLLAMA_HOST": closedURL}, []string{"--llm", "ollama:llama3.1"}, ExitError, []string{"cannot reach", closedURL + "/v1", "ollama serve"}},
+		{"quality without a model", nil, []string{"--quality"}, ExitUsage, []string{"needs a language model"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			code, _, errs := runAskCmd(t, home, append(tc.args, "How much does ReBel improve task success over GRPO?")...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d: %s", code, tc.code, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+			if strings.Contains(errs, askKey) {
+				t.Errorf("the key was printed")
+			}
+		})
+	}
+}
