@@ -188,3 +188,63 @@ func TestAskModelErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestAskQuestionSet runs ask/testdata's question set through the whole
+// command (hybrid retrieval + extractive answer) on the topic library: the
+// first citation must be the paper holding the answer and the answer must
+// contain the fact, for >= 90% of the questions; the questions the corpus
+// cannot answer must exit 3.
+func TestAskQuestionSet(t *testing.T) {
+	noModel(t)
+	home := askLibrary(t)
+	data, err := os.ReadFile(filepath.Join("..", "ask", "testdata", "questions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, total := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var q struct {
+			Q      string   `json:"q"`
+			Paper  string   `json:"paper"`
+			Answer []string `json:"answer"`
+		}
+		if err := json.Unmarshal([]byte(line), &q); err != nil {
+			t.Fatal(err)
+		}
+		total++
+		code, out, errs := runAskCmd(t, home, "--json", q.Q)
+		var res struct {
+			Answer    string `json:"answer"`
+			Citations []struct {
+				ID string `json:"id"`
+			} `json:"citations"`
+		}
+		json.Unmarshal([]byte(out), &res)
+		ok := code == 0 && len(res.Citations) > 0 && res.Citations[0].ID == q.Paper
+		if ok {
+			ok = false
+			for _, a := range q.Answer {
+				ok = ok || strings.Contains(strings.ToLower(res.Answer), strings.ToLower(a))
+			}
+		}
+		if ok {
+			hits++
+		} else {
+			t.Logf("MISS %q (want %s): exit %d %s %s", q.Q, q.Paper, code, strings.TrimSpace(errs), out)
+		}
+	}
+	acc := float64(hits) / float64(total)
+	t.Logf("answered %d/%d = %.2f", hits, total, acc)
+	if acc < 0.9 {
+		t.Errorf("accuracy %.2f < 0.90", acc)
+	}
+	data, err = os.ReadFile(filepath.Join("..", "ask", "testdata", "unanswerable.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if code, out, _ := runAskCmd(t, home, "--json", q); code != ExitNoEvidence {
+			t.Errorf("%q: exit %d, want 3: %s", q, code, out)
+		}
+	}
+}
