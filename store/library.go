@@ -97,6 +97,8 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(FULL)" +
 		"&_pragma=foreign_keys(1)" +
+		"&_pragma=temp_store(MEMORY)" + // sorts and FTS scratch never spill to temp files
+		"&_pragma=cache_size(-16384)" + // 16 MiB of page cache per connection, used as needed
 		"&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

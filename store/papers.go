@@ -328,7 +328,7 @@ func (f Filter) where(col string) (string, []any) {
 // no date last), ties by id. It reads only the papers table.
 func (l *Library) List(ctx context.Context, f Filter) ([]Paper, error) {
 	cond, args := f.where("")
-	q := "SELECT " + paperColumns + " FROM papers WHERE " + cond + " ORDER BY published IS NULL, published DESC, id"
+	q := "SELECT " + paperColumns + " FROM papers WHERE " + cond + " ORDER BY published DESC, id" // the papers_published index; NULLs sort last in DESC
 	if f.Limit > 0 {
 		q += " LIMIT " + strconv.Itoa(f.Limit)
 	}
@@ -527,6 +527,10 @@ func jsonList(s []string) string {
 }
 
 func parseList(s string) []string {
+	// Fast path for what jsonList writes when no string needs escaping.
+	if len(s) >= 4 && s[0] == '[' && s[1] == '"' && s[len(s)-2] == '"' && s[len(s)-1] == ']' && !strings.ContainsRune(s, '\\') {
+		return strings.Split(s[2:len(s)-2], `","`)
+	}
 	var out []string
 	if err := json.Unmarshal([]byte(s), &out); err != nil || len(out) == 0 {
 		return nil
