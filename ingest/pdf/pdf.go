@@ -89,6 +89,8 @@ var (
 	MaxDuration = 2 * time.Minute
 	MaxOps      = int64(200_000_000) // content stream operators, all pages
 	MaxPages    = 10_000
+	// MaxContentBytes caps the decoded content streams of all pages.
+	MaxContentBytes = int64(2 << 30)
 )
 
 // ExtractFile reads the PDF at path into memory and extracts it.
@@ -135,6 +137,7 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) 
 type extraction struct {
 	ctx   context.Context
 	ops   int64
+	bytes int64 // decoded content stream bytes
 	fonts map[objKey]*font
 }
 
@@ -146,7 +149,7 @@ func (e *extraction) tick() {
 		if err := e.ctx.Err(); err != nil {
 			panic(abort{context.Cause(e.ctx)})
 		}
-		if e.ops > MaxOps {
+		if e.ops > MaxOps || e.bytes > MaxContentBytes {
 			panic(abort{ErrTooLarge})
 		}
 	}

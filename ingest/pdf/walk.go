@@ -1,7 +1,9 @@
 package pdf
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 
@@ -98,7 +100,6 @@ func (w *walker) font(res *resources, name string) *font {
 func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 	var stack []gstate
 	var tm, tlm matrix = identity, identity
-	var args []lpdf.Value
 	show := func(s string) {
 		f := g.f
 		if f == nil {
@@ -139,107 +140,180 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
 		})
 	}
-	lpdf.Interpret(strm, func(stk *lpdf.Stack, op string) {
+	data := w.content(strm)
+	lx := lexer{b: data}
+	var args []operand
+	for {
+		o, op, ok := lx.next(0)
+		if !ok {
+			break
+		}
+		if op == "" {
+			if len(args) < 64 {
+				args = append(args, o)
+			}
+			continue
+		}
 		w.doc.tick()
+		w.do(op, args, &g, &stack, &tm, &tlm, res, show)
 		args = args[:0]
-		for n := stk.Len(); n > 0; n-- {
-			args = append(args, stk.Pop())
+	}
+}
+
+// content returns the decoded bytes of a content stream or an array of
+// them. A stream that fails to decode part way keeps what was read.
+func (w *walker) content(strm lpdf.Value) []byte {
+	var parts []lpdf.Value
+	if strm.Kind() == lpdf.Array {
+		for i := 0; i < strm.Len() && i < 4096; i++ {
+			parts = append(parts, strm.Index(i))
 		}
-		// args are reversed: args[0] is the last operand.
-		num := func(i int) float64 { // i-th operand from the start
-			j := len(args) - 1 - i
-			if j < 0 || j >= len(args) {
-				return 0
+	} else {
+		parts = append(parts, strm)
+	}
+	var out []byte
+	for _, p := range parts {
+		out = append(out, w.readStream(p)...)
+		out = append(out, '\n')
+	}
+	return out
+}
+
+func (w *walker) readStream(v lpdf.Value) (data []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(abort); ok {
+				panic(r)
 			}
-			return args[j].Float64()
+			w.warnings = append(w.warnings, fmt.Sprintf("content stream: %v", r))
 		}
-		mat := func() matrix {
-			var m matrix
-			for i := range m {
-				m[i] = num(len(args) - 6 + i)
-			}
-			return m
+	}()
+	if v.Kind() != lpdf.Stream {
+		return nil
+	}
+	var buf bytes.Buffer
+	_, err := io.Copy(&buf, io.LimitReader(v.Reader(), maxStreamBytes))
+	if err != nil {
+		w.warnings = append(w.warnings, fmt.Sprintf("content stream: %v", err))
+	}
+	w.doc.bytes += int64(buf.Len())
+	return buf.Bytes()
+}
+
+func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, tlm *matrix, res *resources, show func(string)) {
+	num := func(i int) float64 {
+		if i < 0 || i >= len(args) {
+			return 0
 		}
+		return args[i].num
+	}
+	// operands are taken from the end: producers sometimes leave junk before.
+	last := func(n int) []operand {
+		if len(args) < n {
+			return nil
+		}
+		return args[len(args)-n:]
+	}
+	mat := func() (matrix, bool) {
+		a := last(6)
+		if a == nil {
+			return matrix{}, false
+		}
+		var m matrix
+		for i := range m {
+			m[i] = a[i].num
+		}
+		return m, true
+	}
+	switch op {
+	case "q":
+		if len(*stack) < 256 {
+			*stack = append(*stack, *g)
+		}
+	case "Q":
+		if n := len(*stack); n > 0 {
+			*g = (*stack)[n-1]
+			*stack = (*stack)[:n-1]
+		}
+	case "cm":
+		if m, ok := mat(); ok {
+			g.ctm = m.mul(g.ctm)
+		}
+	case "BT":
+		*tm, *tlm = identity, identity
+	case "Tc", "Tw", "Tz", "TL", "Ts":
+		a := last(1)
+		if a == nil {
+			return
+		}
+		v := a[0].num
 		switch op {
-		case "q":
-			if len(stack) < 256 {
-				stack = append(stack, g)
-			}
-		case "Q":
-			if n := len(stack); n > 0 {
-				g = stack[n-1]
-				stack = stack[:n-1]
-			}
-		case "cm":
-			if len(args) >= 6 {
-				g.ctm = mat().mul(g.ctm)
-			}
-		case "BT":
-			tm, tlm = identity, identity
 		case "Tc":
-			g.tc = num(0)
+			g.tc = v
 		case "Tw":
-			g.tw = num(0)
+			g.tw = v
 		case "Tz":
-			g.th = num(0) / 100
+			g.th = v / 100
 		case "TL":
-			g.tl = num(0)
+			g.tl = v
 		case "Ts":
-			g.rise = num(0)
-		case "Tf":
-			if len(args) >= 2 {
-				g.f = w.font(res, args[1].Name())
-				g.tfs = args[0].Float64()
-			}
-		case "Td", "TD":
-			tx, ty := num(0), num(1)
-			if op == "TD" {
-				g.tl = -ty
-			}
-			tlm = matrix{1, 0, 0, 1, tx, ty}.mul(tlm)
-			tm = tlm
-		case "Tm":
-			if len(args) >= 6 {
-				tm = mat()
-				tlm = tm
-			}
-		case "T*":
-			tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(tlm)
-			tm = tlm
-		case "Tj":
-			if len(args) >= 1 {
-				show(args[0].RawString())
-			}
-		case "'", "\"":
-			if op == "\"" && len(args) >= 3 {
-				g.tw, g.tc = num(0), num(1)
-			}
-			tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(tlm)
-			tm = tlm
-			if len(args) >= 1 {
-				show(args[0].RawString())
-			}
-		case "TJ":
-			if len(args) < 1 {
-				return
-			}
-			v := args[0]
-			for i := 0; i < v.Len(); i++ {
-				x := v.Index(i)
-				switch x.Kind() {
-				case lpdf.String:
-					show(x.RawString())
-				case lpdf.Integer, lpdf.Real:
-					tx := -x.Float64() / 1000 * g.tfs * g.th
-					tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
-				}
-			}
-		case "Do":
-			if len(args) >= 1 {
-				w.form(res, args[0].Name(), g)
+			g.rise = v
+		}
+	case "Tf":
+		if a := last(2); a != nil {
+			g.f = w.font(res, a[0].s)
+			g.tfs = a[1].num
+		}
+	case "Td", "TD":
+		a := last(2)
+		if a == nil {
+			return
+		}
+		tx, ty := a[0].num, a[1].num
+		if op == "TD" {
+			g.tl = -ty
+		}
+		*tlm = matrix{1, 0, 0, 1, tx, ty}.mul(*tlm)
+		*tm = *tlm
+	case "Tm":
+		if m, ok := mat(); ok {
+			*tm, *tlm = m, m
+		}
+	case "T*":
+		*tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(*tlm)
+		*tm = *tlm
+	case "Tj":
+		if a := last(1); a != nil {
+			show(a[0].s)
+		}
+	case "'", "\"":
+		if op == "\"" && len(args) >= 3 {
+			g.tw, g.tc = num(len(args)-3), num(len(args)-2)
+		}
+		*tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(*tlm)
+		*tm = *tlm
+		if a := last(1); a != nil {
+			show(a[0].s)
+		}
+	case "TJ":
+		a := last(1)
+		if a == nil {
+			return
+		}
+		for _, x := range a[0].arr {
+			switch x.kind {
+			case kStr:
+				show(x.s)
+			case kNum:
+				tx := -x.num / 1000 * g.tfs * g.th
+				*tm = matrix{1, 0, 0, 1, tx, 0}.mul(*tm)
 			}
 		}
-	})
+	case "Do":
+		if a := last(1); a != nil && a[0].kind == kName {
+			w.form(res, a[0].s, *g)
+		}
+	}
 }
 
 // form follows a Do into a Form XObject: whole pages of some ACL Anthology
@@ -286,4 +360,5 @@ func (w *walker) form(res *resources, name string, g gstate) {
 const (
 	maxFormDepth     = 12
 	maxGlyphsPerPage = 1 << 20
+	maxStreamBytes   = 64 << 20
 )

@@ -1,0 +1,307 @@
+package pdf
+
+import (
+	"strconv"
+)
+
+// A content stream lexer. The library's Interpret panics on common
+// producer slips (an unknown escape such as "\=" in a string, binary inline
+// image data), which loses the rest of the page; this one recovers from
+// anything, allocates little, and skips inline images.
+
+type opKind uint8
+
+const (
+	kNum opKind = iota + 1
+	kStr
+	kName
+	kArr
+	kOther // dicts, booleans, null: operands the walker never reads
+)
+
+type operand struct {
+	kind opKind
+	num  float64
+	s    string
+	arr  []operand
+}
+
+type lexer struct {
+	b []byte
+	i int
+}
+
+const maxNesting = 32
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case '(', ')', '<', '>', '[', ']', '{', '}', '/', '%':
+		return true
+	}
+	return false
+}
+
+func (l *lexer) skipSpace() {
+	for l.i < len(l.b) {
+		c := l.b[l.i]
+		if isSpace(c) {
+			l.i++
+			continue
+		}
+		if c == '%' {
+			for l.i < len(l.b) && l.b[l.i] != '\n' && l.b[l.i] != '\r' {
+				l.i++
+			}
+			continue
+		}
+		return
+	}
+}
+
+// next returns the next operand, or an operator in op, or ok=false at the end.
+func (l *lexer) next(depth int) (o operand, op string, ok bool) {
+	l.skipSpace()
+	if l.i >= len(l.b) {
+		return o, "", false
+	}
+	c := l.b[l.i]
+	switch {
+	case c == '(':
+		return operand{kind: kStr, s: l.literal()}, "", true
+	case c == '<':
+		if l.i+1 < len(l.b) && l.b[l.i+1] == '<' {
+			l.i += 2
+			l.skipDict(depth + 1)
+			return operand{kind: kOther}, "", true
+		}
+		return operand{kind: kStr, s: l.hex()}, "", true
+	case c == '/':
+		l.i++
+		start := l.i
+		for l.i < len(l.b) && !isSpace(l.b[l.i]) && !isDelim(l.b[l.i]) {
+			l.i++
+		}
+		return operand{kind: kName, s: unescapeName(l.b[start:l.i])}, "", true
+	case c == '[':
+		l.i++
+		var arr []operand
+		for {
+			l.skipSpace()
+			if l.i >= len(l.b) {
+				break
+			}
+			if l.b[l.i] == ']' {
+				l.i++
+				break
+			}
+			if depth >= maxNesting {
+				l.i++
+				continue
+			}
+			e, eop, ok := l.next(depth + 1)
+			if !ok {
+				break
+			}
+			if eop != "" {
+				continue // a stray keyword in an array: ignored
+			}
+			if len(arr) < 1<<16 {
+				arr = append(arr, e)
+			}
+		}
+		return operand{kind: kArr, arr: arr}, "", true
+	case c == ']' || c == '>' || c == ')' || c == '{' || c == '}':
+		l.i++
+		return operand{kind: kOther}, "", true
+	case c == '+' || c == '-' || c == '.' || (c >= '0' && c <= '9'):
+		start := l.i
+		l.i++
+		for l.i < len(l.b) && !isSpace(l.b[l.i]) && !isDelim(l.b[l.i]) {
+			l.i++
+		}
+		return operand{kind: kNum, num: parseNum(l.b[start:l.i])}, "", true
+	}
+	start := l.i
+	for l.i < len(l.b) && !isSpace(l.b[l.i]) && !isDelim(l.b[l.i]) {
+		l.i++
+	}
+	if l.i == start {
+		l.i++
+		return operand{kind: kOther}, "", true
+	}
+	w := string(l.b[start:l.i])
+	switch w {
+	case "true", "false", "null":
+		return operand{kind: kOther}, "", true
+	case "ID":
+		l.skipInlineImage()
+		return o, "EI", true
+	}
+	return o, w, true
+}
+
+func parseNum(b []byte) float64 {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err == nil {
+		return f
+	}
+	// Producers write "--5" or "5-": take the longest numeric prefix.
+	sign := 1.0
+	i := 0
+	for i < len(b) && (b[i] == '-' || b[i] == '+') {
+		if b[i] == '-' {
+			sign = -sign
+		}
+		i++
+	}
+	j := i
+	for j < len(b) && (b[j] == '.' || b[j] >= '0' && b[j] <= '9') {
+		j++
+	}
+	f, _ = strconv.ParseFloat(string(b[i:j]), 64)
+	return sign * f
+}
+
+func unescapeName(b []byte) string {
+	for i := 0; i < len(b); i++ {
+		if b[i] == '#' {
+			out := make([]byte, 0, len(b))
+			for j := 0; j < len(b); j++ {
+				if b[j] == '#' && j+2 < len(b) && unhex(b[j+1]) >= 0 && unhex(b[j+2]) >= 0 {
+					out = append(out, byte(unhex(b[j+1])<<4|unhex(b[j+2])))
+					j += 2
+					continue
+				}
+				out = append(out, b[j])
+			}
+			return string(out)
+		}
+	}
+	return string(b)
+}
+
+func (l *lexer) literal() string {
+	l.i++ // (
+	var out []byte
+	depth := 0
+	for l.i < len(l.b) {
+		c := l.b[l.i]
+		l.i++
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				return string(out)
+			}
+			depth--
+		case '\\':
+			if l.i >= len(l.b) {
+				return string(out)
+			}
+			e := l.b[l.i]
+			l.i++
+			switch e {
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case '\r':
+				if l.i < len(l.b) && l.b[l.i] == '\n' {
+					l.i++
+				}
+				continue
+			case '\n':
+				continue
+			default:
+				if e >= '0' && e <= '7' {
+					v := int(e - '0')
+					for k := 0; k < 2 && l.i < len(l.b) && l.b[l.i] >= '0' && l.b[l.i] <= '7'; k++ {
+						v = v*8 + int(l.b[l.i]-'0')
+						l.i++
+					}
+					c = byte(v)
+				} else {
+					c = e // \( \) \\ and unknown escapes: the character itself
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+func (l *lexer) hex() string {
+	l.i++ // <
+	var out []byte
+	nib := -1
+	for l.i < len(l.b) {
+		c := l.b[l.i]
+		l.i++
+		if c == '>' {
+			break
+		}
+		v := unhex(c)
+		if v < 0 {
+			continue
+		}
+		if nib < 0 {
+			nib = v
+		} else {
+			out = append(out, byte(nib<<4|v))
+			nib = -1
+		}
+	}
+	if nib >= 0 {
+		out = append(out, byte(nib<<4))
+	}
+	return string(out)
+}
+
+// skipDict skips a dictionary body after "<<".
+func (l *lexer) skipDict(depth int) {
+	for {
+		l.skipSpace()
+		if l.i >= len(l.b) {
+			return
+		}
+		if l.b[l.i] == '>' && l.i+1 < len(l.b) && l.b[l.i+1] == '>' {
+			l.i += 2
+			return
+		}
+		if depth >= maxNesting {
+			l.i++
+			continue
+		}
+		if _, _, ok := l.next(depth); !ok {
+			return
+		}
+	}
+}
+
+// skipInlineImage skips the binary data of an inline image up to "EI"
+// standing alone between white space.
+func (l *lexer) skipInlineImage() {
+	if l.i < len(l.b) {
+		l.i++ // the single white-space character after ID
+	}
+	for l.i+1 < len(l.b) {
+		if l.b[l.i] == 'E' && l.b[l.i+1] == 'I' && (l.i == 0 || isSpace(l.b[l.i-1])) &&
+			(l.i+2 >= len(l.b) || isSpace(l.b[l.i+2])) {
+			l.i += 2
+			return
+		}
+		l.i++
+	}
+	l.i = len(l.b)
+}
