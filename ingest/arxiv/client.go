@@ -388,7 +388,8 @@ func (c *Client) query(ctx context.Context, params url.Values, suspicious func(*
 // are collected or totalResults is exhausted. An entry repeated across pages
 // (new submissions shift the pages while we read them) is kept once. An
 // empty first page, or an empty page while totalResults says more remain,
-// is asked for once more before it is believed.
+// is asked for once more before it is believed. On error, the entries
+// gathered before it are returned with it.
 func (c *Client) Search(ctx context.Context, query string, max int) ([]Entry, error) {
 	if strings.TrimSpace(query) == "" {
 		return nil, errors.New("search arxiv: empty query")
@@ -461,7 +462,9 @@ func (c *Client) Count(ctx context.Context, query string) (int, error) {
 // selects that version, no version gives the latest), 100 per request.
 // An id arXiv does not know is simply absent from the result: the caller
 // reports it as not found. Entries come in arXiv's order, one per distinct
-// id. A malformed id is an error before any request is sent.
+// id. A malformed id is an error before any request is sent. A batch
+// that comes back empty is asked for once more before it is believed. On
+// error, the entries of the batches before it are returned with it.
 func (c *Client) Lookup(ctx context.Context, ids []string) ([]Entry, error) {
 	var list []string
 	seen := map[string]bool{}

@@ -37,6 +37,9 @@ func ParseID(s string) (id string, version int, err error) {
 		if m == nil {
 			continue
 		}
+		if re == newStyleID && !newStyleDigitsOK(m[1]) {
+			return "", 0, fmt.Errorf("parse arxiv id %q: ids from 0704 to 1412 have 4 digits after the dot, from 1501 on 5", orig)
+		}
 		if m[2] == "" {
 			return m[1], 0, nil
 		}
@@ -54,6 +57,16 @@ func ParseID(s string) (id string, version int, err error) {
 func LooksLikeID(s string) bool {
 	_, _, err := ParseID(s)
 	return err == nil
+}
+
+// newStyleDigitsOK checks the number's width against its YYMM: arXiv moved
+// from 4 to 5 digits in January 2015.
+func newStyleDigitsOK(id string) bool {
+	yymm, num, _ := strings.Cut(id, ".")
+	if yymm >= "1501" {
+		return len(num) == 5
+	}
+	return len(num) == 4
 }
 
 // stripArxivURL returns the id part of an arxiv.org abs or pdf URL.

@@ -15,6 +15,9 @@ func TestParseID(t *testing.T) {
 		{"2501.12948", "2501.12948", 0},
 		{"2210.03629v3", "2210.03629", 3},
 		{"0704.0001", "0704.0001", 0},
+		{"1412.9999v1", "1412.9999", 1},
+		{"1501.00001", "1501.00001", 0},
+		{"0000.0000", "0000.0000", 0}, // well-formed, unknown to arXiv (recorded)
 		{"astro-ph/0601001", "astro-ph/0601001", 0},
 		{"hep-th/9901001v2", "hep-th/9901001", 2},
 		{"math.GT/0309136", "math.GT/0309136", 0},
@@ -41,7 +44,7 @@ func TestParseID(t *testing.T) {
 	}
 	for _, in := range []string{
 		"", "abc", "1234.5", "2501.129", "2501.123456", "2501.12948v0", "2501.12948v",
-		"hep-th/990100", "https://example.com/abs/2501.12948", "https://arxiv.org/list/cs.CL/new",
+		"hep-th/990100", "2501.1294", "1412.12345", "https://example.com/abs/2501.12948", "https://arxiv.org/list/cs.CL/new",
 		"large language models", "ti:2501.12948", "2501.12948 2501.12949",
 	} {
 		t.Run("bad "+in, func(t *testing.T) {

@@ -22,6 +22,16 @@
 //   - PDFs at PDFURL()+id from Options.PDFs.
 //   - Faults: 429s, 503s, connection resets, empty pages, HTML instead of
 //     a PDF, truncated PDFs, per-request latency.
+//
+// Typical use, e.g. for counting a topic's submissions per month:
+//
+//	s := arxivtest.NewServer(t, arxivtest.Options{Entries: []arxiv.Entry{
+//		{ID: "2601.00001", Title: "...", Published: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)},
+//	}})
+//	c := arxiv.New()
+//	c.APIURL, c.PDFURL, c.Delay = s.APIURL(), s.PDFURL(), time.Millisecond
+//	n, err := c.Count(ctx, "(abs:agent) AND submittedDate:[202601010000 TO 202601312359]")
+//	// s.Requests() shows what was asked, with times and User-Agents.
 package arxivtest
 
 import (
