@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -101,9 +102,16 @@ func newArxivClient() (*arxiv.Client, error) {
 			d = time.Duration(secs * float64(time.Second))
 		}
 		c.Delay = d
+		if d == 0 {
+			c.Delay = -1 // the client reads 0 as its default; the user means none
+		}
 	}
 	return c, nil
 }
+
+// idShaped matches arguments meant as arXiv ids even when malformed:
+// digits and dots ("2501.1294"), "arXiv:..." and arxiv.org URLs.
+var idShaped = regexp.MustCompile(`^(?i:[0-9][0-9.]*(v[0-9]*)?|arxiv:.*|https?://(www\.|export\.)?arxiv\.org/.*)$`)
 
 // classify sorts the arguments into local paths, arXiv ids and a query.
 func classify(args []string) (paths, ids []string, query string) {
@@ -113,8 +121,8 @@ func classify(args []string) (paths, ids []string, query string) {
 			paths = append(paths, a)
 			continue
 		}
-		if arxiv.LooksLikeID(a) {
-			ids = append(ids, a)
+		if arxiv.LooksLikeID(a) || idShaped.MatchString(a) {
+			ids = append(ids, a) // a malformed id is reported as such, not searched for
 			continue
 		}
 		if strings.HasSuffix(strings.ToLower(a), ".pdf") || strings.ContainsRune(a, filepath.Separator) && !strings.Contains(a, ":") {

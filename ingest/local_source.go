@@ -88,25 +88,40 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		sort.Strings(found)
 		files = append(files, found...)
 	}
-	n := 0
-	for _, f := range files {
-		if f != "" {
-			n++
-		}
+	// hash first, so a file given twice (or copied) is one paper
+	type item struct {
+		pos  int
+		path string
+		hash string
 	}
-	r.emit(Event{Kind: Queued, N: n})
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(in.workers())
+	var items []item
+	byHash := map[string]int{}
 	for i, f := range files {
 		if f == "" {
 			continue
 		}
+		hash, err := hashFile(f)
+		if err != nil {
+			r.fail(i, f, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
+			continue
+		}
+		if first, dup := byHash[hash]; dup {
+			r.emit(Event{Kind: Note, Item: f, Msg: "same content as " + files[first]})
+			continue
+		}
+		byHash[hash] = i
+		items = append(items, item{pos: i, path: f, hash: hash})
+	}
+	r.emit(Event{Kind: Queued, N: len(items)})
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(in.workers())
+	for _, it := range items {
 		g.Go(func() error {
-			if err := in.ingestFile(gctx, r, i, f); err != nil {
+			if err := in.ingestFile(gctx, r, it.pos, it.path, it.hash); err != nil {
 				if isCancel(gctx, err) {
 					return gctx.Err()
 				}
-				r.fail(i, f, err, false)
+				r.fail(it.pos, it.path, err, false)
 			}
 			return nil
 		})
@@ -124,11 +139,7 @@ func unwrapPathError(err error) error {
 }
 
 // ingestFile stores one local PDF.
-func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path string) error {
-	hash, err := hashFile(path)
-	if err != nil {
-		return fmt.Errorf("cannot read: %w", unwrapPathError(err))
-	}
+func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash string) error {
 	if prev, err := in.Lib.FindByHash(ctx, hash); err == nil {
 		r.record(pos, outcome{id: prev.ID, result: store.Unchanged, stored: true})
 		r.emit(Event{Kind: Stored, Item: prev.ID, Result: store.Unchanged})

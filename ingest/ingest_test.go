@@ -1,0 +1,343 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/store"
+)
+
+// realPapers are the arXiv papers among the shared PDFs.
+var realPapers = map[string]string{
+	"2302.04761": "toolformer_2302.04761v1.pdf",
+	"2501.12948": "deepseek_r1_2501.12948.pdf",
+	"2212.08073": "constitutional_ai_2212.08073.pdf",
+	"2501.10120": "pasa_2501.10120.pdf",
+	"1111.2011":  "arxiv_1111.2011v2.pdf",
+}
+
+// entryFromReference builds the arXiv record of a real paper from its
+// pdftotext reference text: first line as title, the Abstract paragraph as
+// summary.
+func entryFromReference(t *testing.T, data, id string, version int, published time.Time) arxiv.Entry {
+	t.Helper()
+	name := strings.TrimSuffix(realPapers[id], ".pdf") + ".txt"
+	b, err := os.ReadFile(filepath.Join(data, "pdfs", "reference-text", name))
+	if err != nil {
+		t.Fatalf("reference text missing (see shared/data/README.md): %v", err)
+	}
+	text := string(b)
+	title := strings.TrimSpace(strings.SplitN(strings.TrimSpace(text), "\n", 2)[0])
+	abstract := text
+	if i := strings.Index(strings.ToLower(text), "abstract"); i >= 0 {
+		abstract = text[i+len("abstract"):]
+	}
+	abstract = strings.Join(strings.Fields(abstract)[:min(150, len(strings.Fields(abstract)))], " ")
+	return arxiv.Entry{
+		ID: id, Version: version, Title: title, Summary: abstract,
+		Authors:   []arxiv.Author{{Name: "A. Author", Affiliations: []string{"Somewhere"}}, {Name: "B. Author"}},
+		Published: published, Updated: published.Add(time.Duration(version-1) * 24 * time.Hour),
+		PrimaryCategory: "cs.CL", Categories: []string{"cs.CL", "cs.AI"},
+	}
+}
+
+type fixture struct {
+	lib  *store.Library
+	srv  *arxivtest.Server
+	in   *Ingester
+	data string
+}
+
+func newFixture(t *testing.T, opts arxivtest.Options, entries ...arxiv.Entry) *fixture {
+	t.Helper()
+	data := arxivtest.DataDir(t)
+	opts.DataDir = data
+	if len(entries) > 0 {
+		opts.Entries = entries
+	}
+	if opts.PDFs == nil {
+		opts.PDFs = map[string]string{}
+		for id, f := range realPapers {
+			opts.PDFs[id] = filepath.Join(data, "pdfs", "papers", f)
+		}
+	}
+	srv := arxivtest.NewServer(t, opts)
+	ctx := context.Background()
+	lib, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	e := embed.NewLocal()
+	if err := lib.EnsureEmbedder(ctx, e.Name(), e.Dimensions()); err != nil {
+		t.Fatal(err)
+	}
+	client := arxiv.New()
+	client.APIURL, client.PDFURL, client.Delay = srv.APIURL(), srv.PDFURL(), -1 // no pacing
+	client.Backoff = time.Millisecond
+	client.Logf = t.Logf
+	return &fixture{lib: lib, srv: srv, data: data, in: &Ingester{
+		Lib: lib, Embedder: e, Arxiv: client, CacheDir: filepath.Join(lib.Dir(), "cache", "pdf"),
+	}}
+}
+
+func TestArxivIDsFullText(t *testing.T) {
+	day := time.Date(2023, 2, 9, 18, 0, 0, 0, time.UTC)
+	var entries []arxiv.Entry
+	f := newFixture(t, arxivtest.Options{})
+	entries = append(entries, entryFromReference(t, f.data, "2302.04761", 1, day))
+	f = newFixture(t, arxivtest.Options{}, entries...)
+	ctx := context.Background()
+
+	rep, err := f.in.ArxivIDs(ctx, []string{"https://arxiv.org/abs/2302.04761v1", "1111.2011", "9912.99999"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rep.Added, ",") != "2302.04761,1111.2011" {
+		t.Errorf("added %v, want both papers", rep.Added)
+	}
+	if len(rep.Failed) != 1 || rep.Failed[0].Item != "9912.99999" || !strings.Contains(rep.Failed[0].Reason, "not found") {
+		t.Errorf("failed = %+v, want the unknown id reported as not found", rep.Failed)
+	}
+	p, err := f.lib.Get(ctx, "2302.04761")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Pages != 17 || p.Version != 1 || p.Chunks < 30 || p.TextError != "" {
+		t.Errorf("toolformer stored with %d pages, v%d, %d chunks, text error %q", p.Pages, p.Version, p.Chunks, p.TextError)
+	}
+	old, err := f.lib.Get(ctx, "1111.2011")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.Version != 2 || !strings.HasPrefix(old.Title, "Quantum Criticality for Extended Nodes") || old.Pages != 8 {
+		t.Errorf("1111.2011 stored as %+v", old)
+	}
+	chunks, err := f.lib.Chunks(ctx, "2302.04761")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chunks[0].Seq != 0 || chunks[0].PageStart != 0 || !strings.Contains(chunks[0].Text, "Toolformer") {
+		t.Errorf("first chunk should be title+abstract, got %+v", chunks[0])
+	}
+	last := chunks[len(chunks)-1]
+	if last.PageEnd < 15 || last.PageEnd > 17 {
+		t.Errorf("last chunk ends on page %d of 17", last.PageEnd)
+	}
+	// glued words would show up as very long tokens
+	for _, c := range chunks {
+		for _, w := range strings.Fields(c.Text) {
+			if len(w) > 45 && !strings.Contains(w, "/") && !strings.Contains(w, "-") {
+				t.Errorf("chunk %d has a glued word %q", c.Seq, w)
+			}
+		}
+	}
+
+	// idempotent: nothing downloaded again, nothing changed
+	before := len(f.srv.Requests())
+	rep, err = f.in.ArxivIDs(ctx, []string{"2302.04761v1", "1111.2011v2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Unchanged) != 2 || len(rep.Added)+len(rep.Updated) != 0 {
+		t.Errorf("second run: %+v", rep)
+	}
+	for _, r := range f.srv.Requests()[before:] {
+		if r.Kind == "pdf" {
+			t.Errorf("second run downloaded %s again", r.Path)
+		}
+	}
+	again, _ := f.lib.Chunks(ctx, "2302.04761")
+	if len(again) != len(chunks) {
+		t.Errorf("chunks changed from %d to %d on re-ingest", len(chunks), len(again))
+	}
+}
+
+func TestNewerVersionReplacesOlder(t *testing.T) {
+	day := time.Date(2025, 1, 22, 0, 0, 0, 0, time.UTC)
+	data := arxivtest.DataDir(t)
+	v1 := entryFromReference(t, data, "2501.12948", 1, day)
+	v2 := v1
+	v2.Version, v2.Title = 2, v1.Title+" (revised)"
+	f := newFixture(t, arxivtest.Options{}, v1, v2)
+	f.in.AbstractsOnly = true
+	ctx := context.Background()
+	if _, err := f.in.ArxivIDs(ctx, []string{"2501.12948v1"}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.in.ArxivIDs(ctx, []string{"2501.12948"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Updated) != 1 {
+		t.Fatalf("latest version should update the paper: %+v", rep)
+	}
+	p, _ := f.lib.Get(ctx, "2501.12948")
+	chunks, _ := f.lib.Chunks(ctx, "2501.12948")
+	if p.Version != 2 || len(chunks) != 1 || !strings.Contains(chunks[0].Text, "(revised)") {
+		t.Errorf("after update: v%d, chunks %+v", p.Version, chunks)
+	}
+	// asking for the older version again does not downgrade
+	rep, _ = f.in.ArxivIDs(ctx, []string{"2501.12948v1"})
+	if p, _ := f.lib.Get(ctx, "2501.12948"); p.Version != 2 || len(rep.Unchanged) != 1 {
+		t.Errorf("older version replaced the newer: v%d, %+v", p.Version, rep)
+	}
+}
+
+func TestSearchWithFaults(t *testing.T) {
+	data := arxivtest.DataDir(t)
+	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var entries []arxiv.Entry
+	for i, id := range []string{"2302.04761", "2501.12948", "2212.08073", "2501.10120"} {
+		entries = append(entries, entryFromReference(t, data, id, 1, day.AddDate(0, 0, -i)))
+	}
+	f := newFixture(t, arxivtest.Options{TooManyRequests: 1, Resets: 1, HTMLPDFs: 1}, entries...)
+	ctx := context.Background()
+	rep, err := f.in.ArxivQuery(ctx, `abs:"tool use" AND cat:cs.CL`, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Added) != 3 || len(rep.Failed) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if rep.Added[0] != "2302.04761" {
+		t.Errorf("newest first: got %v", rep.Added)
+	}
+	for _, id := range rep.Added {
+		if p, _ := f.lib.Get(ctx, id); p.Pages == 0 {
+			t.Errorf("%s has no full text after the faults were retried: %s", id, p.TextError)
+		}
+	}
+}
+
+func TestTruncatedPDFKeepsAbstract(t *testing.T) {
+	data := arxivtest.DataDir(t)
+	e := entryFromReference(t, data, "2302.04761", 1, time.Now())
+	f := newFixture(t, arxivtest.Options{TruncatePDFs: true}, e)
+	ctx := context.Background()
+	rep, err := f.in.ArxivIDs(ctx, []string{"2302.04761"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Added) != 1 || len(rep.Failed) != 1 || !rep.Failed[0].AbstractKept {
+		t.Fatalf("report %+v", rep)
+	}
+	if !strings.Contains(rep.Failed[0].Reason, "truncated") {
+		t.Errorf("reason %q should say the PDF was truncated", rep.Failed[0].Reason)
+	}
+	p, _ := f.lib.Get(ctx, "2302.04761")
+	if p.Chunks != 1 || p.TextError == "" {
+		t.Errorf("paper %+v should hold its abstract and the reason", p)
+	}
+	if files, _ := filepath.Glob(filepath.Join(f.in.CacheDir, "*")); len(files) != 0 {
+		t.Errorf("a failed download left files in the cache: %v", files)
+	}
+}
+
+func TestCancelStopsCleanly(t *testing.T) {
+	data := arxivtest.DataDir(t)
+	var entries []arxiv.Entry
+	for i, id := range []string{"2302.04761", "2501.12948", "2212.08073"} {
+		entries = append(entries, entryFromReference(t, data, id, 1, time.Now().AddDate(0, 0, -i)))
+	}
+	f := newFixture(t, arxivtest.Options{Latency: 200 * time.Millisecond}, entries...)
+	ctx, cancel := context.WithCancel(context.Background())
+	f.in.Observer = func(e Event) {
+		if e.Kind == Stored {
+			cancel() // stop after the first paper is committed
+		}
+	}
+	rep, err := f.in.ArxivQuery(ctx, "all:x", 3)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if rep == nil || len(rep.Added) != 1 {
+		t.Fatalf("report %+v, want the one finished paper", rep)
+	}
+	n, _, _ := f.lib.Count(context.Background())
+	if n != 1 {
+		t.Errorf("library holds %d papers, want the 1 finished", n)
+	}
+}
+
+func TestLocalPDFsAndCorpus(t *testing.T) {
+	f := newFixture(t, arxivtest.Options{})
+	ctx := context.Background()
+	dir := t.TempDir()
+	tool := filepath.Join(f.data, "pdfs", "papers", "toolformer_2302.04761v1.pdf")
+	copyFile(t, tool, filepath.Join(dir, "a", "toolformer.pdf"))
+	copyFile(t, tool, filepath.Join(dir, "b", "same-file-again.PDF"))
+	os.WriteFile(filepath.Join(dir, "b", "not-a-pdf.pdf"), []byte("<html>nope</html>"), 0o644)
+	enc := filepath.Join(f.data, "pdfs", "awkward", "user_password_is_password.pdf")
+
+	rep, err := f.in.Paths(ctx, []string{dir, enc, filepath.Join(dir, "missing.pdf")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Added) != 1 || len(rep.Updated) != 0 {
+		t.Errorf("the same file twice should be one paper: %+v", rep)
+	}
+	reasons := map[string]string{}
+	for _, fl := range rep.Failed {
+		reasons[filepath.Base(fl.Item)] = fl.Reason
+	}
+	for name, want := range map[string]string{"not-a-pdf.pdf": "not a PDF", "user_password_is_password.pdf": "encrypted", "missing.pdf": "no such file"} {
+		if !strings.Contains(strings.ToLower(reasons[name]), strings.ToLower(want)) {
+			t.Errorf("%s: reason %q, want it to mention %q", name, reasons[name], want)
+		}
+	}
+	p, err := f.lib.Get(ctx, rep.Added[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.ID, "pdf:") || !strings.Contains(p.Title, "Toolformer") || p.Pages != 17 || p.Abstract == "" {
+		t.Errorf("local paper %+v", p)
+	}
+
+	corpus := filepath.Join(dir, "corpus.jsonl")
+	src, err := os.ReadFile(filepath.Join(f.data, "topic", "rl-for-llm-agents.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(src)), "\n")
+	bad := strings.Join(lines[:3], "") + "{not json\n" + `{"title":"no id"}` + "\n" + strings.Join(lines[3:], "")
+	os.WriteFile(corpus, []byte(bad), 0o644)
+	rep, err = f.in.JSONL(ctx, corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Added) != 30 || len(rep.Failed) != 2 {
+		t.Fatalf("corpus: %d added, failed %+v", len(rep.Added), rep.Failed)
+	}
+	if rep.Failed[0].Item != "corpus.jsonl:4" || !strings.Contains(rep.Failed[0].Reason, "not a JSON record") {
+		t.Errorf("bad line reported as %+v", rep.Failed[0])
+	}
+	tp, _ := f.lib.Get(ctx, "topic-001")
+	if tp.Published.Format("2006-01-02") != "2026-05-23" || len(tp.Authors) == 0 || len(tp.Categories) == 0 {
+		t.Errorf("corpus metadata not kept: %+v", tp)
+	}
+	rep, _ = f.in.JSONL(ctx, corpus)
+	if len(rep.Unchanged) != 30 || len(rep.Added) != 0 {
+		t.Errorf("re-ingesting the corpus: %d unchanged, %d added", len(rep.Unchanged), len(rep.Added))
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(to), 0o755)
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
