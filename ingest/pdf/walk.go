@@ -131,9 +131,9 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			default:
 				dir = 4 // skewed: kept out of the body
 			}
-			if text == " " || text == "\u00a0" {
-				isSpace = true
-			}
+			// Tw applies to code 32 whatever it draws, but only a glyph
+			// that decodes to a space is a word break (subset fonts reuse 32).
+			isSpace = text == " " || text == "\u00a0" || (text == "" && isSpace)
 			if len(w.glyphs) < maxGlyphsPerPage {
 				w.glyphs = append(w.glyphs, glyph{x: trm[4], y: trm[5], w: adv, size: size, text: text, font: f, dir: dir, space: isSpace})
 			}
