@@ -60,10 +60,12 @@ type line struct {
 
 // pageLayout is the laid-out text of one page.
 type pageLayout struct {
-	lines    []line
-	rotated  []string // text drawn in other directions (e.g. the arXiv side stamp)
-	sizes    map[int]int
-	warnings []string
+	lines     []line
+	rotated   []string // text drawn in other directions (e.g. the arXiv side stamp)
+	sizes     map[int]int
+	warnings  []string
+	glyphs    int
+	invisible int
 }
 
 // frame rotates p into the coordinates of text direction dir.

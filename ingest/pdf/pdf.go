@@ -204,6 +204,14 @@ func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err
 	if len(pages) == 0 {
 		return nil, fmt.Errorf("%w: no pages", ErrNoText)
 	}
+	var glyphs, invisible int
+	for _, pl := range layouts {
+		glyphs += pl.glyphs
+		invisible += pl.invisible
+	}
+	if glyphs > 0 && invisible*2 > glyphs {
+		doc.warnf("the text is an OCR layer (invisible text over scanned images): it may be garbled")
+	}
 	if err := judge(doc); err != nil {
 		if errors.Is(err, ErrGarbled) {
 			return doc, err
@@ -228,6 +236,7 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 			err = fmt.Errorf("malformed content: %v", r)
 			pl = layout(w.glyphs)
 			pl.warnings = w.warnings
+			pl.glyphs, pl.invisible = len(w.glyphs), w.invisible
 		}
 	}()
 	contents := pg.v.Key("Contents")
@@ -239,6 +248,7 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 	w.run(contents, res, g)
 	pl = layout(w.glyphs)
 	pl.warnings = w.warnings
+	pl.glyphs, pl.invisible = len(w.glyphs), w.invisible
 	return pl, nil
 }
 

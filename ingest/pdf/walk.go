@@ -38,6 +38,7 @@ type gstate struct {
 	ctm                       matrix
 	tc, tw, th, tl, tfs, rise float64
 	f                         *font
+	mode                      int // text rendering mode; 3 and 7 are invisible (OCR layers)
 }
 
 // resources is a resource dictionary with its fonts resolved once.
@@ -53,11 +54,12 @@ type objKey struct {
 
 // walker interprets content streams and collects glyphs.
 type walker struct {
-	doc      *extraction
-	glyphs   []glyph
-	depth    int
-	forms    map[uint64]bool // Form XObjects on the current Do chain (cycles)
-	warnings []string
+	doc       *extraction
+	glyphs    []glyph
+	depth     int
+	forms     map[uint64]bool // Form XObjects on the current Do chain (cycles)
+	warnings  []string
+	invisible int // glyphs drawn invisibly
 }
 
 // valueID returns the object number and generation of the indirect object v
@@ -134,6 +136,9 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			// Tw applies to code 32 whatever it draws, but only a glyph
 			// that decodes to a space is a word break (subset fonts reuse 32).
 			isSpace = text == " " || text == "\u00a0" || (text == "" && isSpace)
+			if g.mode == 3 || g.mode == 7 {
+				w.invisible++
+			}
 			if len(w.glyphs) < maxGlyphsPerPage {
 				w.glyphs = append(w.glyphs, glyph{x: trm[4], y: trm[5], w: adv, size: size, text: text, font: f, dir: dir, space: isSpace})
 			}
@@ -241,6 +246,10 @@ func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, t
 		}
 	case "BT":
 		*tm, *tlm = identity, identity
+	case "Tr":
+		if a := last(1); a != nil {
+			g.mode = int(a[0].num)
+		}
 	case "Tc", "Tw", "Tz", "TL", "Ts":
 		a := last(1)
 		if a == nil {
