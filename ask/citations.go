@@ -30,6 +30,7 @@ type citeWriter struct {
 	decided bool
 	bracket []byte // held "[..." that may be a citation
 	spaces  []byte // held blanks that a dropped citation would take with it
+	pend    []byte // checked text not yet written to w (written once per Write)
 	err     error  // first error writing to w
 }
 
@@ -58,7 +59,15 @@ func (c *citeWriter) Write(p []byte) (int, error) {
 	for _, b := range p {
 		c.feed(b)
 	}
+	c.flush()
 	return len(p), c.err
+}
+
+func (c *citeWriter) flush() {
+	if len(c.pend) > 0 && c.w != nil && c.err == nil {
+		_, c.err = c.w.Write(c.pend)
+	}
+	c.pend = c.pend[:0]
 }
 
 func (c *citeWriter) feed(b byte) {
@@ -86,7 +95,11 @@ func (c *citeWriter) feed(b byte) {
 	case ' ', '\t':
 		c.spaces = append(c.spaces, b)
 	default:
-		c.emit([]byte{b})
+		if len(c.spaces) > 0 {
+			c.emit(nil)
+		}
+		c.text.WriteByte(b)
+		c.pend = append(c.pend, b)
 	}
 }
 
@@ -154,9 +167,7 @@ func (c *citeWriter) emit(b []byte) {
 		c.emit(s)
 	}
 	c.text.Write(b)
-	if c.w != nil && c.err == nil {
-		_, c.err = c.w.Write(b)
-	}
+	c.pend = append(c.pend, b...)
 }
 
 // Close flushes what is held. It reports whether the whole reply was the
@@ -178,6 +189,7 @@ func (c *citeWriter) Close() (noAnswer bool, err error) {
 		c.bracket = nil
 	}
 	c.spaces = nil
+	c.flush()
 	return false, c.err
 }
 

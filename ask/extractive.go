@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -67,9 +68,34 @@ func terms(s string, dropQuestionWords bool) []string {
 		if len(w) == 1 && !unicode.IsDigit(rune(w[0])) {
 			continue
 		}
-		out = append(out, english.Stem(w, true))
+		out = append(out, stem(w))
 	}
 	return out
+}
+
+// stems caches Porter2 stems: stemming is most of the extractive answer's
+// time and a question's passages repeat their words. Bounded; safe for
+// concurrent use.
+var stems struct {
+	sync.Mutex
+	m map[string]string
+}
+
+func stem(w string) string {
+	stems.Lock()
+	s, ok := stems.m[w]
+	stems.Unlock()
+	if ok {
+		return s
+	}
+	s = english.Stem(w, true)
+	stems.Lock()
+	if stems.m == nil || len(stems.m) > 100_000 {
+		stems.m = make(map[string]string, 1024)
+	}
+	stems.m[w] = s
+	stems.Unlock()
+	return s
 }
 
 type sentence struct {
@@ -196,7 +222,6 @@ func support(q *query, passages []map[string]bool) float64 {
 	return best
 }
 
-var hasDigit = regexp.MustCompile(`\d`)
 
 // extract picks the sentences of an extractive answer: each sentence scores
 // by its own and its passage's coverage of the question (so "It improves
@@ -228,7 +253,7 @@ func extract(ev []evidence, question string) ([]sentence, float64) {
 				// The sentence must hold the thing asked for; the rest of the
 				// question may be anywhere in its passage.
 				sc := 0.35*q.coverage(st) + 0.25*q.focusCoverage(st) + 0.4*pc - 0.01*float64(i)
-				if q.numeric && hasDigit.MatchString(s) {
+				if q.numeric && strings.ContainsAny(s, "0123456789") {
 					sc += 0.08
 				}
 				if n := textseg.WordCount(s); n > 60 {
