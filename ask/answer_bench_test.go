@@ -66,12 +66,9 @@ func BenchmarkCiteWriter(b *testing.B) {
 func BenchmarkLLMAnswer(b *testing.B) {
 	ev, q := benchPassages(b, 250)
 	reply := strings.Repeat("ReBel improves task success by up to 20.4 percentage points over GRPO [1]. ", 10)
-	t := &testing.T{}
-	_ = t
-	f := newFake(&testing.T{}, func(w http.ResponseWriter, r *http.Request, n int, body chatBody) {
+	f := newFake(b, func(w http.ResponseWriter, r *http.Request, n int, body chatBody) {
 		streamReply(w, chunks(reply, 4)...)
 	})
-	defer f.Close()
 	o, err := NewOpenAI(LLMConfig{Spec: "openai:test-model", APIKey: testKey, BaseURL: f.URL})
 	if err != nil {
 		b.Fatal(err)

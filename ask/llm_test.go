@@ -50,7 +50,7 @@ func (b chatBody) user() string {
 	return ""
 }
 
-func newFake(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, n int, body chatBody)) *fakeOpenAI {
+func newFake(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, n int, body chatBody)) *fakeOpenAI {
 	t.Helper()
 	f := &fakeOpenAI{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
