@@ -85,8 +85,13 @@ func (p *ingestProgress) event(e ingest.Event) {
 		if p.bar == nil && (e.Result != store.Unchanged || p.verbose) {
 			what := map[store.PutResult]string{store.Added: "added", store.Updated: "updated", store.Unchanged: "unchanged"}[e.Result]
 			line := fmt.Sprintf("%s %s", what, e.Item)
-			if e.Chunks > 0 {
+			switch {
+			case e.Pages > 0:
 				line += fmt.Sprintf(" (%d pages, %d chunks)", e.Pages, e.Chunks)
+			case e.Chunks == 1:
+				line += " (1 chunk)"
+			case e.Chunks > 1:
+				line += fmt.Sprintf(" (%d chunks)", e.Chunks)
 			}
 			if e.Msg != "" {
 				line += ": " + e.Msg

@@ -62,6 +62,9 @@ func report(ctx context.Context, err error, stderr io.Writer) int {
 		return ExitInterrupted
 	}
 	code := ExitError
+	if strings.HasPrefix(err.Error(), "unknown command") {
+		code = ExitUsage // cobra's own usage error
+	}
 	var ec interface{ ExitCode() int }
 	if errors.As(err, &ec) {
 		code = ec.ExitCode()

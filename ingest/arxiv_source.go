@@ -162,7 +162,7 @@ func (in *Ingester) fetchPDF(ctx context.Context, r *run, e arxiv.Entry) (string
 	}
 	n, err := in.Arxiv.DownloadPDF(ctx, idv, path)
 	if err != nil {
-		return "", fmt.Errorf("download PDF of %s: %w", idv, err)
+		return "", err // the client's error names the download
 	}
 	r.emit(Event{Kind: Downloaded, Item: e.ID, Bytes: n})
 	return path, nil

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+)
+
+// TestScripts runs the end-to-end scripts in testdata/script against the
+// built command, with PAPERS_HOME in the script's work dir and $DATA
+// pointing at the shared test data.
+func TestScripts(t *testing.T) {
+	data := sharedData(t)
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("DATA", data)
+			env.Setenv("PAPERS_HOME", filepath.Join(env.WorkDir, "lib"))
+			env.Setenv("PAPERS_ARXIV_DELAY", "0")
+			env.Setenv("PAPERS_ARXIV_API_URL", "http://127.0.0.1:1/api/query") // nothing listens: no real arXiv in tests
+			env.Setenv("PAPERS_ARXIV_PDF_URL", "http://127.0.0.1:1/pdf/")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakearxiv": func(ts *testscript.TestScript, neg bool, args []string) { fakeArxiv(t, data, ts, args) },
+		},
+	})
+}
+
+// fakeArxiv starts a fake arXiv for the rest of the script and points
+// papers at it. It serves the real PDFs of shared/data/pdfs/papers under
+// their arXiv ids, with records for them built from the reference text, plus
+// every recorded API response. Arguments inject faults: 429=N, 503=N,
+// reset=N, empty=N, html=N, truncate.
+//
+//	fakearxiv 429=1 reset=1
+func fakeArxiv(t *testing.T, data string, ts *testscript.TestScript, args []string) {
+	opts := arxivtest.Options{DataDir: data, PDFs: map[string]string{}}
+	for id, f := range scriptPapers {
+		opts.PDFs[id] = filepath.Join(data, "pdfs", "papers", f)
+	}
+	day := time.Date(2025, 1, 20, 12, 0, 0, 0, time.UTC)
+	ids := []string{"2501.12948", "2501.10120", "2302.04761", "2212.08073"}
+	for i, id := range ids {
+		opts.Entries = append(opts.Entries, referenceEntry(ts, data, id, day.AddDate(0, 0, -10*i)))
+	}
+	for _, a := range args {
+		k, v, _ := strings.Cut(a, "=")
+		n, _ := strconv.Atoi(v)
+		switch k {
+		case "429":
+			opts.TooManyRequests = n
+		case "503":
+			opts.ServiceUnavailable = n
+		case "reset":
+			opts.Resets = n
+		case "empty":
+			opts.EmptyPages = n
+		case "html":
+			opts.HTMLPDFs = n
+		case "truncate":
+			opts.TruncatePDFs = true
+		default:
+			ts.Fatalf("fakearxiv: unknown option %q", a)
+		}
+	}
+	srv := arxivtest.NewServer(t, opts)
+	ts.Setenv("PAPERS_ARXIV_API_URL", srv.APIURL())
+	ts.Setenv("PAPERS_ARXIV_PDF_URL", srv.PDFURL())
+}
+
+// scriptPapers are the shared PDFs that are arXiv papers, by id.
+var scriptPapers = map[string]string{
+	"2302.04761": "toolformer_2302.04761v1.pdf",
+	"2501.12948": "deepseek_r1_2501.12948.pdf",
+	"2212.08073": "constitutional_ai_2212.08073.pdf",
+	"2501.10120": "pasa_2501.10120.pdf",
+	"1111.2011":  "arxiv_1111.2011v2.pdf",
+}
+
+// referenceEntry makes the arXiv record of a real paper from its pdftotext
+// reference text: the first line as title, the text after "Abstract" as
+// summary.
+func referenceEntry(ts *testscript.TestScript, data, id string, published time.Time) arxiv.Entry {
+	name := strings.TrimSuffix(scriptPapers[id], ".pdf") + ".txt"
+	b, err := os.ReadFile(filepath.Join(data, "pdfs", "reference-text", name))
+	ts.Check(err)
+	text := strings.TrimSpace(string(b))
+	title := strings.TrimSpace(strings.SplitN(text, "\n", 2)[0])
+	if i := strings.Index(strings.ToLower(text), "abstract"); i >= 0 {
+		text = text[i+len("abstract"):]
+	}
+	words := strings.Fields(text)
+	return arxiv.Entry{
+		ID: id, Version: 1, Title: title, Summary: strings.Join(words[:min(150, len(words))], " "),
+		Authors:   []arxiv.Author{{Name: "First Author", Affiliations: []string{"A Lab"}}, {Name: "Second Author"}},
+		Published: published, Updated: published,
+		PrimaryCategory: "cs.CL", Categories: []string{"cs.CL", "cs.LG"},
+		AbsURL: "https://arxiv.org/abs/" + id + "v1",
+	}
+}
