@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/ingest/pdf"
+)
+
+func init() { register(newExtractCmd) }
+
+type extractOptions struct {
+	json bool
+}
+
+// extractRecord is the --json shape of papers extract.
+type extractRecord struct {
+	Pages     []extractPage `json:"pages"`
+	Title     string        `json:"title"`
+	ArxivID   string        `json:"arxiv_id,omitempty"`
+	ArxivDate string        `json:"arxiv_date,omitempty"`
+	Warnings  []string      `json:"warnings"`
+}
+
+type extractPage struct {
+	N        int              `json:"n"`
+	Text     string           `json:"text"`
+	Headings []extractHeading `json:"headings,omitempty"`
+}
+
+type extractHeading struct {
+	Offset int    `json:"offset"`
+	Text   string `json:"text"`
+}
+
+func newExtractCmd(g *globalOptions) *cobra.Command {
+	o := &extractOptions{}
+	c := &cobra.Command{
+		Use:   "extract FILE.pdf",
+		Short: "Print the text of a PDF, page by page, as ingest reads it",
+		Long: `extract prints the text of a PDF in reading order, pages separated by form
+feeds (\f) as pdftotext does: words from glyph positions, ligatures and other
+compatibility characters normalised, hyphenated line ends joined, running
+heads, page numbers, line numbers and the arXiv side stamp left out.
+
+This is exactly the text papers ingest stores. Warnings go to stderr.`,
+		Example: `  papers extract paper.pdf | less
+  papers extract paper.pdf | tr '\f' '\n' | wc -w
+  papers extract --json paper.pdf | jq -r '.pages[] | select(.n == 3) | .text'
+  papers extract --json paper.pdf | jq '[.pages[].headings[]?.text]'`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runExtract(c.Context(), o, args[0], c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	c.Flags().BoolVar(&o.json, "json", false, `print one JSON object: {"pages":[{"n":1,"text":"..."}],"title":...,"warnings":[...]}`)
+	return c
+}
+
+func runExtract(ctx context.Context, o *extractOptions, path string, stdout, stderr io.Writer) error {
+	doc, err := pdf.ExtractFile(ctx, path)
+	if err != nil && !(errors.Is(err, pdf.ErrGarbled) && doc != nil) {
+		return extractHint(err)
+	}
+	if o.json {
+		rec := extractRecord{Title: doc.Title, ArxivID: doc.ArxivID, ArxivDate: doc.ArxivDate, Warnings: doc.Warnings, Pages: []extractPage{}}
+		if rec.Warnings == nil {
+			rec.Warnings = []string{}
+		}
+		for _, p := range doc.Pages {
+			ep := extractPage{N: p.N, Text: p.Text}
+			for _, h := range p.Headings {
+				ep.Headings = append(ep.Headings, extractHeading{Offset: h.Offset, Text: h.Text})
+			}
+			rec.Pages = append(rec.Pages, ep)
+		}
+		return writeJSON(stdout, rec)
+	}
+	for _, w := range doc.Warnings {
+		fmt.Fprintf(stderr, "warning: %s: %s\n", path, w)
+	}
+	_, werr := io.WriteString(stdout, doc.Text())
+	return werr
+}
+
+// extractHint names the fix for the errors a user can do something about.
+func extractHint(err error) error {
+	switch {
+	case errors.Is(err, pdf.ErrEncrypted):
+		return withHint(err, "decrypt it first, e.g. `qpdf --decrypt --password=PASSWORD in.pdf out.pdf`")
+	case errors.Is(err, pdf.ErrUnsupported) && strings.Contains(err.Error(), "encrypt"):
+		return withHint(err, "rewrite it without encryption, e.g. `qpdf --decrypt in.pdf out.pdf`")
+	case errors.Is(err, pdf.ErrNoText):
+		return withHint(err, "run OCR on it first, e.g. `ocrmypdf in.pdf out.pdf`")
+	case errors.Is(err, pdf.ErrTruncated):
+		return withHint(err, "the file is incomplete: download it again")
+	case errors.Is(err, pdf.ErrNotPDF):
+		return withHint(err, "check the file: a download that failed often saves an HTML error page")
+	}
+	return err
+}
