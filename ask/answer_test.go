@@ -280,6 +280,7 @@ func TestCiteWriterSplits(t *testing.T) {
 		{"NO_ANSWER but [1] says so.", "NO_ANSWER but [1] says so."},
 		{"[1] first. Unclosed [2", "[1] first. Unclosed [2"},
 		{"Ünïcode – dash [1–2].", "Ünïcode – dash [1][2]."},
+		{"Pages [2, p. 3] and [1, pp. 4-5]; not [e.g. this].", "Pages [1] and [2]; not [e.g. this]."},
 	} {
 		for size := 1; size <= len(tc.in); size++ {
 			var out strings.Builder

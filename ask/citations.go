@@ -81,7 +81,7 @@ func (c *citeWriter) feed(b byte) {
 			c.emit(c.bracket)
 			c.bracket = []byte{b}
 			return
-		case len(c.bracket) < 40 && (b == ' ' || b == ',' || b == ';' || b == '-' || b == '=' || b >= 0x80 ||
+		case len(c.bracket) < 40 && (b == ' ' || b == ',' || b == ';' || b == '-' || b == '=' || b == '.' || b >= 0x80 ||
 			('0' <= b && b <= '9') || ('a' <= b|0x20 && b|0x20 <= 'z')):
 			c.bracket = append(c.bracket, b)
 			return
@@ -104,13 +104,18 @@ func (c *citeWriter) feed(b byte) {
 }
 
 var citationGroup = regexp.MustCompile(`(?i)^\[\s*(?:(?:passages?|sources?|refs?\.?|n\s*=)\s*)?\d+(?:\s*(?:,|;|-|–|and)\s*(?:(?:passages?|sources?)\s*)?\d+)*\s*\]$`)
+
+// pageSuffix is a page reference a model may add inside a citation,
+// "[2, p. 3]" or "[2, pp. 3-4]": the pages are the passage's own, so it goes.
+var pageSuffix = regexp.MustCompile(`(?i)\s*,\s*pp?\.\s*\d+(?:\s*[-–]\s*\d+)?\s*\]$`)
 var digits = regexp.MustCompile(`\d+|-|–`)
 
 func (c *citeWriter) closeBracket() {
-	br := c.bracket
+	raw := c.bracket
 	c.bracket = nil
+	br := pageSuffix.ReplaceAll(raw, []byte("]"))
 	if !citationGroup.Match(br) {
-		c.emit(br)
+		c.emit(raw)
 		return
 	}
 	var nums []int

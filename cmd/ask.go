@@ -131,7 +131,11 @@ func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question strin
 		}
 	}
 	r := &ask.Retriever{Index: lib, Embedder: e}
-	passages, err := r.Retrieve(ctx, question, ask.RetrieveOptions{K: k, Filter: filter})
+	ropts := ask.RetrieveOptions{K: k, Filter: filter}
+	if len(o.papers) > 0 {
+		ropts.PerPaper = -1 // asking named papers: any number of passages from each
+	}
+	passages, err := r.Retrieve(ctx, question, ropts)
 	if err != nil {
 		return err
 	}
