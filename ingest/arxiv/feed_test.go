@@ -1,6 +1,7 @@
 package arxiv_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -448,6 +449,11 @@ func FuzzParseFeed(f *testing.F) {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
+		}
+		// Long pages stall the fuzzer (it minimises every new input, byte
+		// by byte): keep their first entry, which has every element kind.
+		if i := bytes.Index(b, []byte("</entry>")); len(b) > 8<<10 && i > 0 {
+			b = append(b[:i+len("</entry>"):i+len("</entry>")], "\n</feed>\n"...)
 		}
 		f.Add(b)
 	}
