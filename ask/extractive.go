@@ -222,7 +222,6 @@ func support(q *query, passages []map[string]bool) float64 {
 	return best
 }
 
-
 // extract picks the sentences of an extractive answer: each sentence scores
 // by its own and its passage's coverage of the question (so "It improves
 // success by 7 points" counts for the paper the question names), with a bonus
