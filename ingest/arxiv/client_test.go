@@ -355,6 +355,38 @@ func TestRetries(t *testing.T) {
 	}
 }
 
+// TestSearchEmptyPageMidway: an empty page while totalResults says more
+// remain is asked for again; if it stays empty, Search stops with what it has.
+func TestSearchEmptyPageMidway(t *testing.T) {
+	tests := []struct {
+		name        string
+		empty       int
+		entries     int
+		requests    int
+		wantNotices int
+	}{
+		{"empty once", 1, 30, 4, 1},
+		{"empty twice", 2, 10, 3, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, arxivtest.Options{EmptyPagesAfter: 1, EmptyPages: tc.empty})
+			c := newClient(t, s)
+			c.PageSize = 10
+			var notices []string
+			c.Logf = func(f string, a ...any) { notices = append(notices, fmt.Sprintf(f, a...)) }
+			got, err := c.Search(context.Background(), "all:testing", 30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tc.entries || len(s.Requests()) != tc.requests || len(notices) != tc.wantNotices {
+				t.Errorf("got %d entries in %d requests with notices %q; want %d in %d with %d notices",
+					len(got), len(s.Requests()), notices, tc.entries, tc.requests, tc.wantNotices)
+			}
+		})
+	}
+}
+
 func TestRetriesAreBounded(t *testing.T) {
 	s := newServer(t, arxivtest.Options{ServiceUnavailable: 100})
 	c := newClient(t, s)

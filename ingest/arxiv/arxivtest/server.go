@@ -81,9 +81,11 @@ type Options struct {
 	// Resets: the next N requests get their connection closed with no
 	// response.
 	Resets int
-	// EmptyPages: the first N API answers that would hold entries hold
-	// none (totalResults unchanged), as arXiv does under load.
-	EmptyPages int
+	// EmptyPages: N API answers that would hold entries hold none
+	// (totalResults unchanged), as arXiv does under load: the first N, or
+	// the N after the first EmptyPagesAfter such answers.
+	EmptyPages      int
+	EmptyPagesAfter int
 	// HTMLPDFs: the first N PDF requests get a 200 text/html page.
 	HTMLPDFs int
 	// TruncatePDFs serves every PDF cut to half its length (with a
@@ -119,6 +121,7 @@ type Server struct {
 	left503     int
 	leftResets  int
 	leftEmpty   int
+	emptyAfter  int
 	leftHTML    int
 	inFlight    int
 	maxInFlight int
@@ -142,6 +145,7 @@ func NewServer(t testing.TB, opts Options) *Server {
 		left503:    opts.ServiceUnavailable,
 		leftResets: opts.Resets,
 		leftEmpty:  opts.EmptyPages,
+		emptyAfter: opts.EmptyPagesAfter,
 		leftHTML:   opts.HTMLPDFs,
 	}
 	s.search = opts.Entries
@@ -301,7 +305,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) int {
 	page := matched[min(start, total):min(start+maxResults, total)]
 	if len(page) > 0 {
 		s.mu.Lock()
-		if s.leftEmpty > 0 {
+		if s.emptyAfter > 0 {
+			s.emptyAfter--
+		} else if s.leftEmpty > 0 {
 			s.leftEmpty--
 			page = nil
 		}
