@@ -25,9 +25,12 @@ type font struct {
 	widths    [256]float64      // simple fonts, text space units
 	hasWidth  [256]bool
 	cidW      map[uint32]float64
-	dw        float64 // default width (text space units)
-	vscale    float64 // glyph-space height of 1 em in text space (Type3 FontMatrix)
-	unknown   bool    // no way to map codes to text (Identity-H without ToUnicode)
+	dw        float64     // default width (text space units)
+	vscale    float64     // glyph-space height of 1 em in text space (Type3 FontMatrix)
+	unknown   bool        // no way to map codes to text (Identity-H without ToUnicode)
+	builtin   lpdf.Value  // embedded Type 1 program whose encoding is not read yet
+	base      [256]string // glyph names of the base encoding
+	fromDiff  [256]bool   // the code's name comes from /Differences
 }
 
 type codeRange struct{ lo, hi uint32 }
@@ -171,20 +174,17 @@ func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value
 	default:
 		// Built-in encoding: read it from an embedded Type 1 program when
 		// there is one (pdfTeX's math fonts), else assume Standard.
-		builtin := false
-		if ff := desc.Key("FontFile"); ff.Kind() == lpdf.Stream {
-			if b, ok := type1Encoding(ff); ok {
-				names, builtin = b, true
-			}
+		if subtype == "TrueType" && enc.IsNull() {
+			names = winAnsiNames()
+		} else {
+			names = standardNames()
 		}
-		if !builtin {
-			if subtype == "TrueType" && enc.IsNull() {
-				names = winAnsiNames()
-			} else {
-				names = standardNames()
-			}
+		if ff := desc.Key("FontFile"); ff.Kind() == lpdf.Stream {
+			// Read lazily: /Differences usually name every glyph used.
+			f.builtin = ff
 		}
 	}
+	f.base = names
 	if diffs.Kind() == lpdf.Array {
 		code := -1
 		for i := 0; i < diffs.Len() && i < 1024; i++ {
@@ -205,6 +205,23 @@ func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value
 			continue
 		}
 		f.enc[c] = glyphText(names[c])
+		f.fromDiff[c] = names[c] != f.base[c]
+	}
+}
+
+// loadBuiltin replaces the assumed Standard encoding with the embedded
+// Type 1 program's own, keeping the /Differences entries.
+func (f *font) loadBuiltin() {
+	ff := f.builtin
+	f.builtin = lpdf.Value{}
+	b, ok := type1Encoding(ff)
+	if !ok {
+		return
+	}
+	for c := 0; c < 256; c++ {
+		if !f.fromDiff[c] && b[c] != "" {
+			f.enc[c] = glyphText(b[c])
+		}
 	}
 }
 
@@ -502,6 +519,9 @@ func (f *font) each(raw string, fn func(code uint32, n int, text string, w float
 			c := raw[i]
 			t, ok := f.toUni[uint32(c)]
 			if !ok {
+				if !f.fromDiff[c] && !f.builtin.IsNull() {
+					f.loadBuiltin()
+				}
 				t = f.enc[c]
 			}
 			w := f.dw

@@ -77,14 +77,64 @@ func valueID(v lpdf.Value) uint64 {
 	return p.Field(0).Uint()<<16 | p.Field(1).Uint()
 }
 
+// refID returns the object number of the indirect reference stored under
+// key in dictionary d, without resolving it. It reads the library's
+// unexported representation and reports false if that ever changes.
+func refID(d lpdf.Value, key string) (id uint64, ok bool) {
+	defer func() {
+		if recover() != nil {
+			id, ok = 0, false
+		}
+	}()
+	rv := reflect.ValueOf(d)
+	if rv.NumField() < 3 {
+		return 0, false
+	}
+	m := rv.Field(2)
+	if m.Kind() == reflect.Interface {
+		m = m.Elem()
+	}
+	if m.Kind() != reflect.Map {
+		return 0, false
+	}
+	it := m.MapRange()
+	for it.Next() {
+		if it.Key().String() != key {
+			continue
+		}
+		v := it.Value()
+		if v.Kind() == reflect.Interface {
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct || v.NumField() != 2 || v.Field(0).Kind() != reflect.Uint32 {
+			return 0, false
+		}
+		return v.Field(0).Uint()<<16 | v.Field(1).Uint(), true
+	}
+	return 0, false
+}
+
 func (w *walker) font(res *resources, name string) *font {
 	if f, ok := res.fonts[name]; ok {
 		return f
 	}
-	fv := res.v.Key("Font").Key(name)
+	dict := res.v.Key("Font")
+	// Fonts are shared by many pages: look the reference up before
+	// resolving it, which costs a parse (and for object streams a
+	// decompression) each time.
+	if id, ok := refID(dict, name); ok {
+		if c, ok := w.doc.fonts[objKey{id: id}]; ok {
+			res.fonts[name] = c
+			return c
+		}
+	}
+	fv := dict.Key(name)
 	var f *font
 	if fv.Kind() == lpdf.Dict {
 		key := objKey{valueID(fv), name}
+		if id, ok := refID(dict, name); ok {
+			key = objKey{id: id}
+		}
 		if c, ok := w.doc.fonts[key]; ok {
 			f = c
 		} else {
