@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	chromem "github.com/philippgille/chromem-go"
 
@@ -82,6 +83,7 @@ func BenchmarkOpenList(b *testing.B) {
 			dir := benchLibrary(b, s.papers)
 			ctx := context.Background()
 			b.ReportAllocs()
+			c0 := cpuTime()
 			for b.Loop() {
 				lib, err := store.Open(ctx, dir)
 				if err != nil {
@@ -93,6 +95,7 @@ func BenchmarkOpenList(b *testing.B) {
 				}
 				lib.Close()
 			}
+			reportCPU(b, c0)
 		})
 	}
 }
@@ -109,6 +112,7 @@ func BenchmarkSearchVectorsCold(b *testing.B) {
 				ctx := context.Background()
 				q := benchQuery(1)
 				b.ReportAllocs()
+				c0 := cpuTime()
 				for b.Loop() {
 					if mode == "rebuild" {
 						os.Remove(filepath.Join(dir, store.SidecarName))
@@ -123,6 +127,7 @@ func BenchmarkSearchVectorsCold(b *testing.B) {
 					}
 					lib.Close()
 				}
+				reportCPU(b, c0)
 			})
 		}
 	}
@@ -151,12 +156,14 @@ func BenchmarkSearchVectorsWarm(b *testing.B) {
 				}
 				b.ReportAllocs()
 				i := 0
+				c0 := cpuTime()
 				for b.Loop() {
 					i++
 					if _, err := lib.SearchVectors(ctx, benchQuery(i), 10, f); err != nil {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, c0)
 			})
 		}
 	}
@@ -174,12 +181,14 @@ func BenchmarkSearchText(b *testing.B) {
 			}
 			defer lib.Close()
 			b.ReportAllocs()
+			c0 := cpuTime()
 			for b.Loop() {
 				hits, err := lib.SearchText(ctx, "reinforcement learning agent reward planning", 100, store.Filter{})
 				if err != nil || len(hits) == 0 {
 					b.Fatalf("SearchText: %d hits, %v", len(hits), err)
 				}
 			}
+			reportCPU(b, c0)
 		})
 	}
 }
@@ -201,6 +210,7 @@ func BenchmarkPut(b *testing.B) {
 	words := "policy gradient agents learn to plan with tools and memory in simulated environments "
 	n := 0
 	b.ReportAllocs()
+	c0 := cpuTime()
 	for b.Loop() {
 		b.StopTimer()
 		p := store.Paper{ID: fmt.Sprintf("put-%06d", n), Version: 1, Title: "A paper", Categories: []string{"cs.AI"}}
@@ -214,6 +224,7 @@ func BenchmarkPut(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, c0)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "papers/s")
 	b.ReportMetric(50*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
 }
@@ -255,14 +266,17 @@ func BenchmarkChromem(b *testing.B) {
 			return col
 		}
 		b.Run(s.name+"/load", func(b *testing.B) {
+			c0 := cpuTime()
 			for b.Loop() {
 				load()
 			}
+			reportCPU(b, c0)
 		})
 		col := load()
 		b.Run(s.name+"/query", func(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
+			c0 := cpuTime()
 			for b.Loop() {
 				i++
 				res, err := col.QueryEmbedding(ctx, benchQuery(i), 10, nil, nil)
@@ -270,13 +284,16 @@ func BenchmarkChromem(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, c0)
 		})
 		b.Run(s.name+"/query-where-paper", func(b *testing.B) {
+			c0 := cpuTime()
 			for b.Loop() {
 				if _, err := col.QueryEmbedding(ctx, benchQuery(1), 10, map[string]string{"paper_id": "syn-000007"}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, c0)
 		})
 	}
 }
@@ -327,5 +344,11 @@ func TestFlatIndexAgreesWithChromem(t *testing.T) {
 		if !slices.Equal(a, c) {
 			t.Errorf("query %d: flat %v, chromem %v", i, a, c)
 		}
+	}
+}
+
+func reportCPU(b *testing.B, c0 time.Duration) {
+	if c := cpuTime(); c0 > 0 && b.N > 0 {
+		b.ReportMetric(float64(c-c0)/float64(b.N)/1e6, "cpu-ms/op")
 	}
 }

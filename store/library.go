@@ -50,8 +50,9 @@ type Library struct {
 	dir string
 	db  *sql.DB
 
-	mu  sync.Mutex // guards idx
-	idx *vecIndex  // dense index, loaded by the first SearchVectors
+	mu      sync.Mutex  // guards idx and retired
+	idx     *vecIndex   // dense index, loaded by the first SearchVectors
+	retired []*vecIndex // replaced indexes whose mappings are released at Close
 }
 
 // Manifest describes how the library's contents were made.
@@ -112,10 +113,16 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	return l, nil
 }
 
-// Close releases the database. Searches in flight must have returned.
+// Close releases the database and the vector index. Searches in flight
+// must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
 	l.mu.Lock()
-	l.idx = nil
+	for _, x := range append(l.retired, l.idx) {
+		if x != nil && x.unmap != nil {
+			x.unmap()
+		}
+	}
+	l.idx, l.retired = nil, nil
 	l.mu.Unlock()
 	return l.db.Close()
 }

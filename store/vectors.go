@@ -43,6 +43,7 @@ type vecIndex struct {
 	paperOf   []uint32
 	seqs      []uint32
 	vecs      []float32
+	unmap     func() error // releases the mapped sidecar; nil when on the heap
 }
 
 func (x *vecIndex) len() int { return len(x.seqs) }
@@ -201,9 +202,13 @@ func (x *vecIndex) search(ctx context.Context, q []float32, k int, allowed []boo
 	return hits, nil
 }
 
-// dot is the dot product of two equally long vectors, unrolled by 8 with
-// independent accumulators so the CPU can overlap the multiply-adds.
-func dot(a, b []float32) float32 {
+// dot is the dot product of two equally long vectors; on amd64 with AVX2
+// and FMA it is replaced by an assembly version (dot_amd64.go).
+var dot = dotGo
+
+// dotGo is the portable dot product, unrolled by 8 with independent
+// accumulators so the CPU can overlap the multiply-adds.
+func dotGo(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3, s4, s5, s6, s7 float32
 	i := 0
@@ -241,11 +246,19 @@ func (l *Library) vectorIndex(ctx context.Context) (*vecIndex, error) {
 	if x := l.idx; x != nil && x.gen == gen && x.libraryID == libID && x.dims == dims {
 		return x, nil
 	}
-	l.idx = nil // let the old one be collected before loading the new one
+	if l.idx != nil {
+		// Searches in flight may still scan the old index: unmap it at Close.
+		l.retired = append(l.retired, l.idx)
+		l.idx = nil
+	}
 	path := filepath.Join(l.dir, SidecarName)
-	if x, err := readSidecar(path); err == nil && x.gen == gen && x.libraryID == libID && x.dims == dims {
-		l.idx = x
-		return x, nil
+	if x, unmap, err := readSidecar(path); err == nil {
+		x.unmap = unmap
+		if x.gen == gen && x.libraryID == libID && x.dims == dims {
+			l.idx = x
+			return x, nil
+		}
+		unmap()
 	}
 	x, err := l.loadVectors(ctx)
 	if err != nil {
@@ -330,14 +343,16 @@ func (l *Library) loadVectors(ctx context.Context) (*vecIndex, error) {
 
 // Sidecar layout, little-endian:
 //
-//	magic "PAPVEC01" | crc32c of everything after the header (u32) |
+//	magic "PAPVEC01" | crc32c of the bytes from the end of the header to the
+//	start of the vectors (u32) |
 //	dims u32 | gen i64 | papers u32 | chunks u32 | library id (32 bytes hex)
 //	| papers x (len u32, bytes) | zero padding to 4 bytes
 //	| paperOf [chunks]u32 | seqs [chunks]u32 | vectors [chunks*dims]f32
 //
-// It is written to a temporary file and renamed into place, without fsync:
-// after a power loss it may be torn, which the length and CRC checks catch
-// (then it is rebuilt from the database).
+// It is written to a temporary file, fsynced and renamed into place; the
+// length, the header (library id, generation, dimensions) and a CRC of the
+// ids are checked when it is mapped, and any mismatch rebuilds it from the
+// database.
 const sidecarMagic = "PAPVEC01"
 
 const sidecarHeader = 8 + 4 + 4 + 8 + 4 + 4 + 32
@@ -384,7 +399,7 @@ func writeSidecar(path string, x *vecIndex) error {
 		binary.LittleEndian.PutUint32(b[o:], math.Float32bits(f))
 		o += 4
 	}
-	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[sidecarHeader:], castagnoli))
+	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[sidecarHeader:o-4*len(x.vecs)], castagnoli))
 
 	removeStaleTemps(path)
 	tmp, err := os.CreateTemp(filepath.Dir(path), SidecarName+".tmp*")
@@ -396,6 +411,13 @@ func writeSidecar(path string, x *vecIndex) error {
 		tmp.Close()
 		return err
 	}
+	// The vectors are not checksummed (that would cost a pass over 150 MB
+	// at every start): instead the file is durable before it is renamed
+	// into place, so a crash leaves the old sidecar or the complete new one.
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
@@ -404,11 +426,22 @@ func writeSidecar(path string, x *vecIndex) error {
 
 var errBadSidecar = errors.New("vector sidecar is torn or not ours")
 
-func readSidecar(path string) (*vecIndex, error) {
-	b, err := os.ReadFile(path)
+// readSidecar maps the sidecar and checks it; the caller owns the returned
+// unmap function (nil on error).
+func readSidecar(path string) (x *vecIndex, unmap func() error, err error) {
+	b, unmap, err := mapFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	x, err = parseSidecar(b)
+	if err != nil {
+		unmap()
+		return nil, nil, err
+	}
+	return x, unmap, nil
+}
+
+func parseSidecar(b []byte) (*vecIndex, error) {
 	if len(b) < sidecarHeader || string(b[:8]) != sidecarMagic {
 		return nil, errBadSidecar
 	}
@@ -419,9 +452,6 @@ func readSidecar(path string) (*vecIndex, error) {
 	}
 	np := int(binary.LittleEndian.Uint32(b[24:]))
 	n := int(binary.LittleEndian.Uint32(b[28:]))
-	if crc32.Checksum(b[sidecarHeader:], castagnoli) != binary.LittleEndian.Uint32(b[8:]) {
-		return nil, errBadSidecar
-	}
 	o := sidecarHeader
 	x.papers = make([]string, np)
 	for i := range x.papers {
@@ -438,6 +468,9 @@ func readSidecar(path string) (*vecIndex, error) {
 	}
 	o = (o + 3) &^ 3
 	if len(b)-o != 8*n+4*n*x.dims {
+		return nil, errBadSidecar
+	}
+	if crc32.Checksum(b[sidecarHeader:o+8*n], castagnoli) != binary.LittleEndian.Uint32(b[8:]) {
 		return nil, errBadSidecar
 	}
 	x.paperOf = u32s(b[o:o+4*n], n)

@@ -1,0 +1,34 @@
+//go:build unix
+
+package store
+
+import (
+	"os"
+	"syscall"
+)
+
+// mapFile maps a file read-only into memory: the vector sidecar is used in
+// place from the page cache instead of being copied onto the heap, which
+// saves a 150 MB allocation and copy at 100k chunks. The returned function
+// unmaps it; nothing may use the bytes afterwards.
+func mapFile(path string) ([]byte, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	size := fi.Size()
+	if size == 0 || size != int64(int(size)) {
+		b, err := os.ReadFile(path)
+		return b, func() error { return nil }, err
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, func() error { return syscall.Munmap(b) }, nil
+}
