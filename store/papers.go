@@ -58,78 +58,142 @@ const paperColumns = `id, version, title, abstract, authors, affiliations, publi
 // metadata (AddedAt aside), version, content hash and chunks (texts, spans,
 // sections and vectors).
 func (l *Library) Put(ctx context.Context, p Paper, chunks []Chunk) (PutResult, error) {
+	rs, err := l.PutBatch(ctx, []Item{{Paper: p, Chunks: chunks}})
+	if err != nil {
+		return 0, err
+	}
+	return rs[0], nil
+}
+
+// Item is one paper with its chunks, for PutBatch.
+type Item struct {
+	Paper  Paper
+	Chunks []Chunk
+}
+
+// PutBatch stores several papers as Put does, all in ONE transaction: after
+// a crash the library holds all of them or none. It saves the per-commit
+// fsync when many small papers arrive at once (corpora of abstracts). The
+// results are in the order of items.
+func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, error) {
+	type prepared struct {
+		p  Paper
+		cs []Chunk
+		fp string
+	}
+	preps := make([]prepared, len(items))
+	for i, it := range items {
+		p, cs, err := prepare(it.Paper, it.Chunks)
+		if err != nil {
+			return nil, err
+		}
+		preps[i] = prepared{p: p, cs: cs, fp: fingerprint(p, cs)}
+	}
+	results := make([]PutResult, len(items))
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		dims := -1
+		changed := false
+		for i, pr := range preps {
+			if len(pr.cs) > 0 && dims < 0 {
+				var err error
+				if dims, err = manifestDims(ctx, tx); err != nil {
+					return err
+				}
+			}
+			r, err := putTx(ctx, tx, pr.p, pr.cs, pr.fp, dims)
+			if err != nil {
+				return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
+			}
+			results[i] = r
+			changed = changed || r != Unchanged
+		}
+		if !changed {
+			return nil
+		}
+		return bumpVectorsGen(ctx, tx)
+	})
+	if err != nil {
+		if len(items) == 1 && !strings.HasPrefix(err.Error(), "put paper") {
+			err = fmt.Errorf("put paper %s: %w", items[0].Paper.ID, err)
+		}
+		return nil, err
+	}
+	return results, nil
+}
+
+// prepare checks a paper's chunks and returns copies ready to store.
+func prepare(p Paper, chunks []Chunk) (Paper, []Chunk, error) {
 	if p.ID == "" {
-		return 0, errors.New("put paper: empty id")
+		return p, nil, errors.New("put paper: empty id")
 	}
 	p.Chunks = len(chunks)
 	seen := make(map[int]bool, len(chunks))
 	cs := make([]Chunk, len(chunks))
 	for i, c := range chunks {
 		if c.PaperID != "" && c.PaperID != p.ID {
-			return 0, fmt.Errorf("put paper %s: chunk %d belongs to paper %q", p.ID, c.Seq, c.PaperID)
+			return p, nil, fmt.Errorf("put paper %s: chunk %d belongs to paper %q", p.ID, c.Seq, c.PaperID)
 		}
 		if seen[c.Seq] {
-			return 0, fmt.Errorf("put paper %s: duplicate chunk seq %d", p.ID, c.Seq)
+			return p, nil, fmt.Errorf("put paper %s: duplicate chunk seq %d", p.ID, c.Seq)
 		}
 		seen[c.Seq] = true
 		c.PaperID = p.ID
 		c.Vector = normalized(c.Vector)
 		cs[i] = c
 	}
-	fp := fingerprint(p, cs)
+	return p, cs, nil
+}
 
+// manifestDims reads the embedder dimensions (ErrNoEmbedder if unset).
+func manifestDims(ctx context.Context, tx *sql.Tx) (int, error) {
+	var dimsText string
+	err := tx.QueryRowContext(ctx, "SELECT value FROM manifest WHERE key = ?", keyDimensions).Scan(&dimsText)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNoEmbedder
+	} else if err != nil {
+		return 0, err
+	}
+	dims, _ := strconv.Atoi(dimsText)
+	return dims, nil
+}
+
+// putTx writes one prepared paper inside tx, unless it is unchanged.
+func putTx(ctx context.Context, tx *sql.Tx, p Paper, cs []Chunk, fp string, dims int) (PutResult, error) {
 	var result PutResult
-	err := l.write(ctx, func(tx *sql.Tx) error {
-		var oldFP string
-		var oldAdded sql.NullInt64
-		err := tx.QueryRowContext(ctx, "SELECT fingerprint, added_at FROM papers WHERE id = ?", p.ID).Scan(&oldFP, &oldAdded)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			result = Added
-		case err != nil:
-			return err
-		case oldFP == fp:
-			result = Unchanged
-			return nil
-		default:
-			result = Updated
-			if oldAdded.Valid {
-				p.AddedAt = time.Unix(0, oldAdded.Int64).UTC()
-			}
+	var oldFP string
+	var oldAdded sql.NullInt64
+	err := tx.QueryRowContext(ctx, "SELECT fingerprint, added_at FROM papers WHERE id = ?", p.ID).Scan(&oldFP, &oldAdded)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		result = Added
+	case err != nil:
+		return 0, err
+	case oldFP == fp:
+		return Unchanged, nil
+	default:
+		result = Updated
+		if oldAdded.Valid {
+			p.AddedAt = time.Unix(0, oldAdded.Int64).UTC()
 		}
-		if p.AddedAt.IsZero() {
-			p.AddedAt = time.Now()
+	}
+	if p.AddedAt.IsZero() {
+		p.AddedAt = time.Now()
+	}
+	for _, c := range cs {
+		if len(c.Vector) != dims {
+			return 0, fmt.Errorf("chunk %d has a vector of %d dimensions, the library's embedder makes %d", c.Seq, len(c.Vector), dims)
 		}
-		if len(cs) > 0 {
-			var dimsText string
-			err := tx.QueryRowContext(ctx, "SELECT value FROM manifest WHERE key = ?", keyDimensions).Scan(&dimsText)
-			if errors.Is(err, sql.ErrNoRows) {
-				return ErrNoEmbedder
-			} else if err != nil {
-				return err
-			}
-			dims, _ := strconv.Atoi(dimsText)
-			for _, c := range cs {
-				if len(c.Vector) != dims {
-					return fmt.Errorf("chunk %d has a vector of %d dimensions, the library's embedder makes %d", c.Seq, len(c.Vector), dims)
-				}
-			}
+	}
+	if result == Updated {
+		if err := deletePaper(ctx, tx, p.ID); err != nil {
+			return 0, err
 		}
-		if result == Updated {
-			if err := deletePaper(ctx, tx, p.ID); err != nil {
-				return err
-			}
-		}
-		if err := insertPaper(ctx, tx, p, fp); err != nil {
-			return err
-		}
-		if err := insertChunks(ctx, tx, p.Title, cs); err != nil {
-			return err
-		}
-		return bumpVectorsGen(ctx, tx)
-	})
-	if err != nil {
-		return 0, fmt.Errorf("put paper %s: %w", p.ID, err)
+	}
+	if err := insertPaper(ctx, tx, p, fp); err != nil {
+		return 0, err
+	}
+	if err := insertChunks(ctx, tx, p.Title, cs); err != nil {
+		return 0, err
 	}
 	return result, nil
 }
