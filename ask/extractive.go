@@ -45,6 +45,9 @@ var questionWords = map[string]bool{
 // they are names (the ALSO framework).
 var commonWords = map[string]bool{"also": true, "may": true, "one": true, "use": true, "act": true, "art": true, "see": true, "well": true}
 
+// backMatter names sections whose text does not answer questions.
+var backMatter = regexp.MustCompile(`(?i)^\s*(\d+\.?\s*)?(references|bibliography|acknowledge?ments?|works cited)\b`)
+
 var quantitative = regexp.MustCompile(`(?i)\b(how (many|much|big|large|long|fast|often)|by how|what (percentage|fraction|share|number|accuracy|score|rate|size)|improve|gain|success rate|pass@)`)
 
 // terms are the stemmed content words of s (lower-cased, split on anything
@@ -104,6 +107,7 @@ type sentence struct {
 	text    string
 	stems   map[string]bool
 	score   float64
+	cov     float64 // the sentence's own coverage of the question
 }
 
 // query is the weighted question against a set of passages.
@@ -230,7 +234,14 @@ func support(q *query, passages []map[string]bool) float64 {
 // at least 60% of it, from other papers first, never near-duplicates, in
 // reading order. It returns the chosen sentences and the support.
 func extract(ev []evidence, question string) ([]sentence, float64) {
-	ev = ev[:min(len(ev), extractPassages)]
+	// Reference lists match every question a little and answer none.
+	var kept []evidence
+	for _, e := range ev {
+		if !backMatter.MatchString(e.Section) {
+			kept = append(kept, e)
+		}
+	}
+	ev = kept[:min(len(kept), extractPassages)]
 	pstems := make([]map[string]bool, len(ev))
 	for i := range ev {
 		pstems[i] = stemSet(ev[i].Paper.Title + " " + ev[i].Text)
@@ -243,22 +254,30 @@ func extract(ev []evidence, question string) ([]sentence, float64) {
 	var cands []sentence
 	for i := range ev {
 		pc := q.coverage(pstems[i])
+		title := oneLine(ev[i].Paper.Title)
 		for j, para := range textseg.Paragraphs(ev[i].Text) {
+			if strings.EqualFold(para, title) {
+				continue // the title heading a title+abstract chunk
+			}
 			for k, s := range textseg.Sentences(para) {
 				st := stemSet(s)
 				if len(st) < 3 {
 					continue
 				}
+				cov := q.coverage(st)
+				if cov == 0 {
+					continue // shares no word with the question
+				}
 				// The sentence must hold the thing asked for; the rest of the
 				// question may be anywhere in its passage.
-				sc := 0.35*q.coverage(st) + 0.25*q.focusCoverage(st) + 0.4*pc - 0.01*float64(i)
+				sc := 0.35*cov + 0.25*q.focusCoverage(st) + 0.4*pc - 0.01*float64(i)
 				if q.numeric && strings.ContainsAny(s, "0123456789") {
 					sc += 0.08
 				}
 				if n := textseg.WordCount(s); n > 60 {
 					sc -= 0.05 // run-on text from a bad split
 				}
-				cands = append(cands, sentence{passage: i, pos: j*1000 + k, text: s, stems: st, score: sc})
+				cands = append(cands, sentence{passage: i, pos: j*1000 + k, text: s, stems: st, score: sc, cov: cov})
 			}
 		}
 	}
@@ -274,6 +293,9 @@ func extract(ev []evidence, question string) ([]sentence, float64) {
 		for _, c := range cands[1:] {
 			if len(chosen) >= extractMax || c.score < 0.6*best.score {
 				break
+			}
+			if c.cov < 0.25 {
+				continue // on topic only through its passage
 			}
 			id := ev[c.passage].Paper.ID
 			if (pass == 0 && perPaper[id] > 0) || perPaper[id] >= extractPerPaper {
