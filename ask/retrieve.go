@@ -1,10 +1,13 @@
 package ask
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strconv"
-	"time"
+	"strings"
 
+	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -63,23 +66,15 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown retrieval mode %q (want hybrid, bm25 or dense)", s)
 }
 
-// Filter restricts which papers' chunks may be returned. Zero fields do not
-// restrict.
-type Filter struct {
-	PaperIDs []string  // versionless paper ids
-	Category string    // e.g. "cs.CL": any of the paper's categories
-	Since    time.Time // published on or after
-	Until    time.Time // published on or before
-	Author   string    // case-insensitive substring of any author's name
-}
-
 // RetrieveOptions tunes Retrieve. The zero value asks for the 10 best
 // passages in hybrid mode, at most 3 from one paper.
 type RetrieveOptions struct {
 	K        int  // passages to return (default 10)
 	Mode     Mode // default Hybrid
 	PerPaper int  // at most this many passages of one paper (default 3; < 0: no limit)
-	Filter   Filter
+	// Filter selects the papers searched: ids, categories, authors,
+	// published since/until (see store.Filter; Limit is ignored).
+	Filter store.Filter
 }
 
 func (o RetrieveOptions) withDefaults() RetrieveOptions {
@@ -93,4 +88,212 @@ func (o RetrieveOptions) withDefaults() RetrieveOptions {
 		o.PerPaper = 3
 	}
 	return o
+}
+
+// Index is what retrieval needs of the library; *store.Library satisfies it.
+type Index interface {
+	// SearchText ranks chunks by BM25 over their text and paper title.
+	SearchText(ctx context.Context, query string, k int, f store.Filter) ([]store.Hit, error)
+	// SearchVectors ranks chunks by cosine similarity to q.
+	SearchVectors(ctx context.Context, q []float32, k int, f store.Filter) ([]store.Hit, error)
+	// ChunkTexts returns the chunks with the given ChunkIDs.
+	ChunkTexts(ctx context.Context, ids []string) (map[string]store.Chunk, error)
+	// List returns the papers f selects.
+	List(ctx context.Context, f store.Filter) ([]store.Paper, error)
+}
+
+var _ Index = (*store.Library)(nil)
+
+// Fusion says how hybrid retrieval combines its two ranked lists. The
+// defaults (DefaultFusion) were tuned on the SciFact train split only.
+type Fusion struct {
+	// Method is "rrf" (reciprocal rank) or "score" (min-max normalised
+	// scores, weighted sum).
+	Method string
+	// DenseWeight is the dense list's weight; the lexical list weighs 1.
+	DenseWeight float64
+	// RRFK is the rank offset of reciprocal-rank fusion.
+	RRFK float64
+	// Depth is how many candidates each list contributes (at least 2K).
+	Depth int
+}
+
+// DefaultFusion is the tuned hybrid configuration (see BENCHMARKS.md).
+var DefaultFusion = Fusion{Method: "score", DenseWeight: 0.3, RRFK: 60, Depth: 100}
+
+// Retriever finds the passages of a library that best match a query. Its
+// fields are set once before use; it is then safe for concurrent use.
+type Retriever struct {
+	Index    Index
+	Embedder embed.Embedder // must be the embedder that made the library's vectors
+	Fusion   Fusion         // zero value: DefaultFusion
+}
+
+// Retrieve returns up to opt.K passages for query, best first, at most
+// opt.PerPaper from one paper, among the papers opt.Filter selects. Ties are
+// broken by chunk id, so the order is deterministic. No match is not an
+// error: the result is empty (callers map that to "no evidence").
+func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOptions) ([]Passage, error) {
+	opt = opt.withDefaults()
+	fu := r.Fusion
+	if fu.Method == "" {
+		fu = DefaultFusion
+	}
+	depth := max(fu.Depth, 2*opt.K)
+	if opt.PerPaper > 0 {
+		// Diversification drops candidates: fetch more when few per paper
+		// are allowed.
+		depth = max(depth, 3*opt.K)
+	}
+	f := opt.Filter
+
+	var lex, dense []Scored
+	var err error
+	if opt.Mode != Dense {
+		if lex, err = r.lexical(ctx, query, depth, f); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Mode != BM25 {
+		if dense, err = r.dense(ctx, query, depth, f); err != nil {
+			return nil, err
+		}
+	}
+	var ranked []Scored
+	switch opt.Mode {
+	case BM25:
+		ranked = lex
+	case Dense:
+		ranked = dense
+	default:
+		ranked = fu.fuse(lex, dense)
+	}
+	return r.hydrate(ctx, diversify(ranked, opt.K, opt.PerPaper))
+}
+
+func (fu Fusion) fuse(lex, dense []Scored) []Scored {
+	lists, w := [][]Scored{lex, dense}, []float64{1, fu.DenseWeight}
+	if fu.Method == "rrf" {
+		return FuseRRF(lists, w, fu.RRFK)
+	}
+	return FuseScores(lists, w)
+}
+
+func (r *Retriever) lexical(ctx context.Context, query string, k int, f store.Filter) ([]Scored, error) {
+	// Stop words only slow FTS5 down (they match nearly every chunk) and
+	// move no ranking on SciFact.
+	words := embed.ContentWords(query)
+	if len(words) == 0 {
+		return nil, nil
+	}
+	hits, err := r.Index.SearchText(ctx, strings.Join(words, " "), k, f)
+	if err != nil {
+		return nil, err
+	}
+	return fromHits(hits, false), nil
+}
+
+func (r *Retriever) dense(ctx context.Context, query string, k int, f store.Filter) ([]Scored, error) {
+	if r.Embedder == nil {
+		return nil, errors.New("dense retrieval needs an embedder")
+	}
+	q, err := r.Embedder.EmbedQuery(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("embed the query: %w", err)
+	}
+	if isZero(q) {
+		return nil, nil // nothing in the query the embedder could use
+	}
+	hits, err := r.Index.SearchVectors(ctx, q, k, f)
+	if err != nil {
+		return nil, err
+	}
+	return fromHits(hits, true), nil
+}
+
+// fromHits converts store hits; dense hits with no positive similarity
+// share nothing with the query and are dropped.
+func fromHits(hits []store.Hit, dense bool) []Scored {
+	out := make([]Scored, 0, len(hits))
+	for _, h := range hits {
+		if dense && h.Score <= 0 {
+			continue
+		}
+		out = append(out, Scored{ID: h.ChunkID, Score: float64(h.Score)})
+	}
+	sortScored(out) // the store breaks ties by (paper, seq); we use chunk id throughout
+	return out
+}
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// diversify keeps the first k of ranked with at most perPaper chunks of one
+// paper (perPaper < 0: no limit).
+func diversify(ranked []Scored, k, perPaper int) []Scored {
+	out := make([]Scored, 0, min(k, len(ranked)))
+	count := map[string]int{}
+	for _, s := range ranked {
+		if len(out) == k {
+			break
+		}
+		pid, _, err := store.ParseChunkID(s.ID)
+		if err != nil {
+			continue
+		}
+		if perPaper > 0 && count[pid] >= perPaper {
+			continue
+		}
+		count[pid]++
+		out = append(out, s)
+	}
+	return out
+}
+
+// hydrate fetches the text and paper of each ranked chunk.
+func (r *Retriever) hydrate(ctx context.Context, ranked []Scored) ([]Passage, error) {
+	if len(ranked) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(ranked))
+	var pids []string
+	seen := map[string]bool{}
+	for i, s := range ranked {
+		ids[i] = s.ID
+		pid, _, _ := store.ParseChunkID(s.ID)
+		if !seen[pid] {
+			seen[pid] = true
+			pids = append(pids, pid)
+		}
+	}
+	chunks, err := r.Index.ChunkTexts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	papers, err := r.Index.List(ctx, store.Filter{IDs: pids})
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]store.Paper, len(papers))
+	for _, p := range papers {
+		byID[p.ID] = p
+	}
+	out := make([]Passage, 0, len(ranked))
+	for _, s := range ranked {
+		c, ok := chunks[s.ID]
+		if !ok {
+			continue // deleted since the search: skip rather than fail
+		}
+		out = append(out, Passage{
+			ChunkID: s.ID, PaperID: c.PaperID, Seq: c.Seq, PageStart: c.PageStart, PageEnd: c.PageEnd,
+			Section: c.Section, Text: c.Text, Score: s.Score, Rank: len(out) + 1, Paper: byID[c.PaperID],
+		})
+	}
+	return out, nil
 }

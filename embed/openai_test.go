@@ -409,3 +409,22 @@ func TestNormaliseBaseURL(t *testing.T) {
 		t.Error("a URL without scheme was accepted")
 	}
 }
+
+func TestSpecOfRoundTrips(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		dims int
+	}{{"local", 0}, {"openai:text-embedding-3-small", 0}, {"openai:text-embedding-3-small", 256}, {"ollama:nomic-embed-text", 0}} {
+		e, err := Parse(tc.spec, Options{Dimensions: tc.dims})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, dims, err := SpecOf(e.Name())
+		if err != nil || spec != tc.spec || dims != tc.dims {
+			t.Errorf("SpecOf(%q) = %q, %d, %v; want %q, %d", e.Name(), spec, dims, err, tc.spec, tc.dims)
+		}
+	}
+	if _, _, err := SpecOf("local/hash-384-v0"); err == nil {
+		t.Error("an unknown local embedder was accepted")
+	}
+}

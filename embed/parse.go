@@ -83,3 +83,27 @@ func Dimensions(ctx context.Context, e Embedder) (int, error) {
 	}
 	return len(v), nil
 }
+
+// SpecOf returns the spec (for Parse) and the --dimensions option that
+// rebuild the embedder whose Name is name, e.g. "openai/text-embedding-3-small@256"
+// gives ("openai:text-embedding-3-small", 256). It lets commands that read
+// a library use the embedder its vectors were made with.
+func SpecOf(name string) (spec string, dims int, err error) {
+	if strings.HasPrefix(name, "local/") {
+		if name != NewLocal().Name() {
+			return "", 0, fmt.Errorf("the library's vectors were made by %q, which this version of papers does not have", name)
+		}
+		return "local", 0, nil
+	}
+	provider, model, ok := strings.Cut(name, "/")
+	if !ok || model == "" || (provider != "openai" && provider != "ollama") {
+		return "", 0, fmt.Errorf("unknown embedder %q", name)
+	}
+	if i := strings.LastIndexByte(model, '@'); i > 0 {
+		if _, err := fmt.Sscanf(model[i+1:], "%d", &dims); err != nil || dims <= 0 {
+			return "", 0, fmt.Errorf("unknown embedder %q", name)
+		}
+		model = model[:i]
+	}
+	return provider + ":" + model, dims, nil
+}

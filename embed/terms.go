@@ -86,3 +86,17 @@ func stem(w string) string {
 	}
 	return s
 }
+
+// ContentWords returns the lower-cased words of text that are not English
+// stop words, unstemmed and in order (duplicates kept). Lexical search
+// engines that stem for themselves (SQLite FTS5's porter tokenizer) take
+// these: dropping stop words keeps their long posting lists out of a query.
+func ContentWords(text string) []string {
+	var out []string
+	forEachWord(text, func(w string) {
+		if !isStop(w) {
+			out = append(out, w)
+		}
+	})
+	return out
+}

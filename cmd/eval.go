@@ -1,0 +1,227 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/store"
+)
+
+func init() { register(newEvalCmd) }
+
+type evalOptions struct {
+	corpus, queries, qrels string
+	library                string
+	embedder               string
+	dimensions             int
+	mode                   string
+	keep                   bool
+	json                   bool
+}
+
+func newEvalCmd(g *globalOptions) *cobra.Command {
+	o := &evalOptions{}
+	c := &cobra.Command{
+		Use:   "eval --corpus C.jsonl --queries Q.jsonl --qrels R.tsv",
+		Short: "Measure retrieval quality on a BEIR-format test collection",
+		Long: `Measure how well search ranks papers on a test collection in BEIR format
+(a corpus JSONL, a queries JSONL and a qrels TSV, e.g. SciFact).
+
+The corpus is ingested into a scratch library in a temporary directory (the
+same path as papers ingest --jsonl; removed afterwards unless --keep), or
+--library DIR names a library that already holds it. Every query with a
+relevant judgement is searched (one passage per paper, 100 papers) and the
+command reports nDCG@10, Recall@100, MRR@10 (the means over the queries) and
+the query latency (mean and 95th percentile, in milliseconds).
+
+--json prints {"ndcg@10","recall@100","mrr@10","queries","latency_ms":{"mean","p95"}}
+plus the ingest time and the configuration.`,
+		Example: `  papers eval --corpus scifact/corpus.jsonl --queries scifact/queries.jsonl --qrels scifact/qrels/train.tsv
+  papers eval --corpus c.jsonl --queries q.jsonl --qrels test.tsv --mode bm25 --json | jq '."ndcg@10"'`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.queries == "" || o.qrels == "" || (o.corpus == "" && o.library == "") {
+				return withHint(withExit(errors.New("eval needs --queries, --qrels and --corpus (or --library)"), ExitUsage),
+					"see papers eval --help")
+			}
+			mode, err := ask.ParseMode(o.mode)
+			if err != nil {
+				return withExit(err, ExitUsage)
+			}
+			return runEval(c.Context(), g, o, mode, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.corpus, "corpus", "", "BEIR corpus.jsonl to ingest into a scratch library")
+	f.StringVar(&o.queries, "queries", "", "BEIR queries.jsonl")
+	f.StringVar(&o.qrels, "qrels", "", "BEIR qrels TSV (query-id, corpus-id, score)")
+	f.StringVar(&o.library, "library", "", "evaluate this library directory instead of ingesting --corpus")
+	f.StringVar(&o.embedder, "embedder", "local", "embedder for the scratch library: local, openai:MODEL or ollama:MODEL")
+	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it)")
+	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
+	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
+	f.BoolVar(&o.json, "json", false, "print the report as one JSON object")
+	return c
+}
+
+// evalReport is the --json shape: eval.Report's stable fields plus context.
+type evalReport struct {
+	eval.Report
+	Mode     string  `json:"mode"`
+	Embedder string  `json:"embedder"`
+	Papers   int     `json:"papers"`
+	Chunks   int     `json:"chunks"`
+	IngestS  float64 `json:"ingest_s"`
+	TotalS   float64 `json:"total_s"`
+}
+
+func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mode, out, errw io.Writer) error {
+	start := time.Now()
+	queries, err := eval.ReadQueries(o.queries)
+	if err != nil {
+		return fmt.Errorf("read queries: %w", err)
+	}
+	qrels, err := eval.ReadQrels(o.qrels)
+	if err != nil {
+		return fmt.Errorf("read qrels: %w", err)
+	}
+	if len(eval.Judged(queries, qrels)) == 0 {
+		return errors.New("no query of --queries has a relevant document in --qrels")
+	}
+	logf := func(format string, args ...any) {
+		if !o.json || g.verbose {
+			fmt.Fprintf(errw, format+"\n", args...)
+		}
+	}
+
+	dir := o.library
+	var ingestTime time.Duration
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "papers-eval-*"); err != nil {
+			return err
+		}
+		if o.keep {
+			logf("scratch library: %s", dir)
+		} else {
+			defer os.RemoveAll(dir)
+		}
+		t := time.Now()
+		if err := evalIngest(ctx, dir, o, errw, logf); err != nil {
+			return err
+		}
+		ingestTime = time.Since(t)
+	}
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("open the library at %s: %w", dir, err)
+	}
+	defer lib.Close()
+	e, err := libraryEmbedder(ctx, lib, errw)
+	if err != nil {
+		return err
+	}
+	papers, chunks, err := lib.Count(ctx)
+	if err != nil {
+		return err
+	}
+	if papers == 0 {
+		return fmt.Errorf("the library at %s holds no papers", dir)
+	}
+	r := &ask.Retriever{Index: lib, Embedder: e}
+	search := func(ctx context.Context, q string) ([]string, error) {
+		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(ps))
+		for i, p := range ps {
+			ids[i] = p.PaperID
+		}
+		return ids, nil
+	}
+	// Load the vector index before timing queries: it is paid once per
+	// process, like opening the library.
+	if mode != ask.BM25 {
+		if _, err := search(ctx, "warm up"); err != nil {
+			return err
+		}
+	}
+	tty := isTerminal(errw) && !o.json
+	rep, err := eval.Run(ctx, search, queries, qrels, func(done, total int) {
+		if tty && (done%20 == 0 || done == total) {
+			fmt.Fprintf(errw, "\rqueries %d/%d", done, total)
+			if done == total {
+				fmt.Fprintln(errw)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	full := evalReport{Report: rep, Mode: string(mode), Embedder: e.Name(), Papers: papers, Chunks: chunks,
+		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
+	if o.json {
+		return writeJSON(out, full)
+	}
+	fmt.Fprintf(out, "queries     %d\n", rep.Queries)
+	fmt.Fprintf(out, "nDCG@10     %.4f\n", rep.NDCG10)
+	fmt.Fprintf(out, "Recall@100  %.4f\n", rep.Recall100)
+	fmt.Fprintf(out, "MRR@10      %.4f\n", rep.MRR10)
+	fmt.Fprintf(out, "latency     mean %.1f ms, p95 %.1f ms\n", rep.Latency.Mean, rep.Latency.P95)
+	fmt.Fprintf(out, "library     %d papers, %d chunks, %s, mode %s\n", papers, chunks, e.Name(), mode)
+	if ingestTime > 0 {
+		fmt.Fprintf(out, "ingest      %.1f s\n", ingestTime.Seconds())
+	}
+	fmt.Fprintf(out, "total       %.1f s\n", time.Since(start).Seconds())
+	return nil
+}
+
+// evalIngest fills the scratch library from --corpus through the normal
+// ingest path.
+func evalIngest(ctx context.Context, dir string, o *evalOptions, errw io.Writer, logf func(string, ...any)) error {
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	e, err := embed.Parse(o.embedder, embedOptions(o.dimensions, errw))
+	if err != nil {
+		return withExit(err, ExitUsage)
+	}
+	dims, err := embed.Dimensions(ctx, e)
+	if err != nil {
+		return err
+	}
+	if err := lib.EnsureEmbedder(ctx, e.Name(), dims); err != nil {
+		return err
+	}
+	opts := chunk.Options{}
+	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
+		return err
+	}
+	in := &ingest.Ingester{Lib: lib, Embedder: e, Chunking: opts, AbstractsOnly: true, Workers: 2}
+	t := time.Now()
+	rep, err := in.JSONL(ctx, o.corpus)
+	if err != nil {
+		return fmt.Errorf("ingest %s: %w", o.corpus, err)
+	}
+	if len(rep.Failed) > 0 {
+		for _, f := range rep.Failed[:min(5, len(rep.Failed))] {
+			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
+		}
+		return fmt.Errorf("%d corpus records failed to ingest", len(rep.Failed))
+	}
+	logf("ingested %d papers in %.1f s", len(rep.Added)+len(rep.Updated)+len(rep.Unchanged), time.Since(t).Seconds())
+	return nil
+}

@@ -1,0 +1,343 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/store"
+)
+
+func init() { register(newSearchCmd) }
+
+type searchOptions struct {
+	k            int
+	mode         string
+	perPaper     int
+	papers       []string
+	categories   []string
+	authors      []string
+	since, until string
+	json         bool
+}
+
+// searchRecord is the --json shape of one passage (NDJSON, one per line).
+type searchRecord struct {
+	Rank    int     `json:"rank"`
+	ID      string  `json:"id"`
+	Version int     `json:"version"`
+	Title   string  `json:"title"`
+	Chunk   string  `json:"chunk"`
+	Pages   string  `json:"pages"`
+	Section string  `json:"section"`
+	Score   float64 `json:"score"`
+	Text    string  `json:"text"`
+}
+
+func newSearchCmd(g *globalOptions) *cobra.Command {
+	o := &searchOptions{}
+	c := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Find the passages of the library that best match a query",
+		Long: `Search the library and print the best-matching passages, best first, with
+paper id, version, title, pages, section, score and a snippet.
+
+--mode hybrid (the default) fuses two rankings: BM25 over the chunk text and
+paper title (SQLite FTS5, stemmed), and the similarity of the embedder's
+vectors (the embedder the library was built with; see papers reindex).
+--mode bm25 and --mode dense use one of them alone. At most --per-paper
+passages of one paper are shown.
+
+Exit status 3 when nothing in the library matches.
+
+` + embed.Help,
+		Example: `  papers search 'reward hacking in RL agents'
+  papers search -k 20 --per-paper 1 --since 2025-01 'process reward models'
+  papers search --paper 2501.12948 'cold start data'
+  papers search --json 'GRPO' | jq -r '"\(.id)v\(.version) p.\(.pages): \(.text[:80])"'`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.k <= 0 {
+				return usageError("-k must be at least 1, got %d", o.k)
+			}
+			mode, err := ask.ParseMode(o.mode)
+			if err != nil {
+				return withExit(err, ExitUsage)
+			}
+			return runSearch(c.Context(), g, o, mode, args[0], c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	f.IntVarP(&o.k, "k", "k", 10, "passages to show")
+	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
+	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
+	f.StringArrayVar(&o.papers, "paper", nil, "search only this paper id (repeatable)")
+	f.StringArrayVar(&o.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
+	f.StringArrayVar(&o.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
+	f.StringVar(&o.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
+	f.StringVar(&o.until, "until", "", "only papers published on or before this date")
+	f.BoolVar(&o.json, "json", false, "print NDJSON: one object per passage (id, version, title, chunk, pages, section, score, text)")
+	return c
+}
+
+func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask.Mode, query string, out, errw io.Writer) error {
+	if strings.TrimSpace(query) == "" {
+		return usageError("the query is empty")
+	}
+	f, err := buildFilter(o.since, o.until, o.categories, o.authors)
+	if err != nil {
+		return err
+	}
+	f.IDs = o.papers
+	lib, err := openExisting(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	var e embed.Embedder
+	if mode != ask.BM25 {
+		if e, err = libraryEmbedder(ctx, lib, errw); err != nil {
+			return err
+		}
+	}
+	per := o.perPaper
+	if per == 0 {
+		per = -1
+	}
+	r := &ask.Retriever{Index: lib, Embedder: e}
+	ps, err := r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		return withExit(withHint(errors.New("nothing in the library matches this query"),
+			"try other words, --mode dense, fewer filters, or papers ingest more papers"), ExitNoEvidence)
+	}
+	if o.json {
+		for _, p := range ps {
+			rec := searchRecord{Rank: p.Rank, ID: p.PaperID, Version: p.Paper.Version, Title: p.Paper.Title,
+				Chunk: p.ChunkID, Pages: p.Pages(), Section: p.Section, Score: round(p.Score, 4), Text: p.Text}
+			if err := writeJSON(out, rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	printPassages(out, ps, query)
+	return nil
+}
+
+// libraryEmbedder builds the embedder the library's vectors were made with,
+// so that searching never needs --embedder.
+func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (embed.Embedder, error) {
+	m, err := lib.Manifest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if m.Embedder == "" {
+		return embed.NewLocal(), nil // an empty library: nothing to match anyway
+	}
+	spec, dims, err := embed.SpecOf(m.Embedder)
+	if err != nil {
+		return nil, withHint(err, "run `papers reindex --embedder local` to re-embed the library with this version")
+	}
+	e, err := embed.Parse(spec, embedOptions(dims, errw))
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// embedOptions reads the OpenAI-compatible server settings from the
+// environment (the ecosystem's names; the key is never a flag).
+func embedOptions(dims int, errw io.Writer) embed.Options {
+	return embed.Options{
+		BaseURL:    os.Getenv("OPENAI_BASE_URL"),
+		APIKey:     os.Getenv("OPENAI_API_KEY"),
+		OllamaURL:  os.Getenv("OLLAMA_HOST_URL"),
+		Dimensions: dims,
+		Warn:       func(msg string) { fmt.Fprintln(errw, "warning: "+msg) },
+	}
+}
+
+func round(x float64, places int) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', places, 64), 64)
+	return v
+}
+
+// printPassages prints passages for people: a block per passage on a
+// terminal, with the query's words in bold; tab-separated rows when piped.
+func printPassages(out io.Writer, ps []ask.Passage, query string) {
+	tty := isTerminal(out)
+	if !tty {
+		t := newTable(out)
+		for _, p := range ps {
+			t.row(strconv.Itoa(p.Rank), p.PaperID, version(p.Paper.Version), p.Pages(), p.Section,
+				strconv.FormatFloat(p.Score, 'f', 4, 64), p.Paper.Title, snippet(p.Text, query, 240, false))
+		}
+		t.flush()
+		return
+	}
+	width := termWidth(out)
+	if width <= 0 || width > 120 {
+		width = 100
+	}
+	for i, p := range ps {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		where := p.PaperID + version(p.Paper.Version)
+		if pg := p.Pages(); pg != "" {
+			where += "  p. " + pg
+		} else {
+			where += "  abstract"
+		}
+		if p.Section != "" {
+			where += "  § " + p.Section
+		}
+		fmt.Fprintf(out, "%2d. \x1b[1m%s\x1b[0m\n    %s  score %.3f\n", p.Rank, truncate(p.Paper.Title, width-4), where, p.Score)
+		for _, line := range wrap(snippet(p.Text, query, 3*width-12, true), width-4) {
+			fmt.Fprintln(out, "    "+line)
+		}
+	}
+}
+
+func version(v int) string {
+	if v <= 0 {
+		return ""
+	}
+	return "v" + strconv.Itoa(v)
+}
+
+// snippet cuts about n bytes of text around the densest run of query words;
+// with bold, matching words are wrapped in ANSI bold.
+func snippet(text, query string, n int, bold bool) string {
+	text = strings.Join(strings.Fields(text), " ")
+	want := map[string]bool{}
+	for _, t := range embed.Terms(query) {
+		want[t] = true
+	}
+	// Word spans and whether each matches.
+	type span struct {
+		lo, hi int
+		hit    bool
+	}
+	var spans []span
+	start := -1
+	for i, r := range text + " " {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r)
+		if word && start < 0 {
+			start = i
+		} else if !word && start >= 0 {
+			terms := embed.Terms(text[start:i])
+			spans = append(spans, span{start, i, len(terms) == 1 && want[terms[0]]})
+			start = -1
+		}
+	}
+	lo, hi := 0, len(text)
+	if len(text) > n {
+		// Window of n bytes starting at a word, with the most hits.
+		best, bestAt := -1, 0
+		j, hits := 0, 0
+		for i := range spans {
+			for j < len(spans) && spans[j].hi-spans[i].lo <= n {
+				if spans[j].hit {
+					hits++
+				}
+				j++
+			}
+			if hits > best {
+				best, bestAt = hits, i
+			}
+			if spans[i].hit {
+				hits--
+			}
+		}
+		if len(spans) > 0 {
+			lo = spans[bestAt].lo
+			// Start a little before the first hit for context.
+			for k := bestAt; k > 0 && spans[bestAt].lo-spans[k-1].lo < n/6; k-- {
+				lo = spans[k-1].lo
+			}
+		}
+		hi = min(len(text), lo+n)
+		for hi < len(text) && hi > lo && text[hi-1] != ' ' {
+			hi--
+		}
+	}
+	var b strings.Builder
+	if lo > 0 {
+		b.WriteString("…")
+	}
+	pos := lo
+	for _, s := range spans {
+		if s.lo < lo || s.hi > hi {
+			continue
+		}
+		b.WriteString(text[pos:s.lo])
+		if bold && s.hit {
+			b.WriteString("\x1b[1;33m" + text[s.lo:s.hi] + "\x1b[0m")
+		} else {
+			b.WriteString(text[s.lo:s.hi])
+		}
+		pos = s.hi
+	}
+	if pos < hi {
+		b.WriteString(text[pos:hi])
+	}
+	if hi < len(text) {
+		b.WriteString(" …")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// wrap breaks s into lines of at most width visible characters (ANSI
+// escapes do not count).
+func wrap(s string, width int) []string {
+	var lines []string
+	var line strings.Builder
+	visible := 0
+	for _, w := range strings.Fields(s) {
+		n := len([]rune(stripANSI(w)))
+		if visible > 0 && visible+1+n > width {
+			lines = append(lines, line.String())
+			line.Reset()
+			visible = 0
+		}
+		if visible > 0 {
+			line.WriteByte(' ')
+			visible++
+		}
+		line.WriteString(w)
+		visible += n
+	}
+	if visible > 0 {
+		lines = append(lines, line.String())
+	}
+	return lines
+}
+
+func stripANSI(s string) string {
+	var b strings.Builder
+	esc := false
+	for _, r := range s {
+		switch {
+		case r == '\x1b':
+			esc = true
+		case esc && r == 'm':
+			esc = false
+		case !esc:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
