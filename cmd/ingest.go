@@ -192,6 +192,12 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 	if ok && query != "" {
 		ok = step(in.ArxivQuery(ctx, query, o.max))
 	}
+	if len(total.Added)+len(total.Updated) > 0 && ctx.Err() == nil {
+		// pay the vector index rebuild now, not in the next search
+		if err := lib.RefreshVectors(ctx); err != nil && ctx.Err() == nil {
+			prog.logf("could not refresh the vector index (the next search rebuilds it): %v", err)
+		}
+	}
 	prog.done()
 	if ctx.Err() != nil {
 		// what finished is committed; say what that is before exiting 130
