@@ -22,7 +22,7 @@ const (
 	// Added: the paper was not in the library.
 	Added PutResult = iota + 1
 	// Updated: the paper was there and something stored changed (version,
-	// content, chunks, vectors or metadata); its chunks were replaced.
+	// content, chunks or metadata); its chunks were replaced.
 	Updated
 	// Unchanged: the paper was there with identical metadata and chunks;
 	// nothing was written.
@@ -55,8 +55,8 @@ const paperColumns = `id, version, title, abstract, authors, affiliations, publi
 // wins (e.g. not replacing v3 by v2) is the caller's policy: Put replaces.
 //
 // It returns Unchanged, writing nothing, when the stored paper has identical
-// metadata (AddedAt aside), version, content hash and chunks (texts, spans,
-// sections and vectors).
+// metadata (AddedAt aside), version, content hash and chunks (texts, spans
+// and sections; vectors are not compared, as the library has one embedder).
 func (l *Library) Put(ctx context.Context, p Paper, chunks []Chunk) (PutResult, error) {
 	rs, err := l.PutBatch(ctx, []Item{{Paper: p, Chunks: chunks}})
 	if err != nil {
@@ -550,8 +550,11 @@ func (l *Library) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return wrapBusy(fn(tx))
 }
 
-// fingerprint hashes everything Put stores except AddedAt, so that an
-// identical re-ingest is recognised without reading the chunks back.
+// fingerprint hashes everything Put stores except AddedAt and the vectors,
+// so that an identical re-ingest is recognised without reading the chunks
+// back. Vectors are left out because they follow from the texts and the
+// library's one embedder (EnsureEmbedder), and Reindex replaces them without
+// making every paper look changed.
 func fingerprint(p Paper, cs []Chunk) string {
 	p.AddedAt = time.Time{}
 	p.Published, p.Updated = p.Published.UTC(), p.Updated.UTC() // as read back
@@ -573,11 +576,6 @@ func fingerprint(p Paper, cs []Chunk) string {
 		num(c.PageEnd)
 		str(c.Section)
 		str(c.Text)
-		num(len(c.Vector))
-		for _, f := range c.Vector {
-			binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(f))
-			h.Write(buf[:4])
-		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

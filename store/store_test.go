@@ -588,3 +588,84 @@ func TestForEachChunk(t *testing.T) {
 		t.Errorf("ForEachChunk stop = %v after %d", err, n)
 	}
 }
+
+func TestReindex(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 5 {
+		if _, err := lib.Put(ctx, paper(fmt.Sprintf("p%d", i), "2025-01-01", nil, nil), chunks(r, "a", "b", "c")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := lib.SearchVectors(ctx, vec(r), 3, store.Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	// A failing embedder leaves everything as it was.
+	boom := errors.New("server down")
+	calls := 0
+	err := lib.Reindex(ctx, "new/4", 4, 4, func(ctx context.Context, cs []store.Chunk) ([][]float32, error) {
+		calls++
+		if calls == 3 {
+			return nil, boom
+		}
+		out := make([][]float32, len(cs))
+		for i := range out {
+			out[i] = []float32{1, 0, 0, 0}
+		}
+		return out, nil
+	}, nil)
+	if !errors.Is(err, boom) {
+		t.Fatalf("Reindex = %v, want the embedder's error", err)
+	}
+	if m, _ := lib.Manifest(ctx); m.Embedder != "test/rand-8" || m.Dimensions != dims {
+		t.Errorf("manifest after failed reindex: %+v", m)
+	}
+	if _, err := lib.SearchVectors(ctx, vec(r), 3, store.Filter{}); err != nil {
+		t.Errorf("search after failed reindex: %v", err)
+	}
+	// A working one: every chunk gets a 4-dimension vector, seen in order.
+	var seen []string
+	var lastDone int
+	err = lib.Reindex(ctx, "new/4", 4, 4, func(ctx context.Context, cs []store.Chunk) ([][]float32, error) {
+		out := make([][]float32, len(cs))
+		for i, c := range cs {
+			seen = append(seen, store.ChunkID(c.PaperID, c.Seq))
+			out[i] = []float32{float32(c.Seq + 1), 0, 0, 0}
+			if c.PaperID == "p3" && c.Seq == 2 {
+				out[i] = []float32{0, 0, 0, 2}
+			}
+		}
+		return out, nil
+	}, func(done, total int) { lastDone = done; _ = total })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 15 || lastDone != 15 {
+		t.Errorf("embedded %d chunks, progress %d; want 15", len(seen), lastDone)
+	}
+	if m, _ := lib.Manifest(ctx); m.Embedder != "new/4" || m.Dimensions != 4 {
+		t.Errorf("manifest after reindex: %+v", m)
+	}
+	hits, err := lib.SearchVectors(ctx, []float32{0, 0, 0, 1}, 1, store.Filter{})
+	if err != nil || len(hits) != 1 || hits[0].ChunkID != "p3#2" || hits[0].Score < 0.9999 {
+		t.Errorf("search with the new embedder: %+v, %v", hits, err)
+	}
+	if err := lib.EnsureEmbedder(ctx, "new/4", 4); err != nil {
+		t.Error(err)
+	}
+	if err := lib.EnsureEmbedder(ctx, "test/rand-8", dims); !errors.Is(err, store.ErrEmbedderMismatch) {
+		t.Errorf("old embedder after reindex: %v", err)
+	}
+	// Re-ingesting the same text with the new embedder is unchanged.
+	p, cs := paper("p0", "2025-01-01", nil, nil), chunks(r, "a", "b", "c")
+	for i := range cs {
+		cs[i].Vector = []float32{1, 0, 0, 0}
+	}
+	if res, err := lib.Put(ctx, p, cs); err != nil || res != store.Unchanged {
+		t.Errorf("re-ingest after reindex = %v, %v; want unchanged", res, err)
+	}
+	if err := lib.Check(ctx); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+)
+
+// Reindex replaces every chunk's vector with one from a new embedder and
+// records that embedder (name, dims) in the manifest, all in one
+// transaction: if embed fails, the context is cancelled or the process dies,
+// the library keeps its old vectors and embedder. embed is called with
+// batches of at most batch chunks (text, no vectors) in (rowid) order and
+// must return one vector of dims dimensions per chunk; vectors are stored
+// normalised. progress, if not nil, is called after each batch with the
+// chunks done and the total.
+//
+// The write lock is held throughout, so another papers process that wants
+// to write waits and gives up with ErrBusy after 30 s; readers go on reading
+// the old vectors until the commit.
+func (l *Library) Reindex(ctx context.Context, name string, dims, batch int,
+	embed func(ctx context.Context, chunks []Chunk) ([][]float32, error),
+	progress func(done, total int)) error {
+	if name == "" || dims <= 0 {
+		return fmt.Errorf("reindex: invalid embedder %q with %d dimensions", name, dims)
+	}
+	batch = max(batch, 1)
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		var total int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM chunks").Scan(&total); err != nil {
+			return err
+		}
+		upd, err := tx.PrepareContext(ctx, "UPDATE chunks SET vector = ? WHERE id = ?")
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
+		last, done := int64(-1), 0
+		for {
+			rows, err := tx.QueryContext(ctx, `SELECT id, paper_id, seq, page_start, page_end, section, text
+				FROM chunks WHERE id > ? ORDER BY id LIMIT ?`, last, batch)
+			if err != nil {
+				return err
+			}
+			var ids []int64
+			var cs []Chunk
+			for rows.Next() {
+				var id int64
+				var c Chunk
+				if err := rows.Scan(&id, &c.PaperID, &c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Text); err != nil {
+					rows.Close()
+					return err
+				}
+				ids = append(ids, id)
+				cs = append(cs, c)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			if len(cs) == 0 {
+				break
+			}
+			vecs, err := embed(ctx, cs)
+			if err != nil {
+				return err
+			}
+			if len(vecs) != len(cs) {
+				return fmt.Errorf("embedder returned %d vectors for %d chunks", len(vecs), len(cs))
+			}
+			for i, v := range vecs {
+				if len(v) != dims {
+					return fmt.Errorf("chunk %s: vector of %d dimensions, want %d", ChunkID(cs[i].PaperID, cs[i].Seq), len(v), dims)
+				}
+				if _, err := upd.ExecContext(ctx, encodeVector(normalized(v)), ids[i]); err != nil {
+					return err
+				}
+			}
+			last = ids[len(ids)-1]
+			done += len(cs)
+			if progress != nil {
+				progress(done, total)
+			}
+		}
+		if err := setManifest(ctx, tx, keyEmbedder, name); err != nil {
+			return err
+		}
+		if err := setManifest(ctx, tx, keyDimensions, strconv.Itoa(dims)); err != nil {
+			return err
+		}
+		return bumpVectorsGen(ctx, tx)
+	})
+	if err != nil {
+		return fmt.Errorf("reindex with %s: %w", name, err)
+	}
+	return nil
+}
