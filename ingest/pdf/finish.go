@@ -238,6 +238,7 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 }
 
 var numberedHeading = regexp.MustCompile(`^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}`)
+var digitHeading = regexp.MustCompile(`^\d{1,2}(\.\d{1,2})*\.?\s`)
 var namedHeading = regexp.MustCompile(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
 
 // isHeading says whether a line is a section heading: short, and set in a
@@ -263,7 +264,7 @@ func isHeading(l *line, body float64, page int) bool {
 		return true
 	case namedHeading.MatchString(t) && (bigger || l.bold || l.paraGap):
 		return true
-	case bigger && l.bold && unicode.IsUpper(firstRune(t)) && !strings.HasSuffix(t, "."):
+	case page > 0 && bigger && l.bold && unicode.IsUpper(firstRune(t)) && !strings.HasSuffix(t, "."):
 		return true
 	}
 	return false
@@ -304,14 +305,44 @@ func render(n int, lines []*line, rotated []string) Page {
 func chooseTitle(rd *lpdf.Reader, pls []pageLayout, doc *Document) (title string) {
 	defer func() {
 		if recover() != nil {
-			title = guessTitle(pls)
+			title = guessTitle(pls, bodySize(pls))
 		}
 	}()
+	guess := guessTitle(pls, bodySize(pls))
 	t := strings.TrimSpace(clean(rd.Trailer().Key("Info").Key("Title").Text()))
-	if sensibleTitle(t) {
+	// Producers fill /Title with file names, "Microsoft Word - x.docx" or
+	// the whole first paragraph; trust it when it is short and printed on
+	// the first page.
+	if sensibleTitle(t) && len(t) <= 200 && (guess == "" || onFirstPage(t, pls)) {
 		return t
 	}
-	return guessTitle(pls)
+	return guess
+}
+
+func lettersOnly(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func onFirstPage(t string, pls []pageLayout) bool {
+	if len(pls) == 0 {
+		return false
+	}
+	var b strings.Builder
+	for _, l := range pls[0].lines {
+		b.WriteString(l.text)
+		b.WriteByte(' ')
+	}
+	lt := lettersOnly(t)
+	if len(lt) > 40 {
+		lt = lt[:40]
+	}
+	return lt != "" && strings.Contains(lettersOnly(b.String()), lt)
 }
 
 var badTitle = regexp.MustCompile(`(?i)(\.(pdf|docx?|tex|dvi|ps|indd)$|^untitled|^microsoft word|^arxiv:|^title$|^paper$|^\s*$|^[\w\-]+\.\w+$|^doi:)`)
@@ -323,42 +354,35 @@ func sensibleTitle(t string) bool {
 	return !badTitle.MatchString(t)
 }
 
-func guessTitle(pls []pageLayout) string {
-	if len(pls) == 0 {
+// guessTitle takes the topmost line of the first page set distinctly larger
+// than the body text, with the lines of the same size that follow it.
+func guessTitle(pls []pageLayout, body float64) string {
+	if len(pls) == 0 || body <= 0 {
 		return ""
 	}
 	var ls []line
 	for _, l := range pls[0].lines {
-		if !l.drop && letters(l.text) > 0 {
+		// Dropped lines count: a running head may repeat the title.
+		if letters(l.text) > 0 && !pageNumRe.MatchString(l.text) && arxivStamp.FindStringIndex(l.text) == nil {
 			ls = append(ls, l)
 		}
 	}
-	if len(ls) == 0 {
+	sort.SliceStable(ls, func(i, j int) bool { return ls[i].base > ls[j].base })
+	start := -1
+	for i, l := range ls {
+		if l.size >= body*1.15 && letters(l.text) >= 4 && !digitHeading.MatchString(l.text) && !namedHeading.MatchString(l.text) {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
 		return ""
 	}
-	top := math.Inf(-1)
-	bot := math.Inf(1)
-	for _, l := range ls {
-		top = math.Max(top, l.base)
-		bot = math.Min(bot, l.base)
-	}
-	mid := (top + bot) / 2
-	maxSize := 0.0
-	for _, l := range ls {
-		if l.base >= mid && l.size > maxSize {
-			maxSize = l.size
-		}
-	}
-	var picked []line
-	for _, l := range ls {
-		if l.base >= mid && l.size >= maxSize-0.5 {
-			picked = append(picked, l)
-		}
-	}
-	sort.SliceStable(picked, func(i, j int) bool { return picked[i].base > picked[j].base })
-	var parts []string
-	for i, l := range picked {
-		if i > 0 && picked[i-1].base-l.base > 3*maxSize {
+	size := ls[start].size
+	parts := []string{ls[start].text}
+	for i := start + 1; i < len(ls) && i < start+4; i++ {
+		l := ls[i]
+		if math.Abs(l.size-size) > 0.5 || ls[i-1].base-l.base > 2.5*size {
 			break
 		}
 		parts = append(parts, l.text)
