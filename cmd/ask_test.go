@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -247,4 +248,41 @@ func TestAskQuestionSet(t *testing.T) {
 			t.Errorf("%q: exit %d, want 3: %s", q, code, out)
 		}
 	}
+}
+
+// Ctrl-C while the answer streams: the partial answer stays on stdout, the
+// command prints "interrupted" and exits 130.
+func TestAskInterrupted(t *testing.T) {
+	noModel(t)
+	home := askLibrary(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ReBel improves\"}}]}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", askKey)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := &cancelOnWrite{cancel: cancel} // Ctrl-C once the first words are shown
+	var errb bytes.Buffer
+	code := Run(ctx, []string{"--home", home, "ask", "--llm", "openai:test-model", "How much does ReBel improve task success over GRPO?"}, out, &errb)
+	if code != ExitInterrupted || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q; want 130 and interrupted", code, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "ReBel improves") {
+		t.Errorf("stdout %q: the partial answer was not shown", out.String())
+	}
+}
+
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnWrite) Write(p []byte) (int, error) {
+	defer c.cancel()
+	return c.Buffer.Write(p)
 }
