@@ -12,5 +12,6 @@
 // Errors callers branch on are exported: ErrNoEvidence (abstain, exit 3),
 // ErrNeedsModel, and the model errors ErrNoAPIKey, ErrUnauthorized,
 // ErrModelNotFound, ErrContextTooLong, ErrUnreachable, ErrRateLimited,
-// ErrQuota, ErrServer, ErrStreamBroken, ErrBadRequest, carried by *LLMError.
+// ErrQuota, ErrServer, ErrTimeout, ErrStreamBroken, ErrBadRequest, carried by
+// *LLMError.
 package ask

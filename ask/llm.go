@@ -87,6 +87,9 @@ var (
 	ErrQuota = errors.New("the model account has no quota left")
 	// ErrServer: HTTP 5xx after every retry.
 	ErrServer = errors.New("the model server failed")
+	// ErrTimeout: the server accepted the connection but sent no response
+	// headers in time (see LLMConfig); not retried.
+	ErrTimeout = errors.New("the model server did not answer in time")
 	// ErrStreamBroken: the connection broke while the reply was streaming;
 	// text already shown is not repeated, so nothing is retried.
 	ErrStreamBroken = errors.New("the model's reply was cut off")
@@ -217,9 +220,9 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 			}
 			base = h
 		}
-		if key == "" {
-			key = "ollama" // Ollama ignores it; some proxies want one
-		}
+		// Never send an OpenAI key to Ollama: it ignores keys, and
+		// OLLAMA_HOST may be another machine.
+		key = "ollama"
 	case "openai", "":
 		if base == "" {
 			base = openaiURL
@@ -495,6 +498,11 @@ func (o *OpenAI) classify(err error) *LLMError {
 		var opErr *net.OpError
 		if errors.As(err, &dnsErr) || (errors.As(err, &opErr) && opErr.Op == "dial") {
 			e.Kind = ErrUnreachable
+			return e
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			e.Kind = ErrTimeout
 			return e
 		}
 		// A dropped connection or garbled stream before any text: retryable.

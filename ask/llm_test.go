@@ -470,3 +470,44 @@ func TestParseRetryAfter(t *testing.T) {
 		t.Errorf("parseRetryAfter accepted garbage")
 	}
 }
+
+// The OpenAI key is never sent to Ollama, which may be another machine.
+func TestOllamaGetsNoOpenAIKey(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Authorization"); strings.Contains(got, testKey) {
+			t.Errorf("Ollama was sent the OpenAI key")
+		}
+		streamReply(w, "ok")
+	}))
+	defer srv.Close()
+	o, err := NewOpenAI(LLMConfig{Spec: "ollama:llama3.1", APIKey: testKey, OllamaHost: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Complete(t.Context(), hello, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A server that accepts the connection but never answers times out with
+// ErrTimeout, and is not retried.
+func TestNoResponseTimesOut(t *testing.T) {
+	var n atomic.Int32
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		select {
+		case <-block:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(block)
+	tr := defaultTransport()
+	tr.ResponseHeaderTimeout = 50 * time.Millisecond
+	o := newTestLLM(t, srv.URL, func(c *LLMConfig) { c.HTTPClient = &http.Client{Transport: tr} })
+	_, err := o.Complete(t.Context(), hello, io.Discard)
+	if !errors.Is(err, ErrTimeout) || n.Load() != 1 {
+		t.Errorf("error %v after %d requests; want ErrTimeout after 1", err, n.Load())
+	}
+}

@@ -200,6 +200,8 @@ func askError(err error) error {
 		return withHint(err, "wait a minute and ask again, or use another model")
 	case errors.Is(err, ask.ErrStreamBroken):
 		return withHint(err, "the answer above is incomplete; ask again")
+	case errors.Is(err, ask.ErrTimeout):
+		return withHint(err, "the server may still be loading the model; try again, or check it with `curl %s/models`", url)
 	case errors.Is(err, ask.ErrServer):
 		return withHint(err, "the model server failed; try again later or use another model")
 	}
