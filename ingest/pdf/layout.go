@@ -66,6 +66,7 @@ type pageLayout struct {
 	warnings  []string
 	glyphs    int
 	invisible int
+	unmapped  int
 }
 
 // frame rotates p into the coordinates of text direction dir.

@@ -204,15 +204,23 @@ func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err
 	if len(pages) == 0 {
 		return nil, fmt.Errorf("%w: no pages", ErrNoText)
 	}
-	var glyphs, invisible int
+	var glyphs, invisible, unmapped int
 	for _, pl := range layouts {
 		glyphs += pl.glyphs
 		invisible += pl.invisible
+		unmapped += pl.unmapped
 	}
 	if glyphs > 0 && invisible*2 > glyphs {
 		doc.warnf("the text is an OCR layer (invisible text over scanned images): it may be garbled")
 	}
-	if err := judge(doc); err != nil {
+	if glyphs > 0 && unmapped*10 > glyphs {
+		doc.warnf("%d%% of the characters use fonts with no Unicode mapping and are missing", 100*unmapped/glyphs)
+	}
+	err = judge(doc)
+	if errors.Is(err, ErrNoText) && glyphs >= 100 && unmapped*2 > glyphs {
+		return nil, fmt.Errorf("%w: its fonts have no Unicode mapping", ErrGarbled)
+	}
+	if err != nil {
 		if errors.Is(err, ErrGarbled) {
 			return doc, err
 		}
@@ -236,7 +244,7 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 			err = fmt.Errorf("malformed content: %v", r)
 			pl = layout(w.glyphs)
 			pl.warnings = w.warnings
-			pl.glyphs, pl.invisible = len(w.glyphs), w.invisible
+			pl.glyphs, pl.invisible, pl.unmapped = len(w.glyphs), w.invisible, w.unmapped
 		}
 	}()
 	contents := pg.v.Key("Contents")
@@ -248,7 +256,7 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 	w.run(contents, res, g)
 	pl = layout(w.glyphs)
 	pl.warnings = w.warnings
-	pl.glyphs, pl.invisible = len(w.glyphs), w.invisible
+	pl.glyphs, pl.invisible, pl.unmapped = len(w.glyphs), w.invisible, w.unmapped
 	return pl, nil
 }
 

@@ -60,6 +60,7 @@ type walker struct {
 	forms     map[uint64]bool // Form XObjects on the current Do chain (cycles)
 	warnings  []string
 	invisible int // glyphs drawn invisibly
+	unmapped  int // glyphs with no Unicode mapping
 }
 
 // valueID returns the object number and generation of the indirect object v
@@ -188,6 +189,9 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			isSpace = text == " " || text == "\u00a0" || (text == "" && isSpace)
 			if g.mode == 3 || g.mode == 7 {
 				w.invisible++
+			}
+			if text == "" {
+				w.unmapped++
 			}
 			if len(w.glyphs) < maxGlyphsPerPage {
 				w.glyphs = append(w.glyphs, glyph{x: trm[4], y: trm[5], w: adv, size: size, text: text, font: f, dir: dir, space: isSpace})
@@ -418,6 +422,6 @@ func (w *walker) form(res *resources, name string, g gstate) {
 
 const (
 	maxFormDepth     = 12
-	maxGlyphsPerPage = 1 << 20
+	maxGlyphsPerPage = 1 << 18 // 20x a dense page; bounds memory on crafted files
 	maxStreamBytes   = 64 << 20
 )
