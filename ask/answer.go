@@ -84,7 +84,7 @@ type Options struct {
 	MinSupport float64
 }
 
-// Source returns the display fields of a passage's paper for the Sources list.
+// citationFor makes the citation numbered n of passage e, without cited_by.
 func citationFor(n int, e *evidence) Citation {
 	p := &e.Paper
 	c := Citation{
