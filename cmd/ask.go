@@ -204,6 +204,8 @@ func askError(err error) error {
 		return withHint(err, "the server may still be loading the model; try again, or check it with `curl %s/models`", url)
 	case errors.Is(err, ask.ErrServer):
 		return withHint(err, "the model server failed; try again later or use another model")
+	case le != nil && le.Status == 404:
+		return withHint(err, "check OPENAI_BASE_URL: the server has no chat completions endpoint at %s/chat/completions", url)
 	}
 	return err
 }
