@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 
 	lpdf "github.com/ledongthuc/pdf"
@@ -103,6 +104,9 @@ func loadFont(v lpdf.Value) *font {
 	}
 	if tu := v.Key("ToUnicode"); tu.Kind() == lpdf.Stream {
 		f.readToUnicode(tu)
+		if !f.composite {
+			f.distrustToUnicode()
+		}
 	}
 	if f.composite && len(f.toUni) == 0 {
 		enc := v.Key("Encoding").Name()
@@ -117,6 +121,25 @@ func loadFont(v lpdf.Value) *font {
 		f.space[1] = []codeRange{{0, 0xffff}}
 	}
 	return f
+}
+
+// distrustToUnicode drops ToUnicode entries that map a glyph the encoding
+// names as a letter or ligature ("ff") to a symbol: macOS Quartz writes
+// such CMaps (ff as U+21B5), and the glyph name is the better evidence.
+func (f *font) distrustToUnicode() {
+	for code, t := range f.toUni {
+		if code > 255 || !f.fromDiff[code] {
+			continue
+		}
+		name := f.enc[code]
+		r := firstRune(name)
+		if name == "" || !unicode.IsLetter(r) {
+			continue
+		}
+		if tr := firstRune(t); t == "" || !unicode.IsLetter(tr) && !unicode.IsDigit(tr) && !unicode.IsSpace(tr) {
+			delete(f.toUni, code)
+		}
+	}
 }
 
 func parseCIDWidths(w lpdf.Value) map[uint32]float64 {

@@ -169,7 +169,10 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 				tx += g.tw
 			}
 			tx *= g.th
-			adv := math.Hypot(tx*m[0], tx*m[1])
+			// The glyph's own extent leaves out Tc and Tw: they are gaps
+			// after it, and word breaks are read from gaps.
+			ext := wd * g.tfs * g.th
+			adv := math.Hypot(ext*m[0], ext*m[1])
 			var dir uint8
 			a, b := trm[0], trm[1]
 			switch {
