@@ -10,6 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/papers-cli/papers/ask/asktest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 )
@@ -31,6 +32,13 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakearxiv": func(ts *testscript.TestScript, neg bool, args []string) { fakeArxiv(t, data, ts, args) },
+			// fakellm REPLY starts an OpenAI-compatible server that streams
+			// REPLY to every chat request, and points papers at it.
+			"fakellm": func(ts *testscript.TestScript, neg bool, args []string) {
+				srv := asktest.NewServer(t, asktest.Options{Reply: strings.Join(args, " ")})
+				ts.Setenv("OPENAI_BASE_URL", srv.BaseURL())
+				ts.Setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+			},
 		},
 	})
 }
