@@ -1,0 +1,94 @@
+package pdf
+
+import (
+	"strings"
+	"testing"
+)
+
+// glyphsOf lays out words as glyphs of a 10pt font, 5pt per character,
+// starting at x on baseline y.
+func glyphsOf(x, y float64, text string) []glyph {
+	var gs []glyph
+	for _, w := range strings.Fields(text) {
+		for _, r := range w {
+			gs = append(gs, glyph{x: x, y: y, w: 5, size: 10, text: string(r)})
+			x += 5
+		}
+		x += 3.3 // a TeX interword space, 0.33em
+	}
+	return gs
+}
+
+func pageText(t *testing.T, gs []glyph) string {
+	t.Helper()
+	var out []string
+	for _, l := range layout(gs).lines {
+		out = append(out, l.text)
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestLayoutTwoColumns(t *testing.T) {
+	// Left and right lines interleaved in the stream, as Word writes them.
+	var gs []glyph
+	for i := 0; i < 30; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(72, y, "left column text line here ok")...)
+		gs = append(gs, glyphsOf(320, y, "right column text line here ok")...)
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 60 || !strings.HasPrefix(got[29], "left") || !strings.HasPrefix(got[30], "right") {
+		t.Fatalf("want 30 left lines then 30 right lines, got %d lines: %q ... %q", len(got), got[0], got[len(got)-1])
+	}
+}
+
+func TestLayoutLineNumbers(t *testing.T) {
+	var gs []glyph
+	for i := 0; i < 40; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(40, y, strings.Repeat("0", 3-len(itoa(i)))+itoa(i))...)
+		gs = append(gs, glyphsOf(72, y, "body text of the paper")...)
+	}
+	text := pageText(t, gs)
+	if strings.ContainsAny(text, "0123456789") {
+		t.Errorf("line numbers left in the text: %.120q", text)
+	}
+	if strings.Count(text, "body text of the paper") != 40 {
+		t.Errorf("body lines lost: %.120q", text)
+	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+func TestLayoutWordsAndSuperscripts(t *testing.T) {
+	gs := glyphsOf(72, 700, "models")
+	// a citation superscript right after the word, 7pt, raised 3.5pt
+	gs = append(gs, glyph{x: 102, y: 703.5, w: 3.5, size: 7, text: "1"})
+	gs = append(gs, glyphsOf(109, 700, "excel")...)
+	if got := pageText(t, gs); got != "models1 excel" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestFurniture(t *testing.T) {
+	var pls []pageLayout
+	for p := 1; p <= 6; p++ {
+		pls = append(pls, pageLayout{lines: []line{
+			{text: "Published as a conference paper at ICLR 2024", base: 760, size: 9},
+			{text: "Body text that differs on page " + itoa(p), base: 700, size: 10},
+			{text: "More body", base: 688, size: 10},
+			{text: itoa(p), base: 40, size: 10},
+		}})
+	}
+	dropFurniture(pls)
+	for i, p := range pls {
+		if !p.lines[0].drop || !p.lines[3].drop || p.lines[1].drop || p.lines[2].drop {
+			t.Errorf("page %d: drops = %v %v %v %v", i+1, p.lines[0].drop, p.lines[1].drop, p.lines[2].drop, p.lines[3].drop)
+		}
+	}
+}
