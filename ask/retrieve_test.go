@@ -3,6 +3,7 @@ package ask
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,5 +97,235 @@ func paperRanking(r *Retriever, mode Mode) eval.SearchFunc {
 			ids[i] = p.PaperID
 		}
 		return ids, nil
+	}
+}
+
+// smallLibrary holds four papers with metadata for filter tests; p1 has
+// three chunks that all match "reward".
+func smallLibrary(t *testing.T) (*store.Library, embed.Embedder) {
+	t.Helper()
+	ctx := context.Background()
+	e := embed.NewLocal()
+	lib, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	if err := lib.EnsureEmbedder(ctx, e.Name(), e.Dimensions()); err != nil {
+		t.Fatal(err)
+	}
+	day := func(s string) time.Time { d, _ := time.Parse("2006-01-02", s); return d }
+	papers := []struct {
+		p      store.Paper
+		chunks []string
+	}{
+		{store.Paper{ID: "p1", Version: 2, Title: "Reward models for agents", Authors: []string{"Ada Lovelace"}, Categories: []string{"cs.LG"}, Published: day("2025-03-01")},
+			[]string{"Reward models for agents\n\nWe train reward models.", "The reward model scores rollouts.", "Reward hacking appears when the reward is misspecified."}},
+		{store.Paper{ID: "p2", Version: 1, Title: "Process supervision", Authors: []string{"Alan Turing"}, Categories: []string{"cs.CL"}, Published: day("2024-06-01")},
+			[]string{"Process supervision\n\nStep-level reward beats outcome reward for math."}},
+		{store.Paper{ID: "p3", Title: "Protein folding", Authors: []string{"Rosalind Franklin"}, Categories: []string{"q-bio.BM"}, Published: day("2023-01-01")},
+			[]string{"Protein folding\n\nStructures of proteins predicted from sequence."}},
+		{store.Paper{ID: "p4", Title: "Reward shaping", Authors: []string{"Ada Byron"}, Categories: []string{"cs.AI"}, Published: day("2025-09-01")},
+			[]string{"Reward shaping\n\nPotential-based reward shaping keeps optimal policies."}},
+	}
+	for _, pp := range papers {
+		vecs, _ := e.EmbedDocuments(ctx, pp.chunks)
+		var cs []store.Chunk
+		for i, text := range pp.chunks {
+			c := store.Chunk{PaperID: pp.p.ID, Seq: i, Text: text, Vector: vecs[i]}
+			if i > 0 {
+				c.PageStart, c.PageEnd, c.Section = i+1, i+2, "Method"
+			}
+			cs = append(cs, c)
+		}
+		if _, err := lib.Put(ctx, pp.p, cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return lib, e
+}
+
+func paperIDs(ps []Passage) []string {
+	var ids []string
+	for _, p := range ps {
+		ids = append(ids, p.ChunkID)
+	}
+	return ids
+}
+
+func TestRetrieve(t *testing.T) {
+	lib, e := smallLibrary(t)
+	r := &Retriever{Index: lib, Embedder: e}
+	ctx := context.Background()
+	day := func(s string) time.Time { d, _ := time.Parse("2006-01-02", s); return d }
+	tests := []struct {
+		name string
+		q    string
+		opt  RetrieveOptions
+		want func(t *testing.T, ps []Passage)
+	}{
+		{"per-paper limit", "reward", RetrieveOptions{PerPaper: 1}, func(t *testing.T, ps []Passage) {
+			seen := map[string]bool{}
+			for _, p := range ps {
+				if seen[p.PaperID] {
+					t.Errorf("two passages of %s: %v", p.PaperID, paperIDs(ps))
+				}
+				seen[p.PaperID] = true
+			}
+			if len(ps) != 3 {
+				t.Errorf("%v, want p1, p2, p4 once each", paperIDs(ps))
+			}
+		}},
+		{"no per-paper limit", "reward", RetrieveOptions{PerPaper: -1, Mode: BM25}, func(t *testing.T, ps []Passage) {
+			n := 0
+			for _, p := range ps {
+				if p.PaperID == "p1" {
+					n++
+				}
+			}
+			if n != 3 {
+				t.Errorf("%d chunks of p1, want 3: %v", n, paperIDs(ps))
+			}
+		}},
+		{"K", "reward", RetrieveOptions{K: 2}, func(t *testing.T, ps []Passage) {
+			if len(ps) != 2 || ps[0].Rank != 1 || ps[1].Rank != 2 || ps[0].Score < ps[1].Score {
+				t.Errorf("%+v", ps)
+			}
+		}},
+		{"category", "reward", RetrieveOptions{Filter: store.Filter{Categories: []string{"cs.CL"}}}, func(t *testing.T, ps []Passage) {
+			if len(ps) != 1 || ps[0].PaperID != "p2" {
+				t.Errorf("%v, want p2 only", paperIDs(ps))
+			}
+		}},
+		{"since and author", "reward", RetrieveOptions{Filter: store.Filter{Since: day("2025-01-01"), Authors: []string{"ada"}}}, func(t *testing.T, ps []Passage) {
+			for _, p := range ps {
+				if p.PaperID != "p1" && p.PaperID != "p4" {
+					t.Errorf("%v, want p1 and p4 only", paperIDs(ps))
+				}
+			}
+		}},
+		{"paper ids", "reward", RetrieveOptions{Filter: store.Filter{IDs: []string{"p4"}}}, func(t *testing.T, ps []Passage) {
+			if len(ps) != 1 || ps[0].PaperID != "p4" {
+				t.Errorf("%v", paperIDs(ps))
+			}
+		}},
+		{"hydrated", "reward hacking misspecified", RetrieveOptions{K: 1}, func(t *testing.T, ps []Passage) {
+			if len(ps) != 1 {
+				t.Fatalf("%v", paperIDs(ps))
+			}
+			p := ps[0]
+			if p.ChunkID != "p1#2" || p.Seq != 2 || p.Pages() != "3-4" || p.Section != "Method" || p.Paper.Title != "Reward models for agents" || p.Paper.Version != 2 || !strings.Contains(p.Text, "hacking") {
+				t.Errorf("%+v", p)
+			}
+		}},
+		{"stop words only", "the of and", RetrieveOptions{}, func(t *testing.T, ps []Passage) {
+			if len(ps) != 0 {
+				t.Errorf("%v, want nothing", paperIDs(ps))
+			}
+		}},
+		{"no shared words", "zzxqj", RetrieveOptions{}, func(t *testing.T, ps []Passage) {
+			if len(ps) != 0 {
+				t.Errorf("%v, want nothing", paperIDs(ps))
+			}
+		}},
+		{"dense alone", "protein structures", RetrieveOptions{Mode: Dense, K: 1}, func(t *testing.T, ps []Passage) {
+			if len(ps) != 1 || ps[0].PaperID != "p3" {
+				t.Errorf("%v", paperIDs(ps))
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ps, err := r.Retrieve(ctx, tc.q, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want(t, ps)
+		})
+	}
+}
+
+func TestRetrieveBM25NeedsNoEmbedder(t *testing.T) {
+	lib, _ := smallLibrary(t)
+	r := &Retriever{Index: lib}
+	ps, err := r.Retrieve(context.Background(), "protein", RetrieveOptions{Mode: BM25})
+	if err != nil || len(ps) != 1 {
+		t.Fatalf("%v %v", paperIDs(ps), err)
+	}
+	if _, err := r.Retrieve(context.Background(), "protein", RetrieveOptions{}); err == nil {
+		t.Error("hybrid without an embedder did not fail")
+	}
+}
+
+func TestFusionTiesAreDeterministic(t *testing.T) {
+	a := []Scored{{"b#0", 1}, {"a#0", 1}, {"c#0", 0.5}}
+	b := []Scored{{"c#0", 1}, {"a#0", 1}, {"b#0", 1}}
+	for i := 0; i < 20; i++ {
+		got := FuseScores([][]Scored{a, b}, []float64{1, 1})
+		if strings.Join(scoredIDs(got), " ") != "a#0 b#0 c#0" {
+			t.Fatalf("FuseScores order %v", scoredIDs(got))
+		}
+		got = FuseRRF([][]Scored{{{"b#0", 2}}, {{"a#0", 9}}}, []float64{1, 1}, 60)
+		if strings.Join(scoredIDs(got), " ") != "a#0 b#0" {
+			t.Fatalf("FuseRRF order %v", scoredIDs(got))
+		}
+	}
+	d := diversify([]Scored{{"x#0", 3}, {"x#1", 2}, {"y#0", 1}, {"x#2", 0.5}}, 3, 1)
+	if strings.Join(scoredIDs(d), " ") != "x#0 y#0" {
+		t.Errorf("diversify %v", scoredIDs(d))
+	}
+}
+
+func scoredIDs(s []Scored) []string {
+	var out []string
+	for _, x := range s {
+		out = append(out, x.ID)
+	}
+	return out
+}
+
+// TestRetrieveSciFactSubset checks the ranking quality of each mode on the
+// first 200 SciFact train queries over their relevant abstracts plus 1,000
+// others (the full split is measured by papers eval, see BENCHMARKS.md).
+func TestRetrieveSciFactSubset(t *testing.T) {
+	sf := loadSciFact(t)
+	queries := sf.queries[:200]
+	want := map[string]bool{}
+	for _, q := range queries {
+		for id := range sf.qrels[q.ID] {
+			want[id] = true
+		}
+	}
+	var docs []eval.Doc
+	others := 0
+	for _, d := range sf.docs {
+		if want[d.ID] || others < 1000 {
+			if !want[d.ID] {
+				others++
+			}
+			docs = append(docs, d)
+		}
+	}
+	e := embed.NewLocal()
+	lib := sciFactLibrary(t, docs, e)
+	r := &Retriever{Index: lib, Embedder: e}
+	got := map[Mode]eval.Report{}
+	for _, m := range []Mode{BM25, Dense, Hybrid} {
+		rep, err := eval.Run(context.Background(), paperRanking(r, m), queries, sf.qrels, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-6s %+v", m, rep)
+		got[m] = rep
+	}
+	// The local embedder is lexical too, so fusion moves little: on the
+	// full train split it adds +0.003 nDCG@10; on this slice it may cost
+	// as much. Guard against a fusion that hurts.
+	if got[Hybrid].NDCG10 < got[BM25].NDCG10-0.01 || got[Hybrid].NDCG10 < 0.78 || got[Dense].NDCG10 < 0.62 {
+		t.Errorf("nDCG@10 hybrid %.4f, bm25 %.4f, dense %.4f: want hybrid >= bm25-0.01, hybrid >= 0.78, dense >= 0.62",
+			got[Hybrid].NDCG10, got[BM25].NDCG10, got[Dense].NDCG10)
+	}
+	if got[Hybrid].Recall100 < 0.93 {
+		t.Errorf("Recall@100 hybrid %.4f, want >= 0.93", got[Hybrid].Recall100)
 	}
 }

@@ -2,37 +2,77 @@ package ask
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/store"
 )
 
-func TestTuneStore(t *testing.T) {
-	if os.Getenv("TUNE") == "" {
+// TestTuneFusion tunes hybrid fusion on the SciFact train split. It needs
+// a library built by
+//
+//	papers eval --corpus corpus.jsonl --queries queries.jsonl --qrels qrels/train.tsv --keep
+//
+// named by TUNE_LIBRARY; without it the test does nothing (it is a tool,
+// not a check: TestRetrieveSciFact is the check).
+func TestTuneFusion(t *testing.T) {
+	dir := os.Getenv("TUNE_LIBRARY")
+	if dir == "" {
 		return
 	}
+	ctx := context.Background()
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
 	sf := loadSciFact(t)
 	e := embed.NewLocal()
-	lib := sciFactLibrary(t, sf.docs, e)
-	ctx := context.Background()
-	for _, fu := range []Fusion{
-		{Method: "score", DenseWeight: 0.3, Depth: 100},
-		{Method: "score", DenseWeight: 0.15, Depth: 100},
-		{Method: "score", DenseWeight: 0.5, Depth: 100},
-		{Method: "rrf", DenseWeight: 0.3, RRFK: 60, Depth: 100},
-	} {
-		r := &Retriever{Index: lib, Embedder: e, Fusion: fu}
-		for _, m := range []Mode{BM25, Dense, Hybrid} {
-			if m != Hybrid && fu.DenseWeight != 0.3 || m != Hybrid && fu.Method == "rrf" {
-				continue
+	type lists struct{ lex, dense []Scored }
+	var all []lists
+	r := &Retriever{Index: lib, Embedder: e}
+	for _, q := range sf.queries {
+		lex, err := r.lexical(ctx, q.Text, 300, store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dense, err := r.dense(ctx, q.Text, 300, store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, lists{lex, dense})
+	}
+	score := func(name string, f func(l lists) []Scored) {
+		var acc eval.Accumulator
+		for i, l := range all {
+			ranked := diversify(f(l), 100, 1)
+			ids := make([]string, len(ranked))
+			for j, s := range ranked {
+				ids[j], _, _ = store.ParseChunkID(s.ID)
 			}
-			rep, err := eval.Run(ctx, paperRanking(r, m), sf.queries, sf.qrels, nil)
-			if err != nil {
-				t.Fatal(err)
+			acc.Add(ids, sf.qrels[sf.queries[i].ID], 0)
+		}
+		rep := acc.Report()
+		t.Logf("%-40s nDCG@10 %.4f  R@100 %.4f  MRR@10 %.4f", name, rep.NDCG10, rep.Recall100, rep.MRR10)
+	}
+	score("bm25", func(l lists) []Scored { return l.lex })
+	score("dense", func(l lists) []Scored { return l.dense })
+	for _, depth := range []int{100, 300} {
+		cut := func(s []Scored) []Scored { return s[:min(depth, len(s))] }
+		for _, w := range []float64{0.05, 0.1, 0.2, 0.3} {
+			fu := Fusion{Method: "score", DenseWeight: w}
+			score(fmt.Sprintf("score d=%d w=%.2f", depth, w), func(l lists) []Scored { return fu.fuse(cut(l.lex), cut(l.dense)) })
+		}
+		for _, w := range []float64{0.2, 0.4} {
+			for _, k := range []float64{10, 60} {
+				fu := Fusion{Method: "rrf", DenseWeight: w, RRFK: k}
+				score(fmt.Sprintf("rrf d=%d w=%.2f k=%.0f", depth, w, k), func(l lists) []Scored { return fu.fuse(cut(l.lex), cut(l.dense)) })
 			}
-			t.Logf("%s %+v: %+v", m, fu, rep)
 		}
 	}
+	_ = strings.Join
 }

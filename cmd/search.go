@@ -263,11 +263,19 @@ func snippet(text, query string, n int, bold bool) string {
 			}
 		}
 		if len(spans) > 0 {
-			lo = spans[bestAt].lo
-			// Start a little before the first hit for context.
-			for k := bestAt; k > 0 && spans[bestAt].lo-spans[k-1].lo < n/6; k-- {
-				lo = spans[k-1].lo
+			// Start a little before the window's first hit, for context.
+			first := bestAt
+			for first < len(spans)-1 && !spans[first].hit {
+				first++
 			}
+			if !spans[first].hit {
+				first = bestAt
+			}
+			k := first
+			for k > 0 && spans[first].lo-spans[k-1].lo < n/5 {
+				k--
+			}
+			lo = spans[k].lo
 		}
 		hi = min(len(text), lo+n)
 		for hi < len(text) && hi > lo && text[hi-1] != ' ' {

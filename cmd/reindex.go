@@ -1,0 +1,147 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/store"
+)
+
+func init() { register(newReindexCmd) }
+
+type reindexOptions struct {
+	embedder   string
+	dimensions int
+	batch      int
+	json       bool
+}
+
+func newReindexCmd(g *globalOptions) *cobra.Command {
+	o := &reindexOptions{}
+	c := &cobra.Command{
+		Use:   "reindex --embedder SPEC",
+		Short: "Re-embed every chunk of the library with another embedder",
+		Long: `Re-embed every chunk of the library with the embedder SPEC and record it as
+the library's embedder. It runs in one transaction: if it fails or is
+interrupted, the library keeps its old vectors and embedder. Other papers
+processes can read (search, ask) meanwhile; writers wait.
+
+Searches use the library's recorded embedder, so after a reindex they need
+no --embedder.
+
+` + embed.Help,
+		Example: `  papers reindex --embedder ollama:nomic-embed-text
+  OPENAI_API_KEY=sk-... papers reindex --embedder openai:text-embedding-3-small --dimensions 512
+  papers reindex --embedder local`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.embedder == "" {
+				return usageError("--embedder is required (local, openai:MODEL or ollama:MODEL)")
+			}
+			if o.batch <= 0 {
+				return usageError("--batch must be at least 1, got %d", o.batch)
+			}
+			return runReindex(c.Context(), g, o, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.embedder, "embedder", "", "the new embedder: local, openai:MODEL or ollama:MODEL")
+	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it, e.g. text-embedding-3-*)")
+	f.IntVar(&o.batch, "batch", 256, "chunks per embedding call (a provider batches further by its own limit)")
+	f.BoolVar(&o.json, "json", false, `print {"embedder","dimensions","chunks","elapsed_s"} when done`)
+	return c
+}
+
+func runReindex(ctx context.Context, g *globalOptions, o *reindexOptions, out, errw io.Writer) error {
+	e, err := embed.Parse(o.embedder, embedOptions(o.dimensions, errw))
+	if err != nil {
+		return withExit(err, ExitUsage)
+	}
+	lib, err := openExisting(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	dims, err := embed.Dimensions(ctx, e)
+	if err != nil {
+		return err
+	}
+	_, total, err := lib.Count(ctx)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	prog := newReindexProgress(errw, total)
+	err = lib.Reindex(ctx, e.Name(), dims, o.batch, func(ctx context.Context, cs []store.Chunk) ([][]float32, error) {
+		texts := make([]string, len(cs))
+		for i, c := range cs {
+			texts[i] = c.Text
+		}
+		return e.EmbedDocuments(ctx, texts)
+	}, prog.update)
+	prog.finish()
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(errw, "the library keeps its previous vectors")
+			return ctx.Err()
+		}
+		return fmt.Errorf("reindex with %s (the library keeps its previous vectors): %w", e.Name(), err)
+	}
+	elapsed := time.Since(start)
+	if o.json {
+		return writeJSON(out, map[string]any{"embedder": e.Name(), "dimensions": dims, "chunks": total, "elapsed_s": round(elapsed.Seconds(), 2)})
+	}
+	fmt.Fprintf(out, "re-embedded %d chunks with %s (%d dimensions) in %.1f s\n", total, e.Name(), dims, elapsed.Seconds())
+	return nil
+}
+
+// reindexProgress shows chunks embedded on stderr: a bar on a terminal, a
+// line every 10% otherwise.
+type reindexProgress struct {
+	w     io.Writer
+	bar   *progressbar.ProgressBar
+	total int
+	next  int
+}
+
+func newReindexProgress(w io.Writer, total int) *reindexProgress {
+	p := &reindexProgress{w: w, total: total}
+	if isTerminal(w) && total > 0 {
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription("embedding chunks"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("chunks"),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	return p
+}
+
+func (p *reindexProgress) update(done, total int) {
+	if p.bar != nil {
+		p.bar.Set(done)
+		return
+	}
+	if total > 0 && done*10 >= p.next*total {
+		fmt.Fprintf(p.w, "embedded %d/%d chunks\n", done, total)
+		for done*10 >= p.next*total {
+			p.next++
+		}
+	}
+}
+
+func (p *reindexProgress) finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}

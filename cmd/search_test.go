@@ -1,0 +1,241 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Run(t.Context(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestSearch(t *testing.T) {
+	home := askLibrary(t)
+	t.Run("piped rows, best first, no ANSI", func(t *testing.T) {
+		code, out, errs := runCmd(t, "--home", home, "search", "terminal agents world models")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) == 0 || !strings.HasPrefix(lines[0], "1\ttopic-001\t") {
+			t.Errorf("first row %q, want topic-001 (ECHO: Terminal Agents Learn World Models)", lines[0])
+		}
+		if strings.Contains(out, "\x1b[") {
+			t.Error("ANSI escapes in piped output")
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		code, out, errs := runCmd(t, "--home", home, "search", "--json", "-k", "5", "--per-paper", "1", "GRPO rollouts reward")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 5 {
+			t.Fatalf("%d lines, want 5", len(lines))
+		}
+		seen := map[string]bool{}
+		for i, l := range lines {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatalf("line %d: %v", i, err)
+			}
+			for _, k := range []string{"id", "version", "title", "chunk", "pages", "section", "score", "text"} {
+				if _, ok := rec[k]; !ok {
+					t.Errorf("line %d lacks %q: %s", i, k, l)
+				}
+			}
+			id := rec["id"].(string)
+			if seen[id] {
+				t.Errorf("paper %s twice with --per-paper 1", id)
+			}
+			seen[id] = true
+		}
+	})
+	t.Run("modes agree on the obvious answer", func(t *testing.T) {
+		for _, mode := range []string{"bm25", "dense", "hybrid"} {
+			code, out, errs := runCmd(t, "--home", home, "search", "--mode", mode, "--json", "-k", "1", "ECHO Environment Cross-entropy Hybrid Objective")
+			if code != 0 || !strings.Contains(out, `"id":"topic-001"`) {
+				t.Errorf("mode %s: exit %d, %s %s", mode, code, out, errs)
+			}
+		}
+	})
+	t.Run("paper filter", func(t *testing.T) {
+		code, out, errs := runCmd(t, "--home", home, "search", "--json", "--paper", "topic-002", "reinforcement learning")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if !strings.Contains(l, `"id":"topic-002"`) {
+				t.Errorf("a passage of another paper: %s", l)
+			}
+		}
+	})
+	t.Run("nothing matches: exit 3", func(t *testing.T) {
+		code, out, errs := runCmd(t, "--home", home, "search", "--mode", "bm25", "zzxqj wqvvk")
+		if code != ExitNoEvidence || out != "" || !strings.Contains(errs, "nothing in the library matches") {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+		}
+	})
+	t.Run("bad mode: exit 2", func(t *testing.T) {
+		if code, _, _ := runCmd(t, "--home", home, "search", "--mode", "magic", "x"); code != ExitUsage {
+			t.Errorf("exit %d, want 2", code)
+		}
+	})
+}
+
+func TestSearchEmptyLibrary(t *testing.T) {
+	code, _, errs := runCmd(t, "--home", t.TempDir(), "search", "anything")
+	if code != ExitError || !strings.Contains(errs, "no papers in the library") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestSnippetHighlightsQueryWords(t *testing.T) {
+	text := "Reinforcement learning agents learn world models. Terminal agents execute commands."
+	got := snippet(text, "terminal agent", 200, true)
+	if !strings.Contains(got, "\x1b[1;33mTerminal\x1b[0m") || !strings.Contains(got, "\x1b[1;33magents\x1b[0m") {
+		t.Errorf("snippet %q lacks highlights", got)
+	}
+	plain := snippet(strings.Repeat("filler words here ", 40)+"the terminal agent"+strings.Repeat(" more filler", 40), "terminal agent", 80, false)
+	if !strings.Contains(plain, "terminal agent") || len(plain) > 90 {
+		t.Errorf("snippet %q does not centre on the match", plain)
+	}
+}
+
+// TestEval runs papers eval on a slice of SciFact: the first 100 train
+// queries and their relevant abstracts plus 400 others.
+func TestEval(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "data", "scifact")
+	corpus, err := os.ReadFile(filepath.Join(dir, "corpus.jsonl"))
+	if err != nil {
+		t.Fatalf("SciFact is needed at %s (see ../shared/data/README.md): %v", dir, err)
+	}
+	qrels, err := os.ReadFile(filepath.Join(dir, "qrels", "train.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	qlines := strings.Split(strings.TrimSpace(string(qrels)), "\n")
+	qrelsPath := filepath.Join(tmp, "qrels.tsv")
+	os.WriteFile(qrelsPath, []byte(strings.Join(qlines[:101], "\n")+"\n"), 0o644)
+	want := map[string]bool{}
+	for _, l := range qlines[1:101] {
+		want[strings.Fields(l)[1]] = true
+	}
+	var keep []string
+	others := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(corpus)), "\n") {
+		var d struct {
+			ID string `json:"_id"`
+		}
+		json.Unmarshal([]byte(l), &d)
+		if want[d.ID] || others < 400 {
+			if !want[d.ID] {
+				others++
+			}
+			keep = append(keep, l)
+		}
+	}
+	corpusPath := filepath.Join(tmp, "corpus.jsonl")
+	os.WriteFile(corpusPath, []byte(strings.Join(keep, "\n")+"\n"), 0o644)
+
+	code, out, errs := runCmd(t, "eval", "--corpus", corpusPath, "--queries", filepath.Join(dir, "queries.jsonl"), "--qrels", qrelsPath, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		NDCG    float64 `json:"ndcg@10"`
+		Recall  float64 `json:"recall@100"`
+		MRR     float64 `json:"mrr@10"`
+		Queries int     `json:"queries"`
+		Latency struct {
+			Mean float64 `json:"mean"`
+			P95  float64 `json:"p95"`
+		} `json:"latency_ms"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Logf("%s", out)
+	if rep.Queries != 87 || rep.NDCG < 0.7 || rep.Recall < 0.9 || rep.MRR < 0.6 || rep.Latency.Mean <= 0 || rep.Latency.P95 < rep.Latency.Mean {
+		t.Errorf("report %+v", rep)
+	}
+	if code, _, _ := runCmd(t, "eval", "--queries", "q.jsonl"); code != ExitUsage {
+		t.Errorf("eval without --qrels: exit %d, want 2", code)
+	}
+}
+
+// TestReindex re-embeds a library against a fake OpenAI-compatible server:
+// afterwards search uses the new embedder without being told; a failing
+// server leaves the old vectors in place.
+func TestReindex(t *testing.T) {
+	home := askLibrary(t)
+	var fail atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer sk-reindex" {
+			t.Errorf("%s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
+		}
+		var req struct {
+			Input []string `json:"input"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if fail.Load() && len(req.Input) > 1 { // the dimension probe passes, the batches fail
+			w.WriteHeader(400)
+			io.WriteString(w, `{"error":{"message":"bad input","type":"invalid_request_error"}}`)
+			return
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var data []item
+		for i, s := range req.Input {
+			v := []float32{1, 0, 0, 0}
+			if strings.Contains(strings.ToLower(s), "terminal") {
+				v = []float32{0, 1, 0, 0}
+			}
+			data = append(data, item{i, v})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "m"})
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "sk-reindex")
+
+	code, out, errs := runCmd(t, "--home", home, "reindex", "--embedder", "openai:tiny", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, `"embedder":"openai/tiny"`) || !strings.Contains(out, `"dimensions":4`) || !strings.Contains(errs, "embedded") {
+		t.Errorf("stdout %q stderr %q", out, errs)
+	}
+	code, out, errs = runCmd(t, "--home", home, "search", "--mode", "dense", "--json", "-k", "1", "terminal")
+	if code != 0 || !strings.Contains(out, `"id":"topic-001"`) {
+		t.Errorf("dense search after reindex: exit %d %s %s", code, out, errs)
+	}
+	fail.Store(true)
+	code, _, errs = runCmd(t, "--home", home, "reindex", "--embedder", "local")
+	if code != 0 {
+		t.Fatalf("reindex to local: exit %d: %s", code, errs)
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-reindex")
+	code, _, errs = runCmd(t, "--home", home, "reindex", "--embedder", "openai:tiny")
+	if code != ExitError || !strings.Contains(errs, "keeps its previous vectors") || strings.Contains(errs, "sk-reindex") {
+		t.Errorf("failing reindex: exit %d, stderr %q", code, errs)
+	}
+	code, out, _ = runCmd(t, "--home", home, "search", "--json", "-k", "1", "terminal agents")
+	if code != 0 || !strings.Contains(out, `"id":"topic-001"`) {
+		t.Errorf("search after a failed reindex: exit %d %s", code, out)
+	}
+}
