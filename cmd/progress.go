@@ -120,7 +120,12 @@ func (p *ingestProgress) event(e ingest.Event) {
 	}
 	if p.bar != nil {
 		secs := time.Since(p.start).Seconds()
-		p.bar.Describe(fmt.Sprintf("papers · %d PDFs · %d pages · %d chunks (%.1f chunks/s)", p.pdfs, p.pages, p.chunks, float64(p.chunks)/max(secs, 0.001)))
+		desc := "papers"
+		if p.pdfs > 0 {
+			desc += fmt.Sprintf(" · %d PDFs (%.1f MB)", p.pdfs, float64(p.bytes)/1e6)
+		}
+		desc += fmt.Sprintf(" · %d pages · %d chunks (%.0f chunks/s)", p.pages, p.chunks, float64(p.chunks)/max(secs, 0.001))
+		p.bar.Describe(desc)
 		p.bar.Set(p.finished)
 	}
 }

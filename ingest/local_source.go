@@ -270,6 +270,7 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 				if perr != nil {
 					r.fail(line, item, perr, false)
 				} else {
+					r.emit(Event{Kind: Queued, N: 1}) // the total is known only at the end
 					select {
 					case recs <- rec{pos: line, item: item, p: p, text: text}:
 					case <-gctx.Done():
