@@ -328,9 +328,12 @@ func (l *Library) FindByHash(ctx context.Context, hash string) (Paper, error) {
 //   - Authors: case-insensitive substring of any author ("hinton").
 //   - Since, Until: inclusive bounds on Published; papers with no publication
 //     date are left out when either is set.
+//   - Topics: papers belonging to any of these topics (case-insensitive
+//     names; see AddToTopic). A topic that does not exist selects nothing.
 //   - Limit: at most this many papers (List only; 0 = no limit).
 type Filter struct {
 	IDs        []string
+	Topics     []string
 	Categories []string
 	Authors    []string
 	Since      time.Time
@@ -339,7 +342,7 @@ type Filter struct {
 }
 
 func (f Filter) empty() bool {
-	return len(f.IDs) == 0 && len(f.Categories) == 0 && len(f.Authors) == 0 && f.Since.IsZero() && f.Until.IsZero()
+	return len(f.IDs) == 0 && len(f.Topics) == 0 && len(f.Categories) == 0 && len(f.Authors) == 0 && f.Since.IsZero() && f.Until.IsZero()
 }
 
 // where returns an SQL condition over the papers table (alias-free column
@@ -351,6 +354,14 @@ func (f Filter) where(col string) (string, []any) {
 		conds = append(conds, col+"id IN ("+placeholders(len(f.IDs))+")")
 		for _, id := range f.IDs {
 			args = append(args, id)
+		}
+	}
+	if len(f.Topics) > 0 {
+		// topic_papers exists once any topic was made (ensureTopics); a
+		// caller naming a topic has read it first.
+		conds = append(conds, "EXISTS (SELECT 1 FROM topic_papers tp WHERE tp.paper_id = "+col+"id AND tp.topic IN ("+placeholders(len(f.Topics))+"))")
+		for _, t := range f.Topics {
+			args = append(args, t)
 		}
 	}
 	if len(f.Categories) > 0 {

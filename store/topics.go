@@ -1,0 +1,275 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrTopicExists is returned by AddTopic when the name is taken.
+var ErrTopicExists = errors.New("topic already exists")
+
+// Topic is a followed arXiv search: its query, what `papers update` last
+// did for it, and how many of its papers the library holds.
+//
+// Names are case-insensitive ("RL-Agents" and "rl-agents" are one topic).
+type Topic struct {
+	Name        string    `json:"name"`
+	Query       string    `json:"query"` // arXiv search syntax
+	Description string    `json:"description,omitempty"`
+	Created     time.Time `json:"created"`
+	// LastUpdate is when the last update run that finished (even with
+	// per-paper failures) ended; zero before the first one.
+	LastUpdate time.Time `json:"last_update"`
+	// Cursor is the newest arXiv "updated" stamp of the last update run
+	// that finished with no failure: the next run reads back at least to
+	// it. An interrupted or partly failed run leaves it where it was, so
+	// the rerun goes over the same ground again (held papers cost nothing).
+	Cursor time.Time `json:"cursor"`
+	// Papers is how many papers of the library belong to the topic.
+	Papers int `json:"papers"`
+}
+
+// The topic tables are created on first use by this file's own code path
+// (CREATE TABLE IF NOT EXISTS), so libraries made before topics existed
+// need no migration. topic_papers has no foreign key to papers on purpose:
+// Put replaces a paper's row when a new version arrives, and membership
+// must survive that.
+const topicSchema = `
+CREATE TABLE IF NOT EXISTS topics (
+	name        TEXT PRIMARY KEY COLLATE NOCASE,
+	query       TEXT NOT NULL,
+	description TEXT NOT NULL DEFAULT '',
+	created     INTEGER NOT NULL,
+	last_update INTEGER,
+	cursor      INTEGER
+);
+CREATE TABLE IF NOT EXISTS topic_papers (
+	topic    TEXT NOT NULL COLLATE NOCASE REFERENCES topics (name) ON DELETE CASCADE ON UPDATE CASCADE,
+	paper_id TEXT NOT NULL,
+	added_at INTEGER NOT NULL,
+	PRIMARY KEY (topic, paper_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS topic_papers_paper ON topic_papers (paper_id);
+`
+
+// ensureTopics creates the topic tables unless they exist. The check is a
+// read, so the write lock is taken once per library, not per call.
+func (l *Library) ensureTopics(ctx context.Context) error {
+	var n int
+	err := l.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('topics', 'topic_papers')").Scan(&n)
+	if err != nil {
+		return wrapBusy(err)
+	}
+	if n == 2 {
+		return nil
+	}
+	return l.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, topicSchema)
+		return err
+	})
+}
+
+// AddTopic records a new topic. Name and Query must not be empty; a name
+// already taken (in any case) gives an error wrapping ErrTopicExists.
+func (l *Library) AddTopic(ctx context.Context, t Topic) error {
+	t.Name, t.Query = strings.TrimSpace(t.Name), strings.TrimSpace(t.Query)
+	if t.Name == "" || t.Query == "" {
+		return errors.New("add topic: name and query must not be empty")
+	}
+	if t.Created.IsZero() {
+		t.Created = time.Now()
+	}
+	if err := l.ensureTopics(ctx); err != nil {
+		return fmt.Errorf("add topic %s: %w", t.Name, err)
+	}
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM topics WHERE name = ?", t.Name).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrTopicExists
+		}
+		_, err := tx.ExecContext(ctx, "INSERT INTO topics (name, query, description, created) VALUES (?, ?, ?, ?)",
+			t.Name, t.Query, t.Description, t.Created.UnixNano())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("add topic %s: %w", t.Name, err)
+	}
+	return nil
+}
+
+const topicSelect = `SELECT t.name, t.query, t.description, t.created, t.last_update, t.cursor,
+	(SELECT count(*) FROM topic_papers tp JOIN papers p ON p.id = tp.paper_id WHERE tp.topic = t.name)
+	FROM topics t`
+
+// Topic returns the named topic (case-insensitive), or an error wrapping
+// ErrNotFound.
+func (l *Library) Topic(ctx context.Context, name string) (Topic, error) {
+	ts, err := l.queryTopics(ctx, topicSelect+" WHERE t.name = ?", strings.TrimSpace(name))
+	if err != nil {
+		return Topic{}, fmt.Errorf("topic %s: %w", name, err)
+	}
+	if len(ts) == 0 {
+		return Topic{}, fmt.Errorf("topic %s: %w", name, ErrNotFound)
+	}
+	return ts[0], nil
+}
+
+// Topics returns every topic, by name.
+func (l *Library) Topics(ctx context.Context) ([]Topic, error) {
+	ts, err := l.queryTopics(ctx, topicSelect+" ORDER BY t.name")
+	if err != nil {
+		return nil, fmt.Errorf("list topics: %w", err)
+	}
+	return ts, nil
+}
+
+func (l *Library) queryTopics(ctx context.Context, q string, args ...any) ([]Topic, error) {
+	if err := l.ensureTopics(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := l.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, wrapBusy(err)
+	}
+	defer rows.Close()
+	var ts []Topic
+	for rows.Next() {
+		var t Topic
+		var created int64
+		var last, cursor sql.NullInt64
+		if err := rows.Scan(&t.Name, &t.Query, &t.Description, &created, &last, &cursor, &t.Papers); err != nil {
+			return nil, err
+		}
+		t.Created = time.Unix(0, created).UTC()
+		t.LastUpdate = timeOf(last)
+		t.Cursor = timeOf(cursor)
+		ts = append(ts, t)
+	}
+	return ts, rows.Err()
+}
+
+// RemoveTopic deletes a topic and its memberships in one transaction. With
+// purge, the papers that belonged to it and to no other topic are deleted
+// too, and their ids returned; without, every paper stays in the library.
+func (l *Library) RemoveTopic(ctx context.Context, name string, purge bool) ([]string, error) {
+	if err := l.ensureTopics(ctx); err != nil {
+		return nil, fmt.Errorf("remove topic %s: %w", name, err)
+	}
+	var purged []string
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM topics WHERE name = ?", name).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		if purge {
+			rows, err := tx.QueryContext(ctx, `SELECT tp.paper_id FROM topic_papers tp
+				WHERE tp.topic = ? AND NOT EXISTS (SELECT 1 FROM topic_papers o WHERE o.paper_id = tp.paper_id AND o.topic != tp.topic)
+				AND EXISTS (SELECT 1 FROM papers p WHERE p.id = tp.paper_id)
+				ORDER BY tp.paper_id`, name)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				purged = append(purged, id)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for _, id := range purged {
+				if err := deletePaper(ctx, tx, id); err != nil {
+					return fmt.Errorf("delete paper %s: %w", id, err)
+				}
+			}
+			if len(purged) > 0 {
+				if err := bumpVectorsGen(ctx, tx); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM topic_papers WHERE topic = ?", name); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, "DELETE FROM topics WHERE name = ?", name)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("remove topic %s: %w", name, err)
+	}
+	return purged, nil
+}
+
+// AddToTopic makes the papers ids members of the topic (already members
+// stay as they are). The papers need not be in the library yet.
+func (l *Library) AddToTopic(ctx context.Context, name string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := l.ensureTopics(ctx); err != nil {
+		return fmt.Errorf("add papers to topic %s: %w", name, err)
+	}
+	now := time.Now().UnixNano()
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM topics WHERE name = ?", name).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		ins, err := tx.PrepareContext(ctx, "INSERT INTO topic_papers (topic, paper_id, added_at) VALUES ((SELECT name FROM topics WHERE name = ?), ?, ?) ON CONFLICT DO NOTHING")
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for _, id := range ids {
+			if _, err := ins.ExecContext(ctx, name, id, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("add papers to topic %s: %w", name, err)
+	}
+	return nil
+}
+
+// MarkTopicUpdated records that an update run of the topic ended at ran.
+// A non-zero cursor replaces the stored one (see Topic.Cursor); a zero
+// cursor leaves it.
+func (l *Library) MarkTopicUpdated(ctx context.Context, name string, ran, cursor time.Time) error {
+	if err := l.ensureTopics(ctx); err != nil {
+		return fmt.Errorf("mark topic %s updated: %w", name, err)
+	}
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE topics SET last_update = ?, cursor = coalesce(?, cursor) WHERE name = ?",
+			ran.UnixNano(), timeValue(cursor), name)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("mark topic %s updated: %w", name, err)
+	}
+	return nil
+}
