@@ -37,8 +37,7 @@ var defaultLocal = localConfig{
 // Local is the offline default embedder (see LocalDescription). The zero
 // value is not usable; call NewLocal. Safe for concurrent use.
 type Local struct {
-	cfg              localConfig
-	idfWord, idfChar func(uint64) float64 // experimental feature weights; nil = 1
+	cfg localConfig
 }
 
 var _ Embedder = (*Local)(nil)
@@ -118,34 +117,27 @@ func (l *Local) embed(text string) []float32 {
 		}
 	})
 	v := make([]float64, c.dim)
-	addBlock(v, words, c.wordWeight, l.idfWord)
-	addBlock(v, bigrams, c.bigrWeight, nil)
-	addBlock(v, chars, c.charWeight, l.idfChar)
+	addBlock(v, words, c.wordWeight)
+	addBlock(v, bigrams, c.bigrWeight)
+	addBlock(v, chars, c.charWeight)
 	return normalise(v)
 }
 
 // addBlock adds one feature family, L2-normalised on its own and scaled by
 // weight, so that the families' weights mean the same for every text.
-func addBlock(v []float64, counts map[uint64]int, weight float64, idf func(uint64) float64) {
+func addBlock(v []float64, counts map[uint64]int, weight float64) {
 	if weight == 0 || len(counts) == 0 {
 		return
 	}
-	fw := func(h uint64, n int) float64 {
-		w := 1 + math.Log(float64(n))
-		if idf != nil {
-			w *= idf(h)
-		}
-		return w
-	}
 	var norm float64
-	for h, n := range counts {
-		w := fw(h, n)
+	for _, n := range counts {
+		w := 1 + math.Log(float64(n))
 		norm += w * w
 	}
 	scale := weight / math.Sqrt(norm)
 	dim := uint64(len(v))
 	for h, n := range counts {
-		w := fw(h, n) * scale
+		w := (1 + math.Log(float64(n))) * scale
 		if h>>63 == 1 {
 			w = -w
 		}

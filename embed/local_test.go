@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/papers-cli/papers/eval"
@@ -87,8 +88,9 @@ func TestLocalSciFactQuality(t *testing.T) {
 	sf := loadSciFact(t)
 	got := denseNDCG(t, NewLocal(), sf, sf.queries)
 	t.Logf("local embedder alone, SciFact train (%d queries): nDCG@10 = %.4f", len(sf.queries), got)
-	if got < 0.50 {
-		t.Errorf("nDCG@10 = %.4f, want >= 0.50", got)
+	// Measured 0.5432 when the defaults were chosen (TestLocalTune).
+	if got < 0.54 {
+		t.Errorf("nDCG@10 = %.4f, want >= 0.54", got)
 	}
 }
 
@@ -107,5 +109,60 @@ func TestLocalTune(t *testing.T) {
 	} {
 		t.Logf("%+v: %.4f", c, denseNDCG(t, &Local{cfg: c}, sf, sf.queries))
 	}
-	_ = slices.Max[[]int]
+}
+
+func TestLocalIsDeterministicAndNormalised(t *testing.T) {
+	ctx := context.Background()
+	e := NewLocal()
+	texts := []string{"Reinforcement learning agents", "Proteins fold; ", "", "the of and"}
+	a, err := e.EmbedDocuments(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := e.EmbedDocuments(ctx, texts)
+	for i := range texts {
+		if !slices.Equal(a[i], b[i]) {
+			t.Errorf("text %d embedded differently twice", i)
+		}
+		if len(a[i]) != e.Dimensions() {
+			t.Errorf("text %d: %d dims", i, len(a[i]))
+		}
+		var n float64
+		for _, x := range a[i] {
+			n += float64(x) * float64(x)
+		}
+		if wantZero := i >= 2; wantZero != (n == 0) || (!wantZero && (n < 0.9999 || n > 1.0001)) {
+			t.Errorf("text %q: |v|^2 = %f", texts[i], n)
+		}
+	}
+	q, _ := e.EmbedQuery(ctx, texts[0])
+	if !slices.Equal(q, a[0]) {
+		t.Error("a query and a document of the same text differ")
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := e.EmbedDocuments(cancelled, texts); err == nil {
+		t.Error("no error on a cancelled context")
+	}
+}
+
+func TestTerms(t *testing.T) {
+	got := Terms("The Agents' rewards were HACKED by GRPO-style training in 2025.")
+	want := []string{"agent", "reward", "hack", "grpo", "style", "train", "2025"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Terms = %q, want %q", got, want)
+	}
+	if cw := ContentWords("What is the reward of GRPO?"); !slices.Equal(cw, []string{"reward", "grpo"}) {
+		t.Errorf("ContentWords = %q", cw)
+	}
+}
+
+func BenchmarkLocalEmbedAbstract(b *testing.B) {
+	text := strings.Repeat("Alterations of the architecture of cerebral white matter in the developing human brain can affect cortical development. ", 12)
+	e := NewLocal()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		e.EmbedDocuments(ctx, []string{text})
+	}
 }
