@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"strconv"
+	"strings"
 )
 
 // A content stream lexer. The library's Interpret panics on common
@@ -27,8 +28,9 @@ type operand struct {
 }
 
 type lexer struct {
-	b []byte
-	i int
+	b       []byte
+	i       int
+	scratch []byte // reused for string operands
 }
 
 const maxNesting = 32
@@ -133,7 +135,11 @@ func (l *lexer) next(depth int) (o operand, op string, ok bool) {
 		l.i++
 		return operand{kind: kOther}, "", true
 	}
-	w := string(l.b[start:l.i])
+	kw := l.b[start:l.i]
+	w, known := operators[string(kw)] // no allocation for known operators
+	if !known {
+		w = string(kw)
+	}
 	switch w {
 	case "true", "false", "null":
 		return operand{kind: kOther}, "", true
@@ -144,7 +150,52 @@ func (l *lexer) next(depth int) (o operand, op string, ok bool) {
 	return o, w, true
 }
 
+var operators = map[string]string{}
+
+func init() {
+	for _, op := range strings.Fields(`b B b* B* BDC BI BMC BT BX c cm CS cs d d0 d1 Do DP EI EMC ET EX
+		f F f* G g gs h i ID j J K k l m M MP n q Q re RG rg ri s S SC sc SCN scn sh T* Tc Td TD Tf
+		Tj TJ TL Tm Tr Ts Tw Tz v w W W* y ' " true false null`) {
+		operators[op] = op
+	}
+}
+
 func parseNum(b []byte) float64 {
+	// Fast path for the usual [-]digits[.digits], without allocating.
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg, i = b[0] == '-', 1
+	}
+	var v float64
+	digits, frac, scale := 0, false, 1.0
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+			if frac {
+				scale /= 10
+				v += float64(c-'0') * scale
+			} else {
+				v = v*10 + float64(c-'0')
+			}
+			continue
+		case c == '.' && !frac:
+			frac = true
+			continue
+		}
+		break
+	}
+	if i == len(b) && digits > 0 && digits <= 15 {
+		if neg {
+			return -v
+		}
+		return v
+	}
+	return parseNumSlow(b)
+}
+
+func parseNumSlow(b []byte) float64 {
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err == nil {
 		return f
@@ -186,7 +237,8 @@ func unescapeName(b []byte) string {
 
 func (l *lexer) literal() string {
 	l.i++ // (
-	var out []byte
+	out := l.scratch[:0]
+	defer func() { l.scratch = out[:0] }()
 	depth := 0
 	for l.i < len(l.b) {
 		c := l.b[l.i]
@@ -243,7 +295,8 @@ func (l *lexer) literal() string {
 
 func (l *lexer) hex() string {
 	l.i++ // <
-	var out []byte
+	out := l.scratch[:0]
+	defer func() { l.scratch = out[:0] }()
 	nib := -1
 	for l.i < len(l.b) {
 		c := l.b[l.i]

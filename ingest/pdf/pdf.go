@@ -138,7 +138,9 @@ type extraction struct {
 	ctx   context.Context
 	ops   int64
 	bytes int64 // decoded content stream bytes
-	fonts map[objKey]*font
+	// glyphBuf is reused page after page; layout copies what it keeps.
+	glyphBuf []glyph
+	fonts    map[objKey]*font
 }
 
 type abort struct{ err error }
@@ -234,7 +236,8 @@ func (a abort) Error() string { return a.err.Error() }
 // page walks one page, recovering from panics in the library so that one
 // bad page does not lose the others. The glyphs read before a panic are kept.
 func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
-	w := &walker{doc: x, forms: map[uint64]bool{}}
+	w := &walker{doc: x, forms: map[uint64]bool{}, glyphs: x.glyphBuf[:0]}
+	defer func() { x.glyphBuf = w.glyphs[:0] }()
 	defer func() {
 		if r := recover(); r != nil {
 			if a, ok := r.(abort); ok {
