@@ -1,0 +1,391 @@
+package topic
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/prompts"
+	"github.com/papers-cli/papers/store"
+)
+
+// Ranks of a digest's papers.
+const (
+	RankDate      = "date"      // newest first
+	RankRelevance = "relevance" // most query and description words in title and abstract first
+)
+
+// DigestOptions tune Digest.
+type DigestOptions struct {
+	Since time.Time // papers published on or after this; required
+	Rank  string    // RankDate (default) or RankRelevance
+	// LLM writes the summaries and the overview; nil means offline: each
+	// summary is the abstract's key-contribution sentence and there is no
+	// overview.
+	LLM ask.LLM
+	// Max bounds the papers (default 50); the overview is written from at
+	// most the first 30.
+	Max int
+	// Workers bounds the model calls at once (default 4).
+	Workers int
+}
+
+// DigestPaper is one paper of a digest.
+type DigestPaper struct {
+	N         int      `json:"n"` // what the overview cites as [n]
+	ID        string   `json:"id"`
+	Version   int      `json:"version"`
+	Title     string   `json:"title"`
+	Authors   []string `json:"authors"`
+	Published string   `json:"published"` // YYYY-MM-DD
+	Summary   string   `json:"summary"`   // one or two sentences on what is new
+	URL       string   `json:"url"`
+}
+
+// DigestResult is a topic's digest; it is the --json document of
+// `papers digest` (field names are stable).
+type DigestResult struct {
+	Topic    string        `json:"topic"`
+	Since    string        `json:"since"`    // YYYY-MM-DD
+	Overview string        `json:"overview"` // "" offline; cites papers as [n]
+	Mode     string        `json:"mode"`     // "llm" or "extractive"
+	Model    string        `json:"model,omitempty"`
+	Papers   []DigestPaper `json:"papers"`
+	Warnings []string      `json:"warnings"`
+}
+
+// Digest collects the topic's papers published since opts.Since and
+// summarises each. Only papers of the window are listed, and the overview
+// may cite only them: citations of numbers outside the list are removed and
+// reported in Warnings.
+func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestOptions) (*DigestResult, error) {
+	max := opts.Max
+	if max <= 0 {
+		max = 50
+	}
+	ps, err := lib.List(ctx, store.Filter{Topics: []string{t.Name}, Since: opts.Since})
+	if err != nil {
+		return nil, fmt.Errorf("digest of %s: %w", t.Name, err)
+	}
+	if opts.Rank == RankRelevance {
+		terms := queryTerms(t.Query + " " + t.Description)
+		score := make(map[string]int, len(ps))
+		for _, p := range ps {
+			score[p.ID] = relevance(terms, p)
+		}
+		slices.SortStableFunc(ps, func(a, b store.Paper) int { return score[b.ID] - score[a.ID] }) // List's order (newest) breaks ties
+	}
+	if len(ps) > max {
+		ps = ps[:max]
+	}
+	res := &DigestResult{Topic: t.Name, Since: opts.Since.UTC().Format("2006-01-02"), Mode: "extractive", Papers: []DigestPaper{}, Warnings: []string{}}
+	for i, p := range ps {
+		res.Papers = append(res.Papers, DigestPaper{
+			N: i + 1, ID: p.ID, Version: p.Version, Title: p.Title, Authors: nonNil(p.Authors),
+			Published: p.Published.UTC().Format("2006-01-02"), URL: paperURL(p),
+			Summary: KeySentence(p.Abstract),
+		})
+	}
+	if opts.LLM == nil || len(ps) == 0 {
+		return res, nil
+	}
+	res.Mode, res.Model = "llm", opts.LLM.Model()
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cmpOr(opts.Workers, 4))
+	for i, p := range ps {
+		g.Go(func() error {
+			s, err := summarise(gctx, opts.LLM, t, p)
+			if err != nil {
+				return fmt.Errorf("summarise %s: %w", p.ID, err)
+			}
+			if s != "" {
+				res.Papers[i].Summary = s
+			}
+			return nil
+		})
+	}
+	var overview string
+	g.Go(func() error {
+		var err error
+		overview, err = writeOverview(gctx, opts.LLM, t, res.Since, ps[:min(len(ps), 30)], res)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("digest of %s: %w", t.Name, err)
+	}
+	res.Overview = overview
+	return res, nil
+}
+
+func cmpOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func paperURL(p store.Paper) string {
+	if p.URL != "" {
+		return p.URL
+	}
+	if p.Source == "arxiv" {
+		return fmt.Sprintf("https://arxiv.org/abs/%sv%d", p.ID, p.Version)
+	}
+	return ""
+}
+
+func passage(n int, p store.Paper) prompts.Passage {
+	return prompts.Passage{N: n, Source: fmt.Sprintf("arXiv:%s, published %s", p.ID, p.Published.UTC().Format("2006-01-02")), Title: p.Title, Text: p.Abstract}
+}
+
+// summarise asks the model for the digest of one paper, kept to two
+// sentences with its citation marks dropped.
+func summarise(ctx context.Context, llm ask.LLM, t store.Topic, p store.Paper) (string, error) {
+	pr, err := prompts.Digest(prompts.DigestInput{Topic: topicLine(t), Papers: []prompts.Passage{passage(1, p)}})
+	if err != nil {
+		return "", err
+	}
+	pr.User += "\n\nThere is one paper: answer with one or two sentences saying what it contributes that is new."
+	c, err := llm.Complete(ctx, ask.Request{Messages: []ask.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 160}, nil)
+	if err != nil {
+		return "", err
+	}
+	s := strings.TrimSpace(citation.ReplaceAllString(c.Text, ""))
+	s = strings.Join(strings.Fields(s), " ")
+	return firstSentences(s, 2), nil
+}
+
+func topicLine(t store.Topic) string {
+	if t.Description != "" {
+		return t.Name + ": " + t.Description
+	}
+	return t.Name + " (arXiv query: " + t.Query + ")"
+}
+
+var citation = regexp.MustCompile(`\s*\[(\d+)\]`)
+
+// writeOverview asks the model for the opening paragraph(s) over the papers
+// and removes citations of papers it was not given.
+func writeOverview(ctx context.Context, llm ask.LLM, t store.Topic, since string, ps []store.Paper, res *DigestResult) (string, error) {
+	in := prompts.DigestInput{Topic: topicLine(t), Since: since}
+	for i, p := range ps {
+		in.Papers = append(in.Papers, passage(i+1, p))
+	}
+	pr, err := prompts.Digest(in)
+	if err != nil {
+		return "", err
+	}
+	c, err := llm.Complete(ctx, ask.Request{Messages: []ask.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 700}, nil)
+	if err != nil {
+		return "", fmt.Errorf("write the overview: %w", err)
+	}
+	var bad []string
+	text := citation.ReplaceAllStringFunc(c.Text, func(m string) string {
+		n, _ := strconv.Atoi(strings.Trim(strings.TrimSpace(m), "[]"))
+		if n >= 1 && n <= len(ps) {
+			return m
+		}
+		bad = append(bad, strings.TrimSpace(m))
+		return ""
+	})
+	if len(bad) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("removed citations of papers the model was not given: %s", strings.Join(bad, " ")))
+	}
+	return strings.TrimSpace(text), nil
+}
+
+// contribution cues, strongest first: a sentence with an earlier cue wins.
+var cues = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\bwe (propose|introduce|present|develop|design|release|build|devise|formulate|contribute)\b`),
+	regexp.MustCompile(`(?i)\b(this|our|the present) (paper|work|study|article|note|report) (propose|introduce|present|develop|describe)s?\b`),
+	regexp.MustCompile(`(?i)\b(here|in this (paper|work)),? we\b`),
+	regexp.MustCompile(`(?i)\bwe (show|find|demonstrate|prove|achieve|obtain|report|describe|study|investigate|analy[sz]e|explore)\b`),
+	regexp.MustCompile(`(?i)\b(propose|introduce|present)s?\b`),
+}
+
+// KeySentence is the offline summary of an abstract: the sentence that
+// states the contribution ("we propose/introduce/present ..."), followed by
+// the next sentence when it is short, or else the first sentence.
+func KeySentence(abstract string) string {
+	ss := Sentences(abstract)
+	if len(ss) == 0 {
+		return ""
+	}
+	pick := -1
+	for _, cue := range cues {
+		for i, s := range ss {
+			if cue.MatchString(s) {
+				pick = i
+				break
+			}
+		}
+		if pick >= 0 {
+			break
+		}
+	}
+	if pick < 0 {
+		pick = 0
+	}
+	out := ss[pick]
+	if len([]rune(out)) < 90 && pick+1 < len(ss) {
+		out += " " + ss[pick+1]
+	}
+	return out
+}
+
+// Sentences splits text into sentences at ., ! or ? followed by a space and
+// a capital letter or digit, not after common abbreviations.
+func Sentences(text string) []string {
+	text = strings.Join(strings.Fields(text), " ")
+	var out []string
+	start := 0
+	rs := []rune(text)
+	for i := 0; i < len(rs); i++ {
+		if rs[i] != '.' && rs[i] != '!' && rs[i] != '?' {
+			continue
+		}
+		if i+2 >= len(rs) || rs[i+1] != ' ' || !(unicode.IsUpper(rs[i+2]) || unicode.IsDigit(rs[i+2])) {
+			continue
+		}
+		if rs[i] == '.' && abbreviation(string(rs[start:i])) {
+			continue
+		}
+		out = append(out, strings.TrimSpace(string(rs[start:i+1])))
+		start = i + 2
+	}
+	if rest := strings.TrimSpace(string(rs[start:])); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
+
+func abbreviation(before string) bool {
+	f := strings.Fields(before)
+	if len(f) == 0 {
+		return false
+	}
+	w := strings.ToLower(f[len(f)-1])
+	switch w {
+	case "e.g", "i.e", "et al", "al", "fig", "eq", "vs", "cf", "sec", "no", "approx", "resp":
+		return true
+	}
+	return len(w) == 1 && unicode.IsLetter(rune(w[0])) // initials: "J. Smith"
+}
+
+func firstSentences(s string, n int) string {
+	ss := Sentences(s)
+	if len(ss) > n {
+		ss = ss[:n]
+	}
+	return strings.Join(ss, " ")
+}
+
+// queryTerms are the words of an arXiv query and description that say what
+// the topic is about: field prefixes, operators, categories and stop words
+// dropped.
+func queryTerms(q string) []string {
+	var terms []string
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(q, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(`()"'`, r) }) {
+		if k, v, ok := strings.Cut(f, ":"); ok {
+			if strings.EqualFold(k, "cat") || strings.EqualFold(k, "au") || strings.HasPrefix(k, "submittedDate") {
+				continue
+			}
+			f = v
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(f), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(w) < 3 || stop[w] || seen[w] {
+				continue
+			}
+			seen[w] = true
+			terms = append(terms, w)
+		}
+	}
+	return terms
+}
+
+var stop = map[string]bool{"and": true, "andnot": true, "the": true, "for": true, "with": true, "from": true, "that": true, "this": true, "are": true, "all": true, "abs": true, "not": true, "its": true, "into": true, "papers": true, "paper": true, "about": true, "new": true}
+
+// relevance counts the topic's terms in the title (twice) and abstract; a
+// term matches a word it starts (so "agent" matches "agents").
+func relevance(terms []string, p store.Paper) int {
+	has := func(text, term string) bool {
+		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if strings.HasPrefix(w, term) {
+				return true
+			}
+		}
+		return false
+	}
+	s := 0
+	for _, t := range terms {
+		if has(p.Title, t) {
+			s += 2
+		}
+		if has(p.Abstract, t) {
+			s++
+		}
+	}
+	return s
+}
+
+// WriteMarkdown renders a digest as Markdown fit for an e-mail body.
+func WriteMarkdown(w io.Writer, d *DigestResult) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: papers since %s\n\n", d.Topic, d.Since)
+	if len(d.Papers) == 0 {
+		b.WriteString("No new papers in this window.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	if d.Overview != "" {
+		b.WriteString(d.Overview + "\n\n")
+	}
+	if d.Mode == "extractive" {
+		b.WriteString("_Summaries are each abstract's key sentence, extracted (no model)._\n\n")
+	}
+	for _, p := range d.Papers {
+		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). arXiv:%s", p.N, oneLine(p.Title), authorLine(p.Authors), p.Published, p.ID)
+		if p.URL != "" {
+			fmt.Fprintf(&b, " <%s>", p.URL)
+		}
+		b.WriteString("  \n")
+		if p.Summary != "" {
+			fmt.Fprintf(&b, "   %s\n", p.Summary)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func authorLine(as []string) string {
+	switch len(as) {
+	case 0:
+		return "Unknown authors"
+	case 1:
+		return as[0]
+	case 2:
+		return as[0] + " and " + as[1]
+	}
+	return as[0] + " et al."
+}

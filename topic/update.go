@@ -1,0 +1,161 @@
+package topic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/store"
+)
+
+// Arxiv is what topics need of the arXiv client (*arxiv.Client).
+type Arxiv interface {
+	// Scan reads a search newest first by sortBy until fn returns false.
+	Scan(ctx context.Context, query, sortBy string, pageSize int, fn func(arxiv.Entry) bool) (int, error)
+	// Count returns the total results of a query.
+	Count(ctx context.Context, query string) (int, error)
+}
+
+var _ Arxiv = (*arxiv.Client)(nil)
+
+// Defaults of UpdateOptions.
+const (
+	DefaultWindow = 12 * 7 * 24 * time.Hour // the first update reads back 12 weeks, what momentum charts
+	DefaultMax    = 1000
+)
+
+// UpdateOptions tune Update. The zero value is usable.
+type UpdateOptions struct {
+	// Now is the time of the run (default time.Now()).
+	Now time.Time
+	// Window bounds how far back (by arXiv's "updated" stamp) any update
+	// reads: the first update of a topic ingests this window. Default
+	// DefaultWindow.
+	Window time.Duration
+	// Max bounds the entries one run has to ingest, i.e. not held at their
+	// version (default DefaultMax); the rest come with the next run, as the
+	// cursor does not move past them.
+	Max int
+	// PageSize is how many entries one API request asks for (default: the
+	// client's page size).
+	PageSize int
+}
+
+// UpdateResult says what one topic's update did.
+type UpdateResult struct {
+	Topic   string         `json:"topic"`
+	Fetched int            `json:"fetched"` // entries read from arXiv and handed to ingest
+	Report  *ingest.Report `json:"report"`
+	// Truncated is true when Max stopped the run before it reached papers
+	// it already holds (or the window's start).
+	Truncated bool `json:"truncated"`
+}
+
+// Update fetches what is new or revised in the topic since its last update
+// and ingests it with in (whose Arxiv must be the same client as ax, so
+// pacing holds across both).
+//
+// It reads the topic's query sorted by last-updated date, newest first, and
+// stops at the first entry that is older than the topic's cursor (the newest
+// entry of the last complete run) and held in the library at the same or a
+// newer version, or older than the window, or after Max entries that need
+// ingesting. The entries
+// are ingested newest first; every paper stored (added, updated, unchanged,
+// or kept with its abstract only) joins the topic, even when the run is
+// interrupted. The run time is recorded when the run ends without error;
+// the cursor moves only when nothing failed, so an interrupted or partly
+// failed run is simply run again.
+func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingester, t store.Topic, o UpdateOptions) (*UpdateResult, error) {
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	window := o.Window
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	max := o.Max
+	if max <= 0 {
+		max = DefaultMax
+	}
+	floor := now.Add(-window)
+	res := &UpdateResult{Topic: t.Name}
+
+	var entries []arxiv.Entry
+	var newest time.Time
+	var getErr error
+	work := 0 // entries not held at their version: what Max bounds
+	_, err := ax.Scan(ctx, t.Query, arxiv.ByLastUpdated, o.PageSize, func(e arxiv.Entry) bool {
+		upd := stamp(e)
+		if upd.Before(floor) {
+			return false
+		}
+		p, err := lib.Get(ctx, e.ID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			getErr = err
+			return false
+		}
+		held := err == nil && p.Version >= e.Version
+		if held && !t.Cursor.IsZero() && upd.Before(t.Cursor) {
+			return false // reached what the last complete run saw and holds
+		}
+		if !held {
+			if work == max {
+				res.Truncated = true
+				return false
+			}
+			work++
+		}
+		entries = append(entries, e)
+		if upd.After(newest) {
+			newest = upd
+		}
+		return true
+	})
+	if err == nil {
+		err = getErr
+	}
+	if err != nil {
+		return res, fmt.Errorf("update topic %s: %w", t.Name, err)
+	}
+	res.Fetched = len(entries)
+
+	rep, ingErr := in.ArxivEntries(ctx, entries)
+	res.Report = rep
+	if rep != nil {
+		// Membership is recorded even when the run was interrupted: what was
+		// stored belongs to the topic. The write must not see the
+		// cancellation.
+		ids := append(append(append([]string{}, rep.Added...), rep.Updated...), rep.Unchanged...)
+		for _, f := range rep.Failed {
+			if f.AbstractKept {
+				ids = append(ids, f.Item)
+			}
+		}
+		if err := lib.AddToTopic(context.WithoutCancel(ctx), t.Name, ids); err != nil {
+			return res, err
+		}
+	}
+	if ingErr != nil {
+		return res, fmt.Errorf("update topic %s: %w", t.Name, ingErr)
+	}
+	cursor := time.Time{} // keep the old one
+	if len(rep.Failed) == 0 && !res.Truncated && !newest.IsZero() {
+		cursor = newest
+	}
+	if err := lib.MarkTopicUpdated(ctx, t.Name, now, cursor); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// stamp is when an entry last changed on arXiv.
+func stamp(e arxiv.Entry) time.Time {
+	if !e.Updated.IsZero() {
+		return e.Updated
+	}
+	return e.Published
+}
