@@ -11,7 +11,7 @@ import (
 // reads no environment itself.
 type Options struct {
 	BaseURL       string // for openai:MODEL; default DefaultOpenAIURL
-	APIKey        string // for openai:MODEL (and ollama:MODEL if set)
+	APIKey        string // for openai:MODEL only (never sent to Ollama)
 	OllamaURL     string // for ollama:MODEL; default DefaultOllamaURL
 	Dimensions    int    // --dimensions: 0 = the model's own size
 	BatchSize     int
@@ -56,6 +56,8 @@ func Parse(spec string, opt Options) (Embedder, error) {
 	case "openai":
 		o.BaseURL = opt.BaseURL
 	case "ollama":
+		// Ollama needs no key; never send OPENAI_API_KEY to another server.
+		o.APIKey = ""
 		o.BaseURL = opt.OllamaURL
 		if o.BaseURL == "" {
 			o.BaseURL = DefaultOllamaURL
