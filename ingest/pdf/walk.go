@@ -43,8 +43,10 @@ type gstate struct {
 
 // resources is a resource dictionary with its fonts resolved once.
 type resources struct {
-	v     lpdf.Value
-	fonts map[string]*font
+	v            lpdf.Value
+	fonts        map[string]*font
+	fontDict     lpdf.Value // /Font, resolved once
+	fontDictRead bool
 }
 
 type objKey struct {
@@ -119,7 +121,10 @@ func (w *walker) font(res *resources, name string) *font {
 	if f, ok := res.fonts[name]; ok {
 		return f
 	}
-	dict := res.v.Key("Font")
+	if !res.fontDictRead {
+		res.fontDict, res.fontDictRead = res.v.Key("Font"), true
+	}
+	dict := res.fontDict
 	// Fonts are shared by many pages: look the reference up before
 	// resolving it, which costs a parse (and for object streams a
 	// decompression) each time.
