@@ -1,0 +1,279 @@
+// Package export writes library papers as citations for reference managers
+// and LaTeX: BibTeX (@misc entries in the form arXiv's own "Export BibTeX
+// citation" uses, with eprint, archivePrefix and primaryClass) and CSL-JSON
+// (what Zotero, pandoc and citeproc read).
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/papers-cli/papers/store"
+)
+
+// Keys returns a citation key for each paper, in order: the first author's
+// surname, the year and the first significant word of the title, in lower
+// case ASCII ("guo2025deepseek"). Keys that would repeat get suffixes a, b,
+// c... assigned in (published, id) order, so the same set of papers always
+// gets the same keys whatever order they come in.
+func Keys(ps []store.Paper) []string {
+	base := make([]string, len(ps))
+	groups := map[string][]int{}
+	for i, p := range ps {
+		base[i] = baseKey(p)
+		groups[base[i]] = append(groups[base[i]], i)
+	}
+	keys := slices.Clone(base)
+	for b, idx := range groups {
+		if len(idx) < 2 {
+			continue
+		}
+		slices.SortFunc(idx, func(x, y int) int {
+			if c := ps[x].Published.Compare(ps[y].Published); c != 0 {
+				return c
+			}
+			return strings.Compare(ps[x].ID, ps[y].ID)
+		})
+		for n, i := range idx {
+			keys[i] = b + suffix(n)
+		}
+	}
+	return keys
+}
+
+// suffix is a, b, ..., z, aa, ab, ...
+func suffix(n int) string {
+	s := ""
+	for {
+		s = string(rune('a'+n%26)) + s
+		n = n/26 - 1
+		if n < 0 {
+			return s
+		}
+	}
+}
+
+var titleSkip = map[string]bool{"a": true, "an": true, "the": true, "on": true, "of": true, "in": true, "to": true, "for": true, "and": true, "is": true, "are": true, "do": true, "does": true, "with": true, "at": true, "by": true, "from": true, "towards": true, "toward": true}
+
+func baseKey(p store.Paper) string {
+	surname := "anon"
+	if len(p.Authors) > 0 {
+		if s := asciiWord(splitName(p.Authors[0]).family); s != "" {
+			surname = s
+		}
+	}
+	year := "nd"
+	if !p.Published.IsZero() {
+		year = fmt.Sprint(p.Published.Year())
+	}
+	word := ""
+	for _, w := range strings.Fields(p.Title) {
+		a := asciiWord(w)
+		if a != "" && !titleSkip[a] {
+			word = a
+			break
+		}
+	}
+	return surname + year + word
+}
+
+// asciiWord folds accents away and keeps lower-case ASCII letters and digits.
+func asciiWord(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFKD.String(s) {
+		r = unicode.ToLower(r)
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+type name struct{ family, given string }
+
+// splitName reads "Given Names Family" or "Family, Given"; particles (van,
+// von, de, ...) stay with the family name.
+func splitName(s string) name {
+	s = strings.Join(strings.Fields(s), " ")
+	if f, g, ok := strings.Cut(s, ","); ok {
+		return name{family: strings.TrimSpace(f), given: strings.TrimSpace(g)}
+	}
+	ws := strings.Fields(s)
+	if len(ws) <= 1 {
+		return name{family: s}
+	}
+	i := len(ws) - 1
+	if suf := strings.TrimSuffix(strings.ToLower(ws[i]), "."); (suf == "jr" || suf == "sr" || suf == "ii" || suf == "iii") && i > 1 {
+		i-- // "Martin Luther King Jr." -> King
+	}
+	for i > 1 && isParticle(ws[i-1]) {
+		i--
+	}
+	return name{family: strings.Join(ws[i:], " "), given: strings.Join(ws[:i], " ")}
+}
+
+func isParticle(w string) bool {
+	switch w {
+	case "van", "von", "de", "der", "den", "da", "di", "del", "della", "le", "la", "du", "dos", "das", "ter", "ten":
+		return true
+	}
+	return false
+}
+
+// Escape makes text safe in a BibTeX field: LaTeX's special characters are
+// escaped (\ # $ % & _ { } ~ ^) and whitespace collapsed. Non-ASCII letters
+// are kept as UTF-8, which biber and modern bibtex read.
+func Escape(s string) string {
+	var b strings.Builder
+	for _, r := range strings.Join(strings.Fields(s), " ") {
+		switch r {
+		case '\\':
+			b.WriteString(`\textbackslash{}`)
+		case '#', '$', '%', '&', '_', '{', '}':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '~':
+			b.WriteString(`\textasciitilde{}`)
+		case '^':
+			b.WriteString(`\textasciicircum{}`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// BibTeX writes one @misc entry per paper, keys from Keys.
+func BibTeX(w io.Writer, ps []store.Paper) error {
+	keys := Keys(ps)
+	var b strings.Builder
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "@misc{%s,\n", keys[i])
+		field := func(k, v string) {
+			if strings.TrimSpace(v) != "" {
+				fmt.Fprintf(&b, "  %-13s = {%s},\n", k, v)
+			}
+		}
+		// Double braces keep the title's capitalisation.
+		field("title", "{"+Escape(p.Title)+"}")
+		var authors []string
+		for _, a := range p.Authors {
+			n := splitName(a)
+			if n.given == "" {
+				authors = append(authors, "{"+Escape(n.family)+"}")
+			} else {
+				authors = append(authors, Escape(n.family)+", "+Escape(n.given))
+			}
+		}
+		field("author", strings.Join(authors, " and "))
+		if !p.Published.IsZero() {
+			field("year", fmt.Sprint(p.Published.Year()))
+			field("month", strings.ToLower(p.Published.Month().String()[:3]))
+		}
+		if p.Source == "arxiv" {
+			idv := p.ID
+			if p.Version > 0 {
+				idv = fmt.Sprintf("%sv%d", p.ID, p.Version)
+			}
+			field("eprint", Escape(idv))
+			field("archivePrefix", "arXiv")
+			if len(p.Categories) > 0 {
+				field("primaryClass", Escape(p.Categories[0]))
+			}
+		}
+		field("doi", Escape(p.DOI))
+		field("journal", Escape(p.JournalRef))
+		field("url", Escape(urlOf(p)))
+		out := strings.TrimSuffix(b.String(), ",\n") + "\n}\n"
+		b.Reset()
+		b.WriteString(out)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func urlOf(p store.Paper) string {
+	if p.URL != "" {
+		return p.URL
+	}
+	if p.Source == "arxiv" {
+		return "https://arxiv.org/abs/" + p.ID
+	}
+	return ""
+}
+
+// CSLItem is one CSL-JSON item (the subset papers fills).
+type CSLItem struct {
+	ID             string    `json:"id"`
+	Type           string    `json:"type"`
+	Title          string    `json:"title"`
+	Author         []CSLName `json:"author,omitempty"`
+	Issued         *CSLDate  `json:"issued,omitempty"`
+	URL            string    `json:"URL,omitempty"`
+	DOI            string    `json:"DOI,omitempty"`
+	ContainerTitle string    `json:"container-title,omitempty"`
+	Publisher      string    `json:"publisher,omitempty"`
+	Number         string    `json:"number,omitempty"` // the arXiv id with version
+	Genre          string    `json:"genre,omitempty"`
+	Abstract       string    `json:"abstract,omitempty"`
+}
+
+// CSLName is a CSL-JSON name.
+type CSLName struct {
+	Family  string `json:"family,omitempty"`
+	Given   string `json:"given,omitempty"`
+	Literal string `json:"literal,omitempty"`
+}
+
+// CSLDate is a CSL-JSON date.
+type CSLDate struct {
+	DateParts [][]int `json:"date-parts"`
+}
+
+// CSLJSON writes the papers as a CSL-JSON array, ids from Keys. arXiv
+// preprints are "article" items with publisher arXiv and the id as number,
+// as Zotero records them; published ones name their journal.
+func CSLJSON(w io.Writer, ps []store.Paper) error {
+	keys := Keys(ps)
+	items := make([]CSLItem, 0, len(ps))
+	for i, p := range ps {
+		it := CSLItem{ID: keys[i], Type: "article", Title: strings.Join(strings.Fields(p.Title), " "), URL: urlOf(p), DOI: p.DOI,
+			Abstract: strings.Join(strings.Fields(p.Abstract), " ")}
+		for _, a := range p.Authors {
+			n := splitName(a)
+			if n.given == "" {
+				it.Author = append(it.Author, CSLName{Literal: n.family})
+			} else {
+				it.Author = append(it.Author, CSLName{Family: n.family, Given: n.given})
+			}
+		}
+		if !p.Published.IsZero() {
+			y, m, d := p.Published.UTC().Date()
+			it.Issued = &CSLDate{DateParts: [][]int{{y, int(m), d}}}
+		}
+		if p.Source == "arxiv" {
+			it.Publisher, it.Genre = "arXiv", "Preprint"
+			it.Number = p.ID
+			if p.Version > 0 {
+				it.Number = fmt.Sprintf("%sv%d", p.ID, p.Version)
+			}
+		}
+		if p.JournalRef != "" {
+			it.Type, it.ContainerTitle, it.Genre = "article-journal", p.JournalRef, ""
+		}
+		items = append(items, it)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(items)
+}

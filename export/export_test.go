@@ -1,0 +1,198 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/store"
+)
+
+// bibEntry is an entry read back from BibTeX text.
+type bibEntry struct {
+	typ, key string
+	fields   map[string]string
+}
+
+// parseBibTeX is a strict reader of the BibTeX papers writes: every entry
+// is @type{key, name = {value}, ...}, braces balance inside values, and
+// LaTeX specials appear only escaped.
+func parseBibTeX(t *testing.T, s string) []bibEntry {
+	t.Helper()
+	var out []bibEntry
+	i := 0
+	skipSpace := func() {
+		for i < len(s) && strings.ContainsRune(" \t\n", rune(s[i])) {
+			i++
+		}
+	}
+	for {
+		skipSpace()
+		if i == len(s) {
+			return out
+		}
+		if s[i] != '@' {
+			t.Fatalf("offset %d: want @, got %q", i, s[i:min(len(s), i+20)])
+		}
+		j := strings.IndexByte(s[i:], '{')
+		e := bibEntry{typ: s[i+1 : i+j], fields: map[string]string{}}
+		i += j + 1
+		k := strings.IndexByte(s[i:], ',')
+		e.key = s[i : i+k]
+		if strings.ContainsAny(e.key, " {}\\\",#%'()=~") || e.key == "" {
+			t.Errorf("bad key %q", e.key)
+		}
+		i += k + 1
+		for {
+			skipSpace()
+			if s[i] == '}' {
+				i++
+				break
+			}
+			eq := strings.IndexByte(s[i:], '=')
+			name := strings.TrimSpace(s[i : i+eq])
+			i += eq + 1
+			skipSpace()
+			if s[i] != '{' {
+				t.Fatalf("entry %s field %s: value does not start with {", e.key, name)
+			}
+			depth, start := 0, i+1
+			for ; ; i++ {
+				if i == len(s) {
+					t.Fatalf("entry %s field %s: unbalanced braces", e.key, name)
+				}
+				c := s[i]
+				if c == '\\' {
+					i++ // an escaped character is not a brace
+					continue
+				}
+				if c == '{' {
+					depth++
+				} else if c == '}' {
+					depth--
+					if depth == 0 {
+						break
+					}
+				} else if strings.IndexByte("#$%&_~^", c) >= 0 {
+					t.Errorf("entry %s field %s: unescaped %q in %q", e.key, name, c, s[start:min(len(s), i+10)])
+				}
+			}
+			if _, dup := e.fields[name]; dup {
+				t.Errorf("entry %s: field %s twice", e.key, name)
+			}
+			e.fields[name] = s[start:i]
+			i++
+			skipSpace()
+			if s[i] == ',' {
+				i++
+			}
+		}
+		out = append(out, e)
+	}
+}
+
+func TestBibTeXRecordedPapers(t *testing.T) {
+	var ps []store.Paper
+	for _, e := range arxivtest.RecordedEntries(t, arxivtest.DataDir(t)) {
+		p := store.Paper{ID: e.ID, Version: e.Version, Title: e.Title, Abstract: e.Summary, Published: e.Published,
+			Categories: e.Categories, DOI: e.DOI, JournalRef: e.JournalRef, URL: e.AbsURL, Source: "arxiv"}
+		for _, a := range e.Authors {
+			p.Authors = append(p.Authors, a.Name)
+		}
+		ps = append(ps, p)
+	}
+	// Hard cases: specials in the title, twins of one key, no authors.
+	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	ps = append(ps,
+		store.Paper{ID: "2503.00001", Version: 2, Title: `Q&A at 100% with $O(n^2)$ cost_{k} {braces} ~tilde #1 \ back`, Authors: []string{"Élodie van der Berg", "Li Wei"}, Published: day, Source: "arxiv", Categories: []string{"cs.LG"}, DOI: "10.1000/x_y", JournalRef: "J. Stuff & Things 3 (2025)"},
+		store.Paper{ID: "2503.00002", Version: 1, Title: "The Same Study", Authors: []string{"Ana Smith"}, Published: day, Source: "arxiv"},
+		store.Paper{ID: "2503.00003", Version: 1, Title: "Same study again", Authors: []string{"Bob Smith"}, Published: day.AddDate(0, 1, 0), Source: "arxiv"},
+		store.Paper{ID: "doc1", Title: "Local notes", Source: "jsonl"},
+	)
+	var buf bytes.Buffer
+	if err := BibTeX(&buf, ps); err != nil {
+		t.Fatal(err)
+	}
+	entries := parseBibTeX(t, buf.String())
+	if len(entries) != len(ps) {
+		t.Fatalf("%d entries read back, %d written", len(entries), len(ps))
+	}
+	keys := map[string]bool{}
+	for i, e := range entries {
+		if keys[e.key] {
+			t.Errorf("key %s repeated", e.key)
+		}
+		keys[e.key] = true
+		if e.typ != "misc" || e.fields["title"] == "" {
+			t.Errorf("entry %s: type %s title %q", e.key, e.typ, e.fields["title"])
+		}
+		if ps[i].Source == "arxiv" {
+			if !strings.HasPrefix(e.fields["eprint"], ps[i].ID) || e.fields["archivePrefix"] != "arXiv" {
+				t.Errorf("entry %s: eprint %q archivePrefix %q", e.key, e.fields["eprint"], e.fields["archivePrefix"])
+			}
+			if len(ps[i].Categories) > 0 && e.fields["primaryClass"] != ps[i].Categories[0] {
+				t.Errorf("entry %s: primaryClass %q", e.key, e.fields["primaryClass"])
+			}
+		}
+		if (ps[i].DOI != "") != (e.fields["doi"] != "") || (ps[i].JournalRef != "") != (e.fields["journal"] != "") {
+			t.Errorf("entry %s: doi/journal %q %q for %q %q", e.key, e.fields["doi"], e.fields["journal"], ps[i].DOI, ps[i].JournalRef)
+		}
+	}
+	n := len(entries)
+	special := entries[n-4]
+	if special.key != "vanderberg2025qa" {
+		t.Errorf("key of the special paper = %s", special.key)
+	}
+	wantTitle := `{Q\&A at 100\% with \$O(n\textasciicircum{}2)\$ cost\_\{k\} \{braces\} \textasciitilde{}tilde \#1 \textbackslash{} back}`
+	if special.fields["title"] != wantTitle {
+		t.Errorf("escaped title\n got %s\nwant %s", special.fields["title"], wantTitle)
+	}
+	if special.fields["author"] != "van der Berg, Élodie and Wei, Li" || special.fields["eprint"] != "2503.00001v2" || special.fields["doi"] != `10.1000/x\_y` {
+		t.Errorf("special paper fields: %v", special.fields)
+	}
+	if entries[n-3].key != "smith2025samea" || entries[n-2].key != "smith2025sameb" {
+		t.Errorf("twin keys = %s, %s; want smith2025samea, smith2025sameb", entries[n-3].key, entries[n-2].key)
+	}
+	if entries[n-1].key != "anonndlocal" {
+		t.Errorf("key without author or date = %s", entries[n-1].key)
+	}
+	t.Logf("%d entries, e.g.\n%s", n, strings.SplitN(buf.String(), "\n\n", 2)[0])
+}
+
+func TestKeysDoNotDependOnOrder(t *testing.T) {
+	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := store.Paper{ID: "1", Title: "Agents", Authors: []string{"X Lee"}, Published: day}
+	b := store.Paper{ID: "2", Title: "Agents", Authors: []string{"Y Lee"}, Published: day.AddDate(0, 0, 1)}
+	k1, k2 := Keys([]store.Paper{a, b}), Keys([]store.Paper{b, a})
+	if k1[0] != k2[1] || k1[1] != k2[0] || k1[0] != "lee2024agentsa" {
+		t.Errorf("keys %v then %v", k1, k2)
+	}
+}
+
+func TestCSLJSON(t *testing.T) {
+	p := store.Paper{ID: "2501.12948", Version: 1, Title: "DeepSeek-R1:\n Incentivizing", Authors: []string{"DeepSeek-AI", "Daya Guo"},
+		Published: time.Date(2025, 1, 22, 0, 0, 0, 0, time.UTC), Source: "arxiv", DOI: "10.1/2"}
+	var buf bytes.Buffer
+	if err := CSLJSON(&buf, []store.Paper{p}); err != nil {
+		t.Fatal(err)
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &items); err != nil {
+		t.Fatal(err)
+	}
+	it := items[0]
+	if it["id"] != "deepseekai2025deepseekr1" || it["type"] != "article" || it["title"] != "DeepSeek-R1: Incentivizing" ||
+		it["number"] != "2501.12948v1" || it["DOI"] != "10.1/2" || it["publisher"] != "arXiv" {
+		t.Errorf("item = %v", it)
+	}
+	authors := it["author"].([]any)
+	if authors[0].(map[string]any)["literal"] != "DeepSeek-AI" || authors[1].(map[string]any)["family"] != "Guo" {
+		t.Errorf("authors = %v", authors)
+	}
+	if d := it["issued"].(map[string]any)["date-parts"].([]any)[0].([]any); d[0].(float64) != 2025 || d[2].(float64) != 22 {
+		t.Errorf("issued = %v", d)
+	}
+}
