@@ -174,6 +174,14 @@ func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err
 		return nil, err
 	}
 	rd, err := lpdf.NewReader(r, size)
+	if err != nil && strings.Contains(err.Error(), "missing %%EOF") {
+		// Bytes appended after the last %%EOF (some servers and mailers
+		// add them) are not a truncation: retry without them.
+		if end := lastEOF(r, size); end > 0 {
+			r, size = io.NewSectionReader(r, 0, end), end
+			rd, err = lpdf.NewReader(r, size)
+		}
+	}
 	if err != nil {
 		return nil, classifyOpenError(r, size, err)
 	}
@@ -300,6 +308,28 @@ func collectPages(root lpdf.Value) (pages []pageRef, truncated bool) {
 	return pages, truncated
 }
 
+// lastEOF returns the offset just after the last "%%EOF" in the final 64 KB
+// of the file, or 0.
+func lastEOF(r io.ReaderAt, size int64) int64 {
+	n := int64(64 << 10)
+	if size < n {
+		n = size
+	}
+	buf := make([]byte, n)
+	if _, err := r.ReadAt(buf, size-n); err != nil && err != io.EOF {
+		return 0
+	}
+	i := bytes.LastIndex(buf, []byte("%%EOF"))
+	if i < 0 {
+		return 0
+	}
+	end := size - n + int64(i) + 5
+	if end >= size {
+		return 0
+	}
+	return end
+}
+
 func checkHeader(r io.ReaderAt, size int64) error {
 	if size < 8 {
 		return ErrNotPDF
@@ -332,8 +362,10 @@ func classifyOpenError(r io.ReaderAt, size int64, err error) error {
 		return fmt.Errorf("%w: AES-256 encryption (%v)", ErrUnsupported, err)
 	case strings.Contains(msg, "unsupported PDF"):
 		return fmt.Errorf("%w: %v", ErrUnsupported, err)
-	case strings.Contains(msg, "missing %%EOF"), strings.Contains(msg, "missing final startxref"):
-		return fmt.Errorf("%w (%v)", ErrTruncated, err)
+	case strings.Contains(msg, "missing %%EOF"):
+		return fmt.Errorf("%w (no %%%%EOF trailer)", ErrTruncated)
+	case strings.Contains(msg, "missing final startxref"):
+		return fmt.Errorf("%w (no startxref)", ErrTruncated)
 	case strings.Contains(msg, "invalid header"):
 		return fmt.Errorf("%w: %v", ErrNotPDF, err)
 	}

@@ -161,6 +161,11 @@ func TestBadInput(t *testing.T) {
 		{"truncated half", write("c.pdf", paper[:len(paper)/2]), ErrTruncated},
 		{"truncated header only", write("d.pdf", paper[:20]), ErrTruncated},
 	}
+	// Junk after %%EOF is not a truncation.
+	junk := append(append([]byte(nil), paper...), []byte("\n<html>appended by a proxy</html>\n")...)
+	if doc, err := ExtractFile(context.Background(), write("e.pdf", junk)); err != nil || len(doc.Pages) != 17 {
+		t.Errorf("junk after %%%%EOF: err = %v", err)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ExtractFile(context.Background(), c.path)
