@@ -196,11 +196,14 @@ func vocabulary(pls []pageLayout) map[string]bool {
 	return v
 }
 
-// dehyphenate joins a word split across lines with a hyphen. The hyphen is
-// dropped ("zero-" + "shot" stays "zero-shot" only if the document writes
-// "zero-shot" elsewhere inside a line and never "zeroshot"): line-end hyphens
-// are mostly the typesetter's, and the document's own usage is the best
-// evidence for the rest. The joined word moves to the end of the first line.
+// dehyphenate joins a word split across lines with a hyphen when the next
+// line starts with a lower-case letter. The hyphen is dropped ("exam-" +
+// "ple" gives "example") unless the document itself writes the compound with
+// a hyphen inside a line and never without ("multi-" + "turn" stays
+// "multi-turn" when "multi-turn" appears elsewhere): line-end hyphens are
+// mostly the typesetter's, and the document's own usage is the best evidence
+// for the rest. "zero- and few-shot" (a suspended hyphen before and/or/to)
+// is left alone. The joined word moves to the end of the first line.
 func dehyphenate(lines []*line, vocab map[string]bool) {
 	for i := 0; i+1 < len(lines); i++ {
 		a, b := lines[i], lines[i+1]
@@ -225,6 +228,9 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 		}
 		word := rest[:n]
 		core := strings.TrimRight(word, ".,;:)]!?\"'”’")
+		if suspended[core] {
+			continue // "zero- and few-shot": a suspended hyphen, not a split word
+		}
 		lowFrag, lowCore := strings.ToLower(strings.TrimLeft(frag, "([\"'“‘")), strings.ToLower(core)
 		keep := vocab[lowFrag+"-"+lowCore] && !vocab[lowFrag+lowCore]
 		if keep {
@@ -236,6 +242,8 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 		b.text = strings.TrimLeft(rest[n:], " ")
 	}
 }
+
+var suspended = map[string]bool{"and": true, "or": true, "to": true, "nor": true, "vs": true, "versus": true, "und": true, "et": true, "ou": true}
 
 var numberedHeading = regexp.MustCompile(`^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}`)
 var digitHeading = regexp.MustCompile(`^\d{1,2}(\.\d{1,2})*\.?\s`)

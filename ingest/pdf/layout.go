@@ -483,7 +483,45 @@ func groupLines(frags []*frag, col int) []line {
 	if len(out) > 0 {
 		out[0].paraGap = true
 	}
+	markIndents(out)
 	return out
+}
+
+// markIndents starts a paragraph at a first-line indent, or after a short
+// line that ends a sentence: TeX separates paragraphs that way, not with
+// vertical space.
+func markIndents(ls []line) {
+	if len(ls) < 3 {
+		return
+	}
+	left, right := math.Inf(1), math.Inf(-1)
+	for _, l := range ls {
+		if len(l.text) >= 30 {
+			left = math.Min(left, l.x0)
+			right = math.Max(right, l.x1)
+		}
+	}
+	if math.IsInf(left, 0) {
+		return
+	}
+	for i := 1; i < len(ls); i++ {
+		l, p := &ls[i], &ls[i-1]
+		em := math.Max(l.size, 1)
+		indent := l.x0 - left
+		if indent > 0.7*em && indent < 4*em && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em {
+			l.paraGap = true
+		}
+		if p.x1 < right-4*em && strings.ContainsAny(lastByte(p.text), ".:!?") && len(p.text) > 0 {
+			l.paraGap = true
+		}
+	}
+}
+
+func lastByte(s string) string {
+	if s == "" {
+		return ""
+	}
+	return s[len(s)-1:]
 }
 
 // letters counts letters and digits in s.

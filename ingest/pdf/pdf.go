@@ -6,6 +6,15 @@
 // keeps running heads, page numbers, line numbers and the arXiv side stamp
 // out of the body text.
 //
+// The text of a page is plain UTF-8 in NFKC (ligatures such as "ﬁ" become
+// "fi"), words separated by single spaces, lines by "\n", paragraphs by a
+// blank line where the layout shows them (vertical space, a first-line
+// indent, a short line ending a sentence). Two-column pages are read column
+// by column within bands separated by full-width lines. Words hyphenated at
+// a line end are joined (see dehyphenate for when the hyphen is kept).
+// Text that cannot be decoded (fonts without a Unicode mapping) is left out
+// rather than emitted as garbage, with a warning.
+//
 // Extract never panics and never runs unbounded: malformed input is
 // recovered per page and per document, and the work per document is capped
 // (see MaxDuration, MaxOps) on top of the caller's context.

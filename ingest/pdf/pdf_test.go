@@ -241,6 +241,7 @@ func TestCleanAndDehyphenate(t *testing.T) {
 		{"an exam-", "ple here", "an example", "here"},
 		{"GPT-", "4 model", "GPT-", "4 model"},
 		{"see Smith-", "Jones", "see Smith-", "Jones"},
+		{"impressive zero-", "and few-shot", "impressive zero-", "and few-shot"},
 	}
 	for _, c := range cases {
 		ls := []*line{{text: c.a}, {text: c.b}}
