@@ -244,7 +244,7 @@ func KeySentence(abstract string) string {
 		pick = 0
 	}
 	out := ss[pick]
-	if len([]rune(out)) < 90 && pick+1 < len(ss) {
+	if len([]rune(out)) < 60 && pick+1 < len(ss) {
 		out += " " + ss[pick+1]
 	}
 	return out

@@ -59,7 +59,7 @@ type UpdateResult struct {
 // pacing holds across both).
 //
 // It reads the topic's query sorted by last-updated date, newest first, and
-// stops at the first entry that is older than the topic's cursor (the newest
+// stops at the first entry that is not newer than the topic's cursor (the newest
 // entry of the last complete run) and held in the library at the same or a
 // newer version, or older than the window, or after Max entries that need
 // ingesting. The entries
@@ -99,7 +99,7 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 			return false
 		}
 		held := err == nil && p.Version >= e.Version
-		if held && !t.Cursor.IsZero() && upd.Before(t.Cursor) {
+		if held && !t.Cursor.IsZero() && !upd.After(t.Cursor) {
 			return false // reached what the last complete run saw and holds
 		}
 		if !held {

@@ -1,0 +1,329 @@
+package topic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/store"
+)
+
+// now is the time of the second update; the first runs five days earlier.
+var (
+	now  = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	now1 = now.AddDate(0, 0, -5)
+)
+
+// feed is the real recorded arXiv records, one per paper, re-dated to one
+// submission every 16 hours back from now: 126 papers over 86 days, so the
+// 12-week window leaves the oldest few out.
+func feed(t *testing.T) []arxiv.Entry {
+	t.Helper()
+	seen := map[string]bool{}
+	var es []arxiv.Entry
+	for _, e := range arxivtest.RecordedEntries(t, arxivtest.DataDir(t)) {
+		if !seen[e.ID] && e.Title != "" && e.Summary != "" {
+			seen[e.ID] = true
+			es = append(es, e)
+		}
+	}
+	slices.SortFunc(es, func(a, b arxiv.Entry) int { return strings.Compare(a.ID, b.ID) })
+	if len(es) < 126 {
+		t.Fatalf("only %d distinct recorded papers", len(es))
+	}
+	es = es[:126]
+	for i := range es {
+		es[i].Version = 1
+		es[i].Published = now.Add(-2*time.Hour - time.Duration(i)*33*time.Hour/2)
+		es[i].Updated = es[i].Published
+	}
+	return es
+}
+
+// before keeps the entries submitted by t.
+func before(es []arxiv.Entry, t time.Time) []arxiv.Entry {
+	var out []arxiv.Entry
+	for _, e := range es {
+		if !e.Published.After(t) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+const word = "model" // the topic's query word; the fake matches it in title or summary
+
+func matches(e arxiv.Entry) bool {
+	return strings.Contains(strings.ToLower(e.Title+" "+e.Summary), word)
+}
+
+type env struct {
+	lib *store.Library
+	srv *arxivtest.Server
+	ax  *arxiv.Client
+	in  *ingest.Ingester
+}
+
+func newEnv(t *testing.T, lib *store.Library, entries []arxiv.Entry) *env {
+	srv := arxivtest.NewServer(t, arxivtest.Options{Entries: entries, MatchQuery: true})
+	ax := arxiv.New()
+	ax.APIURL, ax.PDFURL, ax.Delay = srv.APIURL(), srv.PDFURL(), -1
+	in := &ingest.Ingester{Lib: lib, Embedder: embed.NewLocal(), Arxiv: ax, AbstractsOnly: true}
+	return &env{lib: lib, srv: srv, ax: ax, in: in}
+}
+
+func openLib(t *testing.T) *store.Library {
+	ctx := context.Background()
+	lib, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	e := embed.NewLocal()
+	if err := lib.EnsureEmbedder(ctx, e.Name(), e.Dimensions()); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddTopic(ctx, store.Topic{Name: "ml", Query: "abs:" + word, Description: "machine learning"}); err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+func apiRequests(s *arxivtest.Server) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Kind == "api" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestUpdateMomentumDigest(t *testing.T) {
+	ctx := context.Background()
+	all := feed(t)
+	lib := openLib(t)
+
+	// First update: the 12-week window of the topic as it was five days ago.
+	e1 := newEnv(t, lib, before(all, now1))
+	tp, _ := lib.Topic(ctx, "ml")
+	res, err := Update(ctx, lib, e1.ax, e1.in, tp, UpdateOptions{Now: now1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want1 []string
+	for _, e := range before(all, now1) {
+		if matches(e) && !e.Updated.Before(now1.Add(-DefaultWindow)) {
+			want1 = append(want1, e.ID)
+		}
+	}
+	if len(want1) < 20 || len(want1) > 110 {
+		t.Fatalf("the query matches %d papers of the window; pick a word matching some, not all", len(want1))
+	}
+	if !slices.Equal(res.Report.Added, want1) {
+		t.Errorf("first update added %d papers %v,\nwant the %d of the window %v", len(res.Report.Added), res.Report.Added, len(want1), want1)
+	}
+	tp, _ = lib.Topic(ctx, "ml")
+	if tp.Papers != len(want1) || !tp.LastUpdate.Equal(now1) {
+		t.Errorf("after the first update: %d papers, last update %v", tp.Papers, tp.LastUpdate)
+	}
+
+	// Five days later: new submissions, and a revised version of an old paper.
+	feed2 := slices.Clone(all)
+	var revised string
+	for i := len(feed2) - 1; i >= 0; i-- { // an old paper of the topic
+		if matches(feed2[i]) && slices.Contains(want1, feed2[i].ID) {
+			feed2[i].Version = 2
+			feed2[i].Updated = now.Add(-30 * time.Hour)
+			feed2[i].Summary += " This version adds experiments."
+			revised = feed2[i].ID
+			break
+		}
+	}
+	e2 := newEnv(t, lib, feed2)
+	res, err = Update(ctx, lib, e2.ax, e2.in, tp, UpdateOptions{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want2 []string
+	for _, e := range feed2 {
+		if matches(e) && e.Published.After(now1) {
+			want2 = append(want2, e.ID)
+		}
+	}
+	if len(want2) == 0 || revised == "" {
+		t.Fatalf("the feed has no new papers (%d) or no revised one (%q) for the second update", len(want2), revised)
+	}
+	if !slices.Equal(res.Report.Added, want2) || !slices.Equal(res.Report.Updated, []string{revised}) || len(res.Report.Unchanged) != 0 {
+		t.Errorf("second update: added %v updated %v unchanged %v; want added %v updated [%s]", res.Report.Added, res.Report.Updated, res.Report.Unchanged, want2, revised)
+	}
+	if res.Fetched != len(want2)+1 || apiRequests(e2.srv) != 1 {
+		t.Errorf("second update read %d entries in %d requests; want %d in 1", res.Fetched, apiRequests(e2.srv), len(want2)+1)
+	}
+	if p, err := lib.Get(ctx, revised); err != nil || p.Version != 2 || !strings.Contains(p.Abstract, "adds experiments") {
+		t.Errorf("revised paper: v%d %v", p.Version, err)
+	}
+	tp, _ = lib.Topic(ctx, "ml")
+	if tp.Papers != len(want1)+len(want2) {
+		t.Errorf("topic holds %d papers, want %d", tp.Papers, len(want1)+len(want2))
+	}
+	// A third run finds nothing new in one request.
+	before3 := apiRequests(e2.srv)
+	res, err = Update(ctx, lib, e2.ax, e2.in, tp, UpdateOptions{Now: now.Add(time.Hour)})
+	if err != nil || res.Fetched != 0 || apiRequests(e2.srv)-before3 != 1 {
+		t.Errorf("third update: fetched %d in %d requests (%v)", res.Fetched, apiRequests(e2.srv)-before3, err)
+	}
+
+	// Momentum from the feed, counted here independently.
+	start := time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC).AddDate(0, 0, -84)
+	weekly := make([]int, 12)
+	allLast4 := 0
+	for _, e := range feed2 {
+		if e.Published.Before(start) {
+			continue
+		}
+		w := int(e.Published.Sub(start).Hours() / (24 * 7))
+		if matches(e) {
+			weekly[w]++
+		}
+		if w >= 8 {
+			allLast4++
+		}
+	}
+	last4 := weekly[8] + weekly[9] + weekly[10] + weekly[11]
+	prev4 := weekly[4] + weekly[5] + weekly[6] + weekly[7]
+	wantChange := float64(int((float64(last4-prev4)/float64(prev4)*100)*100+0.5*sign(last4-prev4))) / 100
+	wantShare := float64(int(float64(last4)/float64(allLast4)*100*100+0.5)) / 100
+	before4 := apiRequests(e2.srv)
+	m, err := MomentumOnline(ctx, e2.ax, tp, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Last4 != last4 || m.Prev4 != prev4 || m.AllLast4 != allLast4 || *m.ChangePct != wantChange || *m.SharePct != wantShare || m.Source != "arxiv" {
+		t.Errorf("momentum %d vs %d (%v%%), share %v%% of %d; want %d vs %d (%v%%), %v%% of %d",
+			m.Last4, m.Prev4, *m.ChangePct, *m.SharePct, m.AllLast4, last4, prev4, wantChange, wantShare, allLast4)
+	}
+	for i, w := range m.Weekly {
+		if w.Count != weekly[i] || w.Start != start.AddDate(0, 0, 7*i).Format("2006-01-02") {
+			t.Errorf("week %d: %+v, want %s %d", i, w, start.AddDate(0, 0, 7*i).Format("2006-01-02"), weekly[i])
+		}
+	}
+	if n := apiRequests(e2.srv) - before4; n != 2 {
+		t.Errorf("momentum took %d requests, want 2", n)
+	}
+	// Offline, from the library the updates filled: the same weekly counts.
+	off, err := MomentumOffline(ctx, lib, tp, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(off.Weekly, m.Weekly) || off.Source != "library" || off.Last4 != last4 {
+		t.Errorf("offline weekly %v, want %v", off.Weekly, m.Weekly)
+	}
+	t.Logf("momentum: %d vs %d (%+.2f%%), share %.2f%%\n%s", m.Last4, m.Prev4, *m.ChangePct, *m.SharePct, Bars(m.Weekly, 30))
+
+	// Digest of the last 7 days: only papers of the window, newest first.
+	since := now.AddDate(0, 0, -7)
+	var wantIDs []string
+	for _, e := range feed2 {
+		if matches(e) && !e.Published.Before(since) {
+			wantIDs = append(wantIDs, e.ID)
+		}
+	}
+	d, err := Digest(ctx, lib, tp, DigestOptions{Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range d.Papers {
+		got = append(got, p.ID)
+		if p.Summary == "" || p.URL == "" {
+			t.Errorf("digest paper %s: summary %q url %q", p.ID, p.Summary, p.URL)
+		}
+	}
+	if len(wantIDs) == 0 {
+		t.Fatal("no papers in the digest window")
+	}
+	if !slices.Equal(got, wantIDs) || d.Overview != "" || d.Mode != "extractive" {
+		t.Errorf("digest papers %v, want %v", got, wantIDs)
+	}
+
+	// Generative: the real OpenAI adapter against a fake server; the
+	// overview cites [1] and a paper it was never given, [99].
+	llmSrv := fakeLLM(t)
+	llm, err := ask.NewOpenAI(ask.LLMConfig{Spec: "test-model", BaseURL: llmSrv.URL + "/v1", APIKey: "k", NoStream: true, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err = Digest(ctx, lib, tp, DigestOptions{Since: since, LLM: llm, Rank: RankRelevance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Mode != "llm" || !strings.Contains(d.Overview, "[1]") || strings.Contains(d.Overview, "[99]") || len(d.Warnings) != 1 {
+		t.Errorf("overview %q warnings %v", d.Overview, d.Warnings)
+	}
+	got = got[:0]
+	for _, p := range d.Papers {
+		got = append(got, p.ID)
+		if p.Summary != "It proposes something new. It works." {
+			t.Errorf("model summary of %s = %q", p.ID, p.Summary)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(wantIDs)
+	if !slices.Equal(got, wantIDs) {
+		t.Errorf("relevance-ranked digest papers %v, want %v", got, wantIDs)
+	}
+}
+
+func sign(n int) float64 {
+	if n < 0 {
+		return -1
+	}
+	return 1
+}
+
+// fakeLLM answers chat completions like an OpenAI-compatible server.
+func fakeLLM(t *testing.T) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
+			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+		}
+		var req struct {
+			Messages []struct{ Role, Content string } `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			t.Errorf("decode request: %v", err)
+		}
+		text := "Two themes stand out [1]. A paper nobody gave me [99]."
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "There is one paper") {
+			text = "It proposes something new [1]. It works. It is long."
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`, text)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestKeySentence(t *testing.T) {
+	for _, c := range []struct{ abstract, want string }{
+		{"Large models are costly. In this paper, we propose FooNet, a cheap model that matches them on ten benchmarks. Code is released.", "In this paper, we propose FooNet, a cheap model that matches them on ten benchmarks."},
+		{"Agents fail often. We study why, e.g. in web tasks. We find that planning errors dominate failures across all models tested.", "We study why, e.g. in web tasks. We find that planning errors dominate failures across all models tested."},
+		{"A survey of methods for tool use by language models across many settings and benchmarks.", "A survey of methods for tool use by language models across many settings and benchmarks."},
+	} {
+		if got := KeySentence(c.abstract); got != c.want {
+			t.Errorf("KeySentence(%q)\n got %q\nwant %q", c.abstract, got, c.want)
+		}
+	}
+}
