@@ -296,3 +296,15 @@ func BenchmarkExtractPapers(b *testing.B) {
 		}
 	}
 }
+
+// TestFormXObjects: AdaRefiner's body is drawn inside Form XObjects; the
+// library's own walker found 39 of its ~8,900 words.
+func TestFormXObjects(t *testing.T) {
+	doc, err := ExtractFile(context.Background(), filepath.Join(needData(t, "pdfs/papers"), "adarefiner_naacl2024findings.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(score.Words(doc.Text())); n < 8000 {
+		t.Errorf("%d words, want over 8,000", n)
+	}
+}
