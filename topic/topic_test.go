@@ -19,10 +19,10 @@ import (
 	"github.com/papers-cli/papers/store"
 )
 
-// now is the time of the second update; the first runs five days earlier.
+// now is the time of the second update; the first runs nine days earlier.
 var (
 	now  = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
-	now1 = now.AddDate(0, 0, -5)
+	now1 = now.AddDate(0, 0, -9)
 )
 
 // feed is the real recorded arXiv records, one per paper, re-dated to one
@@ -115,7 +115,7 @@ func TestUpdateMomentumDigest(t *testing.T) {
 	all := feed(t)
 	lib := openLib(t)
 
-	// First update: the 12-week window of the topic as it was five days ago.
+	// First update: the 12-week window of the topic as it was nine days ago.
 	e1 := newEnv(t, lib, before(all, now1))
 	tp, _ := lib.Topic(ctx, "ml")
 	res, err := Update(ctx, lib, e1.ax, e1.in, tp, UpdateOptions{Now: now1})
@@ -139,7 +139,7 @@ func TestUpdateMomentumDigest(t *testing.T) {
 		t.Errorf("after the first update: %d papers, last update %v", tp.Papers, tp.LastUpdate)
 	}
 
-	// Five days later: new submissions, and a revised version of an old paper.
+	// Nine days later: new submissions, and a revised version of an old paper.
 	feed2 := slices.Clone(all)
 	var revised string
 	for i := len(feed2) - 1; i >= 0; i-- { // an old paper of the topic
