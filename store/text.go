@@ -13,25 +13,30 @@ import (
 // unicode61 folding), among the papers f selects (f.Limit is ignored). The
 // query is free text: its words are ORed, FTS5 syntax is not interpreted.
 // Hits come best first with Score = -bm25 (higher is better), ties by
-// (paper id, seq); at most k. A query with no words returns no hits.
+// (paper id, seq) (at the k-th place, by insertion order); at most k. A
+// query with no words returns no hits.
+//
+// FTS5 scores every matching chunk, so the cost grows with the number of
+// matches: a query whose words occur in nearly every chunk costs about a
+// second at 100k chunks (see BENCHMARKS.md).
 func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter) ([]Hit, error) {
 	match := ftsQuery(query)
 	if match == "" || k <= 0 {
 		return nil, nil
 	}
-	cond, args := f.where("p.")
-	q := `SELECT c.paper_id, c.seq, bm25(chunks_fts) AS s
-		FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid`
+	// Rank inside the FTS table first and join the chunks of the k best
+	// only: joining every match before the LIMIT costs a row lookup per match.
+	sub := `SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?`
+	all := []any{match}
 	if !f.empty() {
-		q += ` JOIN papers p ON p.id = c.paper_id`
+		cond, args := f.where("p.")
+		sub += ` AND rowid IN (SELECT c.id FROM chunks c JOIN papers p ON p.id = c.paper_id WHERE ` + cond + `)`
+		all = append(all, args...)
 	}
-	q += ` WHERE chunks_fts MATCH ?`
-	all := append([]any{match}, args...)
-	if !f.empty() {
-		q += " AND " + cond
-	}
-	q += ` ORDER BY s, c.paper_id, c.seq LIMIT ?`
+	sub += ` ORDER BY s, rowid LIMIT ?`
 	all = append(all, k)
+	q := `SELECT c.paper_id, c.seq, f.s FROM (` + sub + `) f JOIN chunks c ON c.id = f.rowid
+		ORDER BY f.s, c.paper_id, c.seq`
 	rows, err := l.db.QueryContext(ctx, q, all...)
 	if err != nil {
 		return nil, fmt.Errorf("search text %q: %w", query, wrapBusy(err))

@@ -17,15 +17,22 @@ import (
 // Embedder is the embedder name Synthetic records, for dims dimensions.
 func Embedder(dims int) string { return fmt.Sprintf("synthetic/random-%d", dims) }
 
-// vocabulary for chunk texts: enough distinct words for BM25 to have
-// realistic posting lists.
+// vocabulary for chunk texts, in Zipf rank order: random strings, with the
+// topic words of benchmark queries placed at every 40th rank from 40 on, so
+// that they occur in a realistic few to 20% of chunks rather than in all.
 var vocabulary = func() []string {
 	r := rand.New(rand.NewPCG(1, 1))
-	words := strings.Fields(`reinforcement learning agent policy gradient reward model language
+	topic := strings.Fields(`reinforcement learning agent policy gradient reward model language
 		transformer attention retrieval augmented generation benchmark dataset evaluation
 		training inference optimisation planning reasoning tool memory environment
 		simulation robot vision graph neural network diffusion sampling token context`)
+	var words []string
 	for len(words) < 5000 {
+		if len(words) >= 40 && len(words)%40 == 0 && len(topic) > 0 {
+			words = append(words, topic[0])
+			topic = topic[1:]
+			continue
+		}
 		n := 3 + r.IntN(8)
 		b := make([]byte, n)
 		for i := range b {
