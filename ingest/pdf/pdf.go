@@ -179,9 +179,13 @@ func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err
 			}
 		}
 	}()
-	if err := checkHeader(r, size); err != nil {
+	start, err := checkHeader(r, size)
+	if err != nil {
 		return nil, err
 	}
+	// The library accepts only "%PDF-1.0".."%PDF-1.7" + EOL at byte 0;
+	// present PDF 2.0, other header lines and leading junk as that.
+	r, size = &headerFix{r: r, off: start}, size-start
 	rd, err := lpdf.NewReader(r, size)
 	if err != nil && strings.Contains(err.Error(), "missing %%EOF") {
 		// Bytes appended after the last %%EOF (some servers and mailers
@@ -339,9 +343,10 @@ func lastEOF(r io.ReaderAt, size int64) int64 {
 	return end
 }
 
-func checkHeader(r io.ReaderAt, size int64) error {
+// checkHeader finds "%PDF-" in the first 1 KB, as readers do.
+func checkHeader(r io.ReaderAt, size int64) (int64, error) {
 	if size < 8 {
-		return ErrNotPDF
+		return 0, ErrNotPDF
 	}
 	n := int64(1024)
 	if size < n {
@@ -349,12 +354,32 @@ func checkHeader(r io.ReaderAt, size int64) error {
 	}
 	buf := make([]byte, n)
 	if _, err := r.ReadAt(buf, 0); err != nil && err != io.EOF {
-		return err
+		return 0, err
 	}
-	if !bytes.Contains(buf, []byte("%PDF-")) {
-		return ErrNotPDF
+	i := bytes.Index(buf, []byte("%PDF-"))
+	if i < 0 {
+		return 0, ErrNotPDF
 	}
-	return nil
+	return int64(i), nil
+}
+
+// headerFix shows r from off on, with its first line rewritten to
+// "%PDF-1.7\n" (same length as "%PDF-x.y" plus one byte).
+type headerFix struct {
+	r   io.ReaderAt
+	off int64
+}
+
+const fixedHeader = "%PDF-1.7\n"
+
+func (h *headerFix) ReadAt(p []byte, o int64) (int, error) {
+	n, err := h.r.ReadAt(p, o+h.off)
+	for i := int64(0); i < int64(len(fixedHeader)); i++ {
+		if j := i - o; j >= 0 && j < int64(n) {
+			p[j] = fixedHeader[i]
+		}
+	}
+	return n, err
 }
 
 // classifyOpenError maps the library's open errors to the sentinels.

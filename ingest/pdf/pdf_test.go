@@ -161,6 +161,14 @@ func TestBadInput(t *testing.T) {
 		{"truncated half", write("c.pdf", paper[:len(paper)/2]), ErrTruncated},
 		{"truncated header only", write("d.pdf", paper[:20]), ErrTruncated},
 	}
+	// A PDF 2.0 header and junk before the header are read.
+	v2 := append([]byte(nil), paper...)
+	copy(v2, "%PDF-2.0")
+	for name, b := range map[string][]byte{"pdf2.pdf": v2, "lead.pdf": append([]byte("\r\n\r\n"), paper...)} {
+		if doc, err := ExtractFile(context.Background(), write(name, b)); err != nil || len(doc.Pages) != 17 {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
 	// Junk after %%EOF is not a truncation.
 	junk := append(append([]byte(nil), paper...), []byte("\n<html>appended by a proxy</html>\n")...)
 	if doc, err := ExtractFile(context.Background(), write("e.pdf", junk)); err != nil || len(doc.Pages) != 17 {
