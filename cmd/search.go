@@ -24,6 +24,7 @@ type searchOptions struct {
 	mode         string
 	perPaper     int
 	papers       []string
+	topics       []string
 	categories   []string
 	authors      []string
 	since, until string
@@ -81,6 +82,7 @@ Exit status 3 when nothing in the library matches.
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
 	f.StringArrayVar(&o.papers, "paper", nil, "search only this paper id (repeatable)")
+	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
 	f.StringArrayVar(&o.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
 	f.StringArrayVar(&o.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
 	f.StringVar(&o.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
@@ -98,6 +100,7 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 		return err
 	}
 	f.IDs = o.papers
+	f.Topics = o.topics
 	lib, err := openExisting(ctx, g)
 	if err != nil {
 		return err
