@@ -1,0 +1,171 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/export"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/store"
+)
+
+func init() { register(newExportCmd) }
+
+type exportOptions struct {
+	bibtex bool
+	format string
+	topics []string
+	from   string
+}
+
+func newExportCmd(g *globalOptions) *cobra.Command {
+	o := &exportOptions{}
+	c := &cobra.Command{
+		Use:   "export [ID]... [--topic NAME] [--from answer.json]",
+		Short: "Export papers as BibTeX or CSL-JSON for LaTeX and reference managers",
+		Long: `Export papers of the library as citations: BibTeX (the default, also
+--bibtex) as @misc entries with eprint, archivePrefix and primaryClass, doi and
+journal when the paper was published; or --format csl-json for Zotero, pandoc
+and citeproc. Keys are surnameYYYYfirstword ("guo2025deepseek"); papers that
+would share one get a, b, ... suffixes; LaTeX special characters are escaped.
+
+Choose papers by id (with or without version), by --topic, or --from the
+--json output of papers ask ("-" reads stdin): the papers the answer cites.`,
+		Example: `  papers export --bibtex 2501.12948 2210.03629v3 > refs.bib
+  papers export --topic rl-agents --format csl-json > rl-agents.json
+  papers ask --json "How is GRPO trained?" > answer.json && papers export --from answer.json
+  papers ask --json "How is GRPO trained?" | papers export --from -`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 && len(o.topics) == 0 && o.from == "" {
+				return withHint(usageError("nothing to export"), "give paper ids, --topic NAME or --from answer.json")
+			}
+			format := strings.ToLower(o.format)
+			switch format {
+			case "bibtex", "bib":
+				format = "bibtex"
+			case "csl-json", "csl", "csljson":
+				format = "csl-json"
+			default:
+				return usageError("--format must be bibtex or csl-json, got %q", o.format)
+			}
+			if o.bibtex && c.Flags().Changed("format") && format != "bibtex" {
+				return usageError("--bibtex and --format %s contradict each other", o.format)
+			}
+			return runExport(c.Context(), g, o, format, args, c.InOrStdin(), c.OutOrStdout())
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&o.bibtex, "bibtex", false, "BibTeX output (the default)")
+	f.StringVar(&o.format, "format", "bibtex", "bibtex or csl-json")
+	f.StringArrayVar(&o.topics, "topic", nil, "export the papers of this topic (repeatable)")
+	f.StringVar(&o.from, "from", "", "export the papers cited by this `papers ask --json` output (- for stdin)")
+	return c
+}
+
+func runExport(ctx context.Context, g *globalOptions, o *exportOptions, format string, args []string, stdin io.Reader, out io.Writer) error {
+	ids := []string{}
+	for _, a := range args {
+		if id, _, err := arxiv.ParseID(a); err == nil {
+			a = id
+		}
+		ids = append(ids, a)
+	}
+	if o.from != "" {
+		cited, err := citedIDs(o.from, stdin)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, cited...)
+	}
+	lib, err := openExisting(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	var papers []store.Paper
+	seen := map[string]bool{}
+	var missing []string
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		p, err := lib.Get(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			missing = append(missing, id)
+			continue
+		} else if err != nil {
+			return err
+		}
+		papers = append(papers, p)
+	}
+	if len(missing) > 0 {
+		return withHint(fmt.Errorf("not in the library: %s", strings.Join(missing, ", ")), "papers ingest %s", strings.Join(missing, " "))
+	}
+	if len(o.topics) > 0 {
+		names, err := topicFilter(ctx, lib, o.topics)
+		if err != nil {
+			return err
+		}
+		ps, err := lib.List(ctx, store.Filter{Topics: names})
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				papers = append(papers, p)
+			}
+		}
+	}
+	if len(papers) == 0 {
+		return withExit(errors.New("no papers to export"), ExitNoEvidence)
+	}
+	if format == "csl-json" {
+		return export.CSLJSON(out, papers)
+	}
+	return export.BibTeX(out, papers)
+}
+
+// citedIDs reads the papers cited by a `papers ask --json` document, in
+// citation order.
+func citedIDs(path string, stdin io.Reader) ([]string, error) {
+	var r io.Reader = stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, withHint(fmt.Errorf("read answer: %w", err), "give the file written by papers ask --json")
+		}
+		defer f.Close()
+		r = f
+	}
+	var doc struct {
+		Citations []struct {
+			ID string `json:"id"`
+		} `json:"citations"`
+		Question *string `json:"question"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil || doc.Question == nil {
+		if err == nil {
+			err = errors.New("no question field")
+		}
+		return nil, withHint(fmt.Errorf("%s is not the JSON of papers ask: %v", path, err), "make it with: papers ask --json \"QUESTION\" > answer.json")
+	}
+	var ids []string
+	for _, c := range doc.Citations {
+		if c.ID != "" {
+			ids = append(ids, c.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, withExit(fmt.Errorf("the answer in %s cites no papers", path), ExitNoEvidence)
+	}
+	return ids, nil
+}

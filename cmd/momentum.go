@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/topic"
+)
+
+func init() { register(newMomentumCmd) }
+
+func newMomentumCmd(g *globalOptions) *cobra.Command {
+	var asJSON, offline bool
+	c := &cobra.Command{
+		Use:   "momentum [NAME]...",
+		Short: "How fast a topic grows: last 4 weeks vs the 4 before, share of arXiv, weekly chart",
+		Long: `Count a topic's new papers (by first submission) in the last 4 weeks and the 4
+weeks before, the change in percent, and the topic's share of all new arXiv
+papers in the last 4 weeks; the last 12 weekly counts are drawn as a bar chart
+on a terminal (tab-separated rows when piped). Weeks end today (UTC).
+
+The counts come from arXiv: one search request per 2000 papers of the
+topic's last 12 weeks, plus one count of all submissions. With --offline, or
+when arXiv cannot be reached, they come from the library (papers held, as of
+the last papers update) and the share is of the library's papers; the output
+says so.`,
+		Example: `  papers momentum rl-agents
+  papers momentum --offline
+  papers momentum rl-agents --json | jq '.change_pct'`,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runMomentum(c.Context(), g, args, offline, asJSON, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON (NDJSON with several topics): topic, last_4_weeks, previous_4_weeks, change_pct, share_pct, weekly, source")
+	c.Flags().BoolVar(&offline, "offline", false, "count from the library only; no request to arXiv")
+	return c
+}
+
+func runMomentum(ctx context.Context, g *globalOptions, names []string, offline, asJSON bool, out, errw io.Writer) error {
+	lib, err := openExisting(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	var topics []store.Topic
+	if len(names) == 0 {
+		if topics, err = lib.Topics(ctx); err != nil {
+			return err
+		}
+		if len(topics) == 0 {
+			return withHint(fmt.Errorf("no topics followed"), "follow one first: papers topic add NAME --query 'ARXIV QUERY'")
+		}
+	}
+	for _, n := range names {
+		tp, err := getTopic(ctx, lib, n)
+		if err != nil {
+			return err
+		}
+		topics = append(topics, tp)
+	}
+	client, err := newArxivClient()
+	if err != nil {
+		return err
+	}
+	client.MaxTries = 2 // an unreachable arXiv falls back to the library soon
+	now := time.Now()
+	for i, tp := range topics {
+		var m *topic.Momentum
+		if !offline {
+			m, err = topic.MomentumOnline(ctx, client, tp, now)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				fmt.Fprintf(errw, "warning: arXiv could not be asked (%v); counting from the library instead\n", err)
+				offline = true // do not wait for it again for the next topics
+			}
+		}
+		if m == nil {
+			if m, err = topic.MomentumOffline(ctx, lib, tp, now); err != nil {
+				return err
+			}
+		}
+		if asJSON {
+			if err := writeJSON(out, m); err != nil {
+				return err
+			}
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		writeMomentum(out, m)
+	}
+	return nil
+}
+
+func writeMomentum(out io.Writer, m *topic.Momentum) {
+	change := "no papers in the 4 weeks before"
+	if m.ChangePct != nil {
+		change = fmt.Sprintf("%+.1f%%", *m.ChangePct)
+	}
+	whole := "of all new arXiv papers"
+	if m.Source == "library" {
+		whole = "of the library's papers from those weeks (counted from the library, not arXiv)"
+	}
+	share := "n/a"
+	if m.SharePct != nil {
+		share = fmt.Sprintf("%.2f%%", *m.SharePct)
+	}
+	fmt.Fprintf(out, "%s: %d papers in the last 4 weeks, %d in the 4 before (%s); %s %s\n",
+		m.Topic, m.Last4, m.Prev4, change, share, whole)
+	if isTerminal(out) {
+		width := 40
+		if w := termWidth(out); w > 0 {
+			width = max(10, min(60, w-20))
+		}
+		fmt.Fprint(out, topic.Bars(m.Weekly, width))
+		return
+	}
+	for _, w := range m.Weekly {
+		fmt.Fprintln(out, w.Start+"\t"+strconv.Itoa(w.Count))
+	}
+}

@@ -1,0 +1,295 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/topic"
+)
+
+func init() { register(newTopicCmd) }
+
+func newTopicCmd(g *globalOptions) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "topic",
+		Short: "Follow arXiv topics: add, list, show and remove them",
+		Long: `A topic is an arXiv search you follow. ` + "`papers update`" + ` fetches what is new or
+revised in each topic, ` + "`papers momentum`" + ` shows how fast it grows and
+` + "`papers digest`" + ` summarises its latest papers. A paper may belong to several
+topics; ask, search, list, digest and export take --topic NAME.`,
+		Example: `  papers topic add rl-agents --query 'abs:"reinforcement learning" AND abs:agent' --description "RL for LLM agents"
+  papers update rl-agents
+  papers topic list
+  papers topic show rl-agents
+  papers topic rm rl-agents --purge`,
+		Args: usageArgs(cobra.NoArgs),
+	}
+	c.AddCommand(newTopicAddCmd(g), newTopicListCmd(g), newTopicShowCmd(g), newTopicRmCmd(g))
+	return c
+}
+
+func newTopicAddCmd(g *globalOptions) *cobra.Command {
+	var query, description string
+	c := &cobra.Command{
+		Use:   "add NAME --query 'ARXIV QUERY'",
+		Short: "Follow a new topic (then run papers update NAME)",
+		Example: `  papers topic add agents --query 'abs:agent AND cat:cs.CL'
+  papers topic add grpo --query 'abs:GRPO OR ti:"group relative policy"' --description "GRPO and its variants"`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if strings.TrimSpace(query) == "" {
+				return withHint(usageError("a topic needs --query"), "give an arXiv query: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\"")
+			}
+			ctx := c.Context()
+			lib, err := openLibrary(ctx, g)
+			if err != nil {
+				return err
+			}
+			defer lib.Close()
+			err = lib.AddTopic(ctx, store.Topic{Name: args[0], Query: query, Description: description})
+			if errors.Is(err, store.ErrTopicExists) {
+				return withHint(err, "see it with `papers topic show %s`, or remove it first with `papers topic rm %s`", args[0], args[0])
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "following %s: %s\n", args[0], query)
+			fmt.Fprintf(c.ErrOrStderr(), "fetch its papers with: papers update %s\n", args[0])
+			return nil
+		},
+	}
+	c.Flags().StringVar(&query, "query", "", "arXiv search query (ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\")")
+	c.Flags().StringVar(&description, "description", "", "what the topic is about (shown by topic show, used by digest)")
+	return c
+}
+
+// topicRecord is the --json shape of a topic in topic list and topic show.
+type topicRecord struct {
+	Name        string   `json:"name"`
+	Query       string   `json:"query"`
+	Description string   `json:"description"`
+	Papers      int      `json:"papers"`
+	Created     string   `json:"created"`
+	LastUpdate  *string  `json:"last_update"` // RFC 3339; null before the first update
+	Last4       int      `json:"last_4_weeks"`
+	Prev4       int      `json:"previous_4_weeks"`
+	ChangePct   *float64 `json:"change_pct"`
+}
+
+func newTopicRecord(t store.Topic, m *topic.Momentum) topicRecord {
+	r := topicRecord{Name: t.Name, Query: t.Query, Description: t.Description, Papers: t.Papers,
+		Created: t.Created.UTC().Format(time.RFC3339), Last4: m.Last4, Prev4: m.Prev4, ChangePct: m.ChangePct}
+	if !t.LastUpdate.IsZero() {
+		s := t.LastUpdate.UTC().Format(time.RFC3339)
+		r.LastUpdate = &s
+	}
+	return r
+}
+
+// momentumLine says "13 vs 16 (-18.8%)" for a table cell.
+func momentumLine(m *topic.Momentum) string {
+	s := fmt.Sprintf("%d vs %d", m.Last4, m.Prev4)
+	if m.ChangePct != nil {
+		s += fmt.Sprintf(" (%+.0f%%)", *m.ChangePct)
+	}
+	return s
+}
+
+func lastUpdateText(t store.Topic) string {
+	if t.LastUpdate.IsZero() {
+		return "never"
+	}
+	return t.LastUpdate.Local().Format("2006-01-02 15:04")
+}
+
+func newTopicListCmd(g *globalOptions) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List followed topics: query, papers held, last update, momentum",
+		Long: `List followed topics. MOMENTUM is papers of the topic held in the library
+from the last 4 weeks against the 4 weeks before (no request to arXiv; see
+papers momentum for arXiv's own counts).`,
+		Example: `  papers topic list
+  papers topic list --json | jq -r 'select(.last_update == null) | .name'`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			lib, err := openExisting(ctx, g)
+			if err != nil {
+				return err
+			}
+			defer lib.Close()
+			ts, err := lib.Topics(ctx)
+			if err != nil {
+				return err
+			}
+			out := c.OutOrStdout()
+			if len(ts) == 0 && !asJSON {
+				fmt.Fprintln(c.ErrOrStderr(), "no topics yet; follow one with: papers topic add NAME --query 'ARXIV QUERY'")
+				return nil
+			}
+			t := newTable(out)
+			if t.tty && !asJSON {
+				t.row("NAME", "PAPERS", "LAST UPDATE", "MOMENTUM (4W)", "QUERY")
+			}
+			for _, tp := range ts {
+				m, err := topic.MomentumOffline(ctx, lib, tp, time.Now())
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					if err := writeJSON(out, newTopicRecord(tp, m)); err != nil {
+						return err
+					}
+					continue
+				}
+				t.row(tp.Name, strconv.Itoa(tp.Papers), lastUpdateText(tp), momentumLine(m), tp.Query)
+			}
+			t.flush()
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print NDJSON: one object per topic")
+	return c
+}
+
+func newTopicShowCmd(g *globalOptions) *cobra.Command {
+	var asJSON bool
+	var latest int
+	c := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show a topic: description, query, momentum and its latest papers",
+		Example: `  papers topic show rl-agents
+  papers topic show rl-agents --json | jq '.papers[].title'`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			lib, err := openExisting(ctx, g)
+			if err != nil {
+				return err
+			}
+			defer lib.Close()
+			tp, err := getTopic(ctx, lib, args[0])
+			if err != nil {
+				return err
+			}
+			m, err := topic.MomentumOffline(ctx, lib, tp, time.Now())
+			if err != nil {
+				return err
+			}
+			ps, err := lib.List(ctx, store.Filter{Topics: []string{tp.Name}, Limit: latest})
+			if err != nil {
+				return err
+			}
+			return writeTopic(c.OutOrStdout(), tp, m, ps, asJSON)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON: the topic with its latest papers")
+	c.Flags().IntVar(&latest, "latest", 10, "latest papers to show")
+	return c
+}
+
+func writeTopic(out io.Writer, tp store.Topic, m *topic.Momentum, ps []store.Paper, asJSON bool) error {
+	if asJSON {
+		recs := []paperRecord{}
+		for _, p := range ps {
+			recs = append(recs, newPaperRecord(p))
+		}
+		return writeJSON(out, struct {
+			topicRecord
+			Latest []paperRecord `json:"papers"`
+		}{newTopicRecord(tp, m), recs})
+	}
+	fmt.Fprintln(out, tp.Name)
+	if tp.Description != "" {
+		fmt.Fprintf(out, "  %s\n", tp.Description)
+	}
+	fmt.Fprintf(out, "query:        %s\n", tp.Query)
+	fmt.Fprintf(out, "papers:       %d\n", tp.Papers)
+	fmt.Fprintf(out, "last update:  %s\n", lastUpdateText(tp))
+	fmt.Fprintf(out, "momentum:     %s, last 4 weeks vs the 4 before (papers held)\n", momentumLine(m))
+	if len(ps) > 0 {
+		fmt.Fprintln(out, "latest papers:")
+		t := newTable(out)
+		for _, p := range ps {
+			t.row("  "+p.ID, day(p.Published), p.Title)
+		}
+		t.flush()
+	}
+	return nil
+}
+
+func newTopicRmCmd(g *globalOptions) *cobra.Command {
+	var purge bool
+	c := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Stop following a topic (its papers stay unless --purge)",
+		Example: `  papers topic rm old-topic
+  papers topic rm old-topic --purge   # also delete its papers no other topic holds`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			lib, err := openExisting(ctx, g)
+			if err != nil {
+				return err
+			}
+			defer lib.Close()
+			tp, err := getTopic(ctx, lib, args[0])
+			if err != nil {
+				return err
+			}
+			purged, err := lib.RemoveTopic(ctx, tp.Name, purge)
+			if err != nil {
+				return err
+			}
+			if purge {
+				fmt.Fprintf(c.OutOrStdout(), "removed topic %s and %d of its %d papers (the others belong to other topics)\n", tp.Name, len(purged), tp.Papers)
+			} else {
+				fmt.Fprintf(c.OutOrStdout(), "removed topic %s; its %d papers stay in the library\n", tp.Name, tp.Papers)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&purge, "purge", false, "also delete the topic's papers that no other topic holds")
+	return c
+}
+
+// getTopic reads a topic; an unknown name is an error naming the topics.
+func getTopic(ctx context.Context, lib *store.Library, name string) (store.Topic, error) {
+	tp, err := lib.Topic(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		ts, _ := lib.Topics(ctx)
+		var names []string
+		for _, t := range ts {
+			names = append(names, t.Name)
+		}
+		if len(names) == 0 {
+			return tp, withHint(fmt.Errorf("no topic %q: no topics are followed yet", name), "papers topic add %s --query 'ARXIV QUERY'", name)
+		}
+		return tp, withHint(fmt.Errorf("no topic %q", name), "the topics are: %s (papers topic list)", strings.Join(names, ", "))
+	}
+	return tp, err
+}
+
+// topicFilter checks the --topic names of ask, search, list and export and
+// returns them for store.Filter.Topics.
+func topicFilter(ctx context.Context, lib *store.Library, names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		tp, err := getTopic(ctx, lib, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tp.Name)
+	}
+	return out, nil
+}

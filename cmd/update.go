@@ -1,0 +1,216 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/topic"
+)
+
+func init() { register(newUpdateCmd) }
+
+type updateOptions struct {
+	abstractsOnly bool
+	json          bool
+	max           int
+	window        string
+	embedder      string
+	workers       int
+}
+
+// updateSummary is the --json document of papers update.
+type updateSummary struct {
+	Added     []string              `json:"added"`
+	Updated   []string              `json:"updated"`
+	Unchanged []string              `json:"unchanged"`
+	Failed    []ingest.Failure      `json:"failed"`
+	Topics    []*topic.UpdateResult `json:"topics"`
+	Elapsed   float64               `json:"elapsed_s"`
+}
+
+func newUpdateCmd(g *globalOptions) *cobra.Command {
+	o := &updateOptions{}
+	c := &cobra.Command{
+		Use:   "update [NAME]...",
+		Short: "Fetch what is new or revised in followed topics (all by default)",
+		Long: `Fetch what is new or revised on arXiv in each followed topic since its last
+update, newest first, stopping at papers the library already holds at the
+same version; ingest them (abstract and PDF, as papers ingest does) and
+record when the update ran. The first update of a topic reads back --window.
+
+Safe from cron: no terminal needed (progress goes to stderr as plain lines),
+exit 0 when everything went in, 1 when some paper failed (the rest is kept),
+130 when interrupted. Interrupting and re-running is safe: what was stored is
+kept, and the next run goes over the same ground without downloading again.`,
+		Example: `  papers update
+  papers update rl-agents --abstracts-only
+  papers update --json | jq -r '.added[]'
+  # crontab: every morning, then mail the digest
+  0 7 * * *  papers update && papers digest rl-agents --since 1d | mail -s digest me@example.org`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.max <= 0 {
+				return usageError("--max must be at least 1, got %d", o.max)
+			}
+			return runUpdate(c.Context(), g, o, args, c.OutOrStdout(), c.ErrOrStderr())
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
+	f.BoolVar(&o.json, "json", false, "print a JSON summary (added, updated, unchanged, failed, and per topic)")
+	f.IntVar(&o.max, "max", topic.DefaultMax, "most papers to ingest per topic in one run (the rest come next run)")
+	f.StringVar(&o.window, "window", "12w", "how far back a topic's first update reads (e.g. 30d, 12w, 6m)")
+	f.StringVar(&o.embedder, "embedder", "local", "embedder for the chunks: local, openai:MODEL or ollama:MODEL")
+	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
+	return c
+}
+
+func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []string, stdout, stderr io.Writer) error {
+	now := time.Now()
+	from, err := parseDate(o.window, now)
+	if err != nil {
+		return err
+	}
+	window := now.Sub(from)
+	e, err := newEmbedder(o.embedder)
+	if err != nil {
+		return err
+	}
+	lib, err := openExisting(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	var topics []store.Topic
+	if len(names) == 0 {
+		if topics, err = lib.Topics(ctx); err != nil {
+			return err
+		}
+		if len(topics) == 0 {
+			return withHint(fmt.Errorf("no topics to update"), "follow one first: papers topic add NAME --query 'ARXIV QUERY'")
+		}
+	}
+	for _, n := range names {
+		tp, err := getTopic(ctx, lib, n)
+		if err != nil {
+			return err
+		}
+		topics = append(topics, tp)
+	}
+	if err := checkEmbedder(ctx, lib, e, o.embedder); err != nil {
+		return err
+	}
+	opts := chunk.Options{Size: 180, Overlap: 30} // ingest's defaults
+	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
+		return err
+	}
+	client, err := newArxivClient()
+	if err != nil {
+		return err
+	}
+	prog := newIngestProgress(stderr, g.verbose)
+	client.Logf = prog.logf
+	in := &ingest.Ingester{
+		Lib: lib, Embedder: e, Arxiv: client, Chunking: opts,
+		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
+		AbstractsOnly: o.abstractsOnly, Workers: o.workers,
+		Observer: prog.event,
+	}
+	sum := &updateSummary{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Topics: []*topic.UpdateResult{}}
+	var runErr error
+	for _, tp := range topics {
+		res, err := topic.Update(ctx, lib, client, in, tp, topic.UpdateOptions{Now: time.Now(), Window: window, Max: o.max})
+		if res != nil && res.Report != nil {
+			sum.Topics = append(sum.Topics, res)
+			sum.Added = appendNew(sum.Added, res.Report.Added)
+			sum.Updated = appendNew(sum.Updated, res.Report.Updated)
+			sum.Unchanged = appendNew(sum.Unchanged, res.Report.Unchanged)
+			sum.Failed = append(sum.Failed, res.Report.Failed...)
+		}
+		if err != nil {
+			runErr = err
+			if ctx.Err() != nil {
+				break
+			}
+			fmt.Fprintf(stderr, "error: %v\n", err) // the other topics go on
+		}
+	}
+	if len(sum.Added)+len(sum.Updated) > 0 && ctx.Err() == nil {
+		if err := lib.RefreshVectors(ctx); err != nil && ctx.Err() == nil {
+			prog.logf("could not refresh the vector index (the next search rebuilds it): %v", err)
+		}
+	}
+	prog.done()
+	sum.Elapsed = time.Since(now).Seconds()
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "kept %d added, %d updated before the interruption; run papers update again to finish\n", len(sum.Added), len(sum.Updated))
+		return ctx.Err()
+	}
+	if o.json {
+		if err := writeJSON(stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range sum.Topics {
+			rep := r.Report
+			fmt.Fprintf(stdout, "%s: added %d, updated %d, unchanged %d, failed %d\n", r.Topic, len(rep.Added), len(rep.Updated), len(rep.Unchanged), len(rep.Failed))
+			if err := listPapers(ctx, lib, stdout, "  + ", rep.Added); err != nil {
+				return err
+			}
+			if err := listPapers(ctx, lib, stdout, "  ~ ", rep.Updated); err != nil {
+				return err
+			}
+			if r.Truncated {
+				fmt.Fprintf(stdout, "  (stopped at --max %d; run papers update %s again for the rest)\n", o.max, r.Topic)
+			}
+		}
+	}
+	if runErr != nil {
+		if len(topics) == 1 {
+			return arxivHint(runErr)
+		}
+		return quietError{code: ExitError} // already printed per topic
+	}
+	if len(sum.Failed) > 0 {
+		return quietError{code: ExitError}
+	}
+	return nil
+}
+
+// appendNew appends the ids not already in dst (a paper may be in several
+// topics updated by one run).
+func appendNew(dst, ids []string) []string {
+	seen := make(map[string]bool, len(dst))
+	for _, id := range dst {
+		seen[id] = true
+	}
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			dst = append(dst, id)
+		}
+	}
+	return dst
+}
+
+func listPapers(ctx context.Context, lib *store.Library, w io.Writer, prefix string, ids []string) error {
+	for _, id := range ids {
+		p, err := lib.Get(ctx, id)
+		if err != nil {
+			fmt.Fprintf(w, "%s%s\n", prefix, id)
+			continue
+		}
+		fmt.Fprintf(w, "%s%sv%d  %s  %s\n", prefix, p.ID, p.Version, day(p.Published), oneLineTitle(p.Title))
+	}
+	return nil
+}
+
+func oneLineTitle(s string) string { return truncate(strings.Join(strings.Fields(s), " "), 100) }
