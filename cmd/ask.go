@@ -20,6 +20,7 @@ type askOptions struct {
 	papers       []string
 	categories   []string
 	authors      []string
+	topics       []string
 	since, until string
 	json         bool
 	extractive   bool
@@ -75,6 +76,7 @@ server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
 	f.StringArrayVar(&o.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
 	f.StringVar(&o.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
 	f.StringVar(&o.until, "until", "", "only papers published on or before this date")
+	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
 	f.BoolVar(&o.json, "json", false, "print one JSON document: question, answer, mode, model, citations, abstained, usage, warnings")
 	f.BoolVar(&o.extractive, "extractive", false, "answer offline from the passages' own sentences, even when a model is configured")
 	f.BoolVar(&o.quality, "quality", false, "summarise and score more passages with the model before answering (needs a model)")
@@ -121,6 +123,9 @@ func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question strin
 	}
 	defer lib.Close()
 	if err := checkEmbedder(ctx, lib, e, o.embedder); err != nil {
+		return err
+	}
+	if filter.Topics, err = topicFilter(ctx, lib, o.topics); err != nil {
 		return err
 	}
 	k := o.k

@@ -106,6 +106,9 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 		return err
 	}
 	defer lib.Close()
+	if f.Topics, err = topicFilter(ctx, lib, o.topics); err != nil { // unknown names are an error, not an empty result
+		return err
+	}
 	var e embed.Embedder
 	if mode != ask.BM25 {
 		if e, err = libraryEmbedder(ctx, lib, errw); err != nil {
