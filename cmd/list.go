@@ -72,7 +72,7 @@ func newListCmd(g *globalOptions) *cobra.Command {
 	f.StringVar(&o.until, "until", "", "only papers published on or before this date")
 	f.StringArrayVar(&o.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
 	f.StringArrayVar(&o.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
-f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
+	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
 	f.IntVar(&o.limit, "limit", 0, "print at most this many papers (0: all)")
 	f.BoolVar(&o.json, "json", false, "print NDJSON: one object per paper")
 	return c
