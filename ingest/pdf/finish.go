@@ -245,7 +245,9 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 
 var suspended = map[string]bool{"and": true, "or": true, "to": true, "nor": true, "vs": true, "versus": true, "und": true, "et": true, "ou": true}
 
-var numberedHeading = regexp.MustCompile(`^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}`)
+var tocEntry = regexp.MustCompile(`\s(\d{1,4}|[ivxl]{1,5})$`)
+var letterHeading = regexp.MustCompile(`^[A-H]\.?\s`)
+var numberedHeading = regexp.MustCompile(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}`)
 var digitHeading = regexp.MustCompile(`^\d{1,2}(\.\d{1,2})*\.?\s`)
 var namedHeading = regexp.MustCompile(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
 
@@ -267,8 +269,14 @@ func isHeading(l *line, body float64, page int) bool {
 	if strings.HasSuffix(t, ",") || strings.HasSuffix(t, ";") {
 		return false
 	}
+	if tocEntry.MatchString(t) {
+		return false // "3 Experiment 11": a table of contents line
+	}
 	switch {
 	case numberedHeading.MatchString(t) && (bigger || l.bold):
+		if page == 0 && letterHeading.MatchString(t) {
+			return false // "D. White": an author's initial on the title page
+		}
 		return true
 	case namedHeading.MatchString(t) && (bigger || l.bold || l.paraGap):
 		return true
@@ -286,11 +294,21 @@ func render(n int, lines []*line, rotated []string) Page {
 		if l.text == "" {
 			continue
 		}
-		if i > 0 && (l.paraGap || l.heading) && b.Len() > 0 {
+		if i > 0 && l.paraGap && b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		if l.heading {
-			p.Headings = append(p.Headings, Heading{Offset: b.Len(), Text: l.text})
+			// A heading set on two lines: the second continues the first.
+			if i > 0 && lines[i-1].heading && len(p.Headings) > 0 && !numberedHeading.MatchString(l.text) &&
+				!namedHeading.MatchString(l.text) && math.Abs(lines[i-1].size-l.size) < 0.5 {
+				h := &p.Headings[len(p.Headings)-1]
+				h.Text += " " + l.text
+			} else {
+				if i > 0 && b.Len() > 0 && !l.paraGap {
+					b.WriteByte('\n')
+				}
+				p.Headings = append(p.Headings, Heading{Offset: b.Len(), Text: l.text})
+			}
 		}
 		b.WriteString(l.text)
 		b.WriteByte('\n')
