@@ -37,8 +37,8 @@ import (
 
 // Heading is a section heading detected in a page's text.
 type Heading struct {
-	Offset int    // byte offset into Page.Text where the heading's line starts
-	Text   string // e.g. "4.2 Results"
+	Offset int    // byte offset into Page.Text where the heading's (first) line starts
+	Text   string // e.g. "4.2 Results"; a heading set on two lines is joined with a space
 }
 
 // Page is the text of one page.
