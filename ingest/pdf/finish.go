@@ -447,6 +447,15 @@ func judge(doc *Document) error {
 	if alnum < 20 {
 		return ErrNoText
 	}
+	empty := 0
+	for _, p := range doc.Pages {
+		if letters(p.Text) < 5 {
+			empty++
+		}
+	}
+	if empty > 0 && empty*4 >= len(doc.Pages) {
+		doc.warnf("%d of %d pages have no text layer (scanned images?)", empty, len(doc.Pages))
+	}
 	badChars := float64(bad) / float64(total)
 	badWords := float64(badTok) / float64(tokens)
 	switch {
