@@ -221,4 +221,3 @@ func checkDigest(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("digest papers %v, want the window's %v", got, wantIDs)
 	}
 }
-
