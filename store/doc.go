@@ -14,9 +14,9 @@
 // IMMEDIATE transaction, so kill -9, a full disk or any I/O error leaves the
 // library as it was before the write or after it, never in between. FULL
 // rather than NORMAL because NORMAL (in WAL mode) is safe against kill -9
-// but can lose the last commits on power loss; FULL fsyncs each commit: a 50-chunk Put
-// took 4-19 ms here, small next to fetching and embedding the paper
-// (PutBatch commits many small papers with one fsync).
+// but can lose the last commits on power loss; FULL fsyncs each commit: a
+// 50-chunk Put took 4-19 ms here, small next to fetching and embedding the
+// paper (PutBatch commits many small papers with one fsync).
 // Readers never wait for writers (WAL); a second writer, in this or another
 // process, waits up to the busy timeout and then fails with ErrBusy. The
 // schema version is PRAGMA user_version; Open migrates older schemas and
