@@ -51,8 +51,9 @@ type Page struct {
 // Document is the text of a PDF file.
 type Document struct {
 	Pages []Page
-	// Title is the Info /Title when it looks like a title, else the lines in
-	// the largest font at the top of the first page.
+	// Title is the Info /Title when it looks like a title and is printed on
+	// the first page, else the topmost lines of the first page set clearly
+	// larger than the body text, else "".
 	Title string
 	// ArxivID ("2302.04761v1") and ArxivDate ("9 Feb 2023") come from the
 	// arXiv side stamp, which is removed from the text.
@@ -80,9 +81,9 @@ var (
 	ErrEncrypted = errors.New("encrypted: password required")
 	ErrNoText    = errors.New("no text layer: scanned PDF?")
 	ErrNotPDF    = errors.New("not a PDF file")
-	// ErrGarbled means the text layer looks like garbage (a bad OCR layer,
-	// fonts without a Unicode mapping). Extract returns the Document along
-	// with it, so a caller may still use the text.
+	// ErrGarbled means the text layer looks like garbage (a bad OCR layer)
+	// or cannot be decoded (fonts without a Unicode mapping). When there is
+	// text, Extract returns the Document along with it.
 	ErrGarbled = errors.New("text layer looks garbled")
 	// ErrTruncated means the file ends early (an incomplete download).
 	ErrTruncated = errors.New("truncated PDF: file ends early")
