@@ -82,7 +82,7 @@ server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
 	f.BoolVar(&o.quality, "quality", false, "summarise and score more passages with the model before answering (needs a model)")
 	f.BoolVar(&o.noStream, "no-stream", false, "print the answer when it is complete instead of as it arrives")
 	f.StringVar(&o.llm, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
-	f.StringVar(&o.embedder, "embedder", "local", "the embedder the library was built with")
+	f.StringVar(&o.embedder, "embedder", "", "the embedder the library was built with (default: read from the library)")
 	f.IntVar(&o.k, "k", 0, "passages given to the answer (default 8; 20 with --quality)")
 	return c
 }
@@ -113,16 +113,13 @@ func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question strin
 	filter.IDs = o.papers
 
 	start := time.Now()
-	e, err := newEmbedder(o.embedder)
-	if err != nil {
-		return err
-	}
 	lib, err := openExisting(ctx, g)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	if err := checkEmbedder(ctx, lib, e, o.embedder); err != nil {
+	e, err := embedderFor(ctx, lib, o.embedder, stderr)
+	if err != nil {
 		return err
 	}
 	if filter.Topics, err = topicFilter(ctx, lib, o.topics); err != nil {

@@ -76,7 +76,7 @@ object per line (metadata: published, categories, authors, url).`,
 	f.BoolVar(&o.json, "json", false, "print a JSON summary (added, updated, unchanged, failed)")
 	f.IntVar(&o.chunkSize, "chunk-size", 180, "target words per chunk")
 	f.IntVar(&o.chunkOverlap, "chunk-overlap", 30, "words repeated between consecutive chunks")
-	f.StringVar(&o.embedder, "embedder", "local", "embedder for the chunks: local, openai:MODEL or ollama:MODEL")
+	f.StringVar(&o.embedder, "embedder", "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's, local for a new one)")
 	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
 	return c
 }
@@ -136,16 +136,13 @@ func classify(args []string) (paths, ids []string, query string) {
 
 func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []string, stdout, stderr io.Writer) error {
 	paths, ids, query := classify(args)
-	e, err := newEmbedder(o.embedder)
-	if err != nil {
-		return err
-	}
 	lib, err := openLibrary(ctx, g)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	if err := checkEmbedder(ctx, lib, e, o.embedder); err != nil {
+	e, err := embedderFor(ctx, lib, o.embedder, stderr)
+	if err != nil {
 		return err
 	}
 	opts := chunk.Options{Size: o.chunkSize, Overlap: o.chunkOverlap}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/store"
@@ -37,6 +39,24 @@ func openExisting(ctx context.Context, g *globalOptions) (*store.Library, error)
 			"papers ingest 'abs:\"reinforcement learning\" AND abs:agent' --max 20   (or papers ingest ./paper.pdf)")
 	}
 	return openLibrary(ctx, g)
+}
+
+// embedderFor returns the embedder a command uses on lib: the one named by
+// spec, which must match the library's (a new library records it), or, when
+// spec is empty, the one the library was built with (local for a new one).
+func embedderFor(ctx context.Context, lib *store.Library, spec string, errw io.Writer) (embed.Embedder, error) {
+	var e embed.Embedder
+	var err error
+	if strings.TrimSpace(spec) == "" {
+		e, err = libraryEmbedder(ctx, lib, errw)
+		spec = "local"
+	} else {
+		e, err = newEmbedder(spec)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e, checkEmbedder(ctx, lib, e, spec)
 }
 
 // checkEmbedder records e in a new library and refuses one that was built
