@@ -1,6 +1,10 @@
 package ask
 
-import "math"
+import (
+	"math"
+	"slices"
+	"strings"
+)
 
 // FuseRRF combines ranked lists by weighted reciprocal rank:
 // score(d) = sum_i weights[i] / (k + rank_i(d)), ranks from 1. A document
@@ -49,4 +53,23 @@ func fromMap(acc map[string]float64) []Scored {
 	}
 	sortScored(out)
 	return out
+}
+
+// Scored is a document id with a score; higher is better.
+type Scored struct {
+	ID    string
+	Score float64
+}
+
+// sortScored orders by score, then ID, so ties never depend on map order.
+func sortScored(s []Scored) {
+	slices.SortFunc(s, func(a, b Scored) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 }

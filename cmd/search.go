@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
@@ -120,9 +121,17 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 		per = -1
 	}
 	r := &ask.Retriever{Index: lib, Embedder: e}
+	start := time.Now()
 	ps, err := r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
 	if err != nil {
 		return err
+	}
+	if g.verbose {
+		name := "no embedder"
+		if e != nil {
+			name = e.Name()
+		}
+		fmt.Fprintf(errw, "%d passages in %.1f ms (%s, %s)\n", len(ps), float64(time.Since(start).Microseconds())/1e3, mode, name)
 	}
 	if len(ps) == 0 {
 		return withExit(withHint(errors.New("nothing in the library matches this query"),
@@ -193,7 +202,7 @@ func printPassages(out io.Writer, ps []ask.Passage, query string) {
 		t := newTable(out)
 		for _, p := range ps {
 			t.row(strconv.Itoa(p.Rank), p.PaperID, version(p.Paper.Version), p.Pages(), p.Section,
-				strconv.FormatFloat(p.Score, 'f', 4, 64), p.Paper.Title, snippet(p.Text, query, 240, false))
+				strconv.FormatFloat(p.Score, 'f', 4, 64), p.Paper.Title, snippet(body(p), query, 240, false))
 		}
 		t.flush()
 		return
@@ -216,10 +225,21 @@ func printPassages(out io.Writer, ps []ask.Passage, query string) {
 			where += "  § " + p.Section
 		}
 		fmt.Fprintf(out, "%2d. \x1b[1m%s\x1b[0m\n    %s  score %.3f\n", p.Rank, truncate(p.Paper.Title, width-4), where, p.Score)
-		for _, line := range wrap(snippet(p.Text, query, 3*width-12, true), width-4) {
+		for _, line := range wrap(snippet(body(p), query, 3*width-12, true), width-4) {
 			fmt.Fprintln(out, "    "+line)
 		}
 	}
+}
+
+// body is the passage text without the paper title that opens the
+// title+abstract chunk (the title is printed already).
+func body(p ask.Passage) string {
+	if p.Seq == 0 && p.Paper.Title != "" {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(p.Text), p.Paper.Title); ok && strings.TrimSpace(rest) != "" {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return p.Text
 }
 
 func version(v int) string {
@@ -313,10 +333,11 @@ func snippet(text, query string, n int, bold bool) string {
 	if pos < hi {
 		b.WriteString(text[pos:hi])
 	}
+	out := strings.TrimSpace(b.String())
 	if hi < len(text) {
-		b.WriteString(" …")
+		out += " …"
 	}
-	return strings.TrimSpace(b.String())
+	return out
 }
 
 // wrap breaks s into lines of at most width visible characters (ANSI
