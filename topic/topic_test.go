@@ -3,6 +3,7 @@ package topic
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -325,5 +326,54 @@ func TestKeySentence(t *testing.T) {
 		if got := KeySentence(c.abstract); got != c.want {
 			t.Errorf("KeySentence(%q)\n got %q\nwant %q", c.abstract, got, c.want)
 		}
+	}
+}
+
+// An update interrupted half-way keeps what it stored, records no run, and
+// the rerun finishes the window without fetching the stored papers' PDFs
+// again.
+func TestUpdateInterruptedThenRerun(t *testing.T) {
+	all := feed(t)
+	lib := openLib(t)
+	e := newEnv(t, lib, all)
+	tp, _ := lib.Topic(context.Background(), "ml")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stored := 0
+	e.in.Workers = 1
+	e.in.Observer = func(ev ingest.Event) {
+		if ev.Kind == ingest.Stored {
+			if stored++; stored == 10 {
+				cancel()
+			}
+		}
+	}
+	_, err := Update(ctx, lib, e.ax, e.in, tp, UpdateOptions{Now: now})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted update: %v, want context.Canceled", err)
+	}
+	tp, _ = lib.Topic(context.Background(), "ml")
+	if !tp.LastUpdate.IsZero() || !tp.Cursor.IsZero() || tp.Papers < 10 {
+		t.Fatalf("after the interruption: last update %v, cursor %v, %d papers (want >= 10 kept)", tp.LastUpdate, tp.Cursor, tp.Papers)
+	}
+	kept := tp.Papers
+
+	e.in.Observer = nil
+	res, err := Update(context.Background(), lib, e.ax, e.in, tp, UpdateOptions{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want int
+	for _, en := range all {
+		if matches(en) && !en.Updated.Before(now.Add(-DefaultWindow)) {
+			want++
+		}
+	}
+	tp, _ = lib.Topic(context.Background(), "ml")
+	if tp.Papers != want || len(res.Report.Unchanged) != kept || len(res.Report.Added) != want-kept || tp.LastUpdate.IsZero() {
+		t.Errorf("rerun: topic holds %d (want %d), unchanged %d (want %d), added %d", tp.Papers, want, len(res.Report.Unchanged), kept, len(res.Report.Added))
+	}
+	if err := lib.Check(context.Background()); err != nil {
+		t.Error(err)
 	}
 }
