@@ -68,7 +68,7 @@ kept, and the next run goes over the same ground without downloading again.`,
 	f.BoolVar(&o.json, "json", false, "print a JSON summary (added, updated, unchanged, failed, and per topic)")
 	f.IntVar(&o.max, "max", topic.DefaultMax, "most papers to ingest per topic in one run (the rest come next run)")
 	f.StringVar(&o.window, "window", "12w", "how far back a topic's first update reads (e.g. 30d, 12w, 6m)")
-	f.StringVar(&o.embedder, "embedder", "local", "embedder for the chunks: local, openai:MODEL or ollama:MODEL")
+	f.StringVar(&o.embedder, "embedder", "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's)")
 	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
 	return c
 }
@@ -80,10 +80,6 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 		return err
 	}
 	window := now.Sub(from)
-	e, err := newEmbedder(o.embedder)
-	if err != nil {
-		return err
-	}
 	lib, err := openExisting(ctx, g)
 	if err != nil {
 		return err
@@ -105,7 +101,8 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 		}
 		topics = append(topics, tp)
 	}
-	if err := checkEmbedder(ctx, lib, e, o.embedder); err != nil {
+	e, err := embedderFor(ctx, lib, o.embedder, stderr)
+	if err != nil {
 		return err
 	}
 	opts := chunk.Options{Size: 180, Overlap: 30} // ingest's defaults
