@@ -377,3 +377,11 @@ func TestUpdateInterruptedThenRerun(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestBars(t *testing.T) {
+	got := Bars([]Week{{"2026-01-05", 8}, {"2026-01-12", 3}, {"2026-01-19", 0}, {"2026-01-26", 1}}, 4)
+	want := "2026-01-05 ████ 8\n2026-01-12 █▌   3\n2026-01-19      0\n2026-01-26 ▌    1\n"
+	if got != want {
+		t.Errorf("Bars:\n%s\nwant\n%s", got, want)
+	}
+}
