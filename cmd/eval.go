@@ -25,6 +25,7 @@ type evalOptions struct {
 	library                string
 	embedder               string
 	dimensions             int
+	embedBatch, embedConc  int
 	mode                   string
 	keep                   bool
 	json                   bool
@@ -68,6 +69,8 @@ plus the ingest time and the configuration.`,
 	f.StringVar(&o.qrels, "qrels", "", "BEIR qrels TSV (query-id, corpus-id, score)")
 	f.StringVar(&o.library, "library", "", "evaluate this library directory instead of ingesting --corpus")
 	f.StringVar(&o.embedder, "embedder", "local", "embedder for the scratch library: local, openai:MODEL or ollama:MODEL")
+	f.IntVar(&o.embedBatch, "embed-batch", embed.DefaultBatchSize, "texts per request to an openai:/ollama: embedder")
+	f.IntVar(&o.embedConc, "embed-concurrency", embed.DefaultConcurrency, "requests in flight to an openai:/ollama: embedder")
 	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it)")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
@@ -195,7 +198,7 @@ func evalIngest(ctx context.Context, dir string, o *evalOptions, errw io.Writer,
 		return err
 	}
 	defer lib.Close()
-	e, err := embed.Parse(o.embedder, embedOptions(o.dimensions, errw))
+	e, err := embed.Parse(o.embedder, embedOptionsBatch(o.dimensions, o.embedBatch, o.embedConc, errw))
 	if err != nil {
 		return withExit(err, ExitUsage)
 	}

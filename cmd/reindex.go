@@ -18,6 +18,8 @@ func init() { register(newReindexCmd) }
 type reindexOptions struct {
 	embedder   string
 	dimensions int
+	embedBatch int
+	embedConc  int
 	batch      int
 	json       bool
 }
@@ -52,6 +54,8 @@ no --embedder.
 	}
 	f := c.Flags()
 	f.StringVar(&o.embedder, "embedder", "", "the new embedder: local, openai:MODEL or ollama:MODEL")
+	f.IntVar(&o.embedBatch, "embed-batch", embed.DefaultBatchSize, "texts per request to an openai:/ollama: embedder")
+	f.IntVar(&o.embedConc, "embed-concurrency", embed.DefaultConcurrency, "requests in flight to an openai:/ollama: embedder")
 	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it, e.g. text-embedding-3-*)")
 	f.IntVar(&o.batch, "batch", 256, "chunks per embedding call (a provider batches further by its own limit)")
 	f.BoolVar(&o.json, "json", false, `print {"embedder","dimensions","chunks","elapsed_s"} when done`)
@@ -59,7 +63,7 @@ no --embedder.
 }
 
 func runReindex(ctx context.Context, g *globalOptions, o *reindexOptions, out, errw io.Writer) error {
-	e, err := embed.Parse(o.embedder, embedOptions(o.dimensions, errw))
+	e, err := embed.Parse(o.embedder, embedOptionsBatch(o.dimensions, o.embedBatch, o.embedConc, errw))
 	if err != nil {
 		return withExit(err, ExitUsage)
 	}

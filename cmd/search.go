@@ -175,17 +175,25 @@ func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (e
 // embedOptions reads the OpenAI-compatible server settings from the
 // environment (the ecosystem's names; the key is never a flag).
 func embedOptions(dims int, errw io.Writer) embed.Options {
+	return embedOptionsBatch(dims, 0, 0, errw)
+}
+
+// embedOptionsBatch is embedOptions with a batch size and a number of
+// requests in flight for remote embedders (0: the provider's defaults).
+func embedOptionsBatch(dims, batch, concurrency int, errw io.Writer) embed.Options {
 	// OLLAMA_HOST is Ollama's own variable: "host:port" or a URL.
 	ollama := strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
 	if ollama != "" && !strings.Contains(ollama, "://") {
 		ollama = "http://" + ollama
 	}
 	return embed.Options{
-		BaseURL:    os.Getenv("OPENAI_BASE_URL"),
-		APIKey:     os.Getenv("OPENAI_API_KEY"),
-		OllamaURL:  ollama,
-		Dimensions: dims,
-		Warn:       func(msg string) { fmt.Fprintln(errw, "warning: "+msg) },
+		BaseURL:     os.Getenv("OPENAI_BASE_URL"),
+		APIKey:      os.Getenv("OPENAI_API_KEY"),
+		OllamaURL:   ollama,
+		Dimensions:  dims,
+		BatchSize:   batch,
+		Concurrency: concurrency,
+		Warn:        func(msg string) { fmt.Fprintln(errw, "warning: "+msg) },
 	}
 }
 
