@@ -25,9 +25,10 @@ type Topic struct {
 	// per-paper failures) ended; zero before the first one.
 	LastUpdate time.Time `json:"last_update"`
 	// Cursor is the newest arXiv "updated" stamp of the last update run
-	// that finished with no failure: the next run reads back at least to
-	// it. An interrupted or partly failed run leaves it where it was, so
-	// the rerun goes over the same ground again (held papers cost nothing).
+	// that finished with every paper stored: the next run reads back at
+	// least to it. An interrupted or partly failed run leaves it where it
+	// was, so the rerun goes over the same ground again (held papers cost
+	// nothing).
 	Cursor time.Time `json:"cursor"`
 	// Papers is how many papers of the library belong to the topic.
 	Papers int `json:"papers"`

@@ -66,8 +66,9 @@ type UpdateResult struct {
 // are ingested newest first; every paper stored (added, updated, unchanged,
 // or kept with its abstract only) joins the topic, even when the run is
 // interrupted. The run time is recorded when the run ends without error;
-// the cursor moves only when nothing failed, so an interrupted or partly
-// failed run is simply run again.
+// the cursor moves only when every paper seen was stored (PDF failures that
+// kept the abstract are reported but do not hold it back), so an
+// interrupted or partly failed run is simply run again.
 func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingester, t store.Topic, o UpdateOptions) (*UpdateResult, error) {
 	now := o.Now
 	if now.IsZero() {
@@ -142,8 +143,15 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 	if ingErr != nil {
 		return res, fmt.Errorf("update topic %s: %w", t.Name, ingErr)
 	}
+	// The cursor moves past what this run saw unless a paper is missing
+	// altogether; a PDF that failed (its abstract kept, the failure reported)
+	// does not hold every later run back.
 	cursor := time.Time{} // keep the old one
-	if len(rep.Failed) == 0 && !res.Truncated && !newest.IsZero() {
+	lost := false
+	for _, f := range rep.Failed {
+		lost = lost || !f.AbstractKept
+	}
+	if !lost && !res.Truncated && !newest.IsZero() {
 		cursor = newest
 	}
 	if err := lib.MarkTopicUpdated(ctx, t.Name, now, cursor); err != nil {
