@@ -170,7 +170,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		}
 	})
 	if err != nil {
-		return err
+		return embedHint(err)
 	}
 	full := evalReport{Report: rep, Mode: string(mode), Embedder: e.Name(), Papers: papers, Chunks: chunks,
 		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
@@ -204,7 +204,7 @@ func evalIngest(ctx context.Context, dir string, o *evalOptions, errw io.Writer,
 	}
 	dims, err := embed.Dimensions(ctx, e)
 	if err != nil {
-		return err
+		return embedHint(err)
 	}
 	if err := lib.EnsureEmbedder(ctx, e.Name(), dims); err != nil {
 		return err
@@ -217,7 +217,7 @@ func evalIngest(ctx context.Context, dir string, o *evalOptions, errw io.Writer,
 	t := time.Now()
 	rep, err := in.JSONL(ctx, o.corpus)
 	if err != nil {
-		return fmt.Errorf("ingest %s: %w", o.corpus, err)
+		return embedHint(fmt.Errorf("ingest %s: %w", o.corpus, err))
 	}
 	if len(rep.Failed) > 0 {
 		for _, f := range rep.Failed[:min(5, len(rep.Failed))] {

@@ -74,7 +74,7 @@ func runReindex(ctx context.Context, g *globalOptions, o *reindexOptions, out, e
 	defer lib.Close()
 	dims, err := embed.Dimensions(ctx, e)
 	if err != nil {
-		return err
+		return embedHint(err)
 	}
 	_, total, err := lib.Count(ctx)
 	if err != nil {
@@ -95,7 +95,7 @@ func runReindex(ctx context.Context, g *globalOptions, o *reindexOptions, out, e
 			fmt.Fprintln(errw, "the library keeps its previous vectors")
 			return ctx.Err()
 		}
-		return fmt.Errorf("reindex with %s (the library keeps its previous vectors): %w", e.Name(), err)
+		return embedHint(fmt.Errorf("reindex with %s (the library keeps its previous vectors): %w", e.Name(), err))
 	}
 	elapsed := time.Since(start)
 	if o.json {

@@ -124,7 +124,7 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 	start := time.Now()
 	ps, err := r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
 	if err != nil {
-		return err
+		return embedHint(err)
 	}
 	if g.verbose {
 		name := "no embedder"

@@ -231,7 +231,7 @@ func TestReindex(t *testing.T) {
 	}
 	t.Setenv("OPENAI_API_KEY", "sk-reindex")
 	code, _, errs = runCmd(t, "--home", home, "reindex", "--embedder", "openai:tiny")
-	if code != ExitError || !strings.Contains(errs, "keeps its previous vectors") || strings.Contains(errs, "sk-reindex") {
+	if code != ExitError || !strings.Contains(errs, "keeps its previous vectors") || !strings.Contains(errs, "hint: check the model name") || strings.Contains(errs, "sk-reindex") {
 		t.Errorf("failing reindex: exit %d, stderr %q", code, errs)
 	}
 	code, out, _ = runCmd(t, "--home", home, "search", "--json", "-k", "1", "terminal agents")

@@ -1,0 +1,24 @@
+package cmd
+
+import (
+	"errors"
+
+	"github.com/papers-cli/papers/embed"
+)
+
+// embedHint attaches a hint naming the fix to an embedding server's error.
+func embedHint(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, embed.ErrAuth):
+		return withHint(err, "set OPENAI_API_KEY to a valid key for OPENAI_BASE_URL (the key is read from the environment only)")
+	case errors.Is(err, embed.ErrQuota):
+		return withHint(err, "add credit to the account, or use a local embedder: --embedder ollama:nomic-embed-text or --embedder local")
+	case errors.Is(err, embed.ErrUnreachable):
+		return withHint(err, "check OPENAI_BASE_URL (or OLLAMA_HOST for ollama:, and that `ollama serve` is running)")
+	case errors.Is(err, embed.ErrBadRequest):
+		return withHint(err, "check the model name (for Ollama: `ollama pull MODEL`) and --dimensions")
+	}
+	return err
+}
