@@ -385,3 +385,37 @@ func TestBars(t *testing.T) {
 		t.Errorf("Bars:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// PDFs that fail keep the abstracts in the topic, are reported, and do not
+// hold the cursor back: the next run reads only what is newer.
+func TestUpdatePDFFailuresKeepAbstracts(t *testing.T) {
+	ctx := context.Background()
+	all := feed(t)[:20]
+	lib := openLib(t)
+	e := newEnv(t, lib, all) // serves no PDFs: every download is a 404
+	e.in.AbstractsOnly = false
+	e.in.CacheDir = t.TempDir()
+	tp, _ := lib.Topic(ctx, "ml")
+	res, err := Update(ctx, lib, e.ax, e.in, tp, UpdateOptions{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, en := range all {
+		if matches(en) {
+			n++
+		}
+	}
+	if len(res.Report.Failed) != n || len(res.Report.Added) != n || !res.Report.Failed[0].AbstractKept {
+		t.Fatalf("added %d, failed %v; want %d added with their abstracts", len(res.Report.Added), res.Report.Failed, n)
+	}
+	tp, _ = lib.Topic(ctx, "ml")
+	if tp.Papers != n || tp.Cursor.IsZero() || tp.LastUpdate.IsZero() {
+		t.Errorf("topic after PDF failures: %+v", tp)
+	}
+	before := len(e.srv.Requests())
+	res, err = Update(ctx, lib, e.ax, e.in, tp, UpdateOptions{Now: now})
+	if err != nil || res.Fetched != 0 || len(e.srv.Requests())-before != 1 {
+		t.Errorf("rerun fetched %d in %d requests (%v); want nothing in 1", res.Fetched, len(e.srv.Requests())-before, err)
+	}
+}
