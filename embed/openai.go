@@ -292,7 +292,8 @@ func (e *OpenAI) EmbedQuery(ctx context.Context, text string) ([]float32, error)
 }
 
 // EmbedDocuments implements Embedder: texts go in batches of BatchSize,
-// Concurrency requests at a time; the first failure cancels the rest.
+// Concurrency requests at a time; the first failure cancels the rest. An
+// empty (or all-space) text is not sent and gets a zero vector.
 func (e *OpenAI) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
 	return e.embed(ctx, texts, e.opt.DocumentPrefix)
 }
@@ -304,6 +305,9 @@ func (e *OpenAI) embed(ctx context.Context, texts []string, prefix string) ([][]
 	split := 0
 	max := e.opt.MaxInputChars - len(prefix)
 	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			continue // servers reject empty inputs; such a text gets a zero vector
+		}
 		ps := splitText(t, max)
 		if len(ps) > 1 {
 			split++
@@ -336,9 +340,23 @@ func (e *OpenAI) embed(ctx context.Context, texts []string, prefix string) ([][]
 		}
 		return nil, err
 	}
+	out := make([][]float32, len(texts))
+	if len(vecs) == 0 {
+		// Nothing but empty texts: zero vectors of the model's size.
+		dim := e.Dimensions()
+		if dim == 0 && len(texts) > 0 {
+			var err error
+			if dim, err = e.Probe(ctx); err != nil {
+				return nil, err
+			}
+		}
+		for i := range out {
+			out[i] = make([]float32, dim)
+		}
+		return out, nil
+	}
 	// Average the pieces of each text and normalise.
 	dim := len(vecs[0])
-	out := make([][]float32, len(texts))
 	sums := make([][]float64, len(texts))
 	for i, v := range vecs {
 		if len(v) != dim {
@@ -354,6 +372,9 @@ func (e *OpenAI) embed(ctx context.Context, texts []string, prefix string) ([][]
 		}
 	}
 	for i, s := range sums {
+		if s == nil {
+			s = make([]float64, dim) // an empty text
+		}
 		out[i] = normalise(s)
 	}
 	e.mu.Lock()

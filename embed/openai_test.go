@@ -433,3 +433,31 @@ func TestSpecOfRoundTrips(t *testing.T) {
 		t.Error("an unknown local embedder was accepted")
 	}
 }
+
+func TestOpenAIEmptyTexts(t *testing.T) {
+	s := &openAIServer{dim: 3}
+	ts := newServer(t, s)
+	e := newClient(t, ts.URL, nil)
+	ctx := context.Background()
+	vs, err := e.EmbedDocuments(ctx, nil)
+	if err != nil || len(vs) != 0 || s.calls.Load() != 0 {
+		t.Fatalf("no texts: %v, %v, %d requests", vs, err, s.calls.Load())
+	}
+	vs, err = e.EmbedDocuments(ctx, []string{"a", " ", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range s.bodies[0].Input {
+		if strings.TrimSpace(in) == "" {
+			t.Errorf("an empty input was sent: %q", s.bodies[0].Input)
+		}
+	}
+	if len(vs) != 3 || len(vs[1]) != 3 || vs[1][0] != 0 || vs[1][2] != 0 {
+		t.Errorf("vectors %v: want a zero vector for the blank text", vs)
+	}
+	unitLength(t, vs[0])
+	vs, err = e.EmbedDocuments(ctx, []string{""})
+	if err != nil || len(vs) != 1 || len(vs[0]) != 3 {
+		t.Errorf("only a blank text: %v, %v", vs, err)
+	}
+}
