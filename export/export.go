@@ -119,7 +119,7 @@ func splitName(s string) name {
 }
 
 func isParticle(w string) bool {
-	switch w {
+	switch strings.ToLower(w) {
 	case "van", "von", "de", "der", "den", "da", "di", "del", "della", "le", "la", "du", "dos", "das", "ter", "ten":
 		return true
 	}
@@ -177,7 +177,6 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 		field("author", strings.Join(authors, " and "))
 		if !p.Published.IsZero() {
 			field("year", fmt.Sprint(p.Published.Year()))
-			field("month", strings.ToLower(p.Published.Month().String()[:3]))
 		}
 		if p.Source == "arxiv" {
 			idv := p.ID
