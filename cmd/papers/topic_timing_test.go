@@ -112,10 +112,13 @@ func TestTopicDailyTiming(t *testing.T) {
 		dig = append(dig, run(s1, "digest", "ml", "--since", "1d"))
 	}
 	apiN, pdfN := count(s1)
+	mom := run(s1, "momentum", "ml")
+	apiM, _ := count(s1)
 
 	t.Logf("first update, %d papers, abstracts only: %v in %d API requests (polite gaps: %d x 3 s = %d s)", held, first.Round(time.Millisecond), api0, api0-1, 3*(api0-1))
 	t.Logf("daily update, %d new + 1 revised with PDFs: %v, %d API + %d PDF requests (polite gaps: %d x 3 s = %d s)",
 		daily, upd[0].Round(time.Millisecond), api1, pdf1, api1+pdf1-1, 3*(api1+pdf1-1))
 	t.Logf("digest --since 1d: %v", dig[0].Round(time.Millisecond))
+	t.Logf("momentum: %v in %d API requests", mom.Round(time.Millisecond), apiM-apiN)
 	t.Logf("update with nothing new: %v (%d requests over 4 runs); digest repeats: %v", upd[1:], apiN-api1+pdfN-pdf1, dig[1:])
 }
