@@ -48,7 +48,7 @@ type searchRecord struct {
 func newSearchCmd(g *globalOptions) *cobra.Command {
 	o := &searchOptions{}
 	c := &cobra.Command{
-		Use:   "search QUERY",
+		Use:   "search QUERY...",
 		Short: "Find the passages of the library that best match a query",
 		Long: `Search the library and print the best-matching passages, best first, with
 paper id, version, title, pages, section, score and a snippet.
@@ -66,7 +66,7 @@ Exit status 3 when nothing in the library matches.
   papers search -k 20 --per-paper 1 --since 2025-01 'process reward models'
   papers search --paper 2501.12948 'cold start data'
   papers search --json 'GRPO' | jq -r '"\(.id)v\(.version) p.\(.pages): \(.text[:80])"'`,
-		Args: exactArgs(1),
+		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.k <= 0 {
 				return usageError("-k must be at least 1, got %d", o.k)
@@ -75,7 +75,8 @@ Exit status 3 when nothing in the library matches.
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
-			return runSearch(c.Context(), g, o, mode, args[0], c.OutOrStdout(), c.ErrOrStderr())
+			// Unquoted words are one query: papers search reward hacking
+			return runSearch(c.Context(), g, o, mode, strings.Join(args, " "), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
 	f := c.Flags()

@@ -87,6 +87,13 @@ func TestSearch(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 		}
 	})
+	t.Run("unquoted words are one query", func(t *testing.T) {
+		_, quoted, _ := runCmd(t, "--home", home, "search", "--json", "terminal agents world models")
+		code, unquoted, errs := runCmd(t, "--home", home, "search", "--json", "terminal", "agents", "world", "models")
+		if code != 0 || quoted != unquoted {
+			t.Errorf("exit %d %s: results differ", code, errs)
+		}
+	})
 	t.Run("bad mode: exit 2", func(t *testing.T) {
 		if code, _, _ := runCmd(t, "--home", home, "search", "--mode", "magic", "x"); code != ExitUsage {
 			t.Errorf("exit %d, want 2", code)
