@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,6 +42,7 @@ func TestTopicScripts(t *testing.T) {
 			"apirequests":   apiRequests,
 			"checkmomentum": checkMomentum,
 			"checkdigest":   checkDigest,
+			"fakellm":       func(ts *testscript.TestScript, neg bool, args []string) { fakeLLM(t, ts) },
 		},
 	})
 }
@@ -220,4 +224,30 @@ func checkDigest(ts *testscript.TestScript, neg bool, args []string) {
 	if len(wantIDs) == 0 || !slices.Equal(got, wantIDs) {
 		ts.Fatalf("digest papers %v, want the window's %v", got, wantIDs)
 	}
+}
+
+// fakellm starts an OpenAI-compatible chat server for the rest of the
+// script and points papers at it: a one-paper digest prompt gets a summary,
+// the overview prompt a paragraph citing [1], [2] and a paper it was never
+// given, [99].
+func fakeLLM(t *testing.T, ts *testscript.TestScript) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model    string                           `json:"model"`
+			Messages []struct{ Role, Content string } `json:"messages"`
+		}
+		if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) == 0 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		text := "Two themes: tool use [1] and reasoning [2]. Also [99]."
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "There is one paper") {
+			text = "This paper shows something new [1]. It matters."
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c1","object":"chat.completion","model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":100,"completion_tokens":20}}`, req.Model, text)
+	}))
+	t.Cleanup(srv.Close)
+	ts.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	ts.Setenv("OPENAI_API_KEY", "test-key")
 }
