@@ -30,7 +30,8 @@ topics; ask, search, list, digest and export take --topic NAME.`,
   papers topic list
   papers topic show rl-agents
   papers topic rm rl-agents --purge`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: usageArgs(cobra.NoArgs), // an unknown subcommand is a usage error (exit 2)
+		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
 	}
 	c.AddCommand(newTopicAddCmd(g), newTopicListCmd(g), newTopicShowCmd(g), newTopicRmCmd(g))
 	return c
