@@ -163,9 +163,10 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOpti
 			return nil, err
 		}
 	}
-	if len(lex) == 0 && len(dense) > 0 && dense[0].Score < r.noiseFloor() {
+	if opt.Mode == Hybrid && len(lex) == 0 && len(dense) > 0 && dense[0].Score < r.noiseFloor() {
 		// Nothing shares a word with the query and the best vector match is
-		// what unrelated texts reach: no evidence, not a weak result.
+		// what unrelated texts reach: no evidence, not a weak result. (Dense
+		// mode returns the nearest neighbours whatever they are.)
 		dense = nil
 	}
 	var ranked []Scored
