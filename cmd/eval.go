@@ -27,6 +27,7 @@ type evalOptions struct {
 	dimensions             int
 	embedBatch, embedConc  int
 	mode                   string
+	denseWeight            float64
 	keep                   bool
 	json                   bool
 }
@@ -60,6 +61,9 @@ plus the ingest time and the configuration.`,
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
+			if o.denseWeight < 0 {
+				return usageError("--dense-weight must not be negative, got %g", o.denseWeight)
+			}
 			return runEval(c.Context(), g, o, mode, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
@@ -73,6 +77,7 @@ plus the ingest time and the configuration.`,
 	f.IntVar(&o.embedConc, "embed-concurrency", embed.DefaultConcurrency, "requests in flight to an openai:/ollama: embedder")
 	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it)")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
+	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1 (tune it with papers eval for a semantic embedder)")
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
 	f.BoolVar(&o.json, "json", false, "print the report as one JSON object")
 	return c
@@ -81,12 +86,13 @@ plus the ingest time and the configuration.`,
 // evalReport is the --json shape: eval.Report's stable fields plus context.
 type evalReport struct {
 	eval.Report
-	Mode     string  `json:"mode"`
-	Embedder string  `json:"embedder"`
-	Papers   int     `json:"papers"`
-	Chunks   int     `json:"chunks"`
-	IngestS  float64 `json:"ingest_s"`
-	TotalS   float64 `json:"total_s"`
+	Mode        string  `json:"mode"`
+	DenseWeight float64 `json:"dense_weight"`
+	Embedder    string  `json:"embedder"`
+	Papers      int     `json:"papers"`
+	Chunks      int     `json:"chunks"`
+	IngestS     float64 `json:"ingest_s"`
+	TotalS      float64 `json:"total_s"`
 }
 
 func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mode, out, errw io.Writer) error {
@@ -141,7 +147,9 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if papers == 0 {
 		return fmt.Errorf("the library at %s holds no papers", dir)
 	}
-	r := &ask.Retriever{Index: lib, Embedder: e}
+	fu := ask.DefaultFusion
+	fu.DenseWeight = o.denseWeight
+	r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
 	search := func(ctx context.Context, q string) ([]string, error) {
 		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {
@@ -172,7 +180,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if err != nil {
 		return embedHint(err)
 	}
-	full := evalReport{Report: rep, Mode: string(mode), Embedder: e.Name(), Papers: papers, Chunks: chunks,
+	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: o.denseWeight, Embedder: e.Name(), Papers: papers, Chunks: chunks,
 		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
 	if o.json {
 		return writeJSON(out, full)

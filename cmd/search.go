@@ -23,6 +23,7 @@ func init() { register(newSearchCmd) }
 type searchOptions struct {
 	k            int
 	mode         string
+	denseWeight  float64
 	perPaper     int
 	papers       []string
 	topics       []string
@@ -75,6 +76,9 @@ Exit status 3 when nothing in the library matches.
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
+			if o.denseWeight < 0 {
+				return usageError("--dense-weight must not be negative, got %g", o.denseWeight)
+			}
 			// Unquoted words are one query: papers search reward hacking
 			return runSearch(c.Context(), g, o, mode, strings.Join(args, " "), c.OutOrStdout(), c.ErrOrStderr())
 		},
@@ -82,6 +86,7 @@ Exit status 3 when nothing in the library matches.
 	f := c.Flags()
 	f.IntVarP(&o.k, "k", "k", 10, "passages to show")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
+	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1 (tune it with papers eval for a semantic embedder)")
 	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
 	f.StringArrayVar(&o.papers, "paper", nil, "search only this paper id (repeatable)")
 	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
@@ -121,7 +126,9 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 	if per == 0 {
 		per = -1
 	}
-	r := &ask.Retriever{Index: lib, Embedder: e}
+	fu := ask.DefaultFusion
+	fu.DenseWeight = o.denseWeight
+	r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
 	start := time.Now()
 	ps, err := r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
 	if err != nil {
