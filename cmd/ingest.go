@@ -218,8 +218,11 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 	return nil
 }
 
-// arxivHint adds what to do about an error from arXiv.
+// arxivHint adds what to do about an error that stopped the run.
 func arxivHint(err error) error {
+	if ingest.Systemic(err) {
+		return withHint(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")
+	}
 	var api *arxiv.APIError
 	if errors.As(err, &api) {
 		return withHint(err, "check the query syntax: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\" (https://info.arxiv.org/help/api/user-manual.html)")

@@ -124,6 +124,9 @@ func (in *Ingester) ingestEntries(ctx context.Context, r *run, entries []arxiv.E
 					if isCancel(gctx, err) {
 						return gctx.Err()
 					}
+					if Systemic(err) {
+						return err
+					}
 					r.fail(j.pos, j.entry.ID, err, false)
 				}
 			}

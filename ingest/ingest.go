@@ -22,7 +22,8 @@ import (
 type Library interface {
 	Get(ctx context.Context, id string) (store.Paper, error)
 	FindByHash(ctx context.Context, hash string) (store.Paper, error)
-	Put(ctx context.Context, p store.Paper, chunks []store.Chunk) (store.PutResult, error)
+	// PutBatch commits papers with their chunks in one transaction.
+	PutBatch(ctx context.Context, items []store.Item) ([]store.PutResult, error)
 }
 
 // Arxiv is what ingest needs of the arXiv client.
@@ -188,19 +189,52 @@ func (r *run) report() *Report {
 	return rep
 }
 
+// pending is a paper ready to be embedded and stored.
+type pending struct {
+	pos    int
+	paper  store.Paper
+	chunks []store.Chunk
+	pages  int
+}
+
 // store embeds the chunks and commits the paper; it records the outcome.
 func (r *run) store(ctx context.Context, pos int, p store.Paper, chunks []store.Chunk, pages int) error {
-	if err := embedChunks(ctx, r.in.Embedder, chunks); err != nil {
-		return fmt.Errorf("embed %s: %w", p.ID, err)
+	return r.storeBatch(ctx, []pending{{pos: pos, paper: p, chunks: chunks, pages: pages}})
+}
+
+// storeBatch embeds the chunks of several papers together and commits them
+// in one transaction, then records each outcome.
+func (r *run) storeBatch(ctx context.Context, ps []pending) error {
+	if len(ps) == 0 {
+		return nil
 	}
-	r.emit(Event{Kind: Embedded, Item: p.ID, Chunks: len(chunks)})
-	p.AddedAt = time.Now().UTC()
-	res, err := r.in.Lib.Put(ctx, p, chunks)
+	var all []store.Chunk
+	for _, p := range ps {
+		all = append(all, p.chunks...)
+	}
+	if err := embedChunks(ctx, r.in.Embedder, all); err != nil {
+		if len(ps) == 1 {
+			return fmt.Errorf("embed %s: %w", ps[0].paper.ID, err)
+		}
+		return fmt.Errorf("embed %d papers: %w", len(ps), err)
+	}
+	items := make([]store.Item, len(ps))
+	now := time.Now().UTC()
+	off := 0
+	for i, p := range ps {
+		p.paper.AddedAt = now
+		items[i] = store.Item{Paper: p.paper, Chunks: all[off : off+len(p.chunks)]}
+		off += len(p.chunks)
+		r.emit(Event{Kind: Embedded, Item: p.paper.ID, Chunks: len(p.chunks)})
+	}
+	results, err := r.in.Lib.PutBatch(ctx, items)
 	if err != nil {
-		return fmt.Errorf("store %s: %w", p.ID, err)
+		return fmt.Errorf("store: %w", err)
 	}
-	r.record(pos, outcome{id: p.ID, result: res, stored: true, pages: pages, chunks: len(chunks)})
-	r.emit(Event{Kind: Stored, Item: p.ID, Result: res, Pages: pages, Chunks: len(chunks)})
+	for i, p := range ps {
+		r.record(p.pos, outcome{id: p.paper.ID, result: results[i], stored: true, pages: p.pages, chunks: len(p.chunks)})
+		r.emit(Event{Kind: Stored, Item: p.paper.ID, Result: results[i], Pages: p.pages, Chunks: len(p.chunks)})
+	}
 	return nil
 }
 
@@ -232,6 +266,17 @@ func (in *Ingester) workers() int {
 		return in.Workers
 	}
 	return 2
+}
+
+// Systemic reports whether err will fail every other item as well: the
+// embedding server is unreachable, refuses the key, has no quota or does not
+// know the model. The run then stops instead of failing each paper in turn.
+func Systemic(err error) bool {
+	if errors.Is(err, embed.ErrUnreachable) || errors.Is(err, embed.ErrAuth) || errors.Is(err, embed.ErrQuota) {
+		return true
+	}
+	var ae *embed.APIError
+	return errors.As(err, &ae) && ae.Status == 404
 }
 
 // isCancel reports whether err is the run being stopped rather than an

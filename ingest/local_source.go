@@ -121,6 +121,9 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 				if isCancel(gctx, err) {
 					return gctx.Err()
 				}
+				if Systemic(err) {
+					return err
+				}
 				r.fail(it.pos, it.path, err, false)
 			}
 			return nil
@@ -286,15 +289,54 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 			}
 		}
 	})
+	// workers take batches of records: embedded together, committed in one
+	// transaction (one fsync per batch, not per record)
+	batches := make(chan []rec)
+	g.Go(func() error {
+		defer close(batches)
+		var b []rec
+		for rc := range recs {
+			b = append(b, rc)
+			if len(b) == corpusBatch {
+				select {
+				case batches <- b:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+				b = nil
+			}
+		}
+		if len(b) > 0 {
+			select {
+			case batches <- b:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
 	for w := 0; w < in.workers(); w++ {
 		g.Go(func() error {
-			for rc := range recs {
-				err := in.ingestRecord(gctx, r, rc.pos, rc.p, rc.text)
-				if err != nil {
+			for b := range batches {
+				var todo []pending
+				for _, rc := range b {
+					if prev, err := in.Lib.Get(gctx, rc.p.ID); err == nil && prev.ContentHash == rc.p.ContentHash {
+						r.record(rc.pos, outcome{id: rc.p.ID, result: store.Unchanged, stored: true})
+						r.emit(Event{Kind: Stored, Item: rc.p.ID, Result: store.Unchanged})
+						continue
+					}
+					todo = append(todo, pending{pos: rc.pos, paper: rc.p, chunks: recordChunks(rc.p, rc.text, in.Chunking)})
+				}
+				if err := r.storeBatch(gctx, todo); err != nil {
 					if isCancel(gctx, err) {
 						return gctx.Err()
 					}
-					r.fail(rc.pos, rc.item+" ("+rc.p.ID+")", err, false)
+					if Systemic(err) {
+						return err
+					}
+					for _, p := range todo {
+						r.fail(p.pos, p.paper.ID, err, false)
+					}
 				}
 			}
 			return nil
@@ -304,17 +346,17 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 	return r.report(), err
 }
 
-func (in *Ingester) ingestRecord(ctx context.Context, r *run, pos int, p store.Paper, text string) error {
-	if prev, err := in.Lib.Get(ctx, p.ID); err == nil && prev.ContentHash == p.ContentHash {
-		r.record(pos, outcome{id: p.ID, result: store.Unchanged, stored: true})
-		r.emit(Event{Kind: Stored, Item: p.ID, Result: store.Unchanged})
-		return nil
-	}
+// corpusBatch is how many corpus records are committed per transaction.
+const corpusBatch = 64
+
+// recordChunks cuts a corpus record: title and abstract first, then the
+// body when the text is longer than the abstract kept.
+func recordChunks(p store.Paper, text string, opt chunk.Options) []store.Chunk {
 	chunks := []store.Chunk{chunk.Abstract(p.ID, p.Title, p.Abstract)}
 	if text != p.Abstract {
-		chunks = append(chunks, chunk.Body(p.ID, []chunk.Page{{N: 0, Text: text}}, 1, in.Chunking)...)
+		chunks = append(chunks, chunk.Body(p.ID, []chunk.Page{{N: 0, Text: text}}, 1, opt)...)
 	}
-	return r.store(ctx, pos, p, chunks, 0)
+	return chunks
 }
 
 // longText is the number of words above which a record's text is chunked
