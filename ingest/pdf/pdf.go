@@ -196,11 +196,26 @@ func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err
 			rd, err = lpdf.NewReader(r, size)
 		}
 	}
+	var rebuilt bool
+	if err != nil && rebuildable(err) && size <= maxRebuildBytes {
+		// A damaged cross-reference table: rebuild it from the objects.
+		data := make([]byte, size)
+		if _, rerr := r.ReadAt(data, 0); rerr == nil || rerr == io.EOF {
+			if fixed, ferr := rebuildXref(data); ferr == nil {
+				if rd2, err2 := lpdf.NewReader(bytes.NewReader(fixed), int64(len(fixed))); err2 == nil {
+					rd, err, rebuilt = rd2, nil, true
+				}
+			}
+		}
+	}
 	if err != nil {
 		return nil, classifyOpenError(r, size, err)
 	}
 	x := &extraction{ctx: ctx, fonts: map[objKey]*font{}}
 	doc = &Document{}
+	if rebuilt {
+		doc.warnf("the cross-reference table was damaged and has been rebuilt")
+	}
 	pages, truncated := collectPages(rd.Trailer().Key("Root").Key("Pages"))
 	if truncated {
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf("only the first %d pages were read", MaxPages))
@@ -381,6 +396,19 @@ func (h *headerFix) ReadAt(p []byte, o int64) (int, error) {
 		}
 	}
 	return n, err
+}
+
+const maxRebuildBytes = 256 << 20
+
+// rebuildable says whether an open error may be a damaged cross-reference
+// table rather than encryption, truncation or another format.
+func rebuildable(err error) bool {
+	msg := err.Error()
+	if errors.Is(err, lpdf.ErrInvalidPassword) || strings.Contains(msg, "encrypt") ||
+		strings.Contains(msg, "missing %%EOF") || strings.Contains(msg, "invalid header") {
+		return false
+	}
+	return strings.Contains(msg, "malformed") || strings.Contains(msg, "xref") || strings.Contains(msg, "startxref")
 }
 
 // classifyOpenError maps the library's open errors to the sentinels.

@@ -316,3 +316,39 @@ func TestFormXObjects(t *testing.T) {
 		t.Errorf("%d words, want over 8,000", n)
 	}
 }
+
+// TestRebuildXref: a file whose startxref points to the wrong place is read
+// after rebuilding its cross-reference table, with a warning.
+func TestRebuildXref(t *testing.T) {
+	for _, f := range pdfsIn(t, needData(t, "pdfs/papers")) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Extract(context.Background(), bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := bytes.LastIndex(data, []byte("startxref"))
+			broken := append([]byte(nil), data...)
+			for j := i + len("startxref"); j < len(broken); j++ {
+				if c := broken[j]; c >= '0' && c <= '9' {
+					broken[j] = '1' // every digit: the offset now points elsewhere
+				} else if c == '%' {
+					break
+				}
+			}
+			doc, err := Extract(context.Background(), bytes.NewReader(broken), int64(len(broken)))
+			if err != nil {
+				t.Fatalf("broken xref: %v", err)
+			}
+			if !hasWarning(doc, "rebuilt") || len(doc.Pages) != len(want.Pages) {
+				t.Errorf("pages %d (want %d), warnings %q", len(doc.Pages), len(want.Pages), doc.Warnings)
+			}
+			if a, b := len(score.Words(doc.Text())), len(score.Words(want.Text())); a != b {
+				t.Errorf("%d words after rebuilding, %d before", a, b)
+			}
+		})
+	}
+}
