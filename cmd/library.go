@@ -48,8 +48,16 @@ func embedderFor(ctx context.Context, lib *store.Library, spec string, errw io.W
 	var e embed.Embedder
 	var err error
 	if strings.TrimSpace(spec) == "" {
-		e, err = libraryEmbedder(ctx, lib, errw)
 		spec = "local"
+		_, chunks, cerr := lib.Count(ctx)
+		if cerr != nil {
+			return nil, cerr
+		}
+		if chunks == 0 { // nothing embedded yet (or only a failed first try): the default
+			e = embed.NewLocal()
+		} else {
+			e, err = libraryEmbedder(ctx, lib, errw)
+		}
 	} else {
 		e, err = newEmbedder(spec)
 	}

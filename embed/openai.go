@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -59,12 +60,13 @@ func (e *APIError) Error() string {
 	if e.Status != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
+	if e.Err != nil && e.Status == 0 {
+		b.WriteString(": ")
+		b.WriteString(redactKey(e.Err.Error()))
+	}
 	if e.Message != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
-	} else if e.Err != nil && e.Status == 0 {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
 	}
 	return b.String()
 }
@@ -431,7 +433,9 @@ func (e *OpenAI) request(ctx context.Context, batch []string) ([][]float32, erro
 			return nil, context.Cause(ctx)
 		}
 		ae := classify(err)
-		if !retryable(ae) || attempt >= e.opt.MaxRetries {
+		// nothing listening at the address: one more try, not a backoff series
+		refused := errors.Is(err, syscall.ECONNREFUSED) && attempt >= 1
+		if !retryable(ae) || attempt >= e.opt.MaxRetries || refused {
 			if retryable(ae) && attempt > 0 {
 				ae.Message = strings.TrimSpace(ae.Message + fmt.Sprintf(" (gave up after %d attempts)", attempt+1))
 			}
