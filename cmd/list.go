@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -101,6 +102,7 @@ func runList(ctx context.Context, g *globalOptions, o *listOptions, out io.Write
 		return err
 	}
 	f.Limit = o.limit
+	f.Brief = true // list prints no abstracts
 	lib, err := openExisting(ctx, g)
 	if err != nil {
 		return err
@@ -112,6 +114,11 @@ func runList(ctx context.Context, g *globalOptions, o *listOptions, out io.Write
 	papers, err := lib.List(ctx, f)
 	if err != nil {
 		return err
+	}
+	if !isTerminal(out) {
+		bw := bufio.NewWriterSize(out, 64<<10) // one write per 64 KiB, not per row
+		defer bw.Flush()
+		out = bw
 	}
 	if o.json {
 		for _, p := range papers {

@@ -100,6 +100,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		"&_pragma=foreign_keys(1)" +
 		"&_pragma=temp_store(MEMORY)" + // sorts and FTS scratch never spill to temp files
 		"&_pragma=cache_size(-16384)" + // 16 MiB of page cache per connection, used as needed
+		"&_pragma=mmap_size(1073741824)" + // read pages in place from the OS cache: no copy into the page cache
 		"&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
