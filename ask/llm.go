@@ -6,17 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/papers-cli/papers/internal/openaicompat"
+	"github.com/papers-cli/papers/internal/retry"
 )
 
 // LLM is the language model ask needs: one chat completion at a time.
@@ -234,7 +235,7 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 		}
 		model = DefaultOpenAIModel
 	}
-	base, err := normaliseBaseURL(base)
+	base, err := openaicompat.NormaliseBaseURL(base, "model server")
 	if err != nil {
 		return nil, err
 	}
@@ -246,14 +247,14 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: defaultTransport()}
+		hc = &http.Client{Transport: openaicompat.DefaultTransport()}
 	}
 	c := *hc
 	base2 := c.Transport
 	if base2 == nil {
 		base2 = http.DefaultTransport
 	}
-	c.Transport = retryAfterTransport{base: base2}
+	c.Transport = retry.Transport{Base: base2}
 
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = base
@@ -262,7 +263,7 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 	o := &OpenAI{
 		client:       openai.NewClientWithConfig(oc),
 		model:        model,
-		baseURL:      redact(u),
+		baseURL:      openaicompat.RedactURL(base),
 		openAI:       isOpenAI,
 		stream:       !cfg.NoStream,
 		maxRetries:   cfg.MaxRetries,
@@ -285,51 +286,6 @@ func (o *OpenAI) Model() string { return o.model }
 // BaseURL returns the server's base URL without credentials.
 func (o *OpenAI) BaseURL() string { return o.baseURL }
 
-// defaultTransport bounds connecting and waiting for response headers; the
-// whole request is bounded by the caller's context, since a streamed answer
-// may rightly take minutes.
-func defaultTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = 10 * time.Second
-	// A local model may load for a minute before its first byte, and a
-	// non-streamed reply arrives only when complete.
-	t.ResponseHeaderTimeout = 5 * time.Minute
-	t.IdleConnTimeout = 90 * time.Second
-	return t
-}
-
-var versionSegment = regexp.MustCompile(`/v\d+[a-z0-9]*(/|$)`)
-
-// normaliseBaseURL makes base end in an API version: "http://host:11434"
-// and "http://host:8000/" become ".../v1"; "https://x/api/v1/" loses its slash.
-func normaliseBaseURL(base string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("invalid model server URL %q: want http(s)://host[:port][/v1]", redactString(base))
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	if !versionSegment.MatchString(u.Path) {
-		u.Path += "/v1"
-	}
-	u.RawPath = ""
-	return u.String(), nil
-}
-
-func redact(u *url.URL) string {
-	c := *u
-	c.User = nil
-	c.RawQuery = ""
-	return c.String()
-}
-
-func redactString(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return redact(u)
-	}
-	return "(unparsable)"
-}
-
 // Complete implements LLM. It streams when the adapter streams and w is not
 // nil, writing each piece of text to w as it arrives. 429 (except
 // insufficient_quota) and 5xx answers and dropped connections are retried
@@ -340,8 +296,7 @@ func redactString(s string) string {
 func (o *OpenAI) Complete(ctx context.Context, req Request, w io.Writer) (*Completion, error) {
 	shown := false
 	for attempt := 0; ; attempt++ {
-		hint := &retryHint{}
-		actx := context.WithValue(ctx, retryHintKey{}, hint)
+		actx, hint := retry.WithHint(ctx)
 		var c *Completion
 		var err error
 		if o.stream && w != nil {
@@ -372,7 +327,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request, w io.Writer) (*Compl
 			}
 			return c, le
 		}
-		if err := sleepCtx(ctx, o.backoff(attempt, hint)); err != nil {
+		if err := retry.Sleep(ctx, retry.Backoff(attempt, 500*time.Millisecond, o.maxRetryWait, hint)); err != nil {
 			return nil, err
 		}
 	}
@@ -587,66 +542,4 @@ func mentionsTemperature(e *LLMError) bool {
 
 func retryable(e *LLMError) bool {
 	return errors.Is(e, ErrRateLimited) || errors.Is(e, ErrServer)
-}
-
-// backoff waits Retry-After when the server gave one, else 0.5s, 1s, 2s...
-// with jitter; never more than maxRetryWait.
-func (o *OpenAI) backoff(attempt int, hint *retryHint) time.Duration {
-	d := hint.after
-	if !hint.set {
-		d = time.Duration(500<<attempt) * time.Millisecond
-		d += time.Duration(rand.Int64N(int64(d/4) + 1))
-	}
-	return min(d, o.maxRetryWait)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
-}
-
-// retryAfterTransport records the Retry-After of error responses in the
-// request's retryHint, since go-openai's errors do not carry headers.
-type retryAfterTransport struct{ base http.RoundTripper }
-
-type retryHintKey struct{}
-
-type retryHint struct {
-	after time.Duration
-	set   bool // the server sent a usable Retry-After (possibly 0)
-}
-
-func (t retryAfterTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(r)
-	if err == nil && resp.StatusCode >= 400 {
-		if h, ok := r.Context().Value(retryHintKey{}).(*retryHint); ok {
-			h.after, h.set = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		}
-	}
-	return resp, err
-}
-
-// parseRetryAfter reads seconds ("2", "0.5") or an HTTP date; ok is false
-// when v is absent or unreadable.
-func parseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/internal/openaicompat"
 )
 
 const testKey = "sk-test-SECRET-0123456789"
@@ -456,21 +458,6 @@ func TestNewOpenAI(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	for in, want := range map[string]time.Duration{
-		"2": 2 * time.Second, "0": 0, "0.5": 500 * time.Millisecond,
-		"Fri, 01 May 2026 12:00:03 GMT": 3 * time.Second,
-	} {
-		if got, ok := parseRetryAfter(in, now); !ok || got != want {
-			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v", in, got, ok, want)
-		}
-	}
-	if _, ok := parseRetryAfter("soon", now); ok {
-		t.Errorf("parseRetryAfter accepted garbage")
-	}
-}
-
 // The OpenAI key is never sent to Ollama, which may be another machine.
 func TestOllamaGetsNoOpenAIKey(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -503,7 +490,7 @@ func TestNoResponseTimesOut(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(block)
-	tr := defaultTransport()
+	tr := openaicompat.DefaultTransport()
 	tr.ResponseHeaderTimeout = 50 * time.Millisecond
 	o := newTestLLM(t, srv.URL, func(c *LLMConfig) { c.HTTPClient = &http.Client{Transport: tr} })
 	_, err := o.Complete(t.Context(), hello, io.Discard)

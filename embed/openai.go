@@ -5,11 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +14,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/papers-cli/papers/internal/openaicompat"
+	"github.com/papers-cli/papers/internal/retry"
 )
 
 // OpenAIDescription says what the OpenAI-compatible providers are, for --help.
@@ -62,7 +61,7 @@ func (e *APIError) Error() string {
 	}
 	if e.Err != nil && e.Status == 0 {
 		b.WriteString(": ")
-		b.WriteString(redactKey(e.Err.Error()))
+		b.WriteString(openaicompat.RedactKey(e.Err.Error()))
 	}
 	if e.Message != "" {
 		b.WriteString(": ")
@@ -130,7 +129,7 @@ func NewOpenAI(opt OpenAIOptions) (*OpenAI, error) {
 	if opt.BaseURL == "" {
 		opt.BaseURL = DefaultOpenAIURL
 	}
-	base, err := NormaliseBaseURL(opt.BaseURL)
+	base, err := openaicompat.NormaliseBaseURL(opt.BaseURL, "embedding server")
 	if err != nil {
 		return nil, err
 	}
@@ -159,14 +158,14 @@ func NewOpenAI(opt OpenAIOptions) (*OpenAI, error) {
 	cfg.BaseURL = base
 	hc := opt.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: defaultTransport()}
+		hc = &http.Client{Transport: openaicompat.DefaultTransport()}
 	}
 	c2 := *hc
 	t := c2.Transport
 	if t == nil {
 		t = http.DefaultTransport
 	}
-	c2.Transport = retryAfterTransport{base: t}
+	c2.Transport = retry.Transport{Base: t}
 	cfg.HTTPClient = &c2
 	e := &OpenAI{opt: opt, client: openai.NewClientWithConfig(cfg), base: base}
 	e.dims = opt.Dimensions
@@ -174,45 +173,6 @@ func NewOpenAI(opt OpenAIOptions) (*OpenAI, error) {
 		e.dims = knownDims[opt.Model]
 	}
 	return e, nil
-}
-
-func defaultTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = 10 * time.Second
-	t.ResponseHeaderTimeout = 5 * time.Minute
-	return t
-}
-
-// NormaliseBaseURL checks an OpenAI-compatible base URL and makes it end in
-// /v1 (go-openai appends "/embeddings" to it): "http://host:11434" and
-// "http://host:11434/v1/" both become "http://host:11434/v1".
-func NormaliseBaseURL(base string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(base))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("invalid embedding server URL %q: want http(s)://host[:port][/v1]", redactURL(base))
-	}
-	p := strings.TrimRight(u.Path, "/")
-	p = strings.TrimSuffix(p, "/embeddings")
-	if !strings.HasSuffix(p, "/v1") {
-		p += "/v1"
-	}
-	u.Path = p
-	u.RawQuery, u.Fragment = "", ""
-	return u.String(), nil
-}
-
-// redactURL drops user info from a URL for messages.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		if i := strings.Index(s, "@"); i >= 0 {
-			return "..." + s[i:]
-		}
-		return s
-	}
-	u.User = nil
-	return u.String()
 }
 
 // knownDims are the native sizes of common embedding models, so that
@@ -424,8 +384,8 @@ func (e *OpenAI) request(ctx context.Context, batch []string) ([][]float32, erro
 		Dimensions: e.opt.Dimensions,
 	}
 	for attempt := 0; ; attempt++ {
-		hint := &retryHint{}
-		resp, err := e.client.CreateEmbeddings(context.WithValue(ctx, retryHintKey{}, hint), req)
+		hctx, hint := retry.WithHint(ctx)
+		resp, err := e.client.CreateEmbeddings(hctx, req)
 		if err == nil {
 			return vectorsOf(resp, len(batch))
 		}
@@ -441,7 +401,7 @@ func (e *OpenAI) request(ctx context.Context, batch []string) ([][]float32, erro
 			}
 			return nil, ae
 		}
-		if err := sleepCtx(ctx, e.backoff(attempt, hint)); err != nil {
+		if err := retry.Sleep(ctx, retry.Backoff(attempt, 500*time.Millisecond, e.opt.MaxRetryWait, hint)); err != nil {
 			return nil, err
 		}
 	}
@@ -494,7 +454,7 @@ func classify(err error) *APIError {
 	default:
 		return &APIError{Kind: ErrUnreachable, Err: err}
 	}
-	msg = redactKey(msg)
+	msg = openaicompat.RedactKey(msg)
 	kind := ErrBadRequest
 	switch {
 	case code == "insufficient_quota" || typ == "insufficient_quota":
@@ -538,23 +498,6 @@ func bodyMessage(body []byte) string {
 	return strings.TrimSpace(string(body))
 }
 
-// redactKey removes anything that looks like an API key from a server
-// message (OpenAI echoes a wrong key partially masked; others may not).
-func redactKey(s string) string {
-	f := strings.Fields(s)
-	changed := false
-	for i, w := range f {
-		if (strings.HasPrefix(w, "sk-") || strings.HasPrefix(w, "Bearer")) && len(w) > 8 {
-			f[i] = "[redacted]"
-			changed = true
-		}
-	}
-	if !changed {
-		return s
-	}
-	return strings.Join(f, " ")
-}
-
 func clipMsg(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -567,65 +510,4 @@ func clipMsg(s string, n int) string {
 
 func retryable(e *APIError) bool {
 	return e.Kind == ErrRateLimited || e.Kind == ErrServer || e.Kind == ErrUnreachable
-}
-
-// backoff waits Retry-After when the server gave one, else 0.5s, 1s, 2s...
-// with jitter; never more than MaxRetryWait.
-func (e *OpenAI) backoff(attempt int, hint *retryHint) time.Duration {
-	d := hint.after
-	if !hint.set {
-		d = time.Duration(500<<min(attempt, 10)) * time.Millisecond
-		d += time.Duration(rand.Int64N(int64(d/4) + 1))
-	}
-	return min(d, e.opt.MaxRetryWait)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
-}
-
-// retryAfterTransport records the Retry-After of error responses in the
-// request's retryHint, since go-openai's errors do not carry headers.
-type retryAfterTransport struct{ base http.RoundTripper }
-
-type retryHintKey struct{}
-
-type retryHint struct {
-	after time.Duration
-	set   bool
-}
-
-func (t retryAfterTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(r)
-	if err == nil && resp.StatusCode >= 400 {
-		if h, ok := r.Context().Value(retryHintKey{}).(*retryHint); ok {
-			h.after, h.set = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		}
-	}
-	return resp, err
-}
-
-// parseRetryAfter reads seconds ("2", "0.5") or an HTTP date.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 && !math.IsInf(s, 0) {
-		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }

@@ -397,24 +397,6 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestNormaliseBaseURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"http://localhost:11434":       "http://localhost:11434/v1",
-		"http://localhost:11434/v1/":   "http://localhost:11434/v1",
-		"https://api.openai.com/v1":    "https://api.openai.com/v1",
-		"http://h:8080/v1/embeddings":  "http://h:8080/v1",
-		"https://proxy.example/openai": "https://proxy.example/openai/v1",
-	} {
-		got, err := NormaliseBaseURL(in)
-		if err != nil || got != want {
-			t.Errorf("NormaliseBaseURL(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	if _, err := NormaliseBaseURL("localhost:11434"); err == nil {
-		t.Error("a URL without scheme was accepted")
-	}
-}
-
 func TestSpecOfRoundTrips(t *testing.T) {
 	for _, tc := range []struct {
 		spec string

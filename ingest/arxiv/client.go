@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/papers-cli/papers/internal/retry"
 )
 
 // Defaults applied by New and, for zero fields, by every method.
@@ -207,7 +209,7 @@ func (c *Client) acquire(ctx context.Context) error {
 	}
 	if d := c.delay(); d > 0 && !c.last.IsZero() {
 		if wait := time.Until(c.last.Add(d)); wait > 0 {
-			if err := sleep(ctx, wait); err != nil {
+			if err := retry.Sleep(ctx, wait); err != nil {
 				<-c.gate
 				return err
 			}
@@ -219,17 +221,6 @@ func (c *Client) acquire(ctx context.Context) error {
 func (c *Client) release() {
 	c.last = time.Now()
 	<-c.gate
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }
 
 // retryableError marks a failure worth another attempt.
@@ -270,7 +261,7 @@ func (c *Client) get(ctx context.Context, u string, fn func(*http.Response) erro
 		}
 		w = min(w, maxRetryWait)
 		c.logf("arxiv: %v; retry %d of %d in %s", r.err, try, c.maxTries()-1, w)
-		if err := sleep(ctx, w); err != nil {
+		if err := retry.Sleep(ctx, w); err != nil {
 			return err
 		}
 		wait *= 2
@@ -307,7 +298,7 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		r := &retryableError{err: fmt.Errorf("GET %s: %s", u, resp.Status)}
-		r.retryAfter, r.hasAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+		r.retryAfter, r.hasAfter = retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		return r
 	case http.StatusBadRequest:
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -319,21 +310,6 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 		}
 	}
 	return fmt.Errorf("GET %s: %s", u, resp.Status)
-}
-
-// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func parseRetryAfter(v string) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
 }
 
 // query fetches and parses one API page. If suspicious(feed) holds, the

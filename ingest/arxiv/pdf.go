@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+
+	"github.com/papers-cli/papers/internal/retry"
 )
 
 // ErrHTML is returned (wrapped) when arXiv answers a PDF request with an
@@ -52,7 +54,7 @@ func (c *Client) DownloadPDF(ctx context.Context, idv, path string) (int64, erro
 		})
 		if errors.Is(err, ErrHTML) && htmlTries == 0 && ctx.Err() == nil {
 			c.logf("arxiv: %s returned HTML instead of a PDF; retrying once", u)
-			if err = sleep(ctx, c.backoff()); err == nil {
+			if err = retry.Sleep(ctx, c.backoff()); err == nil {
 				continue
 			}
 		}

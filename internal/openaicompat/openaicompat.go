@@ -1,0 +1,86 @@
+// Package openaicompat holds what the embedders and the language-model
+// adapter share to talk to OpenAI-compatible servers (OpenAI, Ollama, vLLM,
+// llama.cpp, LM Studio): base URL normalisation, the HTTP transport, and
+// scrubbing of keys and credentials from anything shown to people.
+package openaicompat
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// DefaultTransport bounds connecting and waiting for response headers; the
+// whole request is bounded by the caller's context, since a streamed answer
+// may rightly take minutes. A local model may load for a minute before its
+// first byte, and a non-streamed reply arrives only when complete, hence the
+// generous header timeout.
+func DefaultTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = 10 * time.Second
+	t.ResponseHeaderTimeout = 5 * time.Minute
+	t.IdleConnTimeout = 90 * time.Second
+	return t
+}
+
+var versionSegment = regexp.MustCompile(`/v\d+[a-z0-9]*(/|$)`)
+
+// NormaliseBaseURL checks an OpenAI-compatible base URL and makes it end in
+// an API version, as go-openai needs: "http://host:11434" and
+// "http://host:11434/v1/" become "http://host:11434/v1"; an endpoint pasted
+// whole ("…/v1/embeddings", "…/v1/chat/completions") loses the endpoint; a
+// path that already holds a version ("/api/v1beta") keeps it. what names
+// the server in the error ("embedding server", "model server").
+func NormaliseBaseURL(base, what string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("invalid %s URL %q: want http(s)://host[:port][/v1]", what, RedactURL(base))
+	}
+	p := strings.TrimRight(u.Path, "/")
+	for _, endpoint := range []string{"/embeddings", "/chat/completions", "/completions"} {
+		p = strings.TrimSuffix(p, endpoint)
+	}
+	if !versionSegment.MatchString(p) {
+		p += "/v1"
+	}
+	u.Path, u.RawPath = p, ""
+	u.RawQuery, u.Fragment = "", ""
+	return u.String(), nil
+}
+
+// RedactURL drops credentials and the query from a URL for messages.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		if i := strings.LastIndex(s, "@"); i >= 0 {
+			return "..." + s[i:]
+		}
+		return "(unparsable)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	return u.String()
+}
+
+// RedactKey removes anything that looks like an API key or bearer token from
+// a message (OpenAI echoes a wrong key partly masked; other servers may echo
+// it whole).
+func RedactKey(s string) string {
+	f := strings.Fields(s)
+	changed := false
+	for i, w := range f {
+		if (strings.HasPrefix(w, "sk-") || strings.HasPrefix(w, "Bearer")) && len(w) > 8 {
+			f[i] = "[redacted]"
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return strings.Join(f, " ")
+}
