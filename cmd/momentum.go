@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
 
@@ -48,21 +47,9 @@ func runMomentum(ctx context.Context, g *globalOptions, names []string, offline,
 		return err
 	}
 	defer lib.Close()
-	var topics []store.Topic
-	if len(names) == 0 {
-		if topics, err = lib.Topics(ctx); err != nil {
-			return err
-		}
-		if len(topics) == 0 {
-			return withHint(fmt.Errorf("no topics followed"), "follow one first: papers topic add NAME --query 'ARXIV QUERY'")
-		}
-	}
-	for _, n := range names {
-		tp, err := getTopic(ctx, lib, n)
-		if err != nil {
-			return err
-		}
-		topics = append(topics, tp)
+	topics, err := selectTopics(ctx, lib, names)
+	if err != nil {
+		return err
 	}
 	client, err := newArxivClient()
 	if err != nil {

@@ -281,6 +281,30 @@ func getTopic(ctx context.Context, lib *store.Library, name string) (store.Topic
 	return tp, err
 }
 
+// selectTopics returns the named topics, or every followed topic when no
+// name is given; an empty selection is an error saying how to follow one.
+func selectTopics(ctx context.Context, lib *store.Library, names []string) ([]store.Topic, error) {
+	if len(names) == 0 {
+		topics, err := lib.Topics(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(topics) == 0 {
+			return nil, withHint(errors.New("no topics are followed yet"), "follow one first: papers topic add NAME --query 'ARXIV QUERY'")
+		}
+		return topics, nil
+	}
+	var topics []store.Topic
+	for _, n := range names {
+		tp, err := getTopic(ctx, lib, n)
+		if err != nil {
+			return nil, err
+		}
+		topics = append(topics, tp)
+	}
+	return topics, nil
+}
+
 // topicFilter checks the --topic names of ask, search, list and export and
 // returns them for store.Filter.Topics.
 func topicFilter(ctx context.Context, lib *store.Library, names []string) ([]string, error) {

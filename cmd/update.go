@@ -85,21 +85,9 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 		return err
 	}
 	defer lib.Close()
-	var topics []store.Topic
-	if len(names) == 0 {
-		if topics, err = lib.Topics(ctx); err != nil {
-			return err
-		}
-		if len(topics) == 0 {
-			return withHint(fmt.Errorf("no topics to update"), "follow one first: papers topic add NAME --query 'ARXIV QUERY'")
-		}
-	}
-	for _, n := range names {
-		tp, err := getTopic(ctx, lib, n)
-		if err != nil {
-			return err
-		}
-		topics = append(topics, tp)
+	topics, err := selectTopics(ctx, lib, names)
+	if err != nil {
+		return err
 	}
 	e, err := embedderFor(ctx, lib, o.embedder, stderr)
 	if err != nil {
