@@ -6,25 +6,32 @@ import (
 	"time"
 )
 
+// topDistinct returns the first k distinct ids of a ranking: a document
+// retrieved twice (two of its chunks) counts once, at its best rank.
+func topDistinct(ranked []string, k int) []string {
+	out := make([]string, 0, min(k, len(ranked)))
+	seen := make(map[string]bool, k)
+	for _, id := range ranked {
+		if len(out) >= k {
+			break
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // NDCG returns nDCG@k of a ranking (document ids, best first; duplicates
 // count once) against graded judgements, with linear gains as in
 // pytrec_eval (BEIR). It is 0 when no judged document is relevant.
 func NDCG(ranked []string, rel map[string]int, k int) float64 {
 	var dcg float64
-	seen := map[string]bool{}
-	pos := 0
-	for _, id := range ranked {
-		if pos >= k {
-			break
-		}
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
+	for pos, id := range topDistinct(ranked, k) {
 		if g := rel[id]; g > 0 {
 			dcg += float64(g) / math.Log2(float64(pos)+2)
 		}
-		pos++
 	}
 	var gains []int
 	for _, g := range rel {
@@ -58,17 +65,7 @@ func Recall(ranked []string, rel map[string]int, k int) float64 {
 	if total == 0 {
 		return 0
 	}
-	seen := map[string]bool{}
-	pos := 0
-	for _, id := range ranked {
-		if pos >= k {
-			break
-		}
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		pos++
+	for _, id := range topDistinct(ranked, k) {
 		if rel[id] > 0 {
 			found++
 		}
@@ -79,19 +76,9 @@ func Recall(ranked []string, rel map[string]int, k int) float64 {
 // MRR returns the reciprocal rank of the first relevant document within the
 // top k, or 0.
 func MRR(ranked []string, rel map[string]int, k int) float64 {
-	seen := map[string]bool{}
-	pos := 0
-	for _, id := range ranked {
-		if pos >= k {
-			break
-		}
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		pos++
+	for pos, id := range topDistinct(ranked, k) {
 		if rel[id] > 0 {
-			return 1 / float64(pos)
+			return 1 / float64(pos+1)
 		}
 	}
 	return 0
