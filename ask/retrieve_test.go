@@ -2,7 +2,6 @@ package ask
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,27 +14,14 @@ import (
 
 const scifactDir = "../../shared/data/scifact"
 
-type sciFact struct {
-	docs    []eval.Doc
-	queries []eval.Query
-	qrels   eval.Qrels
-}
-
-func loadSciFact(t testing.TB) sciFact {
+// loadSciFact reads the SciFact collection with its train judgements.
+func loadSciFact(t testing.TB) eval.Collection {
 	t.Helper()
-	docs, err := eval.ReadCorpus(filepath.Join(scifactDir, "corpus.jsonl"))
+	c, err := eval.ReadCollection(scifactDir, "train")
 	if err != nil {
-		t.Fatalf("the SciFact corpus is needed at %s (see shared/data/README.md): %v", scifactDir, err)
+		t.Fatalf("the SciFact collection is needed at %s (see shared/data/README.md): %v", scifactDir, err)
 	}
-	qs, err := eval.ReadQueries(filepath.Join(scifactDir, "queries.jsonl"))
-	if err != nil {
-		t.Fatalf("SciFact queries: %v", err)
-	}
-	qrels, err := eval.ReadQrels(filepath.Join(scifactDir, "qrels", "train.tsv"))
-	if err != nil {
-		t.Fatalf("SciFact train qrels: %v", err)
-	}
-	return sciFact{docs, eval.Judged(qs, qrels), qrels}
+	return c
 }
 
 // sciFactLibrary stores docs in a real library in a temp dir, one paper per
@@ -289,16 +275,16 @@ func scoredIDs(s []Scored) []string {
 // others (the full split is measured by papers eval, see BENCHMARKS.md).
 func TestRetrieveSciFactSubset(t *testing.T) {
 	sf := loadSciFact(t)
-	queries := sf.queries[:200]
+	queries := sf.Queries[:200]
 	want := map[string]bool{}
 	for _, q := range queries {
-		for id := range sf.qrels[q.ID] {
+		for id := range sf.Qrels[q.ID] {
 			want[id] = true
 		}
 	}
 	var docs []eval.Doc
 	others := 0
-	for _, d := range sf.docs {
+	for _, d := range sf.Docs {
 		if want[d.ID] || others < 1000 {
 			if !want[d.ID] {
 				others++
@@ -311,7 +297,7 @@ func TestRetrieveSciFactSubset(t *testing.T) {
 	r := &Retriever{Index: lib, Embedder: e}
 	got := map[Mode]eval.Report{}
 	for _, m := range []Mode{BM25, Dense, Hybrid} {
-		rep, err := eval.Run(context.Background(), paperRanking(r, m), queries, sf.qrels, nil)
+		rep, err := eval.Run(context.Background(), paperRanking(r, m), queries, sf.Qrels, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

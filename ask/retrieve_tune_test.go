@@ -35,7 +35,7 @@ func TestTuneFusion(t *testing.T) {
 	type lists struct{ lex, dense []Scored }
 	var all []lists
 	r := &Retriever{Index: lib, Embedder: e}
-	for _, q := range sf.queries {
+	for _, q := range sf.Queries {
 		lex, err := r.lexical(ctx, q.Text, 300, store.Filter{})
 		if err != nil {
 			t.Fatal(err)
@@ -54,7 +54,7 @@ func TestTuneFusion(t *testing.T) {
 			for j, s := range ranked {
 				ids[j], _, _ = store.ParseChunkID(s.ID)
 			}
-			acc.Add(ids, sf.qrels[sf.queries[i].ID], 0)
+			acc.Add(ids, sf.Qrels[sf.Queries[i].ID], 0)
 		}
 		rep := acc.Report()
 		t.Logf("%-40s nDCG@10 %.4f  R@100 %.4f  MRR@10 %.4f", name, rep.NDCG10, rep.Recall100, rep.MRR10)

@@ -3,7 +3,6 @@ package embed
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -15,36 +14,23 @@ import (
 // scifactDir is the SciFact collection shared by the project's tests.
 const scifactDir = "../../shared/data/scifact"
 
-type scifact struct {
-	docs    []eval.Doc
-	queries []eval.Query
-	qrels   eval.Qrels
-}
-
-func loadSciFact(t testing.TB) scifact {
+// loadSciFact reads the SciFact collection with its train judgements.
+func loadSciFact(t testing.TB) eval.Collection {
 	t.Helper()
-	docs, err := eval.ReadCorpus(filepath.Join(scifactDir, "corpus.jsonl"))
+	c, err := eval.ReadCollection(scifactDir, "train")
 	if err != nil {
-		t.Fatalf("the SciFact corpus is needed at %s (see shared/data/README): %v", scifactDir, err)
+		t.Fatalf("the SciFact collection is needed at %s (see shared/data/README.md): %v", scifactDir, err)
 	}
-	qs, err := eval.ReadQueries(filepath.Join(scifactDir, "queries.jsonl"))
-	if err != nil {
-		t.Fatalf("SciFact queries: %v", err)
-	}
-	qrels, err := eval.ReadQrels(filepath.Join(scifactDir, "qrels", "train.tsv"))
-	if err != nil {
-		t.Fatalf("SciFact train qrels: %v", err)
-	}
-	return scifact{docs, eval.Judged(qs, qrels), qrels}
+	return c
 }
 
 // denseNDCG embeds the corpus (title + text, as ingest's first chunk does)
 // and returns the mean nDCG@10 of exact cosine search over queries.
-func denseNDCG(t testing.TB, e Embedder, sf scifact, queries []eval.Query) float64 {
+func denseNDCG(t testing.TB, e Embedder, sf eval.Collection, queries []eval.Query) float64 {
 	t.Helper()
 	ctx := context.Background()
-	texts := make([]string, len(sf.docs))
-	for i, d := range sf.docs {
+	texts := make([]string, len(sf.Docs))
+	for i, d := range sf.Docs {
 		texts[i] = d.Title + "\n\n" + d.Text
 	}
 	vecs, err := e.EmbedDocuments(ctx, texts)
@@ -67,7 +53,7 @@ func denseNDCG(t testing.TB, e Embedder, sf scifact, queries []eval.Query) float
 			for j := range v {
 				s += v[j] * qv[j]
 			}
-			hits[i] = hit{sf.docs[i].ID, s}
+			hits[i] = hit{sf.Docs[i].ID, s}
 		}
 		sort.Slice(hits, func(a, b int) bool {
 			if hits[a].s != hits[b].s {
@@ -79,15 +65,15 @@ func denseNDCG(t testing.TB, e Embedder, sf scifact, queries []eval.Query) float
 		for i := range ids {
 			ids[i] = hits[i].id
 		}
-		sum += eval.NDCG(ids, sf.qrels[q.ID], 10)
+		sum += eval.NDCG(ids, sf.Qrels[q.ID], 10)
 	}
 	return sum / float64(len(queries))
 }
 
 func TestLocalSciFactQuality(t *testing.T) {
 	sf := loadSciFact(t)
-	got := denseNDCG(t, NewLocal(), sf, sf.queries)
-	t.Logf("local embedder alone, SciFact train (%d queries): nDCG@10 = %.4f", len(sf.queries), got)
+	got := denseNDCG(t, NewLocal(), sf, sf.Queries)
+	t.Logf("local embedder alone, SciFact train (%d queries): nDCG@10 = %.4f", len(sf.Queries), got)
 	// Measured 0.5432 when the defaults were chosen (TestLocalTune).
 	if got < 0.54 {
 		t.Errorf("nDCG@10 = %.4f, want >= 0.54", got)
@@ -107,7 +93,7 @@ func TestLocalTune(t *testing.T) {
 		{dim: 1536, wordWeight: 1, charWeight: 1, minN: 3, maxN: 5},
 		{dim: 768, wordWeight: 1, bigrWeight: 0.3, charWeight: 1, minN: 3, maxN: 5},
 	} {
-		t.Logf("%+v: %.4f", c, denseNDCG(t, &Local{cfg: c}, sf, sf.queries))
+		t.Logf("%+v: %.4f", c, denseNDCG(t, &Local{cfg: c}, sf, sf.Queries))
 	}
 }
 

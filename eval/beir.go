@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,4 +119,30 @@ func (q Qrels) IDs() []string {
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// Collection is a BEIR test collection read whole: the corpus, the queries
+// that have judgements in one split, and those judgements.
+type Collection struct {
+	Docs    []Doc
+	Queries []Query
+	Qrels   Qrels
+}
+
+// ReadCollection reads dir/corpus.jsonl, dir/queries.jsonl and
+// dir/qrels/SPLIT.tsv (the BEIR layout, e.g. split "train" or "test").
+func ReadCollection(dir, split string) (Collection, error) {
+	docs, err := ReadCorpus(filepath.Join(dir, "corpus.jsonl"))
+	if err != nil {
+		return Collection{}, err
+	}
+	qs, err := ReadQueries(filepath.Join(dir, "queries.jsonl"))
+	if err != nil {
+		return Collection{}, err
+	}
+	qrels, err := ReadQrels(filepath.Join(dir, "qrels", split+".tsv"))
+	if err != nil {
+		return Collection{}, err
+	}
+	return Collection{Docs: docs, Queries: Judged(qs, qrels), Qrels: qrels}, nil
 }
