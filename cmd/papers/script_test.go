@@ -23,11 +23,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("DATA", data)
-			env.Setenv("PAPERS_HOME", filepath.Join(env.WorkDir, "lib"))
-			env.Setenv("PAPERS_ARXIV_DELAY", "0")
-			env.Setenv("PAPERS_ARXIV_API_URL", "http://127.0.0.1:1/api/query") // nothing listens: no real arXiv in tests
-			env.Setenv("PAPERS_ARXIV_PDF_URL", "http://127.0.0.1:1/pdf/")
+			scriptEnv(env, data)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -41,6 +37,20 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// scriptEnv is the environment every script starts with: $DATA, a
+// library in the work dir, and arXiv and model servers that are nowhere
+// (a script starts its fakes when it needs them), so no test reaches out.
+func scriptEnv(env *testscript.Env, data string) {
+	env.Setenv("DATA", data)
+	env.Setenv("PAPERS_HOME", filepath.Join(env.WorkDir, "lib"))
+	env.Setenv("PAPERS_ARXIV_DELAY", "0")
+	env.Setenv("PAPERS_ARXIV_API_URL", "http://127.0.0.1:1/api/query")
+	env.Setenv("PAPERS_ARXIV_PDF_URL", "http://127.0.0.1:1/pdf/")
+	env.Setenv("OPENAI_API_KEY", "")
+	env.Setenv("OPENAI_BASE_URL", "")
+	env.Setenv("PAPERS_LLM", "")
 }
 
 // fakeArxiv starts a fake arXiv for the rest of the script and points

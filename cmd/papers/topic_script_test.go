@@ -28,12 +28,7 @@ func TestTopicScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "topics"),
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("DATA", data)
-			env.Setenv("PAPERS_HOME", filepath.Join(env.WorkDir, "lib"))
-			env.Setenv("PAPERS_ARXIV_DELAY", "0")
-			env.Setenv("PAPERS_ARXIV_API_URL", "http://127.0.0.1:1/api/query") // nothing listens: no real arXiv in tests
-			env.Setenv("PAPERS_ARXIV_PDF_URL", "http://127.0.0.1:1/pdf/")
-			env.Setenv("OPENAI_API_KEY", "")
+			scriptEnv(env, data)
 			env.Values["feed"] = &topicFeed{}
 			return nil
 		},
