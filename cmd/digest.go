@@ -72,15 +72,11 @@ Run papers update first to fetch the newest papers.`,
 					return askError(err)
 				}
 			}
-			lib, err := openExisting(ctx, g)
+			lib, tp, err := openTopic(ctx, g, args[0])
 			if err != nil {
 				return err
 			}
 			defer lib.Close()
-			tp, err := getTopic(ctx, lib, args[0])
-			if err != nil {
-				return err
-			}
 			d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: since, Rank: o.rank, LLM: llm, Max: o.max})
 			if err != nil {
 				return askError(err)

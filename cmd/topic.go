@@ -174,15 +174,11 @@ func newTopicShowCmd(g *globalOptions) *cobra.Command {
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			lib, err := openExisting(ctx, g)
+			lib, tp, err := openTopic(ctx, g, args[0])
 			if err != nil {
 				return err
 			}
 			defer lib.Close()
-			tp, err := getTopic(ctx, lib, args[0])
-			if err != nil {
-				return err
-			}
 			m, err := topic.MomentumOffline(ctx, lib, tp, time.Now())
 			if err != nil {
 				return err
@@ -239,15 +235,11 @@ func newTopicRmCmd(g *globalOptions) *cobra.Command {
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
-			lib, err := openExisting(ctx, g)
+			lib, tp, err := openTopic(ctx, g, args[0])
 			if err != nil {
 				return err
 			}
 			defer lib.Close()
-			tp, err := getTopic(ctx, lib, args[0])
-			if err != nil {
-				return err
-			}
 			purged, err := lib.RemoveTopic(ctx, tp.Name, purge)
 			if err != nil {
 				return err
@@ -279,6 +271,21 @@ func getTopic(ctx context.Context, lib *store.Library, name string) (store.Topic
 		return tp, withHint(fmt.Errorf("no topic %q", name), "the topics are: %s (papers topic list)", strings.Join(names, ", "))
 	}
 	return tp, err
+}
+
+// openTopic opens the library and finds the named topic in it; on error
+// nothing is left open.
+func openTopic(ctx context.Context, g *globalOptions, name string) (*store.Library, store.Topic, error) {
+	lib, err := openExisting(ctx, g)
+	if err != nil {
+		return nil, store.Topic{}, err
+	}
+	tp, err := getTopic(ctx, lib, name)
+	if err != nil {
+		lib.Close()
+		return nil, store.Topic{}, err
+	}
+	return lib, tp, nil
 }
 
 // selectTopics returns the named topics, or every followed topic when no
