@@ -191,7 +191,7 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 	}
 	if len(total.Added)+len(total.Updated) > 0 && ctx.Err() == nil {
 		// pay the vector index rebuild now, not in the next search
-		if err := lib.RefreshVectors(ctx); err != nil && ctx.Err() == nil {
+		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
 			prog.logf("could not refresh the vector index (the next search rebuilds it): %v", err)
 		}
 	}

@@ -101,7 +101,7 @@ func BenchmarkOpenList(b *testing.B) {
 }
 
 // Open + first SearchVectors + Close: the in-process part of a cold
-// `papers search`. "sidecar" is the usual case (vectors.f32 is current);
+// `papers search`. "sidecar" is the usual case (index.bin is current);
 // "rebuild" deletes it first, so the vectors come from SQLite and the sidecar
 // is rewritten (the first search after an ingest).
 func BenchmarkSearchVectorsCold(b *testing.B) {

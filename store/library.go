@@ -50,9 +50,9 @@ type Library struct {
 	dir string
 	db  *sql.DB
 
-	mu      sync.Mutex  // guards idx and retired
-	idx     *vecIndex   // dense index, loaded by the first SearchVectors
-	retired []*vecIndex // replaced indexes whose mappings are released at Close
+	mu      sync.Mutex     // guards idx and retired
+	idx     *searchIndex   // loaded by the first search
+	retired []*searchIndex // replaced indexes whose mappings are released at Close
 }
 
 // Manifest describes how the library's contents were made.

@@ -4,78 +4,71 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
-	"unicode"
+	"path/filepath"
+	"sync"
+
+	"github.com/papers-cli/papers/store/fts"
 )
 
-// SearchText ranks chunks by SQLite FTS5's BM25 over the chunk text and the
-// paper title (indexed with every chunk of the paper; porter stemming,
-// unicode61 folding), among the papers f selects (f.Limit is ignored). The
-// query is free text: its words are ORed, FTS5 syntax is not interpreted.
+// SearchText ranks chunks by BM25 over the chunk text and the paper title
+// (indexed with every chunk of the paper), among the papers f selects
+// (f.Limit is ignored). The query is free text: its distinct words are
+// ORed, with no operators. Tokens, stems and scores are those of an SQLite
+// FTS5 table with the porter tokenizer over unicode61 and its bm25() (see
+// package fts), computed over the search index that SearchVectors uses too.
 // Hits come best first with Score = -bm25 (higher is better), ties by
-// (paper id, seq) (at the k-th place, by insertion order); at most k. A
-// query with no words returns no hits.
+// (paper id, seq); at most k. A query with no words returns no hits.
 //
-// FTS5 scores every matching chunk, so the cost grows with the number of
-// matches: a query whose words occur in nearly every chunk costs about a
-// second at 100k chunks (see BENCHMARKS.md).
+// The cost is a few nanoseconds per posting of the query's terms plus a
+// pass over one score per chunk: about a millisecond at 100k chunks.
 func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter) ([]Hit, error) {
-	match := ftsQuery(query)
-	if match == "" || k <= 0 {
+	terms := fts.QueryTerms(query)
+	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
-	// Rank inside the FTS table first and join the chunks of the k best
-	// only: joining every match before the LIMIT costs a row lookup per match.
-	sub := `SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?`
-	all := []any{match}
-	if !f.empty() {
-		cond, args := f.where("p.")
-		sub += ` AND rowid IN (SELECT c.id FROM chunks c JOIN papers p ON p.id = c.paper_id WHERE ` + cond + `)`
-		all = append(all, args...)
-	}
-	sub += ` ORDER BY s, rowid LIMIT ?`
-	all = append(all, k)
-	q := `SELECT c.paper_id, c.seq, f.s FROM (` + sub + `) f JOIN chunks c ON c.id = f.rowid
-		ORDER BY f.s, c.paper_id, c.seq`
-	rows, err := l.db.QueryContext(ctx, q, all...)
+	idx, err := l.searchIndex(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("search text %q: %w", query, wrapBusy(err))
+		return nil, fmt.Errorf("search text: %w", err)
 	}
-	defer rows.Close()
-	var hits []Hit
-	for rows.Next() {
-		var h Hit
-		var s float64
-		if err := rows.Scan(&h.PaperID, &h.Seq, &s); err != nil {
-			return nil, fmt.Errorf("search text %q: %w", query, err)
+	var allowed []bool
+	if !f.empty() {
+		if allowed, err = l.allowedPapers(ctx, &idx.chunkTable, f); err != nil {
+			return nil, fmt.Errorf("search text: %w", err)
 		}
-		h.ChunkID = ChunkID(h.PaperID, h.Seq)
-		h.Score = float32(-s)
-		hits = append(hits, h)
+		if allowed == nil {
+			return nil, nil
+		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search text %q: %w", query, err)
+	acc := scores.get(idx.len())
+	defer scores.put(acc)
+	if err := idx.text.Score(terms, acc); err != nil {
+		return nil, fmt.Errorf("search text: %w (delete %s to rebuild it)", err, filepath.Join(l.dir, SidecarName))
 	}
-	return hits, nil
+	top := topK{x: &idx.chunkTable, h: make([]scored, 0, min(k, 1024))}
+	for i, s := range acc {
+		if s > 0 && (allowed == nil || allowed[idx.paperOf[i]]) {
+			top.offer(scored{float32(s), int32(i)}, k)
+		}
+	}
+	return idx.hits(top.h, k), nil
 }
 
-// ftsQuery turns free text into an FTS5 query that ORs its words, each
-// quoted so that FTS5 operators and punctuation in the text mean nothing.
-func ftsQuery(s string) string {
-	words := strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	seen := map[string]bool{}
-	var terms []string
-	for _, w := range words {
-		w = strings.ToLower(w)
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		terms = append(terms, `"`+w+`"`)
+// scores recycles the per-chunk score arrays of text searches (800 KB at
+// 100k chunks), which are handed out zeroed.
+var scores scorePool
+
+type scorePool struct{ p sync.Pool }
+
+func (sp *scorePool) get(n int) []float64 {
+	if v, ok := sp.p.Get().(*[]float64); ok && len(*v) == n {
+		return *v
 	}
-	return strings.Join(terms, " OR ")
+	return make([]float64, n)
+}
+
+func (sp *scorePool) put(acc []float64) {
+	clear(acc)
+	sp.p.Put(&acc)
 }
 
 // ForEachChunk calls fn for every chunk of the library in (paper id, seq)

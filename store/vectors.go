@@ -3,25 +3,11 @@ package store
 import (
 	"container/heap"
 	"context"
-	"database/sql"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"hash/crc32"
-	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
-	"time"
-	"unsafe"
 )
-
-// SidecarName is the vector cache file in the library directory. It may be
-// deleted at any time; the next search rebuilds it from the database.
-const SidecarName = "vectors.f32"
 
 // Hit is one dense or lexical search result.
 type Hit struct {
@@ -30,23 +16,6 @@ type Hit struct {
 	Seq     int     `json:"seq"`
 	Score   float32 `json:"score"` // cosine similarity (dense) or -bm25 (text); higher is better
 }
-
-// vecIndex is every vector of the library in one contiguous slice, in the
-// order of chunk ordinal i: vecs[i*dims:(i+1)*dims] belongs to chunk
-// (papers[paperOf[i]], seqs[i]). papers is sorted, so comparing paper
-// indexes compares paper ids.
-type vecIndex struct {
-	libraryID string
-	gen       int64
-	dims      int
-	papers    []string
-	paperOf   []uint32
-	seqs      []uint32
-	vecs      []float32
-	unmap     func() error // releases the mapped sidecar; nil when on the heap
-}
-
-func (x *vecIndex) len() int { return len(x.seqs) }
 
 // SearchVectors returns the k chunks whose vectors are most similar (dot
 // product; cosine, as stored vectors are normalised and q is normalised
@@ -60,7 +29,7 @@ func (x *vecIndex) len() int { return len(x.seqs) }
 // the allowed papers with one SQL query, then the scan skips the others, so a
 // filter never returns fewer than k hits while k matching chunks exist.
 func (l *Library) SearchVectors(ctx context.Context, q []float32, k int, f Filter) ([]Hit, error) {
-	idx, err := l.vectorIndex(ctx)
+	idx, err := l.searchIndex(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
@@ -72,7 +41,7 @@ func (l *Library) SearchVectors(ctx context.Context, q []float32, k int, f Filte
 	}
 	var allowed []bool
 	if !f.empty() {
-		if allowed, err = l.allowedPapers(ctx, idx, f); err != nil {
+		if allowed, err = l.allowedPapers(ctx, &idx.chunkTable, f); err != nil {
 			return nil, fmt.Errorf("search vectors: %w", err)
 		}
 		if allowed == nil {
@@ -84,7 +53,7 @@ func (l *Library) SearchVectors(ctx context.Context, q []float32, k int, f Filte
 
 // allowedPapers returns a mask over idx.papers of the papers f selects, or
 // nil when it selects none.
-func (l *Library) allowedPapers(ctx context.Context, idx *vecIndex, f Filter) ([]bool, error) {
+func (l *Library) allowedPapers(ctx context.Context, idx *chunkTable, f Filter) ([]bool, error) {
 	cond, args := f.where("")
 	rows, err := l.db.QueryContext(ctx, "SELECT id FROM papers WHERE "+cond, args...)
 	if err != nil {
@@ -114,12 +83,12 @@ type scored struct {
 
 // topK is a min-heap of the best hits so far: its root is the worst kept.
 type topK struct {
-	x *vecIndex
+	x *chunkTable
 	h []scored
 }
 
 // better orders hits: higher score first, then paper id, then seq.
-func (x *vecIndex) better(a, b scored) bool {
+func (x *chunkTable) better(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
@@ -149,7 +118,7 @@ func (t *topK) offer(s scored, k int) {
 
 // search scans all (allowed) vectors with one goroutine per CPU, each
 // keeping its own top k, then merges them.
-func (x *vecIndex) search(ctx context.Context, q []float32, k int, allowed []bool) ([]Hit, error) {
+func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed []bool) ([]Hit, error) {
 	n := x.len()
 	k = min(k, n)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/2048))
@@ -158,7 +127,7 @@ func (x *vecIndex) search(ctx context.Context, q []float32, k int, allowed []boo
 	for w := range workers {
 		lo, hi := n*w/workers, n*(w+1)/workers
 		t := &parts[w]
-		t.x = x
+		t.x = &x.chunkTable
 		t.h = make([]scored, 0, k)
 		wg.Add(1)
 		go func() {
@@ -184,7 +153,12 @@ func (x *vecIndex) search(ctx context.Context, q []float32, k int, allowed []boo
 	for _, p := range parts {
 		all = append(all, p.h...)
 	}
-	slices.SortFunc(all, func(a, b scored) int {
+	return x.hits(all, k), nil
+}
+
+// hits returns the best k of candidates as hits, best first.
+func (x *chunkTable) hits(candidates []scored, k int) []Hit {
+	slices.SortFunc(candidates, func(a, b scored) int {
 		if x.better(a, b) {
 			return -1
 		}
@@ -193,13 +167,13 @@ func (x *vecIndex) search(ctx context.Context, q []float32, k int, allowed []boo
 		}
 		return 0
 	})
-	all = all[:min(k, len(all))]
-	hits := make([]Hit, len(all))
-	for i, s := range all {
+	candidates = candidates[:min(k, len(candidates))]
+	hits := make([]Hit, len(candidates))
+	for i, s := range candidates {
 		pid, seq := x.papers[x.paperOf[s.i]], int(x.seqs[s.i])
 		hits[i] = Hit{ChunkID: ChunkID(pid, seq), PaperID: pid, Seq: seq, Score: s.score}
 	}
-	return hits, nil
+	return hits
 }
 
 // dot is the dot product of two equally long vectors; on amd64 with AVX2
@@ -227,311 +201,4 @@ func dotGo(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-}
-
-// RefreshVectors brings the vector index and its sidecar file up to date
-// with the library now, so that the next search (in this or another
-// process) does not pay for it. Ingest calls it after its last Put: at 100k
-// chunks rebuilding from the database takes about a second of CPU, mapping a
-// current sidecar a few milliseconds.
-func (l *Library) RefreshVectors(ctx context.Context) error {
-	if _, err := l.vectorIndex(ctx); err != nil {
-		return fmt.Errorf("refresh vectors: %w", err)
-	}
-	return nil
-}
-
-// vectorIndex returns the in-memory index, loading it if there is none or
-// the library changed since it was loaded (another Put, here or in another
-// process). The check costs one indexed read of the manifest.
-func (l *Library) vectorIndex(ctx context.Context) (*vecIndex, error) {
-	m, err := readManifest(ctx, l.db)
-	if err != nil {
-		return nil, err
-	}
-	libID := m[keyLibraryID]
-	gen, _ := strconv.ParseInt(m[keyVectorsGen], 10, 64)
-	dims, _ := strconv.Atoi(m[keyDimensions])
-
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if x := l.idx; x != nil && x.gen == gen && x.libraryID == libID && x.dims == dims {
-		return x, nil
-	}
-	if l.idx != nil {
-		// Searches in flight may still scan the old index: unmap it at Close.
-		l.retired = append(l.retired, l.idx)
-		l.idx = nil
-	}
-	path := filepath.Join(l.dir, SidecarName)
-	if x, unmap, err := readSidecar(path); err == nil {
-		x.unmap = unmap
-		if x.gen == gen && x.libraryID == libID && x.dims == dims {
-			l.idx = x
-			return x, nil
-		}
-		unmap()
-	}
-	x, err := l.loadVectors(ctx)
-	if err != nil {
-		return nil, err
-	}
-	// Best effort: a library on a read-only medium still searches, only
-	// slower at each start.
-	_ = writeSidecar(path, x)
-	l.idx = x
-	return x, nil
-}
-
-// loadVectors reads every vector from the database in one snapshot.
-func (l *Library) loadVectors(ctx context.Context) (*vecIndex, error) {
-	x := &vecIndex{}
-	err := l.read(ctx, func(tx *sql.Tx) error {
-		m, err := readManifest(ctx, tx)
-		if err != nil {
-			return err
-		}
-		x.libraryID = m[keyLibraryID]
-		x.gen, _ = strconv.ParseInt(m[keyVectorsGen], 10, 64)
-		x.dims, _ = strconv.Atoi(m[keyDimensions])
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT coalesce(sum(chunks), 0) FROM papers").Scan(&n); err != nil {
-			return err
-		}
-		rows, err := tx.QueryContext(ctx, "SELECT id FROM papers WHERE chunks > 0 ORDER BY id")
-		if err != nil {
-			return err
-		}
-		pos := map[string]uint32{}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			pos[id] = uint32(len(x.papers))
-			x.papers = append(x.papers, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		x.paperOf = make([]uint32, 0, n)
-		x.seqs = make([]uint32, 0, n)
-		x.vecs = make([]float32, 0, n*x.dims)
-		// rowid order: sequential reads of the table.
-		rows, err = tx.QueryContext(ctx, "SELECT paper_id, seq, vector FROM chunks")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var pid string
-		var seq int
-		var blob sql.RawBytes
-		for rows.Next() {
-			if err := rows.Scan(&pid, &seq, &blob); err != nil {
-				return err
-			}
-			if len(blob) != 4*x.dims {
-				return fmt.Errorf("chunk %s has a vector of %d bytes, want %d", ChunkID(pid, seq), len(blob), 4*x.dims)
-			}
-			p, ok := pos[pid]
-			if !ok {
-				return fmt.Errorf("chunk %s of a paper with no chunks counted", ChunkID(pid, seq))
-			}
-			x.paperOf = append(x.paperOf, p)
-			x.seqs = append(x.seqs, uint32(seq))
-			x.vecs = append(x.vecs, f32s(blob, x.dims)...)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("load vectors: %w", err)
-	}
-	return x, nil
-}
-
-// Sidecar layout, little-endian:
-//
-//	magic "PAPVEC01" | crc32c of the bytes from the end of the header to the
-//	start of the vectors (u32) |
-//	dims u32 | gen i64 | papers u32 | chunks u32 | library id (32 bytes hex)
-//	| papers x (len u32, bytes) | zero padding to 4 bytes
-//	| paperOf [chunks]u32 | seqs [chunks]u32 | vectors [chunks*dims]f32
-//
-// It is written to a temporary file, fsynced and renamed into place; the
-// length, the header (library id, generation, dimensions) and a CRC of the
-// ids are checked when it is mapped, and any mismatch rebuilds it from the
-// database.
-const sidecarMagic = "PAPVEC01"
-
-const sidecarHeader = 8 + 4 + 4 + 8 + 4 + 4 + 32
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-var littleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
-
-func writeSidecar(path string, x *vecIndex) error {
-	if len(x.libraryID) != 32 {
-		return errors.New("library id is not 32 hex digits")
-	}
-	size := sidecarHeader
-	for _, p := range x.papers {
-		size += 4 + len(p)
-	}
-	size = (size + 3) &^ 3
-	size += 8*x.len() + 4*len(x.vecs)
-	b := make([]byte, size)
-	copy(b, sidecarMagic)
-	binary.LittleEndian.PutUint32(b[12:], uint32(x.dims))
-	binary.LittleEndian.PutUint64(b[16:], uint64(x.gen))
-	binary.LittleEndian.PutUint32(b[24:], uint32(len(x.papers)))
-	binary.LittleEndian.PutUint32(b[28:], uint32(x.len()))
-	copy(b[32:], x.libraryID)
-	o := sidecarHeader
-	for _, p := range x.papers {
-		binary.LittleEndian.PutUint32(b[o:], uint32(len(p)))
-		o += 4 + copy(b[o+4:], p)
-	}
-	o = (o + 3) &^ 3
-	for _, v := range x.paperOf {
-		binary.LittleEndian.PutUint32(b[o:], v)
-		o += 4
-	}
-	for _, v := range x.seqs {
-		binary.LittleEndian.PutUint32(b[o:], v)
-		o += 4
-	}
-	for _, f := range x.vecs {
-		binary.LittleEndian.PutUint32(b[o:], math.Float32bits(f))
-		o += 4
-	}
-	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[sidecarHeader:o-4*len(x.vecs)], castagnoli))
-
-	removeStaleTemps(path)
-	tmp, err := os.CreateTemp(filepath.Dir(path), SidecarName+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	// The vectors are not checksummed (that would cost a pass over 150 MB
-	// at every start): instead the file is durable before it is renamed
-	// into place, so a crash leaves the old sidecar or the complete new one.
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-var errBadSidecar = errors.New("vector sidecar is torn or not ours")
-
-// readSidecar maps the sidecar and checks it; the caller owns the returned
-// unmap function (nil on error).
-func readSidecar(path string) (x *vecIndex, unmap func() error, err error) {
-	b, unmap, err := mapFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	x, err = parseSidecar(b)
-	if err != nil {
-		unmap()
-		return nil, nil, err
-	}
-	return x, unmap, nil
-}
-
-func parseSidecar(b []byte) (*vecIndex, error) {
-	if len(b) < sidecarHeader || string(b[:8]) != sidecarMagic {
-		return nil, errBadSidecar
-	}
-	x := &vecIndex{
-		dims:      int(binary.LittleEndian.Uint32(b[12:])),
-		gen:       int64(binary.LittleEndian.Uint64(b[16:])),
-		libraryID: string(b[32:64]),
-	}
-	np := int(binary.LittleEndian.Uint32(b[24:]))
-	n := int(binary.LittleEndian.Uint32(b[28:]))
-	o := sidecarHeader
-	x.papers = make([]string, np)
-	for i := range x.papers {
-		if o+4 > len(b) {
-			return nil, errBadSidecar
-		}
-		l := int(binary.LittleEndian.Uint32(b[o:]))
-		o += 4
-		if o+l > len(b) {
-			return nil, errBadSidecar
-		}
-		x.papers[i] = string(b[o : o+l])
-		o += l
-	}
-	o = (o + 3) &^ 3
-	if len(b)-o != 8*n+4*n*x.dims {
-		return nil, errBadSidecar
-	}
-	if crc32.Checksum(b[sidecarHeader:o+8*n], castagnoli) != binary.LittleEndian.Uint32(b[8:]) {
-		return nil, errBadSidecar
-	}
-	x.paperOf = u32s(b[o:o+4*n], n)
-	x.seqs = u32s(b[o+4*n:o+8*n], n)
-	x.vecs = f32s(b[o+8*n:], n*x.dims)
-	for _, p := range x.paperOf {
-		if int(p) >= np {
-			return nil, errBadSidecar
-		}
-	}
-	return x, nil
-}
-
-// u32s and f32s view little-endian bytes as numbers without copying when the
-// machine is little-endian and the bytes are aligned (os.ReadFile's buffer
-// is; the offsets are multiples of 4), and decode them otherwise.
-func u32s(b []byte, n int) []uint32 {
-	if n == 0 {
-		return nil
-	}
-	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
-	}
-	out := make([]uint32, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
-}
-
-func f32s(b []byte, n int) []float32 {
-	if n == 0 {
-		return nil
-	}
-	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
-	}
-	out := make([]float32, n)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-// removeStaleTemps deletes temporary sidecars left by a process killed while
-// writing one. Recent ones may belong to a process writing right now.
-func removeStaleTemps(path string) {
-	old, _ := filepath.Glob(path + ".tmp*")
-	for _, f := range old {
-		if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > time.Minute {
-			os.Remove(f)
-		}
-	}
 }

@@ -49,7 +49,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		if err := lib.RefreshVectors(ctx); err != nil {
+		if err := lib.Refresh(ctx); err != nil {
 			fail(err)
 		}
 		lib.Close()

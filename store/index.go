@@ -1,0 +1,418 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/papers-cli/papers/store/fts"
+)
+
+// SidecarName is the search index cache in the library directory: every
+// chunk's vector and the full-text index. It may be deleted at any time;
+// the next search rebuilds it from the database.
+const SidecarName = "index.bin"
+
+// legacySidecar is the vectors-only cache of earlier versions, deleted when
+// the new one is written.
+const legacySidecar = "vectors.f32"
+
+// chunkTable numbers the chunks of the library: chunk ordinal i is chunk
+// (papers[paperOf[i]], seqs[i]). papers is sorted, so comparing paper
+// indexes compares paper ids.
+type chunkTable struct {
+	papers  []string
+	paperOf []uint32
+	seqs    []uint32
+}
+
+func (x *chunkTable) len() int { return len(x.seqs) }
+
+// searchIndex is everything searches need in memory, for one generation of
+// the library: the chunk table, every vector in one contiguous slice
+// (chunk i at vecs[i*dims:(i+1)*dims]) and the full-text index (document i
+// is chunk i: its paper's title and its text).
+type searchIndex struct {
+	libraryID string
+	gen       int64
+	dims      int
+	chunkTable
+	vecs  []float32
+	text  *fts.Index
+	unmap func() error // releases the mapped sidecar; nil when on the heap
+}
+
+// Refresh brings the search index and its sidecar file up to date with the
+// library now, so that the next search (in this or another process) does
+// not pay for it. Ingest calls it after its last Put: at 100k chunks
+// rebuilding from the database takes a few seconds of CPU, mapping a
+// current sidecar a few milliseconds.
+func (l *Library) Refresh(ctx context.Context) error {
+	if _, err := l.searchIndex(ctx); err != nil {
+		return fmt.Errorf("refresh the search index: %w", err)
+	}
+	return nil
+}
+
+// searchIndex returns the in-memory index, loading it if there is none or
+// the library changed since it was loaded (another Put, here or in another
+// process). The check costs one indexed read of the manifest.
+func (l *Library) searchIndex(ctx context.Context) (*searchIndex, error) {
+	m, err := readManifest(ctx, l.db)
+	if err != nil {
+		return nil, err
+	}
+	libID := m[keyLibraryID]
+	gen, _ := strconv.ParseInt(m[keyVectorsGen], 10, 64)
+	dims, _ := strconv.Atoi(m[keyDimensions])
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if x := l.idx; x != nil && x.gen == gen && x.libraryID == libID && x.dims == dims {
+		return x, nil
+	}
+	if l.idx != nil {
+		// Searches in flight may still use the old index: unmap it at Close.
+		l.retired = append(l.retired, l.idx)
+		l.idx = nil
+	}
+	path := filepath.Join(l.dir, SidecarName)
+	if x, unmap, err := readSidecar(path); err == nil {
+		x.unmap = unmap
+		if x.gen == gen && x.libraryID == libID && x.dims == dims {
+			l.idx = x
+			return x, nil
+		}
+		unmap()
+	}
+	x, err := l.loadIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Best effort: a library on a read-only medium still searches, only
+	// slower at each start.
+	if err := writeSidecar(path, x); err == nil {
+		os.Remove(filepath.Join(l.dir, legacySidecar))
+	}
+	l.idx = x
+	return x, nil
+}
+
+// loadIndex builds the index from the database, in one snapshot. The full
+// text is tokenized on a second goroutine while rows are read.
+func (l *Library) loadIndex(ctx context.Context) (*searchIndex, error) {
+	x := &searchIndex{}
+	type doc struct {
+		paper uint32
+		text  string
+	}
+	batches := make(chan []doc, 4)
+	text := fts.NewBuilder()
+	var titles []string
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		for b := range batches {
+			for _, d := range b {
+				text.Add(titles[d.paper], d.text)
+			}
+		}
+	}()
+	err := l.read(ctx, func(tx *sql.Tx) error {
+		defer close(batches)
+		m, err := readManifest(ctx, tx)
+		if err != nil {
+			return err
+		}
+		x.libraryID = m[keyLibraryID]
+		x.gen, _ = strconv.ParseInt(m[keyVectorsGen], 10, 64)
+		x.dims, _ = strconv.Atoi(m[keyDimensions])
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT coalesce(sum(chunks), 0) FROM papers").Scan(&n); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT id, title FROM papers WHERE chunks > 0 ORDER BY id")
+		if err != nil {
+			return err
+		}
+		pos := map[string]uint32{}
+		for rows.Next() {
+			var id, title string
+			if err := rows.Scan(&id, &title); err != nil {
+				rows.Close()
+				return err
+			}
+			pos[id] = uint32(len(x.papers))
+			x.papers = append(x.papers, id)
+			titles = append(titles, title)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		x.paperOf = make([]uint32, 0, n)
+		x.seqs = make([]uint32, 0, n)
+		x.vecs = make([]float32, 0, n*x.dims)
+		// rowid order: sequential reads of the table, and a paper's chunks
+		// together (they are inserted in one transaction).
+		rows, err = tx.QueryContext(ctx, "SELECT paper_id, seq, vector, text FROM chunks")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var pid string
+		var seq int
+		var blob sql.RawBytes
+		var body string
+		batch := make([]doc, 0, 256)
+		for rows.Next() {
+			if err := rows.Scan(&pid, &seq, &blob, &body); err != nil {
+				return err
+			}
+			if len(blob) != 4*x.dims {
+				return fmt.Errorf("chunk %s has a vector of %d bytes, want %d", ChunkID(pid, seq), len(blob), 4*x.dims)
+			}
+			p, ok := pos[pid]
+			if !ok {
+				return fmt.Errorf("chunk %s of a paper with no chunks counted", ChunkID(pid, seq))
+			}
+			x.paperOf = append(x.paperOf, p)
+			x.seqs = append(x.seqs, uint32(seq))
+			x.vecs = append(x.vecs, f32s(blob, x.dims)...)
+			if batch = append(batch, doc{p, body}); len(batch) == cap(batch) {
+				batches <- batch
+				batch = make([]doc, 0, 256)
+			}
+		}
+		batches <- batch
+		return rows.Err()
+	})
+	<-built
+	if err != nil {
+		return nil, fmt.Errorf("load the search index: %w", err)
+	}
+	if x.text, err = fts.Parse(text.AppendBinary(nil)); err != nil {
+		return nil, fmt.Errorf("load the search index: %w", err)
+	}
+	return x, nil
+}
+
+// Sidecar layout, little-endian:
+//
+//	magic "PAPIDX01" | crc32c of the bytes from the end of the header to the
+//	start of the vectors (u32) |
+//	dims u32 | gen i64 | papers u32 | chunks u32 | library id (32 bytes hex)
+//	| papers x (len u32, bytes) | zero padding to 4 bytes
+//	| paperOf [chunks]u32 | seqs [chunks]u32 | vectors [chunks*dims]f32
+//	| the full-text index (fts.Builder.AppendBinary), to the end
+//
+// It is written to a temporary file, fsynced and renamed into place; the
+// length, the header (library id, generation, dimensions), a CRC of the ids
+// and the full-text index's offsets are checked when it is mapped, and any
+// mismatch rebuilds it from the database.
+const sidecarMagic = "PAPIDX01"
+
+const sidecarHeader = 8 + 4 + 4 + 8 + 4 + 4 + 32
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+func writeSidecar(path string, x *searchIndex) error {
+	if len(x.libraryID) != 32 {
+		return errors.New("library id is not 32 hex digits")
+	}
+	size := sidecarHeader
+	for _, p := range x.papers {
+		size += 4 + len(p)
+	}
+	size = (size + 3) &^ 3
+	size += 8 * x.len()
+	b := make([]byte, size)
+	copy(b, sidecarMagic)
+	binary.LittleEndian.PutUint32(b[12:], uint32(x.dims))
+	binary.LittleEndian.PutUint64(b[16:], uint64(x.gen))
+	binary.LittleEndian.PutUint32(b[24:], uint32(len(x.papers)))
+	binary.LittleEndian.PutUint32(b[28:], uint32(x.len()))
+	copy(b[32:], x.libraryID)
+	o := sidecarHeader
+	for _, p := range x.papers {
+		binary.LittleEndian.PutUint32(b[o:], uint32(len(p)))
+		o += 4 + copy(b[o+4:], p)
+	}
+	o = (o + 3) &^ 3
+	for _, v := range x.paperOf {
+		binary.LittleEndian.PutUint32(b[o:], v)
+		o += 4
+	}
+	for _, v := range x.seqs {
+		binary.LittleEndian.PutUint32(b[o:], v)
+		o += 4
+	}
+	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[sidecarHeader:o], castagnoli))
+
+	removeStaleTemps(path)
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	_, err = tmp.Write(b)
+	if err == nil {
+		_, err = tmp.Write(vectorBytes(x.vecs))
+	}
+	if err == nil {
+		_, err = tmp.Write(x.text.Encoding())
+	}
+	// The vectors and postings are not checksummed (that would cost a pass
+	// over hundreds of MB at every start): instead the file is durable
+	// before it is renamed into place, so a crash leaves the old sidecar or
+	// the complete new one.
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// vectorBytes is vecs little-endian: a view on little-endian machines, a
+// copy elsewhere.
+func vectorBytes(vecs []float32) []byte {
+	if len(vecs) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&vecs[0])), 4*len(vecs))
+	}
+	b := make([]byte, 4*len(vecs))
+	for i, f := range vecs {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+var errBadSidecar = errors.New("search index sidecar is torn or not ours")
+
+// readSidecar maps the sidecar and checks it; the caller owns the returned
+// unmap function (nil on error).
+func readSidecar(path string) (x *searchIndex, unmap func() error, err error) {
+	b, unmap, err := mapFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err = parseSidecar(b)
+	if err != nil {
+		unmap()
+		return nil, nil, err
+	}
+	return x, unmap, nil
+}
+
+func parseSidecar(b []byte) (*searchIndex, error) {
+	if len(b) < sidecarHeader || string(b[:8]) != sidecarMagic {
+		return nil, errBadSidecar
+	}
+	x := &searchIndex{
+		dims:      int(binary.LittleEndian.Uint32(b[12:])),
+		gen:       int64(binary.LittleEndian.Uint64(b[16:])),
+		libraryID: string(b[32:64]),
+	}
+	np := int(binary.LittleEndian.Uint32(b[24:]))
+	n := int(binary.LittleEndian.Uint32(b[28:]))
+	o := sidecarHeader
+	x.papers = make([]string, np)
+	for i := range x.papers {
+		if o+4 > len(b) {
+			return nil, errBadSidecar
+		}
+		l := int(binary.LittleEndian.Uint32(b[o:]))
+		o += 4
+		if l < 0 || o+l > len(b) {
+			return nil, errBadSidecar
+		}
+		x.papers[i] = string(b[o : o+l])
+		o += l
+	}
+	o = (o + 3) &^ 3
+	vecEnd := o + 8*n + 4*n*x.dims
+	if n < 0 || x.dims < 0 || vecEnd > len(b) || fts.Size(b[vecEnd:]) != len(b)-vecEnd {
+		return nil, errBadSidecar
+	}
+	if crc32.Checksum(b[sidecarHeader:o+8*n], castagnoli) != binary.LittleEndian.Uint32(b[8:]) {
+		return nil, errBadSidecar
+	}
+	x.paperOf = u32s(b[o:o+4*n], n)
+	x.seqs = u32s(b[o+4*n:o+8*n], n)
+	x.vecs = f32s(b[o+8*n:vecEnd], n*x.dims)
+	for _, p := range x.paperOf {
+		if int(p) >= np {
+			return nil, errBadSidecar
+		}
+	}
+	text, err := fts.Parse(b[vecEnd:])
+	if err != nil || text.Docs() != n {
+		return nil, errBadSidecar
+	}
+	x.text = text
+	return x, nil
+}
+
+// u32s and f32s view little-endian bytes as numbers without copying when the
+// machine is little-endian and the bytes are aligned (os.ReadFile's buffer
+// is; the offsets are multiples of 4), and decode them otherwise.
+func u32s(b []byte, n int) []uint32 {
+	if n == 0 {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+func f32s(b []byte, n int) []float32 {
+	if n == 0 {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// removeStaleTemps deletes temporary sidecars left by a process killed while
+// writing one. Recent ones may belong to a process writing right now.
+func removeStaleTemps(path string) {
+	old, _ := filepath.Glob(path + ".tmp*")
+	for _, f := range old {
+		if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > time.Minute {
+			os.Remove(f)
+		}
+	}
+}

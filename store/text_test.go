@@ -1,0 +1,153 @@
+package store_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/papers-cli/papers/store"
+)
+
+const scifactDir = "../../shared/data/scifact"
+
+func readJSONL(t *testing.T, path string, fn func([]byte)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("SciFact is needed at %s (see shared/data/README.md): %v", scifactDir, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		fn(sc.Bytes())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ftsQuery is how the store queried its FTS5 table before it had its own
+// index: the distinct lower-cased words, quoted and ORed.
+func ftsQuery(s string) string {
+	words := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	seen := map[string]bool{}
+	var terms []string
+	for _, w := range words {
+		w = strings.ToLower(w)
+		if !seen[w] {
+			seen[w] = true
+			terms = append(terms, `"`+w+`"`)
+		}
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// TestSearchTextAgreesWithFTS5 stores the SciFact abstracts (some split in
+// two chunks, so that titles repeat over chunks) and checks that SearchText
+// ranks and scores like the library's own FTS5 table and its bm25(), for
+// the SciFact claims and awkward queries.
+func TestSearchTextAgreesWithFTS5(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	lib := openTest(t, dir)
+	r := rand.New(rand.NewPCG(4, 2))
+	var batch []store.Item
+	flush := func() {
+		if _, err := lib.PutBatch(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	readJSONL(t, filepath.Join(scifactDir, "corpus.jsonl"), func(line []byte) {
+		var d struct {
+			ID          string `json:"_id"`
+			Title, Text string
+		}
+		if err := json.Unmarshal(line, &d); err != nil {
+			t.Fatal(err)
+		}
+		p := paper(d.ID, "2020-01-01", nil, nil)
+		p.Title = d.Title
+		texts := []string{d.Text}
+		if len(batch)%3 == 0 {
+			if i := strings.Index(d.Text, ". "); i > 0 {
+				texts = []string{d.Text[:i+1], d.Text[i+2:]}
+			}
+		}
+		batch = append(batch, store.Item{Paper: p, Chunks: chunks(r, texts...)})
+		if len(batch) == 500 {
+			flush()
+		}
+	})
+	flush()
+
+	var queries []string
+	readJSONL(t, filepath.Join(scifactDir, "queries.jsonl"), func(line []byte) {
+		var q struct{ Text string }
+		json.Unmarshal(line, &q)
+		if len(queries) < 300 {
+			queries = append(queries, q.Text)
+		}
+	})
+	queries = append(queries, "the of and in", "Naïve CAFÉ résumé", "IL-6 TNF-α β-catenin", "relational generalization hopping")
+
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, store.FileName)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const k = 20
+	compared := 0
+	type hit struct {
+		id    string
+		score float64
+	}
+	for _, q := range queries {
+		rows, err := db.Query(`SELECT c.paper_id || '#' || c.seq, -bm25(chunks_fts) AS s FROM chunks_fts
+			JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?
+			ORDER BY s DESC, c.paper_id, c.seq LIMIT ?`, ftsQuery(q), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []hit
+		for rows.Next() {
+			var h hit
+			if err := rows.Scan(&h.id, &h.score); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, h)
+		}
+		rows.Close()
+		got, err := lib.SearchText(ctx, q, k, store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d hits, FTS5 %d", q, len(got), len(want))
+		}
+		compared += len(want)
+		for i, w := range want {
+			g := got[i]
+			if math.Abs(float64(g.Score)-w.score) > 1e-5*math.Max(1, w.score) {
+				t.Errorf("%q hit %d: %s score %v, FTS5 %s %v", q, i, g.ChunkID, g.Score, w.id, w.score)
+				break
+			}
+			tied := i+1 < len(want) && math.Abs(want[i+1].score-w.score) < 1e-5 || i > 0 && math.Abs(want[i-1].score-w.score) < 1e-5
+			if g.ChunkID != w.id && !tied {
+				t.Errorf("%q hit %d: %s, FTS5 %s", q, i, g.ChunkID, w.id)
+			}
+		}
+	}
+	if compared < 5000 {
+		t.Errorf("only %d hits compared", compared)
+	}
+}
