@@ -55,8 +55,10 @@ func newSearchCmd(g *globalOptions) *cobra.Command {
 paper id, version, title, pages, section, score and a snippet.
 
 --mode hybrid (the default) fuses two rankings: BM25 over the chunk text and
-paper title (SQLite FTS5, stemmed), and the similarity of the embedder's
-vectors (the embedder the library was built with; see papers reindex).
+paper title (stemmed, as SQLite FTS5 does; the query is widened with the
+terms most typical of its best matches), and the similarity of the
+embedder's vectors (the embedder the library was built with; see papers
+reindex).
 --mode bm25 and --mode dense use one of them alone. At most --per-paper
 passages of one paper are shown.
 

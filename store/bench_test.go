@@ -183,7 +183,7 @@ func BenchmarkSearchText(b *testing.B) {
 			b.ReportAllocs()
 			c0 := cpuTime()
 			for b.Loop() {
-				hits, err := lib.SearchText(ctx, "reinforcement learning agent reward planning", 100, store.Filter{})
+				hits, err := lib.SearchText(ctx, "reinforcement learning agent reward planning", 100, store.Filter{}, store.Feedback{})
 				if err != nil || len(hits) == 0 {
 					b.Fatalf("SearchText: %d hits, %v", len(hits), err)
 				}

@@ -264,7 +264,7 @@ func TestPutAddedUpdatedUnchanged(t *testing.T) {
 		t.Errorf("Count = %d, %d; want 1, 2", papers, n)
 	}
 	// The replaced chunk is gone from full text search too.
-	hits, err := lib.SearchText(ctx, "two", 10, store.Filter{})
+	hits, err := lib.SearchText(ctx, "two", 10, store.Filter{}, store.Feedback{})
 	if err != nil || len(hits) != 0 {
 		t.Errorf("SearchText(two) after replace = %v, %v", hits, err)
 	}
@@ -300,7 +300,7 @@ func TestDelete(t *testing.T) {
 	if p, c, _ := lib.Count(ctx); p != 1 || c != 1 {
 		t.Errorf("Count = %d, %d; want 1, 1", p, c)
 	}
-	hits, _ := lib.SearchText(ctx, "alpha beta gamma", 10, store.Filter{})
+	hits, _ := lib.SearchText(ctx, "alpha beta gamma", 10, store.Filter{}, store.Feedback{})
 	if len(hits) != 1 || hits[0].PaperID != "b" {
 		t.Errorf("SearchText after delete = %v", hits)
 	}
@@ -380,7 +380,7 @@ func TestSearchText(t *testing.T) {
 	b.Title = "Language models"
 	lib.Put(ctx, b, chunks(r, "Language models are trained on text.", "Agents that reason and act: ReAct."))
 
-	hits, err := lib.SearchText(ctx, "training agents", 10, store.Filter{})
+	hits, err := lib.SearchText(ctx, "training agents", 10, store.Filter{}, store.Feedback{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,18 +394,18 @@ func TestSearchText(t *testing.T) {
 	}
 	// FTS5 syntax in user text is not interpreted.
 	for _, q := range []string{`"unbalanced`, `a AND OR NOT (`, `col:agents*`, `NEAR(x y)`} {
-		if _, err := lib.SearchText(ctx, q, 5, store.Filter{}); err != nil {
+		if _, err := lib.SearchText(ctx, q, 5, store.Filter{}, store.Feedback{}); err != nil {
 			t.Errorf("SearchText(%q) = %v", q, err)
 		}
 	}
-	if hits, _ := lib.SearchText(ctx, " ,.; ", 5, store.Filter{}); hits != nil {
+	if hits, _ := lib.SearchText(ctx, " ,.; ", 5, store.Filter{}, store.Feedback{}); hits != nil {
 		t.Errorf("query without words gave %v", hits)
 	}
-	hits, _ = lib.SearchText(ctx, "agents", 10, store.Filter{Categories: []string{"cs.CL"}})
+	hits, _ = lib.SearchText(ctx, "agents", 10, store.Filter{Categories: []string{"cs.CL"}}, store.Feedback{})
 	if len(hits) != 1 || hits[0].ChunkID != "b#1" {
 		t.Errorf("filtered SearchText = %+v, want b#1", hits)
 	}
-	hits, _ = lib.SearchText(ctx, "agents", 1, store.Filter{})
+	hits, _ = lib.SearchText(ctx, "agents", 1, store.Filter{}, store.Feedback{})
 	if len(hits) != 1 {
 		t.Errorf("k=1 gave %d hits", len(hits))
 	}

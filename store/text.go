@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sync"
 
@@ -13,15 +14,17 @@ import (
 // SearchText ranks chunks by BM25 over the chunk text and the paper title
 // (indexed with every chunk of the paper), among the papers f selects
 // (f.Limit is ignored). The query is free text: its distinct words are
-// ORed, with no operators. Tokens, stems and scores are those of an SQLite
-// FTS5 table with the porter tokenizer over unicode61 and its bm25() (see
-// package fts), computed over the search index that SearchVectors uses too.
-// Hits come best first with Score = -bm25 (higher is better), ties by
-// (paper id, seq); at most k. A query with no words returns no hits.
+// ORed, with no operators. With a zero Feedback, tokens, stems and scores
+// are those of an SQLite FTS5 table with the porter tokenizer over
+// unicode61 and its bm25(chunks_fts, fts.HeadWeight, 1) (see package fts);
+// otherwise the query is expanded as fb says. Hits come best first with
+// Score = -bm25 (higher is better), ties by (paper id, seq); at most k. A
+// query with no words returns no hits.
 //
 // The cost is a few nanoseconds per posting of the query's terms plus a
-// pass over one score per chunk: about a millisecond at 100k chunks.
-func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter) ([]Hit, error) {
+// pass over one score per chunk (about a millisecond at 100k chunks), twice
+// with feedback.
+func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter, fb Feedback) ([]Hit, error) {
 	terms := fts.QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
@@ -41,7 +44,44 @@ func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter)
 	}
 	acc := scores.get(idx.len())
 	defer scores.put(acc)
-	if err := idx.text.Score(terms, acc); err != nil {
+	ranked, err := l.rankText(idx, terms, nil, max(k, fb.Docs), allowed, acc)
+	if err != nil || fb.Docs <= 0 || len(ranked) == 0 {
+		return idx.hits(ranked, k), err
+	}
+	docs := make([]int, min(fb.Docs, len(ranked)))
+	weights := make([]float64, len(docs))
+	var z float64
+	for i := range docs {
+		docs[i] = int(ranked[i].i)
+		weights[i] = math.Exp(float64(ranked[i].score - ranked[0].score))
+		z += weights[i]
+	}
+	for i := range weights {
+		weights[i] /= z
+	}
+	exp, err := idx.text.Expand(docs, weights, terms, fb.Terms, fb.MinIDF)
+	if err != nil {
+		return nil, fmt.Errorf("search text: %w (delete %s to rebuild it)", err, filepath.Join(l.dir, SidecarName))
+	}
+	if len(exp) == 0 {
+		return idx.hits(ranked, k), nil
+	}
+	qw := make([]float64, len(terms), len(terms)+len(exp))
+	for i := range qw {
+		qw[i] = fb.QueryWeight
+	}
+	for range exp {
+		qw = append(qw, 1)
+	}
+	ranked, err = l.rankText(idx, append(terms, exp...), qw, k, allowed, acc)
+	return idx.hits(ranked, k), err
+}
+
+// rankText scores terms into acc (zeroed first) and returns the best k
+// allowed chunks, best first.
+func (l *Library) rankText(idx *searchIndex, terms []string, weights []float64, k int, allowed []bool, acc []float64) ([]scored, error) {
+	clear(acc)
+	if err := idx.text.Score(terms, weights, acc); err != nil {
 		return nil, fmt.Errorf("search text: %w (delete %s to rebuild it)", err, filepath.Join(l.dir, SidecarName))
 	}
 	top := topK{x: &idx.chunkTable, h: make([]scored, 0, min(k, 1024))}
@@ -50,7 +90,20 @@ func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter)
 			top.offer(scored{float32(s), int32(i)}, k)
 		}
 	}
-	return idx.hits(top.h, k), nil
+	idx.sort(top.h)
+	return top.h, nil
+}
+
+// Feedback configures pseudo-relevance feedback for SearchText (RM3-like):
+// the best Docs chunks of a first BM25 ranking are taken as relevant, and
+// the Terms terms most typical of them (see fts.Index.Expand; the chunks
+// weigh exp(score - best score), normalised; terms with an idf under MinIDF,
+// common everywhere, are skipped) are added to the query with weight 1, the
+// query's own terms weighing QueryWeight. The zero value is plain BM25.
+type Feedback struct {
+	Docs, Terms int
+	QueryWeight float64
+	MinIDF      float64
 }
 
 // scores recycles the per-chunk score arrays of text searches (800 KB at

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/store/fts"
 )
 
 const scifactDir = "../../shared/data/scifact"
@@ -53,7 +54,8 @@ func ftsQuery(s string) string {
 
 // TestSearchTextAgreesWithFTS5 stores the SciFact abstracts (some split in
 // two chunks, so that titles repeat over chunks) and checks that SearchText
-// ranks and scores like the library's own FTS5 table and its bm25(), for
+// ranks and scores like the library's own FTS5 table and its bm25() with
+// the title weighing fts.HeadWeight, for
 // the SciFact claims and awkward queries.
 func TestSearchTextAgreesWithFTS5(t *testing.T) {
 	ctx := context.Background()
@@ -112,9 +114,9 @@ func TestSearchTextAgreesWithFTS5(t *testing.T) {
 		score float64
 	}
 	for _, q := range queries {
-		rows, err := db.Query(`SELECT c.paper_id || '#' || c.seq, -bm25(chunks_fts) AS s FROM chunks_fts
+		rows, err := db.Query(`SELECT c.paper_id || '#' || c.seq, -bm25(chunks_fts, ?, 1.0) AS s FROM chunks_fts
 			JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?
-			ORDER BY s DESC, c.paper_id, c.seq LIMIT ?`, ftsQuery(q), k)
+			ORDER BY s DESC, c.paper_id, c.seq LIMIT ?`, float64(fts.HeadWeight), ftsQuery(q), k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +129,7 @@ func TestSearchTextAgreesWithFTS5(t *testing.T) {
 			want = append(want, h)
 		}
 		rows.Close()
-		got, err := lib.SearchText(ctx, q, k, store.Filter{})
+		got, err := lib.SearchText(ctx, q, k, store.Filter{}, store.Feedback{})
 		if err != nil {
 			t.Fatal(err)
 		}

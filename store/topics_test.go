@@ -45,7 +45,7 @@ func TestTopics(t *testing.T) {
 	if s := ids(got); s != "2601.00001,2601.00002" {
 		t.Errorf("List(topic agents) = %s", s)
 	}
-	hits, err := lib.SearchText(ctx, "text", 10, store.Filter{Topics: []string{"rl"}})
+	hits, err := lib.SearchText(ctx, "text", 10, store.Filter{Topics: []string{"rl"}}, store.Feedback{})
 	if err != nil {
 		t.Fatal(err)
 	}

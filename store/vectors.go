@@ -156,8 +156,8 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed []
 	return x.hits(all, k), nil
 }
 
-// hits returns the best k of candidates as hits, best first.
-func (x *chunkTable) hits(candidates []scored, k int) []Hit {
+// sort orders candidates best first.
+func (x *chunkTable) sort(candidates []scored) {
 	slices.SortFunc(candidates, func(a, b scored) int {
 		if x.better(a, b) {
 			return -1
@@ -167,6 +167,11 @@ func (x *chunkTable) hits(candidates []scored, k int) []Hit {
 		}
 		return 0
 	})
+}
+
+// hits returns the best k of candidates as hits, best first.
+func (x *chunkTable) hits(candidates []scored, k int) []Hit {
+	x.sort(candidates)
 	candidates = candidates[:min(k, len(candidates))]
 	hits := make([]Hit, len(candidates))
 	for i, s := range candidates {
