@@ -8,8 +8,23 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func dotAVX2(a, b []float32) float32
 
+// dotI8AVX2 is dotI8 over the first len(a) elements, len(a) a multiple of
+// 8, with 256-bit sign extensions, conversions and fused multiply-adds.
+//
+//go:noescape
+func dotI8AVX2(a []float32, b []int8) float32
+
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		dot = func(a, b []float32) float32 { return dotAVX2(a, b[:len(a)]) }
+		dotI8 = func(a []float32, b []int8) float32 {
+			b = b[:len(a)]
+			n := len(a) &^ 7
+			s := dotI8AVX2(a[:n], b[:n])
+			for i := n; i < len(a); i++ {
+				s += a[i] * float32(b[i])
+			}
+			return s
+		}
 	}
 }

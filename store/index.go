@@ -47,6 +47,8 @@ type searchIndex struct {
 	dims      int
 	chunkTable
 	vecs  []float32
+	q8    []int8    // vecs quantised: chunk i at q8[i*dims:(i+1)*dims] ...
+	scale []float32 // ... times scale[i]
 	text  *fts.Index
 	unmap func() error // releases the mapped sidecar; nil when on the heap
 }
@@ -162,6 +164,8 @@ func (l *Library) loadIndex(ctx context.Context) (*searchIndex, error) {
 		x.paperOf = make([]uint32, 0, n)
 		x.seqs = make([]uint32, 0, n)
 		x.vecs = make([]float32, 0, n*x.dims)
+		x.q8 = make([]int8, 0, n*x.dims)
+		x.scale = make([]float32, 0, n)
 		// rowid order: sequential reads of the table, and a paper's chunks
 		// together (they are inserted in one transaction).
 		rows, err = tx.QueryContext(ctx, "SELECT paper_id, seq, vector, text FROM chunks")
@@ -188,6 +192,9 @@ func (l *Library) loadIndex(ctx context.Context) (*searchIndex, error) {
 			x.paperOf = append(x.paperOf, p)
 			x.seqs = append(x.seqs, uint32(seq))
 			x.vecs = append(x.vecs, f32s(blob, x.dims)...)
+			var scale float32
+			x.q8, scale = quantize(x.q8, x.vecs[len(x.vecs)-x.dims:])
+			x.scale = append(x.scale, scale)
 			if batch = append(batch, doc{p, body}); len(batch) == cap(batch) {
 				batches <- batch
 				batch = make([]doc, 0, 256)
@@ -213,13 +220,14 @@ func (l *Library) loadIndex(ctx context.Context) (*searchIndex, error) {
 //	dims u32 | gen i64 | papers u32 | chunks u32 | library id (32 bytes hex)
 //	| papers x (len u32, bytes) | zero padding to 4 bytes
 //	| paperOf [chunks]u32 | seqs [chunks]u32 | vectors [chunks*dims]f32
+//	| scales [chunks]f32 | int8 vectors [chunks*dims]i8 | zero padding to 4
 //	| the full-text index (fts.Builder.AppendBinary), to the end
 //
 // It is written to a temporary file, fsynced and renamed into place; the
 // length, the header (library id, generation, dimensions), a CRC of the ids
 // and the full-text index's offsets are checked when it is mapped, and any
 // mismatch rebuilds it from the database.
-const sidecarMagic = "PAPIDX01"
+const sidecarMagic = "PAPIDX02"
 
 const sidecarHeader = 8 + 4 + 4 + 8 + 4 + 4 + 32
 
@@ -272,6 +280,13 @@ func writeSidecar(path string, x *searchIndex) error {
 	_, err = tmp.Write(b)
 	if err == nil {
 		_, err = tmp.Write(vectorBytes(x.vecs))
+	}
+	if err == nil {
+		_, err = tmp.Write(vectorBytes(x.scale))
+	}
+	if err == nil {
+		q8 := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x.q8))), len(x.q8))
+		_, err = tmp.Write(append(q8[:len(q8):len(q8)], make([]byte, -len(q8)&3)...))
 	}
 	if err == nil {
 		_, err = tmp.Write(x.text.Encoding())
@@ -353,7 +368,9 @@ func parseSidecar(b []byte) (*searchIndex, error) {
 	}
 	o = (o + 3) &^ 3
 	vecEnd := o + 8*n + 4*n*x.dims
-	if n < 0 || x.dims < 0 || vecEnd > len(b) || fts.Size(b[vecEnd:]) != len(b)-vecEnd {
+	q8 := vecEnd + 4*n
+	ftsAt := q8 + (n*x.dims+3)&^3
+	if n < 0 || x.dims < 0 || ftsAt > len(b) || fts.Size(b[ftsAt:]) != len(b)-ftsAt {
 		return nil, errBadSidecar
 	}
 	if crc32.Checksum(b[sidecarHeader:o+8*n], castagnoli) != binary.LittleEndian.Uint32(b[8:]) {
@@ -362,12 +379,16 @@ func parseSidecar(b []byte) (*searchIndex, error) {
 	x.paperOf = u32s(b[o:o+4*n], n)
 	x.seqs = u32s(b[o+4*n:o+8*n], n)
 	x.vecs = f32s(b[o+8*n:vecEnd], n*x.dims)
+	x.scale = f32s(b[vecEnd:q8], n)
+	if n*x.dims > 0 {
+		x.q8 = unsafe.Slice((*int8)(unsafe.Pointer(&b[q8])), n*x.dims)
+	}
 	for _, p := range x.paperOf {
 		if int(p) >= np {
 			return nil, errBadSidecar
 		}
 	}
-	text, err := fts.Parse(b[vecEnd:])
+	text, err := fts.Parse(b[ftsAt:])
 	if err != nil || text.Docs() != n {
 		return nil, errBadSidecar
 	}
