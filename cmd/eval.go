@@ -28,6 +28,7 @@ type evalOptions struct {
 	embedBatch, embedConc  int
 	mode                   string
 	denseWeight            float64
+	denseWeightSet         bool
 	keep                   bool
 	json                   bool
 }
@@ -64,6 +65,7 @@ plus the ingest time and the configuration.`,
 			if o.denseWeight < 0 {
 				return usageError("--dense-weight must not be negative, got %g", o.denseWeight)
 			}
+			o.denseWeightSet = c.Flags().Changed("dense-weight")
 			return runEval(c.Context(), g, o, mode, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
@@ -77,7 +79,7 @@ plus the ingest time and the configuration.`,
 	f.IntVar(&o.embedConc, "embed-concurrency", embed.DefaultConcurrency, "requests in flight to an openai:/ollama: embedder")
 	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it)")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
-	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1 (tune it with papers eval for a semantic embedder)")
+	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1; 0.5 by default with openai:/ollama: embedders (tune it with papers eval)")
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
 	f.BoolVar(&o.json, "json", false, "print the report as one JSON object")
 	return c
@@ -147,8 +149,10 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if papers == 0 {
 		return fmt.Errorf("the library at %s holds no papers", dir)
 	}
-	fu := ask.DefaultFusion
-	fu.DenseWeight = o.denseWeight
+	fu := ask.FusionFor(e)
+	if o.denseWeightSet {
+		fu.DenseWeight = o.denseWeight
+	}
 	r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
 	search := func(ctx context.Context, q string) ([]string, error) {
 		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
@@ -180,7 +184,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if err != nil {
 		return embedHint(err)
 	}
-	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: o.denseWeight, Embedder: e.Name(), Papers: papers, Chunks: chunks,
+	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: fu.DenseWeight, Embedder: e.Name(), Papers: papers, Chunks: chunks,
 		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
 	if o.json {
 		return writeJSON(out, full)

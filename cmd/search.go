@@ -21,16 +21,17 @@ import (
 func init() { register(newSearchCmd) }
 
 type searchOptions struct {
-	k            int
-	mode         string
-	denseWeight  float64
-	perPaper     int
-	papers       []string
-	topics       []string
-	categories   []string
-	authors      []string
-	since, until string
-	json         bool
+	k              int
+	mode           string
+	denseWeight    float64
+	denseWeightSet bool
+	perPaper       int
+	papers         []string
+	topics         []string
+	categories     []string
+	authors        []string
+	since, until   string
+	json           bool
 }
 
 // searchRecord is the --json shape of one passage (NDJSON, one per line).
@@ -81,6 +82,7 @@ Exit status 3 when nothing in the library matches.
 			if o.denseWeight < 0 {
 				return usageError("--dense-weight must not be negative, got %g", o.denseWeight)
 			}
+			o.denseWeightSet = c.Flags().Changed("dense-weight")
 			// Unquoted words are one query: papers search reward hacking
 			return runSearch(c.Context(), g, o, mode, strings.Join(args, " "), c.OutOrStdout(), c.ErrOrStderr())
 		},
@@ -88,7 +90,7 @@ Exit status 3 when nothing in the library matches.
 	f := c.Flags()
 	f.IntVarP(&o.k, "k", "k", 10, "passages to show")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
-	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1 (tune it with papers eval for a semantic embedder)")
+	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1; 0.5 by default with openai:/ollama: embedders (tune it with papers eval)")
 	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
 	f.StringArrayVar(&o.papers, "paper", nil, "search only this paper id (repeatable)")
 	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
@@ -128,8 +130,10 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 	if per == 0 {
 		per = -1
 	}
-	fu := ask.DefaultFusion
-	fu.DenseWeight = o.denseWeight
+	fu := ask.FusionFor(e)
+	if o.denseWeightSet {
+		fu.DenseWeight = o.denseWeight
+	}
 	r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
 	start := time.Now()
 	ps, err := r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
