@@ -38,7 +38,11 @@ func TestQuantizedSearchIsExact(t *testing.T) {
 		x.q8, s = quantize(x.q8, v)
 		x.scale = append(x.scale, s)
 	}
-	for qi := range 40 {
+	queries := 40
+	if RaceEnabled {
+		queries = 8
+	}
+	for qi := range queries {
 		q := make([]float32, dims)
 		for j := range q {
 			q[j] = float32(r.NormFloat64())
