@@ -165,12 +165,10 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		}
 		return ids, nil
 	}
-	// Load the vector index before timing queries: it is paid once per
+	// Load the search index before timing queries: it is paid once per
 	// process, like opening the library.
-	if mode != ask.BM25 {
-		if _, err := search(ctx, "warm up"); err != nil {
-			return err
-		}
+	if _, err := search(ctx, "warm up"); err != nil {
+		return err
 	}
 	tty := isTerminal(errw) && !o.json
 	rep, err := eval.Run(ctx, search, queries, qrels, func(done, total int) {

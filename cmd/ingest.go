@@ -190,9 +190,9 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 		ok = step(in.ArxivQuery(ctx, query, o.max))
 	}
 	if len(total.Added)+len(total.Updated) > 0 && ctx.Err() == nil {
-		// pay the vector index rebuild now, not in the next search
+		// pay the search index rebuild now, not in the next search
 		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
-			prog.logf("could not refresh the vector index (the next search rebuilds it): %v", err)
+			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
 		}
 	}
 	prog.done()

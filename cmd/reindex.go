@@ -97,6 +97,10 @@ func runReindex(ctx context.Context, g *globalOptions, o *reindexOptions, out, e
 		}
 		return embedHint(fmt.Errorf("reindex with %s (the library keeps its previous vectors): %w", e.Name(), err))
 	}
+	// Build the search index now rather than in the next search.
+	if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(errw, "warning: %v (the next search will retry)\n", err)
+	}
 	elapsed := time.Since(start)
 	if o.json {
 		return writeJSON(out, map[string]any{"embedder": e.Name(), "dimensions": dims, "chunks": total, "elapsed_s": round(elapsed.Seconds(), 2)})

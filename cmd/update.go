@@ -130,7 +130,7 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 	}
 	if len(sum.Added)+len(sum.Updated) > 0 && ctx.Err() == nil {
 		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
-			prog.logf("could not refresh the vector index (the next search rebuilds it): %v", err)
+			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
 		}
 	}
 	prog.done()
