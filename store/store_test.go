@@ -415,6 +415,11 @@ func TestSearchVectors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	lib := openTest(t, dir)
+	// The vectors-only cache of earlier versions goes when index.bin comes.
+	legacy := filepath.Join(dir, "vectors.f32")
+	if err := os.WriteFile(legacy, []byte("PAPVEC01"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	r := rand.New(rand.NewPCG(7, 8))
 	type stored struct {
 		id  string
@@ -467,6 +472,9 @@ func TestSearchVectors(t *testing.T) {
 	// The sidecar was written; a fresh handle reads it and agrees.
 	if _, err := os.Stat(filepath.Join(dir, store.SidecarName)); err != nil {
 		t.Fatalf("sidecar: %v", err)
+	}
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("the legacy vectors.f32 is still there: %v", err)
 	}
 	lib2 := openTest(t, dir)
 	hits2, err := lib2.SearchVectors(ctx, q, 5, store.Filter{})
