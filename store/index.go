@@ -7,13 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
-	"unsafe"
 
+	"github.com/papers-cli/papers/internal/leview"
 	"github.com/papers-cli/papers/store/fts"
 )
 
@@ -191,7 +190,7 @@ func (l *Library) loadIndex(ctx context.Context) (*searchIndex, error) {
 			}
 			x.paperOf = append(x.paperOf, p)
 			x.seqs = append(x.seqs, uint32(seq))
-			x.vecs = append(x.vecs, f32s(blob, x.dims)...)
+			x.vecs = append(x.vecs, leview.Of[float32](blob, x.dims)...)
 			var scale float32
 			x.q8, scale = quantize(x.q8, x.vecs[len(x.vecs)-x.dims:])
 			x.scale = append(x.scale, scale)
@@ -232,11 +231,6 @@ const sidecarMagic = "PAPIDX02"
 const sidecarHeader = 8 + 4 + 4 + 8 + 4 + 4 + 32
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-var littleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
 
 func writeSidecar(path string, x *searchIndex) error {
 	if len(x.libraryID) != 32 {
@@ -279,13 +273,13 @@ func writeSidecar(path string, x *searchIndex) error {
 	defer os.Remove(tmp.Name()) // no-op after the rename
 	_, err = tmp.Write(b)
 	if err == nil {
-		_, err = tmp.Write(vectorBytes(x.vecs))
+		_, err = tmp.Write(leview.Bytes(x.vecs))
 	}
 	if err == nil {
-		_, err = tmp.Write(vectorBytes(x.scale))
+		_, err = tmp.Write(leview.Bytes(x.scale))
 	}
 	if err == nil {
-		q8 := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x.q8))), len(x.q8))
+		q8 := leview.Bytes(x.q8)
 		_, err = tmp.Write(append(q8[:len(q8):len(q8)], make([]byte, -len(q8)&3)...))
 	}
 	if err == nil {
@@ -306,22 +300,6 @@ func writeSidecar(path string, x *searchIndex) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// vectorBytes is vecs little-endian: a view on little-endian machines, a
-// copy elsewhere.
-func vectorBytes(vecs []float32) []byte {
-	if len(vecs) == 0 {
-		return nil
-	}
-	if littleEndian {
-		return unsafe.Slice((*byte)(unsafe.Pointer(&vecs[0])), 4*len(vecs))
-	}
-	b := make([]byte, 4*len(vecs))
-	for i, f := range vecs {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
 }
 
 var errBadSidecar = errors.New("search index sidecar is torn or not ours")
@@ -376,13 +354,11 @@ func parseSidecar(b []byte) (*searchIndex, error) {
 	if crc32.Checksum(b[sidecarHeader:o+8*n], castagnoli) != binary.LittleEndian.Uint32(b[8:]) {
 		return nil, errBadSidecar
 	}
-	x.paperOf = u32s(b[o:o+4*n], n)
-	x.seqs = u32s(b[o+4*n:o+8*n], n)
-	x.vecs = f32s(b[o+8*n:vecEnd], n*x.dims)
-	x.scale = f32s(b[vecEnd:q8], n)
-	if n*x.dims > 0 {
-		x.q8 = unsafe.Slice((*int8)(unsafe.Pointer(&b[q8])), n*x.dims)
-	}
+	x.paperOf = leview.Of[uint32](b[o:], n)
+	x.seqs = leview.Of[uint32](b[o+4*n:], n)
+	x.vecs = leview.Of[float32](b[o+8*n:], n*x.dims)
+	x.scale = leview.Of[float32](b[vecEnd:], n)
+	x.q8 = leview.Of[int8](b[q8:], n*x.dims)
 	for _, p := range x.paperOf {
 		if int(p) >= np {
 			return nil, errBadSidecar
@@ -394,37 +370,6 @@ func parseSidecar(b []byte) (*searchIndex, error) {
 	}
 	x.text = text
 	return x, nil
-}
-
-// u32s and f32s view little-endian bytes as numbers without copying when the
-// machine is little-endian and the bytes are aligned (os.ReadFile's buffer
-// is; the offsets are multiples of 4), and decode them otherwise.
-func u32s(b []byte, n int) []uint32 {
-	if n == 0 {
-		return nil
-	}
-	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
-	}
-	out := make([]uint32, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
-}
-
-func f32s(b []byte, n int) []float32 {
-	if n == 0 {
-		return nil
-	}
-	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n)
-	}
-	out := make([]float32, n)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
 }
 
 // removeStaleTemps deletes temporary sidecars left by a process killed while

@@ -16,8 +16,10 @@ import (
 	"errors"
 	"math"
 	"slices"
+
 	"sort"
-	"unsafe"
+
+	"github.com/papers-cli/papers/internal/leview"
 )
 
 // BM25 parameters, as FTS5's bm25() fixes them. On the SciFact train split
@@ -255,14 +257,14 @@ func Parse(b []byte) (*Index, error) {
 		return nil, ErrCorrupt
 	}
 	x := &Index{
-		docLen:  u32s(b[lay.docLen:], nDocs),
-		docEnd:  u32s(b[lay.docEnd:], nDocs),
-		termEnd: u32s(b[lay.termEnd:], nTerms),
-		postEnd: u32s(b[lay.postEnd:], nTerms),
-		postDoc: u32s(b[lay.postDoc:], nPost),
-		fwdTerm: u32s(b[lay.fwdTerm:], nPost),
-		postTF:  u16s(b[lay.postTF:], nPost),
-		fwdTF:   u16s(b[lay.fwdTF:], nPost),
+		docLen:  leview.Of[uint32](b[lay.docLen:], nDocs),
+		docEnd:  leview.Of[uint32](b[lay.docEnd:], nDocs),
+		termEnd: leview.Of[uint32](b[lay.termEnd:], nTerms),
+		postEnd: leview.Of[uint32](b[lay.postEnd:], nTerms),
+		postDoc: leview.Of[uint32](b[lay.postDoc:], nPost),
+		fwdTerm: leview.Of[uint32](b[lay.fwdTerm:], nPost),
+		postTF:  leview.Of[uint16](b[lay.postTF:], nPost),
+		fwdTF:   leview.Of[uint16](b[lay.fwdTF:], nPost),
 	}
 	termBytes := 0
 	if nTerms > 0 {
@@ -483,42 +485,6 @@ func QueryTerms(s string) []string {
 		}
 		seen[string(w)] = true
 		out = append(out, string(Stem(w, buf[:0])))
-	}
-	return out
-}
-
-var littleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
-
-// u32s and u16s view little-endian bytes as numbers without copying when
-// the machine is little-endian and the bytes aligned, and decode them
-// otherwise.
-func u32s(b []byte, n int) []uint32 {
-	if n == 0 {
-		return nil
-	}
-	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
-	}
-	out := make([]uint32, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
-}
-
-func u16s(b []byte, n int) []uint16 {
-	if n == 0 {
-		return nil
-	}
-	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%2 == 0 {
-		return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), n)
-	}
-	out := make([]uint16, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint16(b[2*i:])
 	}
 	return out
 }
