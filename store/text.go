@@ -107,7 +107,7 @@ type Feedback struct {
 }
 
 // scores recycles the per-chunk score arrays of text searches (800 KB at
-// 100k chunks), which are handed out zeroed.
+// 100k chunks); rankText zeroes them before use.
 var scores scorePool
 
 type scorePool struct{ p sync.Pool }
@@ -119,10 +119,7 @@ func (sp *scorePool) get(n int) []float64 {
 	return make([]float64, n)
 }
 
-func (sp *scorePool) put(acc []float64) {
-	clear(acc)
-	sp.p.Put(&acc)
-}
+func (sp *scorePool) put(acc []float64) { sp.p.Put(&acc) }
 
 // ForEachChunk calls fn for every chunk of the library in (paper id, seq)
 // order, from one consistent snapshot, streaming (one chunk in memory at a
