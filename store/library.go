@@ -21,7 +21,9 @@ import (
 const FileName = "library.db"
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
-const SchemaVersion = 1
+// Version 2 dropped version 1's FTS5 table chunks_fts: the full-text index
+// lives in the search index sidecar (package fts), built from chunks.text.
+const SchemaVersion = 2
 
 // busyTimeout is how long a write waits for another connection or process
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
@@ -131,7 +133,8 @@ func (l *Library) Close() error {
 // Dir returns the library directory given to Open.
 func (l *Library) Dir() string { return l.dir }
 
-const schemaV1 = `
+// schema creates a library at SchemaVersion.
+const schema = `
 CREATE TABLE manifest (
 	key   TEXT PRIMARY KEY,
 	value TEXT NOT NULL
@@ -182,13 +185,6 @@ CREATE TABLE chunks (
 	text       TEXT NOT NULL,
 	UNIQUE (paper_id, seq)
 );
-
--- Contentless: the text lives in chunks; rowid = chunks.id.
-CREATE VIRTUAL TABLE chunks_fts USING fts5 (
-	title, text,
-	content = '', contentless_delete = 1,
-	tokenize = 'porter unicode61 remove_diacritics 2'
-);
 `
 
 // migrate brings the schema to SchemaVersion. It takes the write lock only
@@ -213,30 +209,46 @@ func (l *Library) migrate(ctx context.Context) error {
 		if v == SchemaVersion { // another process migrated while we waited
 			return nil
 		}
-		// Future migrations: case 1: ALTER ...; fallthrough ...
-		if v != 0 {
-			return fmt.Errorf("no migration from schema %d", v)
-		}
-		if _, err := tx.ExecContext(ctx, schemaV1); err != nil {
-			return fmt.Errorf("create schema: %w", err)
-		}
-		id := make([]byte, 16)
-		if _, err := rand.Read(id); err != nil {
-			return err
-		}
-		for k, val := range map[string]string{
-			keySchema:     strconv.Itoa(SchemaVersion),
-			keyCreated:    time.Now().UTC().Format(time.RFC3339Nano),
-			keyLibraryID:  hex.EncodeToString(id),
-			keyVectorsGen: "0",
-		} {
-			if err := setManifest(ctx, tx, k, val); err != nil {
+		switch v {
+		case 0:
+			if err := createSchema(ctx, tx); err != nil {
 				return err
 			}
+		case 1:
+			// The FTS5 table is derived data; the search index replaces it.
+			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunks_fts"); err != nil {
+				return fmt.Errorf("migrate schema 1 to 2: %w", err)
+			}
+		default:
+			return fmt.Errorf("no migration from schema %d", v)
+		}
+		if err := setManifest(ctx, tx, keySchema, strconv.Itoa(SchemaVersion)); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(SchemaVersion))
 		return err
 	})
+}
+
+// createSchema creates the tables of a new library and its manifest.
+func createSchema(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	id := make([]byte, 16)
+	if _, err := rand.Read(id); err != nil {
+		return err
+	}
+	for k, val := range map[string]string{
+		keyCreated:    time.Now().UTC().Format(time.RFC3339Nano),
+		keyLibraryID:  hex.EncodeToString(id),
+		keyVectorsGen: "0",
+	} {
+		if err := setManifest(ctx, tx, k, val); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (l *Library) userVersion(ctx context.Context) (int, error) {
@@ -410,16 +422,6 @@ func (l *Library) Check(ctx context.Context) error {
 			return fmt.Errorf("paper %s: chunk count does not match its chunks", bad)
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return err
-		}
-		var chunks, fts int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM chunks").Scan(&chunks); err != nil {
-			return err
-		}
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM chunks_fts").Scan(&fts); err != nil {
-			return err
-		}
-		if chunks != fts {
-			return fmt.Errorf("%d chunks but %d full-text entries", chunks, fts)
 		}
 		return nil
 	})

@@ -192,7 +192,7 @@ func putTx(ctx context.Context, tx *sql.Tx, p Paper, cs []Chunk, fp string, dims
 	if err := insertPaper(ctx, tx, p, fp); err != nil {
 		return 0, err
 	}
-	if err := insertChunks(ctx, tx, p.Title, cs); err != nil {
+	if err := insertChunks(ctx, tx, cs); err != nil {
 		return 0, err
 	}
 	return result, nil
@@ -203,11 +203,8 @@ func bumpVectorsGen(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
-// deletePaper removes a paper, its chunks, categories and full-text rows.
+// deletePaper removes a paper, its chunks and categories.
 func deletePaper(ctx context.Context, tx *sql.Tx, id string) error {
-	if _, err := tx.ExecContext(ctx, "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE paper_id = ?)", id); err != nil {
-		return err
-	}
 	// chunks and paper_categories go by ON DELETE CASCADE.
 	_, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id)
 	return err
@@ -237,7 +234,7 @@ func insertPaper(ctx context.Context, tx *sql.Tx, p Paper, fp string) error {
 	return nil
 }
 
-func insertChunks(ctx context.Context, tx *sql.Tx, title string, cs []Chunk) error {
+func insertChunks(ctx context.Context, tx *sql.Tx, cs []Chunk) error {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -247,22 +244,9 @@ func insertChunks(ctx context.Context, tx *sql.Tx, title string, cs []Chunk) err
 		return err
 	}
 	defer ins.Close()
-	fts, err := tx.PrepareContext(ctx, "INSERT INTO chunks_fts (rowid, title, text) VALUES (?, ?, ?)")
-	if err != nil {
-		return err
-	}
-	defer fts.Close()
 	for _, c := range cs {
-		res, err := ins.ExecContext(ctx, c.PaperID, c.Seq, c.PageStart, c.PageEnd, c.Section, encodeVector(c.Vector), c.Text)
-		if err != nil {
+		if _, err := ins.ExecContext(ctx, c.PaperID, c.Seq, c.PageStart, c.PageEnd, c.Section, encodeVector(c.Vector), c.Text); err != nil {
 			return fmt.Errorf("chunk %d: %w", c.Seq, err)
-		}
-		rowid, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		if _, err := fts.ExecContext(ctx, rowid, title, c.Text); err != nil {
-			return fmt.Errorf("index chunk %d: %w", c.Seq, err)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -675,5 +676,60 @@ func TestReindex(t *testing.T) {
 	}
 	if err := lib.Check(ctx); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestMigrateFromSchema1 opens a schema 1 library (with its FTS5 table) and
+// checks that it becomes schema 2 with every paper and chunk kept, and that
+// text search works from the new index.
+func TestMigrateFromSchema1(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	lib := openTest(t, dir)
+	r := rand.New(rand.NewPCG(1, 9))
+	if _, err := lib.Put(ctx, paper("a", "2025-01-01", nil, nil), chunks(r, "reward models for language agents", "planning")); err != nil {
+		t.Fatal(err)
+	}
+	lib.Close()
+	db, err := sql.Open("sqlite", filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE VIRTUAL TABLE chunks_fts USING fts5 (title, text, content = '', contentless_delete = 1,
+			tokenize = 'porter unicode61 remove_diacritics 2')`,
+		`INSERT INTO chunks_fts (rowid, title, text) SELECT c.id, p.title, c.text FROM chunks c JOIN papers p ON p.id = c.paper_id`,
+		`UPDATE manifest SET value = '1' WHERE key = 'schema'`,
+		`PRAGMA user_version = 1`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	lib = openTest(t, dir)
+	if err := lib.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := lib.SearchText(ctx, "language agents", 5, store.Filter{}, store.Feedback{})
+	if err != nil || len(hits) != 1 || hits[0].ChunkID != "a#0" {
+		t.Errorf("search after migration = %+v, %v", hits, err)
+	}
+	lib.Close()
+	db, err = sql.Open("sqlite", filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v, n, chunks int
+	var schema string
+	db.QueryRow("PRAGMA user_version").Scan(&v)
+	db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name LIKE 'chunks_fts%'").Scan(&n)
+	db.QueryRow("SELECT value FROM manifest WHERE key = 'schema'").Scan(&schema)
+	db.QueryRow("SELECT count(*) FROM chunks").Scan(&chunks)
+	if v != store.SchemaVersion || n != 0 || schema != "2" || chunks != 2 {
+		t.Errorf("after migration: user_version %d, %d FTS tables, manifest schema %q, %d chunks; want %d, 0, \"2\", 2",
+			v, n, schema, chunks, store.SchemaVersion)
 	}
 }

@@ -15,8 +15,8 @@ import (
 // (indexed with every chunk of the paper), among the papers f selects
 // (f.Limit is ignored). The query is free text: its distinct words are
 // ORed, with no operators. With a zero Feedback, tokens, stems and scores
-// are those of an SQLite FTS5 table with the porter tokenizer over
-// unicode61 and its bm25(chunks_fts, fts.HeadWeight, 1) (see package fts);
+// are those of an SQLite FTS5 table (title, text) with the porter tokenizer
+// over unicode61 and its bm25(table, fts.HeadWeight, 1) (see package fts);
 // otherwise the query is expanded as fb says. Hits come best first with
 // Score = -bm25 (higher is better), ties by (paper id, seq); at most k. A
 // query with no words returns no hits.
