@@ -170,23 +170,29 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed []
 }
 
 // quantize appends v as int8s scaled by the largest magnitude in v, and
-// returns the scale (v[i] ~ scale*float32(q[i])).
+// returns the scale (v[i] ~ scale*float32(q[i]), rounded half away from
+// zero).
 func quantize(dst []int8, v []float32) ([]int8, float32) {
 	var m float32
 	for _, f := range v {
 		m = max(m, f, -f)
 	}
-	if m == 0 || m != m {
+	if m == 0 || m != m || m > math.MaxFloat32 {
 		for range v {
 			dst = append(dst, 0)
 		}
 		return dst, 0
 	}
-	scale := m / 127
+	inv := 127 / m
 	for _, f := range v {
-		dst = append(dst, int8(math.Round(float64(f/scale))))
+		x := f * inv
+		if x >= 0 {
+			dst = append(dst, int8(x+0.5))
+		} else {
+			dst = append(dst, int8(x-0.5))
+		}
 	}
-	return dst, scale
+	return dst, m / 127
 }
 
 // sort orders candidates best first.
