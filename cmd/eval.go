@@ -29,6 +29,7 @@ type evalOptions struct {
 	mode                   string
 	denseWeight            float64
 	denseWeightSet         bool
+	noFeedback             bool
 	keep                   bool
 	json                   bool
 }
@@ -80,6 +81,7 @@ plus the ingest time and the configuration.`,
 	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it)")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1; 0.5 by default with openai:/ollama: embedders (tune it with papers eval)")
+	f.BoolVar(&o.noFeedback, "no-feedback", false, "plain BM25: do not widen the query with the terms most typical of its best matches")
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
 	f.BoolVar(&o.json, "json", false, "print the report as one JSON object")
 	return c
@@ -90,6 +92,8 @@ type evalReport struct {
 	eval.Report
 	Mode        string  `json:"mode"`
 	DenseWeight float64 `json:"dense_weight"`
+	Feedback    bool    `json:"feedback"`
+	Library     string  `json:"library,omitempty"` // the scratch library, with --keep
 	Embedder    string  `json:"embedder"`
 	Papers      int     `json:"papers"`
 	Chunks      int     `json:"chunks"`
@@ -117,13 +121,16 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	}
 
 	dir := o.library
+	var kept string
 	var ingestTime time.Duration
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "papers-eval-*"); err != nil {
 			return err
 		}
 		if o.keep {
-			logf("scratch library: %s", dir)
+			// asked for, so said even with --json (where it is also a field)
+			fmt.Fprintf(errw, "scratch library: %s\n", dir)
+			kept = dir
 		} else {
 			defer os.RemoveAll(dir)
 		}
@@ -154,6 +161,9 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		fu.DenseWeight = o.denseWeight
 	}
 	r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
+	if o.noFeedback {
+		r.Feedback = &store.Feedback{}
+	}
 	search := func(ctx context.Context, q string) ([]string, error) {
 		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {
@@ -182,7 +192,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if err != nil {
 		return embedHint(err)
 	}
-	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: fu.DenseWeight, Embedder: e.Name(), Papers: papers, Chunks: chunks,
+	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: fu.DenseWeight, Feedback: !o.noFeedback, Library: kept, Embedder: e.Name(), Papers: papers, Chunks: chunks,
 		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
 	if o.json {
 		return writeJSON(out, full)

@@ -25,6 +25,7 @@ type searchOptions struct {
 	mode           string
 	denseWeight    float64
 	denseWeightSet bool
+	noFeedback     bool
 	perPaper       int
 	papers         []string
 	topics         []string
@@ -91,6 +92,7 @@ Exit status 3 when nothing in the library matches.
 	f.IntVarP(&o.k, "k", "k", 10, "passages to show")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1; 0.5 by default with openai:/ollama: embedders (tune it with papers eval)")
+	f.BoolVar(&o.noFeedback, "no-feedback", false, "plain BM25: do not widen the query with the terms most typical of its best matches")
 	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
 	f.StringArrayVar(&o.papers, "paper", nil, "search only this paper id (repeatable)")
 	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
@@ -135,6 +137,9 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 		fu.DenseWeight = o.denseWeight
 	}
 	r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
+	if o.noFeedback {
+		r.Feedback = &store.Feedback{}
+	}
 	start := time.Now()
 	ps, err := r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -157,16 +158,17 @@ func TestEval(t *testing.T) {
 	corpusPath := filepath.Join(tmp, "corpus.jsonl")
 	os.WriteFile(corpusPath, []byte(strings.Join(keep, "\n")+"\n"), 0o644)
 
-	code, out, errs := runCmd(t, "eval", "--corpus", corpusPath, "--queries", filepath.Join(dir, "queries.jsonl"), "--qrels", qrelsPath, "--json")
+	code, out, errs := runCmd(t, "eval", "--corpus", corpusPath, "--queries", filepath.Join(dir, "queries.jsonl"), "--qrels", qrelsPath, "--json", "--keep")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var rep struct {
-		NDCG    float64 `json:"ndcg@10"`
-		Recall  float64 `json:"recall@100"`
-		MRR     float64 `json:"mrr@10"`
-		Queries int     `json:"queries"`
-		Latency struct {
+		Feedback bool    `json:"feedback"`
+		NDCG     float64 `json:"ndcg@10"`
+		Recall   float64 `json:"recall@100"`
+		MRR      float64 `json:"mrr@10"`
+		Queries  int     `json:"queries"`
+		Latency  struct {
 			Mean float64 `json:"mean"`
 			P95  float64 `json:"p95"`
 		} `json:"latency_ms"`
@@ -175,8 +177,26 @@ func TestEval(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	t.Logf("%s", out)
-	if rep.Queries != 87 || rep.NDCG < 0.7 || rep.Recall < 0.9 || rep.MRR < 0.6 || rep.Latency.Mean <= 0 || rep.Latency.P95 < rep.Latency.Mean {
+	if rep.Queries != 87 || !rep.Feedback || rep.NDCG < 0.7 || rep.Recall < 0.9 || rep.MRR < 0.6 || rep.Latency.Mean <= 0 || rep.Latency.P95 < rep.Latency.Mean {
 		t.Errorf("report %+v", rep)
+	}
+	// The kept library evaluated again with plain BM25: feedback off, and a
+	// different ranking.
+	kept := regexp.MustCompile(`/\S*papers-eval-\d+`).FindString(errs)
+	if kept == "" {
+		t.Fatalf("--keep did not say where the library is: %s", errs)
+	}
+	t.Cleanup(func() { os.RemoveAll(kept) })
+	code, out, errs = runCmd(t, "eval", "--library", kept, "--queries", filepath.Join(dir, "queries.jsonl"), "--qrels", qrelsPath, "--json", "--mode", "bm25", "--no-feedback")
+	if code != 0 {
+		t.Fatalf("eval --no-feedback: exit %d: %s", code, errs)
+	}
+	plain := rep
+	if err := json.Unmarshal([]byte(out), &plain); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if plain.Feedback || plain.Queries != 87 || plain.NDCG == rep.NDCG {
+		t.Errorf("--no-feedback report %+v (with feedback: %+v)", plain, rep)
 	}
 	if code, _, _ := runCmd(t, "eval", "--queries", "q.jsonl"); code != ExitUsage {
 		t.Errorf("eval without --qrels: exit %d, want 2", code)
