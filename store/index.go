@@ -330,6 +330,12 @@ func parseSidecar(b []byte) (*searchIndex, error) {
 	}
 	np := int(binary.LittleEndian.Uint32(b[24:]))
 	n := int(binary.LittleEndian.Uint32(b[28:]))
+	// Bound the counts by the file before allocating or multiplying: each
+	// paper takes at least 4 bytes, each chunk at least 8 and each dimension
+	// of each chunk 5.
+	if 4*np > len(b) || 8*n > len(b) || x.dims > len(b) || n*x.dims > len(b) {
+		return nil, errBadSidecar
+	}
 	o := sidecarHeader
 	x.papers = make([]string, np)
 	for i := range x.papers {

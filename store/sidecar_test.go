@@ -1,0 +1,75 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDamagedSidecarNeverPanics builds a real sidecar, then flips bytes in
+// copies of it: each copy is either refused by parseSidecar or searchable
+// (dense and text, with feedback) without a panic; a refused one is what
+// makes the store rebuild the index from the database.
+func TestDamagedSidecarNeverPanics(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	lib, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	if err := lib.EnsureEmbedder(ctx, "test/rand-16", 16); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := range 20 {
+		var cs []Chunk
+		for j := range 3 {
+			v := make([]float32, 16)
+			for k := range v {
+				v[k] = float32(r.NormFloat64())
+			}
+			cs = append(cs, Chunk{Seq: j, Text: fmt.Sprintf("chunk %d of paper %d about reward models and agents %d", j, i, r.IntN(50)), Vector: v})
+		}
+		if _, err := lib.Put(ctx, Paper{ID: fmt.Sprintf("p%02d", i), Version: 1, Title: "Paper about planning"}, cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lib.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(dir, SidecarName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := make([]float32, 16)
+	q[0] = 1
+	parsed := 0
+	for n := range 3000 {
+		bad := bytes.Clone(good)
+		for range 1 + n%3 {
+			bad[r.IntN(len(bad))] ^= byte(1 + r.IntN(255))
+		}
+		x, err := parseSidecar(bad)
+		if err != nil {
+			continue
+		}
+		parsed++
+		if len(q) != x.dims {
+			continue
+		}
+		if _, err := x.search(ctx, normalized(q), 5, nil); err != nil {
+			t.Fatal(err)
+		}
+		acc := make([]float64, x.len())
+		terms := []string{"reward", "agent", "plan"}
+		if err := x.text.Score(terms, nil, acc); err == nil {
+			x.text.Expand([]int{0, 1}, []float64{0.5, 0.5}, terms, 5, 0)
+		}
+	}
+	t.Logf("%d of 3000 damaged copies parsed (the damage was in vectors, postings or padding)", parsed)
+}
