@@ -108,6 +108,21 @@ func (l *Library) searchIndex(ctx context.Context) (*searchIndex, error) {
 	return x, nil
 }
 
+// discardIndex forgets the loaded index and deletes the sidecar, so that
+// the next search rebuilds both from the database.
+func (l *Library) discardIndex() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.idx != nil {
+		l.retired = append(l.retired, l.idx)
+		l.idx = nil
+	}
+	if err := os.Remove(filepath.Join(l.dir, SidecarName)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
 // loadIndex builds the index from the database, in one snapshot. The full
 // text is tokenized on a second goroutine while rows are read.
 func (l *Library) loadIndex(ctx context.Context) (*searchIndex, error) {

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -72,4 +73,62 @@ func TestDamagedSidecarNeverPanics(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 3000 damaged copies parsed (the damage was in vectors, postings or padding)", parsed)
+}
+
+// TestCorruptPostingsAreRebuilt damages a posting of a current index.bin
+// (a chunk number out of range, which parsing does not check): the next
+// text search notices, rebuilds the index from the database and answers.
+func TestCorruptPostingsAreRebuilt(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	lib, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	if err := lib.EnsureEmbedder(ctx, "test/rand-4", 4); err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"reward models", "planning agents", "reward hacking"} {
+		if _, err := lib.Put(ctx, Paper{ID: fmt.Sprintf("p%d", i), Version: 1}, []Chunk{{Text: text, Vector: []float32{1, 0, 0, 0}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := lib.SearchText(ctx, "reward", 5, Filter{}, Feedback{})
+	if err != nil || len(want) != 2 {
+		t.Fatalf("SearchText = %v, %v", want, err)
+	}
+	lib.Close()
+
+	path := filepath.Join(dir, SidecarName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := parseSidecar(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The full-text index is the sidecar's tail; its postings start after
+	// a 32-byte header and four arrays (fts's layout).
+	at := len(b) - len(x.text.Encoding())
+	le := binary.LittleEndian
+	nDocs, nTerms, nPost := int(le.Uint32(b[at+8:])), int(le.Uint32(b[at+12:])), int(le.Uint32(b[at+16:]))
+	postDoc := at + 32 + 8*nDocs + 8*nTerms
+	for i := range nPost {
+		le.PutUint32(b[postDoc+4*i:], uint32(1000+i))
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	lib, err = Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	got, err := lib.SearchText(ctx, "reward", 5, Filter{}, Feedback{})
+	if err != nil || len(got) != len(want) || got[0].ChunkID != want[0].ChunkID {
+		t.Errorf("after damage: %v, %v; want %v", got, err, want)
+	}
 }

@@ -3,9 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sync"
 
 	"github.com/papers-cli/papers/store/fts"
@@ -25,6 +25,19 @@ import (
 // pass over one score per chunk (about a millisecond at 100k chunks), twice
 // with feedback.
 func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter, fb Feedback) ([]Hit, error) {
+	hits, err := l.searchText(ctx, query, k, f, fb)
+	if errors.Is(err, fts.ErrCorrupt) {
+		// The sidecar's postings are not checksummed (see writeSidecar): one
+		// that turns out damaged is rebuilt from the database, once.
+		if err := l.discardIndex(); err != nil {
+			return nil, fmt.Errorf("search text: %w", err)
+		}
+		hits, err = l.searchText(ctx, query, k, f, fb)
+	}
+	return hits, err
+}
+
+func (l *Library) searchText(ctx context.Context, query string, k int, f Filter, fb Feedback) ([]Hit, error) {
 	terms := fts.QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
@@ -44,7 +57,7 @@ func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter,
 	}
 	acc := scores.get(idx.len())
 	defer scores.put(acc)
-	ranked, err := l.rankText(idx, terms, nil, max(k, fb.Docs), allowed, acc)
+	ranked, err := idx.rankText(terms, nil, max(k, fb.Docs), allowed, acc)
 	if err != nil || fb.Docs <= 0 || len(ranked) == 0 {
 		return idx.hits(ranked, k), err
 	}
@@ -61,7 +74,7 @@ func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter,
 	}
 	exp, err := idx.text.Expand(docs, weights, terms, fb.Terms, fb.MinIDF)
 	if err != nil {
-		return nil, fmt.Errorf("search text: %w (delete %s to rebuild it)", err, filepath.Join(l.dir, SidecarName))
+		return nil, fmt.Errorf("search text: %w", err)
 	}
 	if len(exp) == 0 {
 		return idx.hits(ranked, k), nil
@@ -73,16 +86,16 @@ func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter,
 	for range exp {
 		qw = append(qw, 1)
 	}
-	ranked, err = l.rankText(idx, append(terms, exp...), qw, k, allowed, acc)
+	ranked, err = idx.rankText(append(terms, exp...), qw, k, allowed, acc)
 	return idx.hits(ranked, k), err
 }
 
 // rankText scores terms into acc (zeroed first) and returns the best k
 // allowed chunks, best first.
-func (l *Library) rankText(idx *searchIndex, terms []string, weights []float64, k int, allowed []bool, acc []float64) ([]scored, error) {
+func (idx *searchIndex) rankText(terms []string, weights []float64, k int, allowed []bool, acc []float64) ([]scored, error) {
 	clear(acc)
 	if err := idx.text.Score(terms, weights, acc); err != nil {
-		return nil, fmt.Errorf("search text: %w (delete %s to rebuild it)", err, filepath.Join(l.dir, SidecarName))
+		return nil, fmt.Errorf("search text: %w", err)
 	}
 	top := topK{x: &idx.chunkTable, h: make([]scored, 0, min(k, 1024))}
 	for i, s := range acc {
