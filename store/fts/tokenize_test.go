@@ -158,3 +158,40 @@ func TestStem(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTerms feeds arbitrary text (chunk text comes from untrusted PDFs) to
+// the tokenizer and stemmer: no panic, no empty token, stems no longer
+// than their word plus one letter, and the same terms for a text whether
+// it is indexed or queried.
+func FuzzTerms(f *testing.F) {
+	for _, s := range awkward {
+		f.Add(s)
+	}
+	f.Add("\xff\xfe invalid \xc3 utf-8 \xe2\x82")
+	f.Fuzz(func(t *testing.T, s string) {
+		var words []string
+		for w := range Words(s) {
+			if len(w) == 0 {
+				t.Fatalf("empty word in %q", s)
+			}
+			words = append(words, string(w))
+			if st := Stem(w, nil); len(st) == 0 || len(st) > len(w)+1 {
+				t.Fatalf("Stem(%q) = %q", w, st)
+			}
+		}
+		bl := NewBuilder()
+		bl.Add("", s)
+		x, err := Parse(bl.AppendBinary(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := QueryTerms(s)
+		acc := make([]float64, 1)
+		if err := x.Score(q, nil, acc); err != nil {
+			t.Fatal(err)
+		}
+		if (len(words) > 0) != (acc[0] > 0) {
+			t.Fatalf("%q: %d words, score %v", s, len(words), acc[0])
+		}
+	})
+}
