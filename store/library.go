@@ -109,11 +109,22 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
 	l := &Library{dir: dir, db: db}
-	if err := l.migrate(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open library %s: %w", path, err)
+	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
+	// SQLite's busy handler waiting, while another process is turning a new
+	// database to WAL (two first ingests at once): retry for as long as the
+	// busy timeout would have waited.
+	deadline := time.Now().Add(busyTimeout)
+	for {
+		err := l.migrate(ctx)
+		if err == nil {
+			return l, nil
+		}
+		if !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
+			db.Close()
+			return nil, fmt.Errorf("open library %s: %w", path, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	return l, nil
 }
 
 // Close releases the database and the vector index. Searches in flight
