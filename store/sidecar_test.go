@@ -18,14 +18,7 @@ import (
 func TestDamagedSidecarNeverPanics(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	lib, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lib.Close()
-	if err := lib.EnsureEmbedder(ctx, "test/rand-16", 16); err != nil {
-		t.Fatal(err)
-	}
+	lib := openWithEmbedder(t, dir, 16)
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := range 20 {
 		var cs []Chunk
@@ -81,14 +74,7 @@ func TestDamagedSidecarNeverPanics(t *testing.T) {
 func TestCorruptPostingsAreRebuilt(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	lib, err := Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lib.Close()
-	if err := lib.EnsureEmbedder(ctx, "test/rand-4", 4); err != nil {
-		t.Fatal(err)
-	}
+	lib := openWithEmbedder(t, dir, 4)
 	for i, text := range []string{"reward models", "planning agents", "reward hacking"} {
 		if _, err := lib.Put(ctx, Paper{ID: fmt.Sprintf("p%d", i), Version: 1}, []Chunk{{Text: text, Vector: []float32{1, 0, 0, 0}}}); err != nil {
 			t.Fatal(err)
@@ -131,4 +117,19 @@ func TestCorruptPostingsAreRebuilt(t *testing.T) {
 	if err != nil || len(got) != len(want) || got[0].ChunkID != want[0].ChunkID {
 		t.Errorf("after damage: %v, %v; want %v", got, err, want)
 	}
+}
+
+// openWithEmbedder opens a library in dir, closed at the end of the test,
+// for vectors of dims dimensions.
+func openWithEmbedder(t *testing.T, dir string, dims int) *Library {
+	t.Helper()
+	lib, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	if err := lib.EnsureEmbedder(context.Background(), fmt.Sprintf("test/rand-%d", dims), dims); err != nil {
+		t.Fatal(err)
+	}
+	return lib
 }
