@@ -41,15 +41,29 @@ func (x *chunkTable) len() int { return len(x.seqs) }
 // (chunk i at vecs[i*dims:(i+1)*dims]) and the full-text index (document i
 // is chunk i: its paper's title and its text).
 type searchIndex struct {
-	libraryID string
-	gen       int64
-	dims      int
+	indexVersion
 	chunkTable
 	vecs  []float32
 	q8    []int8    // vecs quantised: chunk i at q8[i*dims:(i+1)*dims] ...
 	scale []float32 // ... times scale[i]
 	text  *fts.Index
 	unmap func() error // releases the mapped sidecar; nil when on the heap
+}
+
+// indexVersion is what a search index was built from: the library, its
+// vectors generation (bumped by every transaction that changes chunks) and
+// the vectors' dimensions. An index of another version is stale.
+type indexVersion struct {
+	libraryID string
+	gen       int64
+	dims      int
+}
+
+func versionOf(m map[string]string) indexVersion {
+	v := indexVersion{libraryID: m[keyLibraryID]}
+	v.gen, _ = strconv.ParseInt(m[keyVectorsGen], 10, 64)
+	v.dims, _ = strconv.Atoi(m[keyDimensions])
+	return v
 }
 
 // Refresh brings the search index and its sidecar file up to date with the
@@ -72,13 +86,11 @@ func (l *Library) searchIndex(ctx context.Context) (*searchIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	libID := m[keyLibraryID]
-	gen, _ := strconv.ParseInt(m[keyVectorsGen], 10, 64)
-	dims, _ := strconv.Atoi(m[keyDimensions])
+	v := versionOf(m)
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if x := l.idx; x != nil && x.gen == gen && x.libraryID == libID && x.dims == dims {
+	if x := l.idx; x != nil && x.indexVersion == v {
 		return x, nil
 	}
 	if l.idx != nil {
@@ -89,7 +101,7 @@ func (l *Library) searchIndex(ctx context.Context) (*searchIndex, error) {
 	path := filepath.Join(l.dir, SidecarName)
 	if x, unmap, err := readSidecar(path); err == nil {
 		x.unmap = unmap
-		if x.gen == gen && x.libraryID == libID && x.dims == dims {
+		if x.indexVersion == v {
 			l.idx = x
 			return x, nil
 		}
@@ -149,9 +161,7 @@ func (l *Library) loadIndex(ctx context.Context) (*searchIndex, error) {
 		if err != nil {
 			return err
 		}
-		x.libraryID = m[keyLibraryID]
-		x.gen, _ = strconv.ParseInt(m[keyVectorsGen], 10, 64)
-		x.dims, _ = strconv.Atoi(m[keyDimensions])
+		x.indexVersion = versionOf(m)
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT coalesce(sum(chunks), 0) FROM papers").Scan(&n); err != nil {
 			return err
@@ -338,11 +348,11 @@ func parseSidecar(b []byte) (*searchIndex, error) {
 	if len(b) < sidecarHeader || string(b[:8]) != sidecarMagic {
 		return nil, errBadSidecar
 	}
-	x := &searchIndex{
+	x := &searchIndex{indexVersion: indexVersion{
 		dims:      int(binary.LittleEndian.Uint32(b[12:])),
 		gen:       int64(binary.LittleEndian.Uint64(b[16:])),
 		libraryID: string(b[32:64]),
-	}
+	}}
 	np := int(binary.LittleEndian.Uint32(b[24:]))
 	n := int(binary.LittleEndian.Uint32(b[28:]))
 	// Bound the counts by the file before allocating or multiplying: each

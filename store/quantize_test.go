@@ -18,7 +18,7 @@ import (
 func TestQuantizedSearchIsExact(t *testing.T) {
 	const n, dims = 20000, 384
 	r := rand.New(rand.NewPCG(7, 8))
-	x := &searchIndex{dims: dims}
+	x := &searchIndex{indexVersion: indexVersion{dims: dims}}
 	for i := range n {
 		if i%50 == 0 {
 			x.papers = append(x.papers, fmt.Sprintf("p%05d", i/50))
