@@ -193,6 +193,63 @@ func BenchmarkSearchText(b *testing.B) {
 	}
 }
 
+// Put of a new version of one 50-chunk paper, then Refresh: what `papers
+// ingest` of one paper costs at its end, with the index and sidecar of the
+// library before the Put at hand. "copy" is the usual case (the unchanged
+// papers' chunks are copied from the previous index); "full" forgets the
+// previous index first, so everything is read from SQLite and tokenized. The
+// paper is deleted again afterwards.
+func BenchmarkRefreshAfterPut(b *testing.B) {
+	for _, s := range benchSizes {
+		for _, mode := range []string{"copy", "full"} {
+			b.Run(s.name+"/"+mode, func(b *testing.B) {
+				dir := benchLibrary(b, s.papers)
+				ctx := context.Background()
+				lib, err := store.Open(ctx, dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer lib.Close()
+				if err := lib.Refresh(ctx); err != nil {
+					b.Fatal(err)
+				}
+				r := rand.New(rand.NewPCG(3, 4))
+				version := 0
+				b.ReportAllocs()
+				c0 := cpuTime()
+				for b.Loop() {
+					version++
+					p := store.Paper{ID: "bench-refresh", Version: version, Title: fmt.Sprintf("Version %d of a paper", version)}
+					cs := make([]store.Chunk, 50)
+					for i := range cs {
+						cs[i] = store.Chunk{Seq: i, Text: fmt.Sprintf("chunk %d of version %d about agents and tools", i, version), Vector: storetest.Vector(r, benchDims)}
+					}
+					if _, err := lib.Put(ctx, p, cs); err != nil {
+						b.Fatal(err)
+					}
+					if mode == "full" {
+						lib.Close()
+						os.Remove(filepath.Join(dir, store.SidecarName))
+						if lib, err = store.Open(ctx, dir); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := lib.Refresh(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportCPU(b, c0)
+				if err := lib.Delete(ctx, "bench-refresh"); err != nil {
+					b.Fatal(err)
+				}
+				if err := lib.Refresh(ctx); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
 // Put of a 50-chunk paper (384 dims) into a growing library, one transaction
 // and one fsync each; reports papers/s and chunks/s.
 func BenchmarkPut(b *testing.B) {

@@ -75,6 +75,9 @@ const (
 	keyCreated    = "created"
 	keyLibraryID  = "library_id"  // random, identifies this database for the vector sidecar
 	keyVectorsGen = "vectors_gen" // bumped by every transaction that changes chunks
+	// keyVectorsEpoch is bumped by Reindex, which replaces every vector
+	// without changing the papers' fingerprints (absent: 0).
+	keyVectorsEpoch = "vectors_epoch"
 )
 
 // Open opens the library in dir, creating the directory (0700) and the

@@ -89,6 +89,10 @@ func (l *Library) Reindex(ctx context.Context, name string, dims, batch int,
 		if err := setManifest(ctx, tx, keyDimensions, strconv.Itoa(dims)); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO manifest (key, value) VALUES (?, '1')
+			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`, keyVectorsEpoch); err != nil {
+			return err
+		}
 		return bumpVectorsGen(ctx, tx)
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -45,6 +46,8 @@ type Builder struct {
 	lastHead string
 	headIDs  []uint32
 	distinct []uint32
+	from     *Index   // the index AddFrom last copied from ...
+	fromIDs  []uint32 // ... and its term numbers' ids here, plus one (0: not yet known)
 }
 
 // NewBuilder returns an empty Builder.
@@ -95,21 +98,65 @@ func (bl *Builder) Add(head, body string) {
 	bl.distinct = d
 }
 
+// AddFrom adds document doc of x as x indexed it (its terms, their
+// frequencies and its length) without tokenizing anything: the index comes
+// out exactly as if the document's head and body had been given to Add.
+// Refreshing an index after a few documents changed copies the others
+// this way, at a few nanoseconds per distinct term of each document.
+func (bl *Builder) AddFrom(x *Index, doc int) error {
+	if doc < 0 || doc >= len(x.docLen) {
+		return fmt.Errorf("fts: document %d of an index of %d", doc, len(x.docLen))
+	}
+	if bl.from != x {
+		bl.from, bl.fromIDs = x, make([]uint32, len(x.termEnd))
+	}
+	var lo uint32
+	if doc > 0 {
+		lo = x.docEnd[doc-1]
+	}
+	hi := x.docEnd[doc]
+	if lo > hi || int(hi) > len(x.fwdTerm) {
+		return ErrCorrupt
+	}
+	for e := lo; e < hi; e++ {
+		t := x.fwdTerm[e]
+		if int(t) >= len(bl.fromIDs) {
+			return ErrCorrupt
+		}
+		id := bl.fromIDs[t]
+		if id == 0 {
+			id = bl.stemID(x.termAt(int(t))) + 1
+			bl.fromIDs[t] = id
+		}
+		bl.entTerm = append(bl.entTerm, id-1)
+		bl.entTF = append(bl.entTF, x.fwdTF[e])
+		bl.df[id-1]++
+	}
+	bl.docLen = append(bl.docLen, x.docLen[doc])
+	bl.docEnd = append(bl.docEnd, uint32(len(bl.entTerm)))
+	return nil
+}
+
 // termID returns the id of the term of the folded word w, adding it if new.
 func (bl *Builder) termID(w []byte) uint32 {
 	if id, ok := bl.words[string(w)]; ok {
 		return id
 	}
-	stem := Stem(w, bl.stemBuf)
-	id, ok := bl.ids[string(stem)]
+	id := bl.stemID(string(Stem(w, bl.stemBuf)))
+	bl.words[string(w)] = id
+	return id
+}
+
+// stemID returns the id of term t, adding it if new.
+func (bl *Builder) stemID(t string) uint32 {
+	id, ok := bl.ids[t]
 	if !ok {
 		id = uint32(len(bl.names))
-		bl.names = append(bl.names, string(stem))
-		bl.ids[string(stem)] = id
+		bl.names = append(bl.names, t)
+		bl.ids[t] = id
 		bl.df = append(bl.df, 0)
 		bl.tf = append(bl.tf, 0)
 	}
-	bl.words[string(w)] = id
 	return id
 }
 

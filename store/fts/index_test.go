@@ -196,3 +196,53 @@ func TestExpand(t *testing.T) {
 		t.Errorf("Expand of a document out of range = %v, want ErrCorrupt", err)
 	}
 }
+
+// TestAddFromMatchesAdd rebuilds an index the way a refresh does, copying
+// the documents that did not change from the old index and tokenizing the
+// others, and checks it is byte for byte the index of the same documents
+// given to Add.
+func TestAddFromMatchesAdd(t *testing.T) {
+	corpus := readCorpus(t)[:400]
+	split := func(i int) (string, string) {
+		title, body, _ := strings.Cut(corpus[i], "\n")
+		if i%4 != 0 { // runs of documents share a head, as a paper's chunks do
+			title = strings.SplitN(corpus[i-i%4], "\n", 2)[0]
+		}
+		return title, body
+	}
+	old := NewBuilder()
+	for i := range 300 {
+		old.Add(split(i))
+	}
+	ox, err := Parse(old.AppendBinary(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The new set: old documents with some dropped, new ones interleaved.
+	r := rand.New(rand.NewPCG(3, 4))
+	want, got := NewBuilder(), NewBuilder()
+	next := 300
+	for i := range 300 {
+		switch r.IntN(6) {
+		case 0: // dropped
+			continue
+		case 1:
+			if next < len(corpus) {
+				want.Add(split(next))
+				got.Add(split(next))
+				next++
+			}
+		}
+		want.Add(split(i))
+		if err := got.AddFrom(ox, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, g := want.AppendBinary(nil), got.AppendBinary(nil)
+	if !bytes.Equal(w, g) {
+		t.Fatalf("an index built with AddFrom differs from one built with Add (%d and %d bytes)", len(g), len(w))
+	}
+	if err := got.AddFrom(ox, ox.Docs()); err == nil {
+		t.Error("AddFrom accepted a document past the end")
+	}
+}
