@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +54,7 @@ type searchIndex struct {
 	scale []float32 // ... times scale[i]
 	text  *fts.Index
 	fps   []byte       // the papers' fingerprints (fingerprintSize bytes each), to tell what a refresh can copy
+	raw   []byte       // the sidecar all this is a view of
 	unmap func() error // releases the mapped sidecar; nil when on the heap
 
 	reused int // chunks copied from the previous index when this one was built
@@ -126,14 +128,16 @@ func (l *Library) searchIndex(ctx context.Context) (*searchIndex, error) {
 			unmap()
 		}
 	}
-	x, err := l.loadIndex(ctx, prev)
+	x, err := l.writeIndex(ctx, prev, path)
+	if err == nil {
+		os.Remove(filepath.Join(l.dir, legacySidecar))
+	} else if ctx.Err() == nil {
+		// Best effort: a library on a read-only medium or a full disk still
+		// searches, only slower at each start.
+		x, err = l.loadIndex(ctx, prev)
+	}
 	if err != nil {
 		return nil, err
-	}
-	// Best effort: a library on a read-only medium still searches, only
-	// slower at each start.
-	if err := writeSidecar(path, x); err == nil {
-		os.Remove(filepath.Join(l.dir, legacySidecar))
 	}
 	l.idx = x
 	return x, nil
@@ -154,15 +158,80 @@ func (l *Library) discardIndex() error {
 	return nil
 }
 
-// loadIndex builds the index from the database, in one snapshot. The
-// chunks of papers that prev holds as they are now (the same fingerprint,
-// library, dimensions and vectors epoch) are copied from prev, tokens and
-// vectors alike; the others are read from the database and their text
-// tokenized on a second goroutine. Either way the index is the one a build
-// from nothing gives, byte for byte. prev may be nil; it must stay mapped
-// until loadIndex returns.
+// loadIndex builds the index in memory, for a library whose directory
+// cannot take a sidecar (and for tests); see buildSidecar.
 func (l *Library) loadIndex(ctx context.Context, prev *searchIndex) (*searchIndex, error) {
-	x := &searchIndex{}
+	var m memFile
+	reused, err := l.buildSidecar(ctx, prev, &m)
+	if err != nil {
+		return nil, err
+	}
+	x, err := parseSidecar(m.b)
+	if err != nil {
+		return nil, fmt.Errorf("load the search index: %w", err)
+	}
+	x.reused = reused
+	return x, nil
+}
+
+// writeIndex builds the index into a new sidecar file (see buildSidecar),
+// makes it durable, maps it and renames it into place as path.
+//
+// The vectors and postings are not checksummed (that would cost a pass
+// over hundreds of MB at every start): instead the file is durable before
+// it is renamed, so a crash leaves the old sidecar or the complete new one.
+func (l *Library) writeIndex(ctx context.Context, prev *searchIndex, path string) (*searchIndex, error) {
+	removeStaleTemps(path)
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	reused, err := l.buildSidecar(ctx, prev, tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Mapped before the rename: another process may put a sidecar of its
+	// own at path at any moment.
+	x, unmap, err := readSidecar(tmp.Name())
+	if err != nil {
+		return nil, fmt.Errorf("load the search index: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		unmap()
+		return nil, err
+	}
+	x.unmap, x.reused = unmap, reused
+	return x, nil
+}
+
+// memFile is a file in memory, for buildSidecar.
+type memFile struct{ b []byte }
+
+func (m *memFile) WriteAt(p []byte, off int64) (int, error) {
+	if end := int(off) + len(p); end > len(m.b) {
+		m.b = slices.Grow(m.b, end-len(m.b))[:end]
+	}
+	return copy(m.b[off:], p), nil
+}
+
+// buildSidecar builds the search index from the database, in one snapshot,
+// and writes it to w laid out as a sidecar (see sidecarMagic), returning
+// how many chunks it copied from prev. The chunks of papers that prev
+// holds as they are now (the same fingerprint, library, dimensions and
+// vectors epoch) are copied from it, tokens and vectors alike; the others
+// are read from the database and their text tokenized on a second
+// goroutine. Either way the result is the one a build from nothing gives,
+// byte for byte. prev may be nil; it must stay mapped until buildSidecar
+// returns. The vectors go to w as they come: the only large allocation is
+// the full-text index's.
+func (l *Library) buildSidecar(ctx context.Context, prev *searchIndex, w io.WriterAt) (reused int, err error) {
 	// doc is one chunk for the tokenizer: chunk from of prev, or a text.
 	type doc struct {
 		paper uint32
@@ -186,13 +255,19 @@ func (l *Library) loadIndex(ctx context.Context, prev *searchIndex) (*searchInde
 		}
 		built <- err
 	}()
-	err := l.read(ctx, func(tx *sql.Tx) error {
+	var x searchIndex // the chunk table, fingerprints and version
+	var lay sidecarLayout
+	var vecs, q8 sectionWriter
+	err = l.read(ctx, func(tx *sql.Tx) error {
 		defer close(batches)
 		m, err := readManifest(ctx, tx)
 		if err != nil {
 			return err
 		}
 		x.indexVersion = versionOf(m)
+		if len(x.libraryID) != 32 {
+			return errors.New("library id is not 32 hex digits")
+		}
 		if prev != nil && (prev.libraryID != x.libraryID || prev.dims != x.dims || prev.epoch != x.epoch) {
 			prev = nil
 		}
@@ -220,11 +295,12 @@ func (l *Library) loadIndex(ctx context.Context, prev *searchIndex) (*searchInde
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		lay = layoutSidecar(x.papers, n, x.dims)
 		x.paperOf = make([]uint32, 0, n)
 		x.seqs = make([]uint32, 0, n)
-		x.vecs = make([]float32, 0, n*x.dims)
-		x.q8 = make([]int8, 0, n*x.dims)
 		x.scale = make([]float32, 0, n)
+		vecs = sectionWriter{w: w, off: int64(lay.vecs)}
+		q8 = sectionWriter{w: w, off: int64(lay.q8)}
 		batch := make([]doc, 0, 256)
 		emit := func(d doc) {
 			if batch = append(batch, d); len(batch) == cap(batch) {
@@ -232,31 +308,53 @@ func (l *Library) loadIndex(ctx context.Context, prev *searchIndex) (*searchInde
 				batch = make([]doc, 0, 256)
 			}
 		}
+		var qbuf []int8
 		// add appends chunk (pid, seq) with vector blob and text body.
 		add := func(pid string, seq int, blob []byte, body string) error {
 			if len(blob) != 4*x.dims {
 				return fmt.Errorf("chunk %s has a vector of %d bytes, want %d", ChunkID(pid, seq), len(blob), 4*x.dims)
 			}
 			p, ok := pos[pid]
-			if !ok {
+			if !ok || len(x.paperOf) == n {
 				return fmt.Errorf("chunk %s of a paper with no chunks counted", ChunkID(pid, seq))
 			}
 			x.paperOf = append(x.paperOf, p)
 			x.seqs = append(x.seqs, uint32(seq))
-			x.vecs = append(x.vecs, leview.Of[float32](blob, x.dims)...)
 			var scale float32
-			x.q8, scale = quantize(x.q8, x.vecs[len(x.vecs)-x.dims:])
+			qbuf, scale = quantize(qbuf[:0], leview.Of[float32](blob, x.dims))
 			x.scale = append(x.scale, scale)
+			vecs.write(blob)
+			q8.write(leview.Bytes(qbuf))
 			emit(doc{paper: p, from: -1, text: body})
 			return nil
 		}
+		copied := func(p uint32, seq uint32, c int) error {
+			if len(x.paperOf) == n {
+				return fmt.Errorf("chunk %s of a paper with no chunks counted", ChunkID(x.papers[p], int(seq)))
+			}
+			d := x.dims
+			x.paperOf = append(x.paperOf, p)
+			x.seqs = append(x.seqs, seq)
+			x.scale = append(x.scale, prev.scale[c])
+			vecs.write(leview.Bytes(prev.vecs[c*d : (c+1)*d]))
+			q8.write(leview.Bytes(prev.q8[c*d : (c+1)*d]))
+			reused++
+			emit(doc{paper: p, from: int32(c)})
+			return nil
+		}
 		if reuse := x.reusable(prev); len(reuse) > n/2 {
-			err = x.copyOrRead(ctx, tx, prev, reuse, pos, add, func(p uint32, from int32) { emit(doc{paper: p, from: from}) })
+			// The new index will be about the size of the old one. (The
+			// tokenizer touches text only once it has a batch.)
+			text.Grow(n, prev.text.Postings()*n/max(prev.len(), 1))
+			err = copyOrRead(ctx, tx, reuse, pos, add, copied)
 		} else {
 			err = scanChunks(ctx, tx, add)
 		}
 		if err != nil {
 			return err
+		}
+		if len(x.paperOf) != n {
+			return fmt.Errorf("the papers table counts %d chunks, the chunks table holds %d", n, len(x.paperOf))
 		}
 		batches <- batch
 		return nil
@@ -264,13 +362,43 @@ func (l *Library) loadIndex(ctx context.Context, prev *searchIndex) (*searchInde
 	if berr := <-built; err == nil {
 		err = berr
 	}
+	if err == nil {
+		err = cmp.Or(vecs.flush(), q8.flush())
+	}
+	if err == nil {
+		err = x.writeSidecar(w, lay, text.AppendBinary(nil))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("load the search index: %w", err)
+		return 0, fmt.Errorf("load the search index: %w", err)
 	}
-	if x.text, err = fts.Parse(text.AppendBinary(nil)); err != nil {
-		return nil, fmt.Errorf("load the search index: %w", err)
+	return reused, nil
+}
+
+// sectionWriter writes a run of bytes to w from off on, in large writes.
+type sectionWriter struct {
+	w   io.WriterAt
+	off int64
+	buf []byte
+	err error
+}
+
+func (s *sectionWriter) write(p []byte) {
+	if len(s.buf)+len(p) > cap(s.buf) {
+		s.flush()
+		if s.buf == nil {
+			s.buf = make([]byte, 0, 1<<20)
+		}
 	}
-	return x, nil
+	s.buf = append(s.buf, p...)
+}
+
+func (s *sectionWriter) flush() error {
+	if len(s.buf) > 0 && s.err == nil {
+		_, s.err = s.w.WriteAt(s.buf, s.off)
+		s.off += int64(len(s.buf))
+	}
+	s.buf = s.buf[:0]
+	return s.err
 }
 
 // scanChunks calls add for every chunk, in rowid order: sequential reads of
@@ -320,14 +448,14 @@ func (x *searchIndex) reusable(prev *searchIndex) map[chunkKey]int32 {
 type chunkKey struct{ paper, seq uint32 }
 
 // copyOrRead goes through the chunks in rowid order, as scanChunks does,
-// copying those in reuse from prev (their tokens through copied) and reading
-// the others with add.
-func (x *searchIndex) copyOrRead(ctx context.Context, tx *sql.Tx, prev *searchIndex, reuse map[chunkKey]int32, pos map[string]uint32,
-	add func(pid string, seq int, blob []byte, body string) error, copied func(p uint32, from int32)) error {
+// handing those in reuse (their ordinal in the previous index) to copied
+// and reading the others for add.
+func copyOrRead(ctx context.Context, tx *sql.Tx, reuse map[chunkKey]int32, pos map[string]uint32,
+	add func(pid string, seq int, blob []byte, body string) error, copied func(paper, seq uint32, from int) error) error {
 	type row struct {
 		id       int64
-		paper    uint32
-		seq      uint32
+		pid      string
+		key      chunkKey
 		prevFrom int32
 	}
 	// The (paper_id, seq) index covers this: a few MB, not the table.
@@ -338,20 +466,16 @@ func (x *searchIndex) copyOrRead(ctx context.Context, tx *sql.Tx, prev *searchIn
 	var order []row
 	for rows.Next() {
 		var r row
-		var pid string
-		if err := rows.Scan(&r.id, &pid, &r.seq); err != nil {
+		if err := rows.Scan(&r.id, &r.pid, &r.key.seq); err != nil {
 			rows.Close()
 			return err
 		}
-		p, ok := pos[pid]
-		if !ok {
-			rows.Close()
-			return fmt.Errorf("chunk %s of a paper with no chunks counted", ChunkID(pid, int(r.seq)))
-		}
-		r.paper = p
 		r.prevFrom = -1
-		if c, ok := reuse[chunkKey{p, r.seq}]; ok {
-			r.prevFrom = c
+		if p, ok := pos[r.pid]; ok {
+			r.key.paper = p
+			if c, ok := reuse[r.key]; ok {
+				r.prevFrom = c
+			}
 		}
 		order = append(order, r)
 	}
@@ -365,16 +489,11 @@ func (x *searchIndex) copyOrRead(ctx context.Context, tx *sql.Tx, prev *searchIn
 		return err
 	}
 	defer read.Close()
-	d := x.dims
 	for _, r := range order {
-		if c := int(r.prevFrom); c >= 0 {
-			x.paperOf = append(x.paperOf, r.paper)
-			x.seqs = append(x.seqs, r.seq)
-			x.vecs = append(x.vecs, prev.vecs[c*d:(c+1)*d]...)
-			x.q8 = append(x.q8, prev.q8[c*d:(c+1)*d]...)
-			x.scale = append(x.scale, prev.scale[c])
-			x.reused++
-			copied(r.paper, int32(c))
+		if r.prevFrom >= 0 {
+			if err := copied(r.key.paper, r.key.seq, int(r.prevFrom)); err != nil {
+				return err
+			}
 			continue
 		}
 		var blob []byte
@@ -382,7 +501,7 @@ func (x *searchIndex) copyOrRead(ctx context.Context, tx *sql.Tx, prev *searchIn
 		if err := read.QueryRowContext(ctx, r.id).Scan(&blob, &body); err != nil {
 			return err
 		}
-		if err := add(x.papers[r.paper], int(r.seq), blob, body); err != nil {
+		if err := add(r.pid, int(r.key.seq), blob, body); err != nil {
 			return err
 		}
 	}
@@ -434,76 +553,69 @@ const sidecarHeader = 8 + 4 + 4 + 8 + 4 + 4 + 32 + 8
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func writeSidecar(path string, x *searchIndex) error {
-	if len(x.libraryID) != 32 {
-		return errors.New("library id is not 32 hex digits")
+// sidecarLayout is where a sidecar's sections start.
+type sidecarLayout struct {
+	fps, table, vecs, scales, q8, fts int
+}
+
+func layoutSidecar(papers []string, chunks, dims int) sidecarLayout {
+	var lay sidecarLayout
+	o := sidecarHeader
+	for _, p := range papers {
+		o += 4 + len(p)
 	}
-	size := sidecarHeader
-	for _, p := range x.papers {
-		size += 4 + len(p)
-	}
-	size = (size+3)&^3 + len(x.fps)
-	size += 8 * x.len()
-	b := make([]byte, size)
+	lay.fps = (o + 3) &^ 3
+	lay.table = lay.fps + fingerprintSize*len(papers)
+	lay.vecs = lay.table + 8*chunks
+	lay.scales = lay.vecs + 4*chunks*dims
+	lay.q8 = lay.scales + 4*chunks
+	lay.fts = (lay.q8 + chunks*dims + 3) &^ 3
+	return lay
+}
+
+// writeSidecar writes to w what buildSidecar has not written yet: the
+// header, the papers and chunk table, the scales and the full-text index
+// enc (the vectors are already there).
+func (x *searchIndex) writeSidecar(w io.WriterAt, lay sidecarLayout, enc []byte) error {
+	b := make([]byte, lay.vecs)
 	copy(b, sidecarMagic)
-	binary.LittleEndian.PutUint32(b[12:], uint32(x.dims))
-	binary.LittleEndian.PutUint64(b[16:], uint64(x.gen))
-	binary.LittleEndian.PutUint32(b[24:], uint32(len(x.papers)))
-	binary.LittleEndian.PutUint32(b[28:], uint32(x.len()))
+	le := binary.LittleEndian
+	le.PutUint32(b[12:], uint32(x.dims))
+	le.PutUint64(b[16:], uint64(x.gen))
+	le.PutUint32(b[24:], uint32(len(x.papers)))
+	le.PutUint32(b[28:], uint32(x.len()))
 	copy(b[32:], x.libraryID)
-	binary.LittleEndian.PutUint64(b[64:], uint64(x.epoch))
+	le.PutUint64(b[64:], uint64(x.epoch))
 	o := sidecarHeader
 	for _, p := range x.papers {
-		binary.LittleEndian.PutUint32(b[o:], uint32(len(p)))
+		le.PutUint32(b[o:], uint32(len(p)))
 		o += 4 + copy(b[o+4:], p)
 	}
-	o = (o + 3) &^ 3
-	o += copy(b[o:], x.fps)
+	copy(b[lay.fps:], x.fps)
+	o = lay.table
 	for _, v := range x.paperOf {
-		binary.LittleEndian.PutUint32(b[o:], v)
+		le.PutUint32(b[o:], v)
 		o += 4
 	}
 	for _, v := range x.seqs {
-		binary.LittleEndian.PutUint32(b[o:], v)
+		le.PutUint32(b[o:], v)
 		o += 4
 	}
-	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[sidecarHeader:o], castagnoli))
-
-	removeStaleTemps(path)
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
+	le.PutUint32(b[8:], crc32.Checksum(b[sidecarHeader:], castagnoli))
+	if _, err := w.WriteAt(leview.Bytes(x.scale), int64(lay.scales)); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	_, err = tmp.Write(b)
-	if err == nil {
-		_, err = tmp.Write(leview.Bytes(x.vecs))
-	}
-	if err == nil {
-		_, err = tmp.Write(leview.Bytes(x.scale))
-	}
-	if err == nil {
-		q8 := leview.Bytes(x.q8)
-		_, err = tmp.Write(append(q8[:len(q8):len(q8)], make([]byte, -len(q8)&3)...))
-	}
-	if err == nil {
-		_, err = tmp.Write(x.text.Encoding())
-	}
-	// The vectors and postings are not checksummed (that would cost a pass
-	// over hundreds of MB at every start): instead the file is durable
-	// before it is renamed into place, so a crash leaves the old sidecar or
-	// the complete new one.
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if err != nil {
-		tmp.Close()
+	// The zero padding between the int8 vectors and enc is written too, so
+	// that a file's length is the sidecar's.
+	pad := make([]byte, lay.fts-(lay.q8+x.len()*x.dims))
+	if _, err := w.WriteAt(pad, int64(lay.fts-len(pad))); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	if _, err := w.WriteAt(enc, int64(lay.fts)); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	_, err := w.WriteAt(b, 0)
+	return err
 }
 
 var errBadSidecar = errors.New("search index sidecar is torn or not ours")
@@ -585,6 +697,7 @@ func parseSidecar(b []byte) (*searchIndex, error) {
 		return nil, errBadSidecar
 	}
 	x.text = text
+	x.raw = b
 	return x, nil
 }
 

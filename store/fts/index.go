@@ -98,6 +98,19 @@ func (bl *Builder) Add(head, body string) {
 	bl.distinct = d
 }
 
+// Grow makes room for docs more documents holding entries distinct terms
+// in all (x.Postings() of an index being copied, say), so that adding them
+// does not reallocate.
+func (bl *Builder) Grow(docs, entries int) {
+	bl.docLen = slices.Grow(bl.docLen, docs)
+	bl.docEnd = slices.Grow(bl.docEnd, docs)
+	bl.entTerm = slices.Grow(bl.entTerm, entries)
+	bl.entTF = slices.Grow(bl.entTF, entries)
+}
+
+// Postings is the number of (term, document) pairs in x.
+func (x *Index) Postings() int { return len(x.postDoc) }
+
 // AddFrom adds document doc of x as x indexed it (its terms, their
 // frequencies and its length) without tokenizing anything: the index comes
 // out exactly as if the document's head and body had been given to Add.
