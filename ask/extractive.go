@@ -232,16 +232,27 @@ func support(q *query, passages []map[string]bool) float64 {
 // for numbers when a quantity is asked for and a small prior for the
 // passage's rank. The best sentence leads; up to two more follow that score
 // at least 60% of it, from other papers first, never near-duplicates, in
-// reading order. It returns the chosen sentences and the support.
+// reading order. It returns the chosen sentences (their passage an index
+// into ev) and the support.
 func extract(ev []evidence, question string) ([]sentence, float64) {
 	// Reference lists match every question a little and answer none.
 	var kept []evidence
-	for _, e := range ev {
+	var orig []int // kept[i] is ev[orig[i]]
+	for i, e := range ev {
 		if !backMatter.MatchString(e.Section) {
 			kept = append(kept, e)
+			orig = append(orig, i)
 		}
 	}
-	ev = kept[:min(len(kept), extractPassages)]
+	chosen, sup := extractFrom(kept[:min(len(kept), extractPassages)], question)
+	for i := range chosen {
+		chosen[i].passage = orig[chosen[i].passage]
+	}
+	return chosen, sup
+}
+
+// extractFrom is extract over passages already screened.
+func extractFrom(ev []evidence, question string) ([]sentence, float64) {
 	pstems := make([]map[string]bool, len(ev))
 	for i := range ev {
 		pstems[i] = stemSet(ev[i].Paper.Title + " " + ev[i].Text)

@@ -212,3 +212,29 @@ func containsAny(s string, subs []string) bool {
 	}
 	return false
 }
+
+// TestExtractiveCitesAcrossSkippedReferences puts a reference list first:
+// extract skips it, and every sentence must still cite the passage it came
+// from (an off-by-one here cited the reference list for another paper's
+// sentence).
+func TestExtractiveCitesAcrossSkippedReferences(t *testing.T) {
+	ev := loadTopic(t)[:6]
+	refs := evidence{ChunkID: "refs:9", Paper: store.Paper{ID: "refs", Title: "A survey"}, Section: "References",
+		Text: "[1] A. Author. Reinforcement learning for agents. 2023. [2] B. Author. Tool use with rewards. 2024."}
+	ev = append([]evidence{refs}, ev...)
+	for _, e := range ev[1:] {
+		q := e.Paper.Title
+		chosen, _ := extract(ev, q)
+		if len(chosen) == 0 {
+			t.Fatalf("%q: no sentence", q)
+		}
+		for _, s := range chosen {
+			if s.passage == 0 {
+				t.Fatalf("%q: a sentence cites the reference list", q)
+			}
+			if !strings.Contains(ev[s.passage].Text, s.text) {
+				t.Errorf("%q: %q cited as passage %d (%s), which does not hold it", q, s.text, s.passage+1, ev[s.passage].Paper.ID)
+			}
+		}
+	}
+}
