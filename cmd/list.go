@@ -87,11 +87,16 @@ func buildFilter(since, until string, categories, authors []string) (store.Filte
 	if f.Since, err = parseDate(since, now); err != nil {
 		return f, err
 	}
-	if f.Until, err = parseDate(until, now); err != nil {
+	if _, f.Until, err = parsePeriod(until, now); err != nil { // the whole day, month or year
 		return f, err
 	}
-	if !f.Until.IsZero() && len(strings.TrimSpace(until)) == 10 {
-		f.Until = f.Until.Add(24*time.Hour - time.Nanosecond) // the whole day
+	if !f.Since.IsZero() && !f.Until.IsZero() && f.Since.After(f.Until) {
+		return f, usageError("--since %s is after --until %s: nothing can match", since, until)
+	}
+	for _, c := range categories {
+		if strings.ContainsAny(c, ", ") {
+			return f, usageError("--category %q: give one category per flag (--category cs.LG --category cs.CL)", c)
+		}
 	}
 	return f, nil
 }

@@ -102,15 +102,36 @@ func day(t time.Time) string {
 // parseDate reads an absolute date (YYYY-MM-DD, YYYY-MM, YYYY) or a
 // duration back from now (7d, 4w, 3m, 1y) for --since/--until.
 func parseDate(s string, now time.Time) (time.Time, error) {
+	t, _, err := parsePeriod(s, now)
+	return t, err
+}
+
+// parsePeriod is parseDate that also returns the last instant of the period
+// s names: the end of the day, month or year for YYYY-MM-DD, YYYY-MM and
+// YYYY ("--until 2023" includes all of 2023), the instant itself otherwise.
+func parsePeriod(s string, now time.Time) (start, end time.Time, err error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return time.Time{}, nil
+		return time.Time{}, time.Time{}, nil
 	}
-	for _, layout := range []string{"2006-01-02", "2006-01", "2006", time.RFC3339} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
+	for _, p := range []struct {
+		layout      string
+		years, mons int
+		days        int
+	}{{"2006-01-02", 0, 0, 1}, {"2006-01", 0, 1, 0}, {"2006", 1, 0, 0}} {
+		if t, err := time.Parse(p.layout, s); err == nil {
+			return t, t.AddDate(p.years, p.mons, p.days).Add(-time.Nanosecond), nil
 		}
 	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, t, nil
+	}
+	t, err := parseSpan(s, now)
+	return t, t, err
+}
+
+// parseSpan reads a span back from now: 7d, 4w, 3m, 1y.
+func parseSpan(s string, now time.Time) (time.Time, error) {
 	if len(s) >= 2 {
 		n, err := strconv.Atoi(s[:len(s)-1])
 		if err == nil && n >= 0 {
