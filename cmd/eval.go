@@ -123,7 +123,13 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	dir := o.library
 	var kept string
 	var ingestTime time.Duration
-	if dir == "" {
+	var lib *store.Library
+	if dir != "" {
+		// read only what is there: a mistyped path must not become an empty library
+		if lib, err = openExisting(ctx, &globalOptions{home: dir}); err != nil {
+			return withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
+		}
+	} else {
 		if dir, err = os.MkdirTemp("", "papers-eval-*"); err != nil {
 			return err
 		}
@@ -139,10 +145,9 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 			return err
 		}
 		ingestTime = time.Since(t)
-	}
-	lib, err := store.Open(ctx, dir)
-	if err != nil {
-		return fmt.Errorf("open the library at %s: %w", dir, err)
+		if lib, err = store.Open(ctx, dir); err != nil {
+			return fmt.Errorf("open the library at %s: %w", dir, err)
+		}
 	}
 	defer lib.Close()
 	e, err := libraryEmbedder(ctx, lib, errw)
