@@ -189,6 +189,7 @@ type OpenAI struct {
 	client       *openai.Client
 	model        string
 	baseURL      string // for messages: no credentials
+	key          string // only to scrub from what the server says
 	openAI       bool   // the server is api.openai.com
 	stream       bool
 	maxRetries   int
@@ -264,6 +265,7 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 		client:       openai.NewClientWithConfig(oc),
 		model:        model,
 		baseURL:      openaicompat.RedactURL(base),
+		key:          key,
 		openAI:       isOpenAI,
 		stream:       !cfg.NoStream,
 		maxRetries:   cfg.MaxRetries,
@@ -378,11 +380,19 @@ func (o *OpenAI) streamOnce(ctx context.Context, req Request, w io.Writer, shown
 	defer stream.Close()
 	c := &Completion{}
 	var text strings.Builder
+	events := 0
 	for {
 		resp, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
+			if events == 0 {
+				// A 200 whose body holds no event at all: a web page or
+				// another API at the address, not an empty answer.
+				return c, &LLMError{Kind: ErrBadRequest, Model: o.model, URL: o.baseURL,
+					Message: "the reply was not an OpenAI-compatible event stream (no data: events): is " + o.baseURL + " the server's /v1 address?"}
+			}
 			break
 		}
+		events++
 		if err != nil {
 			c.Text = text.String()
 			if *shown && ctx.Err() == nil {
@@ -464,7 +474,8 @@ func (o *OpenAI) classify(err error) *LLMError {
 		e.Kind = ErrServer
 		return e
 	}
-	e.Message = clip(strings.TrimSpace(e.Message), 300)
+	// The server's words are printed: some echo the key or the header.
+	e.Message = clip(strings.TrimSpace(openaicompat.RedactKey(e.Message, o.key)), 300)
 	msg := strings.ToLower(e.Message)
 	switch {
 	case code == "context_length_exceeded" || contextTooLong.MatchString(msg):

@@ -242,6 +242,7 @@ func TestErrors(t *testing.T) {
 		msg      string // in the error's text
 	}{
 		{"openai 401", 401, `{"error":{"message":"Incorrect API key provided: sk-test-*****6789.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`, ErrUnauthorized, 1, "Incorrect API key"},
+		{"a server echoing the key", 401, `{"error":"Incorrect API key provided: Bearer ` + testKey + `"}`, ErrUnauthorized, 1, "Incorrect API key"},
 		{"openai model not found", 404, `{"error":{"message":"The model ` + "`test-model`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`, ErrModelNotFound, 1, `"test-model"`},
 		{"ollama model not found", 404, `{"error":"model \"test-model\" not found, try pulling it first"}`, ErrModelNotFound, 1, "try pulling"},
 		{"openai context too long", 400, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`, ErrContextTooLong, 1, "128000"},
@@ -496,5 +497,23 @@ func TestNoResponseTimesOut(t *testing.T) {
 	_, err := o.Complete(t.Context(), hello, io.Discard)
 	if !errors.Is(err, ErrTimeout) || n.Load() != 1 {
 		t.Errorf("error %v after %d requests; want ErrTimeout after 1", err, n.Load())
+	}
+}
+
+// TestStreamOfNoEvents: a 200 that is a web page, not an event stream, is
+// an error naming the address, not an empty answer.
+func TestStreamOfNoEvents(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>Welcome to nginx!</body></html>\n")
+	})
+	o := newTestLLM(t, f.URL, nil)
+	var out strings.Builder
+	_, err := o.Complete(t.Context(), hello, &out)
+	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "event stream") {
+		t.Fatalf("error %v, want ErrBadRequest about the event stream", err)
+	}
+	if got := int(f.requests.Load()); got != 1 {
+		t.Errorf("%d requests, want 1 (not retried)", got)
 	}
 }

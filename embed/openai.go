@@ -392,7 +392,7 @@ func (e *OpenAI) request(ctx context.Context, batch []string) ([][]float32, erro
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		ae := classify(err)
+		ae := classify(err, e.opt.APIKey)
 		// nothing listening at the address: one more try, not a backoff series
 		refused := errors.Is(err, syscall.ECONNREFUSED) && attempt >= 1
 		if !retryable(ae) || attempt >= e.opt.MaxRetries || refused {
@@ -433,7 +433,8 @@ func vectorsOf(resp openai.EmbeddingResponse, n int) ([][]float32, error) {
 // classify maps go-openai's errors to an APIError. go-openai gives
 // *openai.APIError when the body is OpenAI's {"error": {...}} and
 // *openai.RequestError for other bodies (e.g. Ollama's {"error": "..."}).
-func classify(err error) *APIError {
+// key, the API key sent, is scrubbed from the server's message.
+func classify(err error, key string) *APIError {
 	var status int
 	var msg, code, typ string
 	var api *openai.APIError
@@ -454,7 +455,7 @@ func classify(err error) *APIError {
 	default:
 		return &APIError{Kind: ErrUnreachable, Err: err}
 	}
-	msg = openaicompat.RedactKey(msg)
+	msg = openaicompat.RedactKey(msg, key)
 	kind := ErrBadRequest
 	switch {
 	case code == "insufficient_quota" || typ == "insufficient_quota":

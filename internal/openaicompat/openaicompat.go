@@ -67,14 +67,21 @@ func RedactURL(s string) string {
 	return u.String()
 }
 
-// RedactKey removes anything that looks like an API key or bearer token from
-// a message (OpenAI echoes a wrong key partly masked; other servers may echo
-// it whole).
-func RedactKey(s string) string {
+// RedactKey removes from a message the secrets given (the API key sent,
+// wherever it appears) and anything else that looks like an API key or a
+// bearer token: OpenAI echoes a wrong key partly masked, other servers may
+// echo it whole or echo the Authorization header.
+func RedactKey(s string, secrets ...string) string {
+	for _, k := range secrets {
+		if len(k) >= 4 {
+			s = strings.ReplaceAll(s, k, "[redacted]")
+		}
+	}
 	f := strings.Fields(s)
 	changed := false
 	for i, w := range f {
-		if (strings.HasPrefix(w, "sk-") || strings.HasPrefix(w, "Bearer")) && len(w) > 8 {
+		bearer := i > 0 && strings.EqualFold(strings.Trim(f[i-1], `"':`), "bearer")
+		if (bearer || strings.HasPrefix(w, "sk-") || strings.HasPrefix(w, "Bearer")) && len(w) > 8 && w != "[redacted]" {
 			f[i] = "[redacted]"
 			changed = true
 		}
