@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -65,6 +66,10 @@ plus the ingest time and the configuration.`,
 			}
 			if o.denseWeight < 0 {
 				return usageError("--dense-weight must not be negative, got %g", o.denseWeight)
+			}
+			if math.IsNaN(o.denseWeight) || math.IsInf(o.denseWeight, 0) {
+				// caught here, not after every query has run
+				return usageError("--dense-weight must be a finite number, got %g", o.denseWeight)
 			}
 			o.denseWeightSet = c.Flags().Changed("dense-weight")
 			return runEval(c.Context(), g, o, mode, c.OutOrStdout(), c.ErrOrStderr())
