@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,7 @@ type evalOptions struct {
 	mode                   string
 	denseWeight            float64
 	denseWeightSet         bool
+	embedderSet            bool
 	noFeedback             bool
 	keep                   bool
 	json                   bool
@@ -60,6 +62,11 @@ plus the ingest time and the configuration.`,
 				return withHint(withExit(errors.New("eval needs --queries, --qrels and --corpus (or --library)"), ExitUsage),
 					"see papers eval --help")
 			}
+			if o.library != "" && o.corpus != "" {
+				// which documents would the scores describe? Refuse rather than pick one.
+				return withHint(usageError("--corpus and --library both name the documents to search"),
+					"drop --corpus to evaluate the library as it is, or drop --library to ingest --corpus into a scratch library")
+			}
 			mode, err := ask.ParseMode(o.mode)
 			if err != nil {
 				return withExit(err, ExitUsage)
@@ -72,6 +79,7 @@ plus the ingest time and the configuration.`,
 				return usageError("--dense-weight must be a finite number, got %g", o.denseWeight)
 			}
 			o.denseWeightSet = c.Flags().Changed("dense-weight")
+			o.embedderSet = c.Flags().Changed("embedder")
 			return runEval(c.Context(), g, o, mode, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
@@ -133,6 +141,12 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		// read only what is there: a mistyped path must not become an empty library
 		if lib, err = openExisting(ctx, &globalOptions{home: dir}); err != nil {
 			return withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
+		}
+		if o.embedderSet {
+			if err := checkLibrarySpec(ctx, lib, o); err != nil {
+				lib.Close()
+				return err
+			}
 		}
 	} else {
 		if dir, err = os.MkdirTemp("", "papers-eval-*"); err != nil {
@@ -257,4 +271,28 @@ func evalIngest(ctx context.Context, dir string, o *evalOptions, errw io.Writer,
 	}
 	logf("ingested %d papers in %.1f s", len(rep.Added)+len(rep.Updated)+len(rep.Unchanged), time.Since(t).Seconds())
 	return nil
+}
+
+// checkLibrarySpec refuses an --embedder (and --dimensions) other than the
+// one the --library was built with: its vectors can only be searched with
+// their own embedder, so the flag cannot apply. Naming the library's own
+// embedder is fine (e.g. PAPERS_EMBEDDER set for papers ingest).
+func checkLibrarySpec(ctx context.Context, lib *store.Library, o *evalOptions) error {
+	m, err := lib.Manifest(ctx)
+	if err != nil || m.Embedder == "" {
+		return err
+	}
+	spec, dims, err := embed.SpecOf(m.Embedder)
+	if err != nil {
+		return nil // libraryEmbedder says what to do about it
+	}
+	given := strings.TrimSpace(o.embedder)
+	if given == "" {
+		given = "local"
+	}
+	if given == spec && o.dimensions == dims {
+		return nil
+	}
+	return withHint(usageError("--embedder %s does not apply to --library: the library was built with %q", o.embedder, m.Embedder),
+		"drop --embedder (eval searches a library with the embedder it was built with), or re-embed it first: papers --home %s reindex --embedder %s", lib.Dir(), o.embedder)
 }
