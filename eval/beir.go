@@ -30,6 +30,56 @@ type Query struct {
 	Text string `json:"text"`
 }
 
+// UnmarshalJSON reads a record whose "_id" is a JSON string or number.
+func (d *Doc) UnmarshalJSON(b []byte) error {
+	type plain Doc
+	var v struct {
+		plain
+		ID jsonID `json:"_id"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*d = Doc(v.plain)
+	d.ID = string(v.ID)
+	return nil
+}
+
+// UnmarshalJSON reads a record whose "_id" is a JSON string or number.
+func (q *Query) UnmarshalJSON(b []byte) error {
+	type plain Query
+	var v struct {
+		plain
+		ID jsonID `json:"_id"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*q = Query(v.plain)
+	q.ID = string(v.ID)
+	return nil
+}
+
+// jsonID is an "_id" written as a string or as a number: BEIR files in the
+// wild have both, and qrels name either as text. A number keeps its literal
+// text (5 is "5").
+type jsonID string
+
+func (id *jsonID) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		err := json.Unmarshal(b, &s)
+		*id = jsonID(s)
+		return err
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("_id %s is neither a string nor a number", b)
+	}
+	*id = jsonID(n)
+	return nil
+}
+
 // Qrels maps a query id to the graded relevance of its judged documents.
 type Qrels map[string]map[string]int
 

@@ -1,0 +1,97 @@
+package eval
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sciFact returns the path of a SciFact file, failing when the shared data
+// is missing.
+func sciFact(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "shared", "data", "scifact", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("SciFact is needed at %s (see shared/data/README.md): %v", p, err)
+	}
+	return p
+}
+
+// firstLines returns the first n lines of a file.
+func firstLines(t *testing.T, path string, n int) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.SplitN(string(b), "\n", n+1)[:n]
+}
+
+func TestNumericIDs(t *testing.T) {
+	// real SciFact records, the first with its _id written as a number
+	tests := []struct {
+		name string
+		read func(string) ([]string, error)
+		file string
+	}{
+		{"queries", func(p string) ([]string, error) {
+			qs, err := ReadQueries(p)
+			var ids []string
+			for _, q := range qs {
+				if q.Text == "" {
+					t.Errorf("query %s lost its text", q.ID)
+				}
+				ids = append(ids, q.ID)
+			}
+			return ids, err
+		}, "queries.jsonl"},
+		{"corpus", func(p string) ([]string, error) {
+			ds, err := ReadCorpus(p)
+			var ids []string
+			for _, d := range ds {
+				if d.Title == "" || d.Text == "" {
+					t.Errorf("doc %s lost its title or text", d.ID)
+				}
+				ids = append(ids, d.ID)
+			}
+			return ids, err
+		}, "corpus.jsonl"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := firstLines(t, sciFact(t, tc.file), 2)
+			var want []string
+			for i, l := range lines {
+				var d struct {
+					ID string `json:"_id"`
+				}
+				if err := json.Unmarshal([]byte(l), &d); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, d.ID)
+				if i == 0 {
+					lines[i] = strings.Replace(l, `"_id": "`+d.ID+`"`, `"_id": `+d.ID, 1)
+					if lines[i] == l {
+						t.Fatalf("no string _id in %s", l)
+					}
+				}
+			}
+			p := filepath.Join(t.TempDir(), tc.file)
+			os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+			got, err := tc.read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("ids %q, want %q", got, want)
+			}
+		})
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"_id": true, "text": "x"}`+"\n"), 0o644)
+	if _, err := ReadQueries(bad); err == nil || !strings.Contains(err.Error(), "neither a string nor a number") {
+		t.Errorf("a boolean _id: %v", err)
+	}
+}
