@@ -135,6 +135,7 @@ func classify(args []string) (paths, ids []string, query string) {
 }
 
 func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []string, stdout, stderr io.Writer) error {
+	start := time.Now()
 	paths, ids, query := classify(args)
 	lib, err := openLibrary(ctx, g)
 	if err != nil {
@@ -196,6 +197,7 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 		}
 	}
 	prog.done()
+	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early
 	if ctx.Err() != nil {
 		// what finished is committed; say what that is before exiting 130
 		fmt.Fprintf(stderr, "kept %d added, %d updated before the interruption\n", len(total.Added), len(total.Updated))

@@ -17,11 +17,18 @@ import (
 
 // ArxivQuery ingests the newest max papers matching an arXiv search query
 // (arXiv syntax: ti:, abs:, au:, cat:, AND/OR/ANDNOT, quoted phrases).
+// If the search fails, the report lists the query as failed and the error
+// is returned with it.
 func (in *Ingester) ArxivQuery(ctx context.Context, query string, max int) (*Report, error) {
 	r := in.newRun()
 	entries, err := in.Arxiv.Search(ctx, query, max)
 	if err != nil {
-		return nil, fmt.Errorf("search arXiv for %q: %w", query, err)
+		if isCancel(ctx, err) {
+			return r.report(), err
+		}
+		// the caller prints err with its hint; the report lists the query
+		r.lost(0, query, err)
+		return r.report(), err // the client's error names the search
 	}
 	if len(entries) == 0 {
 		r.emit(Event{Kind: Note, Msg: fmt.Sprintf("arXiv has no papers matching %q", query)})
@@ -30,7 +37,9 @@ func (in *Ingester) ArxivQuery(ctx context.Context, query string, max int) (*Rep
 }
 
 // ArxivIDs ingests papers by arXiv id or abs/pdf URL, with or without
-// version. Ids arXiv does not know are reported as failures.
+// version. Ids arXiv does not know are reported as failures. If the look-up
+// itself fails, the ids it did not return are listed as failed with its
+// reason, and the error is returned along with the report.
 func (in *Ingester) ArxivIDs(ctx context.Context, refs []string) (*Report, error) {
 	r := in.newRun()
 	var ids []string
@@ -56,9 +65,9 @@ func (in *Ingester) ArxivIDs(ctx context.Context, refs []string) (*Report, error
 	if len(ids) == 0 {
 		return r.report(), nil
 	}
-	entries, err := in.Arxiv.Lookup(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("look up %s on arXiv: %w", strings.Join(ids, ", "), err)
+	entries, lookupErr := in.Arxiv.Lookup(ctx, ids)
+	if isCancel(ctx, lookupErr) {
+		return r.report(), lookupErr
 	}
 	found := map[string]bool{}
 	for _, e := range entries {
@@ -67,11 +76,21 @@ func (in *Ingester) ArxivIDs(ctx context.Context, refs []string) (*Report, error
 	base := 1 << 20 // failures of unknown ids sort after the found papers
 	for i, id := range ids {
 		bare, _, _ := arxiv.ParseID(id)
-		if !found[bare] {
+		switch {
+		case found[bare]:
+		case lookupErr != nil:
+			// the caller prints lookupErr with its hint; the report lists
+			// each id it cost (the client's error names the look-up)
+			r.lost(base+i, id, lookupErr)
+		default:
 			r.fail(base+i, id, errors.New("not found on arXiv (check the id)"), false)
 		}
 	}
-	return in.ingestEntries(ctx, r, entries)
+	rep, err := in.ingestEntries(ctx, r, entries) // what the look-up returned before failing
+	if err == nil {
+		err = lookupErr
+	}
+	return rep, err
 }
 
 // job is one paper on its way through the pipeline.

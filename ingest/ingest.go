@@ -160,6 +160,16 @@ func (r *run) fail(pos int, item string, err error, kept bool) {
 	r.emit(Event{Kind: Failed, Item: item, Err: err, Kept: kept, Msg: f.Reason})
 }
 
+// lost records an item as failed without reporting it as an event: the
+// error that cost it is returned to the caller, who shows it once.
+func (r *run) lost(pos int, item string, err error) {
+	r.mu.Lock()
+	o := r.outcomes[pos]
+	o.id, o.failure = item, &Failure{Item: item, Reason: err.Error()}
+	r.outcomes[pos] = o
+	r.mu.Unlock()
+}
+
 func (r *run) report() *Report {
 	rep := newReport()
 	positions := make([]int, 0, len(r.outcomes))

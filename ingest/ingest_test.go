@@ -341,3 +341,27 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+func TestArxivLookupFailureIsReported(t *testing.T) {
+	f := newFixture(t, arxivtest.Options{ServiceUnavailable: 4}) // every try of the one look-up
+	rep, err := f.in.ArxivIDs(context.Background(), []string{"2501.12948", "2302.04761"})
+	if err == nil || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("err = %v, want the look-up's 503", err)
+	}
+	if n := strings.Count(err.Error(), "look up"); n != 1 {
+		t.Errorf("err = %v: says \"look up\" %d times, want once", err, n)
+	}
+	if rep == nil {
+		t.Fatal("no report with the error")
+	}
+	var items []string
+	for _, fl := range rep.Failed {
+		items = append(items, fl.Item)
+		if !strings.Contains(fl.Reason, "503") {
+			t.Errorf("%s: reason %q, want the look-up's error", fl.Item, fl.Reason)
+		}
+	}
+	if strings.Join(items, ",") != "2501.12948,2302.04761" {
+		t.Errorf("failed %v, want both ids", items)
+	}
+}

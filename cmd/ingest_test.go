@@ -1,0 +1,72 @@
+package cmd
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ingestEnv points papers at a library in a temporary directory and at
+// arXiv servers that are nowhere, unless the test sets its own.
+func ingestEnv(t *testing.T) string {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "lib")
+	t.Setenv("PAPERS_HOME", home)
+	t.Setenv("PAPERS_ARXIV_DELAY", "0")
+	t.Setenv("PAPERS_ARXIV_API_URL", "http://127.0.0.1:1/api/query")
+	t.Setenv("PAPERS_ARXIV_PDF_URL", "http://127.0.0.1:1/pdf/")
+	noModel(t)
+	return home
+}
+
+// ingestSummary is the --json summary of papers ingest.
+type ingestSummary struct {
+	Added  []string `json:"added"`
+	Failed []struct {
+		Item   string `json:"item"`
+		Reason string `json:"reason"`
+	} `json:"failed"`
+	Elapsed float64 `json:"elapsed_s"`
+}
+
+func parseSummary(t *testing.T, out string) ingestSummary {
+	t.Helper()
+	var s ingestSummary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("summary is not JSON: %v\n%s", err, out)
+	}
+	return s
+}
+
+func TestIngestLookupFailureInSummary(t *testing.T) {
+	ingestEnv(t)
+	const delay = 300 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("id_list") != "2501.12948" {
+			t.Errorf("request %s, want the id looked up", r.URL)
+		}
+		time.Sleep(delay)
+		http.Error(w, "gone", http.StatusNotFound) // not retried
+	}))
+	defer srv.Close()
+	t.Setenv("PAPERS_ARXIV_API_URL", srv.URL+"/api/query")
+
+	code, out, errs := runCmd(t, "ingest", "--json", "2501.12948")
+	if code != ExitError {
+		t.Errorf("exit %d, want %d", code, ExitError)
+	}
+	s := parseSummary(t, out)
+	if len(s.Failed) != 1 || s.Failed[0].Item != "2501.12948" || !strings.Contains(s.Failed[0].Reason, "404") {
+		t.Errorf("failed %+v, want 2501.12948 with the 404", s.Failed)
+	}
+	if s.Elapsed < delay.Seconds() {
+		t.Errorf("elapsed_s %.3f, want at least the %.1fs the look-up took", s.Elapsed, delay.Seconds())
+	}
+	if !strings.Contains(errs, "hint: ") {
+		t.Errorf("stderr %q, want the error with a hint", errs)
+	}
+}
