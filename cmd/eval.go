@@ -127,6 +127,14 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if len(eval.Judged(queries, qrels)) == 0 {
 		return errors.New("no query of --queries has a relevant document in --qrels")
 	}
+	// counted once (eval.Judged), but said: two records may not be one query
+	dups := eval.Duplicates(queries)
+	for _, id := range dups[:min(5, len(dups))] {
+		fmt.Fprintf(errw, "warning: query id %s appears more than once in %s: counted once, as its first record\n", id, o.queries)
+	}
+	if len(dups) > 5 {
+		fmt.Fprintf(errw, "warning: %d more query ids appear more than once\n", len(dups)-5)
+	}
 	logf := func(format string, args ...any) {
 		if !o.json || g.verbose {
 			fmt.Fprintf(errw, format+"\n", args...)

@@ -147,15 +147,34 @@ func ReadQrels(path string) (Qrels, error) {
 }
 
 // Judged returns the queries that have at least one relevant document in
-// qrels, in the order given.
+// qrels, in the order given; an id given twice counts once, as its first
+// record (see Duplicates).
 func Judged(queries []Query, qrels Qrels) []Query {
 	var out []Query
+	seen := make(map[string]bool, len(queries))
 	for _, q := range queries {
+		if seen[q.ID] {
+			continue
+		}
+		seen[q.ID] = true
 		for _, s := range qrels[q.ID] {
 			if s > 0 {
 				out = append(out, q)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// Duplicates returns the ids that more than one query has, in the order
+// their second record comes.
+func Duplicates(queries []Query) []string {
+	var out []string
+	n := make(map[string]int, len(queries))
+	for _, q := range queries {
+		if n[q.ID]++; n[q.ID] == 2 {
+			out = append(out, q.ID)
 		}
 	}
 	return out

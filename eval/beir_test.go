@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -93,5 +94,40 @@ func TestNumericIDs(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"_id": true, "text": "x"}`+"\n"), 0o644)
 	if _, err := ReadQueries(bad); err == nil || !strings.Contains(err.Error(), "neither a string nor a number") {
 		t.Errorf("a boolean _id: %v", err)
+	}
+}
+
+func TestDuplicateQueries(t *testing.T) {
+	qs, err := ReadQueries(sciFact(t, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qrels, err := ReadQrels(sciFact(t, "qrels/train.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// query 0 again, with another query's text: scored twice it would
+	// change the means
+	dup := append(qs, Query{ID: qs[0].ID, Text: qs[1].Text}, qs[0])
+	if got := Duplicates(dup); len(got) != 1 || got[0] != qs[0].ID {
+		t.Errorf("Duplicates = %q, want [%s]", got, qs[0].ID)
+	}
+	if got := Duplicates(qs); len(got) != 0 {
+		t.Errorf("SciFact has duplicates %q", got)
+	}
+	judged := Judged(dup, qrels)
+	if len(judged) != 809 || judged[0] != qs[0] {
+		t.Errorf("%d judged queries, the first %+v; want 809, the first record of %s", len(judged), judged[0], qs[0].ID)
+	}
+	var searched []string
+	rep, err := Run(context.Background(), func(_ context.Context, q string) ([]string, error) {
+		searched = append(searched, q)
+		return nil, nil
+	}, dup, qrels, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Queries != 809 || len(searched) != 809 {
+		t.Errorf("Run scored %d queries and searched %d, want 809", rep.Queries, len(searched))
 	}
 }
