@@ -53,7 +53,11 @@ command reports nDCG@10, Recall@100, MRR@10 (the means over the queries) and
 the query latency (mean and 95th percentile, in milliseconds).
 
 --json prints {"ndcg@10","recall@100","mrr@10","queries","latency_ms":{"mean","p95"}}
-plus the ingest time and the configuration.`,
+plus the ingest time and the configuration.
+
+Corpus records that cannot be ingested are skipped with a warning (their
+number is "ingest_failed" in --json) and the rest is evaluated; a warning
+also says how many judged documents are not in the library.`,
 		Example: `  papers eval --corpus scifact/corpus.jsonl --queries scifact/queries.jsonl --qrels scifact/qrels/train.tsv
   papers eval --corpus c.jsonl --queries q.jsonl --qrels test.tsv --mode bm25 --json | jq '."ndcg@10"'`,
 		Args: exactArgs(0),
@@ -111,6 +115,7 @@ type evalReport struct {
 	Papers      int     `json:"papers"`
 	Chunks      int     `json:"chunks"`
 	IngestS     float64 `json:"ingest_s"`
+	Failed      int     `json:"ingest_failed"` // corpus records skipped (warned about on stderr)
 	TotalS      float64 `json:"total_s"`
 }
 
@@ -145,6 +150,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	var kept string
 	var ingestTime time.Duration
 	var lib *store.Library
+	var failed int // corpus records that could not be ingested
 	if dir != "" {
 		// read only what is there: a mistyped path must not become an empty library
 		if lib, err = openExisting(ctx, &globalOptions{home: dir}); err != nil {
@@ -168,7 +174,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 			defer os.RemoveAll(dir)
 		}
 		t := time.Now()
-		if err := evalIngest(ctx, dir, o, errw, logf); err != nil {
+		if failed, err = evalIngest(ctx, dir, o, errw, logf); err != nil {
 			return err
 		}
 		ingestTime = time.Since(t)
@@ -224,7 +230,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if err != nil {
 		return embedHint(err)
 	}
-	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: fu.DenseWeight, Feedback: !o.noFeedback, Library: kept, Embedder: e.Name(), Papers: papers, Chunks: chunks,
+	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: fu.DenseWeight, Feedback: !o.noFeedback, Library: kept, Embedder: e.Name(), Papers: papers, Chunks: chunks, Failed: failed,
 		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
 	if o.json {
 		return writeJSON(out, full)
@@ -243,42 +249,47 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 }
 
 // evalIngest fills the scratch library from --corpus through the normal
-// ingest path.
-func evalIngest(ctx context.Context, dir string, o *evalOptions, errw io.Writer, logf func(string, ...any)) error {
+// ingest path and returns how many records failed. Those are warned about
+// and skipped: the evaluation runs on the rest (a judged document among
+// them shows in the missing-documents warning).
+func evalIngest(ctx context.Context, dir string, o *evalOptions, errw io.Writer, logf func(string, ...any)) (failed int, err error) {
 	lib, err := store.Open(ctx, dir)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer lib.Close()
 	e, err := embed.Parse(o.embedder, embedOptionsBatch(o.dimensions, o.embedBatch, o.embedConc, errw))
 	if err != nil {
-		return withExit(err, ExitUsage)
+		return 0, withExit(err, ExitUsage)
 	}
 	dims, err := embed.Dimensions(ctx, e)
 	if err != nil {
-		return embedHint(err)
+		return 0, embedHint(err)
 	}
 	if err := lib.EnsureEmbedder(ctx, e.Name(), dims); err != nil {
-		return err
+		return 0, err
 	}
 	opts := chunk.Options{}
 	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
-		return err
+		return 0, err
 	}
 	in := &ingest.Ingester{Lib: lib, Embedder: e, Chunking: opts, AbstractsOnly: true, Workers: 2}
 	t := time.Now()
 	rep, err := in.JSONL(ctx, o.corpus)
 	if err != nil {
-		return embedHint(fmt.Errorf("ingest %s: %w", o.corpus, err))
+		return 0, embedHint(fmt.Errorf("ingest %s: %w", o.corpus, err))
 	}
+	stored := len(rep.Added) + len(rep.Updated) + len(rep.Unchanged)
 	if len(rep.Failed) > 0 {
 		for _, f := range rep.Failed[:min(5, len(rep.Failed))] {
 			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
 		}
-		return fmt.Errorf("%d corpus records failed to ingest", len(rep.Failed))
+		// said even with --json (where it is also a field): the scores leave these out
+		fmt.Fprintf(errw, "warning: %d of %d corpus records failed to ingest; evaluating the %d that did\n",
+			len(rep.Failed), len(rep.Failed)+stored, stored)
 	}
-	logf("ingested %d papers in %.1f s", len(rep.Added)+len(rep.Updated)+len(rep.Unchanged), time.Since(t).Seconds())
-	return nil
+	logf("ingested %d papers in %.1f s", stored, time.Since(t).Seconds())
+	return len(rep.Failed), nil
 }
 
 // checkLibrarySpec refuses an --embedder (and --dimensions) other than the
