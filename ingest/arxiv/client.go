@@ -42,8 +42,8 @@ const (
 // Client talks to the arXiv API and PDF server politely: every request,
 // API or PDF, goes through one pacer, so a Client never has more than one
 // request in flight and starts a request no sooner than Delay after the
-// previous one ended. Transient failures (429, 5xx, transport errors,
-// timeouts, suspicious empty pages) are retried with exponential backoff,
+// previous one ended. Transient failures (429, 5xx, transport errors other
+// than an unknown host, timeouts, suspicious empty pages) are retried with exponential backoff,
 // honouring Retry-After, at most MaxTries times.
 //
 // Use New, or a zero Client: zero fields take the defaults above when used.
@@ -284,6 +284,10 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 	if err != nil {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
+		}
+		var dns *net.DNSError
+		if errors.As(err, &dns) && dns.IsNotFound {
+			return err // the host does not exist: another try will not find it
 		}
 		return retryable(err) // *url.Error names the method and URL
 	}

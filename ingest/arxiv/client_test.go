@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -560,5 +561,39 @@ func TestIDVersion(t *testing.T) {
 		if got := tc.e.IDVersion(); got != tc.want {
 			t.Errorf("IDVersion = %q, want %q", got, tc.want)
 		}
+	}
+}
+
+func TestUnknownHostIsNotRetried(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		dns   net.DNSError
+		tries int
+	}{
+		{"no such host", net.DNSError{Err: "no such host", Name: "export.arxiv.org", IsNotFound: true}, 1},
+		{"resolver busy", net.DNSError{Err: "server misbehaving", Name: "export.arxiv.org", IsTemporary: true}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			dials := 0
+			c := arxiv.New()
+			c.Delay, c.Backoff, c.MaxTries = -1, time.Millisecond, 3
+			c.HTTPClient = &http.Client{Transport: &http.Transport{
+				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+					mu.Lock()
+					dials++
+					mu.Unlock()
+					e := tc.dns
+					return nil, &net.OpError{Op: "dial", Net: network, Err: &e}
+				},
+			}}
+			_, err := c.Lookup(context.Background(), []string{"2501.12948"})
+			if err == nil || !strings.Contains(err.Error(), tc.dns.Err) {
+				t.Errorf("err = %v, want %q", err, tc.dns.Err)
+			}
+			if dials != tc.tries {
+				t.Errorf("%d attempts, want %d", dials, tc.tries)
+			}
+		})
 	}
 }
