@@ -56,8 +56,9 @@ the query latency (mean and 95th percentile, in milliseconds).
 plus the ingest time and the configuration.
 
 Corpus records that cannot be ingested are skipped with a warning (their
-number is "ingest_failed" in --json) and the rest is evaluated; a warning
-also says how many judged documents are not in the library.`,
+number is "ingest_failed" in --json) and the rest is evaluated. Relevant
+documents that are not in the library (a wrong or partial corpus) are
+counted and warned about ("judged_missing"); the scores are still printed.`,
 		Example: `  papers eval --corpus scifact/corpus.jsonl --queries scifact/queries.jsonl --qrels scifact/qrels/train.tsv
   papers eval --corpus c.jsonl --queries q.jsonl --qrels test.tsv --mode bm25 --json | jq '."ndcg@10"'`,
 		Args: exactArgs(0),
@@ -115,7 +116,8 @@ type evalReport struct {
 	Papers      int     `json:"papers"`
 	Chunks      int     `json:"chunks"`
 	IngestS     float64 `json:"ingest_s"`
-	Failed      int     `json:"ingest_failed"` // corpus records skipped (warned about on stderr)
+	Failed      int     `json:"ingest_failed"`  // corpus records skipped (warned about on stderr)
+	Missing     int     `json:"judged_missing"` // relevant documents not in the library (warned about)
 	TotalS      float64 `json:"total_s"`
 }
 
@@ -194,6 +196,14 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if papers == 0 {
 		return fmt.Errorf("the library at %s holds no papers", dir)
 	}
+	missing, judged, err := missingJudged(ctx, lib, queries, qrels)
+	if err != nil {
+		return err
+	}
+	if missing > 0 {
+		// said even with --json (where it is also a field): the scores cannot be trusted
+		fmt.Fprintf(errw, "warning: %d of %d judged documents are not in the library: is it the right corpus?\n", missing, judged)
+	}
 	fu := ask.FusionFor(e)
 	if o.denseWeightSet {
 		fu.DenseWeight = o.denseWeight
@@ -230,7 +240,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if err != nil {
 		return embedHint(err)
 	}
-	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: fu.DenseWeight, Feedback: !o.noFeedback, Library: kept, Embedder: e.Name(), Papers: papers, Chunks: chunks, Failed: failed,
+	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: fu.DenseWeight, Feedback: !o.noFeedback, Library: kept, Embedder: e.Name(), Papers: papers, Chunks: chunks, Failed: failed, Missing: missing,
 		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
 	if o.json {
 		return writeJSON(out, full)
@@ -246,6 +256,21 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	}
 	fmt.Fprintf(out, "total       %.1f s\n", time.Since(start).Seconds())
 	return nil
+}
+
+// missingJudged counts the relevant documents of the evaluated queries that
+// lib does not hold, in one pass over its paper ids.
+func missingJudged(ctx context.Context, lib *store.Library, queries []eval.Query, qrels eval.Qrels) (missing, judged int, err error) {
+	ps, err := lib.List(ctx, store.Filter{Brief: true})
+	if err != nil {
+		return 0, 0, err
+	}
+	have := make(map[string]bool, len(ps))
+	for _, p := range ps {
+		have[p.ID] = true
+	}
+	missing, judged = eval.MissingJudged(queries, qrels, func(id string) bool { return have[id] })
+	return missing, judged, nil
 }
 
 // evalIngest fills the scratch library from --corpus through the normal

@@ -167,6 +167,27 @@ func Judged(queries []Query, qrels Qrels) []Query {
 	return out
 }
 
+// MissingJudged counts the distinct relevant documents of the judged
+// queries (see Judged) and how many of them in says are not in the corpus
+// searched. Many missing means near-zero scores that measure the wrong
+// corpus, not the ranking.
+func MissingJudged(queries []Query, qrels Qrels, in func(docID string) bool) (missing, judged int) {
+	seen := map[string]bool{}
+	for _, q := range Judged(queries, qrels) {
+		for id, s := range qrels[q.ID] {
+			if s <= 0 || seen[id] {
+				continue
+			}
+			seen[id] = true
+			judged++
+			if !in(id) {
+				missing++
+			}
+		}
+	}
+	return missing, judged
+}
+
 // Duplicates returns the ids that more than one query has, in the order
 // their second record comes.
 func Duplicates(queries []Query) []string {

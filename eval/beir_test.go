@@ -131,3 +131,41 @@ func TestDuplicateQueries(t *testing.T) {
 		t.Errorf("Run scored %d queries and searched %d, want 809", rep.Queries, len(searched))
 	}
 }
+
+func TestMissingJudged(t *testing.T) {
+	qs, err := ReadQueries(sciFact(t, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qrels, err := ReadQrels(sciFact(t, "qrels/train.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := ReadCorpus(sciFact(t, "corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the train split judges 565 distinct documents relevant, 32 of them
+	// among the first 300 of the corpus (counted with awk and comm)
+	tests := []struct {
+		name          string
+		corpus        []Doc
+		missing, want int
+	}{
+		{"whole corpus", docs, 0, 565},
+		{"first 300", docs[:300], 533, 565},
+		{"empty", nil, 565, 565},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ids := map[string]bool{}
+			for _, d := range tc.corpus {
+				ids[d.ID] = true
+			}
+			missing, judged := MissingJudged(qs, qrels, func(id string) bool { return ids[id] })
+			if missing != tc.missing || judged != tc.want {
+				t.Errorf("%d of %d judged documents missing, want %d of %d", missing, judged, tc.missing, tc.want)
+			}
+		})
+	}
+}
