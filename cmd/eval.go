@@ -309,6 +309,10 @@ func evalIngest(ctx context.Context, dir string, o *evalOptions, errw io.Writer,
 		for _, f := range rep.Failed[:min(5, len(rep.Failed))] {
 			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
 		}
+		if stored == 0 {
+			return len(rep.Failed), withHint(fmt.Errorf("no record of %s could be ingested", o.corpus),
+				"check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
+		}
 		// said even with --json (where it is also a field): the scores leave these out
 		fmt.Fprintf(errw, "warning: %d of %d corpus records failed to ingest; evaluating the %d that did\n",
 			len(rep.Failed), len(rep.Failed)+stored, stored)
