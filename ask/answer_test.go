@@ -281,6 +281,7 @@ func TestCiteWriterSplits(t *testing.T) {
 		{"[1] first. Unclosed [2", "[1] first. Unclosed [2"},
 		{"Ünïcode – dash [1–2].", "Ünïcode – dash [1][2]."},
 		{"Pages [2, p. 3] and [1, pp. 4-5]; not [e.g. this].", "Pages [1] and [2]; not [e.g. this]."},
+		{"Red \x1b[31mtext\x1b[0m and a bell\x07 [1].", "Red [31mtext[0m and a bell [1]."}, // no escape reaches the terminal
 	} {
 		for size := 1; size <= len(tc.in); size++ {
 			var out strings.Builder

@@ -89,11 +89,13 @@ func (c *citeWriter) feed(b byte) {
 		c.emit(c.bracket)
 		c.bracket = nil
 	}
-	switch b {
-	case '[':
+	switch {
+	case b == '[':
 		c.bracket = []byte{b}
-	case ' ', '\t':
+	case b == ' ' || b == '\t':
 		c.spaces = append(c.spaces, b)
+	case b < 0x20 && b != '\n' || b == 0x7f:
+		// Model output is untrusted: an ESC could act on the terminal.
 	default:
 		if len(c.spaces) > 0 {
 			c.emit(nil)

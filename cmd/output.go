@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/papers-cli/papers/internal/safetext"
 	"golang.org/x/term"
 )
 
@@ -53,6 +54,9 @@ func newTable(w io.Writer) *table {
 
 // row writes one row; on a terminal the last column is cut to the width.
 func (t *table) row(cols ...string) {
+	for i, c := range cols {
+		cols[i] = safetext.Clean(c) // a library made before Put cleaned text
+	}
 	if !t.tty {
 		for i, c := range cols {
 			cols[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)

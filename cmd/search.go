@@ -15,6 +15,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -251,8 +252,9 @@ func printPassages(out io.Writer, ps []ask.Passage, query string) {
 		if p.Section != "" {
 			where += "  § " + p.Section
 		}
-		fmt.Fprintf(out, "%2d. \x1b[1m%s\x1b[0m\n    %s  score %.3f\n", p.Rank, truncate(p.Paper.Title, width-4), where, p.Score)
-		for _, line := range wrap(snippet(body(p), query, 3*width-12, true), width-4) {
+		// Libraries made before Put cleaned text may hold escape sequences.
+		fmt.Fprintf(out, "%2d. \x1b[1m%s\x1b[0m\n    %s  score %.3f\n", p.Rank, truncate(safetext.Clean(p.Paper.Title), width-4), safetext.Clean(where), p.Score)
+		for _, line := range wrap(snippet(safetext.Clean(body(p)), query, 3*width-12, true), width-4) {
 			fmt.Fprintln(out, "    "+line)
 		}
 	}

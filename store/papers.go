@@ -10,9 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/papers-cli/papers/internal/safetext"
 )
 
 // PutResult says what Put did.
@@ -121,11 +124,19 @@ func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, erro
 	return results, nil
 }
 
-// prepare checks a paper's chunks and returns copies ready to store.
+// prepare checks a paper's chunks and returns copies ready to store. Text
+// comes from PDFs, feeds and corpora: what would act on a terminal is
+// removed here, once for every reader (see safetext).
 func prepare(p Paper, chunks []Chunk) (Paper, []Chunk, error) {
 	if p.ID == "" {
 		return p, nil, errors.New("put paper: empty id")
 	}
+	for _, f := range []*string{&p.Title, &p.Abstract, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.TextError} {
+		*f = safetext.Clean(*f)
+	}
+	p.Authors = cleanAll(p.Authors)
+	p.Affiliations = cleanAll(p.Affiliations)
+	p.Categories = cleanAll(p.Categories)
 	p.Chunks = len(chunks)
 	seen := make(map[int]bool, len(chunks))
 	cs := make([]Chunk, len(chunks))
@@ -138,10 +149,28 @@ func prepare(p Paper, chunks []Chunk) (Paper, []Chunk, error) {
 		}
 		seen[c.Seq] = true
 		c.PaperID = p.ID
+		c.Section, c.Text = safetext.Clean(c.Section), safetext.Clean(c.Text)
 		c.Vector = normalized(c.Vector)
 		cs[i] = c
 	}
 	return p, cs, nil
+}
+
+// cleanAll returns ss with every string cleaned (a copy if any changes).
+func cleanAll(ss []string) []string {
+	var out []string
+	for i, v := range ss {
+		if c := safetext.Clean(v); c != v && out == nil {
+			out = slices.Clone(ss)
+			out[i] = c
+		} else if out != nil {
+			out[i] = c
+		}
+	}
+	if out == nil {
+		return ss
+	}
+	return out
 }
 
 // manifestDims reads the embedder dimensions (ErrNoEmbedder if unset).

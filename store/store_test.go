@@ -733,3 +733,36 @@ func TestMigrateFromSchema1(t *testing.T) {
 			v, n, schema, chunks, store.SchemaVersion)
 	}
 }
+
+// TestPutRemovesTerminalControls: a title, author or chunk carrying escape
+// sequences (from a PDF, a feed or a corpus) is stored without them, so no
+// reader prints them to a terminal.
+func TestPutRemovesTerminalControls(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 2))
+	p := paper("evil", "2025-01-01", nil, []string{"Mallory \x1b[31m"})
+	p.Title = "Evil \x1b]0;pwned\x07\x1b[31mRED \u202eTITLE"
+	cs := chunks(r, "clear \x1b[2J screen", "page\fbreak")
+	cs[1].Section = "2\x1b[1m Method"
+	if _, err := lib.Put(ctx, p, cs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := lib.Get(ctx, "evil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := lib.Chunks(ctx, "evil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != "Evil  ]0;pwned  [31mRED TITLE" || got.Authors[0] != "Mallory  [31m" ||
+		stored[0].Text != "clear  [2J screen" || stored[1].Text != "page break" || stored[1].Section != "2 [1m Method" {
+		t.Errorf("stored %q %q %q %q %q", got.Title, got.Authors, stored[0].Text, stored[1].Text, stored[1].Section)
+	}
+	// The same paper put again is unchanged: the fingerprint is of the
+	// cleaned text.
+	if res, err := lib.Put(ctx, p, cs); err != nil || res != store.Unchanged {
+		t.Errorf("second Put = %v, %v; want unchanged", res, err)
+	}
+}
