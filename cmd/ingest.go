@@ -181,7 +181,11 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 	}
 	for _, f := range o.jsonl {
 		if ok {
-			ok = step(in.JSONL(ctx, f))
+			rep, err := in.JSONL(ctx, f)
+			if errors.Is(err, ingest.ErrCorpusUnreadable) {
+				err = nil // one argument's failure, in the report: the run goes on
+			}
+			ok = step(rep, err)
 		}
 	}
 	if ok && len(ids) > 0 {
@@ -218,6 +222,15 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 		return quietError{code: ExitError}
 	}
 	return nil
+}
+
+// itemHint names the fix for one item's failure, or "" when there is none
+// to give.
+func itemHint(err error) string {
+	if errors.Is(err, ingest.ErrCorpusUnreadable) {
+		return `--jsonl takes a file with one {"_id","title","text"} object per line: check its path`
+	}
+	return ""
 }
 
 // arxivHint adds what to do about an error that stopped the run.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,5 +69,41 @@ func TestIngestLookupFailureInSummary(t *testing.T) {
 	}
 	if !strings.Contains(errs, "hint: ") {
 		t.Errorf("stderr %q, want the error with a hint", errs)
+	}
+}
+
+// sharedData is the path of a file in ../shared/data, checked to exist.
+func sharedData(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "shared", "data", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("test data missing (see ../shared/data/README.md): %v", err)
+	}
+	return p
+}
+
+func TestIngestUnreadableCorpus(t *testing.T) {
+	corpus := sharedData(t, "topic/rl-for-llm-agents.jsonl")
+	for _, tc := range []struct{ name, path, reason string }{
+		{"missing file", filepath.Join(t.TempDir(), "missing.jsonl"), "no such file"},
+		{"directory", t.TempDir(), "is a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ingestEnv(t)
+			code, out, errs := runCmd(t, "ingest", "--json", "--jsonl", tc.path, "--jsonl", corpus)
+			if code != ExitError {
+				t.Errorf("exit %d, want %d", code, ExitError)
+			}
+			s := parseSummary(t, out)
+			if len(s.Failed) != 1 || s.Failed[0].Item != tc.path || !strings.Contains(s.Failed[0].Reason, tc.reason) {
+				t.Errorf("failed %+v, want %s: %s", s.Failed, tc.path, tc.reason)
+			}
+			if len(s.Added) != 30 {
+				t.Errorf("%d added, want the 30 papers of the readable corpus", len(s.Added))
+			}
+			if !strings.Contains(errs, "hint: --jsonl takes a file") || strings.Contains(errs, "network") {
+				t.Errorf("stderr %q, want a hint about the file, not the network", errs)
+			}
+		})
 	}
 }

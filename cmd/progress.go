@@ -26,10 +26,11 @@ type ingestProgress struct {
 	bytes    int64
 	pages    int
 	chunks   int
+	hinted   map[string]bool // hints already shown: each is printed once
 }
 
 func newIngestProgress(w io.Writer, verbose bool) *ingestProgress {
-	p := &ingestProgress{w: w, verbose: verbose, start: time.Now()}
+	p := &ingestProgress{w: w, verbose: verbose, start: time.Now(), hinted: map[string]bool{}}
 	if isTerminal(w) {
 		p.bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(w),
@@ -106,6 +107,10 @@ func (p *ingestProgress) event(e ingest.Event) {
 			p.println("error: %s: %s (abstract kept)", e.Item, e.Msg)
 		} else {
 			p.println("error: %s: %s", e.Item, e.Msg)
+		}
+		if h := itemHint(e.Err); h != "" && !p.hinted[h] {
+			p.hinted[h] = true
+			p.println("hint: %s", h)
 		}
 	case ingest.Note:
 		if p.verbose {

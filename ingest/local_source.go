@@ -235,6 +235,10 @@ func findAbstract(pages []chunk.Page) string {
 	return ""
 }
 
+// ErrCorpusUnreadable is the failure of a corpus path that does not exist,
+// cannot be opened or is a directory.
+var ErrCorpusUnreadable = errors.New("cannot read corpus")
+
 // corpusRecord is one line of a BEIR-style corpus.
 type corpusRecord struct {
 	ID       string         `json:"_id"`
@@ -246,14 +250,28 @@ type corpusRecord struct {
 // JSONL ingests a BEIR-style corpus: one {"_id","title","text","metadata"}
 // object per line, one paper each, keyed by "_id". Optional metadata:
 // published (YYYY-MM-DD), categories, authors (comma-separated or lists),
-// url. A line that is not a valid record is reported and skipped.
+// url. A line that is not a valid record is reported and skipped. A path
+// that is not a readable file is reported as failed and returned as an
+// error wrapping ErrCorpusUnreadable, with the report.
 func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
+	r := in.newRun()
 	f, err := os.Open(path)
+	if err == nil {
+		if st, serr := f.Stat(); serr != nil {
+			err = serr
+		} else if st.IsDir() {
+			err = errors.New("is a directory")
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("open corpus: %w", err)
+		if f != nil {
+			f.Close()
+		}
+		err = fmt.Errorf("%w: %w", ErrCorpusUnreadable, unwrapPathError(err))
+		r.fail(0, path, err, false)
+		return r.report(), err
 	}
 	defer f.Close()
-	r := in.newRun()
 	type rec struct {
 		pos  int
 		item string
