@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -189,11 +190,14 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOpti
 			return nil, err
 		}
 	}
-	if opt.Mode == Hybrid && len(lex) == 0 && len(dense) > 0 && dense[0].Score < r.noiseFloor() {
-		// Nothing shares a word with the query and the best vector match is
-		// what unrelated texts reach: no evidence, not a weak result. (Dense
-		// mode returns the nearest neighbours whatever they are.)
-		dense = nil
+	if opt.Mode == Hybrid {
+		// Vector matches under the noise floor are what unrelated texts
+		// reach: in a fusion they only pad the tail with passages that share
+		// nothing with the query, and alone they are no evidence, not a weak
+		// result. (Dense mode returns the nearest neighbours whatever they
+		// are.)
+		floor := r.noiseFloor()
+		dense = slices.DeleteFunc(dense, func(s Scored) bool { return s.Score < floor })
 	}
 	var ranked []Scored
 	switch opt.Mode {

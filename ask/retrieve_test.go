@@ -315,3 +315,18 @@ func TestRetrieveSciFactSubset(t *testing.T) {
 		t.Errorf("Recall@100 hybrid %.4f, want >= 0.93", got[Hybrid].Recall100)
 	}
 }
+
+// TestHybridHasNoNoiseTail: "protein" is in one paper only; the hybrid
+// ranking must not pad the result with passages that share no word with
+// the query and whose vectors are only as close as unrelated texts are.
+func TestHybridHasNoNoiseTail(t *testing.T) {
+	lib, e := smallLibrary(t)
+	r := &Retriever{Index: lib, Embedder: e}
+	ps, err := r.Retrieve(t.Context(), "protein", RetrieveOptions{K: 10, Mode: Hybrid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paperIDs(ps); len(got) != 1 || got[0] != "p3#0" {
+		t.Errorf("hybrid search for protein: %v, want only p3", got)
+	}
+}

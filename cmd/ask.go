@@ -110,14 +110,15 @@ func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question strin
 	if err != nil {
 		return err
 	}
-	filter.IDs = o.papers
-
 	start := time.Now()
 	lib, err := openExisting(ctx, g)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
+	if filter.IDs, err = resolvePapers(ctx, lib, o.papers); err != nil {
+		return err
+	}
 	e, err := embedderFor(ctx, lib, o.embedder, stderr)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ type searchOptions struct {
 	denseWeightSet bool
 	noFeedback     bool
 	perPaper       int
+	perPaperSet    bool
 	papers         []string
 	topics         []string
 	categories     []string
@@ -81,10 +83,14 @@ Exit status 3 when nothing in the library matches.
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
-			if o.denseWeight < 0 {
-				return usageError("--dense-weight must not be negative, got %g", o.denseWeight)
+			if o.denseWeight < 0 || math.IsNaN(o.denseWeight) || math.IsInf(o.denseWeight, 0) {
+				return usageError("--dense-weight must be a number of 0 or more, got %g", o.denseWeight)
+			}
+			if o.perPaper < 0 {
+				return usageError("--per-paper must be 0 (no limit) or more, got %d", o.perPaper)
 			}
 			o.denseWeightSet = c.Flags().Changed("dense-weight")
+			o.perPaperSet = c.Flags().Changed("per-paper")
 			// Unquoted words are one query: papers search reward hacking
 			return runSearch(c.Context(), g, o, mode, strings.Join(args, " "), c.OutOrStdout(), c.ErrOrStderr())
 		},
@@ -113,14 +119,16 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 	if err != nil {
 		return err
 	}
-	f.IDs = o.papers
-	f.Topics = o.topics
 	lib, err := openExisting(ctx, g)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	if f.Topics, err = topicFilter(ctx, lib, o.topics); err != nil { // unknown names are an error, not an empty result
+	// Unknown papers and topics are errors, not an empty result.
+	if f.IDs, err = resolvePapers(ctx, lib, o.papers); err != nil {
+		return err
+	}
+	if f.Topics, err = topicFilter(ctx, lib, o.topics); err != nil {
 		return err
 	}
 	var e embed.Embedder
@@ -130,8 +138,8 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 		}
 	}
 	per := o.perPaper
-	if per == 0 {
-		per = -1
+	if per == 0 || len(f.IDs) > 0 && !o.perPaperSet {
+		per = -1 // no limit, and none by default when papers are named
 	}
 	fu := ask.FusionFor(e)
 	if o.denseWeightSet {
@@ -154,6 +162,10 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 		fmt.Fprintf(errw, "%d passages in %.1f ms (%s, %s)\n", len(ps), float64(time.Since(start).Microseconds())/1e3, mode, name)
 	}
 	if len(ps) == 0 {
+		if len(embed.ContentWords(query)) == 0 {
+			return withExit(withHint(errors.New("the query has only words too common to search for"),
+				"add the words that matter (a name, a method, a result)"), ExitNoEvidence)
+		}
 		return withExit(withHint(errors.New("nothing in the library matches this query"),
 			"try other words, --mode dense, fewer filters, or papers ingest more papers"), ExitNoEvidence)
 	}

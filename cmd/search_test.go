@@ -95,6 +95,27 @@ func TestSearch(t *testing.T) {
 			t.Errorf("exit %d %s: results differ", code, errs)
 		}
 	})
+	t.Run("an unknown paper is an error, not an empty result", func(t *testing.T) {
+		for _, cmd := range []string{"search", "ask"} {
+			code, _, errs := runCmd(t, "--home", home, cmd, "--paper", "topic-002", "--paper", "nosuch", "reinforcement learning")
+			if code != ExitError || !strings.Contains(errs, "nosuch is not in the library") {
+				t.Errorf("%s: exit %d, stderr %q", cmd, code, errs)
+			}
+		}
+	})
+	t.Run("only stop words", func(t *testing.T) {
+		code, _, errs := runCmd(t, "--home", home, "search", "the of and")
+		if code != ExitNoEvidence || !strings.Contains(errs, "only words too common") {
+			t.Errorf("exit %d, stderr %q", code, errs)
+		}
+	})
+	t.Run("bad numbers: exit 2", func(t *testing.T) {
+		for _, args := range [][]string{{"--dense-weight", "NaN"}, {"--dense-weight", "Inf"}, {"--dense-weight", "-1"}, {"--per-paper", "-5"}} {
+			if code, _, errs := runCmd(t, append(append([]string{"--home", home, "search"}, args...), "GRPO")...); code != ExitUsage {
+				t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
+			}
+		}
+	})
 	t.Run("bad mode: exit 2", func(t *testing.T) {
 		if code, _, _ := runCmd(t, "--home", home, "search", "--mode", "magic", "x"); code != ExitUsage {
 			t.Errorf("exit %d, want 2", code)

@@ -67,6 +67,32 @@ func paperID(ref string) string {
 	return strings.TrimSpace(ref)
 }
 
+// resolvePapers turns --paper references (arXiv ids in any form, URLs,
+// other ids as they are) into the library's keys; one the library does not
+// hold is an error naming it, not an empty result.
+func resolvePapers(ctx context.Context, lib *store.Library, refs []string) ([]string, error) {
+	ids := make([]string, 0, len(refs))
+	for _, ref := range refs {
+		id := paperID(ref)
+		if _, err := lib.Get(ctx, id); errors.Is(err, store.ErrNotFound) {
+			return nil, notInLibrary(id, ref)
+		} else if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// notInLibrary is the error for a paper id the library does not hold.
+func notInLibrary(id, ref string) error {
+	hint := "papers list shows what is there; papers ingest " + ref + " adds it"
+	if !arxiv.LooksLikeID(id) {
+		hint = "papers list shows what is there (ids of local PDFs and corpus records come from ingesting the file)"
+	}
+	return withHint(fmt.Errorf("%s is not in the library", id), "%s", hint)
+}
+
 // pageSpan renders a chunk's pages as "3" or "3-4" ("" for the abstract).
 func pageSpan(start, end int) string {
 	switch {
@@ -87,7 +113,7 @@ func runShow(ctx context.Context, g *globalOptions, o *showOptions, ref string, 
 	id := paperID(ref)
 	p, err := lib.Get(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return withHint(fmt.Errorf("%s is not in the library", id), "papers list shows what is there; papers ingest %s adds it", ref)
+		return notInLibrary(id, ref)
 	}
 	if err != nil {
 		return err
