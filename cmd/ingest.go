@@ -53,7 +53,9 @@ its abstract and is reported. Re-running is safe: papers held at the same
 version are left alone, a newer version replaces the older one.
 
 --jsonl takes a BEIR-style corpus: one {"_id","title","text","metadata"}
-object per line (metadata: published, categories, authors, url).`,
+object per line (metadata: published, categories, authors, url). An _id
+given twice in one file keeps its first record; the later one is skipped
+with a warning.`,
 		Example: `  papers ingest 'abs:"reinforcement learning" AND abs:agent' --max 20
   papers ingest 2501.12948 2210.03629v3 https://arxiv.org/abs/1111.2011
   papers ingest ./paper.pdf ./papers-dir/

@@ -112,6 +112,12 @@ func (p *ingestProgress) event(e ingest.Event) {
 			p.hinted[h] = true
 			p.println("hint: %s", h)
 		}
+	case ingest.Warning:
+		if e.Item != "" {
+			p.println("warning: %s: %s", e.Item, e.Msg)
+		} else {
+			p.println("warning: %s", e.Msg)
+		}
 	case ingest.Note:
 		if p.verbose {
 			if e.Item != "" {

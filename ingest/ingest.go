@@ -60,6 +60,7 @@ const (
 	Stored                      // the paper was committed (Result)
 	Failed                      // the item failed (Err); if Kept, its abstract was stored
 	Note                        // a message worth showing (Msg)
+	Warning                     // something the user should know about, though nothing failed (Msg)
 )
 
 // Event is one step of an ingest run, for progress display and logs.

@@ -365,3 +365,37 @@ func TestArxivLookupFailureIsReported(t *testing.T) {
 		t.Errorf("failed %v, want both ids", items)
 	}
 }
+
+func TestCorpusDuplicateIDKeepsTheFirst(t *testing.T) {
+	f := newFixture(t, arxivtest.Options{})
+	src, err := os.ReadFile(filepath.Join(f.data, "topic", "rl-for-llm-agents.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(src)), "\n")
+	again := strings.Replace(lines[0], `"title": "`, `"title": "Revised: `, 1)
+	if again == lines[0] {
+		t.Fatalf("could not change the title of %.80s", lines[0])
+	}
+	corpus := filepath.Join(t.TempDir(), "corpus.jsonl")
+	os.WriteFile(corpus, []byte(lines[0]+lines[1]+lines[2]+strings.TrimSpace(again)+"\n"), 0o644)
+	var warnings []string
+	f.in.Observer = func(e Event) {
+		if e.Kind == Warning {
+			warnings = append(warnings, e.Item+": "+e.Msg)
+		}
+	}
+	rep, err := f.in.JSONL(context.Background(), corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rep.Added, ",") != "topic-001,topic-002,topic-003" || len(rep.Updated)+len(rep.Failed) != 0 {
+		t.Errorf("report %+v, want each id added once", rep)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `"topic-001"`) || !strings.Contains(warnings[0], "line 1") || !strings.Contains(warnings[0], "line 4") {
+		t.Errorf("warnings %q, want one naming topic-001 and lines 1 and 4", warnings)
+	}
+	if p, _ := f.lib.Get(context.Background(), "topic-001"); strings.HasPrefix(p.Title, "Revised") {
+		t.Errorf("title %q: the later record replaced the first", p.Title)
+	}
+}

@@ -250,7 +250,9 @@ type corpusRecord struct {
 // JSONL ingests a BEIR-style corpus: one {"_id","title","text","metadata"}
 // object per line, one paper each, keyed by "_id". Optional metadata:
 // published (YYYY-MM-DD), categories, authors (comma-separated or lists),
-// url. A line that is not a valid record is reported and skipped. A path
+// url. A line that is not a valid record is reported and skipped. When an
+// _id comes twice, the first record is kept and the later one skipped with
+// a Warning (the file is read once, as it streams). A path
 // that is not a readable file is reported as failed and returned as an
 // error wrapping ErrCorpusUnreadable, with the report.
 func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
@@ -283,14 +285,20 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 	g.Go(func() error {
 		defer close(recs)
 		br := bufio.NewReaderSize(f, 1<<20)
+		firstLine := map[string]int{} // _id -> line of the record kept
 		for line := 1; ; line++ {
 			b, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(b)) > 0 {
 				item := fmt.Sprintf("%s:%d", filepath.Base(path), line)
 				p, text, perr := parseRecord(b)
-				if perr != nil {
+				first, dup := firstLine[p.ID]
+				switch {
+				case perr != nil:
 					r.fail(line, item, perr, false)
-				} else {
+				case dup:
+					r.emit(Event{Kind: Warning, Item: item, Msg: fmt.Sprintf("_id %q again (first at line %d): kept line %d, skipped line %d", p.ID, first, first, line)})
+				default:
+					firstLine[p.ID] = line
 					r.emit(Event{Kind: Queued, N: 1}) // the total is known only at the end
 					select {
 					case recs <- rec{pos: line, item: item, p: p, text: text}:
