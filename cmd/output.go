@@ -17,14 +17,14 @@ import (
 // isTerminal reports whether w is a terminal (progress bars, colours and
 // aligned tables only then).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	f := fileOf(w)
+	return f != nil && term.IsTerminal(int(f.Fd()))
 }
 
 // termWidth is the width of the terminal behind w, or 0.
 func termWidth(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok {
+	f := fileOf(w)
+	if f == nil {
 		return 0
 	}
 	width, _, err := term.GetSize(int(f.Fd()))
@@ -152,4 +152,31 @@ func parseSpan(s string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, usageError("invalid date %q: use YYYY-MM-DD, YYYY-MM, YYYY or a span back from today like 7d, 4w, 3m, 1y", s)
+}
+
+// fileOf returns the file behind w, or nil.
+func fileOf(w io.Writer) *os.File {
+	switch v := w.(type) {
+	case *os.File:
+		return v
+	case *checkedWriter:
+		return fileOf(v.w)
+	}
+	return nil
+}
+
+// checkedWriter remembers the first error writing to w (a full disk, a
+// closed file), so that a command whose output was lost does not exit 0
+// however it printed.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }

@@ -46,9 +46,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		args = []string{}
 	}
 	root.SetArgs(args)
-	root.SetOut(stdout)
+	out := &checkedWriter{w: stdout}
+	root.SetOut(out)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err == nil && out.err != nil {
+		err = withHint(fmt.Errorf("write output: %w", out.err), "the output was lost: check the disk or the file it goes to")
+	}
 	return report(ctx, err, stderr)
 }
 

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,23 @@ func TestInterruptedExit(t *testing.T) {
 	code := Run(ctx, []string{"ingest", "--jsonl", "/nonexistent.jsonl"}, &out, &errb)
 	if code != ExitInterrupted || !strings.Contains(errb.String(), "interrupted") {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write(p []byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestLostOutputIsAnError: a command whose printed output could not be
+// written exits 1, whether it printed text or JSON.
+func TestLostOutputIsAnError(t *testing.T) {
+	home := askLibrary(t)
+	for _, args := range [][]string{{"search", "GRPO"}, {"search", "--json", "GRPO"}, {"list"}} {
+		var errb bytes.Buffer
+		code := Run(t.Context(), append([]string{"--home", home}, args...), failingWriter{}, &errb)
+		if code != ExitError || !strings.Contains(errb.String(), "no space left") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
 	}
 }
