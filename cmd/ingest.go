@@ -232,6 +232,13 @@ func itemHint(err error) string {
 	if errors.Is(err, ingest.ErrCorpusUnreadable) {
 		return `--jsonl takes a file with one {"_id","title","text"} object per line: check its path`
 	}
+	var clash *ingest.IDClashError
+	if errors.As(err, &clash) {
+		if clash.Incoming == "jsonl" {
+			return `ids are shared by every source: give the corpus record another _id (e.g. "corpus:` + clash.ID + `"); the paper held is kept`
+		}
+		return "ids are shared by every source: give the corpus record another _id in its file; the paper held is kept"
+	}
 	return ""
 }
 

@@ -113,6 +113,10 @@ func (in *Ingester) ingestEntries(ctx context.Context, r *run, entries []arxiv.E
 		for i, e := range entries {
 			j := job{pos: i, entry: e}
 			if prev, err := in.Lib.Get(gctx, e.ID); err == nil {
+				if err := checkSource(prev, "arxiv"); err != nil {
+					r.fail(i, e.ID, err, false)
+					continue
+				}
 				j.prev = &prev
 				if skip, why := in.upToDate(prev, e); skip {
 					r.record(i, outcome{id: e.ID, result: store.Unchanged, stored: true})

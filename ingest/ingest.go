@@ -290,6 +290,27 @@ func Systemic(err error) bool {
 	return errors.As(err, &ae) && ae.Status == 404
 }
 
+// IDClashError is the failure of an item whose id is held by a paper from
+// another source (an arXiv id given as a corpus _id, say). The paper held
+// is kept; the item is not stored.
+type IDClashError struct {
+	ID       string
+	Held     string // Source of the paper in the library: "arxiv", "jsonl", "pdf"
+	Incoming string // Source of the item refused
+}
+
+func (e *IDClashError) Error() string {
+	return fmt.Sprintf("id %s is held by a paper from %s; this %s paper was not stored", e.ID, e.Held, e.Incoming)
+}
+
+// checkSource refuses to replace prev by a paper from another source.
+func checkSource(prev store.Paper, source string) error {
+	if prev.Source != "" && prev.Source != source {
+		return &IDClashError{ID: prev.ID, Held: prev.Source, Incoming: source}
+	}
+	return nil
+}
+
 // isCancel reports whether err is the run being stopped rather than an
 // item's own failure.
 func isCancel(ctx context.Context, err error) bool {

@@ -399,3 +399,48 @@ func TestCorpusDuplicateIDKeepsTheFirst(t *testing.T) {
 		t.Errorf("title %q: the later record replaced the first", p.Title)
 	}
 }
+
+func TestIDClashBetweenSourcesKeepsThePaperHeld(t *testing.T) {
+	ctx := context.Background()
+	data := arxivtest.DataDir(t)
+	f := newFixture(t, arxivtest.Options{}, entryFromReference(t, data, "2302.04761", 1, time.Now()))
+	f.in.AbstractsOnly = true
+	tool := filepath.Join(f.data, "pdfs", "papers", "toolformer_2302.04761v1.pdf")
+	hash, err := hashFile(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.in.ArxivIDs(ctx, []string{"1111.2011"}); err != nil {
+		t.Fatal(err)
+	}
+	corpus := filepath.Join(t.TempDir(), "corpus.jsonl")
+	os.WriteFile(corpus, []byte(`{"_id": "1111.2011", "title": "A corpus record", "text": "Not the arXiv paper."}`+"\n"+
+		`{"_id": "2302.04761", "title": "Another corpus record", "text": "Not Toolformer."}`+"\n"+
+		`{"_id": "pdf:`+hash[:16]+`", "title": "A third record", "text": "Not the PDF."}`+"\n"), 0o644)
+
+	for _, tc := range []struct {
+		name, id, held string
+		run            func() (*Report, error)
+	}{
+		{"corpus _id of an arXiv paper", "1111.2011", "arxiv", func() (*Report, error) { return f.in.JSONL(ctx, corpus) }},
+		{"arXiv paper with a corpus _id", "2302.04761", "jsonl", func() (*Report, error) { return f.in.ArxivIDs(ctx, []string{"2302.04761"}) }},
+		{"PDF with a corpus _id", "pdf:" + hash[:16], "jsonl", func() (*Report, error) { return f.in.Paths(ctx, []string{tool}) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := tc.run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			refused := false
+			for _, fl := range rep.Failed {
+				refused = refused || strings.Contains(fl.Reason, tc.id) && strings.Contains(fl.Reason, "from "+tc.held)
+			}
+			if !refused {
+				t.Errorf("failed %+v, want %s refused as held from %s", rep.Failed, tc.id, tc.held)
+			}
+			if p, err := f.lib.Get(ctx, tc.id); err != nil || p.Source != tc.held {
+				t.Errorf("%s is now from %q (%v), want the %s paper kept", tc.id, p.Source, err, tc.held)
+			}
+		})
+	}
+}

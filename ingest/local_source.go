@@ -151,6 +151,13 @@ func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash 
 		return err
 	}
 	id := "pdf:" + hash[:16]
+	if prev, err := in.Lib.Get(ctx, id); err == nil {
+		if err := checkSource(prev, "pdf"); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
 	doc, err := pdf.ExtractFile(ctx, path)
 	if err != nil {
 		return err
@@ -346,10 +353,16 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 			for b := range batches {
 				var todo []pending
 				for _, rc := range b {
-					if prev, err := in.Lib.Get(gctx, rc.p.ID); err == nil && prev.ContentHash == rc.p.ContentHash {
-						r.record(rc.pos, outcome{id: rc.p.ID, result: store.Unchanged, stored: true})
-						r.emit(Event{Kind: Stored, Item: rc.p.ID, Result: store.Unchanged})
-						continue
+					if prev, err := in.Lib.Get(gctx, rc.p.ID); err == nil {
+						if err := checkSource(prev, "jsonl"); err != nil {
+							r.fail(rc.pos, rc.item, err, false)
+							continue
+						}
+						if prev.ContentHash == rc.p.ContentHash {
+							r.record(rc.pos, outcome{id: rc.p.ID, result: store.Unchanged, stored: true})
+							r.emit(Event{Kind: Stored, Item: rc.p.ID, Result: store.Unchanged})
+							continue
+						}
 					}
 					todo = append(todo, pending{pos: rc.pos, paper: rc.p, chunks: recordChunks(rc.p, rc.text, in.Chunking)})
 				}
