@@ -134,7 +134,7 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 	var e embed.Embedder
 	if mode != ask.BM25 {
 		if e, err = libraryEmbedder(ctx, lib, errw); err != nil {
-			return err
+			return searchEmbedHint(err)
 		}
 	}
 	per := o.perPaper
@@ -152,7 +152,7 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 	start := time.Now()
 	ps, err := r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
 	if err != nil {
-		return embedHint(err)
+		return searchEmbedHint(err)
 	}
 	if g.verbose {
 		name := "no embedder"

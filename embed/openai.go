@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,9 @@ var (
 	ErrServer      = errors.New("the embedding server failed")
 	ErrBadRequest  = errors.New("the embedding server rejected the request")
 	ErrUnreachable = errors.New("the embedding server cannot be reached")
+	// ErrNoAPIKey: the server is api.openai.com and OPENAI_API_KEY is not
+	// set (found before any request, not after a round of retries).
+	ErrNoAPIKey = errors.New("no API key for OpenAI embeddings: OPENAI_API_KEY is not set")
 )
 
 // APIError is an error answered by an embedding server, classified by Kind
@@ -132,6 +136,9 @@ func NewOpenAI(opt OpenAIOptions) (*OpenAI, error) {
 	base, err := openaicompat.NormaliseBaseURL(opt.BaseURL, "embedding server")
 	if err != nil {
 		return nil, err
+	}
+	if u, _ := url.Parse(base); u != nil && u.Hostname() == "api.openai.com" && opt.APIKey == "" {
+		return nil, ErrNoAPIKey
 	}
 	if opt.Dimensions < 0 {
 		return nil, fmt.Errorf("dimensions must not be negative, got %d", opt.Dimensions)

@@ -380,7 +380,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.spec, func(t *testing.T) {
-			e, err := Parse(tc.spec, Options{})
+			e, err := Parse(tc.spec, Options{APIKey: "sk-test"})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -402,7 +402,7 @@ func TestSpecOfRoundTrips(t *testing.T) {
 		spec string
 		dims int
 	}{{"local", 0}, {"openai:text-embedding-3-small", 0}, {"openai:text-embedding-3-small", 256}, {"ollama:nomic-embed-text", 0}} {
-		e, err := Parse(tc.spec, Options{Dimensions: tc.dims})
+		e, err := Parse(tc.spec, Options{Dimensions: tc.dims, APIKey: "sk-test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -441,5 +441,17 @@ func TestOpenAIEmptyTexts(t *testing.T) {
 	vs, err = e.EmbedDocuments(ctx, []string{""})
 	if err != nil || len(vs) != 1 || len(vs[0]) != 3 {
 		t.Errorf("only a blank text: %v, %v", vs, err)
+	}
+}
+
+// TestNoKeyForOpenAI: api.openai.com without OPENAI_API_KEY fails at once,
+// before any request and retry, naming the variable.
+func TestNoKeyForOpenAI(t *testing.T) {
+	_, err := NewOpenAI(OpenAIOptions{Model: "text-embedding-3-small"})
+	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+		t.Errorf("NewOpenAI without a key = %v, want ErrNoAPIKey", err)
+	}
+	if _, err := NewOpenAI(OpenAIOptions{Model: "nomic-embed-text", BaseURL: "http://127.0.0.1:11434/v1"}); err != nil {
+		t.Errorf("a local server needs no key: %v", err)
 	}
 }
