@@ -131,26 +131,35 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 	if f.Topics, err = topicFilter(ctx, lib, o.topics); err != nil {
 		return err
 	}
-	var e embed.Embedder
-	if mode != ask.BM25 {
-		if e, err = libraryEmbedder(ctx, lib, errw); err != nil {
-			return searchEmbedHint(err)
-		}
-	}
 	per := o.perPaper
 	if per == 0 || len(f.IDs) > 0 && !o.perPaperSet {
 		per = -1 // no limit, and none by default when papers are named
 	}
-	fu := ask.FusionFor(e)
-	if o.denseWeightSet {
-		fu.DenseWeight = o.denseWeight
-	}
-	r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
-	if o.noFeedback {
-		r.Feedback = &store.Feedback{}
-	}
 	start := time.Now()
-	ps, err := r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
+	var e embed.Embedder
+	var ps []ask.Passage
+	// A reindex that commits between reading the library's embedder and
+	// searching its vectors leaves the query of the old embedder: once,
+	// read the embedder again.
+	for attempt := 0; ; attempt++ {
+		if mode != ask.BM25 {
+			if e, err = libraryEmbedder(ctx, lib, errw); err != nil {
+				return searchEmbedHint(err)
+			}
+		}
+		fu := ask.FusionFor(e)
+		if o.denseWeightSet {
+			fu.DenseWeight = o.denseWeight
+		}
+		r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
+		if o.noFeedback {
+			r.Feedback = &store.Feedback{}
+		}
+		ps, err = r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
+		if err == nil || attempt > 0 || !errors.Is(err, store.ErrDimensions) {
+			break
+		}
+	}
 	if err != nil {
 		return searchEmbedHint(err)
 	}

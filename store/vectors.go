@@ -3,6 +3,7 @@ package store
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -17,6 +18,11 @@ type Hit struct {
 	Seq     int     `json:"seq"`
 	Score   float32 `json:"score"` // cosine similarity (dense) or -bm25 (text); higher is better
 }
+
+// ErrDimensions is SearchVectors' error for a query vector whose length is
+// not the library's: made by another embedder than the library's, or by the
+// one it had before a Reindex committed meanwhile.
+var ErrDimensions = errors.New("the query vector is not of the library's embedder")
 
 // SearchVectors returns the k chunks whose vectors are most similar (dot
 // product; cosine, as stored vectors are normalised and q is normalised
@@ -38,7 +44,7 @@ func (l *Library) SearchVectors(ctx context.Context, q []float32, k int, f Filte
 		return nil, nil
 	}
 	if len(q) != idx.dims {
-		return nil, fmt.Errorf("search vectors: query has %d dimensions, the library's vectors %d", len(q), idx.dims)
+		return nil, fmt.Errorf("search vectors: query has %d dimensions, the library's vectors %d: %w", len(q), idx.dims, ErrDimensions)
 	}
 	var allowed []bool
 	if !f.empty() {
