@@ -75,7 +75,7 @@ with a warning.`,
 	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
-	f.BoolVar(&o.json, "json", false, "print a JSON summary (added, updated, unchanged, failed)")
+	f.BoolVar(&o.json, "json", false, "print a JSON summary (added, updated, unchanged, failed, skipped)")
 	f.IntVar(&o.chunkSize, "chunk-size", 180, "target words per chunk")
 	f.IntVar(&o.chunkOverlap, "chunk-overlap", 30, "words repeated between consecutive chunks")
 	f.StringVar(&o.embedder, "embedder", "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's, local for a new one)")
@@ -165,7 +165,7 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 	}
 	client.Logf = prog.logf
 
-	total := &ingest.Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}}
+	total := &ingest.Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Skipped: []ingest.Skip{}}
 	var runErr error
 	step := func(rep *ingest.Report, err error) bool {
 		if rep != nil {
@@ -214,8 +214,12 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "added %d, updated %d, unchanged %d, failed %d (%d pages, %d chunks) in %.1fs\n",
-			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), total.Pages, total.Chunks, total.Elapsed)
+		skipped := ""
+		if len(total.Skipped) > 0 {
+			skipped = fmt.Sprintf(", skipped %d", len(total.Skipped))
+		}
+		fmt.Fprintf(stdout, "added %d, updated %d, unchanged %d, failed %d%s (%d pages, %d chunks) in %.1fs\n",
+			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, total.Pages, total.Chunks, total.Elapsed)
 	}
 	if runErr != nil {
 		return arxivHint(runErr)

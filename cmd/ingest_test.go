@@ -107,3 +107,45 @@ func TestIngestUnreadableCorpus(t *testing.T) {
 		})
 	}
 }
+
+func TestIngestSameContentTwice(t *testing.T) {
+	tool, err := os.ReadFile(sharedData(t, "pdfs/papers/toolformer_2302.04761v1.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "toolformer.pdf"), filepath.Join(dir, "copy.pdf")
+	os.WriteFile(first, tool, 0o644)
+	os.WriteFile(second, tool, 0o644)
+	want := "same content as " + first
+
+	t.Run("text", func(t *testing.T) {
+		ingestEnv(t)
+		code, out, errs := runCmd(t, "ingest", first, second)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if !strings.Contains(out, "added 1, updated 0, unchanged 0, failed 0, skipped 1 ") {
+			t.Errorf("summary %q, want the copy counted as skipped", out)
+		}
+		if !strings.Contains(errs, "skipped "+second+": "+want) {
+			t.Errorf("stderr %q, want the copy named as skipped", errs)
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		ingestEnv(t)
+		code, out, errs := runCmd(t, "ingest", "--json", first, second)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var s struct {
+			Skipped []struct{ Item, Reason string } `json:"skipped"`
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Skipped) != 1 || s.Skipped[0].Item != second || s.Skipped[0].Reason != want {
+			t.Errorf("skipped %+v, want %s: %s", s.Skipped, second, want)
+		}
+	})
+}

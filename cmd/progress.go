@@ -112,6 +112,9 @@ func (p *ingestProgress) event(e ingest.Event) {
 			p.hinted[h] = true
 			p.println("hint: %s", h)
 		}
+	case ingest.Skipped:
+		p.finished++
+		p.println("skipped %s: %s", e.Item, e.Msg)
 	case ingest.Warning:
 		if e.Item != "" {
 			p.println("warning: %s: %s", e.Item, e.Msg)

@@ -61,6 +61,7 @@ const (
 	Failed                      // the item failed (Err); if Kept, its abstract was stored
 	Note                        // a message worth showing (Msg)
 	Warning                     // something the user should know about, though nothing failed (Msg)
+	Skipped                     // the item was left out, not failed (Msg says why)
 )
 
 // Event is one step of an ingest run, for progress display and logs.
@@ -85,19 +86,27 @@ type Failure struct {
 	AbstractKept bool `json:"abstract_kept,omitempty"`
 }
 
+// Skip is an item left out of a run though nothing is wrong with it, such
+// as a file with the same content as another one of the run.
+type Skip struct {
+	Item   string `json:"item"`
+	Reason string `json:"reason"`
+}
+
 // Report summarises a run: ids by outcome, in input order.
 type Report struct {
 	Added     []string  `json:"added"`
 	Updated   []string  `json:"updated"`
 	Unchanged []string  `json:"unchanged"`
 	Failed    []Failure `json:"failed"`
+	Skipped   []Skip    `json:"skipped"`
 	Pages     int       `json:"pages"`
 	Chunks    int       `json:"chunks"`
 	Elapsed   float64   `json:"elapsed_s"`
 }
 
 func newReport() *Report {
-	return &Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []Failure{}}
+	return &Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []Failure{}, Skipped: []Skip{}}
 }
 
 // Merge adds other's outcomes to r.
@@ -106,6 +115,7 @@ func (r *Report) Merge(o *Report) {
 	r.Updated = append(r.Updated, o.Updated...)
 	r.Unchanged = append(r.Unchanged, o.Unchanged...)
 	r.Failed = append(r.Failed, o.Failed...)
+	r.Skipped = append(r.Skipped, o.Skipped...)
 	r.Pages += o.Pages
 	r.Chunks += o.Chunks
 	r.Elapsed += o.Elapsed
@@ -125,6 +135,7 @@ type outcome struct {
 	result  store.PutResult
 	stored  bool
 	failure *Failure
+	skip    *Skip
 	pages   int
 	chunks  int
 }
@@ -171,6 +182,14 @@ func (r *run) lost(pos int, item string, err error) {
 	r.mu.Unlock()
 }
 
+// skip records an item left out for a reason that is not a failure.
+func (r *run) skip(pos int, item, reason string) {
+	r.mu.Lock()
+	r.outcomes[pos] = outcome{id: item, skip: &Skip{Item: item, Reason: reason}}
+	r.mu.Unlock()
+	r.emit(Event{Kind: Skipped, Item: item, Msg: reason})
+}
+
 func (r *run) report() *Report {
 	rep := newReport()
 	positions := make([]int, 0, len(r.outcomes))
@@ -192,6 +211,9 @@ func (r *run) report() *Report {
 		}
 		if o.failure != nil {
 			rep.Failed = append(rep.Failed, *o.failure)
+		}
+		if o.skip != nil {
+			rep.Skipped = append(rep.Skipped, *o.skip)
 		}
 		rep.Pages += o.pages
 		rep.Chunks += o.chunks

@@ -285,6 +285,9 @@ func TestLocalPDFsAndCorpus(t *testing.T) {
 	if len(rep.Added) != 1 || len(rep.Updated) != 0 {
 		t.Errorf("the same file twice should be one paper: %+v", rep)
 	}
+	if len(rep.Skipped) != 1 || filepath.Base(rep.Skipped[0].Item) != "same-file-again.PDF" || rep.Skipped[0].Reason != "same content as "+filepath.Join(dir, "a", "toolformer.pdf") {
+		t.Errorf("skipped %+v, want same-file-again.PDF as the same content as a/toolformer.pdf", rep.Skipped)
+	}
 	reasons := map[string]string{}
 	for _, fl := range rep.Failed {
 		reasons[filepath.Base(fl.Item)] = fl.Reason

@@ -53,7 +53,8 @@ func toChunkPages(doc *pdf.Document) []chunk.Page {
 
 // Paths ingests local PDFs; directories are walked recursively for *.pdf.
 // Files are keyed by content hash, so a renamed or copied file is the same
-// paper.
+// paper: a second file with the content of one before it in the run is
+// reported as skipped, with the first one's name.
 func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) {
 	r := in.newRun()
 	var files []string
@@ -106,7 +107,9 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 			continue
 		}
 		if first, dup := byHash[hash]; dup {
-			r.emit(Event{Kind: Note, Item: f, Msg: "same content as " + files[first]})
+			if filepath.Clean(f) != filepath.Clean(files[first]) { // not merely given twice
+				r.skip(i, f, "same content as "+files[first])
+			}
 			continue
 		}
 		byHash[hash] = i
