@@ -95,7 +95,8 @@ func runReindex(ctx context.Context, g *globalOptions, o *reindexOptions, out, e
 			fmt.Fprintln(errw, "the library keeps its previous vectors")
 			return ctx.Err()
 		}
-		return embedHint(fmt.Errorf("reindex with %s (the library keeps its previous vectors): %w", e.Name(), err))
+		// err names the embedder already (store.Reindex).
+		return embedHint(fmt.Errorf("%w (the library keeps its previous vectors)", err))
 	}
 	// Build the search index now rather than in the next search.
 	if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {

@@ -69,7 +69,10 @@ passages of one paper are shown.
 
 Exit status 3 when nothing in the library matches.
 
-` + embed.Help,
+The embedder is the library's own (chosen at the first ingest with
+--embedder; papers reindex changes it):
+
+` + embed.Specs + "\n\n" + embed.LocalDescription + "\n\n" + embed.OpenAIDescription,
 		Example: `  papers search 'reward hacking in RL agents'
   papers search -k 20 --per-paper 1 --since 2025-01 'process reward models'
   papers search --paper 2501.12948 'cold start data'
