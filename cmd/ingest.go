@@ -68,6 +68,15 @@ with a warning.`,
 			if o.max <= 0 {
 				return usageError("--max must be at least 1, got %d", o.max)
 			}
+			if o.chunkSize <= 0 {
+				return usageError("--chunk-size must be at least 1 word, got %d", o.chunkSize)
+			}
+			if o.chunkOverlap < 0 || o.chunkOverlap >= o.chunkSize {
+				return usageError("--chunk-overlap must be from 0 to %d (less than --chunk-size), got %d", o.chunkSize-1, o.chunkOverlap)
+			}
+			if o.workers <= 0 {
+				return usageError("--workers must be at least 1, got %d", o.workers)
+			}
 			return runIngest(c.Context(), g, o, args, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}

@@ -149,3 +149,25 @@ func TestIngestSameContentTwice(t *testing.T) {
 		}
 	})
 }
+
+func TestIngestFlagRanges(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--chunk-size", "0"}, "--chunk-size must be at least 1"},
+		{[]string{"--chunk-size", "-5"}, "--chunk-size must be at least 1"},
+		{[]string{"--chunk-size", "100", "--chunk-overlap", "100"}, "--chunk-overlap must be from 0 to 99"},
+		{[]string{"--chunk-overlap", "-1"}, "--chunk-overlap must be from 0 to 179"},
+		{[]string{"--workers", "-1"}, "--workers must be at least 1"},
+		{[]string{"--workers", "0"}, "--workers must be at least 1"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			ingestEnv(t)
+			code, _, errs := runCmd(t, append([]string{"ingest", "2501.12948"}, tc.args...)...)
+			if code != ExitUsage || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errs, ExitUsage, tc.want)
+			}
+		})
+	}
+}
