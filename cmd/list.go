@@ -37,7 +37,7 @@ type paperRecord struct {
 	Pages      int      `json:"pages"`
 	Chunks     int      `json:"chunks"`
 	Source     string   `json:"source"`
-	URL        string   `json:"url,omitempty"`
+	URL        string   `json:"url"` // "" when the source has none (corpus records)
 }
 
 func newPaperRecord(p store.Paper) paperRecord {
