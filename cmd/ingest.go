@@ -252,6 +252,10 @@ func itemHint(err error) string {
 		}
 		return "ids are shared by every source: give the corpus record another _id in its file; the paper held is kept"
 	}
+	var h interface{ Hint() string }
+	if errors.As(extractHint(err), &h) { // what papers extract says of the same PDF
+		return h.Hint()
+	}
 	return ""
 }
 

@@ -171,3 +171,25 @@ func TestIngestFlagRanges(t *testing.T) {
 		})
 	}
 }
+
+func TestIngestUnreadablePDFHint(t *testing.T) {
+	for _, tc := range []struct{ file, reason, hint string }{
+		{"awkward/user_password_is_password.pdf", "encrypted: password required", "hint: decrypt it first"},
+		{"awkward/scanned_chinese_book_image_only.pdf", "no text layer", "hint: run OCR on it first"},
+	} {
+		t.Run(filepath.Base(tc.file), func(t *testing.T) {
+			ingestEnv(t)
+			path := sharedData(t, filepath.Join("pdfs", tc.file))
+			code, _, errs := runCmd(t, "ingest", path)
+			if code != ExitError {
+				t.Errorf("exit %d, want %d", code, ExitError)
+			}
+			if !strings.Contains(errs, "error: "+path+": ") || !strings.Contains(errs, tc.reason) || strings.Count(errs, path) != 1 {
+				t.Errorf("stderr %q, want the path once and %q", errs, tc.reason)
+			}
+			if !strings.Contains(errs, tc.hint) {
+				t.Errorf("stderr %q, want %q", errs, tc.hint)
+			}
+		})
+	}
+}

@@ -27,9 +27,9 @@ import (
 
 // extract reads a PDF's text and cuts it into body chunks numbered from 1.
 func (in *Ingester) extract(ctx context.Context, r *run, id, path string) ([]store.Chunk, int, error) {
-	doc, err := pdf.ExtractFile(ctx, path)
+	doc, err := extractPDF(ctx, path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("extract text: %w", err)
+		return nil, 0, err
 	}
 	for _, w := range doc.Warnings {
 		r.emit(Event{Kind: Note, Item: id, Msg: w})
@@ -37,6 +37,20 @@ func (in *Ingester) extract(ctx context.Context, r *run, id, path string) ([]sto
 	pages := toChunkPages(doc)
 	r.emit(Event{Kind: Extracted, Item: id, Pages: len(doc.Pages)})
 	return chunk.Body(id, pages, 1, in.Chunking), len(doc.Pages), nil
+}
+
+// extractPDF reads the text of the PDF at path. Its errors do not name the
+// file: the failure is reported under the item, which does.
+func extractPDF(ctx context.Context, path string) (*pdf.Document, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read: %w", unwrapPathError(err))
+	}
+	doc, err := pdf.Extract(ctx, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("extract text: %w", err)
+	}
+	return doc, nil
 }
 
 func toChunkPages(doc *pdf.Document) []chunk.Page {
@@ -161,7 +175,7 @@ func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash 
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	doc, err := pdf.ExtractFile(ctx, path)
+	doc, err := extractPDF(ctx, path)
 	if err != nil {
 		return err
 	}
