@@ -193,3 +193,25 @@ func TestIngestUnreadablePDFHint(t *testing.T) {
 		})
 	}
 }
+
+func TestIngestDirectoryWithNothing(t *testing.T) {
+	tool := sharedData(t, "pdfs/papers/toolformer_2302.04761v1.pdf")
+	empty, noPDF := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(noPDF, "notes.txt"), []byte("not a paper"), 0o644)
+	for _, dir := range []string{empty, noPDF} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			ingestEnv(t)
+			code, out, errs := runCmd(t, "ingest", "--json", dir, tool)
+			if code != ExitError {
+				t.Errorf("exit %d, want %d", code, ExitError)
+			}
+			if !strings.Contains(errs, "warning: "+dir+": nothing to ingest") {
+				t.Errorf("stderr %q, want a warning naming %s", errs, dir)
+			}
+			s := parseSummary(t, out)
+			if len(s.Failed) != 1 || s.Failed[0].Item != dir || len(s.Added) != 1 {
+				t.Errorf("added %v, failed %+v; want the PDF added and %s failed", s.Added, s.Failed, dir)
+			}
+		})
+	}
+}

@@ -66,6 +66,8 @@ func toChunkPages(doc *pdf.Document) []chunk.Page {
 }
 
 // Paths ingests local PDFs; directories are walked recursively for *.pdf.
+// A directory that cannot be read is skipped with a Warning; one that yields
+// no PDF at all is also reported as failed.
 // Files are keyed by content hash, so a renamed or copied file is the same
 // paper: a second file with the content of one before it in the run is
 // reported as skipped, with the first one's name.
@@ -86,7 +88,7 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		var found []string
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				r.emit(Event{Kind: Note, Item: path, Msg: "skipped: " + err.Error()})
+				r.emit(Event{Kind: Warning, Item: path, Msg: "skipped: " + unwrapPathError(err).Error()})
 				return nil
 			}
 			if !d.IsDir() && strings.EqualFold(filepath.Ext(path), ".pdf") {
@@ -98,7 +100,12 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 			return nil, err
 		}
 		if len(found) == 0 {
-			r.emit(Event{Kind: Note, Item: p, Msg: "no PDF files in " + p})
+			// a directory given to be ingested that yields nothing is a
+			// mistake worth a warning, and a failure of the run
+			r.emit(Event{Kind: Warning, Item: p, Msg: "nothing to ingest: no readable PDF files in it"})
+			r.lost(len(files), p, errors.New("no readable PDF files in it"))
+			files = append(files, "") // keep positions aligned with failures
+			continue
 		}
 		sort.Strings(found)
 		files = append(files, found...)
