@@ -112,8 +112,7 @@ func (p *ingestProgress) event(e ingest.Event) {
 			p.hinted[h] = true
 			p.println("hint: %s", h)
 		}
-	case ingest.Skipped:
-		p.finished++
+	case ingest.Skipped: // never queued, so not counted as finished
 		p.println("skipped %s: %s", e.Item, e.Msg)
 	case ingest.Warning:
 		if e.Item != "" {
