@@ -180,3 +180,9 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// useColor reports whether terminal output may use ANSI styles: not when
+// NO_COLOR is set to anything (no-color.org) or TERM is dumb.
+func useColor() bool {
+	return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+}

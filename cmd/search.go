@@ -263,6 +263,7 @@ func printPassages(out io.Writer, ps []ask.Passage, query string) {
 	if width <= 0 || width > 120 {
 		width = 100
 	}
+	color := useColor()
 	for i, p := range ps {
 		if i > 0 {
 			fmt.Fprintln(out)
@@ -277,8 +278,12 @@ func printPassages(out io.Writer, ps []ask.Passage, query string) {
 			where += "  § " + p.Section
 		}
 		// Libraries made before Put cleaned text may hold escape sequences.
-		fmt.Fprintf(out, "%2d. \x1b[1m%s\x1b[0m\n    %s  score %.3f\n", p.Rank, truncate(safetext.Clean(p.Paper.Title), width-4), safetext.Clean(where), p.Score)
-		for _, line := range wrap(snippet(safetext.Clean(body(p)), query, 3*width-12, true), width-4) {
+		title := truncate(safetext.Clean(p.Paper.Title), width-4)
+		if color {
+			title = "\x1b[1m" + title + "\x1b[0m"
+		}
+		fmt.Fprintf(out, "%2d. %s\n    %s  score %.3f\n", p.Rank, title, safetext.Clean(where), p.Score)
+		for _, line := range wrap(snippet(safetext.Clean(body(p)), query, 3*width-12, color), width-4) {
 			fmt.Fprintln(out, "    "+line)
 		}
 	}
