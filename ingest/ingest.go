@@ -83,7 +83,7 @@ type Failure struct {
 	Item   string `json:"item"`
 	Reason string `json:"reason"`
 	// AbstractKept is true when the paper was stored without its full text.
-	AbstractKept bool `json:"abstract_kept,omitempty"`
+	AbstractKept bool `json:"abstract_kept"`
 }
 
 // Skip is an item left out of a run though nothing is wrong with it, such
