@@ -19,9 +19,11 @@ import (
 
 // Keys returns a citation key for each paper, in order: the first author's
 // surname, the year and the first significant word of the title, in lower
-// case ASCII ("guo2025deepseek"). Keys that would repeat get suffixes a, b,
-// c... assigned in (published, id) order, so the same set of papers always
-// gets the same keys whatever order they come in.
+// case ASCII ("guo2025deepseek"). Keys are unique within ps: keys that would
+// repeat get suffixes a, b, c... assigned in (published, id) order, skipping
+// any suffixed key another paper has as its own ("Learninga: ..." keeps
+// learninga, so two "Learning ..." papers get learningb and learningc). The
+// same set of papers always gets the same keys whatever order they come in.
 func Keys(ps []store.Paper) []string {
 	base := make([]string, len(ps))
 	groups := map[string][]int{}
@@ -30,18 +32,33 @@ func Keys(ps []store.Paper) []string {
 		groups[base[i]] = append(groups[base[i]], i)
 	}
 	keys := slices.Clone(base)
+	taken := map[string]bool{}
+	var shared []string
 	for b, idx := range groups {
 		if len(idx) < 2 {
-			continue
+			taken[b] = true
+		} else {
+			shared = append(shared, b)
 		}
+	}
+	// Sorted, so which group skips which suffix does not depend on map order.
+	slices.Sort(shared)
+	for _, b := range shared {
+		idx := groups[b]
 		slices.SortFunc(idx, func(x, y int) int {
 			if c := ps[x].Published.Compare(ps[y].Published); c != 0 {
 				return c
 			}
 			return strings.Compare(ps[x].ID, ps[y].ID)
 		})
-		for n, i := range idx {
+		n := 0
+		for _, i := range idx {
+			for taken[b+suffix(n)] {
+				n++
+			}
 			keys[i] = b + suffix(n)
+			taken[keys[i]] = true
+			n++
 		}
 	}
 	return keys

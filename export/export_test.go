@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -197,5 +198,56 @@ func TestCSLJSON(t *testing.T) {
 	}
 	if d := it["issued"].(map[string]any)["date-parts"].([]any)[0].([]any); d[0].(float64) != 2025 || d[2].(float64) != 22 {
 		t.Errorf("issued = %v", d)
+	}
+}
+
+// A twin's suffixed key must not take the key of a paper whose title word
+// already ends in that letter ("Learninga" vs the "Learning" twins).
+func TestKeysUniqueAcrossGroups(t *testing.T) {
+	day := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	ps := []store.Paper{
+		{ID: "2602.00001", Title: "Learninga: a Machine", Authors: []string{"Ludwig van Beethoven"}, Published: day},
+		{ID: "2602.00002", Title: "Learning Agents to Compose", Authors: []string{"Ludwig van Beethoven"}, Published: day},
+		{ID: "2602.00003", Title: "Learning, again", Authors: []string{"L. van Beethoven"}, Published: day.AddDate(0, 1, 0)},
+		{ID: "2602.00004", Title: "Learningaa", Authors: []string{"L. van Beethoven"}, Published: day},
+		{ID: "2602.00005", Title: "Learningb", Authors: []string{"L. van Beethoven"}, Published: day},
+	}
+	var bib, csl bytes.Buffer
+	if err := BibTeX(&bib, ps); err != nil {
+		t.Fatal(err)
+	}
+	if err := CSLJSON(&csl, ps); err != nil {
+		t.Fatal(err)
+	}
+	var items []CSLItem
+	if err := json.Unmarshal(csl.Bytes(), &items); err != nil {
+		t.Fatal(err)
+	}
+	entries := parseBibTeX(t, bib.String())
+	seen, ids := map[string]bool{}, map[string]bool{}
+	for i, e := range entries {
+		if seen[e.key] {
+			t.Errorf("BibTeX key %s repeated", e.key)
+		}
+		seen[e.key] = true
+		if ids[items[i].ID] {
+			t.Errorf("CSL-JSON id %s repeated", items[i].ID)
+		}
+		ids[items[i].ID] = true
+	}
+	// Stable: every order of the same set gives each paper the same key.
+	want := map[string]string{}
+	for i, k := range Keys(ps) {
+		want[ps[i].ID] = k
+	}
+	if want["2602.00001"] != "vanbeethoven2026learninga" {
+		t.Errorf("the paper whose own key is learninga got %s", want["2602.00001"])
+	}
+	rev := slices.Clone(ps)
+	slices.Reverse(rev)
+	for i, k := range Keys(rev) {
+		if want[rev[i].ID] != k {
+			t.Errorf("%s: key %s in one order, %s in another", rev[i].ID, want[rev[i].ID], k)
+		}
 	}
 }
