@@ -419,3 +419,57 @@ func TestUpdatePDFFailuresKeepAbstracts(t *testing.T) {
 		t.Errorf("rerun fetched %d in %d requests (%v); want nothing in 1", res.Fetched, len(e.srv.Requests())-before, err)
 	}
 }
+
+// A paper arXiv announces days after its submission has a stamp older than
+// the newest paper of the last run: the next update still fetches it,
+// reading back past the held papers to the lag margin, and downloads
+// nothing it holds.
+func TestUpdateFetchesLatePaper(t *testing.T) {
+	ctx := context.Background()
+	all := before(feed(t), now1)
+	var late arxiv.Entry // the topic's second newest paper: the newest sets the cursor
+	var early []arxiv.Entry
+	n := 0
+	for _, e := range all {
+		if matches(e) {
+			if n++; n == 2 {
+				late = e
+				continue
+			}
+		}
+		early = append(early, e)
+	}
+	lib := openLib(t)
+	e1 := newEnv(t, lib, early)
+	tp, _ := lib.Topic(ctx, "ml")
+	if _, err := Update(ctx, lib, e1.ax, e1.in, tp, UpdateOptions{Now: now1}); err != nil {
+		t.Fatal(err)
+	}
+	tp, _ = lib.Topic(ctx, "ml")
+	if !late.Updated.Before(tp.Cursor) || late.Updated.Before(tp.Cursor.Add(-Lag)) {
+		t.Fatalf("the late paper (%v) is not in the lag margin behind the cursor (%v)", late.Updated, tp.Cursor)
+	}
+
+	e2 := newEnv(t, lib, all) // now arXiv lists the late paper too
+	e2.in.AbstractsOnly, e2.in.CacheDir = false, t.TempDir()
+	res, err := Update(ctx, lib, e2.ax, e2.in, tp, UpdateOptions{Now: now1.Add(24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Report.Added, []string{late.ID}) || res.Fetched != 1 {
+		t.Errorf("second update added %v (fetched %d), want the late paper [%s]", res.Report.Added, res.Fetched, late.ID)
+	}
+	var pdfs []string
+	for _, r := range e2.srv.Requests() {
+		if r.Kind == "pdf" {
+			pdfs = append(pdfs, r.Path)
+		}
+	}
+	if len(pdfs) != 1 || !strings.Contains(pdfs[0], late.ID) {
+		t.Errorf("second update downloaded %v, want only the late paper's PDF", pdfs)
+	}
+	tp, _ = lib.Topic(ctx, "ml")
+	if m, _ := lib.List(ctx, store.Filter{Topics: []string{"ml"}, IDs: []string{late.ID}}); len(m) != 1 {
+		t.Errorf("the late paper did not join the topic")
+	}
+}

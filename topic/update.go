@@ -25,6 +25,12 @@ var _ Arxiv = (*arxiv.Client)(nil)
 const (
 	DefaultWindow = 12 * 7 * 24 * time.Hour // the first update reads back 12 weeks, what momentum charts
 	DefaultMax    = 1000
+	// Lag is how far behind the cursor every update reads again: arXiv
+	// announces a paper up to a few days after its submission (and
+	// cross-lists later still), so a paper can appear with a stamp older
+	// than the newest one the last run saw. A week is a safe margin; held
+	// papers in it cost one page of the listing, no download.
+	Lag = 7 * 24 * time.Hour
 )
 
 // UpdateOptions tune Update. The zero value is usable.
@@ -49,8 +55,8 @@ type UpdateResult struct {
 	Topic   string         `json:"topic"`
 	Fetched int            `json:"fetched"` // entries read from arXiv and handed to ingest
 	Report  *ingest.Report `json:"report"`
-	// Truncated is true when Max stopped the run before it reached papers
-	// it already holds (or the window's start).
+	// Truncated is true when Max stopped the run before it reached Lag
+	// behind the cursor (or the window's start).
 	Truncated bool `json:"truncated"`
 }
 
@@ -58,17 +64,18 @@ type UpdateResult struct {
 // and ingests it with in (whose Arxiv must be the same client as ax, so
 // pacing holds across both).
 //
-// It reads the topic's query sorted by last-updated date, newest first, and
-// stops at the first entry that is not newer than the topic's cursor (the newest
-// entry of the last complete run) and held in the library at the same or a
-// newer version, or older than the window, or after Max entries that need
-// ingesting. The entries
-// are ingested newest first; every paper stored (added, updated, unchanged,
-// or kept with its abstract only) joins the topic, even when the run is
-// interrupted. The run time is recorded when the run ends without error;
-// the cursor moves only when every paper seen was stored (PDF failures that
-// kept the abstract are reported but do not hold it back), so an
-// interrupted or partly failed run is simply run again.
+// It reads the topic's query sorted by last-updated date, newest first,
+// back to Lag before the topic's cursor (the newest entry of the last
+// complete run), or to the window's start, or until Max entries need
+// ingesting, whichever comes first. Entries held in the library at the same
+// or a newer version and not newer than the cursor are not ingested again
+// (they only join the topic); the others are ingested newest first. Every
+// paper stored (added, updated, unchanged, or kept with its abstract only)
+// joins the topic, even when the run is interrupted. The run time is
+// recorded when the run ends without error; the cursor moves only when every
+// paper seen was stored (PDF failures that kept the abstract are reported
+// but do not hold it back), so an interrupted or partly failed run is
+// simply run again.
 func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingester, t store.Topic, o UpdateOptions) (*UpdateResult, error) {
 	now := o.Now
 	if now.IsZero() {
@@ -83,9 +90,13 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 		max = DefaultMax
 	}
 	floor := now.Add(-window)
+	if !t.Cursor.IsZero() && t.Cursor.Add(-Lag).After(floor) {
+		floor = t.Cursor.Add(-Lag)
+	}
 	res := &UpdateResult{Topic: t.Name}
 
 	var entries []arxiv.Entry
+	var seen []string // held at their version, not newer than the cursor: they only join the topic
 	var newest time.Time
 	var getErr error
 	work := 0 // entries not held at their version: what Max bounds
@@ -101,7 +112,10 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 		}
 		held := err == nil && p.Version >= e.Version
 		if held && !t.Cursor.IsZero() && !upd.After(t.Cursor) {
-			return false // reached what the last complete run saw and holds
+			// What the last complete run saw and holds: read on past it to
+			// the lag margin, for papers announced late.
+			seen = append(seen, e.ID)
+			return true
 		}
 		if !held {
 			if work == max {
@@ -130,7 +144,7 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 		// Membership is recorded even when the run was interrupted: what was
 		// stored belongs to the topic. The write must not see the
 		// cancellation.
-		ids := append(append(append([]string{}, rep.Added...), rep.Updated...), rep.Unchanged...)
+		ids := append(append(append(append([]string{}, rep.Added...), rep.Updated...), rep.Unchanged...), seen...)
 		for _, f := range rep.Failed {
 			if f.AbstractKept {
 				ids = append(ids, f.Item)
