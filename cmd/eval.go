@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -29,12 +28,10 @@ type evalOptions struct {
 	dimensions             int
 	embedBatch, embedConc  int
 	mode                   string
-	denseWeight            float64
-	denseWeightSet         bool
-	embedderSet            bool
-	noFeedback             bool
-	keep                   bool
-	json                   bool
+	rankingFlags
+	embedderSet bool
+	keep        bool
+	json        bool
 }
 
 func newEvalCmd(g *globalOptions) *cobra.Command {
@@ -76,18 +73,14 @@ counted and warned about ("judged_missing"); the scores are still printed.`,
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
-			if o.denseWeight < 0 {
-				return usageError("--dense-weight must not be negative, got %g", o.denseWeight)
+			if err := o.check(c); err != nil { // here, not after every query has run
+				return err
 			}
-			if math.IsNaN(o.denseWeight) || math.IsInf(o.denseWeight, 0) {
-				// caught here, not after every query has run
-				return usageError("--dense-weight must be a finite number, got %g", o.denseWeight)
-			}
-			o.denseWeightSet = c.Flags().Changed("dense-weight")
 			o.embedderSet = c.Flags().Changed("embedder")
 			return runEval(c.Context(), g, o, mode, c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
+	o.register(c)
 	f := c.Flags()
 	f.StringVar(&o.corpus, "corpus", "", "BEIR corpus.jsonl to ingest into a scratch library")
 	f.StringVar(&o.queries, "queries", "", "BEIR queries.jsonl")
@@ -98,8 +91,6 @@ counted and warned about ("judged_missing"); the scores are still printed.`,
 	f.IntVar(&o.embedConc, "embed-concurrency", embed.DefaultConcurrency, "requests in flight to an openai:/ollama: embedder")
 	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it)")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
-	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1; 0.5 by default with openai:/ollama: embedders (tune it with papers eval)")
-	f.BoolVar(&o.noFeedback, "no-feedback", false, "plain BM25: do not widen the query with the terms most typical of its best matches")
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
 	f.BoolVar(&o.json, "json", false, "print the report as one JSON object")
 	return c
@@ -204,14 +195,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		// said even with --json (where it is also a field): the scores cannot be trusted
 		fmt.Fprintf(errw, "warning: %d of %d judged documents are not in the library: is it the right corpus?\n", missing, judged)
 	}
-	fu := ask.FusionFor(e)
-	if o.denseWeightSet {
-		fu.DenseWeight = o.denseWeight
-	}
-	r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
-	if o.noFeedback {
-		r.Feedback = &store.Feedback{}
-	}
+	r := o.retriever(lib, e)
 	search := func(ctx context.Context, q string) ([]string, error) {
 		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {
@@ -240,7 +224,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if err != nil {
 		return embedHint(err)
 	}
-	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: fu.DenseWeight, Feedback: !o.noFeedback, Library: kept, Embedder: e.Name(), Papers: papers, Chunks: chunks, Failed: failed, Missing: missing,
+	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: r.Fusion.DenseWeight, Feedback: !o.noFeedback, Library: kept, Embedder: e.Name(), Papers: papers, Chunks: chunks, Failed: failed, Missing: missing,
 		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
 	if o.json {
 		return writeJSON(out, full)

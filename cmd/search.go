@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -23,19 +22,17 @@ import (
 func init() { register(newSearchCmd) }
 
 type searchOptions struct {
-	k              int
-	mode           string
-	denseWeight    float64
-	denseWeightSet bool
-	noFeedback     bool
-	perPaper       int
-	perPaperSet    bool
-	papers         []string
-	topics         []string
-	categories     []string
-	authors        []string
-	since, until   string
-	json           bool
+	k    int
+	mode string
+	rankingFlags
+	perPaper     int
+	perPaperSet  bool
+	papers       []string
+	topics       []string
+	categories   []string
+	authors      []string
+	since, until string
+	json         bool
 }
 
 // searchRecord is the --json shape of one passage (NDJSON, one per line).
@@ -86,23 +83,21 @@ The embedder is the library's own (chosen at the first ingest with
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
-			if o.denseWeight < 0 || math.IsNaN(o.denseWeight) || math.IsInf(o.denseWeight, 0) {
-				return usageError("--dense-weight must be a number of 0 or more, got %g", o.denseWeight)
+			if err := o.check(c); err != nil {
+				return err
 			}
 			if o.perPaper < 0 {
 				return usageError("--per-paper must be 0 (no limit) or more, got %d", o.perPaper)
 			}
-			o.denseWeightSet = c.Flags().Changed("dense-weight")
 			o.perPaperSet = c.Flags().Changed("per-paper")
 			// Unquoted words are one query: papers search reward hacking
 			return runSearch(c.Context(), g, o, mode, strings.Join(args, " "), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
+	o.register(c)
 	f := c.Flags()
 	f.IntVarP(&o.k, "k", "k", 10, "passages to show")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
-	f.Float64Var(&o.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1; 0.5 by default with openai:/ollama: embedders (tune it with papers eval)")
-	f.BoolVar(&o.noFeedback, "no-feedback", false, "plain BM25: do not widen the query with the terms most typical of its best matches")
 	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
 	f.StringArrayVar(&o.papers, "paper", nil, "search only this paper id (repeatable)")
 	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
@@ -150,15 +145,7 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 				return searchEmbedHint(err)
 			}
 		}
-		fu := ask.FusionFor(e)
-		if o.denseWeightSet {
-			fu.DenseWeight = o.denseWeight
-		}
-		r := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
-		if o.noFeedback {
-			r.Feedback = &store.Feedback{}
-		}
-		ps, err = r.Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
+		ps, err = o.retriever(lib, e).Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
 		if err == nil || attempt > 0 || !errors.Is(err, store.ErrDimensions) {
 			break
 		}
