@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -80,8 +81,13 @@ var titleSkip = map[string]bool{"a": true, "an": true, "the": true, "on": true, 
 
 func baseKey(p store.Paper) string {
 	surname := "anon"
-	if len(p.Authors) > 0 {
-		if s := asciiWord(splitName(p.Authors[0]).family); s != "" {
+	if names, _ := authors(p.Authors); len(names) > 0 {
+		n := names[0]
+		if n.org {
+			// "Research and Development Team" -> research, not the whole name.
+			n.family = firstWord(n.family)
+		}
+		if s := asciiWord(n.family); s != "" {
 			surname = s
 		}
 	}
@@ -89,15 +95,17 @@ func baseKey(p store.Paper) string {
 	if !p.Published.IsZero() {
 		year = fmt.Sprint(p.Published.Year())
 	}
-	word := ""
-	for _, w := range strings.Fields(p.Title) {
-		a := asciiWord(w)
-		if a != "" && !titleSkip[a] {
-			word = a
-			break
+	return surname + year + firstWord(p.Title)
+}
+
+// firstWord is the first word of s that is not a stop word, as asciiWord.
+func firstWord(s string) string {
+	for _, w := range strings.Fields(s) {
+		if a := asciiWord(w); a != "" && !titleSkip[a] {
+			return a
 		}
 	}
-	return surname + year + word
+	return ""
 }
 
 // asciiWord folds accents away and keeps lower-case ASCII letters and digits.
@@ -112,10 +120,43 @@ func asciiWord(s string) string {
 	return b.String()
 }
 
-type name struct{ family, given string }
+// name is an author split for citation. A single word or an organisation
+// has only a family part, which BibTeX must brace and CSL-JSON writes as a
+// literal; org marks organisations.
+type name struct {
+	family, given string
+	org           bool
+}
+
+var moreAuthors = regexp.MustCompile(`(^|\s)\+\d+$`)
+
+// authors splits a source's author list into names. Some sources end the
+// list with "+N" ("Ahmed Awadallah +1", or "+1" alone) for N authors they
+// left out: the marker is dropped and more reports it.
+func authors(as []string) (names []name, more bool) {
+	for i, a := range as {
+		a = strings.TrimSpace(a)
+		if i == len(as)-1 && moreAuthors.MatchString(a) {
+			more = true
+			a = strings.TrimSpace(moreAuthors.ReplaceAllString(a, ""))
+		}
+		if a != "" {
+			names = append(names, splitName(a))
+		}
+	}
+	return names, more
+}
+
+// orgWords mark a name as an organisation's ("OpenAI Superalignment Team").
+var orgWords = map[string]bool{"team": true, "group": true, "consortium": true, "collaboration": true, "lab": true, "labs": true,
+	"laboratory": true, "institute": true, "university": true, "inc": true, "ltd": true, "llc": true, "corporation": true,
+	"foundation": true, "project": true, "committee": true, "association": true, "organization": true, "organisation": true,
+	"society": true, "council": true, "centre": true, "center": true, "academy": true}
 
 // splitName reads "Given Names Family" or "Family, Given"; particles (van,
-// von, de, ...) stay with the family name.
+// von, de, ...) stay with the family name. A name with the word "and" (which
+// BibTeX would split into two authors) or a word of orgWords is an
+// organisation's and stays whole.
 func splitName(s string) name {
 	s = strings.Join(strings.Fields(s), " ")
 	if f, g, ok := strings.Cut(s, ","); ok {
@@ -124,6 +165,11 @@ func splitName(s string) name {
 	ws := strings.Fields(s)
 	if len(ws) <= 1 {
 		return name{family: s}
+	}
+	for _, w := range ws {
+		if w = strings.ToLower(strings.Trim(w, ".()")); w == "and" || orgWords[w] {
+			return name{family: s, org: true}
+		}
 	}
 	i := len(ws) - 1
 	if suf := strings.TrimSuffix(strings.ToLower(ws[i]), "."); (suf == "jr" || suf == "sr" || suf == "ii" || suf == "iii") && i > 1 {
@@ -182,16 +228,19 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 		}
 		// Double braces keep the title's capitalisation.
 		field("title", "{"+Escape(p.Title)+"}")
-		var authors []string
-		for _, a := range p.Authors {
-			n := splitName(a)
+		names, more := authors(p.Authors)
+		var as []string
+		for _, n := range names {
 			if n.given == "" {
-				authors = append(authors, "{"+Escape(n.family)+"}")
+				as = append(as, "{"+Escape(n.family)+"}")
 			} else {
-				authors = append(authors, Escape(n.family)+", "+Escape(n.given))
+				as = append(as, Escape(n.family)+", "+Escape(n.given))
 			}
 		}
-		field("author", strings.Join(authors, " and "))
+		if more && len(as) > 0 {
+			as = append(as, "others") // BibTeX styles print "et al."
+		}
+		field("author", strings.Join(as, " and "))
 		if !p.Published.IsZero() {
 			field("year", fmt.Sprint(p.Published.Year()))
 		}
@@ -257,15 +306,17 @@ type CSLDate struct {
 
 // CSLJSON writes the papers as a CSL-JSON array, ids from Keys. arXiv
 // preprints are "article" items with publisher arXiv and the id as number,
-// as Zotero records them; published ones name their journal.
+// as Zotero records them; published ones name their journal. A "+N" marker
+// for authors the source left out is dropped: CSL-JSON has no "and others"
+// name, and styles add "et al." by their own rules.
 func CSLJSON(w io.Writer, ps []store.Paper) error {
 	keys := Keys(ps)
 	items := make([]CSLItem, 0, len(ps))
 	for i, p := range ps {
 		it := CSLItem{ID: keys[i], Type: "article", Title: strings.Join(strings.Fields(p.Title), " "), URL: urlOf(p), DOI: p.DOI,
 			Abstract: strings.Join(strings.Fields(p.Abstract), " ")}
-		for _, a := range p.Authors {
-			n := splitName(a)
+		names, _ := authors(p.Authors)
+		for _, n := range names {
 			if n.given == "" {
 				it.Author = append(it.Author, CSLName{Literal: n.family})
 			} else {

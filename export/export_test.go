@@ -3,6 +3,8 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -248,6 +250,143 @@ func TestKeysUniqueAcrossGroups(t *testing.T) {
 	for i, k := range Keys(rev) {
 		if want[rev[i].ID] != k {
 			t.Errorf("%s: key %s in one order, %s in another", rev[i].ID, want[rev[i].ID], k)
+		}
+	}
+}
+
+// bibNames splits a BibTeX author field as BibTeX does: on " and " outside
+// braces, case-insensitively.
+func bibNames(field string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(field); i++ {
+		switch field[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ' ':
+			if depth == 0 && i+5 <= len(field) && strings.EqualFold(field[i:i+5], " and ") {
+				out = append(out, field[start:i])
+				start = i + 5
+				i += 4
+			}
+		}
+	}
+	return append(out, field[start:])
+}
+
+// corpusPapers reads the topic corpus the way papers ingest --jsonl does:
+// authors are one comma-separated string.
+func corpusPapers(t *testing.T) []store.Paper {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(arxivtest.DataDir(t), "topic", "rl-for-llm-agents.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []store.Paper
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			ID       string `json:"_id"`
+			Title    string `json:"title"`
+			Metadata struct {
+				Published string `json:"published"`
+				Authors   string `json:"authors"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		p := store.Paper{ID: rec.ID, Title: rec.Title, Source: "jsonl"}
+		p.Published, _ = time.Parse(time.DateOnly, rec.Metadata.Published)
+		for _, a := range strings.Split(rec.Metadata.Authors, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				p.Authors = append(p.Authors, a)
+			}
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+func TestAuthors(t *testing.T) {
+	ps := corpusPapers(t)
+	day := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	ps = append(ps,
+		store.Paper{ID: "corp", Title: "A Report", Authors: []string{"Research and Development Team", "Jane Doe"}, Published: day},
+		store.Paper{ID: "corp2", Title: "Another Report", Authors: []string{"OpenAI Superalignment Team"}, Published: day},
+		store.Paper{ID: "plus", Title: "Only the Marker", Authors: []string{"Ada Lovelace", "+3"}, Published: day},
+	)
+	marked := 0
+	var bib, csl bytes.Buffer
+	if err := BibTeX(&bib, ps); err != nil {
+		t.Fatal(err)
+	}
+	if err := CSLJSON(&csl, ps); err != nil {
+		t.Fatal(err)
+	}
+	var items []CSLItem
+	if err := json.Unmarshal(csl.Bytes(), &items); err != nil {
+		t.Fatal(err)
+	}
+	entries := parseBibTeX(t, bib.String())
+	for i, e := range entries {
+		p := ps[i]
+		more := strings.Contains(p.Authors[len(p.Authors)-1], "+")
+		want := len(p.Authors)
+		if strings.TrimLeft(p.Authors[len(p.Authors)-1], "+0123456789") == "" {
+			want-- // the marker stood alone
+		}
+		names := bibNames(e.fields["author"])
+		if more {
+			marked++
+			if names[len(names)-1] != "others" {
+				t.Errorf("%s: author list %q does not end with others", p.ID, e.fields["author"])
+			}
+			names = names[:len(names)-1]
+		}
+		if len(names) != want {
+			t.Errorf("%s: BibTeX reads %d authors %q, want %d from %q", p.ID, len(names), names, want, p.Authors)
+		}
+		if len(items[i].Author) != want {
+			t.Errorf("%s: CSL-JSON has %d authors %v, want %d", p.ID, len(items[i].Author), items[i].Author, want)
+		}
+		for _, n := range names {
+			if strings.Contains(n, "+") {
+				t.Errorf("%s: BibTeX author %q", p.ID, n)
+			}
+		}
+		for _, n := range items[i].Author {
+			if strings.Contains(n.Family+n.Given+n.Literal, "+") {
+				t.Errorf("%s: CSL-JSON author %+v", p.ID, n)
+			}
+		}
+	}
+	if marked < 2 {
+		t.Fatalf("the corpus has %d author lists with a +N marker; the test needs some", marked)
+	}
+	byID := map[string]bibEntry{}
+	for i, e := range entries {
+		byID[ps[i].ID] = e
+	}
+	if got := byID["corp"].fields["author"]; got != "{Research and Development Team} and Doe, Jane" {
+		t.Errorf("corporate author = %q", got)
+	}
+	if got := byID["corp2"].fields["author"]; got != "{OpenAI Superalignment Team}" {
+		t.Errorf("corporate author = %q", got)
+	}
+	if got := byID["topic-001"].fields["author"]; got != "Shrivastava, Vaishnavi and Kauffmann, Piero and Awadallah, Ahmed and others" {
+		t.Errorf("topic-001 authors = %q", got)
+	}
+	if got := byID["plus"].fields["author"]; got != "Lovelace, Ada and others" {
+		t.Errorf("lone marker: authors = %q", got)
+	}
+	if items[len(items)-3].Author[0].Literal != "Research and Development Team" {
+		t.Errorf("CSL-JSON corporate author = %+v", items[len(items)-3].Author[0])
+	}
+	for i, p := range ps {
+		if len(p.Authors) == 1 && strings.Contains(p.Authors[0], "+") && strings.Contains(entries[i].key, "1") {
+			t.Errorf("%s: key %s built from the marker", p.ID, entries[i].key)
 		}
 	}
 }
