@@ -113,6 +113,9 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 	var runErr error
 	for _, tp := range topics {
 		res, err := topic.Update(ctx, lib, client, in, tp, topic.UpdateOptions{Now: time.Now(), Window: window, Max: o.max})
+		if res != nil && res.Gap != nil {
+			warnGap(stderr, res, now)
+		}
 		if res != nil && res.Report != nil {
 			sum.Topics = append(sum.Topics, res)
 			sum.Added = appendNew(sum.Added, res.Report.Added)
@@ -168,6 +171,16 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 		return quietError{code: ExitError}
 	}
 	return nil
+}
+
+// warnGap says which span a run with too short a window left unread and
+// which --window reads it.
+func warnGap(w io.Writer, r *topic.UpdateResult, now time.Time) {
+	week := 7 * 24 * time.Hour
+	weeks := (now.Sub(r.Gap.From.Add(-topic.Lag)) + week - 1) / week
+	fmt.Fprintf(w, "warning: topic %s: papers from %s to %s were not fetched: the last complete update reached %s, and --window reaches back only to %s\n",
+		r.Topic, day(r.Gap.From), day(r.Gap.To), day(r.Gap.From), day(r.Gap.To))
+	fmt.Fprintf(w, "hint: fill the gap with `papers update %s --window %dw`\n", r.Topic, weeks)
 }
 
 // appendNew appends the ids not already in dst (a paper may be in several

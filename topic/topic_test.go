@@ -473,3 +473,54 @@ func TestUpdateFetchesLatePaper(t *testing.T) {
 		t.Errorf("the late paper did not join the topic")
 	}
 }
+
+// A machine off for longer than the window: a run with a short window
+// reports the span it did not read and leaves the cursor, so a later run
+// with a window reaching back fetches the papers of the gap.
+func TestUpdateWindowGap(t *testing.T) {
+	ctx := context.Background()
+	all := feed(t)
+	lib := openLib(t)
+	old := now.AddDate(0, 0, -40)
+	e1 := newEnv(t, lib, before(all, old))
+	tp, _ := lib.Topic(ctx, "ml")
+	if _, err := Update(ctx, lib, e1.ax, e1.in, tp, UpdateOptions{Now: old}); err != nil {
+		t.Fatal(err)
+	}
+	tp, _ = lib.Topic(ctx, "ml")
+	cursor := tp.Cursor
+
+	e2 := newEnv(t, lib, all)
+	week := 7 * 24 * time.Hour
+	res, err := Update(ctx, lib, e2.ax, e2.in, tp, UpdateOptions{Now: now, Window: week})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Gap == nil || !res.Gap.From.Equal(cursor) || !res.Gap.To.Equal(now.Add(-week)) {
+		t.Errorf("gap %+v, want from the cursor %v to %v", res.Gap, cursor, now.Add(-week))
+	}
+	tp, _ = lib.Topic(ctx, "ml")
+	if !tp.Cursor.Equal(cursor) {
+		t.Errorf("the cursor moved over the gap: %v, was %v", tp.Cursor, cursor)
+	}
+	var gap []string
+	for _, e := range all {
+		if matches(e) && e.Updated.After(cursor) && e.Updated.Before(now.Add(-week)) {
+			gap = append(gap, e.ID)
+		}
+	}
+	if len(gap) == 0 {
+		t.Fatal("no paper of the topic in the gap")
+	}
+	res, err = Update(ctx, lib, e2.ax, e2.in, tp, UpdateOptions{Now: now, Window: 52 * week})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Gap != nil || !slices.Equal(res.Report.Added, gap) {
+		t.Errorf("run with a long window: gap %+v, added %v; want the gap's papers %v", res.Gap, res.Report.Added, gap)
+	}
+	tp, _ = lib.Topic(ctx, "ml")
+	if !tp.Cursor.After(now.Add(-week)) {
+		t.Errorf("cursor %v after the gap was filled", tp.Cursor)
+	}
+}

@@ -55,9 +55,20 @@ type UpdateResult struct {
 	Topic   string         `json:"topic"`
 	Fetched int            `json:"fetched"` // entries read from arXiv and handed to ingest
 	Report  *ingest.Report `json:"report"`
+	// Gap, when not nil, is a span the run did not read: the window did
+	// not reach back to the cursor (the machine was off for longer than
+	// the window), so papers stamped in it were not fetched and the cursor
+	// stays where it was until a run with a longer window covers it.
+	Gap *Gap `json:"gap,omitempty"`
 	// Truncated is true when Max stopped the run before it reached Lag
 	// behind the cursor (or the window's start).
 	Truncated bool `json:"truncated"`
+}
+
+// Gap is a span of arXiv "updated" stamps an update did not read.
+type Gap struct {
+	From time.Time `json:"from"` // the cursor: where the last complete run reached
+	To   time.Time `json:"to"`   // the window's start: where this run stopped
 }
 
 // Update fetches what is new or revised in the topic since its last update
@@ -75,7 +86,9 @@ type UpdateResult struct {
 // recorded when the run ends without error; the cursor moves only when every
 // paper seen was stored (PDF failures that kept the abstract are reported
 // but do not hold it back), so an interrupted or partly failed run is
-// simply run again.
+// simply run again. A run whose window does not reach back to the cursor
+// leaves it too, and says so in UpdateResult.Gap: what lies between was not
+// read.
 func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingester, t store.Topic, o UpdateOptions) (*UpdateResult, error) {
 	now := o.Now
 	if now.IsZero() {
@@ -90,10 +103,14 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 		max = DefaultMax
 	}
 	floor := now.Add(-window)
-	if !t.Cursor.IsZero() && t.Cursor.Add(-Lag).After(floor) {
-		floor = t.Cursor.Add(-Lag)
-	}
 	res := &UpdateResult{Topic: t.Name}
+	if !t.Cursor.IsZero() {
+		if floor.After(t.Cursor) {
+			res.Gap = &Gap{From: t.Cursor, To: floor}
+		} else if t.Cursor.Add(-Lag).After(floor) {
+			floor = t.Cursor.Add(-Lag)
+		}
+	}
 
 	var entries []arxiv.Entry
 	var seen []string // held at their version, not newer than the cursor: they only join the topic
@@ -158,14 +175,14 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 		return res, fmt.Errorf("update topic %s: %w", t.Name, ingErr)
 	}
 	// The cursor moves past what this run saw unless a paper is missing
-	// altogether; a PDF that failed (its abstract kept, the failure reported)
+	// altogether or the run left a gap behind it; a PDF that failed (its abstract kept, the failure reported)
 	// does not hold every later run back.
 	cursor := time.Time{} // keep the old one
 	lost := false
 	for _, f := range rep.Failed {
 		lost = lost || !f.AbstractKept
 	}
-	if !lost && !res.Truncated && !newest.IsZero() {
+	if !lost && !res.Truncated && res.Gap == nil && !newest.IsZero() {
 		cursor = newest
 	}
 	if err := lib.MarkTopicUpdated(ctx, t.Name, now, cursor); err != nil {
