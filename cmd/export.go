@@ -34,7 +34,9 @@ func newExportCmd(g *globalOptions) *cobra.Command {
 --bibtex) as @misc entries with eprint, archivePrefix and primaryClass, doi and
 journal when the paper was published; or --format csl-json for Zotero, pandoc
 and citeproc. Keys are surnameYYYYfirstword ("guo2025deepseek"); papers that
-would share one get a, b, ... suffixes; LaTeX special characters are escaped.
+would share one get a, b, ... suffixes; LaTeX special characters are escaped,
+except in TeX math in titles ($\alpha$) and in doi and url, which BibTeX reads
+verbatim.
 
 Choose papers by id (with or without version), by --topic, or --from the
 --json output of papers ask ("-" reads stdin): the papers the answer cites.`,

@@ -193,8 +193,13 @@ func isParticle(w string) bool {
 // escaped (\ # $ % & _ { } ~ ^) and whitespace collapsed. Non-ASCII letters
 // are kept as UTF-8, which biber and modern bibtex read.
 func Escape(s string) string {
+	return escapeText(strings.Join(strings.Fields(s), " "))
+}
+
+// escapeText is Escape without the whitespace collapsing.
+func escapeText(s string) string {
 	var b strings.Builder
-	for _, r := range strings.Join(strings.Fields(s), " ") {
+	for _, r := range s {
 		switch r {
 		case '\\':
 			b.WriteString(`\textbackslash{}`)
@@ -212,6 +217,58 @@ func Escape(s string) string {
 	return b.String()
 }
 
+// escapeTitle is Escape except that TeX math between $ signs is kept as
+// TeX, as arXiv's own BibTeX keeps it ("$\alpha$-Divergence"). Only when
+// the $ signs pair up and every math span balances its braces (BibTeX
+// counts \{ too); otherwise the whole title is escaped as text. Inside math
+// a bare % # or & would end the line or the field in LaTeX and is escaped.
+func escapeTitle(s string) string {
+	parts := strings.Split(strings.Join(strings.Fields(s), " "), "$")
+	if len(parts) < 3 || len(parts)%2 == 0 {
+		return Escape(s)
+	}
+	var b strings.Builder
+	for i, part := range parts {
+		if i%2 == 0 {
+			b.WriteString(escapeText(part))
+			continue
+		}
+		b.WriteByte('$')
+		depth := 0
+		for j := 0; j < len(part); j++ {
+			c := part[j]
+			switch {
+			case c == '{':
+				depth++
+			case c == '}':
+				if depth--; depth < 0 {
+					return Escape(s)
+				}
+			case c == '\\' && j+1 < len(part) && part[j+1] != '{' && part[j+1] != '}':
+				b.WriteByte(c) // \alpha, \%: the next byte is not special
+				j++
+				c = part[j]
+			case c == '%' || c == '#' || c == '&':
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		}
+		if depth != 0 {
+			return Escape(s)
+		}
+		b.WriteByte('$')
+	}
+	return b.String()
+}
+
+// verbatim makes a doi or url value safe in BibTeX, where biblatex and the
+// url package read them verbatim: nothing is escaped (10.1000/a_b%20c stays
+// as is), but braces and backslashes, which BibTeX would count or LaTeX
+// read, and whitespace are percent-encoded as in a URL.
+func verbatim(s string) string {
+	return strings.NewReplacer("{", "%7B", "}", "%7D", `\`, "%5C", " ", "%20").Replace(strings.Join(strings.Fields(s), " "))
+}
+
 // BibTeX writes one @misc entry per paper, keys from Keys.
 func BibTeX(w io.Writer, ps []store.Paper) error {
 	keys := Keys(ps)
@@ -227,7 +284,7 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 			}
 		}
 		// Double braces keep the title's capitalisation.
-		field("title", "{"+Escape(p.Title)+"}")
+		field("title", "{"+escapeTitle(p.Title)+"}")
 		names, more := authors(p.Authors)
 		var as []string
 		for _, n := range names {
@@ -255,9 +312,9 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 				field("primaryClass", Escape(p.Categories[0]))
 			}
 		}
-		field("doi", Escape(p.DOI))
+		field("doi", verbatim(p.DOI))
 		field("journal", Escape(p.JournalRef))
-		field("url", Escape(urlOf(p)))
+		field("url", verbatim(urlOf(p)))
 		out := strings.TrimSuffix(b.String(), ",\n") + "\n}\n"
 		b.Reset()
 		b.WriteString(out)

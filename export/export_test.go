@@ -22,7 +22,9 @@ type bibEntry struct {
 
 // parseBibTeX is a strict reader of the BibTeX papers writes: every entry
 // is @type{key, name = {value}, ...}, braces balance inside values, and
-// LaTeX specials appear only escaped.
+// LaTeX specials appear only escaped, except in TeX math between $ signs
+// that pair up and in the verbatim fields doi and url (which must hold no
+// braces or backslashes at all).
 func parseBibTeX(t *testing.T, s string) []bibEntry {
 	t.Helper()
 	var out []bibEntry
@@ -62,7 +64,8 @@ func parseBibTeX(t *testing.T, s string) []bibEntry {
 			if s[i] != '{' {
 				t.Fatalf("entry %s field %s: value does not start with {", e.key, name)
 			}
-			depth, start := 0, i+1
+			depth, start, math := 0, i+1, false
+			verbatim := name == "doi" || name == "url"
 			for ; ; i++ {
 				if i == len(s) {
 					t.Fatalf("entry %s field %s: unbalanced braces", e.key, name)
@@ -79,9 +82,17 @@ func parseBibTeX(t *testing.T, s string) []bibEntry {
 					if depth == 0 {
 						break
 					}
-				} else if strings.IndexByte("#$%&_~^", c) >= 0 {
+				} else if c == '$' && !verbatim {
+					math = !math
+				} else if strings.IndexByte("#%&", c) >= 0 && !verbatim || strings.IndexByte("_~^", c) >= 0 && !verbatim && !math {
 					t.Errorf("entry %s field %s: unescaped %q in %q", e.key, name, c, s[start:min(len(s), i+10)])
 				}
+			}
+			if math {
+				t.Errorf("entry %s field %s: unpaired $", e.key, name)
+			}
+			if verbatim && strings.ContainsAny(s[start:i], "{}\\") {
+				t.Errorf("entry %s field %s: brace or backslash in verbatim %q", e.key, name, s[start:i])
 			}
 			if _, dup := e.fields[name]; dup {
 				t.Errorf("entry %s: field %s twice", e.key, name)
@@ -144,16 +155,28 @@ func TestBibTeXRecordedPapers(t *testing.T) {
 			t.Errorf("entry %s: doi/journal %q %q for %q %q", e.key, e.fields["doi"], e.fields["journal"], ps[i].DOI, ps[i].JournalRef)
 		}
 	}
+	math := 0
+	for i, e := range entries {
+		if strings.HasPrefix(ps[i].Title, "$ω$Test") {
+			math++
+			if !strings.HasPrefix(e.fields["title"], "{$ω$Test: ") {
+				t.Errorf("entry %s: math in the recorded title escaped: %s", e.key, e.fields["title"])
+			}
+		}
+	}
+	if math == 0 {
+		t.Error("the recorded $ω$Test paper is missing; the math check ran on nothing")
+	}
 	n := len(entries)
 	special := entries[n-4]
 	if special.key != "vanderberg2025qa" {
 		t.Errorf("key of the special paper = %s", special.key)
 	}
-	wantTitle := `{Q\&A at 100\% with \$O(n\textasciicircum{}2)\$ cost\_\{k\} \{braces\} \textasciitilde{}tilde \#1 \textbackslash{} back}`
+	wantTitle := `{Q\&A at 100\% with $O(n^2)$ cost\_\{k\} \{braces\} \textasciitilde{}tilde \#1 \textbackslash{} back}`
 	if special.fields["title"] != wantTitle {
 		t.Errorf("escaped title\n got %s\nwant %s", special.fields["title"], wantTitle)
 	}
-	if special.fields["author"] != "van der Berg, Élodie and Wei, Li" || special.fields["eprint"] != "2503.00001v2" || special.fields["doi"] != `10.1000/x\_y` {
+	if special.fields["author"] != "van der Berg, Élodie and Wei, Li" || special.fields["eprint"] != "2503.00001v2" || special.fields["doi"] != `10.1000/x_y` {
 		t.Errorf("special paper fields: %v", special.fields)
 	}
 	if entries[n-3].key != "smith2025samea" || entries[n-2].key != "smith2025sameb" {
@@ -388,5 +411,45 @@ func TestAuthors(t *testing.T) {
 		if len(p.Authors) == 1 && strings.Contains(p.Authors[0], "+") && strings.Contains(entries[i].key, "1") {
 			t.Errorf("%s: key %s built from the marker", p.ID, entries[i].key)
 		}
+	}
+}
+
+func TestBibTeXVerbatimAndMath(t *testing.T) {
+	day := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, title, doi, url       string
+		wantTitle, wantDOI, wantURL string
+	}{
+		{name: "doi and url verbatim", title: "Plain", doi: "10.1000/abc_def%20x", url: "https://example.org/a_b?q=1%202&x#frag",
+			wantTitle: "{Plain}", wantDOI: "10.1000/abc_def%20x", wantURL: "https://example.org/a_b?q=1%202&x#frag"},
+		{name: "braces and spaces in a url", title: "Plain", doi: "10.1000/{odd", url: "https://example.org/a{b}/c\\d e",
+			wantTitle: "{Plain}", wantDOI: "10.1000/%7Bodd", wantURL: "https://example.org/a%7Bb%7D/c%5Cd%20e"},
+		{name: "math kept", title: `$\alpha$-Divergence for $O(n^2)$ Sorting_fast`,
+			wantTitle: `{$\alpha$-Divergence for $O(n^2)$ Sorting\_fast}`},
+		{name: "specials in math that break LaTeX", title: `A $50\%$ and $a % b # c$ bound`,
+			wantTitle: `{A $50\%$ and $a \% b \# c$ bound}`},
+		{name: "unpaired dollar is text", title: `Costs $5 and $O(n)$ time`,
+			wantTitle: `{Costs \$5 and \$O(n)\$ time}`},
+		{name: "math with unbalanced braces is text", title: `A $\{x$ set`,
+			wantTitle: `{A \$\textbackslash{}\{x\$ set}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := store.Paper{ID: "2506.00001", Version: 1, Title: tt.title, Authors: []string{"Ana Lima"}, Published: day, Source: "arxiv", DOI: tt.doi, URL: tt.url}
+			var buf bytes.Buffer
+			if err := BibTeX(&buf, []store.Paper{p}); err != nil {
+				t.Fatal(err)
+			}
+			e := parseBibTeX(t, buf.String())[0]
+			if e.fields["title"] != tt.wantTitle {
+				t.Errorf("title\n got %s\nwant %s", e.fields["title"], tt.wantTitle)
+			}
+			if e.fields["doi"] != tt.wantDOI {
+				t.Errorf("doi = %q, want %q", e.fields["doi"], tt.wantDOI)
+			}
+			if tt.url != "" && e.fields["url"] != tt.wantURL {
+				t.Errorf("url = %q, want %q", e.fields["url"], tt.wantURL)
+			}
+		})
 	}
 }
