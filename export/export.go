@@ -344,7 +344,7 @@ type CSLItem struct {
 	DOI            string    `json:"DOI,omitempty"`
 	ContainerTitle string    `json:"container-title,omitempty"`
 	Publisher      string    `json:"publisher,omitempty"`
-	Number         string    `json:"number,omitempty"` // the arXiv id with version
+	Number         string    `json:"number,omitempty"` // the arXiv id with version, preprints only
 	Genre          string    `json:"genre,omitempty"`
 	Abstract       string    `json:"abstract,omitempty"`
 }
@@ -363,7 +363,8 @@ type CSLDate struct {
 
 // CSLJSON writes the papers as a CSL-JSON array, ids from Keys. arXiv
 // preprints are "article" items with publisher arXiv and the id as number,
-// as Zotero records them; published ones name their journal. A "+N" marker
+// as Zotero records them; published ones are "article-journal" items that
+// name their journal, without arXiv's publisher and number. A "+N" marker
 // for authors the source left out is dropped: CSL-JSON has no "and others"
 // name, and styles add "et al." by their own rules.
 func CSLJSON(w io.Writer, ps []store.Paper) error {
@@ -392,7 +393,11 @@ func CSLJSON(w io.Writer, ps []store.Paper) error {
 			}
 		}
 		if p.JournalRef != "" {
-			it.Type, it.ContainerTitle, it.Genre = "article-journal", p.JournalRef, ""
+			// Styles print publisher and number for any type that has them
+			// ("Phys. Rev. B 85 ... arXiv 1111.2011v2"); the URL still
+			// leads to the arXiv version.
+			it.Type, it.ContainerTitle = "article-journal", p.JournalRef
+			it.Publisher, it.Number, it.Genre = "", "", ""
 		}
 		items = append(items, it)
 	}

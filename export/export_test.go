@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -451,5 +452,50 @@ func TestBibTeXVerbatimAndMath(t *testing.T) {
 				t.Errorf("url = %q, want %q", e.fields["url"], tt.wantURL)
 			}
 		})
+	}
+}
+
+// A published paper is a journal article: arXiv is neither its publisher
+// nor its number, which styles would print next to the journal. The arXiv
+// id stays in the URL; preprints keep publisher arXiv and the id as number.
+func TestCSLJSONPublished(t *testing.T) {
+	var ps []store.Paper
+	for _, e := range arxivtest.RecordedEntries(t, arxivtest.DataDir(t)) {
+		ps = append(ps, store.Paper{ID: e.ID, Version: e.Version, Title: e.Title, Published: e.Published,
+			DOI: e.DOI, JournalRef: e.JournalRef, URL: e.AbsURL, Source: "arxiv"})
+	}
+	ps = append(ps, store.Paper{ID: "2611.00001", Version: 1, Title: "Published Later", Published: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
+		JournalRef: "J. Later 1 (2027)", Source: "arxiv"})
+	var buf bytes.Buffer
+	if err := CSLJSON(&buf, ps); err != nil {
+		t.Fatal(err)
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &items); err != nil {
+		t.Fatal(err)
+	}
+	published := 0
+	for i, it := range items {
+		if ps[i].JournalRef == "" {
+			if it["type"] != "article" || it["publisher"] != "arXiv" || !strings.HasPrefix(fmt.Sprint(it["number"]), ps[i].ID) {
+				t.Errorf("preprint %s: %v", ps[i].ID, it)
+			}
+			continue
+		}
+		published++
+		if it["type"] != "article-journal" || it["container-title"] != ps[i].JournalRef {
+			t.Errorf("%s: type %v container-title %v", ps[i].ID, it["type"], it["container-title"])
+		}
+		for _, k := range []string{"publisher", "number", "genre"} {
+			if v, ok := it[k]; ok {
+				t.Errorf("%s: journal article has %s %v", ps[i].ID, k, v)
+			}
+		}
+		if !strings.Contains(fmt.Sprint(it["URL"]), ps[i].ID) {
+			t.Errorf("%s: URL %v lost the arXiv id", ps[i].ID, it["URL"])
+		}
+	}
+	if published < 2 {
+		t.Fatalf("%d published papers checked", published)
 	}
 }
