@@ -231,7 +231,7 @@ func newTopicRmCmd(g *globalOptions) *cobra.Command {
 		Use:   "rm NAME",
 		Short: "Stop following a topic (its papers stay unless --purge)",
 		Example: `  papers topic rm old-topic
-  papers topic rm old-topic --purge   # also delete its papers no other topic holds`,
+  papers topic rm old-topic --purge   # also delete the papers it brought that no other topic holds`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
@@ -245,14 +245,14 @@ func newTopicRmCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			if purge {
-				fmt.Fprintf(c.OutOrStdout(), "removed topic %s and %d of its %d papers (the others belong to other topics)\n", tp.Name, len(purged), tp.Papers)
+				fmt.Fprintf(c.OutOrStdout(), "removed topic %s and %d of its %d papers (the others belong to other topics or were in the library before it)\n", tp.Name, len(purged), tp.Papers)
 			} else {
 				fmt.Fprintf(c.OutOrStdout(), "removed topic %s; its %d papers stay in the library\n", tp.Name, tp.Papers)
 			}
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&purge, "purge", false, "also delete the topic's papers that no other topic holds")
+	c.Flags().BoolVar(&purge, "purge", false, "also delete the papers the topic's updates brought into the library that no other topic holds")
 	return c
 }
 

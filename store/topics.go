@@ -39,6 +39,13 @@ type Topic struct {
 // need no migration. topic_papers has no foreign key to papers on purpose:
 // Put replaces a paper's row when a new version arrives, and membership
 // must survive that.
+//
+// brought is 1 when the topic's update brought the paper into the library
+// (it was not there before), so rm --purge deletes only those; stored_at is
+// when an update of the topic last stored the paper new or revised (NULL:
+// never, the library's added_at counts). Both came after the first topic
+// release: topicColumns adds them to older tables, and rows from before
+// count as brought, as purge treated them then.
 const topicSchema = `
 CREATE TABLE IF NOT EXISTS topics (
 	name        TEXT PRIMARY KEY COLLATE NOCASE,
@@ -52,25 +59,50 @@ CREATE TABLE IF NOT EXISTS topic_papers (
 	topic    TEXT NOT NULL COLLATE NOCASE REFERENCES topics (name) ON DELETE CASCADE ON UPDATE CASCADE,
 	paper_id TEXT NOT NULL,
 	added_at INTEGER NOT NULL,
+	brought  INTEGER NOT NULL DEFAULT 1,
+	stored_at INTEGER,
 	PRIMARY KEY (topic, paper_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS topic_papers_paper ON topic_papers (paper_id);
 `
 
-// ensureTopics creates the topic tables unless they exist. The check is a
-// read, so the write lock is taken once per library, not per call.
+// topicColumns are the columns added to topic_papers since it was first
+// released, with their definitions for ALTER TABLE.
+var topicColumns = []struct{ name, def string }{
+	{"brought", "brought INTEGER NOT NULL DEFAULT 1"},
+	{"stored_at", "stored_at INTEGER"},
+}
+
+// ensureTopics creates the topic tables unless they exist, and adds the
+// columns older tables lack. The check is a read, so the write lock is
+// taken once per library, not per call.
 func (l *Library) ensureTopics(ctx context.Context) error {
-	var n int
-	err := l.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('topics', 'topic_papers')").Scan(&n)
+	var tables, cols int
+	err := l.db.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('topics', 'topic_papers')),
+		(SELECT count(*) FROM pragma_table_info('topic_papers') WHERE name IN ('brought', 'stored_at'))`).Scan(&tables, &cols)
 	if err != nil {
 		return wrapBusy(err)
 	}
-	if n == 2 {
+	if tables == 2 && cols == len(topicColumns) {
 		return nil
 	}
 	return l.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, topicSchema)
-		return err
+		if _, err := tx.ExecContext(ctx, topicSchema); err != nil {
+			return err
+		}
+		for _, c := range topicColumns {
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('topic_papers') WHERE name = ?", c.name).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				if _, err := tx.ExecContext(ctx, "ALTER TABLE topic_papers ADD COLUMN "+c.def); err != nil {
+					return fmt.Errorf("add column topic_papers.%s: %w", c.name, err)
+				}
+			}
+		}
+		return nil
 	})
 }
 
@@ -157,8 +189,10 @@ func (l *Library) queryTopics(ctx context.Context, q string, args ...any) ([]Top
 }
 
 // RemoveTopic deletes a topic and its memberships in one transaction. With
-// purge, the papers that belonged to it and to no other topic are deleted
-// too, and their ids returned; without, every paper stays in the library.
+// purge, the papers the topic's updates brought into the library (see
+// TopicMembers.Brought) that no other topic holds are deleted too, and their
+// ids returned; papers that were in the library before the topic found them
+// stay. Without purge, every paper stays in the library.
 func (l *Library) RemoveTopic(ctx context.Context, name string, purge bool) ([]string, error) {
 	if err := l.ensureTopics(ctx); err != nil {
 		return nil, fmt.Errorf("remove topic %s: %w", name, err)
@@ -174,7 +208,7 @@ func (l *Library) RemoveTopic(ctx context.Context, name string, purge bool) ([]s
 		}
 		if purge {
 			rows, err := tx.QueryContext(ctx, `SELECT tp.paper_id FROM topic_papers tp
-				WHERE tp.topic = ? AND NOT EXISTS (SELECT 1 FROM topic_papers o WHERE o.paper_id = tp.paper_id AND o.topic != tp.topic)
+				WHERE tp.topic = ? AND tp.brought = 1 AND NOT EXISTS (SELECT 1 FROM topic_papers o WHERE o.paper_id = tp.paper_id AND o.topic != tp.topic)
 				AND EXISTS (SELECT 1 FROM papers p WHERE p.id = tp.paper_id)
 				ORDER BY tp.paper_id`, name)
 			if err != nil {
@@ -216,14 +250,35 @@ func (l *Library) RemoveTopic(ctx context.Context, name string, purge bool) ([]s
 }
 
 // AddToTopic makes the papers ids members of the topic (already members
-// stay as they are). The papers need not be in the library yet.
+// stay as they are), as papers the topic did not bring into the library:
+// RemoveTopic with purge leaves them. The papers need not be in the library
+// yet. Updates use AddTopicMembers.
 func (l *Library) AddToTopic(ctx context.Context, name string, ids []string) error {
-	if len(ids) == 0 {
+	return l.AddTopicMembers(ctx, name, TopicMembers{IDs: ids})
+}
+
+// TopicMembers are the papers one update run of a topic adds to it.
+type TopicMembers struct {
+	IDs []string // every paper that joins the topic (or stays in it)
+	// Brought are those of IDs the run brought into the library: they were
+	// not in it before. RemoveTopic with purge deletes only such papers.
+	Brought []string
+	// Stored are those of IDs the run stored new or at a new version; their
+	// membership records when.
+	Stored []string
+}
+
+// AddTopicMembers records m in the topic. A paper already a member keeps
+// its membership; it becomes brought if m says so, and Stored papers get
+// the current time as when the topic last stored them.
+func (l *Library) AddTopicMembers(ctx context.Context, name string, m TopicMembers) error {
+	if len(m.IDs) == 0 {
 		return nil
 	}
 	if err := l.ensureTopics(ctx); err != nil {
 		return fmt.Errorf("add papers to topic %s: %w", name, err)
 	}
+	brought, stored := setOf(m.Brought), setOf(m.Stored)
 	now := time.Now().UnixNano()
 	err := l.write(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -233,13 +288,23 @@ func (l *Library) AddToTopic(ctx context.Context, name string, ids []string) err
 		if n == 0 {
 			return ErrNotFound
 		}
-		ins, err := tx.PrepareContext(ctx, "INSERT INTO topic_papers (topic, paper_id, added_at) VALUES ((SELECT name FROM topics WHERE name = ?), ?, ?) ON CONFLICT DO NOTHING")
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO topic_papers (topic, paper_id, added_at, brought, stored_at)
+			VALUES ((SELECT name FROM topics WHERE name = ?), ?, ?, ?, ?)
+			ON CONFLICT DO UPDATE SET brought = max(brought, excluded.brought), stored_at = coalesce(excluded.stored_at, stored_at)`)
 		if err != nil {
 			return err
 		}
 		defer ins.Close()
-		for _, id := range ids {
-			if _, err := ins.ExecContext(ctx, name, id, now); err != nil {
+		for _, id := range m.IDs {
+			var at any
+			if stored[id] {
+				at = now
+			}
+			b := 0
+			if brought[id] {
+				b = 1
+			}
+			if _, err := ins.ExecContext(ctx, name, id, now, b, at); err != nil {
 				return err
 			}
 		}
@@ -249,6 +314,14 @@ func (l *Library) AddToTopic(ctx context.Context, name string, ids []string) err
 		return fmt.Errorf("add papers to topic %s: %w", name, err)
 	}
 	return nil
+}
+
+func setOf(ids []string) map[string]bool {
+	s := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		s[id] = true
+	}
+	return s
 }
 
 // MarkTopicUpdated records that an update run of the topic ended at ran.

@@ -2,8 +2,10 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -28,10 +30,10 @@ func TestTopics(t *testing.T) {
 	if err := lib.AddTopic(ctx, store.Topic{Name: "rl", Query: "abs:reinforcement"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := lib.AddToTopic(ctx, "AGENTS", []string{"2601.00001", "2601.00002"}); err != nil {
+	if err := lib.AddTopicMembers(ctx, "AGENTS", store.TopicMembers{IDs: []string{"2601.00001", "2601.00002"}, Brought: []string{"2601.00001", "2601.00002"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := lib.AddToTopic(ctx, "rl", []string{"2601.00002", "2601.00003"}); err != nil {
+	if err := lib.AddTopicMembers(ctx, "rl", store.TopicMembers{IDs: []string{"2601.00002", "2601.00003"}, Brought: []string{"2601.00002", "2601.00003"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := lib.AddToTopic(ctx, "nope", []string{"2601.00002"}); !errors.Is(err, store.ErrNotFound) {
@@ -109,5 +111,78 @@ func TestTopics(t *testing.T) {
 	ts, err := lib.Topics(ctx)
 	if err != nil || len(ts) != 0 {
 		t.Errorf("Topics = %v, %v", ts, err)
+	}
+}
+
+// topic rm --purge deletes only the papers the topic brought into the
+// library; a paper that was there before the topic found it stays.
+func TestRemoveTopicPurgeKeepsPapersNotBrought(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 3))
+	for _, id := range []string{"2601.00001", "2601.00002"} {
+		if _, err := lib.Put(ctx, paper(id, "2026-01-05", nil, nil), chunks(r, "text of "+id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lib.AddTopic(ctx, store.Topic{Name: "agents", Query: "abs:agent"}); err != nil {
+		t.Fatal(err)
+	}
+	// 00001 was ingested on its own; the topic's update brought 00002.
+	if err := lib.AddTopicMembers(ctx, "agents", store.TopicMembers{IDs: []string{"2601.00001", "2601.00002"}, Brought: []string{"2601.00002"}}); err != nil {
+		t.Fatal(err)
+	}
+	purged, err := lib.RemoveTopic(ctx, "agents", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := lib.List(ctx, store.Filter{})
+	if len(purged) != 1 || purged[0] != "2601.00002" || ids(all) != "2601.00001" {
+		t.Errorf("purged %v, library holds %s; want 2601.00002 purged and 2601.00001 kept", purged, ids(all))
+	}
+}
+
+// topic_papers from before the brought column gets it on first use, its
+// rows counting as brought (what purge assumed of them then).
+func TestTopicPapersMigration(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	lib := openTest(t, dir)
+	r := rand.New(rand.NewPCG(1, 4))
+	for _, id := range []string{"2601.00001", "2601.00002"} {
+		if _, err := lib.Put(ctx, paper(id, "2026-01-05", nil, nil), chunks(r, "text of "+id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lib.Close()
+	db, err := sql.Open("sqlite", filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE topics (name TEXT PRIMARY KEY COLLATE NOCASE, query TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',
+			created INTEGER NOT NULL, last_update INTEGER, cursor INTEGER)`,
+		`CREATE TABLE topic_papers (topic TEXT NOT NULL COLLATE NOCASE REFERENCES topics (name) ON DELETE CASCADE ON UPDATE CASCADE,
+			paper_id TEXT NOT NULL, added_at INTEGER NOT NULL, PRIMARY KEY (topic, paper_id)) WITHOUT ROWID`,
+		`INSERT INTO topics (name, query, created) VALUES ('agents', 'abs:agent', 1)`,
+		`INSERT INTO topic_papers VALUES ('agents', '2601.00001', 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	lib = openTest(t, dir)
+	tp, err := lib.Topic(ctx, "agents")
+	if err != nil || tp.Papers != 1 {
+		t.Fatalf("old topic after migration: %+v, %v", tp, err)
+	}
+	if err := lib.AddToTopic(ctx, "agents", []string{"2601.00002"}); err != nil { // not brought
+		t.Fatal(err)
+	}
+	purged, err := lib.RemoveTopic(ctx, "agents", true)
+	if err != nil || len(purged) != 1 || purged[0] != "2601.00001" {
+		t.Errorf("purge after migration: %v, %v; want the old row's paper 2601.00001 only", purged, err)
 	}
 }

@@ -524,3 +524,39 @@ func TestUpdateWindowGap(t *testing.T) {
 		t.Errorf("cursor %v after the gap was filled", tp.Cursor)
 	}
 }
+
+// A paper ingested on its own before the topic found it is not the topic's
+// to purge: rm --purge deletes only what the topic's updates brought.
+func TestPurgeKeepsPaperIngestedBefore(t *testing.T) {
+	ctx := context.Background()
+	all := feed(t)[:20]
+	lib := openLib(t)
+	e := newEnv(t, lib, all)
+	var own string
+	for _, en := range all {
+		if matches(en) {
+			own = en.ID
+			if _, err := e.in.ArxivEntries(ctx, []arxiv.Entry{en}); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	tp, _ := lib.Topic(ctx, "ml")
+	res, err := Update(ctx, lib, e.ax, e.in, tp, UpdateOptions{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Report.Unchanged, []string{own}) || len(res.Report.Added) == 0 {
+		t.Fatalf("update: added %v unchanged %v; want %s unchanged", res.Report.Added, res.Report.Unchanged, own)
+	}
+	purged, err := lib.RemoveTopic(ctx, "ml", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(res.Report.Added)
+	left, _ := lib.List(ctx, store.Filter{})
+	if !slices.Equal(purged, res.Report.Added) || len(left) != 1 || left[0].ID != own {
+		t.Errorf("purged %v, %d papers left; want the topic's %v purged and %s kept", purged, len(left), res.Report.Added, own)
+	}
+}

@@ -82,11 +82,12 @@ type Gap struct {
 // or a newer version and not newer than the cursor are not ingested again
 // (they only join the topic); the others are ingested newest first. Every
 // paper stored (added, updated, unchanged, or kept with its abstract only)
-// joins the topic, even when the run is interrupted. The run time is
-// recorded when the run ends without error; the cursor moves only when every
-// paper seen was stored (PDF failures that kept the abstract are reported
-// but do not hold it back), so an interrupted or partly failed run is
-// simply run again. A run whose window does not reach back to the cursor
+// joins the topic, even when the run is interrupted; those the library did
+// not hold before join as brought by the topic (topic rm --purge deletes
+// only those). The run time is recorded when the run ends without error;
+// the cursor moves only when every paper seen was stored (PDF failures
+// that kept the abstract are reported but do not hold it back), so an
+// interrupted or partly failed run is simply run again. A run whose window does not reach back to the cursor
 // leaves it too, and says so in UpdateResult.Gap: what lies between was not
 // read.
 func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingester, t store.Topic, o UpdateOptions) (*UpdateResult, error) {
@@ -113,7 +114,8 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 	}
 
 	var entries []arxiv.Entry
-	var seen []string // held at their version, not newer than the cursor: they only join the topic
+	absent := map[string]bool{} // not in the library when the scan read them: the run brings them
+	var seen []string           // held at their version, not newer than the cursor: they only join the topic
 	var newest time.Time
 	var getErr error
 	work := 0 // entries not held at their version: what Max bounds
@@ -127,6 +129,7 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 			getErr = err
 			return false
 		}
+		absent[e.ID] = err != nil
 		held := err == nil && p.Version >= e.Version
 		if held && !t.Cursor.IsZero() && !upd.After(t.Cursor) {
 			// What the last complete run saw and holds: read on past it to
@@ -167,7 +170,13 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 				ids = append(ids, f.Item)
 			}
 		}
-		if err := lib.AddToTopic(context.WithoutCancel(ctx), t.Name, ids); err != nil {
+		m := store.TopicMembers{IDs: ids, Stored: append(append([]string{}, rep.Added...), rep.Updated...)}
+		for _, id := range ids {
+			if absent[id] {
+				m.Brought = append(m.Brought, id)
+			}
+		}
+		if err := lib.AddTopicMembers(context.WithoutCancel(ctx), t.Name, m); err != nil {
 			return res, err
 		}
 	}
