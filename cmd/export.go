@@ -38,8 +38,10 @@ would share one get a, b, ... suffixes; LaTeX special characters are escaped,
 except in TeX math in titles ($\alpha$) and in doi and url, which BibTeX reads
 verbatim.
 
-Choose papers by id (with or without version), by --topic, or --from the
---json output of papers ask ("-" reads stdin): the papers the answer cites.`,
+Choose papers by id (with or without version; the library holds one version
+of each paper, and asking for another exports it with a warning), by --topic,
+or --from the --json output of papers ask ("-" reads stdin): the papers the
+answer cites.`,
 		Example: `  papers export --bibtex 2501.12948 2210.03629v3 > refs.bib
   papers export --topic rl-agents --format csl-json > rl-agents.json
   papers ask --json "How is GRPO trained?" > answer.json && papers export --from answer.json
@@ -60,7 +62,7 @@ Choose papers by id (with or without version), by --topic, or --from the
 			if o.bibtex && c.Flags().Changed("format") && format != "bibtex" {
 				return usageError("--bibtex and --format %s contradict each other", o.format)
 			}
-			return runExport(c.Context(), g, o, format, args, c.InOrStdin(), c.OutOrStdout())
+			return runExport(c.Context(), g, o, format, args, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
 		},
 	}
 	f := c.Flags()
@@ -71,11 +73,15 @@ Choose papers by id (with or without version), by --topic, or --from the
 	return c
 }
 
-func runExport(ctx context.Context, g *globalOptions, o *exportOptions, format string, args []string, stdin io.Reader, out io.Writer) error {
+func runExport(ctx context.Context, g *globalOptions, o *exportOptions, format string, args []string, stdin io.Reader, out, errw io.Writer) error {
 	ids := []string{}
+	asked := map[string]int{} // the version an argument names, by id
 	for _, a := range args {
-		if id, _, err := arxiv.ParseID(a); err == nil {
+		if id, v, err := arxiv.ParseID(a); err == nil {
 			a = id
+			if _, ok := asked[id]; !ok && v > 0 {
+				asked[id] = v
+			}
 		}
 		ids = append(ids, a)
 	}
@@ -105,6 +111,11 @@ func runExport(ctx context.Context, g *globalOptions, o *exportOptions, format s
 			continue
 		} else if err != nil {
 			return err
+		}
+		if v := asked[id]; v > 0 && p.Version > 0 && v != p.Version {
+			// The library keeps one version per paper; say which one the
+			// citation names rather than silently cite another.
+			fmt.Fprintf(errw, "warning: %sv%d asked for, but the library holds %sv%d: exporting v%d\n", id, v, id, p.Version, p.Version)
 		}
 		papers = append(papers, p)
 	}
