@@ -28,9 +28,11 @@ func newDigestCmd(g *globalOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "digest NAME",
 		Short: "Summarise a topic's papers of the last days, each with its citation",
-		Long: `Summarise the papers of a followed topic published in a window (--since,
-default 7d), newest first or by --rank relevance to the topic's query and
-description. Each paper gets one or two sentences on what it contributes and
+		Long: `Summarise the papers new to a followed topic in a window (--since, default
+7d): those papers update stored in it, including papers arXiv announced days
+after their submission and revised versions (a topic's first update, which
+fills --window back, counts its papers by submission date). Newest first or
+by --rank relevance to the topic's query and description. Each paper gets one or two sentences on what it contributes and
 its citation; with a model (--llm, PAPERS_LLM or OPENAI_API_KEY, as for ask)
 the summaries are written by the model and an opening overview groups the
 papers into themes, citing them as [n]. Offline, each summary is the
@@ -94,7 +96,7 @@ Run papers update first to fetch the newest papers.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.since, "since", "7d", "papers published on or after this date (YYYY-MM-DD, or 1d, 7d, 4w back)")
+	f.StringVar(&o.since, "since", "7d", "papers new to the topic on or after this date (YYYY-MM-DD, or 1d, 7d, 4w back)")
 	f.StringVar(&o.rank, "rank", topic.RankDate, "order: date (newest first) or relevance (to the topic's query and description)")
 	f.StringVar(&o.format, "format", "md", "output: md or json")
 	f.BoolVar(&o.json, "json", false, "same as --format json")

@@ -264,7 +264,8 @@ type TopicMembers struct {
 	// not in it before. RemoveTopic with purge deletes only such papers.
 	Brought []string
 	// Stored are those of IDs the run stored new or at a new version; their
-	// membership records when.
+	// membership records when (see TopicPapersSince). A topic's first
+	// update, which backfills its window, leaves it empty.
 	Stored []string
 }
 
@@ -314,6 +315,35 @@ func (l *Library) AddTopicMembers(ctx context.Context, name string, m TopicMembe
 		return fmt.Errorf("add papers to topic %s: %w", name, err)
 	}
 	return nil
+}
+
+// TopicPapersSince returns the ids of the topic's papers that are new to it
+// on or after since: stored new or revised by an update of the topic then
+// (TopicMembers.Stored), or, for papers no such update stored (a first
+// update's backfill, papers joined from the library, rows from before
+// stored_at), published then.
+func (l *Library) TopicPapersSince(ctx context.Context, name string, since time.Time) ([]string, error) {
+	if err := l.ensureTopics(ctx); err != nil {
+		return nil, fmt.Errorf("papers of topic %s: %w", name, err)
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT tp.paper_id FROM topic_papers tp JOIN papers p ON p.id = tp.paper_id
+		WHERE tp.topic = ? AND coalesce(tp.stored_at, p.published) >= ? ORDER BY tp.paper_id`, name, since.UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("papers of topic %s: %w", name, wrapBusy(err))
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("papers of topic %s: %w", name, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("papers of topic %s: %w", name, err)
+	}
+	return ids, nil
 }
 
 func setOf(ids []string) map[string]bool {

@@ -26,8 +26,12 @@ const (
 
 // DigestOptions tune Digest.
 type DigestOptions struct {
-	Since time.Time // papers published on or after this; required
-	Rank  string    // RankDate (default) or RankRelevance
+	// Since selects the papers new to the topic on or after it
+	// (store.Library.TopicPapersSince): stored new or revised by an update
+	// of the topic since then, or published since then if it was a first
+	// update's backfill. Required.
+	Since time.Time
+	Rank  string // RankDate (default) or RankRelevance
 	// LLM writes the summaries and the overview; nil means offline: each
 	// summary is the abstract's key-contribution sentence and there is no
 	// overview.
@@ -63,8 +67,9 @@ type DigestResult struct {
 	Warnings []string      `json:"warnings"`
 }
 
-// Digest collects the topic's papers published since opts.Since and
-// summarises each. Only papers of the window are listed, and the overview
+// Digest collects the topic's papers new since opts.Since (a paper arXiv
+// announced days after its submission, or revised, counts from when an
+// update stored it) and summarises each, newest published first. Only papers of the window are listed, and the overview
 // may cite only them: citations of numbers outside the list are removed and
 // reported in Warnings.
 func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestOptions) (*DigestResult, error) {
@@ -72,9 +77,15 @@ func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestO
 	if max <= 0 {
 		max = 50
 	}
-	ps, err := lib.List(ctx, store.Filter{Topics: []string{t.Name}, Since: opts.Since})
+	ids, err := lib.TopicPapersSince(ctx, t.Name, opts.Since)
 	if err != nil {
 		return nil, fmt.Errorf("digest of %s: %w", t.Name, err)
+	}
+	var ps []store.Paper
+	if len(ids) > 0 { // no ids in a Filter selects every paper
+		if ps, err = lib.List(ctx, store.Filter{IDs: ids, Topics: []string{t.Name}}); err != nil {
+			return nil, fmt.Errorf("digest of %s: %w", t.Name, err)
+		}
 	}
 	if opts.Rank == RankRelevance {
 		terms := queryTerms(t.Query + " " + t.Description)

@@ -170,7 +170,13 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 				ids = append(ids, f.Item)
 			}
 		}
-		m := store.TopicMembers{IDs: ids, Stored: append(append([]string{}, rep.Added...), rep.Updated...)}
+		m := store.TopicMembers{IDs: ids}
+		if !t.Cursor.IsZero() {
+			// What a later run stores is new to the topic now, whatever
+			// its submission date (announced late, revised); a first
+			// update's backfill counts by submission date.
+			m.Stored = append(append([]string{}, rep.Added...), rep.Updated...)
+		}
 		for _, id := range ids {
 			if absent[id] {
 				m.Brought = append(m.Brought, id)
