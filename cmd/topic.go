@@ -170,7 +170,7 @@ func newTopicShowCmd(g *globalOptions) *cobra.Command {
 		Use:   "show NAME",
 		Short: "Show a topic: description, query, momentum and its latest papers",
 		Example: `  papers topic show rl-agents
-  papers topic show rl-agents --json | jq '.papers[].title'`,
+  papers topic show rl-agents --json | jq '.recent[].title'`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
@@ -190,7 +190,7 @@ func newTopicShowCmd(g *globalOptions) *cobra.Command {
 			return writeTopic(c.OutOrStdout(), tp, m, ps, asJSON)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON: the topic with its latest papers")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON: the topic (papers: how many) with its latest papers (recent)")
 	c.Flags().IntVar(&latest, "latest", 10, "latest papers to show")
 	return c
 }
@@ -203,7 +203,7 @@ func writeTopic(out io.Writer, tp store.Topic, m *topic.Momentum, ps []store.Pap
 		}
 		return writeJSON(out, struct {
 			topicRecord
-			Latest []paperRecord `json:"papers"`
+			Recent []paperRecord `json:"recent"` // "papers" is the count, as in topic list
 		}{newTopicRecord(tp, m), recs})
 	}
 	fmt.Fprintln(out, tp.Name)
