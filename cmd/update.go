@@ -29,12 +29,19 @@ type updateOptions struct {
 
 // updateSummary is the --json document of papers update.
 type updateSummary struct {
-	Added     []string              `json:"added"`
-	Updated   []string              `json:"updated"`
-	Unchanged []string              `json:"unchanged"`
-	Failed    []ingest.Failure      `json:"failed"`
-	Topics    []*topic.UpdateResult `json:"topics"`
-	Elapsed   float64               `json:"elapsed_s"`
+	Added     []string         `json:"added"`
+	Updated   []string         `json:"updated"`
+	Unchanged []string         `json:"unchanged"`
+	Failed    []ingest.Failure `json:"failed"`
+	Topics    []topicSummary   `json:"topics"`
+	Elapsed   float64          `json:"elapsed_s"`
+}
+
+// topicSummary is one topic of updateSummary: what its update did, and
+// why it failed if it did.
+type topicSummary struct {
+	*topic.UpdateResult
+	Error string `json:"error,omitempty"`
 }
 
 func newUpdateCmd(g *globalOptions) *cobra.Command {
@@ -109,27 +116,29 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 		AbstractsOnly: o.abstractsOnly, Workers: o.workers,
 		Observer: prog.event,
 	}
-	sum := &updateSummary{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Topics: []*topic.UpdateResult{}}
-	var runErr error
+	sum := &updateSummary{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Topics: []topicSummary{}}
+	var failed []error // one per failed topic, with its hint
 	for _, tp := range topics {
 		res, err := topic.Update(ctx, lib, client, in, tp, topic.UpdateOptions{Now: time.Now(), Window: window, Max: o.max})
-		if res != nil && res.Gap != nil {
+		if res.Gap != nil {
 			warnGap(stderr, res, now)
 		}
-		if res != nil && res.Report != nil {
-			sum.Topics = append(sum.Topics, res)
+		if res.Report != nil {
 			sum.Added = appendNew(sum.Added, res.Report.Added)
 			sum.Updated = appendNew(sum.Updated, res.Report.Updated)
 			sum.Unchanged = appendNew(sum.Unchanged, res.Report.Unchanged)
 			sum.Failed = append(sum.Failed, res.Report.Failed...)
 		}
-		if err != nil {
-			runErr = err
-			if ctx.Err() != nil {
-				break
-			}
-			fmt.Fprintf(stderr, "error: %v\n", err) // the other topics go on
+		if err != nil && ctx.Err() != nil {
+			break
 		}
+		ts := topicSummary{UpdateResult: res}
+		if err != nil { // the other topics go on
+			err = updateHint(err, tp.Name)
+			ts.Error = err.Error()
+			failed = append(failed, err)
+		}
+		sum.Topics = append(sum.Topics, ts)
 	}
 	if len(sum.Added)+len(sum.Updated) > 0 && ctx.Err() == nil {
 		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
@@ -149,6 +158,10 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 	} else {
 		for _, r := range sum.Topics {
 			rep := r.Report
+			if rep == nil {
+				fmt.Fprintf(stdout, "%s: failed\n", r.Topic)
+				continue
+			}
 			fmt.Fprintf(stdout, "%s: added %d, updated %d, unchanged %d, failed %d\n", r.Topic, len(rep.Added), len(rep.Updated), len(rep.Unchanged), len(rep.Failed))
 			if err := listPapers(ctx, lib, stdout, "  + ", rep.Added); err != nil {
 				return err
@@ -161,11 +174,14 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 			}
 		}
 	}
-	if runErr != nil {
-		if len(topics) == 1 {
-			return arxivHint(runErr)
-		}
-		return quietError{code: ExitError} // already printed per topic
+	if len(failed) == 1 && len(topics) == 1 {
+		return failed[0]
+	}
+	for _, err := range failed {
+		report(ctx, err, stderr) // each once, with its hint
+	}
+	if len(failed) > 0 {
+		return quietError{code: ExitError}
 	}
 	if len(sum.Failed) > 0 {
 		return quietError{code: ExitError}
@@ -181,6 +197,20 @@ func warnGap(w io.Writer, r *topic.UpdateResult, now time.Time) {
 	fmt.Fprintf(w, "warning: topic %s: papers from %s to %s were not fetched: the last complete update reached %s, and --window reaches back only to %s\n",
 		r.Topic, day(r.Gap.From), day(r.Gap.To), day(r.Gap.From), day(r.Gap.To))
 	fmt.Fprintf(w, "hint: fill the gap with `papers update %s --window %dw`\n", r.Topic, weeks)
+}
+
+// updateHint adds what to do about the error that stopped a topic's
+// update: arXiv's rate limit and outages are waited out, not debugged.
+func updateHint(err error, name string) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, " 429 Too Many Requests"):
+		return withHint(err, "arXiv is limiting requests: wait a few minutes, then run `papers update %s` again; what was stored is kept", name)
+	case strings.Contains(msg, " 500 Internal Server Error"), strings.Contains(msg, " 502 Bad Gateway"),
+		strings.Contains(msg, " 503 Service Unavailable"), strings.Contains(msg, " 504 Gateway Timeout"):
+		return withHint(err, "arXiv is not answering for now: try `papers update %s` again later; what was stored is kept", name)
+	}
+	return arxivHint(err)
 }
 
 // appendNew appends the ids not already in dst (a paper may be in several
