@@ -87,7 +87,7 @@ Run papers update first to fetch the newest papers.`,
 				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
 			}
 			if len(d.Papers) == 0 && tp.LastUpdate.IsZero() {
-				fmt.Fprintf(c.ErrOrStderr(), "topic %s was never updated; run papers update %s first\n", tp.Name, tp.Name)
+				fmt.Fprintf(c.ErrOrStderr(), "topic %s was never updated; run papers update %s first\n", tp.Name, shellArg(tp.Name))
 			}
 			if o.format == "json" {
 				return writeJSON(c.OutOrStdout(), d)

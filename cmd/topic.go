@@ -57,13 +57,13 @@ func newTopicAddCmd(g *globalOptions) *cobra.Command {
 			defer lib.Close()
 			err = lib.AddTopic(ctx, store.Topic{Name: args[0], Query: query, Description: description})
 			if errors.Is(err, store.ErrTopicExists) {
-				return withHint(err, "see it with `papers topic show %s`, or remove it first with `papers topic rm %s`", args[0], args[0])
+				return withHint(err, "see it with `papers topic show %s`, or remove it first with `papers topic rm %s`", shellArg(args[0]), shellArg(args[0]))
 			}
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "following %s: %s\n", args[0], query)
-			fmt.Fprintf(c.ErrOrStderr(), "fetch its papers with: papers update %s\n", args[0])
+			fmt.Fprintf(c.ErrOrStderr(), "fetch its papers with: papers update %s\n", shellArg(args[0]))
 			return nil
 		},
 	}
@@ -256,6 +256,17 @@ func newTopicRmCmd(g *globalOptions) *cobra.Command {
 	return c
 }
 
+// shellArg quotes s for a POSIX shell when it needs it, so that a command
+// in a hint can be pasted as it is: papers update 'my agents'.
+func shellArg(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/@%+=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // getTopic reads a topic; an unknown name is an error naming the topics.
 func getTopic(ctx context.Context, lib *store.Library, name string) (store.Topic, error) {
 	tp, err := lib.Topic(ctx, name)
@@ -266,7 +277,7 @@ func getTopic(ctx context.Context, lib *store.Library, name string) (store.Topic
 			names = append(names, t.Name)
 		}
 		if len(names) == 0 {
-			return tp, withHint(fmt.Errorf("no topic %q: no topics are followed yet", name), "papers topic add %s --query 'ARXIV QUERY'", name)
+			return tp, withHint(fmt.Errorf("no topic %q: no topics are followed yet", name), "papers topic add %s --query 'ARXIV QUERY'", shellArg(name))
 		}
 		return tp, withHint(fmt.Errorf("no topic %q", name), "the topics are: %s (papers topic list)", strings.Join(names, ", "))
 	}

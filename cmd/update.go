@@ -170,7 +170,7 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 				return err
 			}
 			if r.Truncated {
-				fmt.Fprintf(stdout, "  (stopped at --max %d; run papers update %s again for the rest)\n", o.max, r.Topic)
+				fmt.Fprintf(stdout, "  (stopped at --max %d; run papers update %s again for the rest)\n", o.max, shellArg(r.Topic))
 			}
 		}
 	}
@@ -196,7 +196,7 @@ func warnGap(w io.Writer, r *topic.UpdateResult, now time.Time) {
 	weeks := (now.Sub(r.Gap.From.Add(-topic.Lag)) + week - 1) / week
 	fmt.Fprintf(w, "warning: topic %s: papers from %s to %s were not fetched: the last complete update reached %s, and --window reaches back only to %s\n",
 		r.Topic, day(r.Gap.From), day(r.Gap.To), day(r.Gap.From), day(r.Gap.To))
-	fmt.Fprintf(w, "hint: fill the gap with `papers update %s --window %dw`\n", r.Topic, weeks)
+	fmt.Fprintf(w, "hint: fill the gap with `papers update %s --window %dw`\n", shellArg(r.Topic), weeks)
 }
 
 // updateHint adds what to do about the error that stopped a topic's
@@ -205,10 +205,10 @@ func updateHint(err error, name string) error {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, " 429 Too Many Requests"):
-		return withHint(err, "arXiv is limiting requests: wait a few minutes, then run `papers update %s` again; what was stored is kept", name)
+		return withHint(err, "arXiv is limiting requests: wait a few minutes, then run `papers update %s` again; what was stored is kept", shellArg(name))
 	case strings.Contains(msg, " 500 Internal Server Error"), strings.Contains(msg, " 502 Bad Gateway"),
 		strings.Contains(msg, " 503 Service Unavailable"), strings.Contains(msg, " 504 Gateway Timeout"):
-		return withHint(err, "arXiv is not answering for now: try `papers update %s` again later; what was stored is kept", name)
+		return withHint(err, "arXiv is not answering for now: try `papers update %s` again later; what was stored is kept", shellArg(name))
 	}
 	return arxivHint(err)
 }
