@@ -87,6 +87,9 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 		return err
 	}
 	window := now.Sub(from)
+	if from.IsZero() || window <= 0 {
+		return usageError("--window must reach back from now, got %q: give a span like 30d, 12w, 6m, or a past date", o.window)
+	}
 	lib, err := openExisting(ctx, g)
 	if err != nil {
 		return err
