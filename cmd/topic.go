@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -46,6 +47,13 @@ func newTopicAddCmd(g *globalOptions) *cobra.Command {
   papers topic add grpo --query 'abs:GRPO OR ti:"group relative policy"' --description "GRPO and its variants"`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			name := strings.TrimSpace(args[0])
+			if name == "" {
+				return withHint(usageError("a topic needs a name"), "name it in one word or quote it: papers topic add rl-agents --query 'ARXIV QUERY'")
+			}
+			if strings.IndexFunc(name, unicode.IsControl) >= 0 {
+				return withHint(usageError("topic name %q has a control character (newline, tab)", name), "give a name on one line without tabs")
+			}
 			if strings.TrimSpace(query) == "" {
 				return withHint(usageError("a topic needs --query"), "give an arXiv query: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\"")
 			}
@@ -55,15 +63,15 @@ func newTopicAddCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			defer lib.Close()
-			err = lib.AddTopic(ctx, store.Topic{Name: args[0], Query: query, Description: description})
+			err = lib.AddTopic(ctx, store.Topic{Name: name, Query: query, Description: description})
 			if errors.Is(err, store.ErrTopicExists) {
-				return withHint(err, "see it with `papers topic show %s`, or remove it first with `papers topic rm %s`", shellArg(args[0]), shellArg(args[0]))
+				return withHint(err, "see it with `papers topic show %s`, or remove it first with `papers topic rm %s`", shellArg(name), shellArg(name))
 			}
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.OutOrStdout(), "following %s: %s\n", args[0], query)
-			fmt.Fprintf(c.ErrOrStderr(), "fetch its papers with: papers update %s\n", shellArg(args[0]))
+			fmt.Fprintf(c.OutOrStdout(), "following %s: %s\n", name, query)
+			fmt.Fprintf(c.ErrOrStderr(), "fetch its papers with: papers update %s\n", shellArg(name))
 			return nil
 		},
 	}

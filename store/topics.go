@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // ErrTopicExists is returned by AddTopic when the name is taken.
@@ -106,12 +107,16 @@ func (l *Library) ensureTopics(ctx context.Context) error {
 	})
 }
 
-// AddTopic records a new topic. Name and Query must not be empty; a name
-// already taken (in any case) gives an error wrapping ErrTopicExists.
+// AddTopic records a new topic. Name and Query must not be empty, and Name
+// must hold no control character (newline, tab); a name already taken (in
+// any case) gives an error wrapping ErrTopicExists.
 func (l *Library) AddTopic(ctx context.Context, t Topic) error {
 	t.Name, t.Query = strings.TrimSpace(t.Name), strings.TrimSpace(t.Query)
 	if t.Name == "" || t.Query == "" {
 		return errors.New("add topic: name and query must not be empty")
+	}
+	if strings.IndexFunc(t.Name, unicode.IsControl) >= 0 {
+		return fmt.Errorf("add topic %q: the name has a control character (newline, tab)", t.Name)
 	}
 	if t.Created.IsZero() {
 		t.Created = time.Now()

@@ -186,3 +186,18 @@ func TestTopicPapersMigration(t *testing.T) {
 		t.Errorf("purge after migration: %v, %v; want the old row's paper 2601.00001 only", purged, err)
 	}
 }
+
+func TestAddTopicRejectsBadNames(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	for _, name := range []string{"", "  ", "two\nlines", "tab\tbed", "bell\a"} {
+		t.Run(name, func(t *testing.T) {
+			if err := lib.AddTopic(ctx, store.Topic{Name: name, Query: "abs:agent"}); err == nil {
+				t.Errorf("AddTopic(%q) succeeded", name)
+			}
+		})
+	}
+	if ts, _ := lib.Topics(ctx); len(ts) != 0 {
+		t.Errorf("topics after bad names: %+v", ts)
+	}
+}
