@@ -250,7 +250,7 @@ func itemHint(err error) string {
 		if clash.Incoming == "jsonl" {
 			return `ids are shared by every source: give the corpus record another _id (e.g. "corpus:` + clash.ID + `"); the paper held is kept`
 		}
-		return "ids are shared by every source: give the corpus record another _id in its file; the paper held is kept"
+		return "ids are shared by every source: give the corpus record another _id in its file (or papers rm " + clash.ID + " first); the paper held is kept"
 	}
 	var h interface{ Hint() string }
 	if errors.As(extractHint(err), &h) { // what papers extract says of the same PDF

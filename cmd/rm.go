@@ -1,0 +1,67 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newRmCmd) }
+
+type rmOptions struct{ json bool }
+
+func newRmCmd(g *globalOptions) *cobra.Command {
+	o := &rmOptions{}
+	c := &cobra.Command{
+		Use:   "rm ID...",
+		Short: "Remove papers from the library",
+		Long: `Remove papers from the library: their metadata, text, chunks and vectors.
+
+Every id must be in the library (arXiv ids in any form show takes, or the
+ids of local PDFs and corpus records); if one is not, nothing is removed.
+A removed paper of a followed topic comes back with the next papers update
+that reads back to it; papers ingest adds it again.`,
+		Example: `  papers rm 2501.12948
+  papers rm pdf:3979a1c2e4f5a6b7 topic-012 --json`,
+		Args: minArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runRm(c.Context(), g, o, args, c.OutOrStdout())
+		},
+	}
+	c.Flags().BoolVar(&o.json, "json", false, `print {"removed":[ids]}`)
+	return c
+}
+
+func runRm(ctx context.Context, g *globalOptions, o *rmOptions, refs []string, out io.Writer) error {
+	lib, err := openExisting(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	ids, err := resolvePapers(ctx, lib, refs) // all or nothing: a typo removes none
+	if err != nil {
+		return err
+	}
+	removed := []string{}
+	for _, id := range ids {
+		if err := lib.Delete(ctx, id); err != nil {
+			return fmt.Errorf("%w (removed before it: %d of %d)", err, len(removed), len(ids))
+		}
+		removed = append(removed, id)
+		if !o.json {
+			fmt.Fprintf(out, "removed %s\n", id)
+		}
+	}
+	// Searches then find the index current instead of building it.
+	if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
+		return err
+	}
+	if o.json {
+		return writeJSON(out, struct {
+			Removed []string `json:"removed"`
+		}{removed})
+	}
+	return nil
+}
