@@ -196,16 +196,30 @@ func Escape(s string) string {
 	return escapeText(strings.Join(strings.Fields(s), " "))
 }
 
-// escapeText is Escape without the whitespace collapsing.
+// escapeText is Escape without the whitespace collapsing. Braces become \{
+// and \} when they pair up; BibTeX counts a brace after a backslash too,
+// so unpaired ones become \textbraceleft{} and \textbraceright{}, which
+// leave the field balanced.
 func escapeText(s string) string {
+	paired := bracesPair(s)
 	var b strings.Builder
 	for _, r := range s {
 		switch r {
 		case '\\':
 			b.WriteString(`\textbackslash{}`)
-		case '#', '$', '%', '&', '_', '{', '}':
+		case '#', '$', '%', '&', '_':
 			b.WriteByte('\\')
 			b.WriteRune(r)
+		case '{', '}':
+			switch {
+			case paired:
+				b.WriteByte('\\')
+				b.WriteRune(r)
+			case r == '{':
+				b.WriteString(`\textbraceleft{}`)
+			default:
+				b.WriteString(`\textbraceright{}`)
+			}
 		case '~':
 			b.WriteString(`\textasciitilde{}`)
 		case '^':
@@ -215,6 +229,22 @@ func escapeText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// bracesPair reports whether every brace of s closes one opened before it.
+func bracesPair(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }
 
 // escapeTitle is Escape except that TeX math between $ signs is kept as

@@ -432,7 +432,11 @@ func TestBibTeXVerbatimAndMath(t *testing.T) {
 		{name: "unpaired dollar is text", title: `Costs $5 and $O(n)$ time`,
 			wantTitle: `{Costs \$5 and \$O(n)\$ time}`},
 		{name: "math with unbalanced braces is text", title: `A $\{x$ set`,
-			wantTitle: `{A \$\textbackslash{}\{x\$ set}`},
+			wantTitle: `{A \$\textbackslash{}\textbraceleft{}x\$ set}`},
+		// BibTeX counts a brace after a backslash too: "\{" alone would
+		// leave the field open and swallow the rest of the file.
+		{name: "a lone brace in text", title: `Sets {x and y}} z`,
+			wantTitle: `{Sets \textbraceleft{}x and y\textbraceright{}\textbraceright{} z}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
