@@ -98,14 +98,7 @@ func TestNumericIDs(t *testing.T) {
 }
 
 func TestDuplicateQueries(t *testing.T) {
-	qs, err := ReadQueries(sciFact(t, "queries.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qrels, err := ReadQrels(sciFact(t, "qrels/train.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	qs, qrels := sciFactTrain(t)
 	// query 0 again, with another query's text: scored twice it would
 	// change the means
 	dup := append(qs, Query{ID: qs[0].ID, Text: qs[1].Text}, qs[0])
@@ -133,14 +126,7 @@ func TestDuplicateQueries(t *testing.T) {
 }
 
 func TestMissingJudged(t *testing.T) {
-	qs, err := ReadQueries(sciFact(t, "queries.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qrels, err := ReadQrels(sciFact(t, "qrels/train.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	qs, qrels := sciFactTrain(t)
 	docs, err := ReadCorpus(sciFact(t, "corpus.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -168,4 +154,18 @@ func TestMissingJudged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sciFactTrain reads SciFact's queries and its train judgements.
+func sciFactTrain(t *testing.T) ([]Query, Qrels) {
+	t.Helper()
+	qs, err := ReadQueries(sciFact(t, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qrels, err := ReadQrels(sciFact(t, "qrels/train.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return qs, qrels
 }

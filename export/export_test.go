@@ -238,18 +238,7 @@ func TestKeysUniqueAcrossGroups(t *testing.T) {
 		{ID: "2602.00004", Title: "Learningaa", Authors: []string{"L. van Beethoven"}, Published: day},
 		{ID: "2602.00005", Title: "Learningb", Authors: []string{"L. van Beethoven"}, Published: day},
 	}
-	var bib, csl bytes.Buffer
-	if err := BibTeX(&bib, ps); err != nil {
-		t.Fatal(err)
-	}
-	if err := CSLJSON(&csl, ps); err != nil {
-		t.Fatal(err)
-	}
-	var items []CSLItem
-	if err := json.Unmarshal(csl.Bytes(), &items); err != nil {
-		t.Fatal(err)
-	}
-	entries := parseBibTeX(t, bib.String())
+	entries, items := exportBoth(t, ps)
 	seen, ids := map[string]bool{}, map[string]bool{}
 	for i, e := range entries {
 		if seen[e.key] {
@@ -342,18 +331,7 @@ func TestAuthors(t *testing.T) {
 		store.Paper{ID: "plus", Title: "Only the Marker", Authors: []string{"Ada Lovelace", "+3"}, Published: day},
 	)
 	marked := 0
-	var bib, csl bytes.Buffer
-	if err := BibTeX(&bib, ps); err != nil {
-		t.Fatal(err)
-	}
-	if err := CSLJSON(&csl, ps); err != nil {
-		t.Fatal(err)
-	}
-	var items []CSLItem
-	if err := json.Unmarshal(csl.Bytes(), &items); err != nil {
-		t.Fatal(err)
-	}
-	entries := parseBibTeX(t, bib.String())
+	entries, items := exportBoth(t, ps)
 	for i, e := range entries {
 		p := ps[i]
 		more := strings.Contains(p.Authors[len(p.Authors)-1], "+")
@@ -502,4 +480,21 @@ func TestCSLJSONPublished(t *testing.T) {
 	if published < 2 {
 		t.Fatalf("%d published papers checked", published)
 	}
+}
+
+// exportBoth exports ps as BibTeX and as CSL-JSON and parses both back.
+func exportBoth(t *testing.T, ps []store.Paper) ([]bibEntry, []CSLItem) {
+	t.Helper()
+	var bib, csl bytes.Buffer
+	if err := BibTeX(&bib, ps); err != nil {
+		t.Fatal(err)
+	}
+	if err := CSLJSON(&csl, ps); err != nil {
+		t.Fatal(err)
+	}
+	var items []CSLItem
+	if err := json.Unmarshal(csl.Bytes(), &items); err != nil {
+		t.Fatal(err)
+	}
+	return parseBibTeX(t, bib.String()), items
 }
