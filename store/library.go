@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -22,8 +21,10 @@ const FileName = "library.db"
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
 // Version 2 dropped version 1's FTS5 table chunks_fts: the full-text index
-// lives in the search index sidecar (package fts), built from chunks.text.
-const SchemaVersion = 2
+// lives in the search index (package fts), built from chunks.text.
+// Version 3 added the change log the search index is updated from
+// (index_log, filled by triggers; see index.go).
+const SchemaVersion = 3
 
 // busyTimeout is how long a write waits for another connection or process
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
@@ -52,9 +53,7 @@ type Library struct {
 	dir string
 	db  *sql.DB
 
-	mu      sync.Mutex     // guards idx and retired
-	idx     *searchIndex   // loaded by the first search
-	retired []*searchIndex // replaced indexes whose mappings are released at Close
+	ix indexState // the search index, opened by the first search (index.go)
 }
 
 // Manifest describes how the library's contents were made.
@@ -133,14 +132,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 // Close releases the database and the vector index. Searches in flight
 // must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
-	l.mu.Lock()
-	for _, x := range append(l.retired, l.idx) {
-		if x != nil && x.unmap != nil {
-			x.unmap()
-		}
-	}
-	l.idx, l.retired = nil, nil
-	l.mu.Unlock()
+	l.ix.close()
 	return l.db.Close()
 }
 
@@ -223,18 +215,20 @@ func (l *Library) migrate(ctx context.Context) error {
 		if v == SchemaVersion { // another process migrated while we waited
 			return nil
 		}
-		switch v {
-		case 0:
+		if v == 0 {
 			if err := createSchema(ctx, tx); err != nil {
 				return err
 			}
-		case 1:
-			// The FTS5 table is derived data; the search index replaces it.
-			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunks_fts"); err != nil {
-				return fmt.Errorf("migrate schema 1 to 2: %w", err)
+			v = SchemaVersion
+		}
+		for ; v < SchemaVersion; v++ {
+			step, ok := migrations[v]
+			if !ok {
+				return fmt.Errorf("no migration from schema %d", v)
 			}
-		default:
-			return fmt.Errorf("no migration from schema %d", v)
+			if err := step(ctx, tx); err != nil {
+				return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
+			}
 		}
 		if err := setManifest(ctx, tx, keySchema, strconv.Itoa(SchemaVersion)); err != nil {
 			return err
@@ -244,9 +238,24 @@ func (l *Library) migrate(ctx context.Context) error {
 	})
 }
 
+// migrations[v] brings a library of schema v to v+1, inside migrate's
+// transaction.
+var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
+	1: func(ctx context.Context, tx *sql.Tx) error {
+		// The FTS5 table is derived data; the search index replaces it.
+		_, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunks_fts")
+		return err
+	},
+	2: func(ctx context.Context, tx *sql.Tx) error {
+		// The search index of schema 2 (index.bin) is rebuilt as segments.
+		_, err := tx.ExecContext(ctx, indexLogSchema)
+		return err
+	},
+}
+
 // createSchema creates the tables of a new library and its manifest.
 func createSchema(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema+indexLogSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	id := make([]byte, 16)
@@ -399,10 +408,11 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 }
 
 // Check verifies the library: SQLite's integrity_check and
-// foreign_key_check, and that every paper's chunk count matches its chunks
-// and every chunk has a full-text entry. It returns nil when all hold.
+// foreign_key_check, that every paper's chunk count matches its chunks,
+// and that the search index is whole and holds exactly the library's
+// chunks (see checkIndex). It returns nil when all hold.
 func (l *Library) Check(ctx context.Context) error {
-	return l.read(ctx, func(tx *sql.Tx) error {
+	err := l.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
 		if err != nil {
 			return fmt.Errorf("integrity check: %w", err)
@@ -439,4 +449,8 @@ func (l *Library) Check(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return l.checkIndex(ctx)
 }
