@@ -50,10 +50,12 @@ func (v indexVersion) sameVectors(w indexVersion) bool {
 }
 
 // libraryVersion reads the version of the library in q's snapshot, and how
-// far the change log was pruned (log rows up to it are gone).
+// far the change log was pruned (log rows up to it are gone). The log's
+// position is its AUTOINCREMENT counter, which pruning leaves alone (and
+// which is absent until the first row: position 0).
 func libraryVersion(ctx context.Context, q querier) (v indexVersion, pruned int64, err error) {
 	rows, err := q.QueryContext(ctx, `SELECT key, value FROM manifest WHERE key IN (?, ?, ?, ?)
-		UNION ALL SELECT 'index_log', coalesce(max(id), 0) FROM index_log`,
+		UNION ALL SELECT 'index_log', seq FROM sqlite_sequence WHERE name = 'index_log'`,
 		keyLibraryID, keyDimensions, keyVectorsEpoch, keyIndexPruned)
 	if err != nil {
 		return v, 0, wrapBusy(err)
