@@ -99,7 +99,7 @@ func TestRefreshTakesInChanges(t *testing.T) {
 	}
 	check(lib, "first build", -1)
 
-	put(lib, 1, span(80, 90)...) // new papers
+	put(lib, 1, span(80, 90)...)         // new papers
 	for _, i := range []int{3, 17, 40} { // new versions, new text
 		abstracts[i][1] += " A revised sentence about reward models."
 	}
