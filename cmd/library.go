@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +43,7 @@ func openExisting(ctx context.Context, g *globalOptions) (*store.Library, error)
 // embedderFor returns the embedder a command uses on lib: the one named by
 // spec, which must match the library's (a new library records it), or, when
 // spec is empty, the one the library was built with (local for a new one).
-func embedderFor(ctx context.Context, lib *store.Library, spec string, errw io.Writer) (embed.Embedder, error) {
+func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStreams) (embed.Embedder, error) {
 	var e embed.Embedder
 	var err error
 	if strings.TrimSpace(spec) == "" {
@@ -56,10 +55,10 @@ func embedderFor(ctx context.Context, lib *store.Library, spec string, errw io.W
 		if chunks == 0 { // nothing embedded yet (or only a failed first try): the default
 			e = embed.NewLocal()
 		} else {
-			e, err = libraryEmbedder(ctx, lib, errw)
+			e, err = libraryEmbedder(ctx, lib, s.ErrOut)
 		}
 	} else {
-		e, err = newEmbedder(spec)
+		e, err = (&embedderFlags{spec: spec}).parse(s)
 	}
 	if err != nil {
 		return nil, err

@@ -22,17 +22,17 @@ import (
 func init() { register(newSearchCmd) }
 
 type searchOptions struct {
+	*globalOptions
 	k    int
 	mode string
 	rankingFlags
-	perPaper     int
-	perPaperSet  bool
-	papers       []string
-	topics       []string
-	categories   []string
-	authors      []string
-	since, until string
-	json         bool
+	filter      filterFlags
+	perPaper    int
+	perPaperSet bool
+	json        bool
+
+	query string
+	ask   ask.Mode
 }
 
 // searchRecord is the --json shape of one passage (NDJSON, one per line).
@@ -49,7 +49,7 @@ type searchRecord struct {
 }
 
 func newSearchCmd(g *globalOptions) *cobra.Command {
-	o := &searchOptions{}
+	o := &searchOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Find the passages of the library that best match a query",
@@ -76,63 +76,66 @@ The embedder is the library's own (chosen at the first ingest with
   papers search --json 'GRPO' | jq -r '"\(.id)v\(.version) p.\(.pages): \(.text[:80])"'`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if o.k <= 0 {
-				return usageError("-k must be at least 1, got %d", o.k)
-			}
-			mode, err := ask.ParseMode(o.mode)
-			if err != nil {
-				return withExit(err, ExitUsage)
-			}
-			if err := o.check(c); err != nil {
+			if err := o.complete(c, args); err != nil {
 				return err
 			}
-			if o.perPaper < 0 {
-				return usageError("--per-paper must be 0 (no limit) or more, got %d", o.perPaper)
-			}
-			o.perPaperSet = c.Flags().Changed("per-paper")
-			// Unquoted words are one query: papers search reward hacking
-			return runSearch(c.Context(), g, o, mode, strings.Join(args, " "), c.OutOrStdout(), c.ErrOrStderr())
+			return runSearch(c.Context(), o)
 		},
 	}
-	o.register(c)
+	o.rankingFlags.register(c)
+	o.filter.register(c, filterAll)
 	f := c.Flags()
-	f.IntVarP(&o.k, "k", "k", 10, "passages to show")
+	addK(c, &o.k, 10, "passages to show")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
-	f.StringArrayVar(&o.papers, "paper", nil, "search only this paper id (repeatable)")
-	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
-	f.StringArrayVar(&o.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
-	f.StringArrayVar(&o.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
-	f.StringVar(&o.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
-	f.StringVar(&o.until, "until", "", "only papers published on or before this date")
-	f.BoolVar(&o.json, "json", false, "print NDJSON: one object per passage (id, version, title, chunk, pages, section, score, text)")
+	addJSON(c, &o.json, "print NDJSON: one object per passage (id, version, title, chunk, pages, section, score, text)")
 	return c
 }
 
-func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask.Mode, query string, out, errw io.Writer) error {
-	if strings.TrimSpace(query) == "" {
-		return usageError("the query is empty")
-	}
-	f, err := buildFilter(o.since, o.until, o.categories, o.authors)
-	if err != nil {
+// complete checks the flags and takes the query from the arguments.
+func (o *searchOptions) complete(c *cobra.Command, args []string) error {
+	if err := checkK(c, o.k); err != nil {
 		return err
 	}
-	lib, err := openExisting(ctx, g)
+	mode, err := ask.ParseMode(o.mode)
+	if err != nil {
+		return withExit(err, ExitUsage)
+	}
+	o.ask = mode
+	if err := o.rankingFlags.check(c); err != nil {
+		return err
+	}
+	if o.perPaper < 0 {
+		return usageError("--per-paper must be 0 (no limit) or more, got %d", o.perPaper)
+	}
+	o.perPaperSet = c.Flags().Changed("per-paper")
+	// Unquoted words are one query: papers search reward hacking
+	o.query = strings.Join(args, " ")
+	if strings.TrimSpace(o.query) == "" {
+		return usageError("the query is empty")
+	}
+	if _, err := o.filter.check(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func runSearch(ctx context.Context, o *searchOptions) error {
+	out, errw := o.io.Out, o.io.ErrOut
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	// Unknown papers and topics are errors, not an empty result.
-	if f.IDs, err = resolvePapers(ctx, lib, o.papers); err != nil {
-		return err
-	}
-	if f.Topics, err = topicFilter(ctx, lib, o.topics); err != nil {
+	f, err := o.filter.resolve(ctx, lib)
+	if err != nil {
 		return err
 	}
 	per := o.perPaper
 	if per == 0 || len(f.IDs) > 0 && !o.perPaperSet {
 		per = -1 // no limit, and none by default when papers are named
 	}
+	mode, query := o.ask, o.query
 	start := time.Now()
 	var e embed.Embedder
 	var ps []ask.Passage
@@ -153,7 +156,7 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 	if err != nil {
 		return searchEmbedHint(err)
 	}
-	if g.verbose {
+	if o.verbose {
 		name := "no embedder"
 		if e != nil {
 			name = e.Name()
@@ -178,7 +181,7 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 		}
 		return nil
 	}
-	printPassages(out, ps, query)
+	printPassages(o.io, ps, query)
 	return nil
 }
 
@@ -235,10 +238,10 @@ func round(x float64, places int) float64 {
 
 // printPassages prints passages for people: a block per passage on a
 // terminal, with the query's words in bold; tab-separated rows when piped.
-func printPassages(out io.Writer, ps []ask.Passage, query string) {
-	tty := isTerminal(out)
-	if !tty {
-		t := newTable(out)
+func printPassages(s *IOStreams, ps []ask.Passage, query string) {
+	out := s.Out
+	if !s.OutTTY {
+		t := newTable(out, s)
 		for _, p := range ps {
 			t.row(strconv.Itoa(p.Rank), p.PaperID, version(p.Paper.Version), p.Pages(), p.Section,
 				strconv.FormatFloat(p.Score, 'f', 4, 64), p.Paper.Title, snippet(body(p), query, 240, false))
@@ -246,11 +249,11 @@ func printPassages(out io.Writer, ps []ask.Passage, query string) {
 		t.flush()
 		return
 	}
-	width := termWidth(out)
+	width := s.Width
 	if width <= 0 || width > 120 {
 		width = 100
 	}
-	color := useColor()
+	color := s.Color
 	for i, p := range ps {
 		if i > 0 {
 			fmt.Fprintln(out)
