@@ -195,7 +195,9 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		// said even with --json (where it is also a field): the scores cannot be trusted
 		fmt.Fprintf(errw, "warning: %d of %d judged documents are not in the library: is it the right corpus?\n", missing, judged)
 	}
-	r := o.retriever(lib, e)
+	var so ask.SearchOptions
+	o.rankingFlags.apply(&so)
+	r := so.Retriever(lib, e)
 	search := func(ctx context.Context, q string) ([]string, error) {
 		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {

@@ -9,14 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/safetext"
-	"github.com/papers-cli/papers/store"
 )
 
 func init() { register(newSearchCmd) }
@@ -137,24 +135,14 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	}
 	mode, query := o.ask, o.query
 	start := time.Now()
-	var e embed.Embedder
-	var ps []ask.Passage
-	// A reindex that commits between reading the library's embedder and
-	// searching its vectors leaves the query of the old embedder: once,
-	// read the embedder again.
-	for attempt := 0; ; attempt++ {
-		if mode != ask.BM25 {
-			if e, err = libraryEmbedder(ctx, lib, errw); err != nil {
-				return searchEmbedHint(err)
-			}
-		}
-		ps, err = o.retriever(lib, e).Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
-		if err == nil || attempt > 0 || !errors.Is(err, store.ErrDimensions) {
-			break
-		}
+	so := ask.SearchOptions{
+		RetrieveOptions: ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f},
+		Embed:           embedOptions(0, errw),
 	}
+	o.rankingFlags.apply(&so)
+	ps, e, err := ask.Search(ctx, lib, query, so)
 	if err != nil {
-		return searchEmbedHint(err)
+		return searchEmbedHint(libraryEmbedderHint(err))
 	}
 	if o.verbose {
 		name := "no embedder"
@@ -183,27 +171,6 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	}
 	printPassages(o.io, ps, query)
 	return nil
-}
-
-// libraryEmbedder builds the embedder the library's vectors were made with,
-// so that searching never needs --embedder.
-func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (embed.Embedder, error) {
-	m, err := lib.Manifest(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if m.Embedder == "" {
-		return embed.NewLocal(), nil // an empty library: nothing to match anyway
-	}
-	spec, dims, err := embed.SpecOf(m.Embedder)
-	if err != nil {
-		return nil, withHint(err, "run `papers reindex --embedder local` to re-embed the library with this version")
-	}
-	e, err := embed.Parse(spec, embedOptions(dims, errw))
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
 }
 
 // embedOptions reads the OpenAI-compatible server settings from the
@@ -297,95 +264,15 @@ func version(v int) string {
 	return "v" + strconv.Itoa(v)
 }
 
-// snippet cuts about n bytes of text around the densest run of query words;
-// with bold, matching words are wrapped in ANSI bold.
+// snippet cuts about n bytes of text around the densest run of query
+// words (ask.MakeSnippet); with bold, matching words are wrapped in ANSI
+// bold.
 func snippet(text, query string, n int, bold bool) string {
-	text = strings.Join(strings.Fields(text), " ")
-	want := map[string]bool{}
-	for _, t := range embed.Terms(query) {
-		want[t] = true
+	s := ask.MakeSnippet(text, query, n)
+	if bold {
+		return s.Marked("\x1b[1;33m", "\x1b[0m")
 	}
-	// Word spans and whether each matches.
-	type span struct {
-		lo, hi int
-		hit    bool
-	}
-	var spans []span
-	start := -1
-	for i, r := range text + " " {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r)
-		if word && start < 0 {
-			start = i
-		} else if !word && start >= 0 {
-			terms := embed.Terms(text[start:i])
-			spans = append(spans, span{start, i, len(terms) == 1 && want[terms[0]]})
-			start = -1
-		}
-	}
-	lo, hi := 0, len(text)
-	if len(text) > n {
-		// Window of n bytes starting at a word, with the most hits.
-		best, bestAt := -1, 0
-		j, hits := 0, 0
-		for i := range spans {
-			for j < len(spans) && spans[j].hi-spans[i].lo <= n {
-				if spans[j].hit {
-					hits++
-				}
-				j++
-			}
-			if hits > best {
-				best, bestAt = hits, i
-			}
-			if spans[i].hit {
-				hits--
-			}
-		}
-		if len(spans) > 0 {
-			// Start a little before the window's first hit, for context.
-			first := bestAt
-			for first < len(spans)-1 && !spans[first].hit {
-				first++
-			}
-			if !spans[first].hit {
-				first = bestAt
-			}
-			k := first
-			for k > 0 && spans[first].lo-spans[k-1].lo < n/5 {
-				k--
-			}
-			lo = spans[k].lo
-		}
-		hi = min(len(text), lo+n)
-		for hi < len(text) && hi > lo && text[hi-1] != ' ' {
-			hi--
-		}
-	}
-	var b strings.Builder
-	if lo > 0 {
-		b.WriteString("…")
-	}
-	pos := lo
-	for _, s := range spans {
-		if s.lo < lo || s.hi > hi {
-			continue
-		}
-		b.WriteString(text[pos:s.lo])
-		if bold && s.hit {
-			b.WriteString("\x1b[1;33m" + text[s.lo:s.hi] + "\x1b[0m")
-		} else {
-			b.WriteString(text[s.lo:s.hi])
-		}
-		pos = s.hi
-	}
-	if pos < hi {
-		b.WriteString(text[pos:hi])
-	}
-	out := strings.TrimSpace(b.String())
-	if hi < len(text) {
-		out += " …"
-	}
-	return out
+	return s.Text
 }
 
 // wrap breaks s into lines of at most width visible characters (ANSI
