@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/internal/safetext"
 )
 
 func init() { register(newRmCmd) }
@@ -44,14 +46,14 @@ func runRm(ctx context.Context, g *globalOptions, o *rmOptions, refs []string, o
 	if err != nil {
 		return err
 	}
-	removed := []string{}
-	for _, id := range ids {
-		if err := lib.Delete(ctx, id); err != nil {
-			return fmt.Errorf("%w (removed before it: %d of %d)", err, len(removed), len(ids))
-		}
-		removed = append(removed, id)
-		if !o.json {
-			fmt.Fprintf(out, "removed %s\n", id)
+	// One transaction for all: killed or failed, nothing or everything is removed.
+	if err := lib.DeleteAll(ctx, ids); err != nil {
+		return err
+	}
+	removed := ids
+	if !o.json {
+		for _, id := range ids {
+			fmt.Fprintf(out, "removed %s\n", safetext.Line(id))
 		}
 	}
 	// Searches then find the index current instead of building it.

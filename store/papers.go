@@ -284,23 +284,102 @@ func insertChunks(ctx context.Context, tx *sql.Tx, cs []Chunk) error {
 // Delete removes a paper and everything stored for it. It returns an error
 // wrapping ErrNotFound if the paper is not in the library.
 func (l *Library) Delete(ctx context.Context, id string) error {
+	return l.DeleteAll(ctx, []string{id})
+}
+
+// DeleteAll removes the papers ids and everything stored for them in ONE
+// transaction: after a crash, a full disk or any error the library holds
+// all of them or none was removed. An id not in the library removes
+// nothing and returns an error wrapping ErrNotFound that names it.
+func (l *Library) DeleteAll(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var missing string
 	err := l.write(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM papers WHERE id = ?", id).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return ErrNotFound
-		}
-		if err := deletePaper(ctx, tx, id); err != nil {
-			return err
+		for _, id := range ids {
+			res, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id) // chunks and categories cascade
+			if err != nil {
+				return fmt.Errorf("delete paper %s: %w", id, err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				missing = id
+				return ErrNotFound
+			}
 		}
 		return bumpVectorsGen(ctx, tx)
 	})
-	if err != nil {
-		return fmt.Errorf("delete paper %s: %w", id, err)
+	switch {
+	case missing != "":
+		return fmt.Errorf("delete paper %s: %w", missing, err)
+	case err != nil && len(ids) == 1 && !strings.HasPrefix(err.Error(), "delete paper"):
+		return fmt.Errorf("delete paper %s: %w", ids[0], err)
+	case err != nil:
+		return fmt.Errorf("delete %d papers: %w", len(ids), err)
 	}
 	return nil
+}
+
+// ErrAmbiguous is wrapped by the error of Resolve when a reference names
+// more than one paper.
+var ErrAmbiguous = errors.New("names more than one paper")
+
+// AmbiguousError is the error of Resolve for a reference that names
+// several papers: the candidates, by id.
+type AmbiguousError struct {
+	Ref        string
+	Candidates []Paper
+}
+
+func (e *AmbiguousError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s names %d papers:", e.Ref, len(e.Candidates))
+	for i, p := range e.Candidates {
+		if i > 0 {
+			b.WriteString(" and")
+		}
+		fmt.Fprintf(&b, " %s (%s", p.ID, p.Source)
+		if p.Version > 0 {
+			fmt.Fprintf(&b, " v%d", p.Version)
+		}
+		fmt.Fprintf(&b, ", %q)", p.Title)
+	}
+	return b.String()
+}
+
+func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
+
+// Resolve returns the one paper named by ref: the paper whose id is ref
+// exactly, or one of aliases (other spellings of the same reference, such
+// as the versionless arXiv id of "arXiv:2501.12948v1"). None held: an
+// error wrapping ErrNotFound; two different papers: an *AmbiguousError
+// naming both (a corpus record stored under "2501.12948v1" and the arXiv
+// paper 2501.12948, say), so that no command acts on the wrong one.
+func (l *Library) Resolve(ctx context.Context, ref string, aliases ...string) (Paper, error) {
+	ids := []string{ref}
+	for _, a := range aliases {
+		if !slices.Contains(ids, a) {
+			ids = append(ids, a)
+		}
+	}
+	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+" FROM papers WHERE id IN ("+placeholders(len(ids))+") ORDER BY id", anys(ids)...)
+	switch {
+	case err != nil:
+		return Paper{}, fmt.Errorf("get paper %s: %w", ref, err)
+	case len(ps) == 0:
+		return Paper{}, fmt.Errorf("paper %s: %w", ref, ErrNotFound)
+	case len(ps) > 1:
+		return Paper{}, &AmbiguousError{Ref: ref, Candidates: ps}
+	}
+	return ps[0], nil
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // Get returns the paper with the given versionless id, or an error wrapping

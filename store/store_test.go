@@ -315,6 +315,57 @@ func TestDelete(t *testing.T) {
 	}
 }
 
+// TestDeleteAllIsAllOrNone: an id not held among several removes none; the
+// others go in one transaction.
+func TestDeleteAllIsAllOrNone(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, id := range []string{"a", "b", "c"} {
+		if _, err := lib.Put(ctx, paper(id, "2025-01-01", nil, nil), chunks(r, "text of "+id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := lib.DeleteAll(ctx, []string{"a", "nosuch", "b"})
+	if !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "nosuch") {
+		t.Fatalf("DeleteAll with an unknown id = %v, want ErrNotFound naming it", err)
+	}
+	if n, _, _ := lib.Count(ctx); n != 3 {
+		t.Fatalf("a failed DeleteAll removed papers: %d left of 3", n)
+	}
+	if err := lib.DeleteAll(ctx, []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := lib.List(ctx, store.Filter{}); ids(ps) != "c" {
+		t.Errorf("after DeleteAll(a, b) the library holds %s", ids(ps))
+	}
+}
+
+// TestResolve: a reference names one paper, by its id or an alias, or is
+// refused as ambiguous naming both candidates.
+func TestResolve(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 2))
+	rec := paper("2501.12948v1", "2025-01-01", nil, nil)
+	rec.Source, rec.Version = "jsonl", 0
+	for _, p := range []store.Paper{paper("2501.12948", "2025-01-01", nil, nil), rec} {
+		if _, err := lib.Put(ctx, p, chunks(r, "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var amb *store.AmbiguousError
+	if _, err := lib.Resolve(ctx, "2501.12948v1", "2501.12948"); !errors.As(err, &amb) || !errors.Is(err, store.ErrAmbiguous) || len(amb.Candidates) != 2 {
+		t.Errorf("Resolve(2501.12948v1) = %v, want both candidates", err)
+	}
+	if p, err := lib.Resolve(ctx, "arXiv:2501.12948", "2501.12948"); err != nil || p.ID != "2501.12948" {
+		t.Errorf("Resolve(arXiv:2501.12948) = %v, %v", p.ID, err)
+	}
+	if _, err := lib.Resolve(ctx, "2501.99999"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Resolve of an id not held = %v", err)
+	}
+}
+
 func ids(ps []store.Paper) string {
 	var s []string
 	for _, p := range ps {
