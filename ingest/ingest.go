@@ -44,7 +44,10 @@ type Ingester struct {
 	// AbstractsOnly skips PDFs: papers get their title+abstract chunk only.
 	AbstractsOnly bool
 	// Workers bounds the papers extracted and embedded at once (default 2).
-	Workers  int
+	Workers int
+	// Topic, if not nil, is the topic every paper stored joins, in the
+	// transaction that stores it (a topic's update).
+	Topic    *store.Membership
 	Observer func(Event)
 }
 
@@ -256,7 +259,7 @@ func (r *run) storeBatch(ctx context.Context, ps []pending) error {
 	off := 0
 	for i, p := range ps {
 		p.paper.AddedAt = now
-		items[i] = store.Item{Paper: p.paper, Chunks: all[off : off+len(p.chunks)]}
+		items[i] = store.Item{Paper: p.paper, Chunks: all[off : off+len(p.chunks)], Member: r.in.Topic}
 		off += len(p.chunks)
 		r.emit(Event{Kind: Embedded, Item: p.paper.ID, Chunks: len(p.chunks)})
 	}

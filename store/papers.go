@@ -72,6 +72,20 @@ func (l *Library) Put(ctx context.Context, p Paper, chunks []Chunk) (PutResult, 
 type Item struct {
 	Paper  Paper
 	Chunks []Chunk
+	// Member, if not nil, makes the paper a member of a topic in the same
+	// transaction that stores it (see Membership).
+	Member *Membership
+}
+
+// Membership is a topic a paper joins as it is stored: a crash can then
+// never leave a paper stored by a topic's update without its membership
+// and provenance (an orphan that topic rm --purge would not find). The
+// paper joins as brought by the topic (TopicMembers.Brought) when the Put
+// adds it; with MarkStored, a paper added or updated records now as when
+// the topic stored it (TopicMembers.Stored). The topic must exist.
+type Membership struct {
+	Topic      string
+	MarkStored bool
 }
 
 // PutBatch stores several papers as Put does, all in ONE transaction: after
@@ -106,6 +120,11 @@ func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, erro
 			r, err := putTx(ctx, tx, pr.p, pr.cs, pr.fp, dims)
 			if err != nil {
 				return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
+			}
+			if m := items[i].Member; m != nil {
+				if err := joinTopic(ctx, tx, *m, pr.p.ID, r); err != nil {
+					return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
+				}
 			}
 			results[i] = r
 			changed = changed || r != Unchanged
