@@ -153,6 +153,11 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 		return err
 	}
 	defer lib.Close()
+	release, err := holdEmbedder(ctx, lib, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
 	e, err := embedderFor(ctx, lib, o.embedder, stderr)
 	if err != nil {
 		return err

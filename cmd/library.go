@@ -41,6 +41,16 @@ func openExisting(ctx context.Context, g *globalOptions) (*store.Library, error)
 	return openLibrary(ctx, g)
 }
 
+// holdEmbedder keeps a papers reindex (in any process) from changing the
+// library's embedder while this run embeds chunks with it. If a reindex is
+// running it says so once and waits for it: the caller then picks the
+// embedder, the new one.
+func holdEmbedder(ctx context.Context, lib *store.Library, stderr io.Writer) (release func(), err error) {
+	return lib.HoldEmbedder(ctx, func() {
+		fmt.Fprintln(stderr, "waiting for the papers reindex running on this library to finish (Ctrl-C stops)...")
+	})
+}
+
 // embedderFor returns the embedder a command uses on lib: the one named by
 // spec, which must match the library's (a new library records it), or, when
 // spec is empty, the one the library was built with (local for a new one).
@@ -70,7 +80,19 @@ func embedderFor(ctx context.Context, lib *store.Library, spec string, errw io.W
 // checkEmbedder records e in a new library and refuses one that was built
 // with a different embedder.
 func checkEmbedder(ctx context.Context, lib *store.Library, e embed.Embedder, spec string) error {
-	err := lib.EnsureEmbedder(ctx, e.Name(), e.Dimensions())
+	dims := e.Dimensions()
+	if dims == 0 { // a model whose size is not in its name: the manifest knows it, else ask the server
+		m, err := lib.Manifest(ctx)
+		if err != nil {
+			return err
+		}
+		if m.Embedder == e.Name() {
+			dims = m.Dimensions
+		} else if dims, err = embed.Dimensions(ctx, e); err != nil {
+			return embedHint(err)
+		}
+	}
+	err := lib.EnsureEmbedder(ctx, e.Name(), dims)
 	if errors.Is(err, store.ErrEmbedderMismatch) {
 		return withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
 	}

@@ -99,6 +99,11 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 	if err != nil {
 		return err
 	}
+	release, err := holdEmbedder(ctx, lib, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
 	e, err := embedderFor(ctx, lib, o.embedder, stderr)
 	if err != nil {
 		return err

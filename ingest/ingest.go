@@ -306,9 +306,14 @@ func (in *Ingester) workers() int {
 
 // Systemic reports whether err will fail every other item as well: the
 // embedding server is unreachable, refuses the key, has no quota or does not
-// know the model. The run then stops instead of failing each paper in turn.
+// know the model; the library's embedder changed under the run (a reindex)
+// or another process held the library past the busy timeout. The run then
+// stops with that one error instead of failing each paper in turn.
 func Systemic(err error) bool {
 	if errors.Is(err, embed.ErrUnreachable) || errors.Is(err, embed.ErrAuth) || errors.Is(err, embed.ErrQuota) {
+		return true
+	}
+	if errors.Is(err, store.ErrEmbedderMismatch) || errors.Is(err, store.ErrBusy) {
 		return true
 	}
 	var ae *embed.APIError

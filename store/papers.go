@@ -108,16 +108,16 @@ func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, erro
 	}
 	results := make([]PutResult, len(items))
 	err := l.write(ctx, func(tx *sql.Tx) error {
-		dims := -1
+		all := make([][]Chunk, len(preps))
+		for i, pr := range preps {
+			all[i] = pr.cs
+		}
+		if err := l.checkVectors(ctx, tx, all); err != nil {
+			return err
+		}
 		changed := false
 		for i, pr := range preps {
-			if len(pr.cs) > 0 && dims < 0 {
-				var err error
-				if dims, err = manifestDims(ctx, tx); err != nil {
-					return err
-				}
-			}
-			r, err := putTx(ctx, tx, pr.p, pr.cs, pr.fp, dims)
+			r, err := putTx(ctx, tx, pr.p, pr.cs, pr.fp)
 			if err != nil {
 				return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
 			}
@@ -135,12 +135,48 @@ func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, erro
 		return bumpVectorsGen(ctx, tx)
 	})
 	if err != nil {
-		if len(items) == 1 && !strings.HasPrefix(err.Error(), "put paper") {
+		if len(items) == 1 && !strings.HasPrefix(err.Error(), "put paper") && !errors.Is(err, ErrEmbedderMismatch) {
 			err = fmt.Errorf("put paper %s: %w", items[0].Paper.ID, err)
 		}
 		return nil, err
 	}
 	return results, nil
+}
+
+// checkVectors checks, inside the transaction about to store them, that
+// the chunks' vectors fit the library's embedder as the manifest now
+// records it: the dimensions, and the name this handle's EnsureEmbedder
+// agreed to (a reindex in another process may have replaced it since the
+// caller embedded them). The error wraps ErrEmbedderMismatch and names no
+// paper: it is the run's, not one paper's.
+func (l *Library) checkVectors(ctx context.Context, tx *sql.Tx, chunks [][]Chunk) error {
+	if !slices.ContainsFunc(chunks, func(cs []Chunk) bool { return len(cs) > 0 }) {
+		return nil // no chunks: nothing to check
+	}
+	m, err := readManifest(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if m[keyDimensions] == "" {
+		return ErrNoEmbedder
+	}
+	dims, _ := strconv.Atoi(m[keyDimensions])
+	l.mu.Lock()
+	agreed := l.embedder
+	l.mu.Unlock()
+	if agreed != "" && m[keyEmbedder] != agreed {
+		return fmt.Errorf("%w: the library's embedder is now %q (%d dimensions), not %q that these chunks were embedded with: a papers reindex ran meanwhile; run again to embed with the new one",
+			ErrEmbedderMismatch, m[keyEmbedder], dims, agreed)
+	}
+	for _, cs := range chunks {
+		for _, c := range cs {
+			if len(c.Vector) != dims {
+				return fmt.Errorf("%w: chunk vectors of %d dimensions, but the library's embedder %q makes %d",
+					ErrEmbedderMismatch, len(c.Vector), m[keyEmbedder], dims)
+			}
+		}
+	}
+	return nil
 }
 
 // prepare checks a paper's chunks and returns copies ready to store. Text
@@ -192,21 +228,8 @@ func cleanAll(ss []string) []string {
 	return out
 }
 
-// manifestDims reads the embedder dimensions (ErrNoEmbedder if unset).
-func manifestDims(ctx context.Context, tx *sql.Tx) (int, error) {
-	var dimsText string
-	err := tx.QueryRowContext(ctx, "SELECT value FROM manifest WHERE key = ?", keyDimensions).Scan(&dimsText)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrNoEmbedder
-	} else if err != nil {
-		return 0, err
-	}
-	dims, _ := strconv.Atoi(dimsText)
-	return dims, nil
-}
-
 // putTx writes one prepared paper inside tx, unless it is unchanged.
-func putTx(ctx context.Context, tx *sql.Tx, p Paper, cs []Chunk, fp string, dims int) (PutResult, error) {
+func putTx(ctx context.Context, tx *sql.Tx, p Paper, cs []Chunk, fp string) (PutResult, error) {
 	var result PutResult
 	var oldFP string
 	var oldAdded sql.NullInt64
@@ -226,11 +249,6 @@ func putTx(ctx context.Context, tx *sql.Tx, p Paper, cs []Chunk, fp string, dims
 	}
 	if p.AddedAt.IsZero() {
 		p.AddedAt = time.Now()
-	}
-	for _, c := range cs {
-		if len(c.Vector) != dims {
-			return 0, fmt.Errorf("chunk %d has a vector of %d dimensions, the library's embedder makes %d", c.Seq, len(c.Vector), dims)
-		}
 	}
 	if result == Updated {
 		if err := deletePaper(ctx, tx, p.ID); err != nil {

@@ -674,7 +674,7 @@ func TestReindex(t *testing.T) {
 			out[i] = []float32{1, 0, 0, 0}
 		}
 		return out, nil
-	}, nil)
+	}, nil, nil)
 	if !errors.Is(err, boom) {
 		t.Fatalf("Reindex = %v, want the embedder's error", err)
 	}
@@ -697,7 +697,7 @@ func TestReindex(t *testing.T) {
 			}
 		}
 		return out, nil
-	}, func(done, total int) { lastDone = done; _ = total })
+	}, func(done, total int) { lastDone = done; _ = total }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -815,5 +815,47 @@ func TestPutRemovesTerminalControls(t *testing.T) {
 	// cleaned text.
 	if res, err := lib.Put(ctx, p, cs); err != nil || res != store.Unchanged {
 		t.Errorf("second Put = %v, %v; want unchanged", res, err)
+	}
+}
+
+// TestPutAfterReindexElsewhere: vectors embedded with the embedder a handle
+// agreed to are refused once another handle (process) reindexed the
+// library, even at the same dimensions, with an error for the run, not for
+// a paper; HoldEmbedder makes such a Reindex wait until released.
+func TestPutAfterReindexElsewhere(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := openTest(t, dir)
+	r := rand.New(rand.NewPCG(1, 5))
+	if _, err := a.Put(ctx, paper("p1", "2025-01-01", nil, nil), chunks(r, "one")); err != nil {
+		t.Fatal(err)
+	}
+	b := openTest(t, dir)
+	release, err := a.HoldEmbedder(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- b.Reindex(ctx, "other/rand-8", dims, 8, func(ctx context.Context, cs []store.Chunk) ([][]float32, error) {
+			out := make([][]float32, len(cs))
+			for i := range out {
+				out[i] = vec(rand.New(rand.NewPCG(9, uint64(i))))
+			}
+			return out, nil
+		}, nil, func() { close(waited) })
+	}()
+	<-waited // the reindex waits for the holder
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Put(ctx, paper("p2", "2025-01-02", nil, nil), chunks(r, "two"))
+	if !errors.Is(err, store.ErrEmbedderMismatch) || strings.Contains(err.Error(), "p2") || !strings.Contains(err.Error(), "other/rand-8") {
+		t.Errorf("Put with the old embedder after a reindex = %v, want ErrEmbedderMismatch naming the new embedder, not the paper", err)
+	}
+	if _, err := b.Put(ctx, paper("p2", "2025-01-02", nil, nil), chunks(r, "two")); err != nil {
+		t.Errorf("Put through the reindexing handle: %v", err)
 	}
 }
