@@ -359,6 +359,9 @@ func (c *Client) query(ctx context.Context, params url.Values, suspicious func(*
 			return nil, err
 		}
 	}
+	for _, why := range feed.Skipped {
+		c.logf("warning: arxiv: skipped an entry it could not read, the rest of the page is kept: %s", why)
+	}
 	return feed, nil
 }
 
@@ -388,10 +391,7 @@ func (c *Client) Search(ctx context.Context, query string, max int) ([]Entry, er
 			"start":        {strconv.Itoa(start)},
 			"max_results":  {strconv.Itoa(n)},
 		}
-		first := start == 0
-		f, err := c.query(ctx, params, func(f *Feed) bool {
-			return len(f.Entries) == 0 && (first || start < f.TotalResults)
-		})
+		f, err := c.query(ctx, params, func(f *Feed) bool { return f.emptyButMore(start) })
 		if err != nil {
 			return out, fmt.Errorf("search arxiv for %q (start %d): %w", query, start, err)
 		}
@@ -401,13 +401,13 @@ func (c *Client) Search(ctx context.Context, query string, max int) ([]Entry, er
 				out = append(out, e)
 			}
 		}
-		if len(f.Entries) == 0 {
+		if f.Read() == 0 {
 			if start < f.TotalResults {
 				c.logf("arxiv: page at %d of %d results stayed empty; stopping with %d entries", start, f.TotalResults, len(out))
 			}
 			break
 		}
-		start += len(f.Entries)
+		start += f.Read()
 		if start >= f.TotalResults {
 			break
 		}
@@ -421,7 +421,8 @@ func (c *Client) Search(ctx context.Context, query string, max int) ([]Entry, er
 // Count returns arXiv's totalResults for query, fetching at most one entry.
 // It is meant for counting submissions in date ranges, e.g.
 // `(cat:cs.CL AND abs:agent) AND submittedDate:[202601010000 TO 202601312359]`.
-// A zero count is asked for once more before it is believed.
+// A count of 0 is believed; a page without its entry while the count says
+// there are results is asked for once more.
 func (c *Client) Count(ctx context.Context, query string) (int, error) {
 	if strings.TrimSpace(query) == "" {
 		return 0, errors.New("count arxiv results: empty query")
@@ -431,7 +432,7 @@ func (c *Client) Count(ctx context.Context, query string) (int, error) {
 		"start":        {"0"},
 		"max_results":  {"1"},
 	}
-	f, err := c.query(ctx, params, func(f *Feed) bool { return len(f.Entries) == 0 })
+	f, err := c.query(ctx, params, func(f *Feed) bool { return f.emptyButMore(0) })
 	if err != nil {
 		return 0, fmt.Errorf("count arxiv results for %q: %w", query, err)
 	}
@@ -443,7 +444,8 @@ func (c *Client) Count(ctx context.Context, query string) (int, error) {
 // An id arXiv does not know is simply absent from the result: the caller
 // reports it as not found. Entries come in arXiv's order, one per distinct
 // id. A malformed id is an error before any request is sent. A batch
-// that comes back empty is asked for once more before it is believed. On
+// that comes back empty although totalResults counts results is asked for
+// once more; one with totalResults 0 (no id known) is believed. On
 // error, the entries of the batches before it are returned with it.
 func (c *Client) Lookup(ctx context.Context, ids []string) ([]Entry, error) {
 	var list []string
@@ -468,7 +470,7 @@ func (c *Client) Lookup(ctx context.Context, ids []string) ([]Entry, error) {
 			"start":       {"0"},
 			"max_results": {strconv.Itoa(len(batch))},
 		}
-		f, err := c.query(ctx, params, func(f *Feed) bool { return len(f.Entries) == 0 })
+		f, err := c.query(ctx, params, func(f *Feed) bool { return f.emptyButMore(0) })
 		if err != nil {
 			return out, fmt.Errorf("look up arxiv ids %s: %w", describeIDs(batch), err)
 		}
