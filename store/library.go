@@ -115,6 +115,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
 	l := &Library{dir: dir, db: db}
+	removeStaleTemps(filepath.Join(dir, SidecarName)) // left by a killed index rebuild
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
