@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -17,8 +16,11 @@ import (
 func init() { register(newShowCmd) }
 
 type showOptions struct {
+	*globalOptions
 	json   bool
 	chunks bool
+
+	ref string
 }
 
 // showRecord is the --json shape of show.
@@ -42,7 +44,7 @@ type chunkRecord struct {
 }
 
 func newShowCmd(g *globalOptions) *cobra.Command {
-	o := &showOptions{}
+	o := &showOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a paper of the library: metadata, abstract, pages and chunks",
@@ -51,10 +53,11 @@ func newShowCmd(g *globalOptions) *cobra.Command {
   papers show 2501.12948 --json | jq .sections`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runShow(c.Context(), g, o, args[0], c.OutOrStdout())
+			o.ref = args[0]
+			return runShow(c.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&o.json, "json", false, "print one JSON object")
+	addJSON(c, &o.json, "print one JSON object")
 	c.Flags().BoolVar(&o.chunks, "chunks", false, "also print every chunk's text")
 	return c
 }
@@ -69,7 +72,7 @@ func resolvePaper(ctx context.Context, lib *store.Library, ref string) (store.Pa
 	if id, _, err := arxiv.ParseID(ref); err == nil {
 		aliases = append(aliases, id)
 	}
-	p, err := lib.Resolve(ctx, ref, aliases...)
+	p, err := lib.FindPaper(ctx, ref, aliases...)
 	var amb *store.AmbiguousError
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -144,8 +147,9 @@ func pageSpan(start, end int) string {
 	return fmt.Sprintf("%d-%d", start, end)
 }
 
-func runShow(ctx context.Context, g *globalOptions, o *showOptions, ref string, out io.Writer) error {
-	lib, err := openExisting(ctx, g)
+func runShow(ctx context.Context, o *showOptions) error {
+	ref, out := o.ref, o.io.Out
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/beir"
 )
 
 // Doc is one corpus record.
@@ -37,7 +37,7 @@ func (d *Doc) UnmarshalJSON(b []byte) error {
 	type plain Doc
 	var v struct {
 		plain
-		ID ingest.CorpusID `json:"_id"`
+		ID beir.ID `json:"_id"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
@@ -52,7 +52,7 @@ func (q *Query) UnmarshalJSON(b []byte) error {
 	type plain Query
 	var v struct {
 		plain
-		ID ingest.CorpusID `json:"_id"`
+		ID beir.ID `json:"_id"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
