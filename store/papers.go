@@ -408,13 +408,16 @@ func (l *Library) DeleteAll(ctx context.Context, ids []string) error {
 	var missing string
 	err := l.write(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			res, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id) // chunks and categories cascade
-			if err != nil {
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM papers WHERE id = ?", id).Scan(&n); err != nil {
 				return fmt.Errorf("delete paper %s: %w", id, err)
 			}
-			if n, _ := res.RowsAffected(); n == 0 {
+			if n == 0 {
 				missing = id
 				return ErrNotFound
+			}
+			if err := deletePaper(ctx, tx, id); err != nil {
+				return fmt.Errorf("delete paper %s: %w", id, err)
 			}
 		}
 		return bumpVectorsGen(ctx, tx)
