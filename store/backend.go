@@ -27,14 +27,23 @@ type Backend interface {
 	SetChunker(ctx context.Context, version string) error
 	Count(ctx context.Context) (papers, chunks int, err error)
 	Check(ctx context.Context) error
+	MigrationNotes() []string
+	// HoldEmbedder keeps Reindex away while an ingest embeds (a server
+	// would take a row lock or an advisory lock).
+	HoldEmbedder(ctx context.Context, waiting func()) (release func(), err error)
 	Close() error
 
 	// Papers and chunks: ingest and update write, everything reads.
 	Put(ctx context.Context, p Paper, chunks []Chunk) (PutResult, error)
 	PutBatch(ctx context.Context, items []Item) ([]PutResult, error)
 	Delete(ctx context.Context, id string) error
+	DeleteAll(ctx context.Context, ids []string) error
 	Get(ctx context.Context, id string) (Paper, error)
 	FindByHash(ctx context.Context, hash string) (Paper, error)
+	FindByIdentifiers(ctx context.Context, ids []Identifier) ([]Paper, error)
+	FindPaper(ctx context.Context, ref string, spellings ...string) (Paper, error)
+	Resolve(ctx context.Context, id string) (string, error)
+	Identifiers(ctx context.Context, kind string) (map[string]IdentifierRecord, error)
 	List(ctx context.Context, f Filter) ([]Paper, error)
 	Chunks(ctx context.Context, paperID string) ([]Chunk, error)
 	ChunksWithVectors(ctx context.Context, paperID string) ([]Chunk, error)
@@ -42,7 +51,7 @@ type Backend interface {
 	ForEachChunk(ctx context.Context, withVectors bool, fn func(Chunk) error) error
 	Reindex(ctx context.Context, name string, dims, batch int,
 		embed func(ctx context.Context, chunks []Chunk) ([][]float32, error),
-		progress func(done, total int)) error
+		progress func(done, total int), waiting func()) error
 
 	// Search (ask's retriever). Refresh makes later searches cheap; a
 	// server that indexes as it writes makes it a no-op.

@@ -194,7 +194,8 @@ func writeDurable(dir, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name()) // no-op after the rename
+	defer os.Remove(f.Name())  // no-op after the rename
+	defer holdTemp(f.Name())() // until renamed: removeStaleTemps leaves it alone
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
@@ -212,9 +213,7 @@ func writeDurable(dir, name string, data []byte) error {
 // being written, not yet renamed into place.
 const tmpMarker = ".tmp-"
 
-// mergeTmpPrefix starts the temporary files of a merge, which runs without
-// the write lock (under the merge lock): only a holder of the merge lock
-// may delete them.
+// mergeTmpPrefix starts the temporary files of a merge.
 const mergeTmpPrefix = "m-"
 
 // createTemp creates a temporary file in dir for a file that will be
@@ -274,13 +273,13 @@ func lockIndex(ctx context.Context, dir, name string, wait time.Duration) (func(
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		ok, err := tryLock(f)
-		if err != nil {
+		err := tryLock(f, true)
+		if err == nil {
+			return func() { unlock(f); f.Close() }, nil
+		}
+		if !errors.Is(err, errWouldBlock) {
 			f.Close()
 			return nil, err
-		}
-		if ok {
-			return func() { unlock(f); f.Close() }, nil
 		}
 		if !time.Now().Before(deadline) {
 			f.Close()
@@ -296,12 +295,11 @@ func lockIndex(ctx context.Context, dir, name string, wait time.Duration) (func(
 }
 
 // removeUnused deletes the files of the index directory that commit c does
-// not name: segments merged away or left by a killed writer, and
-// temporary files. The caller holds the write lock, so no commit is being
-// made; temporary files of a merge are deleted only if no merge is
-// running (the merge lock is free, or the caller holds it: heldMerge).
-// Readers that mapped a deleted file keep it until they release it.
-func removeUnused(dir string, c *commitInfo, heldMerge bool) {
+// not name: segments merged away or left by a killed writer, and temporary
+// files no live writer holds (see holdTemp and removeIndexTemps). The
+// caller holds the write lock, so no commit is being made. Readers that mapped a deleted file
+// keep it until they release it.
+func removeUnused(dir string, c *commitInfo) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -313,27 +311,31 @@ func removeUnused(dir string, c *commitInfo, heldMerge bool) {
 			keep[s.del] = true
 		}
 	}
-	var mergeTemps []string
 	for _, e := range entries {
-		name := e.Name()
-		switch {
-		case strings.Contains(name, tmpMarker) && strings.HasPrefix(name, mergeTmpPrefix):
-			mergeTemps = append(mergeTemps, name)
-		case strings.Contains(name, tmpMarker), isSegmentFile(name) && !keep[name]:
+		if name := e.Name(); isSegmentFile(name) && !strings.Contains(name, tmpMarker) && !keep[name] {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
-	if len(mergeTemps) == 0 {
+	removeStaleTemps(filepath.Join(dir, "*"))
+}
+
+// removeIndexTemps deletes the temporary files of the library in dir's
+// index (and of the whole-library sidecar of earlier versions) that no
+// live process is writing: Open calls it. Index files are only created
+// under the write lock, and held (holdTemp) from before it is released
+// until renamed, so a cleanup under the write lock never meets a file
+// created but not yet held; if a writer has the lock, it cleans up at its
+// commit instead.
+func removeIndexTemps(dir string) {
+	removeStaleTemps(filepath.Join(dir, legacySidecars[0]))
+	idx := filepath.Join(dir, IndexDir)
+	if _, err := os.Stat(idx); err != nil {
 		return
 	}
-	if !heldMerge {
-		release, err := lockIndex(context.Background(), dir, mergeLockName, 0)
-		if err != nil {
-			return
-		}
-		defer release()
+	release, err := lockIndex(context.Background(), idx, writeLockName, 0)
+	if err != nil {
+		return
 	}
-	for _, name := range mergeTemps {
-		os.Remove(filepath.Join(dir, name))
-	}
+	defer release()
+	removeStaleTemps(filepath.Join(idx, "*"))
 }

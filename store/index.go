@@ -88,7 +88,7 @@ func libraryVersion(ctx context.Context, q querier) (v indexVersion, pruned int6
 	return v, pruned, nil
 }
 
-// indexLogSchema is the library's change log (schema 3): every paper
+// indexLogSchema is the library's change log (schema 4): every paper
 // inserted, deleted or retitled (or renumbered) adds its id, so that the
 // search index can take in exactly the papers that changed since it was
 // committed. Chunks change only with their paper's row (Put replaces the
@@ -96,17 +96,17 @@ func libraryVersion(ctx context.Context, q querier) (v indexVersion, pruned int6
 // (which bumps vectors_epoch, and the index is rebuilt). AUTOINCREMENT
 // keeps ids growing after the log is pruned.
 const indexLogSchema = `
-CREATE TABLE index_log (
+CREATE TABLE IF NOT EXISTS index_log (
 	id       INTEGER PRIMARY KEY AUTOINCREMENT,
 	paper_id TEXT NOT NULL
 );
-CREATE TRIGGER index_log_insert AFTER INSERT ON papers BEGIN
+CREATE TRIGGER IF NOT EXISTS index_log_insert AFTER INSERT ON papers BEGIN
 	INSERT INTO index_log (paper_id) VALUES (new.id);
 END;
-CREATE TRIGGER index_log_delete AFTER DELETE ON papers BEGIN
+CREATE TRIGGER IF NOT EXISTS index_log_delete AFTER DELETE ON papers BEGIN
 	INSERT INTO index_log (paper_id) VALUES (old.id);
 END;
-CREATE TRIGGER index_log_update AFTER UPDATE OF id, title, chunks ON papers BEGIN
+CREATE TRIGGER IF NOT EXISTS index_log_update AFTER UPDATE OF id, title, chunks ON papers BEGIN
 	INSERT INTO index_log (paper_id) VALUES (old.id);
 	INSERT INTO index_log (paper_id) SELECT new.id WHERE new.id != old.id;
 END;
@@ -451,7 +451,7 @@ func (l *Library) refreshLocked(ctx context.Context) (*searchIndex, error) {
 		l.ix.mu.Lock()
 		x.refs++
 		l.ix.mu.Unlock()
-		removeUnused(dir, c, false)
+		removeUnused(dir, c)
 		return x, nil
 	}
 	nc := &commitInfo{indexVersion: u.v, gen: gen}
@@ -473,7 +473,7 @@ func (l *Library) refreshLocked(ctx context.Context) (*searchIndex, error) {
 		u.abort()
 		return nil, err
 	}
-	removeUnused(dir, nc, false)
+	removeUnused(dir, nc)
 	for _, f := range legacySidecars {
 		os.Remove(filepath.Join(l.dir, f))
 	}
@@ -849,11 +849,15 @@ func (k segSink) create() (*segDest, error) {
 		os.Remove(sf.Name())
 		return nil, err
 	}
+	// Held until renamed, so that removeStaleTemps leaves them alone.
+	holdS, holdV := holdTemp(sf.Name()), holdTemp(vf.Name())
 	abort := func() {
 		sf.Close()
 		vf.Close()
 		os.Remove(sf.Name())
 		os.Remove(vf.Name())
+		holdS()
+		holdV()
 	}
 	return &segDest{name: name, seg: sf, vec: vf, abort: abort, done: func() (*segment, error) {
 		err := syncFile(sf)
@@ -866,8 +870,11 @@ func (k segSink) create() (*segDest, error) {
 		if err == nil {
 			err = os.Rename(sf.Name(), filepath.Join(k.dir, name+".seg"))
 		}
+		holdS()
+		holdV()
 		if err != nil {
-			abort()
+			os.Remove(sf.Name())
+			os.Remove(vf.Name())
 			return nil, err
 		}
 		return openSegment(k.dir, name)
@@ -929,7 +936,7 @@ func (l *Library) discardIndex(ctx context.Context) error {
 	if err := os.Remove(filepath.Join(dir, commitName)); err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	removeUnused(dir, &commitInfo{}, false)
+	removeUnused(dir, &commitInfo{})
 	l.ix.mu.Lock()
 	defer l.ix.mu.Unlock()
 	l.ix.drop(l.ix.cur)

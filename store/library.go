@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -22,9 +23,11 @@ const FileName = "library.db"
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
 // Version 2 dropped version 1's FTS5 table chunks_fts: the full-text index
 // lives in the search index (package fts), built from chunks.text.
-// Version 3 added the change log the search index is updated from
-// (index_log, filled by triggers; see index.go).
-const SchemaVersion = 3
+// Version 3 added bibliographic columns, tags and identifiers, and merged
+// the duplicates earlier versions made (see migrate3.go). Version 4 added
+// the change log the search index is updated from (index_log, filled by
+// triggers; see index.go).
+const SchemaVersion = 4
 
 // busyTimeout is how long a write waits for another connection or process
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
@@ -53,7 +56,14 @@ type Library struct {
 	dir string
 	db  *sql.DB
 
+	notes []string // what Open's migration did, for MigrationNotes
+
 	ix indexState // the search index, opened by the first search (index.go)
+
+	mu sync.Mutex // guards embedder
+	// embedder is the name EnsureEmbedder last agreed to on this handle:
+	// PutBatch refuses vectors once the manifest names another.
+	embedder string
 }
 
 // Manifest describes how the library's contents were made.
@@ -111,6 +121,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
 	l := &Library{dir: dir, db: db}
+	removeIndexTemps(dir) // left by a killed index write
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -135,6 +146,11 @@ func (l *Library) Close() error {
 	l.ix.close()
 	return l.db.Close()
 }
+
+// MigrationNotes says what Open did to bring an older library up to date
+// (e.g. duplicates merged), one sentence each; nil when nothing was
+// migrated. It is said once: the next Open finds nothing to do.
+func (l *Library) MigrationNotes() []string { return l.notes }
 
 // Dir returns the library directory given to Open.
 func (l *Library) Dir() string { return l.dir }
@@ -215,20 +231,35 @@ func (l *Library) migrate(ctx context.Context) error {
 		if v == SchemaVersion { // another process migrated while we waited
 			return nil
 		}
-		if v == 0 {
-			if err := createSchema(ctx, tx); err != nil {
-				return err
-			}
-			v = SchemaVersion
-		}
-		for ; v < SchemaVersion; v++ {
-			step, ok := migrations[v]
-			if !ok {
+		l.notes = nil // a retried migration says what the last attempt did
+		for v < SchemaVersion {
+			switch v {
+			case 0:
+				if err := createSchema(ctx, tx); err != nil {
+					return err
+				}
+				v = 2 // schema is version 2's; later steps follow
+				continue
+			case 1:
+				// The FTS5 table is derived data; the search index replaces it.
+				if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunks_fts"); err != nil {
+					return fmt.Errorf("migrate schema 1 to 2: %w", err)
+				}
+			case 2:
+				notes, err := migrate3(ctx, tx, l.dir)
+				if err != nil {
+					return fmt.Errorf("migrate schema 2 to 3: %w", err)
+				}
+				l.notes = append(l.notes, notes...)
+			case 3:
+				// The index of schema 3 (index.bin) is rebuilt as segments.
+				if _, err := tx.ExecContext(ctx, indexLogSchema); err != nil {
+					return fmt.Errorf("migrate schema 3 to 4: %w", err)
+				}
+			default:
 				return fmt.Errorf("no migration from schema %d", v)
 			}
-			if err := step(ctx, tx); err != nil {
-				return fmt.Errorf("migrate schema %d to %d: %w", v, v+1, err)
-			}
+			v++
 		}
 		if err := setManifest(ctx, tx, keySchema, strconv.Itoa(SchemaVersion)); err != nil {
 			return err
@@ -238,24 +269,9 @@ func (l *Library) migrate(ctx context.Context) error {
 	})
 }
 
-// migrations[v] brings a library of schema v to v+1, inside migrate's
-// transaction.
-var migrations = map[int]func(ctx context.Context, tx *sql.Tx) error{
-	1: func(ctx context.Context, tx *sql.Tx) error {
-		// The FTS5 table is derived data; the search index replaces it.
-		_, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunks_fts")
-		return err
-	},
-	2: func(ctx context.Context, tx *sql.Tx) error {
-		// The search index of schema 2 (index.bin) is rebuilt as segments.
-		_, err := tx.ExecContext(ctx, indexLogSchema)
-		return err
-	},
-}
-
 // createSchema creates the tables of a new library and its manifest.
 func createSchema(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, schema+indexLogSchema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	id := make([]byte, 16)
@@ -364,9 +380,10 @@ func (l *Library) EnsureEmbedder(ctx context.Context, name string, dims int) err
 		return err
 	}
 	if man.Embedder == name && man.Dimensions == dims {
+		l.agree(name)
 		return nil // fast path: no write lock
 	}
-	return l.write(ctx, func(tx *sql.Tx) error {
+	err = l.write(ctx, func(tx *sql.Tx) error {
 		m, err := readManifest(ctx, tx)
 		if err != nil {
 			return err
@@ -390,6 +407,17 @@ func (l *Library) EnsureEmbedder(ctx context.Context, name string, dims int) err
 		}
 		return setManifest(ctx, tx, keyDimensions, strconv.Itoa(dims))
 	})
+	if err == nil {
+		l.agree(name)
+	}
+	return err
+}
+
+// agree records the embedder this handle's writes embed with.
+func (l *Library) agree(name string) {
+	l.mu.Lock()
+	l.embedder = name
+	l.mu.Unlock()
 }
 
 // SetChunker records the version of the chunker that cut the library's

@@ -2,367 +2,155 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
-	"os"
-
-	"github.com/papers-cli/papers/internal/leview"
-	"github.com/papers-cli/papers/internal/sections"
-	"github.com/papers-cli/papers/store/fts"
+	"slices"
 )
 
-// The merge policy is tiered, as Lucene's: a segment's level is the number
-// of times mergeFactor goes into its live chunks over mergeFloor (chunks
-// below the floor count as the floor), and whenever a level holds
-// mergeFactor segments they are merged into one, a level up. So a library
-// of n chunks has at most mergeFactor-1 segments per level, about
-// log10(n/1000) levels (9 x 4 at a million chunks, typically far fewer),
-// and every chunk is rewritten about once per level it climbs. A segment
-// more than reclaimShare deleted is rewritten on its own, dropping the
-// deleted chunks.
-var (
-	mergeFactor  = 10
-	mergeFloor   = 1000
-	reclaimShare = 0.3
-)
+// One paper, one entry: the same paper reaches the library from several
+// sources (a local PDF, arXiv, a Zotero item, a corpus record). Ingest
+// decides which paper an item is (by the identifiers it shares with one
+// held, see FindByIdentifiers) and what the merged paper holds; Put then
+// writes that in one transaction, reusing chunks already stored (Item.
+// BodyFrom, Item.AbstractFrom, so text is not extracted or embedded twice)
+// and folding duplicates into it (Item.Absorb).
 
-// level is the merge level of a segment of live chunks.
-func level(live int) int {
-	n, lv := max(live, mergeFloor), 0
-	for n >= mergeFloor*mergeFactor {
-		n /= mergeFactor
-		lv++
-	}
-	return lv
+// reuses reports whether the item takes chunks the library holds.
+func (pr prepared) reuses() bool {
+	return pr.item.BodyFrom != "" || pr.item.AbstractFrom != ""
 }
 
-// pickMerge returns the segments of x to merge next (indexes into
-// x.segs, in x's order), or nil if the policy wants none.
-func pickMerge(x *searchIndex) []int {
-	byLevel := map[int][]int{}
-	lowest := -1
-	for i, s := range x.segs {
-		lv := level(s.n - s.del.Len())
-		byLevel[lv] = append(byLevel[lv], i)
-		if len(byLevel[lv]) >= mergeFactor && (lowest < 0 || lv < lowest) {
-			lowest = lv
+// checkReuse refuses an item whose reused chunks would collide with its
+// own, or that reuses chunks of a paper it neither is nor absorbs.
+func (pr prepared) checkReuse() error {
+	it := pr.item
+	for _, from := range []string{it.BodyFrom, it.AbstractFrom} {
+		if from != "" && from != pr.p.ID && !slices.Contains(it.Absorb, from) {
+			return fmt.Errorf("put paper %s: chunks from %s, which it does not absorb", pr.p.ID, from)
 		}
 	}
-	if lowest >= 0 {
-		return byLevel[lowest]
+	for _, a := range it.Absorb {
+		if a == pr.p.ID || a == "" {
+			return fmt.Errorf("put paper %s: cannot absorb %q", pr.p.ID, a)
+		}
 	}
-	for i, s := range x.segs {
-		if float64(s.del.Len()) > reclaimShare*float64(s.n) {
-			return []int{i}
+	for _, c := range pr.cs {
+		if it.BodyFrom != "" && c.Seq >= 1 || it.AbstractFrom != "" && c.Seq == 0 {
+			return fmt.Errorf("put paper %s: chunk %d given and taken from the library", pr.p.ID, c.Seq)
 		}
 	}
 	return nil
 }
 
-// mergeIndex merges segments for as long as the merge policy asks for it.
-// One process merges at a time (the merge lock); if another is merging,
-// it returns at once. A merge holds the write lock only to pick its
-// segments and to commit, so refreshes (and searches, which take no lock)
-// go on meanwhile; deletions committed in the merged segments while it
-// ran are carried over to the merged one.
-func (l *Library) mergeIndex(ctx context.Context) error {
-	dir := l.indexDir()
-	for {
-		release, err := lockIndex(ctx, dir, mergeLockName, 0)
-		if errors.Is(err, errLockBusy) {
-			return nil
-		} else if err != nil {
+// reusedChunks returns the chunks the paper will hold once written (the
+// item's own and those it reuses, without vectors), in seq order, for its
+// fingerprint.
+func reusedChunks(ctx context.Context, tx *sql.Tx, pr prepared) ([]Chunk, error) {
+	all := slices.Clone(pr.cs)
+	read := func(paper, cond string) error {
+		rows, err := tx.QueryContext(ctx, "SELECT seq, page_start, page_end, section, text FROM chunks WHERE paper_id = ? AND "+cond, paper)
+		if err != nil {
 			return err
 		}
-		merged, err := l.mergeOnce(ctx)
-		release()
-		if err != nil || !merged {
+		defer rows.Close()
+		for rows.Next() {
+			c := Chunk{PaperID: pr.p.ID}
+			if err := rows.Scan(&c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Text); err != nil {
+				return err
+			}
+			all = append(all, c)
+		}
+		return rows.Err()
+	}
+	if f := pr.item.BodyFrom; f != "" {
+		if err := read(f, "seq >= 1"); err != nil {
+			return nil, err
+		}
+	}
+	if f := pr.item.AbstractFrom; f != "" {
+		if err := read(f, "seq = 0"); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(all, func(a, b Chunk) int { return a.Seq - b.Seq })
+	return all, nil
+}
+
+// dropOwnChunks deletes the chunks the paper held that it does not keep.
+func dropOwnChunks(ctx context.Context, tx *sql.Tx, pr prepared) error {
+	keepBody, keepAbstract := pr.item.BodyFrom == pr.p.ID, pr.item.AbstractFrom == pr.p.ID
+	q := "DELETE FROM chunks WHERE paper_id = ?"
+	switch {
+	case keepBody && keepAbstract:
+		return nil
+	case keepBody:
+		q += " AND seq = 0"
+	case keepAbstract:
+		q += " AND seq >= 1"
+	}
+	_, err := tx.ExecContext(ctx, q, pr.p.ID)
+	return err
+}
+
+// absorb folds paper from into paper into (whose row exists): the chunks
+// the item takes from it move, its topic memberships, tags and identifiers
+// move, its id becomes an alias of into, and it is deleted.
+func absorb(ctx context.Context, tx *sql.Tx, into, from string, it Item) error {
+	if it.BodyFrom == from {
+		if _, err := tx.ExecContext(ctx, "UPDATE chunks SET paper_id = ? WHERE paper_id = ? AND seq >= 1", into, from); err != nil {
 			return err
 		}
 	}
+	if it.AbstractFrom == from {
+		if _, err := tx.ExecContext(ctx, "UPDATE chunks SET paper_id = ? WHERE paper_id = ? AND seq = 0", into, from); err != nil {
+			return err
+		}
+	}
+	if err := moveMemberships(ctx, tx, from, into); err != nil {
+		return err
+	}
+	if err := moveTags(ctx, tx, from, into); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE paper_identifiers SET paper_id = ? WHERE paper_id = ?", into, from); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO paper_identifiers (kind, value, paper_id) VALUES (?, ?, ?)
+		ON CONFLICT (kind, value) DO UPDATE SET paper_id = excluded.paper_id`, IDAlias, from, into); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", from) // its other chunks and categories by cascade
+	return err
 }
 
-// mergeOnce makes one merge the policy picks, if any, and reports whether
-// it did. The caller holds the merge lock.
-func (l *Library) mergeOnce(ctx context.Context) (bool, error) {
-	dir := l.indexDir()
-	release, err := l.lockWrite(ctx, busyTimeout)
-	if err != nil {
-		return false, err
+// moveMemberships makes the topic memberships of paper from those of into.
+// A topic holding both keeps one membership: brought only if both were
+// (purge must not delete a paper the user had), stored at the later time.
+func moveMemberships(ctx context.Context, tx *sql.Tx, from, into string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'topic_papers'").Scan(&n); err != nil || n == 0 {
+		return err // no topic was ever made
 	}
-	c, err := readCommit(dir)
-	var x *searchIndex
-	if err == nil && c != nil {
-		x, err = l.openView(c)
+	if _, err := tx.ExecContext(ctx, `UPDATE topic_papers AS t SET
+			brought = min(t.brought, (SELECT o.brought FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?)),
+			stored_at = max(coalesce(t.stored_at, 0), coalesce((SELECT o.stored_at FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?), 0)),
+			added_at = min(t.added_at, (SELECT o.added_at FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?))
+		WHERE t.paper_id = ? AND EXISTS (SELECT 1 FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?)`,
+		from, from, from, into, from); err != nil {
+		return err
 	}
-	release()
-	if err != nil || c == nil {
-		return false, err
+	if _, err := tx.ExecContext(ctx, "UPDATE topic_papers SET stored_at = NULL WHERE paper_id = ? AND stored_at = 0", into); err != nil {
+		return err
 	}
-	defer l.releaseIndex(x)
-	pick := pickMerge(x)
-	if pick == nil {
-		return false, nil
+	if _, err := tx.ExecContext(ctx, "UPDATE OR IGNORE topic_papers SET paper_id = ? WHERE paper_id = ?", into, from); err != nil {
+		return err
 	}
-	inputs := make([]liveSeg, len(pick))
-	for i, p := range pick {
-		inputs[i] = x.segs[p]
-	}
-	dest, err := segSink{dir: dir, prefix: mergeTmpPrefix, gen: c.gen + 1}.create()
-	if err != nil {
-		return false, err
-	}
-	remap, err := writeMerged(ctx, dest, inputs, x.dims)
-	if err != nil {
-		dest.abort()
-		return false, err
-	}
-	release, err = l.lockWrite(ctx, busyTimeout)
-	if err != nil {
-		dest.abort()
-		return false, err
-	}
-	defer release()
-	c2, err := readCommit(dir)
-	if err != nil || c2 == nil || !c2.sameVectors(x.indexVersion) {
-		dest.abort()
-		return false, err
-	}
-	at := map[string]int{} // input name -> position in c2
-	for i, s := range c2.segs {
-		at[s.name] = i
-	}
-	for _, in := range inputs {
-		if _, ok := at[in.name]; !ok {
-			dest.abort() // replaced meanwhile (a rebuild): nothing to commit
-			return true, nil
-		}
-	}
-	out, err := dest.done()
-	if err != nil {
-		return false, err
-	}
-	// Deletions committed in the inputs since they were picked.
-	var gone []uint32
-	for i, in := range inputs {
-		now := c2.segs[at[in.name]].del
-		if now == in.delName {
-			continue
-		}
-		d, err := readDeleted(dir, now, in.text)
-		if err != nil {
-			out.release()
-			return false, err
-		}
-		for _, doc := range d.Docs() {
-			if !in.del.Has(int(doc)) && remap[i][doc] >= 0 {
-				gone = append(gone, uint32(remap[i][doc]))
-			}
-		}
-	}
-	seg := commitSeg{name: out.name, docs: out.n}
-	if len(gone) > 0 {
-		d, err := out.text.Delete(nil, gone)
-		if err == nil {
-			seg.del = delFileName(out.name, c2.gen+1)
-			err = writeDurable(dir, seg.del, frame(delMagic, d.AppendBinary(nil)))
-		}
-		if err != nil {
-			out.release()
-			return false, err
-		}
-	}
-	nc := &commitInfo{indexVersion: c2.indexVersion, gen: c2.gen + 1}
-	placed := false
-	for _, s := range c2.segs {
-		if _, merged := indexOf(inputs, s.name); merged {
-			if !placed && out.n > len(gone) {
-				nc.segs = append(nc.segs, seg)
-			}
-			placed = true
-			continue
-		}
-		nc.segs = append(nc.segs, s)
-	}
-	out.release()
-	if err := writeCommit(dir, nc); err != nil {
-		return false, err
-	}
-	removeUnused(dir, nc, true)
-	return true, nil
+	_, err := tx.ExecContext(ctx, "DELETE FROM topic_papers WHERE paper_id = ?", from)
+	return err
 }
 
-func indexOf(segs []liveSeg, name string) (int, bool) {
-	for i, s := range segs {
-		if s.name == name {
-			return i, true
-		}
-	}
-	return -1, false
-}
-
-// writeMerged writes to dest the live chunks of inputs as one segment, in
-// (paper id, seq) order, and returns the renumbering: remap[i][d] is input
-// i's chunk d's number in the merged segment, -1 if deleted. It streams:
-// vectors are copied through buffers, the full-text index by fts.Merge,
-// and the inputs' mapped pages are released as it goes, so that a merge of
-// GBs of segments takes a few bytes per chunk of memory.
-func writeMerged(ctx context.Context, dest *segDest, inputs []liveSeg, dims int) ([][]int32, error) {
-	// The order: the inputs' live papers, by id (a paper is live in one
-	// segment at most; ties would go to the earlier input).
-	type cursor struct{ in, p int }
-	cur := make([]int, len(inputs))
-	next := func(i int) {
-		s := inputs[i]
-		for cur[i] < s.papers() && s.del.Has(int(s.start[cur[i]])) {
-			cur[i]++
-		}
-	}
-	for i := range inputs {
-		next(i)
-	}
-	remap := make([][]int32, len(inputs))
-	for i, s := range inputs {
-		remap[i] = make([]int32, s.n)
-		for d := range remap[i] {
-			remap[i][d] = -1
-		}
-	}
-	var order []cursor
-	var n, idBytes int
-	for {
-		best := -1
-		for i, s := range inputs {
-			if cur[i] < s.papers() && (best < 0 || s.paperID(cur[i]) < inputs[best].paperID(cur[best])) {
-				best = i
-			}
-		}
-		if best < 0 {
-			break
-		}
-		s, p := inputs[best], cur[best]
-		order = append(order, cursor{best, p})
-		idBytes += len(s.paperID(p))
-		for d := s.start[p]; d < s.start[p+1]; d++ {
-			remap[best][d] = int32(n)
-			n++
-		}
-		cur[best]++
-		next(best)
-	}
-	lay := layoutSegment(n, dims, len(order), idBytes)
-	var tab segTables
-	var sums segSums
-	q8 := sections.New(dest.seg, lay.q8, 1<<20)
-	vec := sections.New(dest.vec, 0, 1<<20)
-	readers := make([]*vecReader, len(inputs))
-	for i, s := range inputs {
-		readers[i] = &vecReader{src: &s.vecs, dims: dims}
-	}
-	drop := func() {
-		for _, s := range inputs {
-			dropPages(s.raw)
-		}
-	}
-	copied := 0
-	for k, o := range order {
-		if k%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		s := inputs[o.in]
-		id := s.paperID(o.p)
-		for d := int(s.start[o.p]); d < int(s.start[o.p+1]); d++ {
-			q := s.q8[d*dims : (d+1)*dims]
-			b := leview.Bytes(q)
-			q8.Write(b)
-			sums.q8 = crc32.Update(sums.q8, castagnoli, b)
-			v, err := readers[o.in].read(d)
-			if err != nil {
-				return nil, err
-			}
-			vec.Write(v)
-			sums.vec = crc32.Update(sums.vec, castagnoli, v)
-			tab.addChunk(id, int(s.seqs[d]), s.scale[d])
-			if copied += dims; copied >= 64<<20 {
-				drop()
-				copied = 0
-			}
-		}
-	}
-	if err := q8.Flush(); err != nil {
-		return nil, err
-	}
-	if err := vec.Flush(); err != nil {
-		return nil, err
-	}
-	parts := make([]fts.Part, len(inputs))
-	for i, s := range inputs {
-		parts[i] = fts.Part{X: s.text, Del: s.del}
-	}
-	size, err := fts.Merge(dest.seg, lay.fts, parts, remap, drop)
-	if err != nil {
-		return nil, err
-	}
-	drop()
-	if sums.text, err = checksumAt(dest.seg, lay.fts, size); err != nil {
-		return nil, err
-	}
-	if err := tab.write(dest.seg, dims, size, sums); err != nil {
-		return nil, err
-	}
-	return remap, nil
-}
-
-// vecReader reads one segment's float32 vectors in ascending order through
-// a buffer.
-type vecReader struct {
-	src      *vectorSource
-	dims     int
-	buf      []byte
-	lo, next int // buf holds vectors lo .. next-1
-}
-
-func (r *vecReader) read(d int) ([]byte, error) {
-	size := 4 * r.dims
-	if r.src.f == nil {
-		if (d+1)*r.dims > len(r.src.mem) {
-			return nil, errBadSegment
-		}
-		return leview.Bytes(r.src.mem[d*r.dims : (d+1)*r.dims]), nil
-	}
-	if d < r.lo || d >= r.next {
-		if r.buf == nil {
-			r.buf = make([]byte, max(1, (1<<20)/size)*size)
-		}
-		n, err := r.src.f.ReadAt(r.buf, int64(d)*int64(size))
-		if err != nil && !(errors.Is(err, io.EOF) && n >= size) {
-			return nil, fmt.Errorf("read vectors: %w", err)
-		}
-		r.lo, r.next = d, d+n/size
-	}
-	o := (d - r.lo) * size
-	return r.buf[o : o+size], nil
-}
-
-// checksumAt returns the crc32c of n bytes of w (a file or memory) from off.
-func checksumAt(w io.WriterAt, off, n int64) (uint32, error) {
-	switch f := w.(type) {
-	case *sections.Mem:
-		return crc32.Checksum(f.B[off:off+n], castagnoli), nil
-	case *os.File:
-		var sum uint32
-		buf := make([]byte, 1<<20)
-		for done := int64(0); done < n; {
-			m := min(int64(len(buf)), n-done)
-			if _, err := f.ReadAt(buf[:m], off+done); err != nil {
-				return 0, err
-			}
-			sum = crc32.Update(sum, castagnoli, buf[:m])
-			done += m
-		}
-		return sum, nil
-	}
-	return 0, fmt.Errorf("checksum: %T cannot be read back", w)
-}
+// ErrIdentifierTaken is returned by Put when an identifier of the paper
+// (an arXiv id, DOI or file hash) belongs to another paper of the library
+// that the item does not absorb: storing it would make a duplicate.
+var ErrIdentifierTaken = errors.New("identifier held by another paper")

@@ -141,7 +141,7 @@ func TestRefreshTakesInChanges(t *testing.T) {
 			out[i][i%dims] = 1
 		}
 		return out, nil
-	}, nil)
+	}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
