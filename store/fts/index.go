@@ -8,6 +8,11 @@
 // document's share of the score into an array, which costs a few
 // nanoseconds per posting. Terms and scores agree with FTS5's exactly
 // (TestTermsAgreeWithFTS5, and the store's TestSearchTextAgreesWithFTS5).
+//
+// An Index is immutable. The store's index changes by parts: a Set of
+// indexes (segments), each with the documents deleted from it (Deleted),
+// scored with exact collection statistics, and merged by Merge, which
+// streams (segments.go).
 package fts
 
 import (
