@@ -153,6 +153,9 @@ func (t *topK) offer(s scored, k int) {
 		heap.Push(t, s)
 		return
 	}
+	if s.score < t.h[0].score {
+		return // the common case, decided without the tie-breaks
+	}
 	if t.x.better(s, t.h[0]) {
 		t.h[0] = s
 		heap.Fix(t, 0)

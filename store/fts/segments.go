@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/papers-cli/papers/internal/leview"
 	"github.com/papers-cli/papers/internal/sections"
@@ -260,6 +262,25 @@ type Set struct {
 	docs  int
 	live  int
 	avgdl float64
+
+	normOnce sync.Once
+	norm     [][]float64 // per part and document: k1*(1-b+b*|d|/avgdl)
+}
+
+// norms returns, per part and document, the length term of BM25's
+// denominator, computed once per set (a division fewer per posting).
+func (s *Set) norms() [][]float64 {
+	s.normOnce.Do(func() {
+		s.norm = make([][]float64, len(s.parts))
+		for p, part := range s.parts {
+			n := make([]float64, len(part.X.docLen))
+			for d, l := range part.X.docLen {
+				n[d] = k1 * (1 - b + b*float64(l)/s.avgdl)
+			}
+			s.norm[p] = n
+		}
+	})
+	return s.norm
 }
 
 // NewSet returns the set of parts, in that order.
@@ -321,6 +342,11 @@ func (s *Set) IDF(t string) float64 {
 // the BM25 score d gets for a query that ORs terms; see Index.Score, whose
 // formula this is with the statistics of the set's live documents. acc
 // must have Docs() entries; deleted documents are not touched.
+//
+// A query with many postings is scored by one goroutine per CPU, each over
+// a range of documents (postings are sorted by document): every document's
+// score is still the sum of its terms' shares in query order, so results
+// do not depend on the number of goroutines.
 func (s *Set) Score(terms []string, weights []float64, acc []float64) error {
 	if len(acc) != s.docs {
 		return errors.New("fts: score array and index differ in length")
@@ -330,13 +356,19 @@ func (s *Set) Score(terms []string, weights []float64, acc []float64) error {
 	}
 	n := float64(s.live)
 	type found struct{ part, term int }
-	var hold []found
+	type planned struct {
+		w    float64
+		hold []found
+	}
+	var plan []planned
+	postings := 0
 	for ti, t := range terms {
-		hold = hold[:0]
+		var hold []found
 		df := 0
 		for p, part := range s.parts {
 			if i := part.X.lookup(t); i >= 0 {
 				df += part.X.df(i) - part.Del.df(i)
+				postings += part.X.df(i)
 				hold = append(hold, found{p, i})
 			}
 		}
@@ -347,30 +379,72 @@ func (s *Set) Score(terms []string, weights []float64, acc []float64) error {
 		if weights != nil {
 			w *= weights[ti]
 		}
-		for _, h := range hold {
-			part := s.parts[h.part]
-			if err := part.X.scoreTerm(h.term, w, s.avgdl, part.Del, acc[s.base[h.part]:s.base[h.part]+part.X.Docs()]); err != nil {
-				return err
+		plan = append(plan, planned{w, hold})
+	}
+	if len(plan) == 0 {
+		return nil
+	}
+	norms := s.norms()
+	scoreRange := func(g0, g1 int) error {
+		for _, pl := range plan {
+			for _, h := range pl.hold {
+				part, base := s.parts[h.part], s.base[h.part]
+				lo, hi := max(g0-base, 0), min(g1-base, part.X.Docs())
+				if lo >= hi {
+					continue
+				}
+				if err := part.X.scoreTerm(h.term, pl.w, norms[h.part], part.Del, acc[base:base+part.X.Docs()], lo, hi); err != nil {
+					return err
+				}
 			}
 		}
+		return nil
 	}
-	return nil
+	workers := 1
+	if postings >= parallelPostings {
+		workers = min(runtime.GOMAXPROCS(0), 8)
+	}
+	if workers == 1 {
+		return scoreRange(0, s.docs)
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = scoreRange(s.docs*w/workers, s.docs*(w+1)/workers)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
+// parallelPostings is how many postings a query needs to be scored by more
+// than one goroutine (a variable for tests).
+var parallelPostings = 1 << 17
+
 // scoreTerm adds term number i's share of the score, with weight w (idf
-// times the query weight), to acc, skipping the documents in del.
-func (x *Index) scoreTerm(i int, w, avgdl float64, del *Deleted, acc []float64) error {
-	lo, hi := x.postRange(i)
-	docs, tfs := x.postDoc[lo:hi], x.postTF[lo:hi]
+// times the query weight), to acc[lo:hi], skipping the documents in del;
+// norm holds each document's length term (Set.norms).
+func (x *Index) scoreTerm(i int, w float64, norm []float64, del *Deleted, acc []float64, lo, hi int) error {
+	plo, phi := x.postRange(i)
+	docs, tfs := x.postDoc[plo:phi], x.postTF[plo:phi]
+	if lo > 0 || hi < len(acc) {
+		// The postings of documents lo to hi-1: they ascend by document.
+		a := sort.Search(len(docs), func(j int) bool { return int(docs[j]) >= lo })
+		z := a + sort.Search(len(docs)-a, func(j int) bool { return int(docs[a+j]) >= hi })
+		docs, tfs = docs[a:z], tfs[a:z]
+	}
 	for j, d := range docs {
-		if int(d) >= len(acc) {
+		if int(d) < lo || int(d) >= hi || int(d) >= len(norm) {
 			return ErrCorrupt
 		}
 		if del != nil && del.Has(int(d)) {
 			continue
 		}
 		f := float64(tfs[j])
-		acc[d] += w * (f * (k1 + 1)) / (f + k1*(1-b+b*float64(x.docLen[d])/avgdl))
+		acc[d] += w * (f * (k1 + 1)) / (f + norm[d])
 	}
 	return nil
 }

@@ -71,7 +71,8 @@ func testParts(t *testing.T, docs [][2]string, r *rand.Rand) ([]Part, [][]bool) 
 
 // TestSetMatchesOneIndex checks that three indexes with deleted documents,
 // searched as a Set, score, expand and weigh terms exactly (bit for bit)
-// as one index built from their live documents alone.
+// as one index built from their live documents alone, whether one
+// goroutine scores a query or several.
 func TestSetMatchesOneIndex(t *testing.T) {
 	docs := segmentCorpus(t, 900)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -110,7 +111,12 @@ func TestSetMatchesOneIndex(t *testing.T) {
 			}
 		}
 		got, want := make([]float64, set.Docs()), make([]float64, ox.Docs())
-		if err := set.Score(terms, weights, got); err != nil {
+		if q%3 == 2 { // scored by several goroutines, each over a range of documents
+			parallelPostings = 1
+		}
+		err := set.Score(terms, weights, got)
+		parallelPostings = 1 << 17
+		if err != nil {
 			t.Fatal(err)
 		}
 		if err := ox.Score(terms, weights, want); err != nil {
