@@ -8,7 +8,7 @@
 //
 //	bleveproto build  -lib DIR -out IDX            index a library's chunks
 //	bleveproto eval   -lib DIR -idx IDX -queries Q -qrels R [-mode bm25|hybrid] [-no-feedback]
-//	bleveproto search -idx IDX -runs N [-q TEXT]   time N queries in one process
+//	bleveproto search -idx IDX -runs N [-q TEXT] [-no-feedback]   time N queries in one process
 //	bleveproto put    -idx IDX                     index one new chunk
 //	bleveproto rm     -idx IDX -id CHUNK           delete one chunk
 //
@@ -69,7 +69,7 @@ func main() {
 	case "eval":
 		err = runEval(ctx, *lib, *idxPath, *queries, *qrels, ask.Mode(*mode), *noFB)
 	case "search":
-		err = timeSearch(*idxPath, *q, *runs)
+		err = timeSearch(*idxPath, *q, *runs, *noFB)
 	case "put":
 		err = put(*idxPath)
 	case "rm":
@@ -373,7 +373,7 @@ func runEval(ctx context.Context, libDir, idxPath, queriesPath, qrelsPath string
 // timeSearch opens the index and runs the query runs times (BM25 with
 // feedback, top 300 as hybrid retrieval asks), reporting the first (cold
 // in this process) and the median of the rest.
-func timeSearch(idxPath, q string, runs int) error {
+func timeSearch(idxPath, q string, runs int, noFB bool) error {
 	start := time.Now()
 	idx, r, err := openBleve(idxPath)
 	if err != nil {
@@ -385,11 +385,15 @@ func timeSearch(idxPath, q string, runs int) error {
 		return err
 	}
 	b := &bleveIndex{idx: idx, reader: r, live: float64(n)}
+	fb := ask.DefaultFeedback
+	if noFB {
+		fb = store.Feedback{}
+	}
 	opened := time.Since(start)
 	var times []float64
 	for i := range runs {
 		t0 := time.Now()
-		hits, err := b.SearchText(context.Background(), q, 300, store.Filter{}, ask.DefaultFeedback)
+		hits, err := b.SearchText(context.Background(), q, 300, store.Filter{}, fb)
 		if err != nil {
 			return err
 		}
@@ -405,7 +409,7 @@ func timeSearch(idxPath, q string, runs int) error {
 	if len(rest) > 0 {
 		p50 = rest[len(rest)/2]
 	}
-	return report(map[string]any{"op": "search", "docs": n, "open_ms": float64(opened.Microseconds()) / 1e3, "first_ms": first, "warm_p50_ms": p50})
+	return report(map[string]any{"op": "search", "feedback": !noFB, "docs": n, "open_ms": float64(opened.Microseconds()) / 1e3, "first_ms": first, "warm_p50_ms": p50})
 }
 
 func put(idxPath string) error {
