@@ -641,20 +641,25 @@ func (ps pendingSegs) deletePapers(ids []string) error {
 
 // changedPapers returns the ids of the papers logged after pos, ascending.
 func changedPapers(ctx context.Context, tx *sql.Tx, pos int64) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT DISTINCT paper_id FROM index_log WHERE id > ? ORDER BY paper_id", pos)
+	return queryStrings(ctx, tx, "SELECT DISTINCT paper_id FROM index_log WHERE id > ? ORDER BY paper_id", pos)
+}
+
+// queryStrings returns the one text column of what a query selects.
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return nil, wrapBusy(err)
 	}
 	defer rows.Close()
-	var ids []string
+	var out []string
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		ids = append(ids, id)
+		out = append(out, s)
 	}
-	return ids, rows.Err()
+	return out, rows.Err()
 }
 
 // readLarge runs fn in a read-only transaction on a connection that does

@@ -72,20 +72,8 @@ type selection [][]bool
 // selects none.
 func (l *Library) allowedPapers(ctx context.Context, idx *searchIndex, f Filter) (selection, error) {
 	cond, args := f.where("")
-	rows, err := l.db.QueryContext(ctx, "SELECT id FROM papers WHERE "+cond+" ORDER BY id", args...)
+	ids, err := queryStrings(ctx, l.db, "SELECT id FROM papers WHERE "+cond+" ORDER BY id", args...)
 	if err != nil {
-		return nil, wrapBusy(err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	sel := make(selection, len(idx.segs))

@@ -165,6 +165,17 @@ func layoutOf(nDocs, nTerms, nPost int) layout {
 	return l
 }
 
+// putHeader writes an encoding's header to b.
+func putHeader(b []byte, nDocs, nTerms, nPost int, tokens uint64) {
+	copy(b, magic)
+	le := binary.LittleEndian
+	le.PutUint32(b[8:], uint32(nDocs))
+	le.PutUint32(b[12:], uint32(nTerms))
+	le.PutUint32(b[16:], uint32(nPost))
+	le.PutUint32(b[20:], 0)
+	le.PutUint64(b[24:], tokens)
+}
+
 // counts reads the header of b; ok is false if b does not start with one.
 func counts(b []byte) (nDocs, nTerms, nPost int, tokens uint64, ok bool) {
 	if len(b) < headerSize || string(b[:8]) != magic {
@@ -198,13 +209,8 @@ func (bl *Builder) AppendBinary(dst []byte) []byte {
 	o := len(dst)
 	dst = slices.Grow(dst, lay.terms+termBytes)[:o+lay.terms+termBytes]
 	b := dst[o:]
-	copy(b, magic)
+	putHeader(b, nDocs, nTerms, nPost, tokens)
 	le := binary.LittleEndian
-	le.PutUint32(b[8:], uint32(nDocs))
-	le.PutUint32(b[12:], uint32(nTerms))
-	le.PutUint32(b[16:], uint32(nPost))
-	le.PutUint32(b[20:], 0)
-	le.PutUint64(b[24:], tokens)
 	for d, l := range bl.docLen {
 		le.PutUint32(b[lay.docLen+4*d:], l)
 		le.PutUint32(b[lay.docEnd+4*d:], bl.docEnd[d])

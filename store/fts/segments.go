@@ -619,12 +619,7 @@ func Merge(w io.WriterAt, off int64, parts []Part, remap [][]int32, progress fun
 	nTerms := len(outTerms)
 	lay := layoutOf(nDocs, nTerms, nPost)
 	hdr := make([]byte, headerSize)
-	copy(hdr, magic)
-	le := binary.LittleEndian
-	le.PutUint32(hdr[8:], uint32(nDocs))
-	le.PutUint32(hdr[12:], uint32(nTerms))
-	le.PutUint32(hdr[16:], uint32(nPost))
-	le.PutUint64(hdr[24:], tokens)
+	putHeader(hdr, nDocs, nTerms, nPost, tokens)
 	if _, err := w.WriteAt(hdr, off); err != nil {
 		return 0, err
 	}
