@@ -444,7 +444,9 @@ func judge(doc *Document) error {
 			}
 		}
 	}
-	if alnum < 20 {
+	// A page or two with a short text (a form, a label) is text; many
+	// pages with a few stray characters are a scan.
+	if alnum == 0 || alnum < 20 && len(doc.Pages) > 2 {
 		return ErrNoText
 	}
 	empty := 0

@@ -32,6 +32,7 @@ type font struct {
 	builtin   lpdf.Value  // embedded Type 1 program whose encoding is not read yet
 	base      [256]string // glyph names of the base encoding
 	fromDiff  [256]bool   // the code's name comes from /Differences
+	numeric   [256]bool   // the code's text was guessed from a numeric or unknown glyph name
 }
 
 type codeRange struct{ lo, hi uint32 }
@@ -128,7 +129,7 @@ func loadFont(v lpdf.Value) *font {
 // such CMaps (ff as U+21B5), and the glyph name is the better evidence.
 func (f *font) distrustToUnicode() {
 	for code, t := range f.toUni {
-		if code > 255 || !f.fromDiff[code] {
+		if code > 255 || !f.fromDiff[code] || f.numeric[code] {
 			continue
 		}
 		name := f.enc[code]
@@ -223,13 +224,99 @@ func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value
 			}
 		}
 	}
+	numeric := numericNames(names, f.name)
 	for c := 0; c < 256; c++ {
 		if names[c] == "" {
 			continue
 		}
 		f.enc[c] = glyphText(names[c])
+		if f.enc[c] == "" && numeric != 0 {
+			f.enc[c] = numericGlyphText(names[c], numeric)
+			f.numeric[c] = true
+		}
+		if f.enc[c] == "" && subtype == "Type3" && names[c] != ".notdef" && (c > 32 && c < 127 || c >= 0xa1) {
+			// A Type 3 glyph with a name of its own ("/square"): the code
+			// itself, as pdftotext reads it.
+			f.enc[c] = string(rune(c))
+			f.numeric[c] = true
+		}
 		f.fromDiff[c] = names[c] != f.base[c]
 	}
+}
+
+// numericNames says how to read glyph names that are numbers ("/65",
+// "/a65", "/g65", "/C41"), as old pdfTeX and dvips bitmap fonts and many
+// Type 3 fonts name their glyphs: 10 for decimal character codes, 16 when
+// the names are two hex digits after a letter and some use a-f ("/C2c"), 0
+// when the font has none or is a symbol font (ZapfDingbats' "a65" is not
+// "A"). The number is the character's Unicode code point, as pdftotext
+// reads it.
+func numericNames(names [256]string, font string) int {
+	if strings.Contains(strings.ToLower(font), "dingbat") {
+		return 0
+	}
+	n, hexLetter, twoHex := 0, false, true
+	for _, name := range names {
+		if name == "" || glyphText(name) != "" {
+			continue
+		}
+		d := name[len(numericPrefix(name)):]
+		if d == "" || !isHex(d[0]) {
+			continue
+		}
+		n++
+		letter := strings.ContainsAny(d, "abcdefABCDEF")
+		hexLetter = hexLetter || letter
+		if len(d) != 2 || len(name) > 3 || !isHex(d[0]) || !isHex(d[1]) {
+			twoHex = false
+		}
+	}
+	switch {
+	case n == 0:
+		return 0
+	case twoHex && hexLetter:
+		return 16
+	case hexLetter:
+		// "/g1B", "/g118": glyph indices in hex, not character codes.
+		return 0
+	}
+	return 10
+}
+
+func isHex(c byte) bool { return unhex(c) >= 0 }
+
+// numericPrefix returns the up to two leading letters of a numeric glyph
+// name.
+func numericPrefix(name string) string {
+	i := 0
+	for i < len(name) && i < 2 && (name[i]|0x20 >= 'a' && name[i]|0x20 <= 'z') {
+		i++
+	}
+	return name[:i]
+}
+
+// numericGlyphText reads a numeric glyph name (see numericNames) in base 10
+// or 16; names that are not numbers, or name control characters, give "".
+func numericGlyphText(name string, base int) string {
+	d := name[len(numericPrefix(name)):]
+	end := 0
+	for end < len(d) && unhex(d[end]) >= 0 && (base == 16 || d[end] <= '9') {
+		end++
+	}
+	// trailing junk that is not a letter or digit is allowed ("65.alt" is not)
+	for _, c := range []byte(d[end:]) {
+		if unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) {
+			return ""
+		}
+	}
+	if end == 0 || end > 6 {
+		return ""
+	}
+	v, err := strconv.ParseUint(d[:end], base, 32)
+	if err != nil || v < 32 || v >= 0x110000 || v >= 0xd800 && v < 0xe000 || v == 0x7f {
+		return ""
+	}
+	return string(rune(v))
 }
 
 // loadBuiltin replaces the assumed Standard encoding with the embedded
