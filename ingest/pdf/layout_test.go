@@ -81,7 +81,7 @@ func TestFurniture(t *testing.T) {
 		pls = append(pls, pageLayout{lines: []line{
 			{text: "Published as a conference paper at ICLR 2024", base: 760, size: 9},
 			{text: "Body text that differs on page " + itoa(p), base: 700, size: 10},
-			{text: "More body", base: 688, size: 10},
+			{text: "More body text, as a page of a paper has much more of it than of its head", base: 688, size: 10},
 			{text: itoa(p), base: 40, size: 10},
 		}})
 	}
@@ -89,6 +89,26 @@ func TestFurniture(t *testing.T) {
 	for i, p := range pls {
 		if !p.lines[0].drop || !p.lines[3].drop || p.lines[1].drop || p.lines[2].drop {
 			t.Errorf("page %d: drops = %v %v %v %v", i+1, p.lines[0].drop, p.lines[1].drop, p.lines[2].drop, p.lines[3].drop)
+		}
+	}
+}
+
+// TestFurnitureKeepsAlikePages: pages whose lines all repeat (a form
+// printed once per record, one-line slides) keep their text; removing
+// running heads once emptied such files, which were then called scanned.
+func TestFurnitureKeepsAlikePages(t *testing.T) {
+	var pls []pageLayout
+	for p := 1; p <= 6; p++ {
+		pls = append(pls, pageLayout{lines: []line{
+			{text: "Quarterly statement of account", base: 760, size: 12},
+			{text: "Customer copy, keep for your records", base: 44, size: 10},
+			{text: itoa(p), base: 40, size: 10},
+		}})
+	}
+	dropFurniture(pls)
+	for i, p := range pls {
+		if p.lines[0].drop || p.lines[1].drop || !p.lines[2].drop {
+			t.Errorf("page %d: drops = %v %v %v, want the page number only", i+1, p.lines[0].drop, p.lines[1].drop, p.lines[2].drop)
 		}
 	}
 }
