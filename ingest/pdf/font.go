@@ -101,7 +101,10 @@ func loadFont(v lpdf.Value) *font {
 			f.widths[first+i] = ws.Index(i).Float64() * scale
 			f.hasWidth[first+i] = true
 		}
-		f.buildSimpleEncoding(v, subtype, desc)
+		names := f.buildSimpleEncoding(v, subtype, desc)
+		if n == 0 && subtype != "Type3" {
+			f.standardWidths(names)
+		}
 	}
 	if tu := v.Key("ToUnicode"); tu.Kind() == lpdf.Stream {
 		f.readToUnicode(tu)
@@ -176,7 +179,8 @@ func parseCIDWidths(w lpdf.Value) map[uint32]float64 {
 
 // buildSimpleEncoding fills f.enc from /Encoding (base encoding plus
 // /Differences), or the embedded Type 1 program's built-in encoding.
-func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value) {
+// It returns the glyph name of each code.
+func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value) [256]string {
 	enc := v.Key("Encoding")
 	var baseName string
 	var diffs lpdf.Value
@@ -242,6 +246,93 @@ func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value
 		}
 		f.fromDiff[c] = names[c] != f.base[c]
 	}
+	return names
+}
+
+// base14.go is written by gen_base14.go (see there for the command).
+
+// standardWidths gives a font without /Widths the widths of the standard
+// font it names (Helvetica, Arial, Times, Courier, Symbol, ZapfDingbats and
+// their styles), as viewers draw it: without them every glyph gets the
+// default width and words run together or apart.
+func (f *font) standardWidths(names [256]string) {
+	std := standardFont(f.name)
+	if std == "" {
+		return
+	}
+	set := func(c int, w uint16) {
+		if w > 0 {
+			f.widths[c], f.hasWidth[c] = float64(w)/1000, true
+		}
+	}
+	if sym, ok := base14Symbols[std]; ok {
+		for c, w := range sym {
+			set(c, w)
+		}
+		return
+	}
+	for c, name := range names {
+		switch {
+		case name == "":
+		case std == "Courier":
+			set(c, 600)
+		default:
+			if i, ok := base14Index[name]; ok {
+				set(c, base14Widths[std][i])
+			}
+		}
+	}
+	if std == "Courier" {
+		f.dw = 0.6
+	}
+}
+
+var base14Index = func() map[string]int {
+	m := make(map[string]int, len(base14Names))
+	for i, n := range base14Names {
+		m[n] = i
+	}
+	return m
+}()
+
+// standardFont maps a /BaseFont to the standard font whose metrics it has:
+// "Helvetica-Bold", "Times-Italic", "Courier", "Symbol", ...; "" if none.
+func standardFont(base string) string {
+	n := strings.ToLower(strings.NewReplacer(" ", "", "-", "", ",", "", "_", "").Replace(base))
+	var family string
+	switch {
+	case strings.HasPrefix(n, "zapfdingbats"), strings.HasPrefix(n, "dingbats"):
+		return "ZapfDingbats"
+	case strings.HasPrefix(n, "symbol"):
+		return "Symbol"
+	case strings.HasPrefix(n, "courier"):
+		return "Courier"
+	case strings.HasPrefix(n, "helvetica"), strings.HasPrefix(n, "arial"), n == "helv":
+		family = "Helvetica"
+	case strings.HasPrefix(n, "times"):
+		family = "Times"
+	default:
+		return ""
+	}
+	bold := strings.Contains(n, "bold") || strings.Contains(n, "black") || strings.Contains(n, "heavy")
+	italic := strings.Contains(n, "italic") || strings.Contains(n, "oblique")
+	switch {
+	case family == "Helvetica" && bold && italic:
+		return "Helvetica-BoldOblique"
+	case family == "Helvetica" && bold:
+		return "Helvetica-Bold"
+	case family == "Helvetica" && italic:
+		return "Helvetica-Oblique"
+	case family == "Helvetica":
+		return "Helvetica"
+	case bold && italic:
+		return "Times-BoldItalic"
+	case bold:
+		return "Times-Bold"
+	case italic:
+		return "Times-Italic"
+	}
+	return "Times-Roman"
 }
 
 // numericNames says how to read glyph names that are numbers ("/65",

@@ -293,6 +293,7 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 	}
 	res := &resources{v: pg.res, fonts: map[string]*font{}}
 	g := gstate{ctm: identity, th: 1}
+	w.page, w.clip = pageBox(pg.media)
 	w.run(contents, res, g)
 	pl = layout(w.glyphs)
 	pl.warnings = w.warnings
@@ -301,16 +302,17 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 }
 
 type pageRef struct {
-	v   lpdf.Value
-	res lpdf.Value // inherited resources
+	v     lpdf.Value
+	res   lpdf.Value // inherited resources
+	media lpdf.Value // inherited /MediaBox
 }
 
 // collectPages walks the page tree depth first with a visited set and a
 // depth limit: the library's own Page(n) loops forever on a cyclic tree.
 func collectPages(root lpdf.Value) (pages []pageRef, truncated bool) {
 	seen := map[uint64]bool{}
-	var walk func(n lpdf.Value, res lpdf.Value, depth int)
-	walk = func(n lpdf.Value, res lpdf.Value, depth int) {
+	var walk func(n, res, media lpdf.Value, depth int)
+	walk = func(n, res, media lpdf.Value, depth int) {
 		if depth > 64 || len(pages) >= MaxPages {
 			truncated = truncated || len(pages) >= MaxPages
 			return
@@ -324,16 +326,19 @@ func collectPages(root lpdf.Value) (pages []pageRef, truncated bool) {
 		if r := n.Key("Resources"); r.Kind() == lpdf.Dict {
 			res = r
 		}
+		if m := n.Key("MediaBox"); m.Kind() == lpdf.Array {
+			media = m
+		}
 		kids := n.Key("Kids")
 		if n.Key("Type").Name() == "Page" || (kids.Kind() != lpdf.Array && n.Key("Contents").Kind() != lpdf.Null) {
-			pages = append(pages, pageRef{v: n, res: res})
+			pages = append(pages, pageRef{v: n, res: res, media: media})
 			return
 		}
 		for i := 0; i < kids.Len(); i++ {
-			walk(kids.Index(i), res, depth+1)
+			walk(kids.Index(i), res, media, depth+1)
 		}
 	}
-	walk(root, lpdf.Value{}, 0)
+	walk(root, lpdf.Value{}, lpdf.Value{}, 0)
 	return pages, truncated
 }
 

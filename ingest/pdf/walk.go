@@ -63,6 +63,48 @@ type walker struct {
 	warnings  []string
 	invisible int // glyphs drawn invisibly
 	unmapped  int // glyphs with no Unicode mapping
+	// page is the MediaBox in default user space; glyphs wholly outside it
+	// are not on the page (clip says whether there is one to apply).
+	page    rect
+	clip    bool
+	offPage int // glyphs dropped as outside the page
+}
+
+// rect is an axis-aligned box: x0 <= x1, y0 <= y1.
+type rect struct{ x0, y0, x1, y1 float64 }
+
+// pageBox reads a /MediaBox. pdftotext lays text out on the MediaBox (not
+// the CropBox) and drops every character wholly outside it: a page that
+// shows one half of a two-page spread, or a small crop of a big drawing,
+// prints only what is on it.
+func pageBox(v lpdf.Value) (rect, bool) {
+	if v.Len() != 4 {
+		return rect{}, false
+	}
+	a, b, c, d := v.Index(0).Float64(), v.Index(1).Float64(), v.Index(2).Float64(), v.Index(3).Float64()
+	r := rect{math.Min(a, c), math.Min(b, d), math.Max(a, c), math.Max(b, d)}
+	if r.x1-r.x0 < 1 || r.y1-r.y0 < 1 {
+		return rect{}, false
+	}
+	return r, true
+}
+
+// outside says whether a glyph drawn from (x, y) with advance adv in
+// direction dir and height size lies wholly outside the page.
+func (w *walker) outside(x, y, adv, size float64, dir uint8) bool {
+	if !w.clip {
+		return false
+	}
+	x0, y0, x1, y1 := x, y, x+adv, y+size
+	switch dir {
+	case 1:
+		x0, y0, x1, y1 = x-size, y, x, y+adv
+	case 2:
+		x0, y0, x1, y1 = x-adv, y-size, x, y
+	case 3:
+		x0, y0, x1, y1 = x, y-adv, x+size, y
+	}
+	return x1 < w.page.x0 || x0 > w.page.x1 || y1 < w.page.y0 || y0 > w.page.y1
 }
 
 // valueID returns the object number and generation of the indirect object v
@@ -201,7 +243,9 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			if text == "" {
 				w.unmapped++
 			}
-			if len(w.glyphs) < maxGlyphsPerPage {
+			if w.outside(trm[4], trm[5], adv, size, dir) {
+				w.offPage++
+			} else if len(w.glyphs) < maxGlyphsPerPage {
 				w.glyphs = append(w.glyphs, glyph{x: trm[4], y: trm[5], w: adv, size: size, text: text, font: f, dir: dir, space: isSpace})
 			}
 			tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
