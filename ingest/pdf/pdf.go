@@ -287,14 +287,13 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 			pl.glyphs, pl.invisible, pl.unmapped = len(w.glyphs), w.invisible, w.unmapped
 		}
 	}()
-	contents := pg.v.Key("Contents")
-	if contents.IsNull() {
-		return pageLayout{}, nil
-	}
 	res := &resources{v: pg.res, fonts: map[string]*font{}}
 	g := gstate{ctm: identity, th: 1}
 	w.page, w.clip = pageBox(pg.media)
-	w.run(contents, res, g)
+	if contents := pg.v.Key("Contents"); !contents.IsNull() {
+		w.run(contents, res, g)
+	}
+	w.annotations(pg.v, res)
 	pl = layout(w.glyphs)
 	pl.warnings = w.warnings
 	pl.glyphs, pl.invisible, pl.unmapped = len(w.glyphs), w.invisible, w.unmapped

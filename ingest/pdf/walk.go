@@ -441,19 +441,22 @@ func (w *walker) form(res *resources, name string, g gstate) {
 	if x.Kind() != lpdf.Stream || x.Key("Subtype").Name() != "Form" {
 		return
 	}
+	w.runForm(x, "form "+name, res, g)
+}
+
+// runForm interprets a form's content stream with its /Matrix applied on top
+// of g's CTM and its own resources (else res).
+func (w *walker) runForm(x lpdf.Value, what string, res *resources, g gstate) {
+	if w.depth >= maxFormDepth {
+		return
+	}
 	id := valueID(x)
 	if w.forms[id] {
 		return
 	}
 	w.forms[id] = true
 	defer delete(w.forms, id)
-	if m := x.Key("Matrix"); m.Len() == 6 {
-		var fm matrix
-		for i := range fm {
-			fm[i] = m.Index(i).Float64()
-		}
-		g.ctm = fm.mul(g.ctm)
-	}
+	g.ctm = formMatrix(x).mul(g.ctm)
 	sub := res
 	if r := x.Key("Resources"); r.Kind() == lpdf.Dict {
 		sub = &resources{v: r, fonts: map[string]*font{}}
@@ -466,14 +469,90 @@ func (w *walker) form(res *resources, name string, g gstate) {
 			if _, ok := r.(abort); ok {
 				panic(r)
 			}
-			w.warnings = append(w.warnings, fmt.Sprintf("form %s: %v", name, r))
+			w.warnings = append(w.warnings, fmt.Sprintf("%s: %v", what, r))
 		}
 	}()
 	w.run(x, sub, g)
 }
 
 const (
+	maxAnnots        = 2000
 	maxFormDepth     = 12
 	maxGlyphsPerPage = 1 << 18 // 20x a dense page; bounds memory on crafted files
 	maxStreamBytes   = 64 << 20
 )
+
+func formMatrix(x lpdf.Value) matrix {
+	m := x.Key("Matrix")
+	if m.Len() != 6 {
+		return identity
+	}
+	var fm matrix
+	for i := range fm {
+		fm[i] = m.Index(i).Float64()
+	}
+	return fm
+}
+
+// Annotation flags that keep an annotation off the screen.
+const (
+	annotHidden = 1 << 1
+	annotNoView = 1 << 5
+)
+
+// annotations draws the normal appearance streams of a page's visible
+// annotations (form fields' values, FreeText boxes, stamps), as viewers
+// and pdftotext do: a filled-in form's answers live only there.
+func (w *walker) annotations(page lpdf.Value, res *resources) {
+	annots := page.Key("Annots")
+	for i := 0; i < annots.Len() && i < maxAnnots; i++ {
+		a := annots.Index(i)
+		switch a.Key("Subtype").Name() {
+		case "Popup", "Link":
+			continue
+		}
+		if a.Key("F").Int64()&(annotHidden|annotNoView) != 0 {
+			continue
+		}
+		ap := a.Key("AP").Key("N")
+		if ap.Kind() == lpdf.Dict {
+			// one appearance per state (check boxes): the current one
+			ap = ap.Key(a.Key("AS").Name())
+		}
+		if ap.Kind() != lpdf.Stream {
+			continue
+		}
+		rect, ok := pageBox(a.Key("Rect"))
+		if !ok {
+			continue
+		}
+		w.runForm(ap, "annotation", res, gstate{ctm: annotMatrix(ap, rect), th: 1})
+	}
+}
+
+// annotMatrix maps an appearance stream's /BBox, after its /Matrix, onto the
+// annotation's /Rect (PDF 32000-1 12.5.5); the form's /Matrix itself is
+// applied by runForm.
+func annotMatrix(ap lpdf.Value, r rect) matrix {
+	bb, ok := pageBox(ap.Key("BBox"))
+	if !ok {
+		return matrix{1, 0, 0, 1, r.x0, r.y0}
+	}
+	m := formMatrix(ap)
+	// the transformed box's corners
+	xs, ys := [4]float64{}, [4]float64{}
+	for i, p := range [4][2]float64{{bb.x0, bb.y0}, {bb.x1, bb.y0}, {bb.x0, bb.y1}, {bb.x1, bb.y1}} {
+		xs[i] = p[0]*m[0] + p[1]*m[2] + m[4]
+		ys[i] = p[0]*m[1] + p[1]*m[3] + m[5]
+	}
+	x0, x1 := math.Min(math.Min(xs[0], xs[1]), math.Min(xs[2], xs[3])), math.Max(math.Max(xs[0], xs[1]), math.Max(xs[2], xs[3]))
+	y0, y1 := math.Min(math.Min(ys[0], ys[1]), math.Min(ys[2], ys[3])), math.Max(math.Max(ys[0], ys[1]), math.Max(ys[2], ys[3]))
+	sx, sy := 1.0, 1.0
+	if x1-x0 > 1e-6 {
+		sx = (r.x1 - r.x0) / (x1 - x0)
+	}
+	if y1-y0 > 1e-6 {
+		sy = (r.y1 - r.y0) / (y1 - y0)
+	}
+	return matrix{sx, 0, 0, sy, r.x0 - x0*sx, r.y0 - y0*sy}
+}
