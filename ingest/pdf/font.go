@@ -117,6 +117,13 @@ func loadFont(v lpdf.Value) *font {
 		switch {
 		case strings.HasPrefix(enc, "Uni") && strings.Contains(enc, "UCS2"):
 			f.toUni = nil // decoded as UTF-16 below
+		case enc == "Identity-H" || enc == "Identity-V":
+			// codes are CIDs: the embedded program may say what they draw
+			if m := embeddedUnicode(v.Key("DescendantFonts").Index(0)); m != nil {
+				f.toUni = m
+			} else {
+				f.unknown = true
+			}
 		default:
 			f.unknown = true
 		}

@@ -186,7 +186,7 @@ func (w *walker) font(res *resources, name string) *font {
 		if c, ok := w.doc.fonts[key]; ok {
 			f = c
 		} else {
-			f = loadFont(fv)
+			f = w.loadFont(fv, name)
 			w.doc.fonts[key] = f
 		}
 	} else {
@@ -194,6 +194,22 @@ func (w *walker) font(res *resources, name string) *font {
 	}
 	res.fonts[name] = f
 	return f
+}
+
+// loadFont reads a font, recovering from a panic in the library (a font
+// stream it cannot decode) so that the page keeps its other text: the font
+// then has no Unicode mapping.
+func (w *walker) loadFont(fv lpdf.Value, name string) (f *font) {
+	defer func() {
+		if r := recover(); r != nil {
+			if a, ok := r.(abort); ok {
+				panic(a)
+			}
+			w.warnings = append(w.warnings, fmt.Sprintf("font %s: %v", name, r))
+			f = &font{dw: 0.5, vscale: 1, unknown: true}
+		}
+	}()
+	return loadFont(fv)
 }
 
 // run interprets one content stream (page or form) with the given resources.
