@@ -284,7 +284,7 @@ func cffGlyphText(b []byte) (func(int) string, int) {
 	if len(b) < 4 || b[0] != 1 {
 		return nil, 0
 	}
-	pos := int(b[2]) // header size
+	pos := int(b[2])               // header size
 	_, pos, ok := cffIndex(b, pos) // Name INDEX
 	if !ok {
 		return nil, 0
