@@ -236,7 +236,8 @@ func isDigits(s string) bool {
 
 // dropLineNumbers removes the line numbers of review copies (ACL, ICML): a
 // run of at least 15 numeric fragments aligned on one edge whose values
-// mostly go up by one from top to bottom.
+// mostly go up by one from top to bottom, set in a margin beside lines of
+// prose (see inMargin). A column of numbers in a table is kept.
 func dropLineNumbers(frags []*frag) []*frag {
 	type cand struct {
 		f *frag
@@ -267,10 +268,18 @@ func dropLineNumbers(frags []*frag) []*frag {
 				inc++
 			}
 		}
-		if float64(inc) >= 0.8*float64(len(g)-1) {
-			for _, c := range g {
-				drop[c.f] = true
-			}
+		if float64(inc) < 0.8*float64(len(g)-1) {
+			continue
+		}
+		fs := make([]*frag, len(g))
+		for i, c := range g {
+			fs[i] = c.f
+		}
+		if !inMargin(fs, frags) {
+			continue
+		}
+		for _, c := range g {
+			drop[c.f] = true
 		}
 	}
 	if len(drop) == 0 {
@@ -283,6 +292,63 @@ func dropLineNumbers(frags []*frag) []*frag {
 		}
 	}
 	return out
+}
+
+// inMargin says whether a column of numbers (col) stands in a page margin
+// beside the text, as line numbers do: next to nothing on its outer side,
+// and next to words on the same baseline on its inner side for most of its
+// numbers.
+func inMargin(col, frags []*frag) bool {
+	x0, x1 := math.Inf(1), math.Inf(-1)
+	in := make(map[*frag]bool, len(col))
+	for _, f := range col {
+		x0, x1 = math.Min(x0, f.x0), math.Max(x1, f.xmax)
+		in[f] = true
+	}
+	var left, right, total int
+	for _, f := range frags {
+		if in[f] {
+			continue
+		}
+		total += f.nchar
+		if f.xmax <= x0 {
+			left += f.nchar
+		}
+		if f.x0 >= x1 {
+			right += f.nchar
+		}
+	}
+	outerLeft := left <= total/50
+	outerRight := right <= total/50
+	if !outerLeft && !outerRight {
+		return false
+	}
+	beside := 0
+	for _, n := range col {
+		for _, f := range frags {
+			if in[f] || math.Abs(f.base-n.base) > lineGroupEm*n.size {
+				continue
+			}
+			if (outerLeft && f.x0 >= x1 || outerRight && f.xmax <= x0) && hasLetters(f.text.String()) {
+				beside++
+				break
+			}
+		}
+	}
+	return beside*2 >= len(col)
+}
+
+func hasLetters(s string) bool {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			n++
+			if n >= 3 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // order puts fragments in reading order: it finds a column gutter if there

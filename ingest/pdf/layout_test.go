@@ -112,3 +112,21 @@ func TestFurnitureKeepsAlikePages(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutKeepsNumberColumns: a table's column of increasing integers
+// is data, not line numbers (only numbers in a margin beside prose are).
+func TestLayoutKeepsNumberColumns(t *testing.T) {
+	var gs []glyph
+	for i := 0; i < 30; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(40, y, "see row")...)
+		gs = append(gs, glyphsOf(100, y, itoa(i+1))...)
+		gs = append(gs, glyphsOf(160, y, itoa(100+i))...)
+	}
+	text := pageText(t, gs)
+	for _, want := range []string{"see row 1 100", "see row 30 129"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("table column removed: %q lacks %q", text[:min(len(text), 120)], want)
+		}
+	}
+}
