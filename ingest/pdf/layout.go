@@ -296,8 +296,8 @@ func dropLineNumbers(frags []*frag) []*frag {
 
 // inMargin says whether a column of numbers (col) stands in a page margin
 // beside the text, as line numbers do: next to nothing on its outer side,
-// and next to words on the same baseline on its inner side for most of its
-// numbers.
+// and, for most of its numbers, with words (not more numbers) as the
+// nearest text on the same baseline on its inner side.
 func inMargin(col, frags []*frag) bool {
 	x0, x1 := math.Inf(1), math.Inf(-1)
 	in := make(map[*frag]bool, len(col))
@@ -323,16 +323,24 @@ func inMargin(col, frags []*frag) bool {
 	if !outerLeft && !outerRight {
 		return false
 	}
+	// the nearest fragment on the inner side of each number, on its line
 	beside := 0
 	for _, n := range col {
+		var near *frag
+		dist := math.Inf(1)
 		for _, f := range frags {
 			if in[f] || math.Abs(f.base-n.base) > lineGroupEm*n.size {
 				continue
 			}
-			if (outerLeft && f.x0 >= x1 || outerRight && f.xmax <= x0) && hasLetters(f.text.String()) {
-				beside++
-				break
+			if d := f.x0 - x1; outerLeft && d >= 0 && d < dist {
+				near, dist = f, d
 			}
+			if d := x0 - f.xmax; outerRight && d >= 0 && d < dist {
+				near, dist = f, d
+			}
+		}
+		if near != nil && hasLetters(near.text.String()) {
+			beside++
 		}
 	}
 	return beside*2 >= len(col)

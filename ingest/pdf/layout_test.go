@@ -123,10 +123,13 @@ func TestLayoutKeepsNumberColumns(t *testing.T) {
 		gs = append(gs, glyphsOf(100, y, itoa(i+1))...)
 		gs = append(gs, glyphsOf(160, y, itoa(100+i))...)
 	}
-	text := pageText(t, gs)
-	for _, want := range []string{"see row 1 100", "see row 30 129"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("table column removed: %q lacks %q", text[:min(len(text), 120)], want)
+	words := map[string]bool{}
+	for _, w := range strings.Fields(pageText(t, gs)) {
+		words[w] = true
+	}
+	for i := 0; i < 30; i++ {
+		if !words[itoa(i+1)] || !words[itoa(100+i)] {
+			t.Fatalf("table column removed: row %d lacks %d or %d", i+1, i+1, 100+i)
 		}
 	}
 }
