@@ -447,9 +447,16 @@ func findGutter(frags []*frag) (float64, bool) {
 	if width < 100 || width > 5000 || total < 200 {
 		return 0, false
 	}
+	// Lines that span most of the page (a title, a full-width abstract,
+	// figure or table above or below the columns) cross any gutter; they
+	// are read as bands of their own, so only the others say where it is.
+	wide := func(f *frag) bool { return f.xmax-f.x0 > 0.6*width }
 	n := int(width) + 1
 	cover := make([]int, n+1)
 	for _, f := range frags {
+		if wide(f) {
+			continue
+		}
 		a := int(f.x0 - minX)
 		b := int(f.xmax - minX)
 		if a < 0 {
@@ -496,7 +503,7 @@ func findGutter(frags []*frag) (float64, bool) {
 			l += f.nchar
 		case f.x0 >= g:
 			r += f.nchar
-		default:
+		case !wide(f):
 			cross += f.nchar
 		}
 	}

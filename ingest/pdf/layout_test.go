@@ -133,3 +133,24 @@ func TestLayoutKeepsNumberColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutColumnsUnderWideBlock: a full-width abstract above two columns
+// holds half the page's text; the columns are still read one after the
+// other, not line by line across the gutter.
+func TestLayoutColumnsUnderWideBlock(t *testing.T) {
+	var gs []glyph
+	y := 760.0
+	for i := 0; i < 24; i++ {
+		gs = append(gs, glyphsOf(72, y, "a full width abstract line that runs right across the page body")...)
+		y -= 12
+	}
+	for i := 0; i < 20; i++ {
+		gs = append(gs, glyphsOf(72, y, "left column text here")...)
+		gs = append(gs, glyphsOf(320, y, "right column text here")...)
+		y -= 12
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 64 || !strings.HasPrefix(got[43], "left") || !strings.HasPrefix(got[44], "right") {
+		t.Fatalf("want 24 abstract lines, 20 left, 20 right; got %d lines: %q", len(got), got[24:min(len(got), 27)])
+	}
+}
