@@ -170,7 +170,10 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 			if math.Abs(dy) > sameLineEm*sz || gap < -backMoveEm*sz || gap > fragBreakEm*sz {
 				cur = nil
 			} else {
-				if cur.pending || gap > wordGapEm*math.Min(cur.lastSize, size) {
+				// A superscript before a word is a marker of its own
+				// ("1Institute" is affiliation 1, then "Institute").
+				afterSup := cur.lastSize < 0.85*size && cur.lastY-y > 0.2*size && unicode.IsLetter(firstRune(text))
+				if cur.pending || afterSup || gap > breakGap(cur.lastSize, size, lastRune(&cur.text), firstRune(text)) {
 					writeSpace(&cur.text)
 				}
 				cur.pending = false
@@ -213,6 +216,25 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 		}
 	}
 	return out[:n]
+}
+
+// breakGap is the gap between two glyphs (of sizes a and b, the letters
+// ra and rb) over which a word breaks: 0.1em of the smaller size, except
+// where small capitals meet capitals ("G" and "ROBID" of GROBID, "S", "CI",
+// "BERT" of SciBERT, set in two sizes): there the fonts' own spacing and
+// kerning leave small gaps, and only a gap of a space's width (TeX's
+// interword space shrinks to about 0.22em) breaks the word.
+func breakGap(a, b float64, ra, rb rune) float64 {
+	lo, hi := math.Min(a, b), math.Max(a, b)
+	if lo < 0.95*hi && lo > 0.6*hi && unicode.IsUpper(ra) && unicode.IsUpper(rb) {
+		return 0.18 * hi
+	}
+	return wordGapEm * lo
+}
+
+func lastRune(b *strings.Builder) rune {
+	r, _ := utf8.DecodeLastRuneInString(b.String())
+	return r
 }
 
 func writeSpace(b *strings.Builder) {
@@ -535,7 +557,7 @@ func groupLines(frags []*frag, col int) []line {
 		for _, f := range grp {
 			if prev != nil {
 				gap := f.x0 - prev.x1
-				if gap > wordGapEm*math.Min(prev.lastSize, f.size) || prev.pending {
+				if gap > breakGap(prev.lastSize, f.size, lastRune(&prev.text), firstRune(f.text.String())) || prev.pending {
 					writeSpace(&b)
 				}
 			}

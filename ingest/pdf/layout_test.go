@@ -73,6 +73,12 @@ func TestLayoutWordsAndSuperscripts(t *testing.T) {
 	if got := pageText(t, gs); got != "models1 excel" {
 		t.Errorf("got %q", got)
 	}
+	// an affiliation marker before a word is not part of it
+	gs = []glyph{{x: 72, y: 703.5, w: 3.5, size: 7, text: "1"}}
+	gs = append(gs, glyphsOf(75.5, 700, "Institute")...)
+	if got := pageText(t, gs); got != "1 Institute" {
+		t.Errorf("got %q, want %q", got, "1 Institute")
+	}
 }
 
 func TestFurniture(t *testing.T) {
@@ -152,5 +158,31 @@ func TestLayoutColumnsUnderWideBlock(t *testing.T) {
 	got := strings.Split(pageText(t, gs), "\n")
 	if len(got) != 64 || !strings.HasPrefix(got[43], "left") || !strings.HasPrefix(got[44], "right") {
 		t.Fatalf("want 24 abstract lines, 20 left, 20 right; got %d lines: %q", len(got), got[24:min(len(got), 27)])
+	}
+}
+
+// TestLayoutSmallCaps: a word in small capitals set as capitals of two
+// sizes stays one word, with the fonts' own small gaps inside it; the
+// spaces between small-caps words still break.
+func TestLayoutSmallCaps(t *testing.T) {
+	var gs []glyph
+	x := 72.0
+	put := func(s string, size, w float64) {
+		for _, r := range s {
+			gs = append(gs, glyph{x: x, y: 700, w: w, size: size, text: string(r)})
+			x += w
+		}
+	}
+	put("G", 10, 7.2)
+	x += 1.1 // kerning and side bearings between the sizes
+	put("ROBID", 8, 5.8)
+	x += 3.3 // a word space
+	put("S", 10, 5.6)
+	x += 0.9
+	put("CI", 8, 5.4)
+	x += 0.9
+	put("BERT", 10, 6.5)
+	if got := pageText(t, gs); got != "GROBID SCIBERT" {
+		t.Errorf("got %q, want %q", got, "GROBID SCIBERT")
 	}
 }
