@@ -19,6 +19,7 @@ const (
 	sameLineEm   = 0.5  // baseline shift still on the same line (super/subscripts)
 	fragBreakEm  = 1.0  // gap that splits a line into separate fragments (columns, table cells)
 	backMoveEm   = 0.7  // a move back further than this starts a new fragment
+	cutEm        = 0.5  // a gap inside a fragment a column gutter may run through
 	lineGroupEm  = 0.35 // fragments whose baselines differ less are one line
 	paraGapEm    = 1.6  // baseline distance (in line heights) that starts a new paragraph
 	minColumnGap = 0.15 // each column holds at least this share of the page's characters
@@ -35,6 +36,16 @@ type frag struct {
 	pending      bool // a space glyph was seen
 	lastY        float64
 	accent       rune // combining mark waiting for the next glyph
+	// cuts are the wide gaps inside the fragment, where it may be split
+	// if a column gutter runs through one (columns closer than fragBreakEm).
+	cuts []cut
+}
+
+// cut is a gap inside a fragment: from x0 to x1, after the first at bytes
+// of its text and nchar of its characters.
+type cut struct {
+	x0, x1    float64
+	at, nchar int
 }
 
 // combining maps spacing accents to the combining marks NFKC composes.
@@ -175,6 +186,9 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 				afterSup := cur.lastSize < 0.85*size && cur.lastY-y > 0.2*size && unicode.IsLetter(firstRune(text))
 				if cur.pending || afterSup || gap > breakGap(cur.lastSize, size, lastRune(&cur.text), firstRune(text)) {
 					writeSpace(&cur.text)
+				}
+				if gap > cutEm*sz && len(cur.cuts) < 64 {
+					cur.cuts = append(cur.cuts, cut{x0: cur.x1, x1: x, at: cur.text.Len(), nchar: cur.nchar})
 				}
 				cur.pending = false
 				if size > cur.size*1.1 { // a superscript started the fragment
@@ -389,6 +403,9 @@ func order(frags []*frag) []line {
 		return nil
 	}
 	gutter, ok := findGutter(frags)
+	if ok {
+		frags = splitAt(frags, gutter)
+	}
 	col := make(map[*frag]int, len(frags))
 	if ok {
 		for _, f := range frags {
@@ -455,6 +472,68 @@ func sameBaseAsAny(f *frag, a, b []*frag) bool {
 	return false
 }
 
+type piece struct {
+	x0, x1 float64
+	nchar  int
+}
+
+// pieces are a fragment's runs between its cuts.
+func pieces(f *frag) []piece {
+	if len(f.cuts) == 0 {
+		return []piece{{f.x0, f.xmax, f.nchar}}
+	}
+	out := make([]piece, 0, len(f.cuts)+1)
+	x, n := f.x0, 0
+	for _, c := range f.cuts {
+		out = append(out, piece{x, c.x0, c.nchar - n})
+		x, n = c.x1, c.nchar
+	}
+	return append(out, piece{x, f.xmax, f.nchar - n})
+}
+
+// cutAt returns the index of the cut of f that a gutter at g runs through,
+// or -1.
+func cutAt(f *frag, g float64) int {
+	for i, c := range f.cuts {
+		if c.x0 <= g && g <= c.x1 {
+			return i
+		}
+	}
+	return -1
+}
+
+// splitAt splits the fragments a gutter at g runs through (two columns'
+// lines drawn as one run) into their left and right parts.
+func splitAt(frags []*frag, g float64) []*frag {
+	var out []*frag
+	for _, f := range frags {
+		i := -1
+		if f.x0 < g && f.xmax > g {
+			i = cutAt(f, g)
+		}
+		if i < 0 {
+			out = append(out, f)
+			continue
+		}
+		c := f.cuts[i]
+		text := f.text.String()
+		left := &frag{x0: f.x0, x1: c.x0, xmax: c.x0, base: f.base, size: f.size, lastSize: f.size, lastY: f.base,
+			nchar: c.nchar, cuts: f.cuts[:i]}
+		left.text.WriteString(strings.TrimRight(text[:c.at], " "))
+		right := &frag{x0: c.x1, x1: f.x1, xmax: f.xmax, base: f.base, size: f.size, lastSize: f.lastSize, lastY: f.lastY,
+			nchar: f.nchar - c.nchar, pending: f.pending}
+		right.text.WriteString(text[c.at:])
+		for _, k := range f.cuts[i+1:] {
+			right.cuts = append(right.cuts, cut{k.x0, k.x1, k.at - c.at, k.nchar - c.nchar})
+		}
+		if f.nbold == f.nchar {
+			left.nbold, right.nbold = left.nchar, right.nchar
+		}
+		out = append(out, left, right)
+	}
+	return out
+}
+
 // findGutter looks for a vertical strip in the middle of the page that few
 // fragments cross, with enough text on each side to be two columns.
 func findGutter(frags []*frag) (float64, bool) {
@@ -472,24 +551,33 @@ func findGutter(frags []*frag) (float64, bool) {
 	// Lines that span most of the page (a title, a full-width abstract,
 	// figure or table above or below the columns) cross any gutter; they
 	// are read as bands of their own, so only the others say where it is.
-	wide := func(f *frag) bool { return f.xmax-f.x0 > 0.6*width }
+	wide := func(f *frag) bool {
+		for _, p := range pieces(f) {
+			if p.x1-p.x0 > 0.6*width {
+				return true
+			}
+		}
+		return false
+	}
 	n := int(width) + 1
 	cover := make([]int, n+1)
 	for _, f := range frags {
 		if wide(f) {
 			continue
 		}
-		a := int(f.x0 - minX)
-		b := int(f.xmax - minX)
-		if a < 0 {
-			a = 0
-		}
-		if b > n {
-			b = n
-		}
-		if b > a {
-			cover[a] += f.nchar
-			cover[b] -= f.nchar
+		for _, p := range pieces(f) {
+			a := int(p.x0 - minX)
+			b := int(p.x1 - minX)
+			if a < 0 {
+				a = 0
+			}
+			if b > n {
+				b = n
+			}
+			if b > a {
+				cover[a] += p.nchar
+				cover[b] -= p.nchar
+			}
 		}
 	}
 	for i := 1; i <= n; i++ {
@@ -525,7 +613,12 @@ func findGutter(frags []*frag) (float64, bool) {
 			l += f.nchar
 		case f.x0 >= g:
 			r += f.nchar
-		case !wide(f):
+		case wide(f):
+		case cutAt(f, g) >= 0:
+			c := f.cuts[cutAt(f, g)]
+			l += c.nchar
+			r += f.nchar - c.nchar
+		default:
 			cross += f.nchar
 		}
 	}

@@ -186,3 +186,21 @@ func TestLayoutSmallCaps(t *testing.T) {
 		t.Errorf("got %q, want %q", got, "GROBID SCIBERT")
 	}
 }
+
+// TestLayoutNarrowGutter: two columns whose lines are drawn as one run
+// each, with a gutter narrower than the gap that ends a run, are still
+// read column by column.
+func TestLayoutNarrowGutter(t *testing.T) {
+	var gs []glyph
+	for i := 0; i < 30; i++ {
+		y := 700 - 12*float64(i)
+		left := glyphsOf(72, y, "left column words here")
+		gs = append(gs, left...)
+		last := left[len(left)-1]
+		gs = append(gs, glyphsOf(last.x+last.w+8, y, "right column words")...)
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 60 || !strings.HasPrefix(got[29], "left") || !strings.HasPrefix(got[30], "right") {
+		t.Fatalf("want 30 left lines then 30 right lines, got %d: %q ... %q", len(got), got[0], got[len(got)-1])
+	}
+}
