@@ -606,13 +606,19 @@ func findGutter(frags []*frag) (float64, bool) {
 		return 0, false
 	}
 	g := minX + float64(lo+hi)/2
-	var l, r, cross int
+	var l, r, cross, ll, rl int
 	for _, f := range frags {
 		switch {
 		case f.xmax <= g:
 			l += f.nchar
+			if f.nchar >= 20 {
+				ll++
+			}
 		case f.x0 >= g:
 			r += f.nchar
+			if f.nchar >= 20 {
+				rl++
+			}
 		case wide(f):
 		case cutAt(f, g) >= 0:
 			c := f.cuts[cutAt(f, g)]
@@ -622,7 +628,13 @@ func findGutter(frags []*frag) (float64, bool) {
 			cross += f.nchar
 		}
 	}
-	if float64(l) < minColumnGap*float64(total) || float64(r) < minColumnGap*float64(total) {
+	// Each side holds a fair share of the text, or (a column that ends
+	// early, beside a figure) at least a few lines of prose: equation
+	// numbers or a margin note do not make a column.
+	enough := func(chars, lines int) bool {
+		return float64(chars) >= minColumnGap*float64(total) || float64(chars) >= 0.05*float64(total) && lines >= 4
+	}
+	if !enough(l, ll) || !enough(r, rl) {
 		return 0, false
 	}
 	if float64(cross) > 0.4*float64(total) {

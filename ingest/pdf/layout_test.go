@@ -204,3 +204,21 @@ func TestLayoutNarrowGutter(t *testing.T) {
 		t.Fatalf("want 30 left lines then 30 right lines, got %d: %q ... %q", len(got), got[0], got[len(got)-1])
 	}
 }
+
+// TestLayoutShortColumn: a right column that ends after a few lines (a
+// figure fills the rest) is still a column; its lines are not merged with
+// the left column's lines on the same baselines.
+func TestLayoutShortColumn(t *testing.T) {
+	var gs []glyph
+	for i := 0; i < 40; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(72, y, "left column text line here ok")...)
+		if i < 5 {
+			gs = append(gs, glyphsOf(320, y, "right column text line here ok")...)
+		}
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 45 || !strings.HasPrefix(got[39], "left") || !strings.HasPrefix(got[40], "right") {
+		t.Fatalf("want 40 left lines then 5 right lines, got %d: %q", len(got), got[:min(3, len(got))])
+	}
+}
