@@ -1,10 +1,15 @@
 // Package pdf turns a PDF file into plain text per page, on top of
 // github.com/ledongthuc/pdf: it walks each page's content stream itself
-// (following Form XObjects), decodes fonts (simple encodings with
-// /Differences, Type 1 built-in encodings, Type0/Identity-H with ToUnicode),
-// rebuilds words, lines, columns and paragraphs from glyph positions, and
-// keeps running heads, page numbers, line numbers and the arXiv side stamp
-// out of the body text.
+// (following Form XObjects, then the appearance streams of visible
+// annotations such as filled-in form fields), decodes fonts (simple
+// encodings with /Differences, Type 1 built-in encodings, numeric glyph
+// names of Type 3 and bitmap fonts, Type0 with ToUnicode or, for
+// Identity-H without one, the embedded font's own cmap or glyph names; the
+// standard widths of the 14 base fonts where /Widths is missing), drops
+// glyphs outside the page's MediaBox as pdftotext does, rebuilds words,
+// lines, columns and paragraphs from glyph positions, and keeps running
+// heads, page numbers, margin line numbers and the arXiv side stamp out of
+// the body text.
 //
 // The text of a page is plain UTF-8 in NFKC (ligatures such as "ﬁ" become
 // "fi"), words separated by single spaces, lines by "\n", paragraphs by a
