@@ -15,7 +15,8 @@
 // with -worker) under a time limit and an address-space limit, so a file
 // that crashes or hangs the extractor is recorded as such and the sweep goes
 // on. -out writes one row per file; -base reads such a file from an earlier
-// run and prints, per group, the change and the files that moved most.
+// run and prints, per group, the change and the files that moved most;
+// -from reports on such a file without extracting.
 package main
 
 import (
@@ -67,6 +68,7 @@ func main() {
 	base := flag.String("base", "", "compare with per-file results of an earlier run")
 	verbose := flag.Bool("v", false, "print every file's figures")
 	only := flag.String("only", "", "only files whose path contains this")
+	from := flag.String("from", "", "report on per-file results written by an earlier -out instead of extracting")
 	detectMode := flag.Bool("detect", false, "print the features of each file as a labels file instead of scoring")
 	detectWorker := flag.Bool("detect-worker", false, "internal: print the features of one file")
 	flag.Parse()
@@ -106,6 +108,21 @@ func main() {
 			}
 			fmt.Printf("%s\t-\t%s\n", rel, fs)
 		}
+		return
+	}
+	if *from != "" {
+		prev, err := readResults(*from)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		var rs []result
+		for _, f := range files {
+			if r, ok := prev[f]; ok {
+				rs = append(rs, r)
+			}
+		}
+		report(os.Stdout, rs, lab, nil, *verbose)
 		return
 	}
 	start := time.Now()
@@ -324,8 +341,11 @@ type group struct {
 func report(w *os.File, rs []result, lab map[string]label, old map[string]result, verbose bool) {
 	bySuite := map[string][]result{}
 	byCause := map[string][]result{}
-	var papers, all []result
+	var papers, all, texty []result
 	for _, r := range rs {
+		if r.HasRef && r.RefChars >= 500 {
+			texty = append(texty, r)
+		}
 		suite := "(top)"
 		if i := strings.IndexByte(r.File, '/'); i > 0 {
 			suite = r.File[:i]
@@ -341,7 +361,7 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 		}
 	}
 	var groups []group
-	groups = append(groups, group{"ALL", all})
+	groups = append(groups, group{"ALL", all}, group{"pdftotext reads >= 500 chars", texty})
 	if len(papers) > 0 {
 		groups = append(groups, group{"research papers", papers})
 	}
