@@ -79,11 +79,12 @@ func loadFont(v lpdf.Value) *font {
 				scale = a
 			}
 			// Type 3 glyph units have no fixed em: take the font's
-			// bounding box height, mapped to text space, as its em.
+			// bounding box height, mapped to text space, as its em (a
+			// font with an identity FontMatrix is drawn at sizes like 0.24).
 			d := math.Abs(fm.Index(3).Float64())
 			bb := v.Key("FontBBox")
 			h := math.Abs(bb.Index(3).Float64() - bb.Index(1).Float64())
-			if em := h * d; em > 0.2 && em < 5 {
+			if em := h * d; em > 0.05 && em < 10000 {
 				f.vscale = em
 			}
 		}
