@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -650,7 +651,7 @@ func findGutter(frags []*frag) (float64, bool) {
 // groupLines merges fragments (sorted top to bottom) whose baselines match
 // into lines, left to right.
 func groupLines(frags []*frag, col int) []line {
-	var out []line
+	var rows [][]*frag
 	for i := 0; i < len(frags); {
 		j := i + 1
 		base, size := frags[i].base, frags[i].size
@@ -659,6 +660,13 @@ func groupLines(frags []*frag, col int) []line {
 		}
 		grp := append([]*frag(nil), frags[i:j]...)
 		sort.SliceStable(grp, func(a, b int) bool { return grp[a].x0 < grp[b].x0 })
+		rows = append(rows, grp)
+		i = j
+	}
+	rows = tableColumns(rows)
+	var out []line
+	for _, grp := range rows {
+		base := grp[0].base
 		var b strings.Builder
 		var prev *frag
 		l := line{x0: grp[0].x0, base: base, col: col}
@@ -691,13 +699,92 @@ func groupLines(frags []*frag, col int) []line {
 			}
 		}
 		out = append(out, l)
-		i = j
 	}
 	if len(out) > 0 {
 		out[0].paraGap = true
 	}
 	markIndents(out)
 	return out
+}
+
+var numericCell = regexp.MustCompile(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
+
+// tableColumns reads a table of numbers column by column, as pdftotext
+// does: a run of at least three rows of three or more cells, most of them
+// numbers, becomes one row per cell, each column's cells top to bottom,
+// columns left to right (columns are the cells' overlapping x ranges).
+// Other rows are returned as they are.
+func tableColumns(rows [][]*frag) [][]*frag {
+	var out [][]*frag
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && len(rows[j]) >= 3 {
+			j++
+		}
+		if j-i < 3 || !mostlyNumbers(rows[i:j]) || !tightRows(rows[i:j]) {
+			if j == i {
+				j++
+			}
+			out = append(out, rows[i:j]...)
+			i = j
+			continue
+		}
+		var cells []*frag
+		for _, r := range rows[i:j] {
+			cells = append(cells, r...)
+		}
+		sort.SliceStable(cells, func(a, b int) bool { return cells[a].x0 < cells[b].x0 })
+		// merge overlapping x ranges into columns, keeping stream order
+		// (top to bottom) inside each
+		var cols [][]*frag
+		end := math.Inf(-1)
+		for _, c := range cells {
+			if len(cols) == 0 || c.x0 > end {
+				cols = append(cols, nil)
+				end = c.xmax
+			}
+			cols[len(cols)-1] = append(cols[len(cols)-1], c)
+			end = math.Max(end, c.xmax)
+		}
+		if len(cols) < 2 {
+			out = append(out, rows[i:j]...)
+			i = j
+			continue
+		}
+		for _, c := range cols {
+			sort.SliceStable(c, func(a, b int) bool { return c[a].base > c[b].base })
+			for _, f := range c {
+				out = append(out, []*frag{f})
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// tightRows says whether a table's rows are set at about the body's line
+// spacing (under 1.5 em apart), where pdftotext reads its columns as
+// blocks; rows set further apart it reads row by row.
+func tightRows(rows [][]*frag) bool {
+	var pitch []float64
+	for k := 1; k < len(rows); k++ {
+		pitch = append(pitch, (rows[k-1][0].base-rows[k][0].base)/math.Max(rows[k][0].size, 1))
+	}
+	sort.Float64s(pitch)
+	return pitch[len(pitch)/2] < 1.5
+}
+
+func mostlyNumbers(rows [][]*frag) bool {
+	n, num := 0, 0
+	for _, r := range rows {
+		for _, f := range r {
+			n++
+			if numericCell.MatchString(strings.TrimSpace(f.text.String())) {
+				num++
+			}
+		}
+	}
+	return num*2 >= n
 }
 
 // markIndents starts a paragraph at a first-line indent, or after a short

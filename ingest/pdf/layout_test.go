@@ -222,3 +222,25 @@ func TestLayoutShortColumn(t *testing.T) {
 		t.Fatalf("want 40 left lines then 5 right lines, got %d: %q", len(got), got[:min(3, len(got))])
 	}
 }
+
+// TestLayoutTableColumns: a table of numbers set at line spacing is read
+// column by column, as pdftotext reads it; one whose rows are set wide
+// apart row by row, as pdftotext reads that.
+func TestLayoutTableColumns(t *testing.T) {
+	table := func(pitch float64) string {
+		var gs []glyph
+		for i, row := range [][]string{{"Model", "P", "R"}, {"base", "40.6", "38.3"}, {"big", "75.9", "80.0"}, {"ours", "92.0", "94.1"}} {
+			y := 700 - pitch*float64(i)
+			for j, cell := range row {
+				gs = append(gs, glyphsOf(72+80*float64(j), y, cell)...)
+			}
+		}
+		return strings.ReplaceAll(pageText(t, gs), "\n", " | ")
+	}
+	if got, want := table(12), "Model | base | big | ours | P | 40.6 | 75.9 | 92.0 | R | 38.3 | 80.0 | 94.1"; got != want {
+		t.Errorf("tight rows: got %q, want %q", got, want)
+	}
+	if got, want := table(20), "Model P R | base 40.6 38.3 | big 75.9 80.0 | ours 92.0 94.1"; got != want {
+		t.Errorf("loose rows: got %q, want %q", got, want)
+	}
+}
