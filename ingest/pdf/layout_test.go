@@ -244,3 +244,15 @@ func TestLayoutTableColumns(t *testing.T) {
 		t.Errorf("loose rows: got %q, want %q", got, want)
 	}
 }
+
+// TestOverprint: a word drawn again half a point to the right (fake bold)
+// is read once; a double letter is not taken for a copy.
+func TestOverprint(t *testing.T) {
+	w := &walker{glyphs: glyphsOf(72, 700, "al")}
+	if !w.overprint(72.4, 700, 10, 5, "a") {
+		t.Error("a copy of 'a' 0.4pt to the right was kept")
+	}
+	if w.overprint(82, 700, 10, 5, "l") {
+		t.Error("the second 'l' of 'all' (next to the first) was taken for a copy")
+	}
+}

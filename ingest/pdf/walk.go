@@ -70,6 +70,24 @@ type walker struct {
 	offPage int // glyphs dropped as outside the page
 }
 
+// overprint says whether the same text was drawn at nearly the same place
+// among the page's last glyphs: producers fake bold type by drawing a word
+// two or three times with a slight offset, and pdftotext reads it once.
+func (w *walker) overprint(x, y, size, adv float64, text string) bool {
+	// well under a glyph's width: a double letter ("ll") is not a copy
+	tol := 0.15 * size
+	if adv > 0 {
+		tol = math.Min(tol, 0.3*adv)
+	}
+	for i := len(w.glyphs) - 1; i >= 0 && i >= len(w.glyphs)-overprintWindow; i-- {
+		g := &w.glyphs[i]
+		if g.text == text && math.Abs(g.x-x) < tol && math.Abs(g.y-y) < tol {
+			return true
+		}
+	}
+	return false
+}
+
 // rect is an axis-aligned box: x0 <= x1, y0 <= y1.
 type rect struct{ x0, y0, x1, y1 float64 }
 
@@ -259,9 +277,12 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			if text == "" {
 				w.unmapped++
 			}
-			if w.outside(trm[4], trm[5], adv, size, dir) {
+			switch {
+			case w.outside(trm[4], trm[5], adv, size, dir):
 				w.offPage++
-			} else if len(w.glyphs) < maxGlyphsPerPage {
+			case !isSpace && text != "" && w.overprint(trm[4], trm[5], size, adv, text):
+				// drawn again over itself: fake bold, or a shadow
+			case len(w.glyphs) < maxGlyphsPerPage:
 				w.glyphs = append(w.glyphs, glyph{x: trm[4], y: trm[5], w: adv, size: size, text: text, font: f, dir: dir, space: isSpace})
 			}
 			tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
@@ -492,6 +513,7 @@ func (w *walker) runForm(x lpdf.Value, what string, res *resources, g gstate) {
 }
 
 const (
+	overprintWindow  = 48 // glyphs looked back at for fake bold
 	maxAnnots        = 2000
 	maxFormDepth     = 12
 	maxGlyphsPerPage = 1 << 18 // 20x a dense page; bounds memory on crafted files
