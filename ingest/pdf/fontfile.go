@@ -15,7 +15,12 @@ import (
 // table, or a CFF font's charset, names the glyphs, and names map to text.
 // pdftotext reads these files the same way.
 
-const maxFontFile = 16 << 20
+const (
+	maxFontFile = 16 << 20
+	// maxCmapEntries caps the characters read from one cmap subtable: a
+	// crafted table can claim billions.
+	maxCmapEntries = 1 << 18
+)
 
 // embeddedUnicode returns the text of each CID of a CIDFont whose
 // descriptor embeds its program, or nil.
@@ -179,7 +184,9 @@ func reverseCmap(c []byte) map[int]rune {
 		return nil
 	}
 	rev := map[int]rune{}
+	budget := maxCmapEntries
 	add := func(r rune, g int) {
+		budget--
 		if g == 0 {
 			return
 		}
@@ -211,7 +218,7 @@ func reverseCmap(c []byte) map[int]rune {
 			if start > end || end == 0xffff && start == 0xffff {
 				continue
 			}
-			for cp := start; cp <= end; cp++ {
+			for cp := start; cp <= end && budget > 0; cp++ {
 				g := 0
 				if ro == 0 {
 					g = (cp + delta) & 0xffff
@@ -228,7 +235,7 @@ func reverseCmap(c []byte) map[int]rune {
 			if end < start || end-start > 1<<16 {
 				continue
 			}
-			for cp := start; cp <= end; cp++ {
+			for cp := start; cp <= end && budget > 0; cp++ {
 				add(rune(cp), int(g+cp-start))
 			}
 		}

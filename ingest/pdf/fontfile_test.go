@@ -133,3 +133,37 @@ func TestStandardWidths(t *testing.T) {
 		t.Errorf("Helvetica widths i=%v W=%v space=%v, want 0.222 0.944 0.278", f.widths['i'], f.widths['W'], f.widths[' '])
 	}
 }
+
+// FuzzFontPrograms: no font program makes the cmap, post or CFF readers
+// panic or run long. Seeds: the embedded fonts the tests above read.
+func FuzzFontPrograms(f *testing.F) {
+	for _, c := range []struct{ file, font, key string }{
+		{"pdfjs/javauninstall-7r.pdf", "F1", "FontFile2"},
+		{"pdfminer/issue-625-identity-cmap.pdf", "F2", "FontFile2"},
+		{"camelot/anticlockwise_table_1.pdf", "F6", "FontFile3"},
+	} {
+		data, err := os.ReadFile(filepath.Join(needData(f, "pdfs/peer/pdfs"), c.file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		rd, err := lpdf.NewReader(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			f.Fatal(err)
+		}
+		pages, _ := collectPages(rd.Trailer().Key("Root").Key("Pages"))
+		fv := pages[0].res.Key("Font").Key(c.font)
+		desc := fv.Key("FontDescriptor")
+		if d := fv.Key("DescendantFonts").Index(0); d.Kind() == lpdf.Dict {
+			desc = d.Key("FontDescriptor")
+		}
+		f.Add(readFontFile(desc.Key(c.key)))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, read := range []func([]byte) (func(int) string, int){sfntGlyphText, cffGlyphText} {
+			byGID, n := read(data)
+			for g := 0; byGID != nil && g < n && g < 1<<16; g++ {
+				byGID(g)
+			}
+		}
+	})
+}
