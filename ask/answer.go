@@ -42,9 +42,13 @@ type Result struct {
 	Warnings  []string   `json:"warnings"`
 
 	// FirstToken is the time from the call to the model's first text;
-	// Elapsed the time of the whole call (for --verbose; not in the JSON).
+	// Elapsed the time of the whole call; Retrieval the time Ask took to
+	// retrieve the Passages passages answered from (for --verbose and the
+	// answer harness; not in the JSON).
 	FirstToken time.Duration `json:"-"`
 	Elapsed    time.Duration `json:"-"`
+	Retrieval  time.Duration `json:"-"`
+	Passages   int           `json:"-"`
 }
 
 // Citation is a source the answer cites, numbered as in the answer. Only

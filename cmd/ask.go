@@ -88,19 +88,9 @@ server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
 }
 
 func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question string, stdout, stderr io.Writer) error {
-	var llm ask.LLM
-	if !o.extractive {
-		var err error
-		llm, err = ask.ResolveLLM(ask.LLMConfig{
-			Spec:       o.llm,
-			APIKey:     os.Getenv("OPENAI_API_KEY"),
-			BaseURL:    os.Getenv("OPENAI_BASE_URL"),
-			OllamaHost: os.Getenv("OLLAMA_HOST"),
-			NoStream:   o.noStream,
-		})
-		if err != nil {
-			return askError(err)
-		}
+	llm, err := resolveLLM(o.llm, o.extractive, o.noStream)
+	if err != nil {
+		return err
 	}
 	if o.quality && llm == nil {
 		return withHint(withExit(ask.ErrNeedsModel, ExitUsage),
@@ -126,35 +116,20 @@ func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question strin
 	if filter.Topics, err = topicFilter(ctx, lib, o.topics); err != nil {
 		return err
 	}
-	k := o.k
-	if k == 0 {
-		k = 8
-		if o.quality {
-			k = 20
-		}
-	}
-	r := &ask.Retriever{Index: lib, Embedder: e}
-	ropts := ask.RetrieveOptions{K: k, Filter: filter}
-	if len(o.papers) > 0 {
-		ropts.PerPaper = -1 // asking named papers: any number of passages from each
-	}
-	passages, err := r.Retrieve(ctx, question, ropts)
-	if err != nil {
-		return err
-	}
-	retrieved := time.Since(start)
-
 	var out io.Writer = stdout
 	if o.json {
 		out = nil
 	}
-	res, err := ask.Answer(ctx, passages, question, llm, ask.Options{Extractive: o.extractive, Quality: o.quality, MaxPassages: k}, out)
+	opened := time.Since(start) // opening the library counts as retrieval in -v
+	r := &ask.Retriever{Index: lib, Embedder: e}
+	res, err := r.Ask(ctx, question, llm, ask.AskOptions{K: o.k, Retrieve: ask.RetrieveOptions{Filter: filter},
+		Answer: ask.Options{Extractive: o.extractive, Quality: o.quality}}, out)
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		if g.verbose {
-			fmt.Fprintf(stderr, "retrieval: %d passages in %s\n", len(passages), retrieved.Round(time.Millisecond))
+			fmt.Fprintf(stderr, "retrieval: %d passages in %s\n", res.Passages, (res.Retrieval + opened).Round(time.Millisecond))
 			if res.Model != "" {
 				fmt.Fprintf(stderr, "model %s: %d prompt + %d completion tokens; first token after %s; answer in %s\n",
 					res.Model, res.Usage.PromptTokens, res.Usage.CompletionTokens,
@@ -173,6 +148,25 @@ func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question strin
 		return withHint(errNothingFound, "rephrase the question, drop filters, or add papers: papers ingest QUERY")
 	}
 	return askError(err)
+}
+
+// resolveLLM returns the model spec names, with the server settings of
+// the environment (nil with extractive, or when no model is configured).
+func resolveLLM(spec string, extractive, noStream bool) (ask.LLM, error) {
+	if extractive {
+		return nil, nil
+	}
+	llm, err := ask.ResolveLLM(ask.LLMConfig{
+		Spec:       spec,
+		APIKey:     os.Getenv("OPENAI_API_KEY"),
+		BaseURL:    os.Getenv("OPENAI_BASE_URL"),
+		OllamaHost: os.Getenv("OLLAMA_HOST"),
+		NoStream:   noStream,
+	})
+	if err != nil {
+		return nil, askError(err)
+	}
+	return llm, nil
 }
 
 // askError adds the hint that names the fix to a model error. The key is

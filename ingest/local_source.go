@@ -122,7 +122,7 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		if f == "" {
 			continue
 		}
-		hash, err := hashFile(f)
+		hash, err := HashFile(f)
 		if err != nil {
 			r.fail(i, f, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
 			continue
@@ -213,7 +213,9 @@ func absPath(p string) string {
 	return p
 }
 
-func hashFile(path string) (string, error) {
+// HashFile returns the SHA-256 of a file's content in hex: a local PDF's
+// ContentHash, whose first 16 digits make its "pdf:" id.
+func HashFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
