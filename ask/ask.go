@@ -7,10 +7,15 @@ import (
 )
 
 // DefaultK is how many passages an answer is given when AskOptions.K is 0
-// (DefaultQualityK in quality mode).
+// (DefaultQualityK in quality mode). An offline answer reads more
+// (DefaultExtractiveK, up to extractivePerPaper of one paper): it only
+// cites the passages it quotes, and the sentence that answers is often in
+// the fourth or fifth passage of the right paper.
 const (
-	DefaultK        = 8
-	DefaultQualityK = 20
+	DefaultK           = 8
+	DefaultQualityK    = 20
+	DefaultExtractiveK = 12
+	extractivePerPaper = 8
 )
 
 // AskOptions tune Ask: what is retrieved and how it is answered.
@@ -41,6 +46,12 @@ func (r *Retriever) Ask(ctx context.Context, question string, llm LLM, opts AskO
 		}
 	}
 	ro := opts.Retrieve
+	if opts.K <= 0 && (llm == nil || opts.Answer.Extractive) && !opts.Answer.Quality {
+		k = DefaultExtractiveK
+		if ro.PerPaper == 0 {
+			ro.PerPaper = extractivePerPaper
+		}
+	}
 	ro.K = k
 	if len(ro.Filter.IDs) > 0 && ro.PerPaper == 0 {
 		ro.PerPaper = -1 // asking named papers: any number of passages from each

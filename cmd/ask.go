@@ -145,7 +145,8 @@ func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question strin
 		}
 	}
 	if errors.Is(err, ask.ErrNoEvidence) {
-		return withHint(errNothingFound, "rephrase the question, drop filters, or add papers: papers ingest QUERY")
+		// the reason ("no passage states the learning rate ECHO uses") follows the sentinel's words
+		return withHint(withExit(err, ExitNoEvidence), "rephrase the question, drop filters, or add papers: papers ingest QUERY")
 	}
 	return askError(err)
 }

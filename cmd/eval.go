@@ -15,6 +15,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -163,7 +164,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		}
 	}
 
-	el, err := openEvalLibrary(ctx, o, eval.Sources{Corpora: []string{o.corpus}}, errw, logf)
+	el, err := openEvalLibrary(ctx, o, ingest.Sources{Corpora: []string{o.corpus}}, errw, logf)
 	if err != nil {
 		return err
 	}
@@ -272,7 +273,7 @@ func (l *evalLibrary) close() {
 
 // openEvalLibrary opens --library, or builds a scratch library from src in
 // a temporary directory; a library with no papers is an error.
-func openEvalLibrary(ctx context.Context, o *evalOptions, src eval.Sources, errw io.Writer, logf func(string, ...any)) (*evalLibrary, error) {
+func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, errw io.Writer, logf func(string, ...any)) (*evalLibrary, error) {
 	lib, s, err := buildEvalLibrary(ctx, o, src, errw, logf)
 	if err != nil {
 		return nil, err
@@ -292,7 +293,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src eval.Sources, errw
 }
 
 // buildEvalLibrary opens --library, or builds a scratch library from src.
-func buildEvalLibrary(ctx context.Context, o *evalOptions, src eval.Sources, errw io.Writer, logf func(string, ...any)) (*store.Library, *scratchLibrary, error) {
+func buildEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, errw io.Writer, logf func(string, ...any)) (*store.Library, *scratchLibrary, error) {
 	s := &scratchLibrary{}
 	if o.library != "" {
 		// read only what is there: a mistyped path must not become an empty library
@@ -336,13 +337,13 @@ func buildEvalLibrary(ctx context.Context, o *evalOptions, src eval.Sources, err
 // ingest path and returns how many records failed. Those are warned about
 // and skipped: the evaluation runs on the rest (a judged document among
 // them shows in the missing-documents warning).
-func evalIngest(ctx context.Context, dir string, o *evalOptions, src eval.Sources, errw io.Writer, logf func(string, ...any)) (failed int, err error) {
+func evalIngest(ctx context.Context, dir string, o *evalOptions, src ingest.Sources, errw io.Writer, logf func(string, ...any)) (failed int, err error) {
 	e, err := embed.Parse(o.embedder, embedOptionsBatch(o.dimensions, o.embedBatch, o.embedConc, errw))
 	if err != nil {
 		return 0, withExit(err, ExitUsage)
 	}
 	t := time.Now()
-	rep, err := eval.BuildLibrary(ctx, dir, e, src)
+	rep, err := ingest.Build(ctx, dir, e, src)
 	if err != nil {
 		return 0, embedHint(err)
 	}

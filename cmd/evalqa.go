@@ -12,6 +12,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/ingest"
 )
 
 // evalQAOptions are the flags of eval's question-set mode.
@@ -101,7 +102,7 @@ func runEvalQA(ctx context.Context, g *globalOptions, o *evalOptions, out, errw 
 			fmt.Fprintf(errw, format+"\n", args...)
 		}
 	}
-	src := eval.Sources{}
+	src := ingest.Sources{}
 	if o.qa.pdfs != "" {
 		src.PDFs = []string{o.qa.pdfs}
 	}
@@ -230,6 +231,9 @@ func formatQADetail(d eval.QADetail) string {
 	}
 	if d.Error != "" {
 		fmt.Fprintf(&b, "  error: %s\n", d.Error)
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(&b, "  warning: %s\n", w)
 	}
 	if d.Answer != "" {
 		fmt.Fprintf(&b, "  A: %s\n  cited: %s\n", oneLineText(d.Answer), strings.Join(d.Cited, ", "))

@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -120,7 +119,7 @@ func ResolvePapers(ctx context.Context, lib Papers, qs []Question, pdfDir string
 			if pdfDir == "" {
 				return fmt.Errorf("%s: the question names the PDF %s: give the directory that holds it (--pdfs DIR)", q.Line, file)
 			}
-			hash, err := ingest.HashFile(filepath.Join(pdfDir, file))
+			hash, err := store.HashFile(filepath.Join(pdfDir, file))
 			if err != nil {
 				return fmt.Errorf("%s: %w", q.Line, err)
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -128,7 +129,7 @@ func qaLibrary(t *testing.T) (*store.Library, string) {
 	}
 	os.WriteFile(filepath.Join(pdfs, toolformer), b, 0o644)
 	dir := t.TempDir()
-	rep, err := BuildLibrary(t.Context(), dir, embed.NewLocal(), Sources{PDFs: []string{pdfs}, Corpora: []string{shared(t, "topic/rl-for-llm-agents.jsonl")}})
+	rep, err := ingest.Build(t.Context(), dir, embed.NewLocal(), ingest.Sources{PDFs: []string{pdfs}, Corpora: []string{shared(t, "topic/rl-for-llm-agents.jsonl")}})
 	if err != nil {
 		t.Fatal(err)
 	}

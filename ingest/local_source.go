@@ -122,7 +122,7 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		if f == "" {
 			continue
 		}
-		hash, err := HashFile(f)
+		hash, err := store.HashFile(f)
 		if err != nil {
 			r.fail(i, f, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
 			continue
@@ -211,21 +211,6 @@ func absPath(p string) string {
 		return a
 	}
 	return p
-}
-
-// HashFile returns the SHA-256 of a file's content in hex: a local PDF's
-// ContentHash, whose first 16 digits make its "pdf:" id.
-func HashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // localTitle is the PDF's title, else its first non-trivial line, else the

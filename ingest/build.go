@@ -1,16 +1,15 @@
-package eval
+package ingest
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/papers-cli/papers/embed"
-	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/store"
 )
 
-// Sources are what a scratch library is built from.
+// Sources are what Build fills a library with.
 type Sources struct {
 	// PDFs are PDF files or directories of them, ingested with their full
 	// text.
@@ -20,14 +19,15 @@ type Sources struct {
 	Corpora []string
 }
 
-// BuildLibrary ingests src into the library at dir (created if needed)
-// with embedder e and the default chunker, through the same path as papers
-// ingest, and brings its search index up to date. It returns the merged
+// Build ingests src into the library at dir (created if needed) with
+// embedder e and the default chunker, through the same path as papers
+// ingest, and brings its search index up to date: the scratch libraries of
+// papers eval. It returns the merged
 // ingest report: records that could not be ingested are in its Failed
 // list, and the caller decides whether the rest is worth evaluating; the
 // error is for what stopped the build (an unreadable corpus, a failing
 // embedder, the context).
-func BuildLibrary(ctx context.Context, dir string, e embed.Embedder, src Sources) (*ingest.Report, error) {
+func Build(ctx context.Context, dir string, e embed.Embedder, src Sources) (*Report, error) {
 	lib, err := store.Open(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("open the library at %s: %w", dir, err)
@@ -44,8 +44,8 @@ func BuildLibrary(ctx context.Context, dir string, e embed.Embedder, src Sources
 	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
 		return nil, err
 	}
-	in := &ingest.Ingester{Lib: lib, Embedder: e, Chunking: opts, Workers: 2}
-	rep := &ingest.Report{}
+	in := &Ingester{Lib: lib, Embedder: e, Chunking: opts, Workers: 2}
+	rep := newReport()
 	if len(src.PDFs) > 0 {
 		r, err := in.Paths(ctx, src.PDFs)
 		if r != nil {
