@@ -342,6 +342,7 @@ type extraction struct {
 	reason    string            // why no passage answers, "" when one does
 	support   float64           // coverage of the question by the best passage of the papers it is about
 	leadWin   float64           // coverage of the question by the lead sentence and its neighbours
+	cands     []*sentence       // the scored candidates, best first (for tests)
 }
 
 // extract answers a question from the passages' own sentences.
@@ -454,7 +455,7 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 		return x
 	}
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
-	debugCands = cands
+	x.cands = cands
 	if x.papers {
 		x.sentences = paperLines(cands, ps, ev)
 		return x
@@ -494,8 +495,6 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 	x.sentences = compose(q, qu, leads, cands, ps, ev)
 	return x
 }
-
-var debugCands []*sentence // TODO remove
 
 func newPassage(i int, e *evidence) *passage {
 	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}

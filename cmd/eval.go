@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -22,21 +21,22 @@ import (
 func init() { register(newEvalCmd) }
 
 type evalOptions struct {
+	*globalOptions
 	corpus, queries, qrels string
 	library                string
-	embedder               string
-	dimensions             int
-	embedBatch, embedConc  int
+	embedder               embedderFlags
 	mode                   string
 	rankingFlags
 	qa          evalQAOptions
 	embedderSet bool
 	keep        bool
 	json        bool
+
+	ask ask.Mode
 }
 
 func newEvalCmd(g *globalOptions) *cobra.Command {
-	o := &evalOptions{}
+	o := &evalOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "eval --corpus C.jsonl --queries Q.jsonl --qrels R.tsv | eval --questions Q.jsonl [--unanswerable U.jsonl]",
 		Short: "Measure retrieval on a BEIR test collection, or answers on a question set",
@@ -82,7 +82,7 @@ PDFs are found in --pdfs DIR and matched to the library by content; without
 				if err := o.checkQA(c); err != nil {
 					return err
 				}
-				return runEvalQA(c.Context(), g, o, c.OutOrStdout(), c.ErrOrStderr())
+				return runEvalQA(c.Context(), o)
 			}
 			if o.queries == "" || o.qrels == "" || (o.corpus == "" && o.library == "") {
 				return withHint(withExit(errors.New("eval needs --queries, --qrels and --corpus (or --library)"), ExitUsage),
@@ -97,26 +97,25 @@ PDFs are found in --pdfs DIR and matched to the library by content; without
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
-			if err := o.check(c); err != nil { // here, not after every query has run
+			if err := o.rankingFlags.check(c); err != nil { // here, not after every query has run
 				return err
 			}
 			o.embedderSet = c.Flags().Changed("embedder")
-			return runEval(c.Context(), g, o, mode, c.OutOrStdout(), c.ErrOrStderr())
+			o.ask = mode
+			return runEval(c.Context(), o)
 		},
 	}
-	o.register(c)
+	o.rankingFlags.register(c)
 	f := c.Flags()
 	f.StringVar(&o.corpus, "corpus", "", "BEIR corpus.jsonl to ingest into a scratch library")
 	f.StringVar(&o.queries, "queries", "", "BEIR queries.jsonl")
 	f.StringVar(&o.qrels, "qrels", "", "BEIR qrels TSV (query-id, corpus-id, score)")
 	f.StringVar(&o.library, "library", "", "evaluate this library directory instead of ingesting --corpus")
-	f.StringVar(&o.embedder, "embedder", "local", "embedder for the scratch library: local, openai:MODEL or ollama:MODEL")
-	f.IntVar(&o.embedBatch, "embed-batch", embed.DefaultBatchSize, "texts per request to an openai:/ollama: embedder")
-	f.IntVar(&o.embedConc, "embed-concurrency", embed.DefaultConcurrency, "requests in flight to an openai:/ollama: embedder")
-	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it)")
+	o.embedder.register(c, "local", "embedder for the scratch library: local, openai:MODEL or ollama:MODEL")
+	o.embedder.registerTuning(c)
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
-	f.BoolVar(&o.json, "json", false, "print the report as one JSON object")
+	addJSON(c, &o.json, "print the report as one JSON object")
 	o.qa.register(c)
 	return c
 }
@@ -137,7 +136,8 @@ type evalReport struct {
 	TotalS      float64 `json:"total_s"`
 }
 
-func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mode, out, errw io.Writer) error {
+func runEval(ctx context.Context, o *evalOptions) error {
+	out, errw, mode := o.io.Out, o.io.ErrOut, o.ask
 	start := time.Now()
 	queries, err := eval.ReadQueries(o.queries)
 	if err != nil {
@@ -159,12 +159,12 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		fmt.Fprintf(errw, "warning: %d more query ids appear more than once\n", len(dups)-5)
 	}
 	logf := func(format string, args ...any) {
-		if !o.json || g.verbose {
+		if !o.json || o.verbose {
 			fmt.Fprintf(errw, format+"\n", args...)
 		}
 	}
 
-	el, err := openEvalLibrary(ctx, o, ingest.Sources{Corpora: []string{o.corpus}}, errw, logf)
+	el, err := openEvalLibrary(ctx, o, ingest.Sources{Corpora: []string{o.corpus}}, logf)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,9 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		// said even with --json (where it is also a field): the scores cannot be trusted
 		fmt.Fprintf(errw, "warning: %d of %d judged documents are not in the library: is it the right corpus?\n", missing, judged)
 	}
-	r := o.retriever(lib, e)
+	var so ask.SearchOptions
+	o.rankingFlags.apply(&so)
+	r := so.Retriever(lib, e)
 	search := func(ctx context.Context, q string) ([]string, error) {
 		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {
@@ -196,7 +198,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if _, err := search(ctx, "warm up"); err != nil {
 		return err
 	}
-	tty := isTerminal(errw) && !o.json
+	tty := o.io.ErrTTY && !o.json
 	rep, err := eval.Run(ctx, search, queries, qrels, func(done, total int) {
 		if tty && (done%20 == 0 || done == total) {
 			fmt.Fprintf(errw, "\rqueries %d/%d", done, total)
@@ -273,13 +275,13 @@ func (l *evalLibrary) close() {
 
 // openEvalLibrary opens --library, or builds a scratch library from src in
 // a temporary directory; a library with no papers is an error.
-func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, errw io.Writer, logf func(string, ...any)) (*evalLibrary, error) {
-	lib, s, err := buildEvalLibrary(ctx, o, src, errw, logf)
+func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*evalLibrary, error) {
+	lib, s, err := buildEvalLibrary(ctx, o, src, logf)
 	if err != nil {
 		return nil, err
 	}
 	l := &evalLibrary{lib: lib, scratch: s}
-	if l.embedder, err = libraryEmbedder(ctx, lib, errw); err == nil {
+	if l.embedder, err = libraryEmbedder(ctx, lib, o.io.ErrOut); err == nil {
 		l.papers, l.chunks, err = lib.Count(ctx)
 	}
 	if err == nil && l.papers == 0 {
@@ -293,11 +295,11 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, er
 }
 
 // buildEvalLibrary opens --library, or builds a scratch library from src.
-func buildEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, errw io.Writer, logf func(string, ...any)) (*store.Library, *scratchLibrary, error) {
+func buildEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*store.Library, *scratchLibrary, error) {
 	s := &scratchLibrary{}
 	if o.library != "" {
 		// read only what is there: a mistyped path must not become an empty library
-		lib, err := openExisting(ctx, &globalOptions{home: o.library})
+		lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
 		if err != nil {
 			return nil, nil, withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
 		}
@@ -316,11 +318,11 @@ func buildEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, e
 	s.dir = dir
 	if o.keep {
 		// asked for, so said even with --json (where it is also a field)
-		fmt.Fprintf(errw, "scratch library: %s\n", dir)
+		fmt.Fprintf(o.io.ErrOut, "scratch library: %s\n", dir)
 		s.kept = dir
 	}
 	t := time.Now()
-	if s.failed, err = evalIngest(ctx, dir, o, src, errw, logf); err != nil {
+	if s.failed, err = evalIngest(ctx, dir, o, src, logf); err != nil {
 		s.close()
 		return nil, nil, err
 	}
@@ -334,13 +336,14 @@ func buildEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, e
 }
 
 // evalIngest fills the scratch library from src through the normal
-// ingest path and returns how many records failed. Those are warned about
-// and skipped: the evaluation runs on the rest (a judged document among
-// them shows in the missing-documents warning).
-func evalIngest(ctx context.Context, dir string, o *evalOptions, src ingest.Sources, errw io.Writer, logf func(string, ...any)) (failed int, err error) {
-	e, err := embed.Parse(o.embedder, embedOptionsBatch(o.dimensions, o.embedBatch, o.embedConc, errw))
+// ingest path (ingest.Build) and returns how many records failed. Those
+// are warned about and skipped: the evaluation runs on the rest (a judged
+// document among them shows in the missing-documents warning).
+func evalIngest(ctx context.Context, dir string, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (failed int, err error) {
+	errw := o.io.ErrOut
+	e, err := o.embedder.parse(o.io)
 	if err != nil {
-		return 0, withExit(err, ExitUsage)
+		return 0, err
 	}
 	t := time.Now()
 	rep, err := ingest.Build(ctx, dir, e, src)
@@ -378,13 +381,13 @@ func checkLibrarySpec(ctx context.Context, lib *store.Library, o *evalOptions) e
 	if err != nil {
 		return nil // libraryEmbedder says what to do about it
 	}
-	given := strings.TrimSpace(o.embedder)
+	given := strings.TrimSpace(o.embedder.spec)
 	if given == "" {
 		given = "local"
 	}
-	if given == spec && o.dimensions == dims {
+	if given == spec && o.embedder.dimensions == dims {
 		return nil
 	}
-	return withHint(usageError("--embedder %s does not apply to --library: the library was built with %q", o.embedder, m.Embedder),
-		"drop --embedder (eval searches a library with the embedder it was built with), or re-embed it first: papers --home %s reindex --embedder %s", lib.Dir(), o.embedder)
+	return withHint(usageError("--embedder %s does not apply to --library: the library was built with %q", o.embedder.spec, m.Embedder),
+		"drop --embedder (eval searches a library with the embedder it was built with), or re-embed it first: papers --home %s reindex --embedder %s", lib.Dir(), o.embedder.spec)
 }

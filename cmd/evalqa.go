@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -19,8 +18,7 @@ import (
 type evalQAOptions struct {
 	questions, unanswerable string
 	pdfs                    string
-	llm                     string
-	extractive              bool
+	llm                     llmFlags
 	withinPaper             bool
 	k                       int
 }
@@ -30,10 +28,9 @@ func (q *evalQAOptions) register(c *cobra.Command) {
 	f.StringVar(&q.questions, "questions", "", "answerable questions to ask (JSONL: q, expect, pages, pdf or id)")
 	f.StringVar(&q.unanswerable, "unanswerable", "", "questions no paper answers (JSONL: q), which should be abstained on")
 	f.StringVar(&q.pdfs, "pdfs", "", "directory of the PDFs the questions name; without --library, ingested into the scratch library")
-	f.StringVar(&q.llm, "llm", "", "model answering the questions, as in ask (default: as ask chooses)")
-	f.BoolVar(&q.extractive, "extractive", false, "answer offline, even when a model is configured")
+	q.llm.register(c, "answer the questions offline, even when a model is configured")
 	f.BoolVar(&q.withinPaper, "within-paper", false, "ask each question of its own paper only (as ask --paper)")
-	f.IntVar(&q.k, "k", 0, "passages given to each answer (default as in ask)")
+	addK(c, &q.k, 0, "passages given to each answer (default as in ask)")
 }
 
 // checkQA validates the flags of the question-set mode.
@@ -48,16 +45,17 @@ func (o *evalOptions) checkQA(c *cobra.Command) error {
 	case o.library == "" && o.corpus == "" && o.qa.pdfs == "":
 		return withHint(usageError("eval --questions needs papers to ask: --library DIR, or --pdfs DIR and/or --corpus C.jsonl for a scratch library"),
 			"see papers eval --help")
-	case o.qa.k < 0:
-		return usageError("--k must be positive, got %d", o.qa.k)
+	}
+	if err := checkK(c, o.qa.k); err != nil {
+		return err
 	}
 	mode, err := ask.ParseMode(o.mode)
 	if err != nil {
 		return withExit(err, ExitUsage)
 	}
-	o.mode = string(mode)
+	o.ask = mode
 	o.embedderSet = c.Flags().Changed("embedder")
-	return o.check(c)
+	return o.rankingFlags.check(c)
 }
 
 // evalQAReport is the --json shape: eval.QAReport plus context.
@@ -74,7 +72,8 @@ type evalQAReport struct {
 	TotalS   float64 `json:"total_s"`
 }
 
-func runEvalQA(ctx context.Context, g *globalOptions, o *evalOptions, out, errw io.Writer) error {
+func runEvalQA(ctx context.Context, o *evalOptions) error {
+	out, errw := o.io.Out, o.io.ErrOut
 	start := time.Now()
 	var qs []eval.Question
 	for _, f := range []struct {
@@ -93,12 +92,12 @@ func runEvalQA(ctx context.Context, g *globalOptions, o *evalOptions, out, errw 
 	if len(qs) == 0 {
 		return fmt.Errorf("no question in %s", strings.Trim(o.qa.questions+" "+o.qa.unanswerable, " "))
 	}
-	llm, err := resolveLLM(o.qa.llm, o.qa.extractive, true)
+	llm, err := o.qa.llm.resolve(false)
 	if err != nil {
 		return err
 	}
 	logf := func(format string, args ...any) {
-		if !o.json || g.verbose {
+		if !o.json || o.verbose {
 			fmt.Fprintf(errw, format+"\n", args...)
 		}
 	}
@@ -109,14 +108,16 @@ func runEvalQA(ctx context.Context, g *globalOptions, o *evalOptions, out, errw 
 	if o.corpus != "" {
 		src.Corpora = []string{o.corpus}
 	}
-	el, err := openEvalLibrary(ctx, o, src, errw, logf)
+	el, err := openEvalLibrary(ctx, o, src, logf)
 	if err != nil {
 		return err
 	}
 	defer el.close()
-	r := o.retriever(el.lib, el.embedder)
-	tty := isTerminal(errw) && !o.json
-	aopts := ask.AskOptions{K: o.qa.k, Retrieve: ask.RetrieveOptions{Mode: ask.Mode(o.mode)}, Answer: ask.Options{Extractive: o.qa.extractive}}
+	var so ask.SearchOptions
+	o.rankingFlags.apply(&so)
+	r := so.Retriever(el.lib, el.embedder)
+	tty := o.io.ErrTTY && !o.json
+	aopts := ask.AskOptions{K: o.qa.k, Retrieve: ask.RetrieveOptions{Mode: o.ask}, Answer: ask.Options{Extractive: o.qa.llm.extractive}}
 	opts := eval.QAOptions{
 		WithinPaper: o.qa.withinPaper,
 		PDFDir:      o.qa.pdfs,
@@ -142,7 +143,7 @@ func runEvalQA(ctx context.Context, g *globalOptions, o *evalOptions, out, errw 
 	if o.json {
 		return writeJSON(out, full)
 	}
-	if g.verbose {
+	if o.verbose {
 		for _, d := range rep.Questions {
 			fmt.Fprint(out, formatQADetail(d))
 		}
