@@ -409,7 +409,7 @@ func TestIDClashBetweenSourcesKeepsThePaperHeld(t *testing.T) {
 	f := newFixture(t, arxivtest.Options{}, entryFromReference(t, data, "2302.04761", 1, time.Now()))
 	f.in.AbstractsOnly = true
 	tool := filepath.Join(f.data, "pdfs", "papers", "toolformer_2302.04761v1.pdf")
-	hash, err := hashFile(tool)
+	hash, err := store.HashFile(tool)
 	if err != nil {
 		t.Fatal(err)
 	}

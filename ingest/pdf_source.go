@@ -2,11 +2,8 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,7 +76,7 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		if f == "" {
 			continue
 		}
-		hash, err := hashFile(f)
+		hash, err := store.HashFile(f)
 		if err != nil {
 			r.fail(i, f, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
 			continue
@@ -160,19 +157,6 @@ func absPath(p string) string {
 		return a
 	}
 	return p
-}
-
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // localTitle is the PDF's title, else its first non-trivial line, else the
