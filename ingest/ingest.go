@@ -21,7 +21,12 @@ import (
 // Library is what ingest needs of the library on disk.
 type Library interface {
 	Get(ctx context.Context, id string) (store.Paper, error)
-	FindByHash(ctx context.Context, hash string) (store.Paper, error)
+	// FindByIdentifiers returns the papers holding any of the identifiers.
+	FindByIdentifiers(ctx context.Context, ids []store.Identifier) ([]store.Paper, error)
+	// Identifiers returns the identifiers of one kind with their papers.
+	Identifiers(ctx context.Context, kind string) (map[string]store.IdentifierRecord, error)
+	// Identifier returns one identifier's paper and stamp (ErrNotFound).
+	Identifier(ctx context.Context, kind, value string) (store.IdentifierRecord, error)
 	// PutBatch commits papers with their chunks in one transaction.
 	PutBatch(ctx context.Context, items []store.Item) ([]store.PutResult, error)
 }
@@ -123,11 +128,13 @@ func (r *Report) Merge(o *Report) {
 
 // run collects outcomes concurrently and emits events.
 type run struct {
-	in    *Ingester
-	mu    sync.Mutex
-	start time.Time
+	in      *Ingester
+	mergeMu sync.Mutex // serialises putCandidate
+	mu      sync.Mutex
+	start   time.Time
 	// outcomes by input position, so the report keeps input order
 	outcomes map[int]outcome
+	wants    []arxivWant // papers waiting for the run's arXiv look-up
 }
 
 type outcome struct {
@@ -160,6 +167,22 @@ func (r *run) record(pos int, o outcome) {
 	}
 	r.outcomes[pos] = o
 	r.mu.Unlock()
+}
+
+// upgrade records that the paper stored under pos was stored again, with
+// result: an unchanged paper becomes updated, an added one stays added.
+func (r *run) upgrade(pos int, id string, result store.PutResult) {
+	r.mu.Lock()
+	o := r.outcomes[pos]
+	o.id, o.stored = id, true
+	if o.result == 0 || o.result == store.Unchanged {
+		o.result = result
+	}
+	r.outcomes[pos] = o
+	r.mu.Unlock()
+	if result != store.Unchanged {
+		r.emit(Event{Kind: Stored, Item: id, Result: result})
+	}
 }
 
 func (r *run) fail(pos int, item string, err error, kept bool) {

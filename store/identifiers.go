@@ -162,6 +162,22 @@ func (l *Library) Identifiers(ctx context.Context, kind string) (map[string]Iden
 	return out, nil
 }
 
+// Identifier returns the paper holding one identifier (normalised here)
+// and its stamp, or an error wrapping ErrNotFound.
+func (l *Library) Identifier(ctx context.Context, kind, value string) (IdentifierRecord, error) {
+	id := NormalizeIdentifier(Identifier{Kind: kind, Value: value})
+	var r IdentifierRecord
+	err := l.db.QueryRowContext(ctx, `SELECT i.paper_id, i.stamp FROM paper_identifiers i JOIN papers p ON p.id = i.paper_id
+		WHERE i.kind = ? AND i.value = ?`, id.Kind, id.Value).Scan(&r.PaperID, &r.Stamp)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("%s %s: %w", kind, value, ErrNotFound)
+	}
+	if err != nil {
+		return r, fmt.Errorf("identifier %s %s: %w", kind, value, wrapBusy(err))
+	}
+	return r, nil
+}
+
 // Resolve returns the id under which the library holds the paper known as
 // id: id itself when a paper has it, else the paper that absorbed or
 // re-keyed it (IDAlias), else an error wrapping ErrNotFound.

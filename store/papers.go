@@ -24,8 +24,9 @@ type PutResult int
 const (
 	// Added: the paper was not in the library.
 	Added PutResult = iota + 1
-	// Updated: the paper was there and something stored changed (version,
-	// content, chunks or metadata); its chunks were replaced.
+	// Updated: the paper was there (maybe under an id it absorbed, see
+	// Item.Absorb) and something stored changed (version, content, chunks
+	// or metadata); its chunks were replaced.
 	Updated
 	// Unchanged: the paper was there with identical metadata and chunks;
 	// nothing was written.
@@ -245,6 +246,9 @@ func putTx(ctx context.Context, tx *sql.Tx, pr prepared, dims int) (PutResult, e
 	}
 	if exists && oldFP == fp && len(pr.item.Absorb) == 0 {
 		return Unchanged, putIdentifiers(ctx, tx, p, pr.item.Identifiers)
+	}
+	if !exists && len(pr.item.Absorb) > 0 {
+		result = Updated // the paper was there, under the id it had before
 	}
 	if p.AddedAt.IsZero() {
 		p.AddedAt = time.Now()
