@@ -98,6 +98,16 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
+// Missing is an attachment whose file could not be read (a Zotero item's
+// PDF not synced, say). The item was imported without it.
+type Missing struct {
+	Item       string `json:"item"`       // the paper the item is in the library
+	Zotero     string `json:"zotero"`     // the item's Zotero key ("<library>/<key>")
+	Attachment string `json:"attachment"` // the attachment's Zotero key
+	Path       string `json:"path,omitempty"`
+	Reason     string `json:"reason"`
+}
+
 // Report summarises a run: ids by outcome, in input order.
 type Report struct {
 	Added     []string  `json:"added"`
@@ -105,13 +115,14 @@ type Report struct {
 	Unchanged []string  `json:"unchanged"`
 	Failed    []Failure `json:"failed"`
 	Skipped   []Skip    `json:"skipped"`
+	Missing   []Missing `json:"missing"`
 	Pages     int       `json:"pages"`
 	Chunks    int       `json:"chunks"`
 	Elapsed   float64   `json:"elapsed_s"`
 }
 
 func newReport() *Report {
-	return &Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []Failure{}, Skipped: []Skip{}}
+	return &Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []Failure{}, Skipped: []Skip{}, Missing: []Missing{}}
 }
 
 // Merge adds other's outcomes to r.
@@ -121,6 +132,7 @@ func (r *Report) Merge(o *Report) {
 	r.Unchanged = append(r.Unchanged, o.Unchanged...)
 	r.Failed = append(r.Failed, o.Failed...)
 	r.Skipped = append(r.Skipped, o.Skipped...)
+	r.Missing = append(r.Missing, o.Missing...)
 	r.Pages += o.Pages
 	r.Chunks += o.Chunks
 	r.Elapsed += o.Elapsed
@@ -135,6 +147,7 @@ type run struct {
 	// outcomes by input position, so the report keeps input order
 	outcomes map[int]outcome
 	wants    []arxivWant // papers waiting for the run's arXiv look-up
+	missing  map[int][]Missing
 }
 
 type outcome struct {
@@ -237,6 +250,10 @@ func (r *run) report() *Report {
 		}
 		if o.skip != nil {
 			rep.Skipped = append(rep.Skipped, *o.skip)
+		}
+		for _, m := range r.missing[p] {
+			m.Item = o.id
+			rep.Missing = append(rep.Missing, m)
 		}
 		rep.Pages += o.pages
 		rep.Chunks += o.chunks

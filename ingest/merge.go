@@ -144,7 +144,9 @@ func mergeMeta(held, inc store.Paper, fillOnly, override bool) store.Paper {
 	for _, f := range metaFields {
 		src := fieldSource(held, f.name)
 		if f.empty(&inc) {
-			out.MetadataSource[f.name] = src
+			if !f.empty(&held) {
+				out.MetadataSource[f.name] = src
+			}
 			continue
 		}
 		isrc := fieldSource(inc, f.name)

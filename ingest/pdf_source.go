@@ -134,13 +134,9 @@ func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash 
 		r.wantArxiv(pos, held[0])
 		return nil
 	}
-	doc, err := extractPDF(ctx, path)
+	doc, err := readPDF(ctx, r, path)
 	if err != nil {
 		return err
-	}
-	r.emit(Event{Kind: Extracted, Item: path, Pages: len(doc.Pages)})
-	for _, w := range doc.Warnings {
-		r.emit(Event{Kind: Note, Item: path, Msg: w})
 	}
 	c := pdfCandidate(doc, path, hash, in.Chunking)
 	c.pos, c.item = pos, path
