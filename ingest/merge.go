@@ -286,47 +286,124 @@ func stripIDs(cs []store.Chunk) []store.Chunk {
 // Runs of one ingest serialise here, so two files of one paper in one run
 // are merged rather than racing.
 func (r *run) putCandidate(ctx context.Context, c candidate) (store.PutResult, string, error) {
+	outs := r.putCandidates(ctx, []candidate{c})
+	return outs[0].result, outs[0].id, outs[0].err
+}
+
+// putOutcome is what storing one candidate did.
+type putOutcome struct {
+	result store.PutResult
+	id     string
+	err    error
+}
+
+// putCandidates stores cs as putCandidate does, in as few transactions as
+// their overlaps allow: one, unless two of them are one paper (the later
+// then meets the earlier as held). A failed commit fails the candidates it
+// held; an error of one candidate (an id clash) fails only that one.
+func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 	r.mergeMu.Lock()
 	defer r.mergeMu.Unlock()
+	outs := make([]putOutcome, len(cs))
+	type planned struct {
+		i     int
+		it    store.Item
+		fresh bool
+		note  string
+	}
+	var batch []planned
+	taken := map[string]bool{} // papers the batch writes or absorbs
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		var fresh []store.Chunk
+		for _, b := range batch {
+			if b.fresh {
+				fresh = append(fresh, b.it.Chunks[0])
+			}
+		}
+		err := embedChunks(ctx, r.in.Embedder, fresh)
+		items := make([]store.Item, 0, len(batch))
+		for _, b := range batch {
+			if b.fresh && err == nil {
+				b.it.Chunks[0].Vector, fresh = fresh[0].Vector, fresh[1:]
+			}
+			items = append(items, b.it)
+		}
+		var results []store.PutResult
+		if err == nil {
+			if results, err = r.in.Lib.PutBatch(ctx, items); err != nil {
+				err = fmt.Errorf("store: %w", err)
+			}
+		} else {
+			err = fmt.Errorf("embed: %w", err)
+		}
+		for k, b := range batch {
+			c, id := cs[b.i], b.it.Paper.ID
+			if err != nil {
+				outs[b.i] = putOutcome{id: id, err: err}
+				continue
+			}
+			outs[b.i] = putOutcome{result: results[k], id: id}
+			if c.upgrade {
+				r.upgrade(c.pos, id, results[k])
+			} else {
+				r.record(c.pos, outcome{id: id, result: results[k], stored: true, pages: c.pagesIf(b.it), chunks: len(b.it.Chunks)})
+				r.emit(Event{Kind: Stored, Item: id, Result: results[k], Pages: c.pagesIf(b.it), Chunks: len(b.it.Chunks)})
+			}
+			if b.note != "" {
+				r.emit(Event{Kind: Note, Item: c.item, Msg: b.note})
+			}
+		}
+		batch, taken = nil, map[string]bool{}
+	}
+	for i, c := range cs {
+		held, err := r.held(ctx, c)
+		if err == nil && slices.ContainsFunc(held, func(p store.Paper) bool { return taken[p.ID] }) || taken[c.paper.ID] {
+			flush() // one paper twice: the earlier must be held first
+			held, err = r.held(ctx, c)
+		}
+		if err != nil {
+			outs[i] = putOutcome{err: err}
+			continue
+		}
+		it, fresh, note := plan(c, held)
+		if it.Paper.AddedAt.IsZero() {
+			it.Paper.AddedAt = time.Now().UTC()
+		}
+		batch = append(batch, planned{i: i, it: it, fresh: fresh, note: note})
+		taken[it.Paper.ID], taken[c.paper.ID] = true, true
+		for _, a := range it.Absorb {
+			taken[a] = true
+		}
+	}
+	flush()
+	return outs
+}
+
+// held returns the papers of the library that are c's paper: those that
+// share an identifier with it, and the one holding its key.
+func (r *run) held(ctx context.Context, c candidate) ([]store.Paper, error) {
 	held, err := r.in.Lib.FindByIdentifiers(ctx, c.identifiers())
 	if err != nil {
-		return 0, "", err
+		return nil, err
 	}
-	if p, err := r.in.Lib.Get(ctx, c.paper.ID); err == nil && !slices.ContainsFunc(held, func(h store.Paper) bool { return h.ID == p.ID }) {
+	p, err := r.in.Lib.Get(ctx, c.paper.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return nil, err
+	case !slices.ContainsFunc(held, func(h store.Paper) bool { return h.ID == p.ID }):
 		// The key is taken by a paper no identifier found: the same paper
 		// again, unless one of the two is a corpus record and the other
 		// is not (a corpus _id that is an arXiv id, say).
 		if (p.Source == "jsonl") != (c.paper.Source == "jsonl") {
-			return 0, "", &IDClashError{ID: p.ID, Held: p.Source, Incoming: c.paper.Source}
+			return nil, &IDClashError{ID: p.ID, Held: p.Source, Incoming: c.paper.Source}
 		}
 		held = append(held, p)
-	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return 0, "", err
 	}
-	it, fresh, note := plan(c, held)
-	if fresh {
-		if err := embedChunks(ctx, r.in.Embedder, it.Chunks[:1]); err != nil {
-			return 0, "", fmt.Errorf("embed %s: %w", it.Paper.ID, err)
-		}
-	}
-	if it.Paper.AddedAt.IsZero() {
-		it.Paper.AddedAt = time.Now().UTC()
-	}
-	results, err := r.in.Lib.PutBatch(ctx, []store.Item{it})
-	if err != nil {
-		return 0, "", fmt.Errorf("store: %w", err)
-	}
-	id := it.Paper.ID
-	if c.upgrade {
-		r.upgrade(c.pos, id, results[0])
-	} else {
-		r.record(c.pos, outcome{id: id, result: results[0], stored: true, pages: c.pagesIf(it), chunks: len(it.Chunks)})
-		r.emit(Event{Kind: Stored, Item: id, Result: results[0], Pages: c.pagesIf(it), Chunks: len(it.Chunks)})
-	}
-	if note != "" {
-		r.emit(Event{Kind: Note, Item: c.item, Msg: note})
-	}
-	return results[0], id, nil
+	return held, nil
 }
 
 // pagesIf is the pages of text the candidate brought, if the item took

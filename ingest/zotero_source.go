@@ -83,9 +83,49 @@ func (in *Ingester) Zotero(ctx context.Context, dir string) (*Report, error) {
 			trashed, plural(trashed, "item", "items"), plural(trashed, "is", "are"))})
 	}
 	r.emit(Event{Kind: Queued, N: len(jobs)})
+	// Items with a PDF are read one by one, workers at a time; the others
+	// (most items of most libraries) are committed in batches.
+	var withPDF, records []job
+	for _, j := range jobs {
+		if zoteroPDF(j.it) != "" {
+			withPDF = append(withPDF, j)
+		} else {
+			records = append(records, j)
+		}
+	}
+	for len(records) > 0 {
+		b := records[:min(corpusBatch, len(records))]
+		records = records[len(b):]
+		cs := make([]candidate, len(b))
+		var chunks []store.Chunk
+		for k, j := range b {
+			cs[k] = zoteroCandidate(j.pos, j.it, j.stamp)
+			chunks = append(chunks, cs[k].chunks...)
+		}
+		err := embedChunks(ctx, in.Embedder, chunks)
+		if err != nil && (isCancel(ctx, err) || Systemic(err)) {
+			return r.report(), err
+		}
+		for k := range cs {
+			if err == nil {
+				cs[k].chunks = chunks[k : k+1] // one title+abstract chunk each
+			}
+		}
+		for k, out := range r.putCandidates(ctx, cs) {
+			if err == nil {
+				err = out.err
+			}
+			if err != nil {
+				if isCancel(ctx, err) {
+					return r.report(), err
+				}
+				r.fail(b[k].pos, zoteroRef(b[k].it), err, false)
+			}
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(in.workers())
-	for _, j := range jobs {
+	for _, j := range withPDF {
 		g.Go(func() error {
 			if err := in.zoteroItem(gctx, r, j.pos, j.it, j.stamp); err != nil {
 				if isCancel(gctx, err) {
@@ -103,11 +143,20 @@ func (in *Ingester) Zotero(ctx context.Context, dir string) (*Report, error) {
 	return r.report(), err
 }
 
+// zoteroCandidate is a Zotero item's record as a candidate, with its
+// title+abstract chunk (not embedded yet) and no text.
+func zoteroCandidate(pos int, it zotero.Item, stamp string) candidate {
+	zp := zoteroPaper(it)
+	return candidate{pos: pos, item: zoteroRef(it), paper: zp, tagSource: "zotero",
+		chunks: []store.Chunk{chunk.Abstract(zp.ID, zp.Title, zp.Abstract)},
+		ids:    []store.Identifier{{Kind: store.IDZotero, Value: it.ID(), Stamp: stamp}}}
+}
+
 // zoteroItem stores one Zotero item: its record, and the text of its PDF.
 func (in *Ingester) zoteroItem(ctx context.Context, r *run, pos int, it zotero.Item, stamp string) error {
-	zp := zoteroPaper(it)
-	c := candidate{pos: pos, item: zoteroRef(it), paper: zp, tagSource: "zotero",
-		ids: []store.Identifier{{Kind: store.IDZotero, Value: it.ID(), Stamp: stamp}}}
+	c := zoteroCandidate(pos, it, stamp)
+	zp := c.paper
+	c.chunks = nil
 	if path := zoteroPDF(it); path != "" {
 		hash, err := hashFile(path)
 		var doc *pdf.Document
