@@ -179,6 +179,11 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		return err
 	}
 	defer lib.Close()
+	release, err := holdEmbedder(ctx, lib, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
 	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
 	if err != nil {
 		return err

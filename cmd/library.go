@@ -45,6 +45,16 @@ func openExisting(ctx context.Context, g *globalOptions) (*store.Library, error)
 	return openLibrary(ctx, g)
 }
 
+// holdEmbedder keeps a papers reindex (in any process) from changing the
+// library's embedder while this run embeds chunks with it. If a reindex is
+// running it says so once and waits for it: the caller then picks the
+// embedder, the new one.
+func holdEmbedder(ctx context.Context, lib *store.Library, stderr io.Writer) (release func(), err error) {
+	return lib.HoldEmbedder(ctx, func() {
+		fmt.Fprintln(stderr, "waiting for the papers reindex running on this library to finish (Ctrl-C stops)...")
+	})
+}
+
 // embedderFor returns the embedder a command uses on lib: the one named by
 // spec, which must match the library's (a new library records it), or,
 // when spec is empty, the one the library was built with (local for a new

@@ -15,11 +15,14 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/beir"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -29,7 +32,7 @@ var ErrCorpusUnreadable = errors.New("cannot read corpus")
 
 // corpusRecord is one line of a BEIR-style corpus.
 type corpusRecord struct {
-	ID       string         `json:"_id"`
+	ID       beir.ID        `json:"_id"`
 	Title    string         `json:"title"`
 	Text     string         `json:"text"`
 	Metadata map[string]any `json:"metadata"`
@@ -230,16 +233,16 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 	if err := json.Unmarshal(line, &rc); err != nil {
 		return store.Paper{}, "", fmt.Errorf("not a JSON record: %w", err)
 	}
-	rc.ID = strings.TrimSpace(rc.ID)
-	if rc.ID == "" {
-		return store.Paper{}, "", errors.New(`record has no "_id"`)
+	id, err := checkCorpusID(string(rc.ID))
+	if err != nil {
+		return store.Paper{}, "", err
 	}
 	if strings.TrimSpace(rc.Title) == "" && strings.TrimSpace(rc.Text) == "" {
-		return store.Paper{}, "", fmt.Errorf("record %s has neither title nor text", rc.ID)
+		return store.Paper{}, "", fmt.Errorf("record %s has neither title nor text", id)
 	}
 	h := sha256.Sum256(line)
 	p := store.Paper{
-		ID: rc.ID, Title: strings.Join(strings.Fields(rc.Title), " "), Source: "jsonl",
+		ID: id, Title: strings.Join(strings.Fields(rc.Title), " "), Source: "jsonl",
 		ContentHash: hex.EncodeToString(h[:]),
 	}
 	text := strings.TrimSpace(rc.Text)
@@ -286,6 +289,30 @@ func arxivOfDOI(doi string) string {
 		return rest
 	}
 	return ""
+}
+
+// checkCorpusID returns the library key of a corpus record's _id, trimmed,
+// or why it cannot be one. The library keys arXiv papers by their bare
+// versionless id, and every command that takes an id reads "2501.12948v1",
+// "arXiv:2501.12948" or an arxiv.org URL as that arXiv paper: a record
+// stored under such an id could never be shown or removed by it (and rm
+// would remove the arXiv paper instead), so it is refused with the id to
+// use. A bare arXiv id is accepted: it is the paper's own key (an arXiv
+// paper already held under it makes the record an id clash). Control
+// characters are refused: ids are printed as they are.
+func checkCorpusID(raw string) (string, error) {
+	id := strings.TrimSpace(raw)
+	switch {
+	case id == "":
+		return "", errors.New(`record has no "_id"`)
+	case strings.IndexFunc(id, unicode.IsControl) >= 0 || safetext.Clean(id) != id:
+		return "", fmt.Errorf("_id %q has a control character: give the record an id of printable characters", safetext.Line(id))
+	}
+	if bare, _, err := arxiv.ParseID(id); err == nil && bare != id {
+		return "", fmt.Errorf("_id %q is an arXiv id in another form than the library keys papers by, so ids would name the arXiv paper %s instead: "+
+			"give the record the _id %q (or an id that is not an arXiv id, such as \"corpus-%s\")", id, bare, bare, id)
+	}
+	return id, nil
 }
 
 // chunkAbstractWords is how much of a long record becomes its first chunk.

@@ -302,8 +302,8 @@ func TestCorpusRecordJoinsArxivPaper(t *testing.T) {
 		!slices.Equal(p.Tags, []store.Tag{{Name: "self-supervision", Source: "corpus"}, {Name: "tools", Source: "corpus"}}) {
 		t.Errorf("merged paper %+v, %v", p, err)
 	}
-	if id, err := f.lib.Resolve(ctx, "tf"); err != nil || id != "2302.04761" {
-		t.Errorf("Resolve(tf) = %s, %v", id, err)
+	if got, err := f.lib.FindPaper(ctx, "tf"); err != nil || got.ID != "2302.04761" {
+		t.Errorf("FindPaper(tf) = %s, %v", got.ID, err)
 	}
 	o, _ := f.lib.Get(ctx, "other")
 	if !slices.Equal(o.Tags, []store.Tag{{Name: "a tag", Source: "corpus"}, {Name: "b", Source: "corpus"}}) {

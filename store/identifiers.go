@@ -177,20 +177,3 @@ func (l *Library) Identifier(ctx context.Context, kind, value string) (Identifie
 	}
 	return r, nil
 }
-
-// Resolve returns the id under which the library holds the paper known as
-// id: id itself when a paper has it, else the paper that absorbed or
-// re-keyed it (IDAlias), else an error wrapping ErrNotFound.
-func (l *Library) Resolve(ctx context.Context, id string) (string, error) {
-	var got string
-	err := l.db.QueryRowContext(ctx, `SELECT id FROM papers WHERE id = ?1
-		UNION ALL SELECT i.paper_id FROM paper_identifiers i JOIN papers p ON p.id = i.paper_id WHERE i.kind = 'alias' AND i.value = ?1
-		LIMIT 1`, id).Scan(&got)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("paper %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return "", fmt.Errorf("resolve paper %s: %w", id, wrapBusy(err))
-	}
-	return got, nil
-}

@@ -266,7 +266,7 @@ func putMerged(ctx context.Context, tx *sql.Tx, m Paper, members []Paper, base i
 	if err := pr.checkReuse(); err != nil {
 		return err
 	}
-	_, err := putTx(ctx, tx, pr, 0)
+	_, err := putTx(ctx, tx, pr)
 	return err
 }
 
