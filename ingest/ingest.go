@@ -196,8 +196,8 @@ func (r *run) upgrade(pos int, id string, result store.PutResult) {
 	}
 	r.outcomes[pos] = o
 	r.mu.Unlock()
-	if result != store.Unchanged {
-		r.emit(Event{Kind: Stored, Item: id, Result: result})
+	if result != store.Unchanged { // a Note: the item was counted stored once
+		r.emit(Event{Kind: Note, Item: id, Msg: "arXiv's record merged in"})
 	}
 }
 

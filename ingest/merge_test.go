@@ -45,8 +45,10 @@ func walkThroughFixture(t *testing.T) *fixture {
 // the BibTeX have no twin.
 func TestOnePaperOneEntry(t *testing.T) {
 	ids := []string{"2501.12948", "2302.04761v1", "1111.2011", "2212.08073"}
+	t.Parallel()
 	for _, order := range []string{"local first", "arXiv first"} {
 		t.Run(order, func(t *testing.T) {
+			t.Parallel()
 			f := walkThroughFixture(t)
 			ctx := context.Background()
 			dir := filepath.Join(f.data, "pdfs", "papers")
@@ -129,6 +131,7 @@ func TestOnePaperOneEntry(t *testing.T) {
 // arXiv id and version with the file's record; the next run that reaches
 // arXiv brings arXiv's record in one request, keeping the text.
 func TestLocalPDFOfflineThenArxiv(t *testing.T) {
+	t.Parallel()
 	f := walkThroughFixture(t)
 	ctx := context.Background()
 	online := f.in.Arxiv
