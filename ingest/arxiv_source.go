@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/filehash"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -241,12 +241,7 @@ func (in *Ingester) processEntry(ctx context.Context, r *run, j job) error {
 			return err
 		}
 	}
-	c.chunks = append([]store.Chunk{chunk.Abstract(c.paper.ID, c.paper.Title, c.paper.Abstract)}, c.chunks...)
-	if err := embedChunks(ctx, in.Embedder, c.chunks); err != nil {
-		return fmt.Errorf("embed %s: %w", c.paper.ID, err)
-	}
-	r.emit(Event{Kind: Embedded, Item: c.paper.ID, Chunks: len(c.chunks)})
-	_, _, err := r.putCandidate(ctx, c)
+	_, err := r.embedAndPut(ctx, c, true)
 	return err
 }
 
@@ -258,7 +253,7 @@ func (in *Ingester) entryText(ctx context.Context, r *run, j job, c *candidate) 
 	err := j.pdfErr
 	if err == nil {
 		var hash string
-		if hash, err = hashFile(j.pdfPath); err == nil {
+		if hash, err = filehash.SHA256(j.pdfPath); err == nil {
 			c.paper.ContentHash = hash
 			if in.holdsText(ctx, hash) {
 				return nil // a local copy, byte for byte: its text joins this paper

@@ -7,7 +7,6 @@ import (
 	"unicode"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -91,20 +90,12 @@ func (in *Ingester) enrichArxiv(ctx context.Context, r *run) error {
 			r.emit(Event{Kind: Warning, Item: w.id, Msg: fmt.Sprintf("arXiv's %s is %q, not this PDF's %q: the PDF's record is kept", w.id, e.Title, w.title)})
 			continue
 		}
-		p := paperFromEntry(e)
-		c := candidate{pos: w.pos, item: w.id, paper: p, chunks: []store.Chunk{chunk.Abstract(p.ID, p.Title, p.Abstract)}, upgrade: true}
-		if err := embedChunks(ctx, in.Embedder, c.chunks); err != nil {
+		c := candidate{pos: w.pos, item: w.id, paper: paperFromEntry(e), upgrade: true}
+		if _, err := r.embedAndPut(ctx, c, true); err != nil {
 			if isCancel(ctx, err) || Systemic(err) {
 				return err
 			}
-			r.fail(w.pos, w.id, fmt.Errorf("embed %s: %w", w.id, err), true)
-			continue
-		}
-		if _, _, err := r.putCandidate(ctx, c); err != nil {
-			if isCancel(ctx, err) {
-				return err
-			}
-			r.fail(w.pos, w.id, err, true)
+			r.fail(w.pos, w.id, err, true) // the paper stays as the run stored it
 		}
 	}
 	return nil

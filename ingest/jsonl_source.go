@@ -203,10 +203,7 @@ func (in *Ingester) putRecord(ctx context.Context, r *run, pos int, item string,
 	// The record's _id finds the paper it joined, and its stamp tells a
 	// re-run the record is unchanged.
 	c.ids = append(c.ids, store.Identifier{Kind: store.IDAlias, Value: p.ID, Stamp: p.ContentHash})
-	if err := embedChunks(ctx, in.Embedder, c.chunks); err != nil {
-		return fmt.Errorf("embed %s: %w", p.ID, err)
-	}
-	_, _, err := r.putCandidate(ctx, c)
+	_, err := r.embedAndPut(ctx, c, false)
 	return err
 }
 

@@ -290,6 +290,36 @@ func (r *run) putCandidate(ctx context.Context, c candidate) (store.PutResult, s
 	return outs[0].result, outs[0].id, outs[0].err
 }
 
+// embedAndPut embeds c's chunks and stores it (putCandidate). With
+// abstract, c's title+abstract chunk is made first, ahead of its body.
+func (r *run) embedAndPut(ctx context.Context, c candidate, abstract bool) (string, error) {
+	if abstract {
+		c.chunks = append([]store.Chunk{chunk.Abstract(c.paper.ID, c.paper.Title, c.paper.Abstract)}, c.chunks...)
+	}
+	if err := embedChunks(ctx, r.in.Embedder, c.chunks); err != nil {
+		return "", fmt.Errorf("embed %s: %w", c.paper.ID, err)
+	}
+	r.emit(Event{Kind: Embedded, Item: c.paper.ID, Chunks: len(c.chunks)})
+	_, id, err := r.putCandidate(ctx, c)
+	return id, err
+}
+
+// itemErr settles an item's error: a cancellation or a failure every
+// other item would meet too (Systemic) stops the run and is returned; any
+// other fails the item alone, reported under its name.
+func (r *run) itemErr(ctx context.Context, pos int, item string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case isCancel(ctx, err):
+		return ctx.Err()
+	case Systemic(err):
+		return err
+	}
+	r.fail(pos, item, err, false)
+	return nil
+}
+
 // putOutcome is what storing one candidate did.
 type putOutcome struct {
 	result store.PutResult

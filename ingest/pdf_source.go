@@ -2,11 +2,8 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +17,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/internal/filehash"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -80,7 +78,7 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		if f == "" {
 			continue
 		}
-		hash, err := hashFile(f)
+		hash, err := filehash.SHA256(f)
 		if err != nil {
 			r.fail(i, f, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
 			continue
@@ -99,16 +97,7 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 	g.SetLimit(in.workers())
 	for _, it := range items {
 		g.Go(func() error {
-			if err := in.ingestFile(gctx, r, it.pos, it.path, it.hash); err != nil {
-				if isCancel(gctx, err) {
-					return gctx.Err()
-				}
-				if Systemic(err) {
-					return err
-				}
-				r.fail(it.pos, it.path, err, false)
-			}
-			return nil
+			return r.itemErr(gctx, it.pos, it.path, in.ingestFile(gctx, r, it.pos, it.path, it.hash))
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -140,11 +129,7 @@ func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash 
 	}
 	c := pdfCandidate(doc, path, hash, in.Chunking)
 	c.pos, c.item = pos, path
-	if err := embedChunks(ctx, in.Embedder, c.chunks); err != nil {
-		return fmt.Errorf("embed %s: %w", c.paper.ID, err)
-	}
-	r.emit(Event{Kind: Embedded, Item: c.paper.ID, Chunks: len(c.chunks)})
-	_, id, err := r.putCandidate(ctx, c)
+	id, err := r.embedAndPut(ctx, c, false)
 	if err != nil {
 		return err
 	}
@@ -217,19 +202,6 @@ func absPath(p string) string {
 		return a
 	}
 	return p
-}
-
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // localTitle is the PDF's title, else its first non-trivial line, else the

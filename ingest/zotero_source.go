@@ -19,6 +19,7 @@ import (
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
 	"github.com/papers-cli/papers/ingest/zotero"
+	"github.com/papers-cli/papers/internal/filehash"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -127,16 +128,7 @@ func (in *Ingester) Zotero(ctx context.Context, dir string) (*Report, error) {
 	g.SetLimit(in.workers())
 	for _, j := range withPDF {
 		g.Go(func() error {
-			if err := in.zoteroItem(gctx, r, j.pos, j.it, j.stamp); err != nil {
-				if isCancel(gctx, err) {
-					return gctx.Err()
-				}
-				if Systemic(err) {
-					return err
-				}
-				r.fail(j.pos, zoteroRef(j.it), err, false)
-			}
-			return nil
+			return r.itemErr(gctx, j.pos, zoteroRef(j.it), in.zoteroItem(gctx, r, j.pos, j.it, j.stamp))
 		})
 	}
 	err = g.Wait()
@@ -158,7 +150,7 @@ func (in *Ingester) zoteroItem(ctx context.Context, r *run, pos int, it zotero.I
 	zp := c.paper
 	c.chunks = nil
 	if path := zoteroPDF(it); path != "" {
-		hash, err := hashFile(path)
+		hash, err := filehash.SHA256(path)
 		var doc *pdf.Document
 		if err == nil && !in.holdsText(ctx, hash) {
 			doc, err = readPDF(ctx, r, path)
@@ -189,12 +181,7 @@ func (in *Ingester) zoteroItem(ctx context.Context, r *run, pos int, it zotero.I
 			c.paper, c.chunks, c.body, c.pages = merged, pc.chunks[1:], true, pc.pages
 		}
 	}
-	c.chunks = append([]store.Chunk{chunk.Abstract(c.paper.ID, c.paper.Title, c.paper.Abstract)}, c.chunks...)
-	if err := embedChunks(ctx, in.Embedder, c.chunks); err != nil {
-		return fmt.Errorf("embed %s: %w", c.paper.ID, err)
-	}
-	r.emit(Event{Kind: Embedded, Item: c.paper.ID, Chunks: len(c.chunks)})
-	_, _, err := r.putCandidate(ctx, c)
+	_, err := r.embedAndPut(ctx, c, true)
 	return err
 }
 

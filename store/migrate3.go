@@ -2,17 +2,15 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/papers-cli/papers/internal/filehash"
 )
 
 // schema3 is what version 3 adds to version 2: the bibliographic columns
@@ -80,7 +78,7 @@ func migrate3(ctx context.Context, tx *sql.Tx, dir string) ([]string, error) {
 			p.ArxivID = p.ID
 			if p.Pages > 0 && dir != "" {
 				name := strings.ReplaceAll(fmt.Sprintf("%sv%d", p.ID, p.Version), "/", "_") + ".pdf"
-				if h, err := hashFile(filepath.Join(dir, PDFCacheDir, name)); err == nil {
+				if h, err := filehash.SHA256(filepath.Join(dir, PDFCacheDir, name)); err == nil {
 					extra[i] = append(extra[i], Identifier{Kind: IDSHA256, Value: h})
 				}
 			}
@@ -283,18 +281,4 @@ func backfill(ctx context.Context, tx *sql.Tx, p Paper, extra []Identifier) erro
 		}
 	}
 	return nil
-}
-
-// hashFile returns the SHA-256 of a file, in hex.
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

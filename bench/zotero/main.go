@@ -14,7 +14,6 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -295,18 +294,9 @@ func (s *synth) attach(dir string, item int64, file string, present bool) error 
 }
 
 func copyFile(from, to string) error {
-	in, err := os.Open(from)
+	b, err := os.ReadFile(from)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return os.WriteFile(to, b, 0o644)
 }
