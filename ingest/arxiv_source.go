@@ -11,7 +11,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/internal/filehash"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -253,7 +252,7 @@ func (in *Ingester) entryText(ctx context.Context, r *run, j job, c *candidate) 
 	err := j.pdfErr
 	if err == nil {
 		var hash string
-		if hash, err = filehash.SHA256(j.pdfPath); err == nil {
+		if hash, err = store.HashFile(j.pdfPath); err == nil {
 			c.paper.ContentHash = hash
 			if in.holdsText(ctx, hash) {
 				return nil // a local copy, byte for byte: its text joins this paper

@@ -12,7 +12,6 @@ import (
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
-	"github.com/papers-cli/papers/internal/filehash"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -414,7 +413,7 @@ func TestIDClashBetweenSourcesKeepsThePaperHeld(t *testing.T) {
 	f := newFixture(t, arxivtest.Options{}, entryFromReference(t, data, "2302.04761", 1, time.Now()))
 	f.in.AbstractsOnly = true
 	local := filepath.Join(f.data, "pdfs", "papers", "deepseek_r1_2501.12948.pdf") // no arXiv stamp: keyed by its hash
-	hash, err := filehash.SHA256(local)
+	hash, err := store.HashFile(local)
 	if err != nil {
 		t.Fatal(err)
 	}

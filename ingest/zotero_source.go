@@ -19,7 +19,6 @@ import (
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
 	"github.com/papers-cli/papers/ingest/zotero"
-	"github.com/papers-cli/papers/internal/filehash"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -150,7 +149,7 @@ func (in *Ingester) zoteroItem(ctx context.Context, r *run, pos int, it zotero.I
 	zp := c.paper
 	c.chunks = nil
 	if path := zoteroPDF(it); path != "" {
-		hash, err := filehash.SHA256(path)
+		hash, err := store.HashFile(path)
 		var doc *pdf.Document
 		if err == nil && !in.holdsText(ctx, hash) {
 			doc, err = readPDF(ctx, r, path)

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/papers-cli/papers/internal/filehash"
 )
 
 // schema3 is what version 3 adds to version 2: the bibliographic columns
@@ -78,7 +76,7 @@ func migrate3(ctx context.Context, tx *sql.Tx, dir string) ([]string, error) {
 			p.ArxivID = p.ID
 			if p.Pages > 0 && dir != "" {
 				name := strings.ReplaceAll(fmt.Sprintf("%sv%d", p.ID, p.Version), "/", "_") + ".pdf"
-				if h, err := filehash.SHA256(filepath.Join(dir, PDFCacheDir, name)); err == nil {
+				if h, err := HashFile(filepath.Join(dir, PDFCacheDir, name)); err == nil {
 					extra[i] = append(extra[i], Identifier{Kind: IDSHA256, Value: h})
 				}
 			}
