@@ -2,6 +2,7 @@ package zotero
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -136,4 +137,60 @@ func TestParseDateAndNames(t *testing.T) {
 	if got := it.ArxivID(); got != "2303.11366v4" || it.DOI() != "" {
 		t.Errorf("url with version: %q, doi %q", got, it.DOI())
 	}
+}
+
+// TestReadOlderSchema: a database without the *Combined tables (Zotero
+// before custom types), the trash of collections or the primary creator
+XX
+func TestReadOlderSchema(t *testing.T) {
+	dir := needSample(t)
+	old := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(dir, DBName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(old, DBName), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(mustAbs(t, filepath.Join(dir, "storage")), filepath.Join(old, "storage")); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(old, DBName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"DROP TABLE itemTypesCombined", "DROP TABLE fieldsCombined", "DROP TABLE baseFieldMappingsCombined",
+		"DROP TABLE itemTypeFieldsCombined", "DROP TABLE deletedCollections", "UPDATE version SET version = 120 WHERE schema = 'userdata'"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	now, err := Read(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then, err := Read(context.Background(), old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if then.Schema != 120 || len(then.Items) != len(now.Items) {
+		t.Fatalf("schema %d, %d items; want 120 and %d", then.Schema, len(then.Items), len(now.Items))
+	}
+	for i := range now.Items {
+		a, b := now.Items[i], then.Items[i]
+		if a.Key != b.Key || a.Type != b.Type || a.Fields["title"] != b.Fields["title"] || a.Date() != b.Date() ||
+			strings.Join(a.Authors(), "|") != strings.Join(b.Authors(), "|") || a.Venue() != b.Venue() || a.ArxivID() != b.ArxivID() ||
+			len(a.Attachments) != len(b.Attachments) || strings.Join(a.Collections, "|") != strings.Join(b.Collections, "|") {
+			t.Errorf("item %s reads differently: %+v\nvs %+v", a.Key, a, b)
+		}
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
