@@ -140,8 +140,8 @@ func TestParseDateAndNames(t *testing.T) {
 }
 
 // TestReadOlderSchema: a database without the *Combined tables (Zotero
-// before custom types), the trash of collections or the primary creator
-XX
+// before custom item types) and without a trash for collections reads the
+// same items, with Zotero 6's version numbers.
 func TestReadOlderSchema(t *testing.T) {
 	dir := needSample(t)
 	old := t.TempDir()
