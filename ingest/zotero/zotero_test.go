@@ -194,3 +194,33 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+// Linked files are read where they are; paths relative to Zotero's base
+// directory (a preference papers cannot read) and names that leave the
+// item's folder are reported, never followed.
+func TestLocateAttachments(t *testing.T) {
+	dir := t.TempDir()
+	linked := filepath.Join(dir, "elsewhere", "paper.pdf")
+	os.MkdirAll(filepath.Dir(linked), 0o755)
+	os.WriteFile(linked, []byte("%PDF-1.4 linked"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "storage", "ABCD1234"), 0o755)
+	os.WriteFile(filepath.Join(dir, "storage", "ABCD1234", "x.pdf"), []byte("%PDF-1.4 stored"), 0o644)
+	lib := &Library{Dir: dir}
+	for _, c := range []struct {
+		a            Attachment
+		path, reason string
+	}{
+		{Attachment{Key: "ABCD1234", LinkMode: ImportedFile, Stored: "storage:x.pdf"}, filepath.Join(dir, "storage", "ABCD1234", "x.pdf"), ""},
+		{Attachment{Key: "ABCD1234", LinkMode: ImportedFile, Stored: "storage:gone.pdf"}, filepath.Join(dir, "storage", "ABCD1234", "gone.pdf"), "file not found"},
+		{Attachment{Key: "ABCD1234", LinkMode: ImportedFile, Stored: "storage:../../etc/passwd"}, "", "not a plain name"},
+		{Attachment{Key: "EFGH5678", LinkMode: LinkedFile, Stored: linked}, linked, ""},
+		{Attachment{Key: "EFGH5678", LinkMode: LinkedFile, Stored: "attachments:Papers/x.pdf"}, "", "base directory"},
+		{Attachment{Key: "IJKL9012", LinkMode: LinkedURL, Stored: ""}, "", ""},
+	} {
+		a := c.a
+		lib.locate(&a)
+		if a.Path != c.path || c.reason == "" && a.Missing != "" || c.reason != "" && !strings.Contains(a.Missing, c.reason) {
+			t.Errorf("%s: path %q missing %q; want %q, %q", c.a.Stored, a.Path, a.Missing, c.path, c.reason)
+		}
+	}
+}
