@@ -239,7 +239,10 @@ func plan(c candidate, held []store.Paper) (it store.Item, fresh bool, note stri
 			body = &held[i]
 		}
 	}
-	takeBody := c.body && !older && (body == nil || newer)
+	// A Zotero item whose PDF changed since (replaced in Zotero) brings
+	// its new text: the item is the record the text came from.
+	replaced := body != nil && c.tagSource == "zotero" && body.Source == "zotero" && inc.ContentHash != "" && body.ContentHash != inc.ContentHash
+	takeBody := c.body && !older && (body == nil || newer || replaced)
 	switch {
 	case takeBody:
 		out.Pages, out.ContentHash, out.TextError = inc.Pages, inc.ContentHash, ""

@@ -262,6 +262,23 @@ func TestPlan(t *testing.T) {
 			t.Errorf("item %+v", it)
 		}
 	})
+	t.Run("a Zotero item whose PDF was replaced brings the new text", func(t *testing.T) {
+		held := zot
+		held.Pages, held.ContentHash, held.Chunks = 4, "old", 9
+		z2 := zot
+		z2.Pages, z2.ContentHash = 6, "new"
+		it, _, _ := plan(candidate{paper: z2, chunks: chunks(7), body: true, tagSource: "zotero"}, []store.Paper{held})
+		if it.BodyFrom != "" || it.Paper.ContentHash != "new" || it.Paper.Pages != 6 || len(it.Chunks) != 7 {
+			t.Errorf("item %+v", it)
+		}
+		// a local file of the same paper does not replace the Zotero text
+		f := local
+		f.ID, f.ArxivID, f.Version, f.DOI = zot.ID, "", 0, zot.DOI
+		it, _, _ = plan(candidate{paper: f, chunks: chunks(7), body: true}, []store.Paper{held})
+		if it.BodyFrom != held.ID {
+			t.Errorf("a local file replaced the Zotero item's text: %+v", it)
+		}
+	})
 	t.Run("a local file becomes the arXiv paper", func(t *testing.T) {
 		held := store.Paper{ID: "pdf:0123456789abcdef", Title: "Local", Source: "pdf", Pages: 3, ContentHash: "bb", Chunks: 7}
 		inc := arx

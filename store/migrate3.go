@@ -163,8 +163,8 @@ func migrate3(ctx context.Context, tx *sql.Tx, dir string) ([]string, error) {
 	}
 	var notes []string
 	if len(merged) > 0 {
-		notes = append(notes, fmt.Sprintf("merged %d duplicate %s into the paper each duplicates (%s); their chunks, topics and tags were kept",
-			len(merged), plural(len(merged), "paper", "papers"), strings.Join(merged, ", ")))
+		notes = append(notes, fmt.Sprintf("merged %d duplicate %s into the %s %s (%s); chunks, topics and tags were kept",
+			len(merged), plural(len(merged), "paper", "papers"), plural(len(merged), "paper", "papers"), plural(len(merged), "it duplicates", "they duplicate"), strings.Join(merged, ", ")))
 	}
 	if len(rekeyed) > 0 {
 		notes = append(notes, fmt.Sprintf("%d local %s now keyed by the arXiv id in %s (%s); the old ids still find them",
