@@ -42,7 +42,7 @@ type Backend interface {
 	FindByHash(ctx context.Context, hash string) (Paper, error)
 	FindByIdentifiers(ctx context.Context, ids []Identifier) ([]Paper, error)
 	FindPaper(ctx context.Context, ref string, spellings ...string) (Paper, error)
-	Resolve(ctx context.Context, id string) (string, error)
+	Identifier(ctx context.Context, kind, value string) (IdentifierRecord, error)
 	Identifiers(ctx context.Context, kind string) (map[string]IdentifierRecord, error)
 	List(ctx context.Context, f Filter) ([]Paper, error)
 	Chunks(ctx context.Context, paperID string) ([]Chunk, error)
