@@ -42,6 +42,11 @@ func main() {
 				fmt.Fprintf(os.Stderr, "synth: %d of %d papers in %s\n", done, *papers, time.Since(start).Round(time.Second))
 			}
 		},
+		Refreshed: func(done int, took time.Duration) {
+			if took > time.Second {
+				fmt.Fprintf(os.Stderr, "synth: the refresh after %d papers took %s (merges included)\n", done, took.Round(10*time.Millisecond))
+			}
+		},
 	}
 	if err := storetest.Build(context.Background(), *dir, o); err != nil {
 		fmt.Fprintln(os.Stderr, "synth:", err)

@@ -71,6 +71,9 @@ type Options struct {
 	// Progress, if set, is called after each transaction with the papers
 	// written so far.
 	Progress func(done int)
+	// Refreshed, if set, is called after each refresh with its duration
+	// (its merges included).
+	Refreshed func(done int, took time.Duration)
 }
 
 // Build writes the synthetic library o describes into dir (see Synthetic).
@@ -133,8 +136,12 @@ func Build(ctx context.Context, dir string, o Options) error {
 		sinceRefresh += len(items)
 		items = items[:0]
 		if o.RefreshEvery > 0 && (sinceRefresh >= o.RefreshEvery || i == o.Papers-1) {
+			t0 := time.Now()
 			if err := lib.Refresh(ctx); err != nil {
 				return err
+			}
+			if o.Refreshed != nil {
+				o.Refreshed(i+1, time.Since(t0))
 			}
 			sinceRefresh = 0
 		}
