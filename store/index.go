@@ -94,7 +94,8 @@ func libraryVersion(ctx context.Context, q querier) (v indexVersion, pruned int6
 // committed. Chunks change only with their paper's row (Put replaces the
 // row, its chunks go by ON DELETE CASCADE) or all at once by Reindex
 // (which bumps vectors_epoch, and the index is rebuilt). AUTOINCREMENT
-// keeps ids growing after the log is pruned.
+// keeps ids growing after the log is pruned. Schema 4 also gave Count a
+// covering index.
 const indexLogSchema = `
 CREATE TABLE IF NOT EXISTS index_log (
 	id       INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -110,6 +111,9 @@ CREATE TRIGGER IF NOT EXISTS index_log_update AFTER UPDATE OF id, title, chunks 
 	INSERT INTO index_log (paper_id) VALUES (old.id);
 	INSERT INTO index_log (paper_id) SELECT new.id WHERE new.id != old.id;
 END;
+-- Count's sum of chunks from an index (2 MB at 100k papers) instead of a
+-- scan of the papers table with its abstracts (700 MB, all of it mapped).
+CREATE INDEX IF NOT EXISTS papers_chunks ON papers (chunks);
 `
 
 // keyIndexPruned is the manifest key recording up to which id the change

@@ -735,6 +735,7 @@ func TestReindex(t *testing.T) {
 // schema4Undo takes a library back to schema 3: the change log goes.
 var schema4Undo = []string{
 	"DROP TRIGGER index_log_insert", "DROP TRIGGER index_log_delete", "DROP TRIGGER index_log_update", "DROP TABLE index_log",
+	"DROP INDEX papers_chunks",
 }
 
 // schema3Undo takes a library back to schema 2: what schema 3 added goes.
