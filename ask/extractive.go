@@ -403,6 +403,16 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 	for _, w := range strings.Fields(question) {
 		qnames[normName(strings.Trim(w, "?,.;:!\"'()[]“”‘’"))] = true
 	}
+	// rel is each passage's retrieval score against the best one: the
+	// ranking saw the whole passage and its title
+	rel := make([]float64, len(ps))
+	for i, p := range ps {
+		if top := ev[ps[0].ev].Score; top > 0 {
+			rel[i] = min(1, max(0, ev[p.ev].Score/top))
+		} else {
+			rel[i] = 1 - float64(i)/float64(len(ps))
+		}
+	}
 	var cands []*sentence
 	for rank, p := range ps {
 		if !allowed[p.paper] {
@@ -422,7 +432,7 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 				near = append(near, p.sents[i+1].stems)
 			}
 			s.names = newNames(s.text, qnames)
-			base := 0.30*s.cov + 0.15*qu.coverage(near...) + 0.15*pc - 0.01*float64(rank)
+			base := 0.25*s.cov + 0.15*qu.coverage(near...) + 0.20*pc + 0.10*rel[rank]
 			if len(q.entities) > 0 {
 				base += 0.10 * entityShare(q.entities, newNameIndex(s.text))
 			}
@@ -457,7 +467,7 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
 	x.cands = cands
 	if x.papers {
-		x.sentences = paperLines(cands, ps, ev)
+		x.sentences = paperLines(cands, ev, len(q.entities) > 0)
 		return x
 	}
 
@@ -972,15 +982,19 @@ func announces(s *sentence, n int) bool {
 }
 
 // paperLines answers "which papers ...": the best sentence of each paper
-// that scores at least 60% of the best one, best first, at most
-// extractPapers.
-func paperLines(cands []*sentence, ps []*passage, ev []evidence) []sentence {
+// that scores at least 60% of the best one (30% when the papers were
+// chosen by the names the question mentions: they all mention them), best
+// first, at most extractPapers.
+func paperLines(cands []*sentence, ev []evidence, named bool) []sentence {
 	var out []sentence
 	seen := map[string]bool{}
-	top := cands[0].score
+	top, share := cands[0].score, 0.6
+	if named {
+		share = 0.3
+	}
 	for _, c := range cands {
 		id := ev[c.passage].Paper.ID
-		if seen[id] || c.score < 0.6*top || c.debris > 0.3 {
+		if seen[id] || c.score < share*top || c.debris > 0.3 {
 			continue
 		}
 		seen[id] = true

@@ -227,7 +227,7 @@ func entities(text string) []entity {
 	seen := map[string]bool{}
 	add := func(w string) {
 		n := normName(w)
-		if len(n) < 2 || seen[n] || commonAcronyms[strings.ToLower(w)] || commonAcronyms[n] {
+		if len(n) < 2 || seen[n] || genericAcronyms[strings.ToLower(w)] || genericAcronyms[n] {
 			return // "RL", "LLMs": papers spell them out as often as not
 		}
 		seen[n] = true

@@ -19,17 +19,25 @@ var (
 	expansionRe = regexp.MustCompile(`([A-Z][^().;:]{4,100}?)\s*\(([A-Z][\p{L}\d-]{1,15})\)`)
 )
 
+// genericAcronyms are so common in the field that papers spell them out
+// as often as not ("reinforcement learning"): not names a question needs a
+// passage to mention.
+var genericAcronyms = acronymSet("RL", "LLM", "LLMs", "VLM", "VLMs", "LM", "LMs", "NLP", "AI", "ML", "DL", "QA",
+	"API", "APIs", "GPU", "GPUs", "CPU", "SOTA", "DNN", "NN")
+
 // commonAcronyms are defined in many abstracts but name no paper's own
 // contribution.
-var commonAcronyms = map[string]bool{}
+var commonAcronyms = acronymSet("RL", "LLM", "LLMs", "VLM", "VLMs", "LM", "LMs", "NLP", "AI", "ML", "DL", "CV", "QA",
+	"RAG", "SFT", "RLHF", "RLAIF", "RLVR", "MDP", "POMDP", "API", "APIs", "GPU", "CPU", "SOTA", "CoT", "PRM", "ORM",
+	"MoE", "PPO", "DPO", "GRPO", "KL", "MCTS", "OOD", "IID", "CNN", "RNN", "GNN", "MLP", "XAI", "OCR", "NER",
+	"HCI", "UI", "IR", "KG", "SNR", "TD", "GAE", "DRL", "MARL")
 
-func init() {
-	for _, a := range []string{"RL", "LLM", "LLMs", "VLM", "VLMs", "LM", "LMs", "NLP", "AI", "ML", "DL", "CV", "QA",
-		"RAG", "SFT", "RLHF", "RLAIF", "RLVR", "MDP", "POMDP", "API", "APIs", "GPU", "CPU", "SOTA", "CoT", "PRM", "ORM",
-		"MoE", "PPO", "DPO", "GRPO", "KL", "MCTS", "OOD", "IID", "CNN", "RNN", "GNN", "MLP", "XAI", "DIA", "OCR", "NER",
-		"HCI", "UI", "IR", "KG", "SNR", "TD", "GAE", "CAD", "MAS", "DRL", "MARL"} {
-		commonAcronyms[strings.ToLower(a)] = true
+func acronymSet(as ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, a := range as {
+		m[strings.ToLower(a)] = true
 	}
+	return m
 }
 
 // shortName is the name a paper goes by: the head of its title before a
