@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/papers-cli/papers/prompts"
@@ -750,19 +751,75 @@ var notNames = map[string]bool{"Table": true, "Tab": true, "Figure": true, "Fig"
 	"Appendix": true, "Eq": true, "Equation": true, "Algorithm": true, "Alg": true, "Step": true, "Stage": true,
 	"Chapter": true, "Part": true, "Lemma": true, "Theorem": true, "Definition": true}
 
-var (
-	citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
-	// what states no quantity: citation markers, author-year citations,
-	// references to sections, tables, figures and equations
-	notQuantity = regexp.MustCompile(`\[[\d,;\s–-]+\]|\(\d{1,3}[a-z]?\)|[\p{Ll},;)]\d{1,2}\b|\([^()]*\b(19|20)\d\d[a-z]?\)|\b(Section|Sec\.|Table|Tab\.|Figure|Fig\.|Eq\.|Equation|Appendix|Algorithm|Alg\.|Step|Stage)\s*\(?[\dA-Z][\d.]*\)?|\b[A-Za-z]+-\d+[A-Za-z]*\b|\b[A-Za-z]+\d+(\.\d+)?[A-Za-z]*\b`)
-	quantityRe  = regexp.MustCompile(`\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|twice|double|doubles|doubled|half|triple|tenfold|dozen)\b`)
-)
+var citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
+
+// numberWords state a quantity in words.
+var numberWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
+	"seven": true, "eight": true, "nine": true, "ten": true, "eleven": true, "twelve": true, "twenty": true, "thirty": true,
+	"forty": true, "fifty": true, "hundred": true, "hundreds": true, "thousand": true, "thousands": true, "million": true,
+	"millions": true, "billion": true, "twice": true, "double": true, "doubles": true, "doubled": true, "half": true,
+	"triple": true, "tenfold": true, "dozen": true}
 
 // statesQuantity reports whether s gives a number (in digits or words),
-// not counting citations, years of references, section and figure numbers,
-// and numbers inside names (GPT-4, Qwen3-8B).
+// not counting citation markers ([12]), years of references ("Smith et al.,
+// 2023"), section, table, figure and equation numbers, footnote marks
+// ("approaches,3") and numbers inside names (GPT-4, Qwen3-8B).
 func statesQuantity(s string) bool {
-	return quantityRe.MatchString(strings.ToLower(notQuantity.ReplaceAllString(s, " ")))
+	words := strings.Fields(s)
+	inParens := false // inside "( ... )", where years are citations
+	for i, w := range words {
+		if strings.HasPrefix(w, "(") {
+			inParens = true
+		}
+		closes := strings.Contains(w, ")")
+		core := strings.Trim(w, ".,;:!?()[]\"'“”‘’")
+		switch {
+		case core == "":
+		case numberWords[strings.ToLower(core)]:
+			return true
+		case !strings.ContainsAny(core, "0123456789"):
+		case strings.HasPrefix(w, "[") && strings.HasSuffix(strings.TrimRight(w, ".,;:"), "]"):
+			// a citation marker
+		case citationYear.MatchString(core) && (inParens || i > 0 && strings.HasSuffix(words[i-1], ",")):
+			// "(Hafner, 2021)", "Smith et al., 2023"
+		case i > 0 && notNames[strings.Trim(words[i-1], ".,;:(")]:
+			// "Table 2", "Section 3.1", "Eq. (4)"
+		case strings.HasPrefix(w, "(") && closes && len(core) <= 3:
+			// an equation label "(12)"
+		case gluedMark(w):
+		case nameWithNumber(core):
+		default:
+			return true
+		}
+		if closes {
+			inParens = false
+		}
+	}
+	return false
+}
+
+// gluedMark reports a footnote mark glued to a word ("approaches,3",
+// "model.10").
+func gluedMark(w string) bool {
+	i := strings.LastIndexAny(w, ",.;)")
+	if i <= 0 || i == len(w)-1 || len(w)-i-1 > 2 {
+		return false
+	}
+	for _, r := range w[i+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	r, _ := utf8.DecodeLastRuneInString(w[:i])
+	return unicode.IsLetter(r)
+}
+
+// nameWithNumber reports a name that has digits: letters run into the
+// digits (Qwen3, GPT-4, Llama-3.1-8B, H800), but not a unit after a
+// number (8B, 13B, 775M, 5.17%, 12×).
+func nameWithNumber(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsLetter(r)
 }
 
 // chooseLead picks the sentence that answers part j of the question: the
