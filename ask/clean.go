@@ -166,7 +166,7 @@ func dropLeadingDebris(s string) string {
 			break
 		}
 		r := []rune(w)
-		if unicode.IsUpper(r[0]) && len(r) > 1 && i+1 < len(words) && startsLower(words[i+1]) {
+		if unicode.IsUpper(r[0]) && (len(r) > 1 || w == "A") && i+1 < len(words) && (startsLower(words[i+1]) || clauseStarts[w]) {
 			if i > 0 {
 				return strings.Join(words[i:], " ")
 			}

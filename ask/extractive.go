@@ -277,8 +277,8 @@ func focusTerms(question string) []string {
 			i++ // "type of", "kind of"
 			continue
 		}
-		if w == "" || auxVerb[w] || (i > 0 && focusVerb[w]) {
-			break
+		if w == "" || auxVerb[w] || (i > 0 && focusVerb[w]) || (n > 0 && len(w) > 4 && strings.HasSuffix(w, "ed")) {
+			break // "What group size *gives*", "Which curated dataset *supplied*"
 		}
 		for _, t := range terms(w, true) {
 			if !slices.Contains(out, t) {
@@ -693,6 +693,11 @@ func answerType(q *question, s *sentence, short string) float64 {
 			}
 		}
 		return 1
+	case kindReason:
+		if causal.MatchString(s.text) {
+			return 1
+		}
+		return 0.3
 	case kindDefinition:
 		if q.expand != "" {
 			if glosses(s.text, q.expand) {
@@ -784,6 +789,8 @@ func statesQuantity(s string) bool {
 			// "(Hafner, 2021)", "Smith et al., 2023"
 		case i > 0 && notNames[strings.Trim(words[i-1], ".,;:(")]:
 			// "Table 2", "Section 3.1", "Eq. (4)"
+		case i > 0 && strings.HasSuffix(words[i-1], "al.") && !strings.Contains(core, "."):
+			// "Seshadri et al. 31": a citation number
 		case strings.HasPrefix(w, "(") && closes && len(core) <= 3:
 			// an equation label "(12)"
 		case gluedMark(w):
@@ -830,6 +837,18 @@ func nameWithNumber(w string) bool {
 // saying what is missing.
 func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passage, ev []evidence, names map[string]string) (*sentence, string) {
 	best := cands[0]
+	if part.kind == kindReason && !causal.MatchString(best.text) {
+		// the reason is often given in the sentence after the fact, which
+		// shares few words with the question: its neighbours do
+		for _, c := range cands[1:] {
+			if c.scores[j] < 0.8*best.scores[j] {
+				break
+			}
+			if causal.MatchString(c.text) {
+				return c, ""
+			}
+		}
+	}
 	if part.kind != kindNumber {
 		return best, ""
 	}
@@ -919,6 +938,9 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		listN = max(listN, p.listN)
 	}
 	limit := max(extractMax, len(leads)+1, listN+1)
+	if q.kind == kindList {
+		limit = max(limit, 5)
+	}
 	var out []*sentence
 	has := func(s *sentence) bool {
 		return slices.ContainsFunc(out, func(o *sentence) bool { return o == s || o.text == s.text || jaccard(o.stems, s.stems) > 0.5 })
@@ -932,18 +954,9 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		out = append(out, lead)
 		next := following(lead, ps)
 		part := partOf(q, lead)
-		switch {
-		case len(next) == 0:
-		case part.listN > 0 && announces(lead, part.listN):
-			for _, n := range items(next, part.listN) {
-				if n.debris <= 0.3 && !has(n) {
-					out = append(out, n)
-				}
-			}
-		case strings.HasSuffix(lead.text, ":") ||
-			(answerType(part, lead, "") < 0.5 && answerType(part, next[0], "") >= 0.5):
-			if next[0].debris <= 0.3 && !has(next[0]) {
-				out = append(out, next[0])
+		for _, n := range completion(part, lead, next) {
+			if n.debris <= 0.3 && !has(n) {
+				out = append(out, n)
 			}
 		}
 	}
@@ -985,11 +998,15 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 // sentences that open with an enumerator ("First,", "Second,", "(3)",
 // "Finally,"), else the next n sentences.
 func items(next []*sentence, n int) []*sentence {
+	want, scan := n, 3*n
+	if n == 0 {
+		want, scan = 4, 8 // as many as the passage lists
+	}
 	var out []*sentence
-	for _, s := range next[:min(len(next), 3*n)] {
+	for _, s := range next[:min(len(next), scan)] {
 		if enumerator.MatchString(s.text) {
 			out = append(out, s)
-			if len(out) == n {
+			if len(out) == want {
 				return out
 			}
 		}
@@ -997,10 +1014,111 @@ func items(next []*sentence, n int) []*sentence {
 	if len(out) > 0 {
 		return out
 	}
+	if n == 0 {
+		return next[:min(len(next), 2)]
+	}
 	return next[:min(len(next), n)]
 }
 
-var enumerator = regexp.MustCompile(`^(?:(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+var enumerator = regexp.MustCompile(`^(?:(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+
+// completion is what the sentences after a lead add to it, for the part
+// of the question it answers:
+//   - the items of a list it announces ("three main limitations", "some
+//     major open questions", a colon), as many as asked for, else up to
+//     four that open with an enumerator;
+//   - the next sentence when the lead does not state what is asked (the
+//     name or number one line further on), or when the lead lacks the
+//     thing asked for and the next sentence names it with a name;
+//   - for a definition, method or reason, the next sentence when it goes
+//     on about the same thing: it opens with the thing asked about or
+//     refers back to the lead ("This is achieved by ...", "It ..."), or,
+//     for a reason, gives one ("because", "we hypothesize").
+func completion(part *question, lead *sentence, next []*sentence) []*sentence {
+	if len(next) == 0 {
+		return nil
+	}
+	n := next[0]
+	switch {
+	case part.listN > 0 && announces(lead, part.listN):
+		return items(next, part.listN)
+	case (part.kind == kindList || part.kind == kindName && pluralFocus(part.text)) && announcesList(part, lead):
+		return items(next, 0)
+	case strings.HasSuffix(lead.text, ":"):
+		return next[:1]
+	case answerType(part, lead, "") < 0.5 && answerType(part, n, "") >= 0.5:
+		return next[:1]
+	case part.kind == kindName && len(part.attr) > 0 && !hasAny(lead.stems, part.attr) && hasAny(n.stems, part.attr) && len(n.names) > 0:
+		return next[:1] // "... we trained an RNN model" + "The data come from AqSolDB ..."
+	case part.kind == kindDefinition || part.kind == kindMethod || part.kind == kindReason || part.kind == kindOther:
+		for i, n := range next[:min(len(next), 2)] {
+			if continues(n, part) || part.kind == kindReason && causal.MatchString(n.text) {
+				return next[i : i+1]
+			}
+		}
+	}
+	return nil
+}
+
+// announcesList reports a sentence that introduces items of the plural
+// thing asked for: it names it with a count or "some", "several", "the
+// following", "major" ("XAI in chemistry has some major open questions").
+func announcesList(part *question, s *sentence) bool {
+	if !hasAny(s.stems, part.focus) {
+		return false
+	}
+	if strings.HasSuffix(s.text, ":") {
+		return true
+	}
+	l := " " + strings.ToLower(s.text) + " "
+	for _, w := range []string{" some ", " several ", " following ", " major ", " main ", " key ", " various "} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	for w, k := range countWord {
+		if k > 1 && w != "both" && strings.Contains(l, " "+w+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAny(st map[string]bool, ts []string) bool {
+	for _, t := range ts {
+		if st[t] {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// anaphoric openers of a sentence that goes on about the one before
+	anaphoric = regexp.MustCompile(`^(This|These|It|Its|They|Their|Such|Here|Thus|That is|Namely|Specifically|In particular|In other words|Concretely|To do so|To this end|For this|For example|For instance)\b`)
+	causal    = regexp.MustCompile(`(?i)\b(because|due to|since|owing to|as a result|the reason|we hypothesi[sz]e|this is likely|caused by|attribute[sd]? (?:this|it) to|stems from)\b`)
+)
+
+// continues reports whether s goes on about what part asks: it opens with
+// an anaphoric word, or with the thing asked about (a name or the focus
+// words of the question).
+func continues(s *sentence, part *question) bool {
+	if anaphoric.MatchString(s.text) {
+		return true
+	}
+	words := strings.Fields(s.text)
+	head := newNameIndex(strings.Join(words[:min(len(words), 4)], " "))
+	for _, e := range part.entities {
+		if head.has(e) {
+			return true
+		}
+	}
+	if len(part.focus) > 0 {
+		st := stemSet(strings.Join(words[:min(len(words), 5)], " "))
+		return hasAll(st, part.focus)
+	}
+	return false
+}
 
 // following are the sentences after s in its passage.
 func following(s *sentence, ps []*passage) []*sentence {

@@ -72,7 +72,9 @@ var (
 	expandRe  = regexp.MustCompile(`(?i)\bwhat (?:does|do) (?:the (?:acronym|abbreviation|name) )?(.{1,40}?) stands? for\b`)
 	methodRe  = regexp.MustCompile(`(?i)^(how|in what way|by what means)\b`)
 	reasonRe  = regexp.MustCompile(`(?i)^why\b|\bwhat (makes|explains|causes|leads to)\b|\bfor what reason\b`)
-	whRe      = regexp.MustCompile(`(?i)\b(what|which|who|whom|whose|how many|how much|how)\b\s*`)
+	// a clause before the question word: "According to the authors, why"
+	leadIn = regexp.MustCompile(`^[^?]{3,80}?,\s+((?:(?:on|in|at|to|by|for|with|from|of|under)\s+)?(?:which|what|how|why|who|whom|whose|when|where)\b)`)
+	whRe   = regexp.MustCompile(`(?i)\b(what|which|who|whom|whose|how many|how much|how)\b\s*`)
 )
 
 // genericFocus are words of "what X" that say a quantity or a thing is
@@ -94,7 +96,16 @@ func init() {
 
 // partSplit finds where a question asks its next thing: ", and which
 // ...", " and what ...", "; how ...".
-var partSplit = regexp.MustCompile(`(?i)(?:,\s*(?:and|but)?|;|\s+and)\s+((?:(?:on|in|at|to|by|for|with|from|of)\s+)?(?:which|what|how|why|where|when|who|whom|whose)\b)`)
+var partSplit = regexp.MustCompile(`(?i)(?:,\s*(?:and|but)?|;|:|\s+and)\s+((?:(?:on|in|at|to|by|for|with|from|of)\s+)?(?:which|what|how|why|where|when|who|whom|whose)\b)`)
+
+// quantityHead are generic words a number itself stands for.
+var quantityHead = map[string]bool{}
+
+func init() {
+	for _, w := range []string{"count", "number", "amount", "total", "value", "values", "quantity", "figure", "many", "much"} {
+		quantityHead[stem(w)] = true
+	}
+}
 
 // analyse reads what a question asks for.
 func analyse(text string) *question {
@@ -129,7 +140,13 @@ func analyse(text string) *question {
 // analysePart reads one question (or one part of it).
 func analysePart(text string) *question {
 	q := &question{text: text}
-	lower := strings.ToLower(text)
+	// "According to the authors, why ...", "In the Rust ablation, what ...":
+	// the kind is read from the question word on
+	asked := text
+	if loc := leadIn.FindStringSubmatchIndex(text); loc != nil {
+		asked = text[loc[2]:]
+	}
+	lower := strings.ToLower(asked)
 	if m := listRe.FindStringSubmatch(text); m != nil {
 		q.listN = countWord[strings.ToLower(m[3])]
 	}
@@ -140,15 +157,15 @@ func analysePart(text string) *question {
 		q.kind = kindNumber
 	case q.listN > 0:
 		q.kind = kindList
-	case reasonRe.MatchString(text):
+	case reasonRe.MatchString(asked):
 		q.kind = kindReason
-	case defRe.MatchString(text):
+	case defRe.MatchString(asked):
 		q.kind = kindDefinition
-	case methodRe.MatchString(text):
+	case methodRe.MatchString(asked):
 		q.kind = kindMethod
 	case strings.HasPrefix(lower, "which") || strings.HasPrefix(lower, "what") || strings.HasPrefix(lower, "who"):
 		q.kind = kindName
-		if pluralFocus(text) {
+		if pluralFocus(asked) {
 			q.kind = kindList
 		}
 	default:
@@ -165,7 +182,7 @@ func analysePart(text string) *question {
 			}
 		}
 	}
-	q.aboutPaper = q.kind == kindName && paperRe.MatchString(text)
+	q.aboutPaper = q.kind == kindName && paperRe.MatchString(asked)
 	if m := expandRe.FindStringSubmatch(text); m != nil {
 		q.expand = strings.Trim(m[1], " \"'“”‘’")
 		q.kind = kindDefinition
@@ -174,8 +191,9 @@ func analysePart(text string) *question {
 	for i, t := range q.focus {
 		if !genericFocus[t] {
 			q.attr = append(q.attr, t)
-		} else if i > 0 && !genericFocus[q.focus[i-1]] {
-			// "learning rate", "batch size": the phrase is the thing asked for
+		} else if i > 0 && !genericFocus[q.focus[i-1]] && !quantityHead[t] {
+			// "learning rate", "batch size": the phrase is the thing asked
+			// for ("parameter count" is just parameters: the number counts)
 			q.phrase = slices.Clone(q.focus[:i+1])
 		}
 	}
