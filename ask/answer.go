@@ -86,6 +86,9 @@ type Options struct {
 	// DefaultMinSupport). 0 uses DefaultMinSupport; negative turns this
 	// check off (the other reasons to abstain remain).
 	MinSupport float64
+	// Weights weigh the sentences of an extractive answer (nil:
+	// DefaultWeights), for tuning them (bench/qacv).
+	Weights *Weights
 }
 
 // citationFor makes the citation numbered n of passage e, without cited_by.

@@ -280,6 +280,9 @@ func focusTerms(question string) []string {
 		if w == "" || auxVerb[w] || (i > 0 && focusVerb[w]) || (n > 0 && len(w) > 4 && strings.HasSuffix(w, "ed")) {
 			break // "What group size *gives*", "Which curated dataset *supplied*"
 		}
+		if n > 0 && strings.HasSuffix(w, "s") && i+1 < len(words) && verbFollower[clean(words[i+1])] {
+			break // "Which model *acts* as", "What method *uses* the"
+		}
 		for _, t := range terms(w, true) {
 			if !slices.Contains(out, t) {
 				out = append(out, t)
@@ -302,6 +305,12 @@ func init() {
 		focusVerb[w] = true
 	}
 }
+
+// verbFollower are words after which a word in -s is a verb, not a plural
+// noun ("acts as", "uses the"; a plural noun is followed by its verb:
+// "checkpoints were").
+var verbFollower = map[string]bool{"as": true, "the": true, "a": true, "an": true, "to": true, "in": true, "on": true,
+	"for": true, "with": true, "from": true, "its": true, "their": true, "more": true, "most": true, "into": true, "by": true}
 
 var (
 	copula     = map[string]bool{"is": true, "are": true, "was": true, "were": true}
@@ -359,7 +368,10 @@ type extraction struct {
 // first one lacks. It abstains, with the reason, when a name of the question
 // is in no passage, when no sentence gives the quantity asked for, or when
 // the best passage shares too little with the question.
-func extract(ev []evidence, question string, minSupport float64) extraction {
+func extract(ev []evidence, question string, minSupport float64, w *Weights) extraction {
+	if w == nil {
+		w = &DefaultWeights
+	}
 	q := analyse(question)
 	var ps []*passage
 	for i := range ev {
@@ -433,9 +445,12 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 				near = append(near, p.sents[i+1].stems)
 			}
 			s.names = newNames(s.text, qnames)
-			base := 0.25*s.cov + 0.15*qu.coverage(near...) + 0.20*pc + 0.10*rel[rank]
+			base := w.Coverage*s.cov + w.Window*qu.coverage(near...) + w.Passage*pc + w.Rank*rel[rank]
 			if len(q.entities) > 0 {
-				base += 0.10 * entityShare(q.entities, newNameIndex(s.text))
+				base += w.Names * entityShare(q.entities, newNameIndex(s.text))
+			}
+			if n := textseg.WordCount(s.text); n > 25 {
+				base -= w.Length * float64(n-25)
 			}
 			if s.debris > 0.3 {
 				base -= 0.3 * s.debris // table rows, figure axes
@@ -455,7 +470,7 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 				if len(part.focus) == 0 {
 					foc = s.cov
 				}
-				s.scores[j] = base + 0.15*foc + 0.15*answerType(part, s, names[p.paper])
+				s.scores[j] = base + w.Focus*foc + w.Kind*answerType(part, s, names[p.paper])
 				s.score = max(s.score, s.scores[j])
 			}
 			cands = append(cands, s)
@@ -506,6 +521,27 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 	x.sentences = compose(q, qu, leads, cands, ps, ev)
 	return x
 }
+
+// Weights weigh what makes a sentence the answer of an offline answer.
+// Each is a share in [0,1] of the question (its idf-weighted words, its
+// names, the thing it asks for) that the sentence covers, except Rank (the
+// passage's retrieval score relative to the best) and Length (subtracted
+// per word beyond 25).
+type Weights struct {
+	Coverage float64 // the question's words in the sentence
+	Window   float64 // ... in the sentence and its neighbours
+	Passage  float64 // ... in its passage and title
+	Rank     float64 // the passage's retrieval score / the best one's
+	Names    float64 // the question's names in the sentence
+	Focus    float64 // the words of the thing asked for in the sentence
+	Kind     float64 // it states what is asked: a quantity, a name, a reason (answerType)
+	Length   float64 // per word beyond 25: long sentences cover more by chance
+}
+
+// DefaultWeights were chosen on the development questions
+// (BENCHMARKS.md, "Ask": bench/qacv tunes them and reports the cross-
+// validated figures).
+var DefaultWeights = Weights{Coverage: 0.25, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15}
 
 func newPassage(i int, e *evidence) *passage {
 	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
@@ -975,7 +1011,8 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		}
 		gain := qu.coverage(append(slices.Clone(covered), c.stems)...) - qu.coverage(covered...)
 		isList := listN > 0 || q.kind == kindList
-		if gain < 0.1 && !(isList && len(c.names) > 0) {
+		close := c.score >= closeShare*top // as good as the lead: it may be the answer
+		if gain < 0.1 && !(isList && len(c.names) > 0) && !close {
 			continue
 		}
 		more = append(more, c)
@@ -1120,6 +1157,11 @@ func continues(s *sentence, part *question) bool {
 	return false
 }
 
+// closeShare is how close to the lead's score another sentence of its
+// paper must be to follow it though it adds no word of the question: the
+// scores cannot tell them apart.
+const closeShare = 0.9
+
 // following are the sentences after s in its passage.
 func following(s *sentence, ps []*passage) []*sentence {
 	for _, p := range ps {
@@ -1205,7 +1247,7 @@ func extractiveAnswer(ev []evidence, question string, opts Options, res *Result,
 	if minSup == 0 {
 		minSup = DefaultMinSupport
 	}
-	x := extract(ev, question, minSup)
+	x := extract(ev, question, minSup, opts.Weights)
 	if x.reason != "" || len(x.sentences) == 0 {
 		if x.reason == "" {
 			x.reason = "no sentence of the passages answers it"

@@ -68,7 +68,7 @@ var (
 	countWord = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "both": 2}
 	listRe    = regexp.MustCompile(`(?i)\b(which|what|name|list)\s+(the\s+)?(two|three|four|five|six|seven|eight|both)\b`)
 	numberRe  = regexp.MustCompile(`(?i)\b(how (many|much|large|big|long|often|fast|far|high|low|small|quickly)|by how|by what (factor|margin|percentage|amount)|(at|to) (roughly |about |approximately )?what (value|range|level|probability|rate|percentage|temperature|size|extent|point|count|parameter count)|what (is|was|are|were) the (number|size|count|value|rate|ratio|percentage|share|fraction|proportion|accuracy|score|amount)|(what|which) (\w+[ -]){0,3}?(percentage|fraction|share|proportion|number|amount|accuracy|accuracies|score|scores|rate|ratio|size|value|values|range|temperature|speedup|margin|count|length|budget|latency|throughput|threshold|probability|f1|auroc|auc|bleu|rouge|elo|pass@\d+|pass@k|gain|gains|improvement|win-rate|win rate|cost)\b)`)
-	defRe     = regexp.MustCompile(`(?i)^(what|who)\s+(is|are|was|were)\s+(a |an |the )?[^,;]{1,60}\?\s*$|\bstands? for\b|\bwhat does .{1,60} (mean|refer to)\b|\bwhat is meant by\b|^define\b`)
+	defRe     = regexp.MustCompile(`(?i)^(what|who)\s+(is|are|was|were)\s+(a |an |the )?[^,;]{1,60}\?\s*$|\bstands? for\b|\bwhat does .{1,60} (mean|refer to)\b|\bwhat is meant by\b|^define\b|^(?-i:(?i:what|who)\s+(?i:is|are|was|were)\s+(?:the\s+)?[A-Z][\w-]*,)`)
 	expandRe  = regexp.MustCompile(`(?i)\bwhat (?:does|do) (?:the (?:acronym|abbreviation|name) )?(.{1,40}?) stands? for\b`)
 	methodRe  = regexp.MustCompile(`(?i)^(how|in what way|by what means)\b`)
 	reasonRe  = regexp.MustCompile(`(?i)^why\b|\bwhat (makes|explains|causes|leads to)\b|\bfor what reason\b`)
