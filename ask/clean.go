@@ -126,7 +126,14 @@ func dropHeading(s string) string {
 			// a lower-case word: the heading (if any) ended before the
 			// previous capitalised word
 			if numbered && i >= 2 {
-				return strings.Join(words[i-1:], " ")
+				j := i - 1
+				for j > 0 && clauseStarts[words[j-1]] {
+					j-- // "127 The AqSolDB curated ...": the article opens the sentence
+				}
+				if j == 0 {
+					return rest // a number before the sentence, not a heading
+				}
+				return strings.Join(words[j:], " ")
 			}
 			return s
 		}

@@ -277,6 +277,9 @@ func focusTerms(question string) []string {
 			i++ // "type of", "kind of"
 			continue
 		}
+		if w == "of" && len(out) > 0 && quantityHead[out[len(out)-1]] {
+			continue // "the maximum number of *unit tests*"
+		}
 		if w == "" || auxVerb[w] || (i > 0 && focusVerb[w]) || (n > 0 && len(w) > 4 && strings.HasSuffix(w, "ed")) {
 			break // "What group size *gives*", "Which curated dataset *supplied*"
 		}
@@ -807,20 +810,26 @@ var numberWords = map[string]bool{"one": true, "two": true, "three": true, "four
 // ("approaches,3") and numbers inside names (GPT-4, Qwen3-8B).
 func statesQuantity(s string) bool {
 	words := strings.Fields(s)
-	inParens := false // inside "( ... )", where years are citations
+	inParens := false   // inside "( ... )", where years are citations
+	inBrackets := false // inside "[ ... ]", a citation
 	for i, w := range words {
 		if strings.HasPrefix(w, "(") {
 			inParens = true
 		}
+		if strings.HasPrefix(w, "[") {
+			inBrackets = true
+		}
 		closes := strings.Contains(w, ")")
+		if inBrackets {
+			inBrackets = !strings.Contains(w, "]")
+			continue
+		}
 		core := strings.Trim(w, ".,;:!?()[]\"'“”‘’")
 		switch {
 		case core == "":
 		case numberWords[strings.ToLower(core)]:
 			return true
 		case !strings.ContainsAny(core, "0123456789"):
-		case strings.HasPrefix(w, "[") && strings.HasSuffix(strings.TrimRight(w, ".,;:"), "]"):
-			// a citation marker
 		case citationYear.MatchString(core) && (inParens || i > 0 && strings.HasSuffix(words[i-1], ",")):
 			// "(Hafner, 2021)", "Smith et al., 2023"
 		case i > 0 && notNames[strings.Trim(words[i-1], ".,;:(")]:

@@ -115,8 +115,8 @@ func analyse(text string) *question {
 	var cuts []string
 	for {
 		loc := partSplit.FindStringSubmatchIndex(rest)
-		if loc == nil || loc[0] < 8 {
-			break
+		if loc == nil || loc[0] < 8 || !whRe.MatchString(rest[:loc[0]]) {
+			break // "According to the authors, why ...": one question
 		}
 		cuts = append(cuts, strings.TrimSpace(rest[:loc[0]]))
 		rest = rest[loc[2]:]
@@ -223,7 +223,7 @@ func pluralFocus(text string) bool {
 		}
 		content++
 		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
-			if content == 1 || i+1 >= len(words) || auxVerb[clean(i+1)] && !preposition[clean(i+1)] {
+			if content == 1 || i+1 >= len(words) || auxiliary[clean(i+1)] {
 				return true
 			}
 			return false
@@ -232,8 +232,9 @@ func pluralFocus(text string) bool {
 	return false
 }
 
-var preposition = map[string]bool{"of": true, "in": true, "on": true, "to": true, "for": true, "by": true, "with": true,
-	"from": true, "at": true, "into": true, "as": true}
+var auxiliary = map[string]bool{"is": true, "are": true, "was": true, "were": true, "do": true, "does": true, "did": true,
+	"have": true, "has": true, "had": true, "can": true, "could": true, "will": true, "would": true, "should": true,
+	"may": true, "might": true, "must": true}
 
 // entities are the names a question mentions: words with a capital after
 // the first letter or mixing letters and digits (GRPO, AdaRefiner, GSM8K,
