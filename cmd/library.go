@@ -70,7 +70,21 @@ func embedderFor(ctx context.Context, lib *store.Library, spec string, errw io.W
 // checkEmbedder records e in a new library and refuses one that was built
 // with a different embedder.
 func checkEmbedder(ctx context.Context, lib *store.Library, e embed.Embedder, spec string) error {
-	err := lib.EnsureEmbedder(ctx, e.Name(), e.Dimensions())
+	dims := e.Dimensions()
+	if dims == 0 {
+		// A model whose size is not in its name: the size the library
+		// recorded for it, else ask the server.
+		m, err := lib.Manifest(ctx)
+		if err != nil {
+			return err
+		}
+		if m.Embedder == e.Name() && m.Dimensions > 0 {
+			dims = m.Dimensions
+		} else if dims, err = embed.Dimensions(ctx, e); err != nil {
+			return embedHint(err)
+		}
+	}
+	err := lib.EnsureEmbedder(ctx, e.Name(), dims)
 	if errors.Is(err, store.ErrEmbedderMismatch) {
 		return withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
 	}

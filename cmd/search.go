@@ -15,6 +15,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
@@ -196,7 +197,9 @@ func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (e
 	if err != nil {
 		return nil, withHint(err, "run `papers reindex --embedder local` to re-embed the library with this version")
 	}
-	e, err := embed.Parse(spec, embedOptions(dims, errw))
+	opt := embedOptions(dims, errw)
+	opt.KnownDimensions = m.Dimensions // a model whose size is not in its name
+	e, err := embed.Parse(spec, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -212,15 +215,10 @@ func embedOptions(dims int, errw io.Writer) embed.Options {
 // embedOptionsBatch is embedOptions with a batch size and a number of
 // requests in flight for remote embedders (0: the provider's defaults).
 func embedOptionsBatch(dims, batch, concurrency int, errw io.Writer) embed.Options {
-	// OLLAMA_HOST is Ollama's own variable: "host:port" or a URL.
-	ollama := strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
-	if ollama != "" && !strings.Contains(ollama, "://") {
-		ollama = "http://" + ollama
-	}
 	return embed.Options{
 		BaseURL:     os.Getenv("OPENAI_BASE_URL"),
 		APIKey:      os.Getenv("OPENAI_API_KEY"),
-		OllamaURL:   ollama,
+		OllamaURL:   openaicompat.OllamaURL(os.Getenv("OLLAMA_HOST")), // Ollama's own variable: "host:port" or a URL
 		Dimensions:  dims,
 		BatchSize:   batch,
 		Concurrency: concurrency,
