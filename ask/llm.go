@@ -346,7 +346,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request, w io.Writer) (*Compl
 			continue
 		}
 		if shown || !retryable(le) || attempt >= o.maxRetries {
-			if shown && !errors.Is(le, ErrStreamBroken) && !errors.Is(le, ErrTimeout) && !errors.Is(le, ErrTooLong) {
+			if shown && !errors.Is(le, ErrStreamBroken) && !errors.Is(le, ErrTimeout) && !errors.Is(le, ErrTooLong) && !errors.Is(le, ErrEmptyReply) {
 				le = &LLMError{Kind: ErrStreamBroken, Status: le.Status, Model: o.model, URL: o.c.URL, Message: le.Message, Err: le.Err}
 			}
 			return c, le
