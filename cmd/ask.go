@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -26,7 +25,7 @@ type askOptions struct {
 	extractive   bool
 	quality      bool
 	noStream     bool
-	llm          string
+	model        modelFlags
 	embedder     string
 	k            int
 }
@@ -81,7 +80,7 @@ server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
 	f.BoolVar(&o.extractive, "extractive", false, "answer offline from the passages' own sentences, even when a model is configured")
 	f.BoolVar(&o.quality, "quality", false, "summarise and score more passages with the model before answering (needs a model)")
 	f.BoolVar(&o.noStream, "no-stream", false, "print the answer when it is complete instead of as it arrives")
-	f.StringVar(&o.llm, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
+	o.model.add(f)
 	f.StringVar(&o.embedder, "embedder", "", "the embedder the library was built with (default: read from the library)")
 	f.IntVar(&o.k, "k", 0, "passages given to the answer (default 8; 20 with --quality)")
 	return c
@@ -90,15 +89,11 @@ server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
 func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question string, stdout, stderr io.Writer) error {
 	var llm ask.LLM
 	if !o.extractive {
-		var err error
-		llm, err = ask.ResolveLLM(ask.LLMConfig{
-			Spec:       o.llm,
-			APIKey:     os.Getenv("OPENAI_API_KEY"),
-			BaseURL:    os.Getenv("OPENAI_BASE_URL"),
-			OllamaHost: os.Getenv("OLLAMA_HOST"),
-			NoStream:   o.noStream,
-		})
+		cfg, err := o.model.config(o.noStream)
 		if err != nil {
+			return err
+		}
+		if llm, err = ask.ResolveLLM(cfg); err != nil {
 			return askError(err)
 		}
 	}
@@ -204,7 +199,13 @@ func askError(err error) error {
 	case errors.Is(err, ask.ErrStreamBroken):
 		return withHint(err, "the answer above is incomplete; ask again")
 	case errors.Is(err, ask.ErrTimeout):
-		return withHint(err, "the server may still be loading the model; try again, or check it with `curl %s/models`", url)
+		return withHint(err, "the server may still be loading the model: try again, raise --first-token-timeout / --idle-timeout (PAPERS_FIRST_TOKEN_TIMEOUT, PAPERS_IDLE_TIMEOUT), or check it with `curl %s/models`", url)
+	case errors.Is(err, ask.ErrTooLong):
+		return withHint(err, "the model did not stop; ask again, or use another model")
+	case errors.Is(err, ask.ErrEmptyReply):
+		return withHint(err, "ask again, or use another model (a reasoning model may spend its whole output limit thinking)")
+	case errors.Is(err, ask.ErrBadReply):
+		return withHint(err, "check OPENAI_BASE_URL: it should be the server's OpenAI-compatible /v1 address")
 	case errors.Is(err, ask.ErrServer):
 		return withHint(err, "the model server failed; try again later or use another model")
 	case le != nil && le.Status == 404:

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,7 +17,7 @@ type digestOptions struct {
 	rank       string
 	format     string
 	json       bool
-	llm        string
+	model      modelFlags
 	extractive bool
 	max        int
 }
@@ -66,11 +65,11 @@ Run papers update first to fetch the newest papers.`,
 			}
 			var llm ask.LLM
 			if !o.extractive {
-				llm, err = ask.ResolveLLM(ask.LLMConfig{
-					Spec: o.llm, APIKey: os.Getenv("OPENAI_API_KEY"), BaseURL: os.Getenv("OPENAI_BASE_URL"),
-					OllamaHost: os.Getenv("OLLAMA_HOST"), NoStream: true,
-				})
+				cfg, err := o.model.config(true)
 				if err != nil {
+					return err
+				}
+				if llm, err = ask.ResolveLLM(cfg); err != nil {
 					return askError(err)
 				}
 			}
@@ -100,7 +99,7 @@ Run papers update first to fetch the newest papers.`,
 	f.StringVar(&o.rank, "rank", topic.RankDate, "order: date (newest first) or relevance (to the topic's query and description)")
 	f.StringVar(&o.format, "format", "md", "output: md or json")
 	f.BoolVar(&o.json, "json", false, "same as --format json")
-	f.StringVar(&o.llm, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
+	o.model.add(f)
 	f.BoolVar(&o.extractive, "extractive", false, "no model: summaries are the abstracts' key sentences")
 	f.IntVar(&o.max, "max", 50, "most papers in the digest")
 	return c

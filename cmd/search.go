@@ -215,7 +215,12 @@ func embedOptions(dims int, errw io.Writer) embed.Options {
 // embedOptionsBatch is embedOptions with a batch size and a number of
 // requests in flight for remote embedders (0: the provider's defaults).
 func embedOptionsBatch(dims, batch, concurrency int, errw io.Writer) embed.Options {
+	timeout, err := embedTimeout()
+	if err != nil {
+		fmt.Fprintf(errw, "warning: %v; using %s\n", err, embed.DefaultTimeout)
+	}
 	return embed.Options{
+		Timeout:     timeout,
 		BaseURL:     os.Getenv("OPENAI_BASE_URL"),
 		APIKey:      os.Getenv("OPENAI_API_KEY"),
 		OllamaURL:   openaicompat.OllamaURL(os.Getenv("OLLAMA_HOST")), // Ollama's own variable: "host:port" or a URL
