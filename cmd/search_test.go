@@ -229,8 +229,13 @@ func TestEval(t *testing.T) {
 // server leaves the old vectors in place.
 func TestReindex(t *testing.T) {
 	home := askLibrary(t)
-	var fail atomic.Bool
+	var fail, stall atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if stall.Load() {
+			io.Copy(io.Discard, r.Body) // (the server notices a hang-up only once the body is read)
+			<-r.Context().Done()        // accept, never answer
+			return
+		}
 		if r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer sk-reindex" {
 			t.Errorf("%s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
 		}
@@ -286,6 +291,16 @@ func TestReindex(t *testing.T) {
 			t.Errorf("%v after reindex to openai:tiny: exit %d, stderr %q", args, code, errs)
 		}
 	}
+	// An embedding server that never answers: search ends after
+	// PAPERS_EMBED_TIMEOUT (tried twice), naming the server.
+	stall.Store(true)
+	t.Setenv("PAPERS_EMBED_TIMEOUT", "100ms")
+	code, _, errs = runCmd(t, "--home", home, "search", "--mode", "dense", "terminal")
+	if code != ExitError || !strings.Contains(errs, "did not answer in time") || !strings.Contains(errs, srv.URL) || !strings.Contains(errs, "PAPERS_EMBED_TIMEOUT") {
+		t.Errorf("search against a stalled embedding server: exit %d, stderr %q", code, errs)
+	}
+	stall.Store(false)
+	t.Setenv("PAPERS_EMBED_TIMEOUT", "")
 	fail.Store(true)
 	code, _, errs = runCmd(t, "--home", home, "reindex", "--embedder", "local")
 	if code != 0 {
