@@ -530,41 +530,29 @@ func (o *OpenAI) classify(err error) *LLMError {
 		return le
 	}
 	ce := o.c.Classify(err)
-	e := &LLMError{Model: o.model, URL: o.c.URL, Status: ce.Status, Message: ce.Message, Err: err, param: ce.Param}
-	switch ce.Kind {
-	case openaicompat.Unreachable:
-		e.Kind = ErrUnreachable
-	case openaicompat.Timeout:
-		e.Kind = ErrTimeout
-		var t *openaicompat.TimeoutError
-		if errors.As(err, &t) {
-			e.Message = t.Error()
-		}
-	case openaicompat.Auth:
-		e.Kind = ErrUnauthorized
-	case openaicompat.Quota:
-		e.Kind = ErrQuota
-	case openaicompat.RateLimited:
-		e.Kind = ErrRateLimited
-	case openaicompat.Server:
-		e.Kind = ErrServer
-	case openaicompat.ModelNotFound:
-		e.Kind = ErrModelNotFound
-	case openaicompat.ContextTooLong:
-		e.Kind = ErrContextTooLong
-	case openaicompat.TooLarge:
-		e.Kind = ErrTooLong
-		e.Message = openaicompat.SafeMessage(err.Error(), "")
-	case openaicompat.BadReply:
-		e.Kind = ErrBadReply
-		e.Message = openaicompat.SafeMessage(err.Error(), o.c.Key())
-	default:
+	e := &LLMError{Kind: llmKinds[ce.Kind], Model: o.model, URL: o.c.URL, Status: ce.Status, Message: ce.Message, Err: err, param: ce.Param}
+	if e.Kind == nil {
 		e.Kind = ErrBadRequest
 	}
 	if e.param == "temperature" && e.Message != "" {
 		e.Message = "temperature: " + e.Message
 	}
 	return e
+}
+
+// llmKinds are the model errors of the shared classification's kinds.
+var llmKinds = map[openaicompat.Kind]error{
+	openaicompat.Unreachable:    ErrUnreachable,
+	openaicompat.Timeout:        ErrTimeout,
+	openaicompat.Auth:           ErrUnauthorized,
+	openaicompat.Quota:          ErrQuota,
+	openaicompat.RateLimited:    ErrRateLimited,
+	openaicompat.Server:         ErrServer,
+	openaicompat.ModelNotFound:  ErrModelNotFound,
+	openaicompat.ContextTooLong: ErrContextTooLong,
+	openaicompat.TooLarge:       ErrTooLong,
+	openaicompat.BadReply:       ErrBadReply,
+	openaicompat.BadRequest:     ErrBadRequest,
 }
 
 func mentionsTemperature(e *LLMError) bool {

@@ -481,6 +481,18 @@ func (e *OpenAI) vectorsOf(resp openai.EmbeddingResponse, n int) ([][]float32, e
 	return out, nil
 }
 
+// embedKinds are the embedding errors of the shared classification's kinds.
+var embedKinds = map[openaicompat.Kind]error{
+	openaicompat.Quota:       ErrQuota,
+	openaicompat.Auth:        ErrAuth,
+	openaicompat.RateLimited: ErrRateLimited,
+	openaicompat.Server:      ErrServer,
+	openaicompat.Unreachable: ErrUnreachable,
+	openaicompat.Timeout:     ErrTimeout,
+	openaicompat.TooLarge:    ErrBadReply,
+	openaicompat.BadReply:    ErrBadReply,
+}
+
 // embedError is an APIError with what retrying needs to know.
 type embedError struct {
 	*APIError
@@ -491,29 +503,9 @@ type embedError struct {
 // classification (openaicompat), keeping this package's kinds.
 func (e *OpenAI) classify(err error) embedError {
 	ce := e.c.Classify(err)
-	ae := &APIError{URL: e.c.URL, Status: ce.Status, Message: ce.Message, Err: err}
-	switch ce.Kind {
-	case openaicompat.Quota:
-		ae.Kind = ErrQuota
-	case openaicompat.Auth:
-		ae.Kind = ErrAuth
-	case openaicompat.RateLimited:
-		ae.Kind = ErrRateLimited
-	case openaicompat.Server:
-		ae.Kind = ErrServer
-	case openaicompat.Unreachable:
-		ae.Kind = ErrUnreachable
-	case openaicompat.Timeout:
-		ae.Kind = ErrTimeout
-		var t *openaicompat.TimeoutError
-		if errors.As(err, &t) {
-			ae.Message = t.Error()
-		}
-	case openaicompat.TooLarge, openaicompat.BadReply:
-		ae.Kind = ErrBadReply
-		ae.Message = openaicompat.SafeMessage(err.Error(), e.c.Key())
-	default: // BadRequest, ModelNotFound, ContextTooLong
-		ae.Kind = ErrBadRequest
+	ae := &APIError{Kind: embedKinds[ce.Kind], URL: e.c.URL, Status: ce.Status, Message: ce.Message, Err: err}
+	if ae.Kind == nil {
+		ae.Kind = ErrBadRequest // BadRequest, ModelNotFound, ContextTooLong
 	}
 	// A refused connection is worth one more try (a server starting up).
 	return embedError{ae, ce.Retryable() || ce.Kind == openaicompat.Unreachable}

@@ -48,8 +48,9 @@ const (
 )
 
 // Error is a classified failure of one request. Message is the server's own
-// message made safe to print: the key and anything like a bearer token
-// removed, control characters made inert, one line, at most 300 bytes.
+// message (or, for Timeout, TooLarge and BadReply, what went wrong) made safe
+// to print: the key and anything like a bearer token removed, control
+// characters made inert, one line, at most 300 bytes.
 type Error struct {
 	Kind    Kind
 	Status  int    // HTTP status; 0 when no response came
@@ -97,10 +98,10 @@ func Classify(err error, key string) *Error {
 	var timeout *TimeoutError
 	switch {
 	case errors.As(err, &tooLarge):
-		e.Kind = TooLarge
+		e.Kind, e.Message = TooLarge, tooLarge.Error()
 		return e
 	case errors.As(err, &timeout):
-		e.Kind = Timeout
+		e.Kind, e.Message = Timeout, timeout.Error()
 		return e
 	case errors.As(err, &reqErr):
 		e.Status = reqErr.HTTPStatusCode
@@ -121,6 +122,9 @@ func Classify(err error, key string) *Error {
 		}
 	default:
 		e.Kind = transportKind(err)
+		if e.Kind == BadReply {
+			e.Message = SafeMessage(err.Error(), key) // what is wrong with the reply
+		}
 		return e
 	}
 	e.Message = SafeMessage(e.Message, key)
