@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/prompts"
 )
 
@@ -161,7 +162,7 @@ func parseJudgement(s string) (judgement, bool) {
 	}
 	r := int(f + 0.5)
 	r = max(0, min(10, r))
-	return judgement{Relevance: r, Summary: strings.TrimSpace(raw.Summary)}, true
+	return judgement{Relevance: r, Summary: strings.TrimSpace(safetext.Clean(raw.Summary))}, true
 }
 
 func countTrue(b []bool) int {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/store"
 )
@@ -42,51 +43,38 @@ func openExisting(ctx context.Context, g *globalOptions) (*store.Library, error)
 }
 
 // embedderFor returns the embedder a command uses on lib: the one named by
-// spec, which must match the library's (a new library records it), or, when
-// spec is empty, the one the library was built with (local for a new one).
-func embedderFor(ctx context.Context, lib *store.Library, spec string, errw io.Writer) (embed.Embedder, error) {
+// spec, which must match the library's (a new library records it), or,
+// when spec is empty, the one the library was built with (local for a new
+// one).
+func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStreams) (embed.Embedder, error) {
 	var e embed.Embedder
-	var err error
-	if strings.TrimSpace(spec) == "" {
-		spec = "local"
-		_, chunks, cerr := lib.Count(ctx)
-		if cerr != nil {
-			return nil, cerr
-		}
-		if chunks == 0 { // nothing embedded yet (or only a failed first try): the default
-			e = embed.NewLocal()
-		} else {
-			e, err = libraryEmbedder(ctx, lib, errw)
+	if strings.TrimSpace(spec) != "" {
+		var err error
+		if e, err = (&embedderFlags{spec: spec}).parse(s); err != nil {
+			return nil, err
 		}
 	} else {
-		e, err = newEmbedder(spec)
+		spec = "local"
 	}
-	if err != nil {
-		return nil, err
+	e, err := ask.UseEmbedder(ctx, lib, e, embedOptions(0, s.ErrOut))
+	if errors.Is(err, store.ErrEmbedderMismatch) {
+		return nil, withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
 	}
-	return e, checkEmbedder(ctx, lib, e, spec)
+	return e, embedHint(libraryEmbedderHint(err))
 }
 
-// checkEmbedder records e in a new library and refuses one that was built
-// with a different embedder.
-func checkEmbedder(ctx context.Context, lib *store.Library, e embed.Embedder, spec string) error {
-	dims := e.Dimensions()
-	if dims == 0 {
-		// A model whose size is not in its name: the size the library
-		// recorded for it, else ask the server.
-		m, err := lib.Manifest(ctx)
-		if err != nil {
-			return err
-		}
-		if m.Embedder == e.Name() && m.Dimensions > 0 {
-			dims = m.Dimensions
-		} else if dims, err = embed.Dimensions(ctx, e); err != nil {
-			return embedHint(err)
-		}
-	}
-	err := lib.EnsureEmbedder(ctx, e.Name(), dims)
-	if errors.Is(err, store.ErrEmbedderMismatch) {
-		return withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
+// libraryEmbedder builds the embedder the library's vectors were made
+// with, so that searching never needs --embedder.
+func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (embed.Embedder, error) {
+	e, err := ask.LibraryEmbedder(ctx, lib, embedOptions(0, errw))
+	return e, libraryEmbedderHint(err)
+}
+
+// libraryEmbedderHint names the fix for a library whose embedder this
+// version cannot build.
+func libraryEmbedderHint(err error) error {
+	if errors.Is(err, ask.ErrUnknownEmbedder) {
+		return withHint(err, "run `papers reindex --embedder local` to re-embed the library with this version")
 	}
 	return err
 }

@@ -3,17 +3,21 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 )
 
 func init() { register(newRmCmd) }
 
-type rmOptions struct{ json bool }
+type rmOptions struct {
+	*globalOptions
+	json bool
+
+	refs []string
+}
 
 func newRmCmd(g *globalOptions) *cobra.Command {
-	o := &rmOptions{}
+	o := &rmOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "rm ID...",
 		Short: "Remove papers from the library",
@@ -27,15 +31,17 @@ that reads back to it; papers ingest adds it again.`,
   papers rm pdf:3979a1c2e4f5a6b7 topic-012 --json`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runRm(c.Context(), g, o, args, c.OutOrStdout())
+			o.refs = args
+			return runRm(c.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&o.json, "json", false, `print {"removed":[ids]}`)
+	addJSON(c, &o.json, `print {"removed":[ids]}`)
 	return c
 }
 
-func runRm(ctx context.Context, g *globalOptions, o *rmOptions, refs []string, out io.Writer) error {
-	lib, err := openExisting(ctx, g)
+func runRm(ctx context.Context, o *rmOptions) error {
+	refs, out := o.refs, o.io.Out
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}

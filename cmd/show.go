@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,8 +15,11 @@ import (
 func init() { register(newShowCmd) }
 
 type showOptions struct {
+	*globalOptions
 	json   bool
 	chunks bool
+
+	ref string
 }
 
 // showRecord is the --json shape of show.
@@ -41,7 +43,7 @@ type chunkRecord struct {
 }
 
 func newShowCmd(g *globalOptions) *cobra.Command {
-	o := &showOptions{}
+	o := &showOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a paper of the library: metadata, abstract, pages and chunks",
@@ -50,10 +52,11 @@ func newShowCmd(g *globalOptions) *cobra.Command {
   papers show 2501.12948 --json | jq .sections`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runShow(c.Context(), g, o, args[0], c.OutOrStdout())
+			o.ref = args[0]
+			return runShow(c.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&o.json, "json", false, "print one JSON object")
+	addJSON(c, &o.json, "print one JSON object")
 	c.Flags().BoolVar(&o.chunks, "chunks", false, "also print every chunk's text")
 	return c
 }
@@ -104,8 +107,9 @@ func pageSpan(start, end int) string {
 	return fmt.Sprintf("%d-%d", start, end)
 }
 
-func runShow(ctx context.Context, g *globalOptions, o *showOptions, ref string, out io.Writer) error {
-	lib, err := openExisting(ctx, g)
+func runShow(ctx context.Context, o *showOptions) error {
+	ref, out := o.ref, o.io.Out
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}

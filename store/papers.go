@@ -45,7 +45,8 @@ func (r PutResult) String() string {
 }
 
 const paperColumns = `id, version, title, abstract, authors, affiliations, published, updated,
-	categories, comment, journal_ref, doi, url, source, pages, chunks, content_hash, text_error, added_at`
+	categories, comment, journal_ref, doi, url, source, pages, chunks, content_hash, text_error, added_at,
+	arxiv_id, type, venue, volume, issue, page_range, publisher, issued, meta_source`
 
 // Put stores p with exactly the given chunks, replacing the paper's previous
 // chunks (rows, vectors and full-text entries) in one transaction: after a
@@ -68,10 +69,25 @@ func (l *Library) Put(ctx context.Context, p Paper, chunks []Chunk) (PutResult, 
 	return rs[0], nil
 }
 
-// Item is one paper with its chunks, for PutBatch.
+// Item is one paper with its chunks, for PutBatch, and what it brings
+// together (see merge.go): chunks the library holds already, papers it
+// replaces, identifiers.
 type Item struct {
 	Paper  Paper
 	Chunks []Chunk
+	// BodyFrom names a paper of the library, Paper.ID itself or one of
+	// Absorb, whose body chunks (seq >= 1) become this paper's as stored,
+	// vectors and all; Chunks then holds no body chunk. AbstractFrom does
+	// the same for the title+abstract chunk (seq 0).
+	BodyFrom, AbstractFrom string
+	// Absorb lists papers this one replaces, duplicates of it found by a
+	// shared identifier: their topic memberships, tags and identifiers
+	// move to Paper.ID, each id becomes an IDAlias of it, and they are
+	// deleted, all in the same transaction.
+	Absorb []string
+	// Identifiers are recorded for the paper besides those its fields
+	// give (ArxivID, DOI, ContentHash; see Identifier).
+	Identifiers []Identifier
 }
 
 // PutBatch stores several papers as Put does, all in ONE transaction: after
@@ -79,18 +95,20 @@ type Item struct {
 // fsync when many small papers arrive at once (corpora of abstracts). The
 // results are in the order of items.
 func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, error) {
-	type prepared struct {
-		p  Paper
-		cs []Chunk
-		fp string
-	}
 	preps := make([]prepared, len(items))
 	for i, it := range items {
 		p, cs, err := prepare(it.Paper, it.Chunks)
 		if err != nil {
 			return nil, err
 		}
-		preps[i] = prepared{p: p, cs: cs, fp: fingerprint(p, cs)}
+		pr := prepared{p: p, cs: cs, item: it}
+		if err := pr.checkReuse(); err != nil {
+			return nil, err
+		}
+		if !pr.reuses() {
+			pr.fp = fingerprint(p, cs)
+		}
+		preps[i] = pr
 	}
 	results := make([]PutResult, len(items))
 	err := l.write(ctx, func(tx *sql.Tx) error {
@@ -103,7 +121,7 @@ func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, erro
 					return err
 				}
 			}
-			r, err := putTx(ctx, tx, pr.p, pr.cs, pr.fp, dims)
+			r, err := putTx(ctx, tx, pr, dims)
 			if err != nil {
 				return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
 			}
@@ -131,12 +149,14 @@ func prepare(p Paper, chunks []Chunk) (Paper, []Chunk, error) {
 	if p.ID == "" {
 		return p, nil, errors.New("put paper: empty id")
 	}
-	for _, f := range []*string{&p.Title, &p.Abstract, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.TextError} {
+	for _, f := range []*string{&p.Title, &p.Abstract, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.TextError,
+		&p.Venue, &p.Volume, &p.Issue, &p.PageRange, &p.Publisher} {
 		*f = safetext.Clean(*f)
 	}
 	p.Authors = cleanAll(p.Authors)
 	p.Affiliations = cleanAll(p.Affiliations)
 	p.Categories = cleanAll(p.Categories)
+	p.Tags = cleanTags(p.Tags)
 	p.Chunks = len(chunks)
 	seen := make(map[int]bool, len(chunks))
 	cs := make([]Chunk, len(chunks))
@@ -186,24 +206,45 @@ func manifestDims(ctx context.Context, tx *sql.Tx) (int, error) {
 	return dims, nil
 }
 
-// putTx writes one prepared paper inside tx, unless it is unchanged.
-func putTx(ctx context.Context, tx *sql.Tx, p Paper, cs []Chunk, fp string, dims int) (PutResult, error) {
+// prepared is an Item checked and cleaned by prepare.
+type prepared struct {
+	p    Paper
+	cs   []Chunk
+	fp   string // "" until known: computed in the transaction when chunks are reused
+	item Item
+}
+
+// putTx writes one prepared paper inside tx, unless it is unchanged; its
+// identifiers are recorded either way.
+func putTx(ctx context.Context, tx *sql.Tx, pr prepared, dims int) (PutResult, error) {
+	p, cs := pr.p, pr.cs
 	var result PutResult
 	var oldFP string
 	var oldAdded sql.NullInt64
 	err := tx.QueryRowContext(ctx, "SELECT fingerprint, added_at FROM papers WHERE id = ?", p.ID).Scan(&oldFP, &oldAdded)
+	exists := err == nil
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		result = Added
 	case err != nil:
 		return 0, err
-	case oldFP == fp:
-		return Unchanged, nil
 	default:
 		result = Updated
 		if oldAdded.Valid {
 			p.AddedAt = time.Unix(0, oldAdded.Int64).UTC()
 		}
+	}
+	fp := pr.fp
+	if pr.reuses() {
+		all, err := reusedChunks(ctx, tx, pr)
+		if err != nil {
+			return 0, err
+		}
+		p.Chunks = len(all)
+		fp = fingerprint(p, all)
+	}
+	if exists && oldFP == fp && len(pr.item.Absorb) == 0 {
+		return Unchanged, putIdentifiers(ctx, tx, p, pr.item.Identifiers)
 	}
 	if p.AddedAt.IsZero() {
 		p.AddedAt = time.Now()
@@ -213,18 +254,24 @@ func putTx(ctx context.Context, tx *sql.Tx, p Paper, cs []Chunk, fp string, dims
 			return 0, fmt.Errorf("chunk %d has a vector of %d dimensions, the library's embedder makes %d", c.Seq, len(c.Vector), dims)
 		}
 	}
-	if result == Updated {
-		if err := deletePaper(ctx, tx, p.ID); err != nil {
-			return 0, err
-		}
-	}
-	if err := insertPaper(ctx, tx, p, fp); err != nil {
+	if err := upsertPaper(ctx, tx, p, fp); err != nil {
 		return 0, err
+	}
+	if err := dropOwnChunks(ctx, tx, pr); err != nil {
+		return 0, err
+	}
+	for _, a := range pr.item.Absorb {
+		if err := absorb(ctx, tx, p.ID, a, pr.item); err != nil {
+			return 0, fmt.Errorf("merge paper %s into it: %w", a, err)
+		}
 	}
 	if err := insertChunks(ctx, tx, cs); err != nil {
 		return 0, err
 	}
-	return result, nil
+	if err := putTags(ctx, tx, p); err != nil {
+		return 0, err
+	}
+	return result, putIdentifiers(ctx, tx, p, pr.item.Identifiers)
 }
 
 func bumpVectorsGen(ctx context.Context, tx *sql.Tx) error {
@@ -232,21 +279,47 @@ func bumpVectorsGen(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
-// deletePaper removes a paper, its chunks and categories.
+// deletePaper removes a paper with everything stored for it: chunks and
+// categories (by ON DELETE CASCADE), tags and identifiers. Topic
+// memberships stay (see topics.go).
 func deletePaper(ctx context.Context, tx *sql.Tx, id string) error {
-	// chunks and paper_categories go by ON DELETE CASCADE.
-	_, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id)
+	if _, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM paper_tags WHERE paper_id = ?", id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, "DELETE FROM paper_identifiers WHERE paper_id = ?", id)
 	return err
 }
 
-func insertPaper(ctx context.Context, tx *sql.Tx, p Paper, fp string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO papers (`+paperColumns+`, fingerprint)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+// upsertPaper writes p's row (inserting it or replacing every column but
+// the id) and its categories. Its chunks are left as they are.
+func upsertPaper(ctx context.Context, tx *sql.Tx, p Paper, fp string) error {
+	meta, err := json.Marshal(p.MetadataSource)
+	if err != nil || len(p.MetadataSource) == 0 {
+		meta = []byte("{}")
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO papers (`+paperColumns+`, fingerprint)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET version = excluded.version, title = excluded.title, abstract = excluded.abstract,
+			authors = excluded.authors, affiliations = excluded.affiliations, published = excluded.published,
+			updated = excluded.updated, categories = excluded.categories, comment = excluded.comment,
+			journal_ref = excluded.journal_ref, doi = excluded.doi, url = excluded.url, source = excluded.source,
+			pages = excluded.pages, chunks = excluded.chunks, content_hash = excluded.content_hash,
+			text_error = excluded.text_error, added_at = excluded.added_at, arxiv_id = excluded.arxiv_id,
+			type = excluded.type, venue = excluded.venue, volume = excluded.volume, issue = excluded.issue,
+			page_range = excluded.page_range, publisher = excluded.publisher, issued = excluded.issued,
+			meta_source = excluded.meta_source, fingerprint = excluded.fingerprint`,
 		p.ID, p.Version, p.Title, p.Abstract, jsonList(p.Authors), jsonList(p.Affiliations),
 		timeValue(p.Published), timeValue(p.Updated), jsonList(p.Categories),
 		p.Comment, p.JournalRef, p.DOI, p.URL, p.Source, p.Pages, p.Chunks,
-		p.ContentHash, p.TextError, timeValue(p.AddedAt), fp)
+		p.ContentHash, p.TextError, timeValue(p.AddedAt),
+		p.ArxivID, p.Type, p.Venue, p.Volume, p.Issue, p.PageRange, p.Publisher, p.Issued, string(meta), fp)
 	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM paper_categories WHERE paper_id = ?", p.ID); err != nil {
 		return err
 	}
 	done := map[string]bool{}
@@ -444,7 +517,12 @@ func (l *Library) Count(ctx context.Context) (papers, chunks int, err error) {
 }
 
 func (l *Library) queryPapers(ctx context.Context, q string, args ...any) ([]Paper, error) {
-	rows, err := l.db.QueryContext(ctx, q, args...)
+	return queryPapers(ctx, l.db, q, args...)
+}
+
+// queryPapers runs q, which selects paperColumns, on db or a transaction.
+func queryPapers(ctx context.Context, db querier, q string, args ...any) ([]Paper, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, wrapBusy(err)
 	}
@@ -452,12 +530,16 @@ func (l *Library) queryPapers(ctx context.Context, q string, args ...any) ([]Pap
 	var ps []Paper
 	for rows.Next() {
 		var p Paper
-		var authors, affs, cats string
+		var authors, affs, cats, meta string
 		var pub, upd, added sql.NullInt64
 		if err := rows.Scan(&p.ID, &p.Version, &p.Title, &p.Abstract, &authors, &affs, &pub, &upd,
 			&cats, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.Source, &p.Pages, &p.Chunks,
-			&p.ContentHash, &p.TextError, &added); err != nil {
+			&p.ContentHash, &p.TextError, &added,
+			&p.ArxivID, &p.Type, &p.Venue, &p.Volume, &p.Issue, &p.PageRange, &p.Publisher, &p.Issued, &meta); err != nil {
 			return nil, err
+		}
+		if meta != "{}" && meta != "" {
+			_ = json.Unmarshal([]byte(meta), &p.MetadataSource) // written by upsertPaper; a bad value reads as none
 		}
 		p.Authors = parseList(authors)
 		p.Affiliations = parseList(affs)
@@ -467,7 +549,11 @@ func (l *Library) queryPapers(ctx context.Context, q string, args ...any) ([]Pap
 		p.AddedAt = timeOf(added)
 		ps = append(ps, p)
 	}
-	return ps, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return ps, loadTags(ctx, db, ps)
 }
 
 // Chunks returns the chunks of a paper in seq order, with text but without
@@ -589,6 +675,7 @@ func (l *Library) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
 func fingerprint(p Paper, cs []Chunk) string {
 	p.AddedAt = time.Time{}
 	p.Published, p.Updated = p.Published.UTC(), p.Updated.UTC() // as read back
+	p.Tags = sourcedTags(p.Tags)                                // user tags are not Put's to change
 	h := sha256.New()
 	meta, _ := json.Marshal(p)
 	h.Write(meta)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -679,6 +680,14 @@ func TestReindex(t *testing.T) {
 	}
 }
 
+// schema3Undo takes a library back to schema 2: what schema 3 added goes.
+var schema3Undo = []string{
+	"DROP TABLE paper_tags", "DROP TABLE paper_identifiers",
+	"ALTER TABLE papers DROP COLUMN arxiv_id", "ALTER TABLE papers DROP COLUMN type", "ALTER TABLE papers DROP COLUMN venue",
+	"ALTER TABLE papers DROP COLUMN volume", "ALTER TABLE papers DROP COLUMN issue", "ALTER TABLE papers DROP COLUMN page_range",
+	"ALTER TABLE papers DROP COLUMN publisher", "ALTER TABLE papers DROP COLUMN issued", "ALTER TABLE papers DROP COLUMN meta_source",
+}
+
 // TestMigrateFromSchema1 opens a schema 1 library (with its FTS5 table) and
 // checks that it becomes schema 2 with every paper and chunk kept, and that
 // text search works from the new index.
@@ -695,13 +704,13 @@ func TestMigrateFromSchema1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
+	for _, q := range append(schema3Undo, // back to what schema 1 held
 		`CREATE VIRTUAL TABLE chunks_fts USING fts5 (title, text, content = '', contentless_delete = 1,
 			tokenize = 'porter unicode61 remove_diacritics 2')`,
 		`INSERT INTO chunks_fts (rowid, title, text) SELECT c.id, p.title, c.text FROM chunks c JOIN papers p ON p.id = c.paper_id`,
 		`UPDATE manifest SET value = '1' WHERE key = 'schema'`,
 		`PRAGMA user_version = 1`,
-	} {
+	) {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -728,9 +737,9 @@ func TestMigrateFromSchema1(t *testing.T) {
 	db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name LIKE 'chunks_fts%'").Scan(&n)
 	db.QueryRow("SELECT value FROM manifest WHERE key = 'schema'").Scan(&schema)
 	db.QueryRow("SELECT count(*) FROM chunks").Scan(&chunks)
-	if v != store.SchemaVersion || n != 0 || schema != "2" || chunks != 2 {
-		t.Errorf("after migration: user_version %d, %d FTS tables, manifest schema %q, %d chunks; want %d, 0, \"2\", 2",
-			v, n, schema, chunks, store.SchemaVersion)
+	if v != store.SchemaVersion || n != 0 || schema != strconv.Itoa(store.SchemaVersion) || chunks != 2 {
+		t.Errorf("after migration: user_version %d, %d FTS tables, manifest schema %q, %d chunks; want %d, 0, %q, 2",
+			v, n, schema, chunks, store.SchemaVersion, strconv.Itoa(store.SchemaVersion))
 	}
 }
 
