@@ -217,11 +217,16 @@ func (c *citeWriter) cut(final bool) {
 		c.finish(c.sent[:n])
 		c.sent = c.sent[n:]
 	}
-	if final && len(c.sent) > 0 {
+	// A sentence that never ends (a model writing without punctuation) is
+	// checked in parts, so that holding it stays cheap.
+	if final && len(c.sent) > 0 || len(c.sent) > maxSentence {
 		c.finish(c.sent)
 		c.sent = nil
 	}
 }
+
+// maxSentence bounds the bytes held as one sentence.
+const maxSentence = 4 << 10
 
 // sentenceEnd returns the length of the first complete sentence of s, or
 // -1: a sentence ends at a newline, or where textseg would end it (before

@@ -184,3 +184,18 @@ func replyTo(w http.ResponseWriter, b chatBody, text string) {
 	w.Header().Set("Content-Type", "application/json")
 	io.WriteString(w, `{"id":"c1","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":`+string(js)+`},"finish_reason":"stop"}]}`)
 }
+
+// A reply that never ends a sentence is still written as it comes, in
+// parts, and checked in linear time (the cap of one held sentence).
+func TestEndlessSentenceIsWrittenInParts(t *testing.T) {
+	var out strings.Builder
+	cw := newCiteWriter(&out, func(n int) bool { return n == 1 })
+	word := "and more words without end "
+	for i := 0; i < 20000; i++ { // 540 KB in pieces of 27 bytes
+		cw.Write([]byte(word))
+	}
+	if out.Len() < 500_000 {
+		t.Errorf("only %d bytes written before Close: the sentence was held whole", out.Len())
+	}
+	cw.Close()
+}
