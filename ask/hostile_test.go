@@ -46,7 +46,13 @@ func TestStalledServer(t *testing.T) {
 			})
 			var out strings.Builder
 			start := time.Now()
-			_, err := newTestLLM(t, f.URL, func(c *LLMConfig) { limited(c); c.NoStream = tc.noStream }).Complete(t.Context(), hello, &out)
+			_, err := newTestLLM(t, f.URL, func(c *LLMConfig) {
+				limited(c)
+				c.NoStream = tc.noStream
+				if tc.first != "" {
+					c.FirstTokenTimeout = time.Minute // the stall to catch is the next token's, however slow the machine
+				}
+			}).Complete(t.Context(), hello, &out)
 			if !errors.Is(err, ErrTimeout) {
 				t.Fatalf("error %v, want ErrTimeout", err)
 			}
@@ -116,7 +122,9 @@ func TestEndlessReply(t *testing.T) {
 				}
 			})
 			var out strings.Builder
-			c, err := newTestLLM(t, f.URL, func(c *LLMConfig) { limited(c); c.NoStream = noStream; c.MaxAnswerBytes = limit }).Complete(t.Context(), hello, &out)
+			c, err := newTestLLM(t, f.URL, func(c *LLMConfig) {
+				c.MaxRetries, c.NoStream, c.MaxAnswerBytes = -1, noStream, limit // the size cap, not a timeout, must end it
+			}).Complete(t.Context(), hello, &out)
 			if !errors.Is(err, ErrTooLong) {
 				t.Fatalf("error %v, want ErrTooLong", err)
 			}
