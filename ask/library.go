@@ -69,9 +69,7 @@ func UseEmbedder(ctx context.Context, lib Library, e embed.Embedder, opts embed.
 		}
 	}
 	dims := e.Dimensions()
-	if dims == 0 {
-		// A model whose size is not in its name: the size the library
-		// recorded for it, else the server's answer to a probe.
+	if dims == 0 { // a model whose size is not in its name: the manifest knows it, else ask the server
 		m, err := lib.Manifest(ctx)
 		if err != nil {
 			return nil, err

@@ -87,7 +87,7 @@ func fold(s string) string {
 }
 
 var (
-	numberRe   = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?|\.\d+`)
+	numeralRe   = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?|\.\d+`)
 	thousands  = regexp.MustCompile(`^\d{1,3}(?:,\d{3})+(?:\.\d+)?$`)
 	listMarker = regexp.MustCompile(`^\s*(?:\d+[.)]|[-*•])\s+`)
 )
@@ -95,7 +95,7 @@ var (
 // numbersIn returns the canonical values of the numbers in s.
 func numbersIn(s string) []string {
 	var out []string
-	for _, m := range numberRe.FindAllString(s, -1) {
+	for _, m := range numeralRe.FindAllString(s, -1) {
 		parts := []string{m}
 		if thousands.MatchString(m) {
 			parts = []string{strings.ReplaceAll(m, ",", "")}
@@ -134,7 +134,7 @@ func missingFrom(s string, sup []*supportText) []string {
 			missing = append(missing, w)
 		}
 	}
-	for _, tok := range numberRe.FindAllString(claim, -1) {
+	for _, tok := range numeralRe.FindAllString(claim, -1) {
 		for _, v := range numbersIn(tok) {
 			if !slices.ContainsFunc(sup, func(st *supportText) bool { return st.numbers[v] }) {
 				add(strings.Trim(tok, ","))
@@ -178,8 +178,8 @@ var commonCapitals = map[string]bool{
 	"according": true, "based": true, "using": true, "given": true, "from": true, "to": true, "of": true, "at": true,
 }
 
-// rareWords are the name-like words of a claim (see the package comment of
-// the check above).
+// rareWords are the name-like words of a claim (nameLike, as the
+// extractive answer finds names, less the capitalised words of prose).
 func rareWords(claim string) []string {
 	var out []string
 	start := true // the next word opens a sentence or a clause
@@ -194,46 +194,11 @@ func rareWords(claim string) []string {
 			continue
 		}
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-		if nameLike(w, opens) {
+		if nameLike(w, opens) && !commonCapitals[strings.ToLower(w)] {
 			out = append(out, w)
 		}
 	}
 	return out
-}
-
-// nameLike reports an acronym, a mixed-case or digit-bearing word, or a
-// capitalised word that does not open a sentence.
-func nameLike(w string, opens bool) bool {
-	if commonCapitals[strings.ToLower(w)] {
-		return false
-	}
-	var upper, lower, digit, letters int
-	for i, r := range w {
-		switch {
-		case unicode.IsUpper(r):
-			letters++
-			if i > 0 {
-				upper++
-			}
-		case unicode.IsLower(r):
-			letters++
-			lower++
-		case unicode.IsDigit(r):
-			digit++
-		}
-	}
-	first, _ := utf8.DecodeRuneInString(w)
-	switch {
-	case letters == 0:
-		return false // a number: checked as one
-	case digit > 0:
-		return true // Qwen3-8B, GPT-4o
-	case upper > 0:
-		return true // GRPO, ALFWorld, ReAct
-	case unicode.IsUpper(first) && !opens:
-		return true // Minecraft inside a sentence
-	}
-	return false
 }
 
 // clipSentence shortens a sentence for a warning.

@@ -73,10 +73,9 @@ func isBidi(r rune) bool {
 	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
-// OneLine is Clean with every run of white space (newlines and tabs
-// included) made one space and the ends trimmed: for text that must fit on
-// one line of a message, such as a server's error.
-func OneLine(s string) string { return strings.Join(strings.Fields(Clean(s)), " ") }
+// OneLine is Line with every run of white space made one space and the
+// ends trimmed: for a server's message quoted inside an error.
+func OneLine(s string) string { return strings.Join(strings.Fields(Line(s)), " ") }
 
 // Writer cleans a stream of text the way Clean cleans a string, whatever
 // the size of the pieces written: a UTF-8 sequence or a "\r\n" split
