@@ -87,7 +87,7 @@ func fold(s string) string {
 }
 
 var (
-	numeralRe   = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?|\.\d+`)
+	numeralRe  = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?|\.\d+`)
 	thousands  = regexp.MustCompile(`^\d{1,3}(?:,\d{3})+(?:\.\d+)?$`)
 	listMarker = regexp.MustCompile(`^\s*(?:\d+[.)]|[-*•])\s+`)
 )
