@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -13,8 +12,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
-	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/eval/scratch"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -156,24 +154,18 @@ func runEval(ctx context.Context, o *evalOptions) error {
 			}
 		}
 	} else {
-		if dir, err = os.MkdirTemp("", "papers-eval-*"); err != nil {
+		sc, err := evalIngest(ctx, o, logf)
+		if err != nil {
 			return err
 		}
 		if o.keep {
 			// asked for, so said even with --json (where it is also a field)
-			fmt.Fprintf(errw, "scratch library: %s\n", dir)
-			kept = dir
+			fmt.Fprintf(errw, "scratch library: %s\n", sc.Dir)
+			kept = sc.Dir
 		} else {
-			defer os.RemoveAll(dir)
+			defer sc.Remove()
 		}
-		t := time.Now()
-		if failed, err = evalIngest(ctx, dir, o, logf); err != nil {
-			return err
-		}
-		ingestTime = time.Since(t)
-		if lib, err = store.Open(ctx, dir); err != nil {
-			return fmt.Errorf("open the library at %s: %w", dir, err)
-		}
+		lib, dir, ingestTime, failed = sc.Library, sc.Dir, sc.Took, len(sc.Failed)
 	}
 	defer lib.Close()
 	e, err := libraryEmbedder(ctx, lib, errw)
@@ -187,7 +179,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	if papers == 0 {
 		return fmt.Errorf("the library at %s holds no papers", dir)
 	}
-	missing, judged, err := missingJudged(ctx, lib, queries, qrels)
+	missing, judged, err := scratch.MissingJudged(ctx, lib, queries, qrels)
 	if err != nil {
 		return err
 	}
@@ -244,68 +236,34 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	return nil
 }
 
-// missingJudged counts the relevant documents of the evaluated queries that
-// lib does not hold, in one pass over its paper ids.
-func missingJudged(ctx context.Context, lib *store.Library, queries []eval.Query, qrels eval.Qrels) (missing, judged int, err error) {
-	ps, err := lib.List(ctx, store.Filter{Brief: true})
-	if err != nil {
-		return 0, 0, err
-	}
-	have := make(map[string]bool, len(ps))
-	for _, p := range ps {
-		have[p.ID] = true
-	}
-	missing, judged = eval.MissingJudged(queries, qrels, func(id string) bool { return have[id] })
-	return missing, judged, nil
-}
-
-// evalIngest fills the scratch library from --corpus through the normal
-// ingest path and returns how many records failed. Those are warned about
-// and skipped: the evaluation runs on the rest (a judged document among
-// them shows in the missing-documents warning).
-func evalIngest(ctx context.Context, dir string, o *evalOptions, logf func(string, ...any)) (failed int, err error) {
+// evalIngest fills a scratch library from --corpus through the normal
+// ingest path. Records that fail are warned about and skipped: the
+// evaluation runs on the rest (a judged document among them shows in the
+// missing-documents warning).
+func evalIngest(ctx context.Context, o *evalOptions, logf func(string, ...any)) (*scratch.Library, error) {
 	errw := o.io.ErrOut
-	lib, err := store.Open(ctx, dir)
-	if err != nil {
-		return 0, err
-	}
-	defer lib.Close()
 	e, err := o.embedder.parse(o.io)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	dims, err := embed.Dimensions(ctx, e)
-	if err != nil {
-		return 0, embedHint(err)
+	sc, err := scratch.New(ctx, o.corpus, e)
+	var none *scratch.NothingStoredError
+	if err != nil && !errors.As(err, &none) {
+		return nil, embedHint(err)
 	}
-	if err := lib.EnsureEmbedder(ctx, e.Name(), dims); err != nil {
-		return 0, err
+	for _, f := range sc.Failed[:min(5, len(sc.Failed))] {
+		fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
 	}
-	opts := chunk.Options{}
-	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
-		return 0, err
+	if none != nil {
+		return nil, withHint(err, "check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
 	}
-	in := &ingest.Ingester{Lib: lib, Embedder: e, Chunking: opts, AbstractsOnly: true, Workers: 2}
-	t := time.Now()
-	rep, err := in.JSONL(ctx, o.corpus)
-	if err != nil {
-		return 0, embedHint(fmt.Errorf("ingest %s: %w", o.corpus, err))
-	}
-	stored := len(rep.Added) + len(rep.Updated) + len(rep.Unchanged)
-	if len(rep.Failed) > 0 {
-		for _, f := range rep.Failed[:min(5, len(rep.Failed))] {
-			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
-		}
-		if stored == 0 {
-			return len(rep.Failed), withHint(fmt.Errorf("no record of %s could be ingested", o.corpus),
-				"check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
-		}
+	if len(sc.Failed) > 0 {
 		// said even with --json (where it is also a field): the scores leave these out
 		fmt.Fprintf(errw, "warning: %d of %d corpus records failed to ingest; evaluating the %d that did\n",
-			len(rep.Failed), len(rep.Failed)+stored, stored)
+			len(sc.Failed), len(sc.Failed)+sc.Stored, sc.Stored)
 	}
-	logf("ingested %d papers in %.1f s", stored, time.Since(t).Seconds())
-	return len(rep.Failed), nil
+	logf("ingested %d papers in %.1f s", sc.Stored, sc.Took.Seconds())
+	return sc, nil
 }
 
 // checkLibrarySpec refuses an --embedder (and --dimensions) other than the
