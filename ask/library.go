@@ -67,7 +67,19 @@ func UseEmbedder(ctx context.Context, lib Library, e embed.Embedder, opts embed.
 			return nil, err
 		}
 	}
-	if err := lib.EnsureEmbedder(ctx, e.Name(), e.Dimensions()); err != nil {
+	dims := e.Dimensions()
+	if dims == 0 { // a model whose size is not in its name: the manifest knows it, else ask the server
+		m, err := lib.Manifest(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if m.Embedder == e.Name() {
+			dims = m.Dimensions
+		} else if dims, err = embed.Dimensions(ctx, e); err != nil {
+			return nil, err
+		}
+	}
+	if err := lib.EnsureEmbedder(ctx, e.Name(), dims); err != nil {
 		return nil, err
 	}
 	return e, nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,7 @@ type ingestOptions struct {
 	max           int
 	abstractsOnly bool
 	jsonl         []string
+	zotero        string
 	json          bool
 	chunkSize     int
 	chunkOverlap  int
@@ -55,15 +57,34 @@ its abstract and is reported. Re-running is safe: papers held at the same
 version are left alone, a newer version replaces the older one.
 
 --jsonl takes a BEIR-style corpus: one {"_id","title","text","metadata"}
-object per line (metadata: published, categories, authors, url). An _id
-given twice in one file keeps its first record; the later one is skipped
-with a warning.`,
+object per line (metadata: published, categories, authors, url, doi,
+arxiv_id, tags). An _id given twice in one file keeps its first record; the
+later one is skipped with a warning.
+
+--zotero [DIR] imports a Zotero library (DIR is Zotero's data directory,
+default ~/Zotero): every item not in the trash with its record, tags and
+collections (as tags "zotero:Collection/Sub") and the text of its PDF.
+zotero.sqlite is copied and the copy read, so Zotero may be running; nothing
+of Zotero's is written. Attachments whose files are absent are listed as
+missing; the items come in all the same. A re-run reads only items changed
+since.
+
+One paper is one entry: a PDF, a Zotero item or a corpus record of a paper
+the library holds (same arXiv id, DOI or file) joins it. A local PDF that
+names its arXiv id (the arXiv stamp, an arxiv.org URL) is keyed by it, and
+arXiv's record replaces what the file says of itself (one request for all
+the files of a run; offline, the next run fills it in).`,
 		Example: `  papers ingest 'abs:"reinforcement learning" AND abs:agent' --max 20
   papers ingest 2501.12948 2210.03629v3 https://arxiv.org/abs/1111.2011
   papers ingest ./paper.pdf ./papers-dir/
-  papers ingest --jsonl corpus.jsonl --json | jq .failed`,
+  papers ingest --jsonl corpus.jsonl --json | jq .failed
+  papers ingest --zotero --json | jq .missing
+  papers ingest --zotero ~/snap/zotero-snap/common/Zotero`,
 		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 && len(o.jsonl) == 0 {
+			if c.Flags().Changed("zotero") {
+				args = o.zoteroDir(args)
+			}
+			if len(args) == 0 && len(o.jsonl) == 0 && o.zotero == "" {
 				return withHint(withExit(errors.New("nothing to ingest"), ExitUsage),
 					"give an arXiv query, ids, PDF files or --jsonl FILE (see papers ingest --help)")
 			}
@@ -87,6 +108,8 @@ with a warning.`,
 	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
+	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
+	f.Lookup("zotero").NoOptDefVal = zoteroDefault
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, skipped)")
 	f.IntVar(&o.chunkSize, "chunk-size", 180, "target words per chunk")
 	f.IntVar(&o.chunkOverlap, "chunk-overlap", 30, "words repeated between consecutive chunks")
@@ -126,12 +149,17 @@ func newArxivClient() (*arxiv.Client, error) {
 func runIngest(ctx context.Context, o *ingestOptions) error {
 	start := time.Now()
 	src := ingest.Classify(o.args)
-	src.JSONL, src.Max = o.jsonl, o.max
+	src.Corpora, src.Zotero, src.Max = o.jsonl, o.zotero, o.max
 	lib, err := openLibrary(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
+	release, err := holdEmbedder(ctx, lib, o.io.ErrOut)
+	if err != nil {
+		return err
+	}
+	defer release()
 	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
 	if err != nil {
 		return err
@@ -154,8 +182,11 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		if len(total.Skipped) > 0 {
 			skipped = fmt.Sprintf(", skipped %d", len(total.Skipped))
 		}
-		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s (%d pages, %d chunks) in %.1fs\n",
-			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, total.Pages, total.Chunks, total.Elapsed)
+		if len(total.Missing) > 0 {
+			skipped += fmt.Sprintf(", %s missing", plural(len(total.Missing), "attachment"))
+		}
+		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s (%s, %s) in %.1fs\n",
+			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
 	}
 	if runErr != nil {
 		return arxivHint(runErr)
@@ -207,9 +238,35 @@ func finishIngest(ctx context.Context, g *globalOptions, lib *store.Library, pro
 	return nil
 }
 
+// zoteroDefault stands for --zotero given without a directory.
+const zoteroDefault = "~/Zotero"
+
+// zoteroDir settles --zotero's directory: given as --zotero DIR (a
+// positional argument that is a Zotero data directory), as --zotero=DIR,
+// or not at all (~/Zotero). It returns the other arguments.
+func (o *ingestOptions) zoteroDir(args []string) []string {
+	if o.zotero == zoteroDefault {
+		for i, a := range args {
+			if st, err := os.Stat(filepath.Join(a, "zotero.sqlite")); err == nil && !st.IsDir() {
+				o.zotero = a
+				return append(args[:i:i], args[i+1:]...)
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(o.zotero, "~"); ok && (rest == "" || rest[0] == '/' || rest[0] == filepath.Separator) {
+		if home, err := os.UserHomeDir(); err == nil {
+			o.zotero = filepath.Join(home, rest)
+		}
+	}
+	return args
+}
+
 // itemHint names the fix for one item's failure, or "" when there is none
 // to give.
 func itemHint(err error) string {
+	if errors.Is(err, ingest.ErrZoteroUnreadable) {
+		return "give Zotero's data directory, the one holding zotero.sqlite: papers ingest --zotero DIR (Zotero shows it in Settings > Advanced > Files and Folders)"
+	}
 	if errors.Is(err, ingest.ErrCorpusUnreadable) {
 		return `--jsonl takes a file with one {"_id","title","text"} object per line: check its path`
 	}
@@ -229,6 +286,9 @@ func itemHint(err error) string {
 
 // arxivHint adds what to do about an error that stopped the run.
 func arxivHint(err error) error {
+	if errors.Is(err, ingest.ErrZoteroUnreadable) {
+		return withHint(err, "%s", itemHint(err))
+	}
 	if ingest.Systemic(err) {
 		return withHint(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")
 	}

@@ -25,6 +25,9 @@ func openLibrary(ctx context.Context, g *globalOptions) (*store.Library, error) 
 		return nil, withHint(fmt.Errorf("open the library at %s: %w", dir, err),
 			"check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
 	}
+	for _, n := range lib.MigrationNotes() { // said once: the next open has nothing to migrate
+		fmt.Fprintf(g.io.ErrOut, "papers: library upgraded: %s\n", n)
+	}
 	return lib, nil
 }
 
@@ -40,6 +43,16 @@ func openExisting(ctx context.Context, g *globalOptions) (*store.Library, error)
 			"papers ingest 'abs:\"reinforcement learning\" AND abs:agent' --max 20   (or papers ingest ./paper.pdf)")
 	}
 	return openLibrary(ctx, g)
+}
+
+// holdEmbedder keeps a papers reindex (in any process) from changing the
+// library's embedder while this run embeds chunks with it. If a reindex is
+// running it says so once and waits for it: the caller then picks the
+// embedder, the new one.
+func holdEmbedder(ctx context.Context, lib *store.Library, stderr io.Writer) (release func(), err error) {
+	return lib.HoldEmbedder(ctx, func() {
+		fmt.Fprintln(stderr, "waiting for the papers reindex running on this library to finish (Ctrl-C stops)...")
+	})
 }
 
 // embedderFor returns the embedder a command uses on lib: the one named by

@@ -30,7 +30,9 @@ func newReindexCmd(g *globalOptions) *cobra.Command {
 		Long: `Re-embed every chunk of the library with the embedder SPEC and record it as
 the library's embedder. It runs in one transaction: if it fails or is
 interrupted, the library keeps its old vectors and embedder. Other papers
-processes can read (search, ask) meanwhile; writers wait.
+processes can read (search, ask) meanwhile. It first waits for the ingests and
+updates running on the library to finish; those started during the reindex
+wait for it, then embed with the new embedder.
 
 Searches use the library's recorded embedder, so after a reindex they need
 no --embedder.
@@ -84,7 +86,9 @@ func runReindex(ctx context.Context, o *reindexOptions) error {
 			texts[i] = c.Text
 		}
 		return e.EmbedDocuments(ctx, texts)
-	}, prog.update)
+	}, prog.update, func() {
+		fmt.Fprintln(errw, "waiting for the papers ingest or update running on this library to finish (Ctrl-C stops)...")
+	})
 	prog.finish()
 	if err != nil {
 		if ctx.Err() != nil {

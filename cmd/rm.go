@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/internal/safetext"
 )
 
 func init() { register(newRmCmd) }
@@ -50,14 +52,14 @@ func runRm(ctx context.Context, o *rmOptions) error {
 	if err != nil {
 		return err
 	}
-	removed := []string{}
-	for _, id := range ids {
-		if err := lib.Delete(ctx, id); err != nil {
-			return fmt.Errorf("%w (removed before it: %d of %d)", err, len(removed), len(ids))
-		}
-		removed = append(removed, id)
-		if !o.json {
-			fmt.Fprintf(out, "removed %s\n", id)
+	// One transaction for all: killed or failed, nothing or everything is removed.
+	if err := lib.DeleteAll(ctx, ids); err != nil {
+		return err
+	}
+	removed := ids
+	if !o.json {
+		for _, id := range ids {
+			fmt.Fprintf(out, "removed %s\n", safetext.Line(id))
 		}
 	}
 	// Searches then find the index current instead of building it.

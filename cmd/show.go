@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,14 +27,22 @@ type showOptions struct {
 // showRecord is the --json shape of show.
 type showRecord struct {
 	paperRecord
-	Abstract     string        `json:"abstract"`
-	Affiliations []string      `json:"affiliations,omitempty"`
-	Comment      string        `json:"comment,omitempty"`
-	JournalRef   string        `json:"journal_ref,omitempty"`
-	DOI          string        `json:"doi,omitempty"`
-	TextError    string        `json:"text_error,omitempty"`
-	Sections     []string      `json:"sections"`
-	ChunkList    []chunkRecord `json:"chunk_list,omitempty"`
+	Abstract     string   `json:"abstract"`
+	Affiliations []string `json:"affiliations,omitempty"`
+	Comment      string   `json:"comment,omitempty"`
+	JournalRef   string   `json:"journal_ref,omitempty"`
+	DOI          string   `json:"doi,omitempty"`
+	Volume       string   `json:"volume,omitempty"`
+	Issue        string   `json:"issue,omitempty"`
+	PageRange    string   `json:"page_range,omitempty"`
+	Publisher    string   `json:"publisher,omitempty"`
+	// MetadataSource says where each field came from when not from the
+	// paper's source: "arxiv", "zotero", "jsonl", "pdf:xmp", "pdf:info",
+	// "pdf:layout", "pdf:stamp", "pdf:text".
+	MetadataSource map[string]string `json:"metadata_source"`
+	TextError      string            `json:"text_error,omitempty"`
+	Sections       []string          `json:"sections"`
+	ChunkList      []chunkRecord     `json:"chunk_list,omitempty"`
 }
 
 type chunkRecord struct {
@@ -61,28 +71,67 @@ func newShowCmd(g *globalOptions) *cobra.Command {
 	return c
 }
 
-// paperID normalises an arXiv id or URL to the library's versionless key;
-// other ids (local files, corpus records) are taken as they are.
-func paperID(ref string) string {
+// resolvePaper finds the one paper ref names: a paper stored under ref
+// exactly (local PDFs, corpus records) or, for an arXiv id in any form
+// (versions, "arXiv:", URLs), under its versionless id. A ref that names
+// two papers is refused with both named, never taken as either.
+func resolvePaper(ctx context.Context, lib *store.Library, ref string) (store.Paper, error) {
+	ref = strings.TrimSpace(ref)
+	var aliases []string
 	if id, _, err := arxiv.ParseID(ref); err == nil {
-		return id
+		aliases = append(aliases, id)
 	}
-	return strings.TrimSpace(ref)
+	p, err := lib.FindPaper(ctx, ref, aliases...)
+	var amb *store.AmbiguousError
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		id := ref
+		if len(aliases) > 0 {
+			id = aliases[0]
+		}
+		return p, notInLibrary(id, ref)
+	case errors.As(err, &amb):
+		return p, withHint(err, "%s", ambiguityHint(amb))
+	}
+	return p, err
+}
+
+// ambiguityHint says how to name each paper of an ambiguous reference: the
+// arXiv paper by its bare id; the other, stored under an arXiv-form id by
+// an older papers (ingest now refuses such corpus ids), once the arXiv
+// paper is out of the way.
+func ambiguityHint(amb *store.AmbiguousError) string {
+	var arxivID string
+	var others []string
+	for _, p := range amb.Candidates {
+		if p.Source == "arxiv" {
+			arxivID = p.ID
+		} else {
+			others = append(others, p.ID)
+		}
+	}
+	if arxivID == "" {
+		return "papers list shows the ids as stored"
+	}
+	return fmt.Sprintf("%s alone names the arXiv paper; %s was stored under an arXiv-like id before papers refused those: "+
+		"to remove it, `papers rm %s`, then `papers rm %s`, then `papers ingest %s` brings the arXiv paper back",
+		arxivID, strings.Join(others, ", "), arxivID, shellArg(others[0]), arxivID)
 }
 
 // resolvePapers turns --paper references (arXiv ids in any form, URLs,
-// other ids as they are) into the library's keys; one the library does not
-// hold is an error naming it, not an empty result.
+// other ids as they are) into the library's keys (see resolvePaper); one
+// the library does not hold, or one naming two papers, is an error naming
+// it, not an empty result.
 func resolvePapers(ctx context.Context, lib *store.Library, refs []string) ([]string, error) {
 	ids := make([]string, 0, len(refs))
 	for _, ref := range refs {
-		id := paperID(ref)
-		if _, err := lib.Get(ctx, id); errors.Is(err, store.ErrNotFound) {
-			return nil, notInLibrary(id, ref)
-		} else if err != nil {
+		p, err := resolvePaper(ctx, lib, ref)
+		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, id)
+		if !slices.Contains(ids, p.ID) {
+			ids = append(ids, p.ID)
+		}
 	}
 	return ids, nil
 }
@@ -114,24 +163,24 @@ func runShow(ctx context.Context, o *showOptions) error {
 		return err
 	}
 	defer lib.Close()
-	id := paperID(ref)
-	p, err := lib.Get(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return notInLibrary(id, ref)
-	}
+	p, err := resolvePaper(ctx, lib, ref)
 	if err != nil {
 		return err
 	}
 	if _, v, err := arxiv.ParseID(ref); err == nil && v > 0 && p.Version > 0 && v != p.Version {
 		// the library keeps one version of a paper: say it is another one
-		fmt.Fprintf(o.io.ErrOut, "warning: %s: showing v%d\n", versionHeld(id, v, p.Version), p.Version)
+		fmt.Fprintf(o.io.ErrOut, "warning: %s: showing v%d\n", versionHeld(p.ID, v, p.Version), p.Version)
 	}
-	chunks, err := lib.Chunks(ctx, id)
+	chunks, err := lib.Chunks(ctx, p.ID)
 	if err != nil {
 		return err
 	}
 	rec := showRecord{paperRecord: newPaperRecord(p), Abstract: p.Abstract, Affiliations: p.Affiliations,
-		Comment: p.Comment, JournalRef: p.JournalRef, DOI: p.DOI, TextError: p.TextError, Sections: []string{}}
+		Comment: p.Comment, JournalRef: p.JournalRef, DOI: p.DOI, TextError: p.TextError, Sections: []string{},
+		Volume: p.Volume, Issue: p.Issue, PageRange: p.PageRange, Publisher: p.Publisher, MetadataSource: p.MetadataSource}
+	if rec.MetadataSource == nil {
+		rec.MetadataSource = map[string]string{}
+	}
 	seen := map[string]bool{}
 	for _, c := range chunks {
 		if c.Section != "" && !seen[c.Section] {
@@ -161,11 +210,27 @@ func runShow(ctx context.Context, o *showOptions) error {
 	w("published", day(p.Published))
 	w("updated", day(p.Updated))
 	w("categories", strings.Join(p.Categories, " "))
+	if p.ArxivID != "" && p.ArxivID != p.ID {
+		w("arxiv id", p.ArxivID)
+	}
+	w("type", p.Type)
+	w("venue", strings.Join(nonEmpty(p.Venue, p.Volume, p.Issue, p.PageRange), ", "))
+	w("issued", p.Issued)
 	w("comment", p.Comment)
 	w("journal", p.JournalRef)
 	w("doi", p.DOI)
 	w("url", p.URL)
 	w("source", p.Source)
+	var tags []string
+	for _, t := range p.Tags {
+		tags = append(tags, t.Name+" ("+t.Source+")")
+	}
+	w("tags", strings.Join(tags, ", "))
+	var srcs []string
+	for _, f := range sortedKeys(p.MetadataSource) {
+		srcs = append(srcs, f+" from "+p.MetadataSource[f])
+	}
+	w("metadata", strings.Join(srcs, ", "))
 	w("pages", fmt.Sprint(p.Pages))
 	w("chunks", fmt.Sprint(p.Chunks))
 	if p.TextError != "" {
@@ -188,4 +253,23 @@ func runShow(ctx context.Context, o *showOptions) error {
 		fmt.Fprintf(out, "\n%s\n%s\n", head, c.Text)
 	}
 	return nil
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }

@@ -85,6 +85,11 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if err != nil {
 		return err
 	}
+	release, err := holdEmbedder(ctx, lib, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
 	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
 	if err != nil {
 		return err

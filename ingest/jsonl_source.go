@@ -12,12 +12,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/beir"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -27,7 +32,7 @@ var ErrCorpusUnreadable = errors.New("cannot read corpus")
 
 // corpusRecord is one line of a BEIR-style corpus.
 type corpusRecord struct {
-	ID       string         `json:"_id"`
+	ID       beir.ID        `json:"_id"`
 	Title    string         `json:"title"`
 	Text     string         `json:"text"`
 	Metadata map[string]any `json:"metadata"`
@@ -132,6 +137,20 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 			for b := range batches {
 				var todo []pending
 				for _, rc := range b {
+					if rc.p.ArxivID != "" || rc.p.DOI != "" {
+						// a record of a paper known by other names: it joins the
+						// paper held under them (see merge.go)
+						if err := in.putRecord(gctx, r, rc.pos, rc.item, rc.p, rc.text); err != nil {
+							if isCancel(gctx, err) {
+								return gctx.Err()
+							}
+							if Systemic(err) {
+								return err
+							}
+							r.fail(rc.pos, rc.item, err, false)
+						}
+						continue
+					}
 					if prev, err := in.Lib.Get(gctx, rc.p.ID); err == nil {
 						if err := checkSource(prev, "jsonl"); err != nil {
 							r.fail(rc.pos, rc.item, err, false)
@@ -164,6 +183,30 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 	return r.report(), err
 }
 
+// putRecord stores a corpus record that names its paper (an arXiv id or a
+// DOI in its metadata), merged with what the library holds of that paper.
+// A record the library holds unchanged costs no embedding.
+func (in *Ingester) putRecord(ctx context.Context, r *run, pos int, item string, p store.Paper, text string) error {
+	if rec, err := in.Lib.Identifier(ctx, store.IDAlias, p.ID); err == nil && rec.Stamp == p.ContentHash {
+		r.record(pos, outcome{id: rec.PaperID, result: store.Unchanged, stored: true})
+		r.emit(Event{Kind: Stored, Item: rec.PaperID, Result: store.Unchanged})
+		return nil
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	c := candidate{pos: pos, item: item, paper: p, tagSource: "corpus"}
+	c.chunks = recordChunks(p, text, in.Chunking)
+	c.body = len(c.chunks) > 1
+	if p.ArxivID != "" {
+		c.paper.ID = p.ArxivID // keyed by the arXiv id
+	}
+	// The record's _id finds the paper it joined, and its stamp tells a
+	// re-run the record is unchanged.
+	c.ids = append(c.ids, store.Identifier{Kind: store.IDAlias, Value: p.ID, Stamp: p.ContentHash})
+	_, err := r.embedAndPut(ctx, c, false)
+	return err
+}
+
 // corpusBatch is how many corpus records are committed per transaction.
 const corpusBatch = 64
 
@@ -187,16 +230,16 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 	if err := json.Unmarshal(line, &rc); err != nil {
 		return store.Paper{}, "", fmt.Errorf("not a JSON record: %w", err)
 	}
-	rc.ID = strings.TrimSpace(rc.ID)
-	if rc.ID == "" {
-		return store.Paper{}, "", errors.New(`record has no "_id"`)
+	id, err := checkCorpusID(string(rc.ID))
+	if err != nil {
+		return store.Paper{}, "", err
 	}
 	if strings.TrimSpace(rc.Title) == "" && strings.TrimSpace(rc.Text) == "" {
-		return store.Paper{}, "", fmt.Errorf("record %s has neither title nor text", rc.ID)
+		return store.Paper{}, "", fmt.Errorf("record %s has neither title nor text", id)
 	}
 	h := sha256.Sum256(line)
 	p := store.Paper{
-		ID: rc.ID, Title: strings.Join(strings.Fields(rc.Title), " "), Source: "jsonl",
+		ID: id, Title: strings.Join(strings.Fields(rc.Title), " "), Source: "jsonl",
 		ContentHash: hex.EncodeToString(h[:]),
 	}
 	text := strings.TrimSpace(rc.Text)
@@ -221,7 +264,52 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 	p.Authors = metaList(md["authors"], ",")
 	p.Affiliations = metaList(md["affiliations"], ";")
 	p.URL = metaString(md["url"])
+	for _, t := range metaList(md["tags"], ",;|") {
+		p.Tags = append(p.Tags, store.Tag{Name: moreTags.ReplaceAllString(t, ""), Source: "corpus"})
+	}
+	p.DOI = store.NormalizeDOI(metaString(md["doi"]))
+	for _, v := range []string{metaString(md["arxiv_id"]), metaString(md["arxiv"]), metaString(md["eprint"]), p.URL, arxivOfDOI(p.DOI)} {
+		if id, _, err := arxiv.ParseID(v); err == nil {
+			p.ArxivID = id
+			break
+		}
+	}
 	return p, text, nil
+}
+
+// moreTags is the "+2" a tag list ends with where it left tags out.
+var moreTags = regexp.MustCompile(`\s*\+\d+$`)
+
+// arxivOfDOI returns the arXiv id of an arXiv DOI (10.48550/arXiv.2410.01698), or "".
+func arxivOfDOI(doi string) string {
+	if rest, ok := strings.CutPrefix(strings.ToLower(doi), "10.48550/arxiv."); ok {
+		return rest
+	}
+	return ""
+}
+
+// checkCorpusID returns the library key of a corpus record's _id, trimmed,
+// or why it cannot be one. The library keys arXiv papers by their bare
+// versionless id, and every command that takes an id reads "2501.12948v1",
+// "arXiv:2501.12948" or an arxiv.org URL as that arXiv paper: a record
+// stored under such an id could never be shown or removed by it (and rm
+// would remove the arXiv paper instead), so it is refused with the id to
+// use. A bare arXiv id is accepted: it is the paper's own key (an arXiv
+// paper already held under it makes the record an id clash). Control
+// characters are refused: ids are printed as they are.
+func checkCorpusID(raw string) (string, error) {
+	id := strings.TrimSpace(raw)
+	switch {
+	case id == "":
+		return "", errors.New(`record has no "_id"`)
+	case strings.IndexFunc(id, unicode.IsControl) >= 0 || safetext.Clean(id) != id:
+		return "", fmt.Errorf("_id %q has a control character: give the record an id of printable characters", safetext.Line(id))
+	}
+	if bare, _, err := arxiv.ParseID(id); err == nil && bare != id {
+		return "", fmt.Errorf("_id %q is an arXiv id in another form than the library keys papers by, so ids would name the arXiv paper %s instead: "+
+			"give the record the _id %q (or an id that is not an arXiv id, such as \"corpus-%s\")", id, bare, bare, id)
+	}
+	return id, nil
 }
 
 // chunkAbstractWords is how much of a long record becomes its first chunk.

@@ -11,15 +11,6 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 )
 
-// Sources are the inputs of one ingest run, as Run takes them.
-type Sources struct {
-	Paths []string // local PDFs and directories (a path that does not exist is reported unreadable)
-	JSONL []string // BEIR-style corpora
-	IDs   []string // arXiv ids and URLs (a malformed one is reported as such)
-	Query string   // an arXiv search query, newest papers first
-	Max   int      // most papers of the search
-}
-
 // idShaped matches arguments meant as arXiv ids even when malformed:
 // digits and dots ("2501.1294"), "arXiv:..." and arxiv.org URLs.
 var idShaped = regexp.MustCompile(`^(?i:[0-9][0-9.]*(v[0-9]*)?|arxiv:.*|https?://(www\.|export\.)?arxiv\.org/.*)$`)
@@ -34,7 +25,7 @@ func Classify(args []string) Sources {
 	var q []string
 	for _, a := range args {
 		if _, err := os.Stat(a); err == nil {
-			s.Paths = append(s.Paths, a)
+			s.PDFs = append(s.PDFs, a)
 			continue
 		}
 		if arxiv.LooksLikeID(a) || idShaped.MatchString(a) {
@@ -42,7 +33,7 @@ func Classify(args []string) Sources {
 			continue
 		}
 		if strings.HasSuffix(strings.ToLower(a), ".pdf") || strings.ContainsRune(a, filepath.Separator) && !strings.Contains(a, ":") {
-			s.Paths = append(s.Paths, a) // a path that does not exist: reported as unreadable
+			s.PDFs = append(s.PDFs, a) // a path that does not exist: reported as unreadable
 			continue
 		}
 		q = append(q, a)
@@ -51,8 +42,8 @@ func Classify(args []string) Sources {
 	return s
 }
 
-// Run ingests the sources in order: local paths, corpora, arXiv ids, the
-// arXiv query. It returns the report of everything that ran, merged. An
+// Run ingests the sources in order: local PDFs, corpora, the Zotero
+// library, arXiv ids, the arXiv query (the last two need in.Arxiv). It returns the report of everything that ran, merged. An
 // error that stops a source (the network, the embedder, a cancelled
 // context) stops the run there and is returned with the report so far; a
 // corpus that cannot be read is one failed item of the report, and the run
@@ -65,17 +56,22 @@ func (in *Ingester) Run(ctx context.Context, src Sources) (*Report, error) {
 		}
 		return err
 	}
-	if len(src.Paths) > 0 {
-		if err := step(in.Paths(ctx, src.Paths)); err != nil {
+	if len(src.PDFs) > 0 {
+		if err := step(in.Paths(ctx, src.PDFs)); err != nil {
 			return total, err
 		}
 	}
-	for _, f := range src.JSONL {
+	for _, f := range src.Corpora {
 		rep, err := in.JSONL(ctx, f)
 		if errors.Is(err, ErrCorpusUnreadable) {
 			err = nil // one argument's failure, in the report: the run goes on
 		}
 		if err := step(rep, err); err != nil {
+			return total, err
+		}
+	}
+	if src.Zotero != "" {
+		if err := step(in.Zotero(ctx, src.Zotero)); err != nil {
 			return total, err
 		}
 	}

@@ -21,11 +21,11 @@ func TestClassify(t *testing.T) {
 		`abs:"reinforcement learning"`, "AND", "cat:cs.LG", // the query
 	})
 	want := Sources{
-		Paths: []string{pdf, dir, "missing.pdf", "some/dir"},
+		PDFs:  []string{pdf, dir, "missing.pdf", "some/dir"},
 		IDs:   []string{"2501.12948", "2210.03629v3", "astro-ph/0601001", "https://arxiv.org/abs/1111.2011", "arXiv:2501.1", "2501.1294"},
 		Query: `abs:"reinforcement learning" AND cat:cs.LG`,
 	}
-	if !slices.Equal(got.Paths, want.Paths) || !slices.Equal(got.IDs, want.IDs) || got.Query != want.Query {
+	if !slices.Equal(got.PDFs, want.PDFs) || !slices.Equal(got.IDs, want.IDs) || got.Query != want.Query {
 		t.Errorf("Classify = %+v\nwant       %+v", got, want)
 	}
 }

@@ -56,9 +56,12 @@ type Library struct {
 
 	notes []string // what Open's migration did, for MigrationNotes
 
-	mu      sync.Mutex     // guards idx and retired
+	mu      sync.Mutex     // guards idx, retired and embedder
 	idx     *searchIndex   // loaded by the first search
 	retired []*searchIndex // replaced indexes whose mappings are released at Close
+	// embedder is the name EnsureEmbedder last agreed to on this handle:
+	// PutBatch refuses vectors once the manifest names another.
+	embedder string
 }
 
 // Manifest describes how the library's contents were made.
@@ -116,6 +119,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
 	l := &Library{dir: dir, db: db}
+	removeStaleTemps(filepath.Join(dir, SidecarName)) // left by a killed index rebuild
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -376,9 +380,10 @@ func (l *Library) EnsureEmbedder(ctx context.Context, name string, dims int) err
 		return err
 	}
 	if man.Embedder == name && man.Dimensions == dims {
+		l.agree(name)
 		return nil // fast path: no write lock
 	}
-	return l.write(ctx, func(tx *sql.Tx) error {
+	err = l.write(ctx, func(tx *sql.Tx) error {
 		m, err := readManifest(ctx, tx)
 		if err != nil {
 			return err
@@ -402,6 +407,17 @@ func (l *Library) EnsureEmbedder(ctx context.Context, name string, dims int) err
 		}
 		return setManifest(ctx, tx, keyDimensions, strconv.Itoa(dims))
 	})
+	if err == nil {
+		l.agree(name)
+	}
+	return err
+}
+
+// agree records the embedder this handle's writes embed with.
+func (l *Library) agree(name string) {
+	l.mu.Lock()
+	l.embedder = name
+	l.mu.Unlock()
 }
 
 // SetChunker records the version of the chunker that cut the library's

@@ -24,8 +24,9 @@ type PutResult int
 const (
 	// Added: the paper was not in the library.
 	Added PutResult = iota + 1
-	// Updated: the paper was there and something stored changed (version,
-	// content, chunks or metadata); its chunks were replaced.
+	// Updated: the paper was there (maybe under an id it absorbed, see
+	// Item.Absorb) and something stored changed (version, content, chunks
+	// or metadata); its chunks were replaced.
 	Updated
 	// Unchanged: the paper was there with identical metadata and chunks;
 	// nothing was written.
@@ -88,6 +89,20 @@ type Item struct {
 	// Identifiers are recorded for the paper besides those its fields
 	// give (ArxivID, DOI, ContentHash; see Identifier).
 	Identifiers []Identifier
+	// Member, if not nil, makes the paper a member of a topic in the same
+	// transaction that stores it (see Membership).
+	Member *Membership
+}
+
+// Membership is a topic a paper joins as it is stored: a crash can then
+// never leave a paper stored by a topic's update without its membership
+// and provenance (an orphan that topic rm --purge would not find). The
+// paper joins as brought by the topic (TopicMembers.Brought) when the Put
+// adds it; with MarkStored, a paper added or updated records now as when
+// the topic stored it (TopicMembers.Stored). The topic must exist.
+type Membership struct {
+	Topic      string
+	MarkStored bool
 }
 
 // PutBatch stores several papers as Put does, all in ONE transaction: after
@@ -112,18 +127,23 @@ func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, erro
 	}
 	results := make([]PutResult, len(items))
 	err := l.write(ctx, func(tx *sql.Tx) error {
-		dims := -1
+		all := make([][]Chunk, len(preps))
+		for i, pr := range preps {
+			all[i] = pr.cs
+		}
+		if err := l.checkVectors(ctx, tx, all); err != nil {
+			return err
+		}
 		changed := false
 		for i, pr := range preps {
-			if len(pr.cs) > 0 && dims < 0 {
-				var err error
-				if dims, err = manifestDims(ctx, tx); err != nil {
-					return err
-				}
-			}
-			r, err := putTx(ctx, tx, pr, dims)
+			r, err := putTx(ctx, tx, pr)
 			if err != nil {
 				return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
+			}
+			if m := items[i].Member; m != nil {
+				if err := joinTopic(ctx, tx, *m, pr.p.ID, r); err != nil {
+					return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
+				}
 			}
 			results[i] = r
 			changed = changed || r != Unchanged
@@ -134,12 +154,48 @@ func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, erro
 		return bumpVectorsGen(ctx, tx)
 	})
 	if err != nil {
-		if len(items) == 1 && !strings.HasPrefix(err.Error(), "put paper") {
+		if len(items) == 1 && !strings.HasPrefix(err.Error(), "put paper") && !errors.Is(err, ErrEmbedderMismatch) {
 			err = fmt.Errorf("put paper %s: %w", items[0].Paper.ID, err)
 		}
 		return nil, err
 	}
 	return results, nil
+}
+
+// checkVectors checks, inside the transaction about to store them, that
+// the chunks' vectors fit the library's embedder as the manifest now
+// records it: the dimensions, and the name this handle's EnsureEmbedder
+// agreed to (a reindex in another process may have replaced it since the
+// caller embedded them). The error wraps ErrEmbedderMismatch and names no
+// paper: it is the run's, not one paper's.
+func (l *Library) checkVectors(ctx context.Context, tx *sql.Tx, chunks [][]Chunk) error {
+	if !slices.ContainsFunc(chunks, func(cs []Chunk) bool { return len(cs) > 0 }) {
+		return nil // no chunks: nothing to check
+	}
+	m, err := readManifest(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if m[keyDimensions] == "" {
+		return ErrNoEmbedder
+	}
+	dims, _ := strconv.Atoi(m[keyDimensions])
+	l.mu.Lock()
+	agreed := l.embedder
+	l.mu.Unlock()
+	if agreed != "" && m[keyEmbedder] != agreed {
+		return fmt.Errorf("%w: the library's embedder is now %q (%d dimensions), not %q that these chunks were embedded with: a papers reindex ran meanwhile; run again to embed with the new one",
+			ErrEmbedderMismatch, m[keyEmbedder], dims, agreed)
+	}
+	for _, cs := range chunks {
+		for _, c := range cs {
+			if len(c.Vector) != dims {
+				return fmt.Errorf("%w: chunk vectors of %d dimensions, but the library's embedder %q makes %d",
+					ErrEmbedderMismatch, len(c.Vector), m[keyEmbedder], dims)
+			}
+		}
+	}
+	return nil
 }
 
 // prepare checks a paper's chunks and returns copies ready to store. Text
@@ -193,19 +249,6 @@ func cleanAll(ss []string) []string {
 	return out
 }
 
-// manifestDims reads the embedder dimensions (ErrNoEmbedder if unset).
-func manifestDims(ctx context.Context, tx *sql.Tx) (int, error) {
-	var dimsText string
-	err := tx.QueryRowContext(ctx, "SELECT value FROM manifest WHERE key = ?", keyDimensions).Scan(&dimsText)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrNoEmbedder
-	} else if err != nil {
-		return 0, err
-	}
-	dims, _ := strconv.Atoi(dimsText)
-	return dims, nil
-}
-
 // prepared is an Item checked and cleaned by prepare.
 type prepared struct {
 	p    Paper
@@ -216,7 +259,7 @@ type prepared struct {
 
 // putTx writes one prepared paper inside tx, unless it is unchanged; its
 // identifiers are recorded either way.
-func putTx(ctx context.Context, tx *sql.Tx, pr prepared, dims int) (PutResult, error) {
+func putTx(ctx context.Context, tx *sql.Tx, pr prepared) (PutResult, error) {
 	p, cs := pr.p, pr.cs
 	var result PutResult
 	var oldFP string
@@ -246,13 +289,11 @@ func putTx(ctx context.Context, tx *sql.Tx, pr prepared, dims int) (PutResult, e
 	if exists && oldFP == fp && len(pr.item.Absorb) == 0 {
 		return Unchanged, putIdentifiers(ctx, tx, p, pr.item.Identifiers)
 	}
+	if !exists && len(pr.item.Absorb) > 0 {
+		result = Updated // the paper was there, under the id it had before
+	}
 	if p.AddedAt.IsZero() {
 		p.AddedAt = time.Now()
-	}
-	for _, c := range cs {
-		if len(c.Vector) != dims {
-			return 0, fmt.Errorf("chunk %d has a vector of %d dimensions, the library's embedder makes %d", c.Seq, len(c.Vector), dims)
-		}
 	}
 	if err := upsertPaper(ctx, tx, p, fp); err != nil {
 		return 0, err
@@ -357,23 +398,110 @@ func insertChunks(ctx context.Context, tx *sql.Tx, cs []Chunk) error {
 // Delete removes a paper and everything stored for it. It returns an error
 // wrapping ErrNotFound if the paper is not in the library.
 func (l *Library) Delete(ctx context.Context, id string) error {
+	return l.DeleteAll(ctx, []string{id})
+}
+
+// DeleteAll removes the papers ids and everything stored for them in ONE
+// transaction: after a crash, a full disk or any error the library holds
+// all of them or none was removed. An id not in the library removes
+// nothing and returns an error wrapping ErrNotFound that names it.
+func (l *Library) DeleteAll(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var missing string
 	err := l.write(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM papers WHERE id = ?", id).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return ErrNotFound
-		}
-		if err := deletePaper(ctx, tx, id); err != nil {
-			return err
+		for _, id := range ids {
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM papers WHERE id = ?", id).Scan(&n); err != nil {
+				return fmt.Errorf("delete paper %s: %w", id, err)
+			}
+			if n == 0 {
+				missing = id
+				return ErrNotFound
+			}
+			if err := deletePaper(ctx, tx, id); err != nil {
+				return fmt.Errorf("delete paper %s: %w", id, err)
+			}
 		}
 		return bumpVectorsGen(ctx, tx)
 	})
-	if err != nil {
-		return fmt.Errorf("delete paper %s: %w", id, err)
+	switch {
+	case missing != "":
+		return fmt.Errorf("delete paper %s: %w", missing, err)
+	case err != nil && len(ids) == 1 && !strings.HasPrefix(err.Error(), "delete paper"):
+		return fmt.Errorf("delete paper %s: %w", ids[0], err)
+	case err != nil:
+		return fmt.Errorf("delete %d papers: %w", len(ids), err)
 	}
 	return nil
+}
+
+// ErrAmbiguous is wrapped by the error of FindPaper when a reference names
+// more than one paper.
+var ErrAmbiguous = errors.New("names more than one paper")
+
+// AmbiguousError is the error of FindPaper for a reference that names
+// several papers: the candidates, by id.
+type AmbiguousError struct {
+	Ref        string
+	Candidates []Paper
+}
+
+func (e *AmbiguousError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s names %d papers:", e.Ref, len(e.Candidates))
+	for i, p := range e.Candidates {
+		if i > 0 {
+			b.WriteString(" and")
+		}
+		fmt.Fprintf(&b, " %s (%s", p.ID, p.Source)
+		if p.Version > 0 {
+			fmt.Fprintf(&b, " v%d", p.Version)
+		}
+		fmt.Fprintf(&b, ", %q)", p.Title)
+	}
+	return b.String()
+}
+
+func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
+
+// FindPaper returns the one paper named by ref: the paper whose id is ref
+// exactly, or one of spellings (other spellings of the same reference,
+// such as the versionless arXiv id of "arXiv:2501.12948v1"), or that
+// absorbed a paper known by one of them (an IDAlias; see Item.Absorb). None
+// held: an error wrapping ErrNotFound; two different papers: an
+// *AmbiguousError naming both (a corpus record stored under "2501.12948v1"
+// and the arXiv paper 2501.12948, say), so that no command acts on the
+// wrong one.
+func (l *Library) FindPaper(ctx context.Context, ref string, spellings ...string) (Paper, error) {
+	ids := []string{ref}
+	for _, a := range spellings {
+		if !slices.Contains(ids, a) {
+			ids = append(ids, a)
+		}
+	}
+	in := placeholders(len(ids))
+	args := append(anys(ids), anys(ids)...)
+	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+" FROM papers WHERE id IN ("+in+`)
+		OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'alias' AND value IN (`+in+")) ORDER BY id", args...)
+	switch {
+	case err != nil:
+		return Paper{}, fmt.Errorf("get paper %s: %w", ref, err)
+	case len(ps) == 0:
+		return Paper{}, fmt.Errorf("paper %s: %w", ref, ErrNotFound)
+	case len(ps) > 1:
+		return Paper{}, &AmbiguousError{Ref: ref, Candidates: ps}
+	}
+	return ps[0], nil
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // Get returns the paper with the given versionless id, or an error wrapping

@@ -316,6 +316,57 @@ func TestDelete(t *testing.T) {
 	}
 }
 
+// TestDeleteAllIsAllOrNone: an id not held among several removes none; the
+// others go in one transaction.
+func TestDeleteAllIsAllOrNone(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, id := range []string{"a", "b", "c"} {
+		if _, err := lib.Put(ctx, paper(id, "2025-01-01", nil, nil), chunks(r, "text of "+id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := lib.DeleteAll(ctx, []string{"a", "nosuch", "b"})
+	if !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "nosuch") {
+		t.Fatalf("DeleteAll with an unknown id = %v, want ErrNotFound naming it", err)
+	}
+	if n, _, _ := lib.Count(ctx); n != 3 {
+		t.Fatalf("a failed DeleteAll removed papers: %d left of 3", n)
+	}
+	if err := lib.DeleteAll(ctx, []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := lib.List(ctx, store.Filter{}); ids(ps) != "c" {
+		t.Errorf("after DeleteAll(a, b) the library holds %s", ids(ps))
+	}
+}
+
+// TestResolve: a reference names one paper, by its id or an alias, or is
+// refused as ambiguous naming both candidates.
+func TestFindPaper(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 2))
+	rec := paper("2501.12948v1", "2025-01-01", nil, nil)
+	rec.Source, rec.Version = "jsonl", 0
+	for _, p := range []store.Paper{paper("2501.12948", "2025-01-01", nil, nil), rec} {
+		if _, err := lib.Put(ctx, p, chunks(r, "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var amb *store.AmbiguousError
+	if _, err := lib.FindPaper(ctx, "2501.12948v1", "2501.12948"); !errors.As(err, &amb) || !errors.Is(err, store.ErrAmbiguous) || len(amb.Candidates) != 2 {
+		t.Errorf("FindPaper(2501.12948v1) = %v, want both candidates", err)
+	}
+	if p, err := lib.FindPaper(ctx, "arXiv:2501.12948", "2501.12948"); err != nil || p.ID != "2501.12948" {
+		t.Errorf("FindPaper(arXiv:2501.12948) = %v, %v", p.ID, err)
+	}
+	if _, err := lib.FindPaper(ctx, "2501.99999"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Resolve of an id not held = %v", err)
+	}
+}
+
 func ids(ps []store.Paper) string {
 	var s []string
 	for _, p := range ps {
@@ -624,7 +675,7 @@ func TestReindex(t *testing.T) {
 			out[i] = []float32{1, 0, 0, 0}
 		}
 		return out, nil
-	}, nil)
+	}, nil, nil)
 	if !errors.Is(err, boom) {
 		t.Fatalf("Reindex = %v, want the embedder's error", err)
 	}
@@ -647,7 +698,7 @@ func TestReindex(t *testing.T) {
 			}
 		}
 		return out, nil
-	}, func(done, total int) { lastDone = done; _ = total })
+	}, func(done, total int) { lastDone = done; _ = total }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -773,5 +824,47 @@ func TestPutRemovesTerminalControls(t *testing.T) {
 	// cleaned text.
 	if res, err := lib.Put(ctx, p, cs); err != nil || res != store.Unchanged {
 		t.Errorf("second Put = %v, %v; want unchanged", res, err)
+	}
+}
+
+// TestPutAfterReindexElsewhere: vectors embedded with the embedder a handle
+// agreed to are refused once another handle (process) reindexed the
+// library, even at the same dimensions, with an error for the run, not for
+// a paper; HoldEmbedder makes such a Reindex wait until released.
+func TestPutAfterReindexElsewhere(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := openTest(t, dir)
+	r := rand.New(rand.NewPCG(1, 5))
+	if _, err := a.Put(ctx, paper("p1", "2025-01-01", nil, nil), chunks(r, "one")); err != nil {
+		t.Fatal(err)
+	}
+	b := openTest(t, dir)
+	release, err := a.HoldEmbedder(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- b.Reindex(ctx, "other/rand-8", dims, 8, func(ctx context.Context, cs []store.Chunk) ([][]float32, error) {
+			out := make([][]float32, len(cs))
+			for i := range out {
+				out[i] = vec(rand.New(rand.NewPCG(9, uint64(i))))
+			}
+			return out, nil
+		}, nil, func() { close(waited) })
+	}()
+	<-waited // the reindex waits for the holder
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Put(ctx, paper("p2", "2025-01-02", nil, nil), chunks(r, "two"))
+	if !errors.Is(err, store.ErrEmbedderMismatch) || strings.Contains(err.Error(), "p2") || !strings.Contains(err.Error(), "other/rand-8") {
+		t.Errorf("Put with the old embedder after a reindex = %v, want ErrEmbedderMismatch naming the new embedder, not the paper", err)
+	}
+	if _, err := b.Put(ctx, paper("p2", "2025-01-02", nil, nil), chunks(r, "two")); err != nil {
+		t.Errorf("Put through the reindexing handle: %v", err)
 	}
 }
