@@ -73,7 +73,7 @@ func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStre
 	if errors.Is(err, store.ErrEmbedderMismatch) {
 		return nil, withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
 	}
-	return e, libraryEmbedderHint(err)
+	return e, embedHint(libraryEmbedderHint(err))
 }
 
 // libraryEmbedder builds the embedder the library's vectors were made

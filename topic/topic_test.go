@@ -288,6 +288,40 @@ func TestUpdateMomentumDigest(t *testing.T) {
 	if !slices.Equal(got, wantIDs) {
 		t.Errorf("relevance-ranked digest papers %v, want %v", got, wantIDs)
 	}
+
+	// A hostile model: citation groups and ranges (the overview's checker
+	// is ask's), terminal controls, the key echoed, its own Sources list.
+	const key = "sk-digest-KEY-0123456789"
+	llmSrv = fakeLLMWith(t,
+		"Two themes stand out [1, 99]. Both build on [1-2]. A made-up trend [98-99]. \x1b[2J\x1b]0;pwned\x07Cleared \u009b31m \u202eevil\u202c\x00 with "+key+".\r\n\nSources:\n[1] Something",
+		"It proposes \x1b]0;pwned\x07 new [1, 2] things \u009d0;x\u009c. It works.")
+	llm, err = ask.NewOpenAI(ask.LLMConfig{Spec: "test-model", BaseURL: llmSrv.URL + "/v1", APIKey: key, NoStream: true, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err = Digest(ctx, lib, tp, DigestOptions{Since: since, LLM: llm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warnings := strings.Join(d.Warnings, "\n")
+	if !strings.Contains(d.Overview, "stand out [1].") || !strings.Contains(d.Overview, "build on [1][2].") || strings.Contains(d.Overview, "99") || strings.Contains(d.Overview, "made-up") {
+		t.Errorf("citations not checked: overview %q", d.Overview)
+	}
+	if !strings.Contains(warnings, "[99]") || !strings.Contains(warnings, "A made-up trend.") || !strings.Contains(warnings, "own list of sources") {
+		t.Errorf("warnings %q", warnings)
+	}
+	texts := []string{d.Overview, warnings}
+	for _, p := range d.Papers {
+		texts = append(texts, p.Summary)
+		if strings.Contains(p.Summary, "[") && !strings.Contains(p.Summary, "[2J") {
+			t.Errorf("summary keeps a citation: %q", p.Summary)
+		}
+	}
+	for _, s := range texts {
+		if strings.Contains(s, key) || strings.ContainsAny(s, "\x1b\x07\x00\r\u009b\u009d\u009c\u202e\u202c") || strings.Contains(s, "Sources:") {
+			t.Errorf("model text not made inert: %q", s)
+		}
+	}
 }
 
 func sign(n int) float64 {
@@ -299,6 +333,12 @@ func sign(n int) float64 {
 
 // fakeLLM answers chat completions like an OpenAI-compatible server.
 func fakeLLM(t *testing.T) *httptest.Server {
+	return fakeLLMWith(t, "Two themes stand out [1]. A paper nobody gave me [99].", "It proposes something new [1]. It works. It is long.")
+}
+
+// fakeLLMWith answers the overview request with overview and each
+// one-paper summary request with summary.
+func fakeLLMWith(t *testing.T, overview, summary string) *httptest.Server {
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
 			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
@@ -309,12 +349,13 @@ func fakeLLM(t *testing.T) *httptest.Server {
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			t.Errorf("decode request: %v", err)
 		}
-		text := "Two themes stand out [1]. A paper nobody gave me [99]."
+		text := overview
 		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "There is one paper") {
-			text = "It proposes something new [1]. It works. It is long."
+			text = summary
 		}
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`, text)
+		js, _ := json.Marshal(text)
+		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`, js)
 	}))
 	t.Cleanup(s.Close)
 	return s
