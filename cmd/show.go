@@ -167,6 +167,10 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if err != nil {
 		return err
 	}
+	if _, v, err := arxiv.ParseID(ref); err == nil && v > 0 && p.Version > 0 && v != p.Version {
+		// the library keeps one version of a paper: say it is another one
+		fmt.Fprintf(o.io.ErrOut, "warning: %s: showing v%d\n", versionHeld(p.ID, v, p.Version), p.Version)
+	}
 	chunks, err := lib.Chunks(ctx, p.ID)
 	if err != nil {
 		return err

@@ -613,6 +613,47 @@ func TestPurgeKeepsPaperIngestedBefore(t *testing.T) {
 	}
 }
 
+// TestUpdateAll: two topics of the same query bring the same papers, which
+// the summary lists once; a topic whose update fails (arXiv down for its
+// one request) fails alone, with its error, and the topics after it are
+// updated.
+func TestUpdateAll(t *testing.T) {
+	ctx := context.Background()
+	all := feed(t)
+	lib := openLib(t)
+	for _, tp := range []store.Topic{{Name: "a-down", Query: "abs:" + word}, {Name: "ml2", Query: "abs:" + word}} {
+		if err := lib.AddTopic(ctx, tp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := arxivtest.NewServer(t, arxivtest.Options{Entries: before(all, now1), MatchQuery: true, ServiceUnavailable: 1})
+	ax := arxiv.New()
+	ax.APIURL, ax.PDFURL, ax.Delay, ax.MaxTries = srv.APIURL(), srv.PDFURL(), -1, 1
+	in := &ingest.Ingester{Lib: lib, Embedder: embed.NewLocal(), Arxiv: ax, AbstractsOnly: true}
+	ts, err := lib.Topics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 3 || ts[0].Name != "a-down" {
+		t.Fatalf("topics %+v, want a-down first", ts)
+	}
+	sum := UpdateAll(ctx, lib, ax, in, ts, UpdateOptions{Now: now1})
+	byName := map[string]TopicResult{}
+	for _, r := range sum.Topics {
+		byName[r.Topic] = r
+	}
+	if len(sum.Topics) != 3 || byName["ml"].Err != nil || byName["ml2"].Err != nil {
+		t.Fatalf("topics %+v", sum.Topics)
+	}
+	if r := byName["a-down"]; r.Err == nil || r.Error != r.Err.Error() || !strings.Contains(r.Error, "503") {
+		t.Errorf("topic a-down: error %v (%q), want arXiv's 503", r.Err, r.Error)
+	}
+	ml := byName["ml"].Report
+	if len(ml.Added) == 0 || !slices.Equal(sum.Added, ml.Added) || len(byName["ml2"].Report.Unchanged) != len(ml.Added) {
+		t.Errorf("summary added %d papers, topic ml added %d, ml2 found %d held: want each paper once", len(sum.Added), len(ml.Added), len(byName["ml2"].Report.Unchanged))
+	}
+}
+
 // TestUpdateStoresMembershipWithPaper: a paper an update stores is a
 // member of the topic from the moment it is committed, so kill -9 between
 // the two cannot leave it in no topic (topic rm --purge then kept it as
