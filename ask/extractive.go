@@ -797,8 +797,8 @@ var notNames = map[string]bool{"Table": true, "Tab": true, "Figure": true, "Fig"
 
 var citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
 
-// numberWords state a quantity in words.
-var numberWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
+// quantityWords state a quantity in words (ordinals do not).
+var quantityWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
 	"seven": true, "eight": true, "nine": true, "ten": true, "eleven": true, "twelve": true, "twenty": true, "thirty": true,
 	"forty": true, "fifty": true, "hundred": true, "hundreds": true, "thousand": true, "thousands": true, "million": true,
 	"millions": true, "billion": true, "twice": true, "double": true, "doubles": true, "doubled": true, "half": true,
@@ -827,7 +827,7 @@ func statesQuantity(s string) bool {
 		core := strings.Trim(w, ".,;:!?()[]\"'“”‘’")
 		switch {
 		case core == "":
-		case numberWords[strings.ToLower(core)]:
+		case quantityWords[strings.ToLower(core)]:
 			return true
 		case !strings.ContainsAny(core, "0123456789"):
 		case citationYear.MatchString(core) && (inParens || i > 0 && strings.HasSuffix(words[i-1], ",")):
