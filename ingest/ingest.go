@@ -45,6 +45,9 @@ type Ingester struct {
 	AbstractsOnly bool
 	// Workers bounds the papers extracted and embedded at once (default 2).
 	Workers int
+	// MaxRecordBytes bounds one line of a JSONL corpus (default
+	// DefaultMaxRecordBytes); a longer record fails on its own.
+	MaxRecordBytes int
 	// Topic, if not nil, is the topic every paper stored joins, in the
 	// transaction that stores it (a topic's update).
 	Topic    *store.Membership
