@@ -16,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/store"
 )
 
 func init() { register(newIngestCmd) }
@@ -270,6 +271,15 @@ func itemHint(err error) string {
 
 // arxivHint adds what to do about an error that stopped the run.
 func arxivHint(err error) error {
+	if h := storageHint(err); h != err {
+		return h
+	}
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		return withHint(err, "another papers process has held the library for over 30 s: run again once it is done; what was ingested before is kept")
+	case errors.Is(err, store.ErrEmbedderMismatch):
+		return withHint(err, "run the same command again: it embeds with the library's embedder as it is now; what was ingested before is kept")
+	}
 	if ingest.Systemic(err) {
 		return withHint(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")
 	}

@@ -86,6 +86,9 @@ func report(ctx context.Context, err error, stderr io.Writer) int {
 	if errors.As(err, &q) {
 		return code
 	}
+	if _, ok := err.(interface{ Hint() string }); !ok {
+		err = storageHint(err)
+	}
 	// An error may quote what a server, a feed, a corpus or a PDF said:
 	// made inert before it reaches the terminal.
 	fmt.Fprintf(stderr, "error: %s\n", safetext.Clean(err.Error()))
