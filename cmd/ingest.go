@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
@@ -26,6 +26,7 @@ type ingestOptions struct {
 	max           int
 	abstractsOnly bool
 	jsonl         []string
+	zotero        string
 	json          bool
 	chunkSize     int
 	chunkOverlap  int
@@ -56,15 +57,34 @@ its abstract and is reported. Re-running is safe: papers held at the same
 version are left alone, a newer version replaces the older one.
 
 --jsonl takes a BEIR-style corpus: one {"_id","title","text","metadata"}
-object per line (metadata: published, categories, authors, url). An _id
-given twice in one file keeps its first record; the later one is skipped
-with a warning.`,
+object per line (metadata: published, categories, authors, url, doi,
+arxiv_id, tags). An _id given twice in one file keeps its first record; the
+later one is skipped with a warning.
+
+--zotero [DIR] imports a Zotero library (DIR is Zotero's data directory,
+default ~/Zotero): every item not in the trash with its record, tags and
+collections (as tags "zotero:Collection/Sub") and the text of its PDF.
+zotero.sqlite is copied and the copy read, so Zotero may be running; nothing
+of Zotero's is written. Attachments whose files are absent are listed as
+missing; the items come in all the same. A re-run reads only items changed
+since.
+
+One paper is one entry: a PDF, a Zotero item or a corpus record of a paper
+the library holds (same arXiv id, DOI or file) joins it. A local PDF that
+names its arXiv id (the arXiv stamp, an arxiv.org URL) is keyed by it, and
+arXiv's record replaces what the file says of itself (one request for all
+the files of a run; offline, the next run fills it in).`,
 		Example: `  papers ingest 'abs:"reinforcement learning" AND abs:agent' --max 20
   papers ingest 2501.12948 2210.03629v3 https://arxiv.org/abs/1111.2011
   papers ingest ./paper.pdf ./papers-dir/
-  papers ingest --jsonl corpus.jsonl --json | jq .failed`,
+  papers ingest --jsonl corpus.jsonl --json | jq .failed
+  papers ingest --zotero --json | jq .missing
+  papers ingest --zotero ~/snap/zotero-snap/common/Zotero`,
 		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 && len(o.jsonl) == 0 {
+			if c.Flags().Changed("zotero") {
+				args = o.zoteroDir(args)
+			}
+			if len(args) == 0 && len(o.jsonl) == 0 && o.zotero == "" {
 				return withHint(withExit(errors.New("nothing to ingest"), ExitUsage),
 					"give an arXiv query, ids, PDF files or --jsonl FILE (see papers ingest --help)")
 			}
@@ -88,6 +108,8 @@ with a warning.`,
 	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
+	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
+	f.Lookup("zotero").NoOptDefVal = zoteroDefault
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, skipped)")
 	f.IntVar(&o.chunkSize, "chunk-size", 180, "target words per chunk")
 	f.IntVar(&o.chunkOverlap, "chunk-overlap", 30, "words repeated between consecutive chunks")
@@ -124,41 +146,16 @@ func newArxivClient() (*arxiv.Client, error) {
 	return c, nil
 }
 
-// idShaped matches arguments meant as arXiv ids even when malformed:
-// digits and dots ("2501.1294"), "arXiv:..." and arxiv.org URLs.
-var idShaped = regexp.MustCompile(`^(?i:[0-9][0-9.]*(v[0-9]*)?|arxiv:.*|https?://(www\.|export\.)?arxiv\.org/.*)$`)
-
-// classify sorts the arguments into local paths, arXiv ids and a query.
-func classify(args []string) (paths, ids []string, query string) {
-	var q []string
-	for _, a := range args {
-		if _, err := os.Stat(a); err == nil {
-			paths = append(paths, a)
-			continue
-		}
-		if arxiv.LooksLikeID(a) || idShaped.MatchString(a) {
-			ids = append(ids, a) // a malformed id is reported as such, not searched for
-			continue
-		}
-		if strings.HasSuffix(strings.ToLower(a), ".pdf") || strings.ContainsRune(a, filepath.Separator) && !strings.Contains(a, ":") {
-			paths = append(paths, a) // a path that does not exist: reported as unreadable
-			continue
-		}
-		q = append(q, a)
-	}
-	return paths, ids, strings.Join(q, " ")
-}
-
 func runIngest(ctx context.Context, o *ingestOptions) error {
-	stdout, stderr := o.io.Out, o.io.ErrOut
 	start := time.Now()
-	paths, ids, query := classify(o.args)
+	src := ingest.Classify(o.args)
+	src.Corpora, src.Zotero, src.Max = o.jsonl, o.zotero, o.max
 	lib, err := openLibrary(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	release, err := holdEmbedder(ctx, lib, stderr)
+	release, err := holdEmbedder(ctx, lib, o.io.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -167,69 +164,17 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := chunk.Options{Size: o.chunkSize, Overlap: o.chunkOverlap}
-	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
-		return err
-	}
-	client, err := newArxivClient()
+	in, _, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunk.Options{Size: o.chunkSize, Overlap: o.chunkOverlap}, o.abstractsOnly, o.workers)
 	if err != nil {
 		return err
 	}
-	prog := newIngestProgress(o.io, o.verbose)
-	in := &ingest.Ingester{
-		Lib: lib, Embedder: e, Arxiv: client, Chunking: opts,
-		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
-		AbstractsOnly: o.abstractsOnly, Workers: o.workers,
-		Observer: prog.event,
+	total, runErr := in.Run(ctx, src)
+	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added), len(total.Updated), ""); err != nil {
+		return err
 	}
-	client.Logf = prog.logf
-
-	total := &ingest.Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Skipped: []ingest.Skip{}}
-	var runErr error
-	step := func(rep *ingest.Report, err error) bool {
-		if rep != nil {
-			total.Merge(rep)
-		}
-		if err != nil {
-			runErr = err
-			return false
-		}
-		return true
-	}
-	ok := true
-	if len(paths) > 0 {
-		ok = step(in.Paths(ctx, paths))
-	}
-	for _, f := range o.jsonl {
-		if ok {
-			rep, err := in.JSONL(ctx, f)
-			if errors.Is(err, ingest.ErrCorpusUnreadable) {
-				err = nil // one argument's failure, in the report: the run goes on
-			}
-			ok = step(rep, err)
-		}
-	}
-	if ok && len(ids) > 0 {
-		ok = step(in.ArxivIDs(ctx, ids))
-	}
-	if ok && query != "" {
-		ok = step(in.ArxivQuery(ctx, query, o.max))
-	}
-	if len(total.Added)+len(total.Updated) > 0 && ctx.Err() == nil {
-		// pay the search index rebuild now, not in the next search
-		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
-			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
-		}
-	}
-	prog.done()
 	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early
-	if ctx.Err() != nil {
-		// what finished is committed; say what that is before exiting 130
-		fmt.Fprintf(stderr, "kept %d added, %d updated before the interruption\n", len(total.Added), len(total.Updated))
-		return ctx.Err()
-	}
 	if o.json {
-		if err := writeJSON(stdout, total); err != nil {
+		if err := writeJSON(o.io.Out, total); err != nil {
 			return err
 		}
 	} else {
@@ -237,8 +182,11 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		if len(total.Skipped) > 0 {
 			skipped = fmt.Sprintf(", skipped %d", len(total.Skipped))
 		}
-		fmt.Fprintf(stdout, "added %d, updated %d, unchanged %d, failed %d%s (%d pages, %d chunks) in %.1fs\n",
-			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, total.Pages, total.Chunks, total.Elapsed)
+		if len(total.Missing) > 0 {
+			skipped += fmt.Sprintf(", %s missing", plural(len(total.Missing), "attachment"))
+		}
+		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s (%s, %s) in %.1fs\n",
+			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
 	}
 	if runErr != nil {
 		return arxivHint(runErr)
@@ -249,9 +197,76 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	return nil
 }
 
+// newIngester builds the ingester of ingest and update: the arXiv client of
+// the environment, PDFs cached in the library, progress on stderr. It
+// records the chunker in the library.
+func newIngester(ctx context.Context, g *globalOptions, lib *store.Library, e embed.Embedder, chunking chunk.Options, abstractsOnly bool, workers int) (*ingest.Ingester, *arxiv.Client, *ingestProgress, error) {
+	if err := lib.SetChunker(ctx, chunking.Version()); err != nil {
+		return nil, nil, nil, err
+	}
+	client, err := newArxivClient()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	prog := newIngestProgress(g.io, g.verbose)
+	client.Logf = prog.logf
+	in := &ingest.Ingester{
+		Lib: lib, Embedder: e, Arxiv: client, Chunking: chunking,
+		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
+		AbstractsOnly: abstractsOnly, Workers: workers,
+		Observer: prog.event,
+	}
+	return in, client, prog, nil
+}
+
+// finishIngest is the tail of ingest and update: it pays the search index
+// rebuild now, not in the next search, when papers were added or updated,
+// and ends the progress display; on an interruption it says what was kept
+// (then, again) and returns the context's error.
+func finishIngest(ctx context.Context, g *globalOptions, lib *store.Library, prog *ingestProgress, added, updated int, again string) error {
+	if added+updated > 0 && ctx.Err() == nil {
+		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
+			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
+		}
+	}
+	prog.done()
+	if ctx.Err() != nil {
+		// what finished is committed; say what that is before exiting 130
+		fmt.Fprintf(g.io.ErrOut, "kept %d added, %d updated before the interruption%s\n", added, updated, again)
+		return ctx.Err()
+	}
+	return nil
+}
+
+// zoteroDefault stands for --zotero given without a directory.
+const zoteroDefault = "~/Zotero"
+
+// zoteroDir settles --zotero's directory: given as --zotero DIR (a
+// positional argument that is a Zotero data directory), as --zotero=DIR,
+// or not at all (~/Zotero). It returns the other arguments.
+func (o *ingestOptions) zoteroDir(args []string) []string {
+	if o.zotero == zoteroDefault {
+		for i, a := range args {
+			if st, err := os.Stat(filepath.Join(a, "zotero.sqlite")); err == nil && !st.IsDir() {
+				o.zotero = a
+				return append(args[:i:i], args[i+1:]...)
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(o.zotero, "~"); ok && (rest == "" || rest[0] == '/' || rest[0] == filepath.Separator) {
+		if home, err := os.UserHomeDir(); err == nil {
+			o.zotero = filepath.Join(home, rest)
+		}
+	}
+	return args
+}
+
 // itemHint names the fix for one item's failure, or "" when there is none
 // to give.
 func itemHint(err error) string {
+	if errors.Is(err, ingest.ErrZoteroUnreadable) {
+		return "give Zotero's data directory, the one holding zotero.sqlite: papers ingest --zotero DIR (Zotero shows it in Settings > Advanced > Files and Folders)"
+	}
 	if errors.Is(err, ingest.ErrCorpusUnreadable) {
 		return `--jsonl takes a file with one {"_id","title","text"} object per line: check its path`
 	}
@@ -271,6 +286,9 @@ func itemHint(err error) string {
 
 // arxivHint adds what to do about an error that stopped the run.
 func arxivHint(err error) error {
+	if errors.Is(err, ingest.ErrZoteroUnreadable) {
+		return withHint(err, "%s", itemHint(err))
+	}
 	if h := storageHint(err); h != err {
 		return h
 	}

@@ -28,6 +28,9 @@ func openLibrary(ctx context.Context, g *globalOptions) (*store.Library, error) 
 	if why := lib.ReadOnly(); why != "" && g.io != nil {
 		fmt.Fprintf(g.io.ErrOut, "note: the library at %s is read-only here (%s): reading works, changes fail\n", dir, why)
 	}
+	for _, n := range lib.MigrationNotes() { // said once: the next open has nothing to migrate
+		fmt.Fprintf(g.io.ErrOut, "papers: library upgraded: %s\n", n)
+	}
 	return lib, nil
 }
 
@@ -85,7 +88,7 @@ func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStre
 	if errors.Is(err, store.ErrEmbedderMismatch) {
 		return nil, withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
 	}
-	return e, libraryEmbedderHint(err)
+	return e, embedHint(libraryEmbedderHint(err))
 }
 
 // libraryEmbedder builds the embedder the library's vectors were made

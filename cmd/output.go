@@ -137,3 +137,12 @@ func parseSpan(s string, now time.Time) (time.Time, error) {
 	}
 	return time.Time{}, usageError("invalid date %q: use YYYY-MM-DD, YYYY-MM, YYYY or a span back from today like 7d, 4w, 3m, 1y", s)
 }
+
+// plural says "1 paper", "2 papers", "0 papers": n and the noun, with an s
+// unless n is 1 (every noun papers counts takes an s).
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,16 +29,56 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode":  exitCode,
 			"fakearxiv": func(ts *testscript.TestScript, neg bool, args []string) { fakeArxiv(t, data, ts, args) },
-			// fakellm REPLY starts an OpenAI-compatible server that streams
-			// REPLY to every chat request, and points papers at it.
+			// fakellm [-stall] REPLY starts an OpenAI-compatible server that
+			// streams REPLY to every chat request (with -stall: its first
+			// piece, then nothing), and points papers at it; $KEY in REPLY
+			// is the API key papers sends, and Go escapes are decoded.
 			"fakellm": func(ts *testscript.TestScript, neg bool, args []string) {
-				srv := asktest.NewServer(t, asktest.Options{Reply: strings.Join(args, " ")})
+				const key = "sk-test-not-a-real-key"
+				o := asktest.Options{}
+				if len(args) > 0 && args[0] == "-stall" {
+					o.Stall, args = true, args[1:]
+				}
+				reply := strings.ReplaceAll(strings.Join(args, " "), "$KEY", key)
+				// Go escapes (\x1b, \u009b, \n) stand for what a script cannot write.
+				unq, err := strconv.Unquote(`"` + strings.ReplaceAll(reply, `"`, `\"`) + `"`)
+				ts.Check(err)
+				o.Reply = unq
+				srv := asktest.NewServer(t, o)
 				ts.Setenv("OPENAI_BASE_URL", srv.BaseURL())
-				ts.Setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+				ts.Setenv("OPENAI_API_KEY", key)
 			},
 		},
 	})
+}
+
+// exitcode N PROGRAM [ARGS...] runs PROGRAM like exec does (its stdout and
+// stderr are then checked by stdout and stderr) and checks that it exits
+// with status N exactly: `! exec` only says "not 0", and a usage error (2)
+// is not "no evidence" (3).
+//
+//	exitcode 2 papers list --bogus
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not an exit status", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
 }
 
 // scriptEnv is the environment every script starts with: $DATA, a

@@ -2,6 +2,7 @@ package safetext
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,38 @@ func FuzzClean(f *testing.F) {
 			t.Fatalf("Clean is not idempotent on %q", s)
 		}
 	})
+}
+
+// The streaming Writer gives what Clean gives on the whole text, however
+// the text is cut into writes (C1 controls and bidi overrides are two and
+// three bytes long: a cut inside one must not let it through).
+func TestWriterAnySplit(t *testing.T) {
+	for _, in := range []string{
+		"C1 \u009b2J and \u009d0;title\u009c, bidi \u202eevil\u202c, ESC \x1b[2J, NUL \x00, CR\r\nend\rx",
+		"ünïcode — text\r",
+		"bad \xff\xfe utf8 \xe2\x80",
+	} {
+		want := Clean(in)
+		for size := 1; size <= len(in); size++ {
+			var b strings.Builder
+			w := NewWriter(&b)
+			for i := 0; i < len(in); i += size {
+				if _, err := w.Write([]byte(in[i:min(i+size, len(in))])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != want {
+				t.Errorf("%q in writes of %d: %q, want %q", in, size, b.String(), want)
+				break
+			}
+		}
+	}
+	if got := OneLine(" error:\n\x1b[2J  cleared\tscreen \u202e "); got != "error: [2J cleared screen" {
+		t.Errorf("OneLine = %q", got)
+	}
 }
 
 func TestLine(t *testing.T) {
