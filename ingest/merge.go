@@ -403,7 +403,6 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 			continue
 		}
 		it, fresh, note := plan(c, held)
-		it.Member = r.in.Topic // the topic joins in the same transaction
 		if it.Paper.AddedAt.IsZero() {
 			it.Paper.AddedAt = time.Now().UTC()
 		}
