@@ -217,7 +217,8 @@ func (st *indexState) close() {
 // the library changed since the current view, the new view comes from the
 // index directory if it is current, else the index is brought up to date
 // (by this process if it can take the write lock at once, else in memory:
-// searches never wait for writers).
+// searches never wait for writers; a library opened read-only is always
+// caught up in memory).
 func (l *Library) acquireIndex(ctx context.Context) (*searchIndex, error) {
 	v, _, err := libraryVersion(ctx, l.db)
 	if err != nil {
@@ -285,7 +286,7 @@ func (l *Library) loadIndex(ctx context.Context, v indexVersion, refresh bool) (
 		} else if err != nil {
 			c = nil
 		}
-		if refresh {
+		if refresh && l.readOnly == "" {
 			release, lerr := l.lockWrite(ctx, 0)
 			if lerr == nil {
 				x, err := l.refreshLocked(ctx)
@@ -411,6 +412,9 @@ func (l *Library) deletions(s *segment, name string) (*fts.Deleted, error) {
 // the library costs. It waits up to the busy timeout for another process
 // writing the index.
 func (l *Library) Refresh(ctx context.Context) error {
+	if l.readOnly != "" {
+		return fmt.Errorf("refresh the search index: %w", l.errReadOnly())
+	}
 	release, err := l.lockWrite(ctx, busyTimeout)
 	if err != nil {
 		return fmt.Errorf("refresh the search index: %w", err)
