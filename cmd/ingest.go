@@ -25,6 +25,7 @@ type ingestOptions struct {
 	*globalOptions
 	max           int
 	abstractsOnly bool
+	retryFailed   bool
 	jsonl         []string
 	zotero        string
 	json          bool
@@ -107,6 +108,7 @@ the files of a run; offline, the next run fills it in).`,
 	f := c.Flags()
 	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
+	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
 	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
 	f.Lookup("zotero").NoOptDefVal = zoteroDefault
@@ -168,8 +170,9 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	if err != nil {
 		return err
 	}
+	in.RetryFailed = o.retryFailed
 	total, runErr := in.Run(ctx, src)
-	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added), len(total.Updated), ""); err != nil {
+	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added)+len(total.Failed), len(total.Updated), ""); err != nil {
 		return err
 	}
 	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early

@@ -29,6 +29,9 @@ const FileName = "library.db"
 // triggers; see index.go).
 const SchemaVersion = 4
 
+// mmapSize is how much of the database file SQLite reads in place (1 GiB).
+const mmapSize = 1 << 30
+
 // busyTimeout is how long a write waits for another connection or process
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
 // paper at a time, so a concurrent ingest never holds the lock for long;
@@ -122,7 +125,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		"&_pragma=foreign_keys(1)" +
 		"&_pragma=temp_store(MEMORY)" + // sorts and FTS scratch never spill to temp files
 		"&_pragma=cache_size(-16384)" + // 16 MiB of page cache per connection, used as needed
-		"&_pragma=mmap_size(1073741824)" + // read pages in place from the OS cache: no copy into the page cache
+		"&_pragma=mmap_size(" + strconv.Itoa(mmapSize) + ")" + // read pages in place from the OS cache: no copy into the page cache
 		"&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
