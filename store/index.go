@@ -933,9 +933,6 @@ func (l *Library) pruneLog(ctx context.Context, pos int64) {
 // prunes them.
 var pruneEvery int64 = 1000
 
-// mmapSize is the database mapping Open sets (PRAGMA mmap_size).
-const mmapSize = 1 << 30
-
 // discardIndex deletes the index directory's commit and segments and
 // forgets the current view, so that the next search rebuilds the index
 // from the database.
