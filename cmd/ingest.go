@@ -172,7 +172,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	}
 	in.RetryFailed = o.retryFailed
 	total, runErr := in.Run(ctx, src)
-	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added)+len(total.Failed), len(total.Updated), ""); err != nil {
+	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added)+len(total.Failed), len(total.Updated), "", runErr); err != nil {
 		return err
 	}
 	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early
@@ -226,9 +226,16 @@ func newIngester(ctx context.Context, g *globalOptions, lib *store.Library, e em
 // rebuild now, not in the next search, when papers were added or updated,
 // and ends the progress display; on an interruption it says what was kept
 // (then, again) and returns the context's error.
-func finishIngest(ctx context.Context, g *globalOptions, lib *store.Library, prog *ingestProgress, added, updated int, again string) error {
+//
+// A refresh that finds the disk full is not reported when the run itself
+// stopped on the full disk (runErr): that error and its hint say it once.
+func finishIngest(ctx context.Context, g *globalOptions, lib *store.Library, prog *ingestProgress, added, updated int, again string, runErr error) error {
 	if added+updated > 0 && ctx.Err() == nil {
-		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
+		err := lib.Refresh(ctx)
+		if errors.Is(err, store.ErrDiskFull) && errors.Is(runErr, store.ErrDiskFull) {
+			err = nil
+		}
+		if err != nil && ctx.Err() == nil {
 			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
 		}
 	}

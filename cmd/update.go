@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -114,7 +115,7 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 			failed = append(failed, updateHint(r.Err, r.Topic))
 		}
 	}
-	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish"); err != nil {
+	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish", errors.Join(failed...)); err != nil {
 		return err
 	}
 	sum.Elapsed = time.Since(now).Seconds()

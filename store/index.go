@@ -422,7 +422,7 @@ func (l *Library) Refresh(ctx context.Context) error {
 	x, err := l.refreshLocked(ctx)
 	release()
 	if err != nil {
-		return fmt.Errorf("refresh the search index: %w", err)
+		return fmt.Errorf("refresh the search index: %w", wrapBusy(err))
 	}
 	l.releaseIndex(l.install(x))
 	if err := l.mergeIndex(ctx); err != nil {

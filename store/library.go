@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
@@ -363,6 +364,9 @@ func (l *Library) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 func wrapBusy(err error) error {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
+		if errors.Is(err, syscall.ENOSPC) && !errors.Is(err, ErrDiskFull) {
+			return fmt.Errorf("%w: %w", ErrDiskFull, err) // a file of the index, not SQLite's
+		}
 		return err
 	}
 	switch se.Code() & 0xff {
