@@ -547,7 +547,7 @@ type Weights struct {
 var DefaultWeights = Weights{Coverage: 0.25, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15}
 
 func newPassage(i int, e *evidence) *passage {
-	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
+	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
 	title := oneLine(e.Paper.Title)
 	lines := slices.DeleteFunc(strings.Split(e.Text, "\n"), func(l string) bool {
 		return strings.EqualFold(oneLine(l), title) // the title heading a title+abstract chunk
@@ -838,7 +838,7 @@ func statesQuantity(s string) bool {
 			// "Seshadri et al. 31": a citation number
 		case strings.HasPrefix(w, "(") && closes && len(core) <= 3:
 			// an equation label "(12)"
-		case gluedMark(w):
+		case gluedMark(w), i > 0 && citationMark(words[i-1], core, words[i+1:]):
 		case nameWithNumber(core):
 		default:
 			return true
@@ -848,6 +848,38 @@ func statesQuantity(s string) bool {
 		}
 	}
 	return false
+}
+
+// citationMark reports a reference number set after a word, as PDF text
+// gives superscripts ("counterfactuals 9 and descriptor explanations 10
+// to ..."): a small integer after a lower-case word that takes no number
+// ("of 9", "reaches 10" do), before a function word, punctuation or the end.
+func citationMark(prev, core string, rest []string) bool {
+	if len(core) > 3 || strings.Trim(core, "0123456789") != "" {
+		return false
+	}
+	p := strings.ToLower(prev)
+	if p == "" || !unicode.IsLower([]rune(prev)[0]) || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz") != "" || takesNumber[p] {
+		return false
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	next := strings.ToLower(strings.Trim(rest[0], ".,;:()"))
+	return next == "" || english.IsStopWord(next)
+}
+
+// takesNumber are words a quantity follows ("a total of 9", "set to 10").
+var takesNumber = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("of to by from than about around over under with at is are was were be been and or only " +
+		"just nearly approximately roughly up top first last next all some each per every these those the a an within into " +
+		"for in on reaches reached reach achieves achieved gets got scores scored equals equal set sets uses use using takes " +
+		"took k n size length step steps epoch epochs batch rate dimension dimensions version level layer layers " +
+		"table figure section appendix chapter page pages eq equation algorithm") {
+		takesNumber[w] = true
+	}
 }
 
 // gluedMark reports a footnote mark glued to a word ("approaches,3",
@@ -986,9 +1018,12 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 	if q.kind == kindList {
 		limit = max(limit, 5)
 	}
-	var out []*sentence
+	var out, more []*sentence
+	same := func(o, s *sentence) bool { return o == s || o.text == s.text || jaccard(o.stems, s.stems) > 0.5 }
 	has := func(s *sentence) bool {
-		return slices.ContainsFunc(out, func(o *sentence) bool { return o == s || o.text == s.text || jaccard(o.stems, s.stems) > 0.5 })
+		// overlapping chunks repeat sentences: never twice
+		return slices.ContainsFunc(out, func(o *sentence) bool { return same(o, s) }) ||
+			slices.ContainsFunc(more, func(o *sentence) bool { return same(o, s) })
 	}
 	papers := map[string]bool{}
 	for _, lead := range leads {
@@ -1010,12 +1045,11 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		covered[i] = o.stems
 	}
 	top := leads[0].score
-	var more []*sentence
 	for _, c := range cands {
 		if len(out)+len(more) >= limit || c.score < 0.6*top {
 			break
 		}
-		if !papers[ev[c.passage].Paper.ID] || has(c) || slices.Contains(more, c) || c.debris > 0.3 {
+		if !papers[ev[c.passage].Paper.ID] || has(c) || c.debris > 0.3 {
 			continue
 		}
 		gain := qu.coverage(append(slices.Clone(covered), c.stems)...) - qu.coverage(covered...)

@@ -93,6 +93,9 @@ func TestStatesQuantity(t *testing.T) {
 		{"While there is contemporaneous exploration of multi-agent approaches,3 we present AutoGen.", false},
 		{"Seshadri et al. 31 trained a GNN model.", false},
 		{"we use the 13B model", true},
+		{"we utilized counterfactuals 9 and descriptor explanations 10 to quantify scent-structure relationships", false},
+		{"a total of 9 models and 10 tasks", true},
+		{"the batch size is set to 1024", true},
 	} {
 		if got := statesQuantity(tc.s); got != tc.want {
 			t.Errorf("statesQuantity(%q) = %v, want %v", tc.s, got, tc.want)
