@@ -795,7 +795,10 @@ var notNames = map[string]bool{"Table": true, "Tab": true, "Figure": true, "Fig"
 	"Appendix": true, "Eq": true, "Equation": true, "Algorithm": true, "Alg": true, "Step": true, "Stage": true,
 	"Chapter": true, "Part": true, "Lemma": true, "Theorem": true, "Definition": true}
 
-var citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
+var (
+	citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
+	isoDate      = regexp.MustCompile(`^(19|20)\d\d-\d\d(-\d\d)?$`)
+)
 
 // quantityWords state a quantity in words (ordinals do not).
 var quantityWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
@@ -806,16 +809,12 @@ var quantityWords = map[string]bool{"one": true, "two": true, "three": true, "fo
 
 // statesQuantity reports whether s gives a number (in digits or words),
 // not counting citation markers ([12]), years of references ("Smith et al.,
-// 2023"), section, table, figure and equation numbers, footnote marks
-// ("approaches,3") and numbers inside names (GPT-4, Qwen3-8B).
+// 2023"), years and dates, section, table, figure and equation numbers,
+// footnote marks ("approaches,3") and numbers inside names (GPT-4, Qwen3-8B).
 func statesQuantity(s string) bool {
 	words := strings.Fields(s)
-	inParens := false   // inside "( ... )", where years are citations
 	inBrackets := false // inside "[ ... ]", a citation
 	for i, w := range words {
-		if strings.HasPrefix(w, "(") {
-			inParens = true
-		}
 		if strings.HasPrefix(w, "[") {
 			inBrackets = true
 		}
@@ -830,8 +829,9 @@ func statesQuantity(s string) bool {
 		case quantityWords[strings.ToLower(core)]:
 			return true
 		case !strings.ContainsAny(core, "0123456789"):
-		case citationYear.MatchString(core) && (inParens || i > 0 && strings.HasSuffix(words[i-1], ",")):
-			// "(Hafner, 2021)", "Smith et al., 2023"
+		case citationYear.MatchString(core) || isoDate.MatchString(core):
+			// "(Hafner, 2021)", "Smith et al., 2023", "is 2024-10-01": a year
+			// or a date answers no "how many"
 		case i > 0 && notNames[strings.Trim(words[i-1], ".,;:(")]:
 			// "Table 2", "Section 3.1", "Eq. (4)"
 		case i > 0 && strings.HasSuffix(words[i-1], "al.") && !strings.Contains(core, "."):
@@ -842,9 +842,6 @@ func statesQuantity(s string) bool {
 		case nameWithNumber(core):
 		default:
 			return true
-		}
-		if closes {
-			inParens = false
 		}
 	}
 	return false
