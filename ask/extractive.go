@@ -156,6 +156,24 @@ func (q *query) coverage(sets ...map[string]bool) float64 {
 	return s / q.total
 }
 
+// flat is the share of the question's terms found in any of the sets,
+// each term counting the same: how much of the question the text speaks
+// of, whatever the other passages hold (with idf weights, the words a
+// paper's passages all share would count for nothing when asking that
+// paper).
+func (q *query) flat(sets ...map[string]bool) float64 {
+	if len(q.terms) == 0 {
+		return 0
+	}
+	n := 0
+	for _, t := range q.terms {
+		if found(t, sets) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(q.terms))
+}
+
 // found reports whether stem t, or a synonym, is in one of the sets.
 func found(t string, sets []map[string]bool) bool {
 	for _, st := range sets {
@@ -411,7 +429,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 	x := extraction{names: names, papers: q.kind == kindPapers}
 	for _, p := range ps {
 		if allowed[p.paper] {
-			x.support = max(x.support, qu.coverage(p.stems))
+			x.support = max(x.support, qu.flat(p.stems))
 		}
 	}
 
@@ -516,7 +534,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 			x.lead = n
 		}
 	}
-	x.leadWin = qu.coverage(window(leads[0], ps)...)
+	x.leadWin = qu.flat(window(leads[0], ps)...)
 	if minSupport >= 0 && (x.support+x.leadWin)/2 < minSupport {
 		x.reason = "the passages share too little with the question"
 		return x
