@@ -562,7 +562,7 @@ type Weights struct {
 // DefaultWeights were chosen on the development questions
 // (BENCHMARKS.md, "Ask": bench/qacv tunes them and reports the cross-
 // validated figures).
-var DefaultWeights = Weights{Coverage: 0.25, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15}
+var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15}
 
 func newPassage(i int, e *evidence) *passage {
 	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
