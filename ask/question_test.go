@@ -28,6 +28,7 @@ func TestAnalyse(t *testing.T) {
 		{"According to the authors, why does Toolformer still trail GPT-3 (175B) on the open-domain QA datasets?", kindReason, 0, nil, []string{"Toolformer", "GPT-3", "175B"}, 1},
 		{"Which model acts as AdaRefiner's default Decision LLM, and which reinforcement learning algorithm trains the policy?", kindName, 0, []string{"model"}, []string{"AdaRefiner", "Decision"}, 2},
 		{"What score does AdaRefiner obtain when a 13B-parameter model replaces Llama2-7B as the Adapter LM?", kindNumber, 0, []string{"score"}, []string{"AdaRefiner", "13B", "Llama2-7B", "Adapter"}, 1},
+		{"On the 200-pair Selector benchmark, what F1 score and precision does PaSa's Selector reach?", kindNumber, 0, nil, []string{"Selector", "F1", "PaSa"}, 2},
 		{"What does reinforcement learning help the CAD generation agent avoid during retrieval?", kindName, 0, nil, []string{"CAD"}, 1},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
