@@ -450,8 +450,8 @@ func TestUpdatePDFFailuresKeepAbstracts(t *testing.T) {
 			n++
 		}
 	}
-	if len(res.Report.Failed) != n || len(res.Report.Added) != n || !res.Report.Failed[0].AbstractKept {
-		t.Fatalf("added %d, failed %v; want %d added with their abstracts", len(res.Report.Added), res.Report.Failed, n)
+	if len(res.Report.Failed) != n || len(res.Report.Added) != 0 || !res.Report.Failed[0].AbstractKept {
+		t.Fatalf("added %d, failed %v; want %d reported once each, failed with their abstracts kept", len(res.Report.Added), res.Report.Failed, n)
 	}
 	tp, _ = lib.Topic(ctx, "ml")
 	if tp.Papers != n || tp.Cursor.IsZero() || tp.LastUpdate.IsZero() {
@@ -500,8 +500,12 @@ func TestUpdateFetchesLatePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(res.Report.Added, []string{late.ID}) || res.Fetched != 1 {
-		t.Errorf("second update added %v (fetched %d), want the late paper [%s]", res.Report.Added, res.Fetched, late.ID)
+	// its PDF 404s: it is in, with its abstract, reported once as failed
+	if len(res.Report.Failed) != 1 || res.Report.Failed[0].Item != late.ID || !res.Report.Failed[0].AbstractKept || res.Fetched != 1 {
+		t.Errorf("second update failed %v (fetched %d), want the late paper %s kept with its abstract", res.Report.Failed, res.Fetched, late.ID)
+	}
+	if _, err := lib.Get(ctx, late.ID); err != nil {
+		t.Errorf("the late paper is not in the library: %v", err)
 	}
 	var pdfs []string
 	for _, r := range e2.srv.Requests() {
@@ -610,6 +614,47 @@ func TestPurgeKeepsPaperIngestedBefore(t *testing.T) {
 	left, _ := lib.List(ctx, store.Filter{})
 	if !slices.Equal(purged, res.Report.Added) || len(left) != 1 || left[0].ID != own {
 		t.Errorf("purged %v, %d papers left; want the topic's %v purged and %s kept", purged, len(left), res.Report.Added, own)
+	}
+}
+
+// TestUpdateAll: two topics of the same query bring the same papers, which
+// the summary lists once; a topic whose update fails (arXiv down for its
+// one request) fails alone, with its error, and the topics after it are
+// updated.
+func TestUpdateAll(t *testing.T) {
+	ctx := context.Background()
+	all := feed(t)
+	lib := openLib(t)
+	for _, tp := range []store.Topic{{Name: "a-down", Query: "abs:" + word}, {Name: "ml2", Query: "abs:" + word}} {
+		if err := lib.AddTopic(ctx, tp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := arxivtest.NewServer(t, arxivtest.Options{Entries: before(all, now1), MatchQuery: true, ServiceUnavailable: 1})
+	ax := arxiv.New()
+	ax.APIURL, ax.PDFURL, ax.Delay, ax.MaxTries = srv.APIURL(), srv.PDFURL(), -1, 1
+	in := &ingest.Ingester{Lib: lib, Embedder: embed.NewLocal(), Arxiv: ax, AbstractsOnly: true}
+	ts, err := lib.Topics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 3 || ts[0].Name != "a-down" {
+		t.Fatalf("topics %+v, want a-down first", ts)
+	}
+	sum := UpdateAll(ctx, lib, ax, in, ts, UpdateOptions{Now: now1})
+	byName := map[string]TopicResult{}
+	for _, r := range sum.Topics {
+		byName[r.Topic] = r
+	}
+	if len(sum.Topics) != 3 || byName["ml"].Err != nil || byName["ml2"].Err != nil {
+		t.Fatalf("topics %+v", sum.Topics)
+	}
+	if r := byName["a-down"]; r.Err == nil || r.Error != r.Err.Error() || !strings.Contains(r.Error, "503") {
+		t.Errorf("topic a-down: error %v (%q), want arXiv's 503", r.Err, r.Error)
+	}
+	ml := byName["ml"].Report
+	if len(ml.Added) == 0 || !slices.Equal(sum.Added, ml.Added) || len(byName["ml2"].Report.Unchanged) != len(ml.Added) {
+		t.Errorf("summary added %d papers, topic ml added %d, ml2 found %d held: want each paper once", len(sum.Added), len(ml.Added), len(byName["ml2"].Report.Unchanged))
 	}
 }
 
