@@ -22,10 +22,12 @@ const FileName = "library.db"
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
 // Version 2 dropped version 1's FTS5 table chunks_fts: the full-text index
-// lives in the search index sidecar (package fts), built from chunks.text.
+// lives in the search index (package fts), built from chunks.text.
 // Version 3 added bibliographic columns, tags and identifiers, and merged
-// the duplicates earlier versions made (see migrate3.go).
-const SchemaVersion = 3
+// the duplicates earlier versions made (see migrate3.go). Version 4 added
+// the change log the search index is updated from (index_log, filled by
+// triggers; see index.go).
+const SchemaVersion = 4
 
 // mmapSize is how much of the database file SQLite reads in place (1 GiB).
 const mmapSize = 1 << 30
@@ -62,9 +64,9 @@ type Library struct {
 	// be written (see ReadOnly).
 	readOnly string
 
-	mu      sync.Mutex     // guards idx, retired and embedder
-	idx     *searchIndex   // loaded by the first search
-	retired []*searchIndex // replaced indexes whose mappings are released at Close
+	ix indexState // the search index, opened by the first search (index.go)
+
+	mu sync.Mutex // guards embedder
 	// embedder is the name EnsureEmbedder last agreed to on this handle:
 	// PutBatch refuses vectors once the manifest names another.
 	embedder string
@@ -165,7 +167,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 // openWritable brings a read-write library up: removes what a killed
 // index rebuild left and migrates the schema.
 func (l *Library) openWritable(ctx context.Context) error {
-	removeStaleTemps(filepath.Join(l.dir, SidecarName)) // left by a killed index rebuild
+	removeIndexTemps(l.dir) // left by a killed index write
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -183,14 +185,7 @@ func (l *Library) openWritable(ctx context.Context) error {
 // Close releases the database and the vector index. Searches in flight
 // must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
-	l.mu.Lock()
-	for _, x := range append(l.retired, l.idx) {
-		if x != nil && x.unmap != nil {
-			x.unmap()
-		}
-	}
-	l.idx, l.retired = nil, nil
-	l.mu.Unlock()
+	l.ix.close()
 	return l.db.Close()
 }
 
@@ -298,6 +293,11 @@ func (l *Library) migrate(ctx context.Context) error {
 					return fmt.Errorf("migrate schema 2 to 3: %w", err)
 				}
 				l.notes = append(l.notes, notes...)
+			case 3:
+				// The index of schema 3 (index.bin) is rebuilt as segments.
+				if _, err := tx.ExecContext(ctx, indexLogSchema); err != nil {
+					return fmt.Errorf("migrate schema 3 to 4: %w", err)
+				}
 			default:
 				return fmt.Errorf("no migration from schema %d", v)
 			}
@@ -491,10 +491,11 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 }
 
 // Check verifies the library: SQLite's integrity_check and
-// foreign_key_check, and that every paper's chunk count matches its chunks
-// and every chunk has a full-text entry. It returns nil when all hold.
+// foreign_key_check, that every paper's chunk count matches its chunks,
+// and that the search index is whole and holds exactly the library's
+// chunks (see checkIndex). It returns nil when all hold.
 func (l *Library) Check(ctx context.Context) error {
-	return l.read(ctx, func(tx *sql.Tx) error {
+	err := l.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
 		if err != nil {
 			return fmt.Errorf("integrity check: %w", err)
@@ -531,4 +532,8 @@ func (l *Library) Check(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return l.checkIndex(ctx)
 }
