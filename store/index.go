@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/papers-cli/papers/internal/leview"
@@ -140,6 +141,8 @@ type searchIndex struct {
 	text  *fts.Set
 	refs  int    // guarded by indexState.mu: holders, plus one while it is the current view
 	gen   uint64 // the commit it is (or would be)
+
+	rebuilt bool // refreshLocked built it from nothing
 }
 
 func (x *searchIndex) len() int { return x.total }
@@ -291,6 +294,12 @@ func (l *Library) loadIndex(ctx context.Context, v indexVersion, refresh bool) (
 			if lerr == nil {
 				x, err := l.refreshLocked(ctx)
 				release()
+				if err == nil && x.rebuilt {
+					// A rebuild from nothing leaves many segments of one
+					// size: merge them now, in the command that is slow
+					// anyway, not in the next ingest of one paper.
+					return l.mergedView(ctx, x), nil
+				}
 				if err == nil || ctx.Err() != nil {
 					return x, err
 				}
@@ -411,24 +420,59 @@ func (l *Library) deletions(s *segment, name string) (*fts.Deleted, error) {
 // as a new segment; the chunks they replace are marked deleted), not what
 // the library costs. It waits up to the busy timeout for another process
 // writing the index.
+//
+// The index is a cache of the library: when its directory cannot be
+// written (a full disk, a read-only medium, no permission) Refresh leaves
+// it behind and returns nil, and searches take the changes in in memory.
 func (l *Library) Refresh(ctx context.Context) error {
 	if l.readOnly != "" {
 		return fmt.Errorf("refresh the search index: %w", l.errReadOnly())
 	}
 	release, err := l.lockWrite(ctx, busyTimeout)
 	if err != nil {
+		if cannotWriteIndex(err) {
+			return nil
+		}
 		return fmt.Errorf("refresh the search index: %w", err)
 	}
 	x, err := l.refreshLocked(ctx)
 	release()
 	if err != nil {
+		if cannotWriteIndex(err) {
+			return nil
+		}
 		return fmt.Errorf("refresh the search index: %w", wrapBusy(err))
 	}
 	l.releaseIndex(l.install(x))
-	if err := l.mergeIndex(ctx); err != nil {
+	if err := l.mergeIndex(ctx); err != nil && !cannotWriteIndex(err) {
 		return fmt.Errorf("merge search index segments: %w", err)
 	}
 	return nil
+}
+
+// cannotWriteIndex reports whether err says the index directory cannot
+// be written now.
+func cannotWriteIndex(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
+}
+
+// mergedView merges the segments of x's commit as the merge policy asks
+// and returns a view of the commit after, giving up the hold on x (or x
+// itself, if merging or reading the result fails).
+func (l *Library) mergedView(ctx context.Context, x *searchIndex) *searchIndex {
+	if err := l.mergeIndex(ctx); err != nil {
+		return x
+	}
+	c, err := readCommit(l.indexDir())
+	if err != nil || c == nil || c.indexVersion != x.indexVersion {
+		return x
+	}
+	y, err := l.openView(c)
+	if err != nil {
+		return x
+	}
+	l.releaseIndex(x)
+	return y
 }
 
 // refreshLocked brings the index directory up to date with the library
@@ -487,7 +531,11 @@ func (l *Library) refreshLocked(ctx context.Context) (*searchIndex, error) {
 	}
 	l.pruneLog(ctx, nc.pos)
 	u.abort() // the new segments are opened again, from their files, as the commit's
-	return l.openView(nc)
+	x, err := l.openView(nc)
+	if err == nil {
+		x.rebuilt = u.rebuilt
+	}
+	return x, err
 }
 
 // updateInMemory returns a view of the library now: base (nil for none)
@@ -541,8 +589,9 @@ func (ps pendingSegs) liveSegs() []liveSeg {
 // pendingUpdate is an index update made but not committed: the version it
 // brings the index to and its segments.
 type pendingUpdate struct {
-	v    indexVersion
-	segs pendingSegs
+	v       indexVersion
+	segs    pendingSegs
+	rebuilt bool // from nothing: there was no usable base
 }
 
 // abort releases the update's new segments (if it was not committed,
@@ -596,6 +645,7 @@ func updateTx(ctx context.Context, tx *sql.Tx, base *searchIndex, sink segSink) 
 		}
 		w := &segmentsWriter{ctx: ctx, dims: v.dims, sink: sink, out: &u.segs}
 		if base == nil {
+			u.rebuilt = true
 			return w.all(tx)
 		}
 		for _, s := range base.segs {

@@ -13,7 +13,7 @@ import (
 // segmentCorpus returns n SciFact documents as (head, body), runs of four
 // sharing a head as a paper's chunks share its title.
 func segmentCorpus(t *testing.T, n int) [][2]string {
-	corpus := readCorpus(t)[:n]
+	corpus := readCorpusN(t, n)
 	out := make([][2]string, n)
 	for i := range corpus {
 		title, body, _ := strings.Cut(corpus[i], "\n")
@@ -25,17 +25,17 @@ func segmentCorpus(t *testing.T, n int) [][2]string {
 	return out
 }
 
-// parts builds three indexes of 300 documents each from docs and deletes
-// about a fifth of each (in two rounds, the second through an encoded and
-// parsed copy of the first), returning them and, per part, which of its
-// documents are live.
+// testParts builds three indexes of partDocs documents each from docs and
+// deletes about a fifth of each (in two rounds, the second through an
+// encoded and parsed copy of the first), returning them and, per part,
+// which of its documents are live.
 func testParts(t *testing.T, docs [][2]string, r *rand.Rand) ([]Part, [][]bool) {
 	t.Helper()
 	var parts []Part
 	var live [][]bool
 	for p := range 3 {
 		bl := NewBuilder()
-		for _, d := range docs[300*p : 300*(p+1)] {
+		for _, d := range docs[partDocs*p : partDocs*(p+1)] {
 			bl.Add(d[0], d[1])
 		}
 		x, err := Parse(bl.AppendBinary(nil))
@@ -49,7 +49,7 @@ func testParts(t *testing.T, docs [][2]string, r *rand.Rand) ([]Part, [][]bool) 
 		var del *Deleted
 		for round := range 2 {
 			var ds []uint32
-			for range 30 {
+			for range partDocs / 10 {
 				d := uint32(r.IntN(x.Docs()))
 				ds = append(ds, d, d) // twice: ignored the second time
 				alive[d] = false
@@ -69,12 +69,16 @@ func testParts(t *testing.T, docs [][2]string, r *rand.Rand) ([]Part, [][]bool) 
 	return parts, live
 }
 
+// partDocs is the size of each index of testParts (smaller under the race
+// detector, which makes stemming ten times slower).
+var partDocs = map[bool]int{false: 150, true: 60}[RaceEnabled]
+
 // TestSetMatchesOneIndex checks that three indexes with deleted documents,
 // searched as a Set, score, expand and weigh terms exactly (bit for bit)
 // as one index built from their live documents alone, whether one
 // goroutine scores a query or several.
 func TestSetMatchesOneIndex(t *testing.T) {
-	docs := segmentCorpus(t, 900)
+	docs := segmentCorpus(t, 3*partDocs)
 	r := rand.New(rand.NewPCG(1, 2))
 	parts, live := testParts(t, docs, r)
 	set := NewSet(parts...)
@@ -85,7 +89,7 @@ func TestSetMatchesOneIndex(t *testing.T) {
 			toOne = append(toOne, -1)
 			if ok {
 				toOne[len(toOne)-1] = len(one.docLen)
-				one.Add(docs[300*p+d][0], docs[300*p+d][1])
+				one.Add(docs[partDocs*p+d][0], docs[partDocs*p+d][1])
 			}
 		}
 	}
@@ -93,10 +97,14 @@ func TestSetMatchesOneIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if set.Live() != ox.Docs() || set.Docs() != 900 {
-		t.Fatalf("set: %d live of %d, want %d of 900", set.Live(), set.Docs(), ox.Docs())
+	if set.Live() != ox.Docs() || set.Docs() != 3*partDocs {
+		t.Fatalf("set: %d live of %d, want %d of %d", set.Live(), set.Docs(), ox.Docs(), 3*partDocs)
 	}
-	for q := range 60 {
+	queries := 60
+	if RaceEnabled {
+		queries = 15
+	}
+	for q := range queries {
 		d := docs[r.IntN(len(docs))][1]
 		words := strings.Fields(d)
 		var query []string
@@ -163,7 +171,7 @@ func TestSetMatchesOneIndex(t *testing.T) {
 			t.Fatalf("Expand: %q in the set, %q in one index", ge, we)
 		}
 	}
-	if _, err := set.Expand([]int{900}, []float64{1}, nil, 3, 0); err != ErrCorrupt {
+	if _, err := set.Expand([]int{3 * partDocs}, []float64{1}, nil, 3, 0); err != ErrCorrupt {
 		t.Errorf("Expand of a document out of range = %v, want ErrCorrupt", err)
 	}
 }
@@ -174,7 +182,7 @@ func TestSetMatchesOneIndex(t *testing.T) {
 // index a Builder makes of the same documents in the same order; at an
 // offset too. Renumberings that break Merge's contract are refused.
 func TestMergeMatchesBuild(t *testing.T) {
-	docs := segmentCorpus(t, 900)
+	docs := segmentCorpus(t, 3*partDocs)
 	r := rand.New(rand.NewPCG(3, 4))
 	parts, live := testParts(t, docs, r)
 	// Interleave the parts' live documents, each part's in its order.
@@ -200,7 +208,7 @@ func TestMergeMatchesBuild(t *testing.T) {
 		}
 		p := open[r.IntN(len(open))]
 		remap[p][next[p]] = n
-		want.Add(docs[300*p+next[p]][0], docs[300*p+next[p]][1])
+		want.Add(docs[partDocs*p+next[p]][0], docs[partDocs*p+next[p]][1])
 		next[p]++
 		n++
 	}
@@ -258,7 +266,7 @@ func TestMergeMatchesBuild(t *testing.T) {
 // TestParseDeletedRejectsDamage flips bytes of encoded deletions: each
 // damaged copy is refused or parses into deletions that fit the index.
 func TestParseDeletedRejectsDamage(t *testing.T) {
-	docs := segmentCorpus(t, 300)
+	docs := segmentCorpus(t, 2*partDocs)
 	bl := NewBuilder()
 	for _, d := range docs {
 		bl.Add(d[0], d[1])
@@ -267,27 +275,28 @@ func TestParseDeletedRejectsDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	del, err := x.Delete(nil, []uint32{3, 77, 150, 299})
+	del, err := x.Delete(nil, []uint32{3, 77, uint32(partDocs), uint32(2*partDocs - 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	good := del.AppendBinary(nil)
-	if _, err := x.Delete(nil, []uint32{300}); err == nil {
+	if _, err := x.Delete(nil, []uint32{uint32(2 * partDocs)}); err == nil {
 		t.Error("Delete accepted a document past the end")
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	for range 2000 {
+	for range 1000 {
 		bad := bytes.Clone(good)
 		bad[r.IntN(len(bad))] ^= byte(1 + r.IntN(255))
 		d, err := ParseDeleted(bad, x)
 		if err != nil {
 			continue
 		}
-		// Whatever parsed keeps every statistic of the set non-negative.
+		// Whatever parsed keeps every statistic of the set non-negative:
+		// the deleted documents' terms are all that could go below zero.
 		s := NewSet(Part{X: x, Del: d})
-		for i := range x.termEnd {
-			if s.DF(x.termAt(i)) < 0 {
-				t.Fatalf("term %s has a negative document frequency", x.termAt(i))
+		for _, tn := range d.terms {
+			if s.DF(x.termAt(int(tn))) < 0 {
+				t.Fatalf("term %s has a negative document frequency", x.termAt(int(tn)))
 			}
 		}
 	}
