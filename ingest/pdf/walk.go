@@ -63,6 +63,7 @@ type walker struct {
 	warnings  []string
 	invisible int // glyphs drawn invisibly
 	unmapped  int // glyphs with no Unicode mapping
+	formCalls int // Form XObjects drawn on this page
 }
 
 // valueID returns the object number and generation of the indirect object v
@@ -401,6 +402,14 @@ func (w *walker) form(res *resources, name string, g gstate) {
 	if w.forms[id] {
 		return
 	}
+	// Forms that each draw the next one many times grow exponentially
+	// with depth (ten deep and ten wide is 10^10 calls): cap them.
+	if w.formCalls++; w.formCalls > maxFormCalls {
+		if w.formCalls == maxFormCalls+1 {
+			w.warnings = append(w.warnings, fmt.Sprintf("more than %d Form XObjects drawn: the rest is skipped", maxFormCalls))
+		}
+		return
+	}
 	w.forms[id] = true
 	defer delete(w.forms, id)
 	if m := x.Key("Matrix"); m.Len() == 6 {
@@ -430,6 +439,7 @@ func (w *walker) form(res *resources, name string, g gstate) {
 
 const (
 	maxFormDepth     = 12
+	maxFormCalls     = 10_000  // per page
 	maxGlyphsPerPage = 1 << 18 // 20x a dense page; bounds memory on crafted files
 	maxStreamBytes   = 64 << 20
 )
