@@ -495,6 +495,20 @@ var streamKeys = map[pdfName]bool{"Length": true, "Filter": true, "DecodeParms":
 
 func (w *writer) stream(s *pdfStream, old uint32) {
 	var data []byte
+	if raw, ok := w.d.keepCompressed(s); ok {
+		w.buf.WriteString("<<")
+		for _, k := range sortedKeys(s.dict) {
+			if !streamKeys[k] {
+				w.name(k)
+				w.buf.WriteByte(' ')
+				w.value(s.dict[k], 1)
+			}
+		}
+		fmt.Fprintf(&w.buf, "/Filter /FlateDecode/Length %d>>\nstream\n", len(raw))
+		w.buf.Write(raw)
+		w.buf.WriteString("\nendstream")
+		return
+	}
 	if !skipData(s.dict) {
 		var err error
 		data, err = w.d.decodeStream(s, true)
@@ -520,6 +534,42 @@ func (w *writer) stream(s *pdfStream, old uint32) {
 	fmt.Fprintf(&w.buf, "/Length %d>>\nstream\n", len(data))
 	w.buf.Write(data)
 	w.buf.WriteString("\nendstream")
+}
+
+// keepCompressed returns the (decrypted) raw bytes of an embedded font
+// program that is plain FlateDecode with a sound zlib header: the library
+// inflates those itself, and only when a font is read (our readers cap
+// what they read), so decoding them here would cost time and memory for
+// nothing.
+func (d *document) keepCompressed(s *pdfStream) ([]byte, bool) {
+	_, l1 := s.dict["Length1"]
+	_, l2 := s.dict["Length2"]
+	switch s.dict.name("Subtype") {
+	case "Type1C", "CIDFontType0C", "OpenType":
+		l1 = true
+	}
+	if !l1 && !l2 {
+		return nil, false
+	}
+	f := filterList(d.resolve(s.dict["Filter"]))
+	if len(f) != 1 || (f[0] != "FlateDecode" && f[0] != "Fl") {
+		return nil, false
+	}
+	if p, ok := d.resolve(s.dict["DecodeParms"]).(pdfDict); ok {
+		if pred, _ := intOf(p["Predictor"]); pred > 1 {
+			return nil, false
+		}
+	} else if s.dict["DecodeParms"] != nil {
+		return nil, false
+	}
+	raw := s.raw
+	if d.crypt != nil {
+		raw = d.crypt.stream(s)
+	}
+	if len(raw) < 2 || raw[0]&0x0f != 8 || raw[0]>>4 > 7 || raw[1]&0x20 != 0 || (int(raw[0])<<8|int(raw[1]))%31 != 0 {
+		return nil, false
+	}
+	return raw, true
 }
 
 func sortedKeys(d pdfDict) []pdfName {
