@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -17,22 +16,20 @@ import (
 func init() { register(newAskCmd) }
 
 type askOptions struct {
-	papers       []string
-	categories   []string
-	authors      []string
-	topics       []string
-	since, until string
-	json         bool
-	extractive   bool
-	quality      bool
-	noStream     bool
-	llm          string
-	embedder     string
-	k            int
+	*globalOptions
+	filter   filterFlags
+	llm      llmFlags
+	embedder embedderFlags
+	json     bool
+	quality  bool
+	noStream bool
+	k        int
+
+	question string
 }
 
 func newAskCmd(g *globalOptions) *cobra.Command {
-	o := &askOptions{}
+	o := &askOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "ask QUESTION",
 		Short: "Answer a question from your library, with citations to paper, version and page",
@@ -61,83 +58,75 @@ server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
   papers ask --json "What reward does Co-ReAct optimize?" | jq -r '.citations[] | "\(.n) \(.id) \(.pages)"'`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if strings.TrimSpace(args[0]) == "" {
-				return usageError("the question is empty")
+			if err := o.complete(c, args); err != nil {
+				return err
 			}
-			if o.k < 0 {
-				return usageError("--k must be positive, got %d", o.k)
-			}
-			return runAsk(c.Context(), g, o, args[0], c.OutOrStdout(), c.ErrOrStderr())
+			return runAsk(c.Context(), o)
 		},
 	}
+	o.filter.register(c, filterAll)
+	o.llm.register(c, "answer offline from the passages' own sentences, even when a model is configured")
+	o.embedder.register(c, "", "the embedder the library was built with (default: read from the library)")
 	f := c.Flags()
-	f.StringArrayVar(&o.papers, "paper", nil, "ask only this paper (versionless id; repeatable)")
-	f.StringArrayVar(&o.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
-	f.StringArrayVar(&o.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
-	f.StringVar(&o.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
-	f.StringVar(&o.until, "until", "", "only papers published on or before this date")
-	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
-	f.BoolVar(&o.json, "json", false, "print one JSON document: question, answer, mode, model, citations, abstained, usage, warnings")
-	f.BoolVar(&o.extractive, "extractive", false, "answer offline from the passages' own sentences, even when a model is configured")
+	addJSON(c, &o.json, "print one JSON document: question, answer, mode, model, citations, abstained, usage, warnings")
 	f.BoolVar(&o.quality, "quality", false, "summarise and score more passages with the model before answering (needs a model)")
 	f.BoolVar(&o.noStream, "no-stream", false, "print the answer when it is complete instead of as it arrives")
-	f.StringVar(&o.llm, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
-	f.StringVar(&o.embedder, "embedder", "", "the embedder the library was built with (default: read from the library)")
-	f.IntVar(&o.k, "k", 0, "passages given to the answer (default 8; 20 with --quality)")
+	addK(c, &o.k, 0, "passages given to the answer (default 8; 20 with --quality)")
 	return c
 }
 
-func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question string, stdout, stderr io.Writer) error {
-	var llm ask.LLM
-	if !o.extractive {
-		var err error
-		llm, err = ask.ResolveLLM(ask.LLMConfig{
-			Spec:       o.llm,
-			APIKey:     os.Getenv("OPENAI_API_KEY"),
-			BaseURL:    os.Getenv("OPENAI_BASE_URL"),
-			OllamaHost: os.Getenv("OLLAMA_HOST"),
-			NoStream:   o.noStream,
-		})
-		if err != nil {
-			return askError(err)
+// complete checks the flags and takes the question.
+func (o *askOptions) complete(c *cobra.Command, args []string) error {
+	o.question = args[0]
+	if strings.TrimSpace(o.question) == "" {
+		return usageError("the question is empty")
+	}
+	if err := checkK(c, o.k); err != nil {
+		return err
+	}
+	if o.k == 0 {
+		o.k = 8
+		if o.quality {
+			o.k = 20
 		}
+	}
+	return nil
+}
+
+func runAsk(ctx context.Context, o *askOptions) error {
+	stdout, stderr := o.io.Out, o.io.ErrOut
+	llm, err := o.llm.resolve(!o.noStream)
+	if err != nil {
+		return err
 	}
 	if o.quality && llm == nil {
 		return withHint(withExit(ask.ErrNeedsModel, ExitUsage),
 			"choose one with --llm openai:MODEL (and OPENAI_API_KEY) or --llm ollama:MODEL, or drop --quality")
 	}
-	filter, err := buildFilter(o.since, o.until, o.categories, o.authors)
-	if err != nil {
+	if _, err := o.filter.check(); err != nil {
 		return err
 	}
 	start := time.Now()
-	lib, err := openExisting(ctx, g)
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	if filter.IDs, err = resolvePapers(ctx, lib, o.papers); err != nil {
-		return err
-	}
-	e, err := embedderFor(ctx, lib, o.embedder, stderr)
+	filter, err := o.filter.resolve(ctx, lib)
 	if err != nil {
 		return err
 	}
-	if filter.Topics, err = topicFilter(ctx, lib, o.topics); err != nil {
+	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
+	if err != nil {
 		return err
 	}
 	k := o.k
-	if k == 0 {
-		k = 8
-		if o.quality {
-			k = 20
-		}
-	}
 	r := &ask.Retriever{Index: lib, Embedder: e}
 	ropts := ask.RetrieveOptions{K: k, Filter: filter}
-	if len(o.papers) > 0 {
+	if o.filter.namesPapers() {
 		ropts.PerPaper = -1 // asking named papers: any number of passages from each
 	}
+	question := o.question
 	passages, err := r.Retrieve(ctx, question, ropts)
 	if err != nil {
 		return err
@@ -148,12 +137,12 @@ func runAsk(ctx context.Context, g *globalOptions, o *askOptions, question strin
 	if o.json {
 		out = nil
 	}
-	res, err := ask.Answer(ctx, passages, question, llm, ask.Options{Extractive: o.extractive, Quality: o.quality, MaxPassages: k}, out)
+	res, err := ask.Answer(ctx, passages, question, llm, ask.Options{Extractive: o.llm.extractive, Quality: o.quality, MaxPassages: k}, out)
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
-		if g.verbose {
+		if o.verbose {
 			fmt.Fprintf(stderr, "retrieval: %d passages in %s\n", len(passages), retrieved.Round(time.Millisecond))
 			if res.Model != "" {
 				fmt.Fprintf(stderr, "model %s: %d prompt + %d completion tokens; first token after %s; answer in %s\n",

@@ -1,30 +1,32 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/topic"
 )
 
 func init() { register(newDigestCmd) }
 
 type digestOptions struct {
-	since      string
-	rank       string
-	format     string
-	json       bool
-	llm        string
-	extractive bool
-	max        int
+	*globalOptions
+	since  string
+	rank   string
+	format formatFlags
+	llm    llmFlags
+	max    int
+
+	name      string
+	sinceTime time.Time
+	output    string // md or json
 }
 
 func newDigestCmd(g *globalOptions) *cobra.Command {
-	o := &digestOptions{}
+	o := &digestOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "digest NAME",
 		Short: "Summarise a topic's papers of the last days, each with its citation",
@@ -38,70 +40,72 @@ the summaries are written by the model and an opening overview groups the
 papers into themes, citing them as [n]. Offline, each summary is the
 abstract's key-contribution sentence ("we propose/introduce/present...").
 
-Markdown (the default) reads well as an e-mail body; --format json gives
+Markdown (the default) reads well as an e-mail body; --json gives
 {"topic","since","overview","mode","papers":[{"n","id","title","published","summary","url",...}]}.
 Run papers update first to fetch the newest papers.`,
 		Example: `  papers digest rl-agents --since 7d
   papers digest rl-agents --since 2026-01-01 --rank relevance --llm ollama:llama3.1
   papers update && papers digest rl-agents --since 1d | mail -s "rl-agents today" me@example.org
-  papers digest rl-agents --format json | jq -r '.papers[].url'`,
+  papers digest rl-agents --json | jq -r '.papers[].url'`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			if o.json {
-				o.format = "json"
-			}
-			if o.format != "md" && o.format != "json" {
-				return usageError("--format must be md or json, got %q", o.format)
-			}
-			if o.rank != topic.RankDate && o.rank != topic.RankRelevance {
-				return usageError("--rank must be date or relevance, got %q", o.rank)
-			}
-			since, err := parseDate(o.since, time.Now())
-			if err != nil {
+			if err := o.complete(c, args); err != nil {
 				return err
 			}
-			if since.IsZero() {
-				return usageError("--since must not be empty")
-			}
-			var llm ask.LLM
-			if !o.extractive {
-				llm, err = ask.ResolveLLM(ask.LLMConfig{
-					Spec: o.llm, APIKey: os.Getenv("OPENAI_API_KEY"), BaseURL: os.Getenv("OPENAI_BASE_URL"),
-					OllamaHost: os.Getenv("OLLAMA_HOST"), NoStream: true,
-				})
-				if err != nil {
-					return askError(err)
-				}
-			}
-			lib, tp, err := openTopic(ctx, g, args[0])
-			if err != nil {
-				return err
-			}
-			defer lib.Close()
-			d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: since, Rank: o.rank, LLM: llm, Max: o.max})
-			if err != nil {
-				return askError(err)
-			}
-			for _, w := range d.Warnings {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
-			}
-			if len(d.Papers) == 0 && tp.LastUpdate.IsZero() {
-				fmt.Fprintf(c.ErrOrStderr(), "topic %s was never updated; run papers update %s first\n", tp.Name, shellArg(tp.Name))
-			}
-			if o.format == "json" {
-				return writeJSON(c.OutOrStdout(), d)
-			}
-			return topic.WriteMarkdown(c.OutOrStdout(), d)
+			return runDigest(c.Context(), o)
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&o.since, "since", "7d", "papers new to the topic on or after this date (YYYY-MM-DD, or 1d, 7d, 4w back)")
 	f.StringVar(&o.rank, "rank", topic.RankDate, "order: date (newest first) or relevance (to the topic's query and description)")
-	f.StringVar(&o.format, "format", "md", "output: md or json")
-	f.BoolVar(&o.json, "json", false, "same as --format json")
-	f.StringVar(&o.llm, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
-	f.BoolVar(&o.extractive, "extractive", false, "no model: summaries are the abstracts' key sentences")
+	o.format.register(c, "md", []string{"md", "json"}, map[string]string{"markdown": "md"}, "output: md or json (--json)")
+	o.format.shortcut(c, "json", "json", "print one JSON document: topic, since, overview, mode, papers (same as --format json)")
+	o.llm.register(c, "no model: summaries are the abstracts' key sentences")
 	f.IntVar(&o.max, "max", 50, "most papers in the digest")
 	return c
+}
+
+// complete checks the flags and takes the topic's name.
+func (o *digestOptions) complete(c *cobra.Command, args []string) error {
+	o.name = args[0]
+	var err error
+	if o.output, err = o.format.resolve(c); err != nil {
+		return err
+	}
+	if o.rank != topic.RankDate && o.rank != topic.RankRelevance {
+		return usageError("--rank must be date or relevance, got %q", o.rank)
+	}
+	if o.sinceTime, err = parseDate(o.since, time.Now()); err != nil {
+		return err
+	}
+	if o.sinceTime.IsZero() {
+		return usageError("--since must not be empty")
+	}
+	return nil
+}
+
+func runDigest(ctx context.Context, o *digestOptions) error {
+	llm, err := o.llm.resolve(false)
+	if err != nil {
+		return err
+	}
+	lib, tp, err := openTopic(ctx, o.globalOptions, o.name)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: o.sinceTime, Rank: o.rank, LLM: llm, Max: o.max})
+	if err != nil {
+		return askError(err)
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(o.io.ErrOut, "warning: %s\n", w)
+	}
+	if len(d.Papers) == 0 && tp.LastUpdate.IsZero() {
+		fmt.Fprintf(o.io.ErrOut, "topic %s was never updated; run papers update %s first\n", tp.Name, shellArg(tp.Name))
+	}
+	if o.output == "json" {
+		return writeJSON(o.io.Out, d)
+	}
+	return topic.WriteMarkdown(o.io.Out, d)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -22,20 +21,21 @@ import (
 func init() { register(newEvalCmd) }
 
 type evalOptions struct {
+	*globalOptions
 	corpus, queries, qrels string
 	library                string
-	embedder               string
-	dimensions             int
-	embedBatch, embedConc  int
+	embedder               embedderFlags
 	mode                   string
 	rankingFlags
 	embedderSet bool
 	keep        bool
 	json        bool
+
+	ask ask.Mode
 }
 
 func newEvalCmd(g *globalOptions) *cobra.Command {
-	o := &evalOptions{}
+	o := &evalOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "eval --corpus C.jsonl --queries Q.jsonl --qrels R.tsv",
 		Short: "Measure retrieval quality on a BEIR-format test collection",
@@ -73,26 +73,25 @@ counted and warned about ("judged_missing"); the scores are still printed.`,
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
-			if err := o.check(c); err != nil { // here, not after every query has run
+			if err := o.rankingFlags.check(c); err != nil { // here, not after every query has run
 				return err
 			}
 			o.embedderSet = c.Flags().Changed("embedder")
-			return runEval(c.Context(), g, o, mode, c.OutOrStdout(), c.ErrOrStderr())
+			o.ask = mode
+			return runEval(c.Context(), o)
 		},
 	}
-	o.register(c)
+	o.rankingFlags.register(c)
 	f := c.Flags()
 	f.StringVar(&o.corpus, "corpus", "", "BEIR corpus.jsonl to ingest into a scratch library")
 	f.StringVar(&o.queries, "queries", "", "BEIR queries.jsonl")
 	f.StringVar(&o.qrels, "qrels", "", "BEIR qrels TSV (query-id, corpus-id, score)")
 	f.StringVar(&o.library, "library", "", "evaluate this library directory instead of ingesting --corpus")
-	f.StringVar(&o.embedder, "embedder", "local", "embedder for the scratch library: local, openai:MODEL or ollama:MODEL")
-	f.IntVar(&o.embedBatch, "embed-batch", embed.DefaultBatchSize, "texts per request to an openai:/ollama: embedder")
-	f.IntVar(&o.embedConc, "embed-concurrency", embed.DefaultConcurrency, "requests in flight to an openai:/ollama: embedder")
-	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it)")
+	o.embedder.register(c, "local", "embedder for the scratch library: local, openai:MODEL or ollama:MODEL")
+	o.embedder.registerTuning(c)
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
-	f.BoolVar(&o.json, "json", false, "print the report as one JSON object")
+	addJSON(c, &o.json, "print the report as one JSON object")
 	return c
 }
 
@@ -112,7 +111,8 @@ type evalReport struct {
 	TotalS      float64 `json:"total_s"`
 }
 
-func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mode, out, errw io.Writer) error {
+func runEval(ctx context.Context, o *evalOptions) error {
+	out, errw, mode := o.io.Out, o.io.ErrOut, o.ask
 	start := time.Now()
 	queries, err := eval.ReadQueries(o.queries)
 	if err != nil {
@@ -134,7 +134,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		fmt.Fprintf(errw, "warning: %d more query ids appear more than once\n", len(dups)-5)
 	}
 	logf := func(format string, args ...any) {
-		if !o.json || g.verbose {
+		if !o.json || o.verbose {
 			fmt.Fprintf(errw, format+"\n", args...)
 		}
 	}
@@ -146,7 +146,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	var failed int // corpus records that could not be ingested
 	if dir != "" {
 		// read only what is there: a mistyped path must not become an empty library
-		if lib, err = openExisting(ctx, &globalOptions{home: dir}); err != nil {
+		if lib, err = openExisting(ctx, &globalOptions{home: dir, io: o.io}); err != nil {
 			return withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
 		}
 		if o.embedderSet {
@@ -167,7 +167,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 			defer os.RemoveAll(dir)
 		}
 		t := time.Now()
-		if failed, err = evalIngest(ctx, dir, o, errw, logf); err != nil {
+		if failed, err = evalIngest(ctx, dir, o, logf); err != nil {
 			return err
 		}
 		ingestTime = time.Since(t)
@@ -195,7 +195,9 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 		// said even with --json (where it is also a field): the scores cannot be trusted
 		fmt.Fprintf(errw, "warning: %d of %d judged documents are not in the library: is it the right corpus?\n", missing, judged)
 	}
-	r := o.retriever(lib, e)
+	var so ask.SearchOptions
+	o.rankingFlags.apply(&so)
+	r := so.Retriever(lib, e)
 	search := func(ctx context.Context, q string) ([]string, error) {
 		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {
@@ -212,7 +214,7 @@ func runEval(ctx context.Context, g *globalOptions, o *evalOptions, mode ask.Mod
 	if _, err := search(ctx, "warm up"); err != nil {
 		return err
 	}
-	tty := isTerminal(errw) && !o.json
+	tty := o.io.ErrTTY && !o.json
 	rep, err := eval.Run(ctx, search, queries, qrels, func(done, total int) {
 		if tty && (done%20 == 0 || done == total) {
 			fmt.Fprintf(errw, "\rqueries %d/%d", done, total)
@@ -261,15 +263,16 @@ func missingJudged(ctx context.Context, lib *store.Library, queries []eval.Query
 // ingest path and returns how many records failed. Those are warned about
 // and skipped: the evaluation runs on the rest (a judged document among
 // them shows in the missing-documents warning).
-func evalIngest(ctx context.Context, dir string, o *evalOptions, errw io.Writer, logf func(string, ...any)) (failed int, err error) {
+func evalIngest(ctx context.Context, dir string, o *evalOptions, logf func(string, ...any)) (failed int, err error) {
+	errw := o.io.ErrOut
 	lib, err := store.Open(ctx, dir)
 	if err != nil {
 		return 0, err
 	}
 	defer lib.Close()
-	e, err := embed.Parse(o.embedder, embedOptionsBatch(o.dimensions, o.embedBatch, o.embedConc, errw))
+	e, err := o.embedder.parse(o.io)
 	if err != nil {
-		return 0, withExit(err, ExitUsage)
+		return 0, err
 	}
 	dims, err := embed.Dimensions(ctx, e)
 	if err != nil {
@@ -318,13 +321,13 @@ func checkLibrarySpec(ctx context.Context, lib *store.Library, o *evalOptions) e
 	if err != nil {
 		return nil // libraryEmbedder says what to do about it
 	}
-	given := strings.TrimSpace(o.embedder)
+	given := strings.TrimSpace(o.embedder.spec)
 	if given == "" {
 		given = "local"
 	}
-	if given == spec && o.dimensions == dims {
+	if given == spec && o.embedder.dimensions == dims {
 		return nil
 	}
-	return withHint(usageError("--embedder %s does not apply to --library: the library was built with %q", o.embedder, m.Embedder),
-		"drop --embedder (eval searches a library with the embedder it was built with), or re-embed it first: papers --home %s reindex --embedder %s", lib.Dir(), o.embedder)
+	return withHint(usageError("--embedder %s does not apply to --library: the library was built with %q", o.embedder.spec, m.Embedder),
+		"drop --embedder (eval searches a library with the embedder it was built with), or re-embed it first: papers --home %s reindex --embedder %s", lib.Dir(), o.embedder.spec)
 }

@@ -19,61 +19,65 @@ import (
 func init() { register(newExportCmd) }
 
 type exportOptions struct {
-	bibtex bool
-	format string
-	topics []string
+	*globalOptions
+	format formatFlags
+	filter filterFlags
 	from   string
+
+	ids    []string
+	output string // bibtex or csl-json
 }
 
 func newExportCmd(g *globalOptions) *cobra.Command {
-	o := &exportOptions{}
+	o := &exportOptions{globalOptions: g}
 	c := &cobra.Command{
-		Use:   "export [ID]... [--topic NAME] [--from answer.json]",
+		Use:   "export [ID]... [--topic NAME] [--from FILE]",
 		Short: "Export papers as BibTeX or CSL-JSON for LaTeX and reference managers",
 		Long: `Export papers of the library as citations: BibTeX (the default, also
 --bibtex) as @misc entries with eprint, archivePrefix and primaryClass, doi and
-journal when the paper was published; or --format csl-json for Zotero, pandoc
-and citeproc. Keys are surnameYYYYfirstword ("guo2025deepseek"); papers that
-would share one get a, b, ... suffixes; LaTeX special characters are escaped,
-except in TeX math in titles ($\alpha$) and in doi and url, which BibTeX reads
-verbatim.
+journal when the paper was published; or CSL-JSON (--json, or --format
+csl-json) for Zotero, pandoc and citeproc. Keys are surnameYYYYfirstword
+("guo2025deepseek"); papers that would share one get a, b, ... suffixes;
+LaTeX special characters are escaped, except in TeX math in titles ($\alpha$)
+and in doi and url, which BibTeX reads verbatim.
 
 Choose papers by id (with or without version; the library holds one version
 of each paper, and asking for another exports it with a warning), by --topic,
 or --from the --json output of papers ask ("-" reads stdin): the papers the
-answer cites.`,
+answer cites. With none of these it is a usage error (exit 2).`,
 		Example: `  papers export --bibtex 2501.12948 2210.03629v3 > refs.bib
-  papers export --topic rl-agents --format csl-json > rl-agents.json
+  papers export --topic rl-agents --json > rl-agents.json
   papers ask --json "How is GRPO trained?" > answer.json && papers export --from answer.json
   papers ask --json "How is GRPO trained?" | papers export --from -`,
 		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 && len(o.topics) == 0 && o.from == "" {
-				return withHint(usageError("nothing to export"), "give paper ids, --topic NAME or --from answer.json")
+			if err := o.complete(c, args); err != nil {
+				return err
 			}
-			format := strings.ToLower(o.format)
-			switch format {
-			case "bibtex", "bib":
-				format = "bibtex"
-			case "csl-json", "csl", "csljson":
-				format = "csl-json"
-			default:
-				return usageError("--format must be bibtex or csl-json, got %q", o.format)
-			}
-			if o.bibtex && c.Flags().Changed("format") && format != "bibtex" {
-				return usageError("--bibtex and --format %s contradict each other", o.format)
-			}
-			return runExport(c.Context(), g, o, format, args, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr())
+			return runExport(c.Context(), o)
 		},
 	}
-	f := c.Flags()
-	f.BoolVar(&o.bibtex, "bibtex", false, "BibTeX output (the default)")
-	f.StringVar(&o.format, "format", "bibtex", "bibtex or csl-json")
-	f.StringArrayVar(&o.topics, "topic", nil, "export the papers of this topic (repeatable)")
-	f.StringVar(&o.from, "from", "", "export the papers cited by this `papers ask --json` output (- for stdin)")
+	o.format.register(c, "bibtex", []string{"bibtex", "csl-json"}, map[string]string{"bib": "bibtex", "csl": "csl-json", "csljson": "csl-json"}, "bibtex or csl-json")
+	o.format.shortcut(c, "bibtex", "bibtex", "BibTeX output (the default; same as --format bibtex)")
+	o.format.shortcut(c, "json", "csl-json", "print CSL-JSON (same as --format csl-json)")
+	o.filter.register(c, filterTopic)
+	c.Flags().Lookup("topic").Usage = "export the papers of this followed topic (repeatable), with the ids given"
+	c.Flags().StringVar(&o.from, "from", "", "export the papers cited by the answer in `FILE`, written by papers ask --json (- for stdin)")
 	return c
 }
 
-func runExport(ctx context.Context, g *globalOptions, o *exportOptions, format string, args []string, stdin io.Reader, out, errw io.Writer) error {
+// complete checks the flags and takes the ids.
+func (o *exportOptions) complete(c *cobra.Command, args []string) error {
+	if len(args) == 0 && len(o.filter.topics) == 0 && o.from == "" {
+		return withHint(usageError("nothing to export"), "give paper ids, --topic NAME or --from answer.json")
+	}
+	o.ids = args
+	var err error
+	o.output, err = o.format.resolve(c)
+	return err
+}
+
+func runExport(ctx context.Context, o *exportOptions) error {
+	args, stdin, out, errw, format := o.ids, o.io.In, o.io.Out, o.io.ErrOut, o.output
 	ids := []string{}
 	asked := map[string]int{} // the version an argument names, by id
 	for _, a := range args {
@@ -92,7 +96,7 @@ func runExport(ctx context.Context, g *globalOptions, o *exportOptions, format s
 		}
 		ids = append(ids, cited...)
 	}
-	lib, err := openExisting(ctx, g)
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -122,12 +126,12 @@ func runExport(ctx context.Context, g *globalOptions, o *exportOptions, format s
 	if len(missing) > 0 {
 		return withHint(fmt.Errorf("not in the library: %s", strings.Join(missing, ", ")), "papers ingest %s", strings.Join(missing, " "))
 	}
-	if len(o.topics) > 0 {
-		names, err := topicFilter(ctx, lib, o.topics)
+	if len(o.filter.topics) > 0 {
+		f, err := o.filter.resolve(ctx, lib)
 		if err != nil {
 			return err
 		}
-		ps, err := lib.List(ctx, store.Filter{Topics: names})
+		ps, err := lib.List(ctx, f)
 		if err != nil {
 			return err
 		}

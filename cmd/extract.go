@@ -14,7 +14,10 @@ import (
 func init() { register(newExtractCmd) }
 
 type extractOptions struct {
+	*globalOptions
 	json bool
+
+	path string
 }
 
 // extractRecord is the --json shape of papers extract.
@@ -38,7 +41,7 @@ type extractHeading struct {
 }
 
 func newExtractCmd(g *globalOptions) *cobra.Command {
-	o := &extractOptions{}
+	o := &extractOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "extract FILE.pdf",
 		Short: "Print the text of a PDF, page by page, as ingest reads it",
@@ -54,14 +57,16 @@ This is exactly the text papers ingest stores. Warnings go to stderr.`,
   papers extract --json paper.pdf | jq '[.pages[].headings[]?.text]'`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runExtract(c.Context(), o, args[0], c.OutOrStdout(), c.ErrOrStderr())
+			o.path = args[0]
+			return runExtract(c.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&o.json, "json", false, `print one JSON object: {"pages":[{"n":1,"text":"..."}],"title":...,"warnings":[...]}`)
+	addJSON(c, &o.json, `print one JSON object: {"pages":[{"n":1,"text":"..."}],"title":...,"warnings":[...]}`)
 	return c
 }
 
-func runExtract(ctx context.Context, o *extractOptions, path string, stdout, stderr io.Writer) error {
+func runExtract(ctx context.Context, o *extractOptions) error {
+	path, stdout, stderr := o.path, o.io.Out, o.io.ErrOut
 	doc, err := pdf.ExtractFile(ctx, path)
 	if err != nil && !(errors.Is(err, pdf.ErrGarbled) && doc != nil) {
 		return extractHint(err)

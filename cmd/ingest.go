@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,18 +21,21 @@ import (
 func init() { register(newIngestCmd) }
 
 type ingestOptions struct {
+	*globalOptions
 	max           int
 	abstractsOnly bool
 	jsonl         []string
 	json          bool
 	chunkSize     int
 	chunkOverlap  int
-	embedder      string
+	embedder      embedderFlags
 	workers       int
+
+	args []string
 }
 
 func newIngestCmd(g *globalOptions) *cobra.Command {
-	o := &ingestOptions{}
+	o := &ingestOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "ingest [QUERY | ARXIV-ID | URL | FILE.pdf | DIR]...",
 		Short: "Add papers to the library from arXiv, local PDFs or a JSONL corpus",
@@ -77,17 +79,18 @@ with a warning.`,
 			if o.workers <= 0 {
 				return usageError("--workers must be at least 1, got %d", o.workers)
 			}
-			return runIngest(c.Context(), g, o, args, c.OutOrStdout(), c.ErrOrStderr())
+			o.args = args
+			return runIngest(c.Context(), o)
 		},
 	}
 	f := c.Flags()
 	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
-	f.BoolVar(&o.json, "json", false, "print a JSON summary (added, updated, unchanged, failed, skipped)")
+	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, skipped)")
 	f.IntVar(&o.chunkSize, "chunk-size", 180, "target words per chunk")
 	f.IntVar(&o.chunkOverlap, "chunk-overlap", 30, "words repeated between consecutive chunks")
-	f.StringVar(&o.embedder, "embedder", "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's, local for a new one)")
+	o.embedder.register(c, "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's, local for a new one)")
 	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
 	return c
 }
@@ -145,15 +148,21 @@ func classify(args []string) (paths, ids []string, query string) {
 	return paths, ids, strings.Join(q, " ")
 }
 
-func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []string, stdout, stderr io.Writer) error {
+func runIngest(ctx context.Context, o *ingestOptions) error {
+	stdout, stderr := o.io.Out, o.io.ErrOut
 	start := time.Now()
-	paths, ids, query := classify(args)
-	lib, err := openLibrary(ctx, g)
+	paths, ids, query := classify(o.args)
+	lib, err := openLibrary(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	e, err := embedderFor(ctx, lib, o.embedder, stderr)
+	release, err := holdEmbedder(ctx, lib, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
+	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
 	if err != nil {
 		return err
 	}
@@ -165,7 +174,7 @@ func runIngest(ctx context.Context, g *globalOptions, o *ingestOptions, args []s
 	if err != nil {
 		return err
 	}
-	prog := newIngestProgress(stderr, g.verbose)
+	prog := newIngestProgress(o.io, o.verbose)
 	in := &ingest.Ingester{
 		Lib: lib, Embedder: e, Arxiv: client, Chunking: opts,
 		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),

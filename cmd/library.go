@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/store"
 )
@@ -41,38 +42,49 @@ func openExisting(ctx context.Context, g *globalOptions) (*store.Library, error)
 	return openLibrary(ctx, g)
 }
 
-// embedderFor returns the embedder a command uses on lib: the one named by
-// spec, which must match the library's (a new library records it), or, when
-// spec is empty, the one the library was built with (local for a new one).
-func embedderFor(ctx context.Context, lib *store.Library, spec string, errw io.Writer) (embed.Embedder, error) {
-	var e embed.Embedder
-	var err error
-	if strings.TrimSpace(spec) == "" {
-		spec = "local"
-		_, chunks, cerr := lib.Count(ctx)
-		if cerr != nil {
-			return nil, cerr
-		}
-		if chunks == 0 { // nothing embedded yet (or only a failed first try): the default
-			e = embed.NewLocal()
-		} else {
-			e, err = libraryEmbedder(ctx, lib, errw)
-		}
-	} else {
-		e, err = newEmbedder(spec)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return e, checkEmbedder(ctx, lib, e, spec)
+// holdEmbedder keeps a papers reindex (in any process) from changing the
+// library's embedder while this run embeds chunks with it. If a reindex is
+// running it says so once and waits for it: the caller then picks the
+// embedder, the new one.
+func holdEmbedder(ctx context.Context, lib *store.Library, stderr io.Writer) (release func(), err error) {
+	return lib.HoldEmbedder(ctx, func() {
+		fmt.Fprintln(stderr, "waiting for the papers reindex running on this library to finish (Ctrl-C stops)...")
+	})
 }
 
-// checkEmbedder records e in a new library and refuses one that was built
-// with a different embedder.
-func checkEmbedder(ctx context.Context, lib *store.Library, e embed.Embedder, spec string) error {
-	err := lib.EnsureEmbedder(ctx, e.Name(), e.Dimensions())
+// embedderFor returns the embedder a command uses on lib: the one named by
+// spec, which must match the library's (a new library records it), or,
+// when spec is empty, the one the library was built with (local for a new
+// one).
+func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStreams) (embed.Embedder, error) {
+	var e embed.Embedder
+	if strings.TrimSpace(spec) != "" {
+		var err error
+		if e, err = (&embedderFlags{spec: spec}).parse(s); err != nil {
+			return nil, err
+		}
+	} else {
+		spec = "local"
+	}
+	e, err := ask.UseEmbedder(ctx, lib, e, embedOptions(0, s.ErrOut))
 	if errors.Is(err, store.ErrEmbedderMismatch) {
-		return withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
+		return nil, withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
+	}
+	return e, libraryEmbedderHint(err)
+}
+
+// libraryEmbedder builds the embedder the library's vectors were made
+// with, so that searching never needs --embedder.
+func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (embed.Embedder, error) {
+	e, err := ask.LibraryEmbedder(ctx, lib, embedOptions(0, errw))
+	return e, libraryEmbedderHint(err)
+}
+
+// libraryEmbedderHint names the fix for a library whose embedder this
+// version cannot build.
+func libraryEmbedderHint(err error) error {
+	if errors.Is(err, ask.ErrUnknownEmbedder) {
+		return withHint(err, "run `papers reindex --embedder local` to re-embed the library with this version")
 	}
 	return err
 }

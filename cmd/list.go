@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,12 +15,10 @@ import (
 func init() { register(newListCmd) }
 
 type listOptions struct {
-	since, until string
-	categories   []string
-	authors      []string
-	topics       []string
-	limit        int
-	json         bool
+	*globalOptions
+	filter filterFlags
+	limit  int
+	json   bool
 }
 
 // paperRecord is the --json shape of a paper in list and show.
@@ -56,7 +52,7 @@ func newPaperRecord(p store.Paper) paperRecord {
 }
 
 func newListCmd(g *globalOptions) *cobra.Command {
-	o := &listOptions{}
+	o := &listOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List the papers in the library, newest first",
@@ -65,62 +61,36 @@ func newListCmd(g *globalOptions) *cobra.Command {
   papers list --json | jq -r 'select(.pages == 0) | .id'`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runList(c.Context(), g, o, c.OutOrStdout())
+			if _, err := o.filter.check(); err != nil {
+				return err
+			}
+			return runList(c.Context(), o)
 		},
 	}
-	f := c.Flags()
-	f.StringVar(&o.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
-	f.StringVar(&o.until, "until", "", "only papers published on or before this date")
-	f.StringArrayVar(&o.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
-	f.StringArrayVar(&o.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
-	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
-	f.IntVar(&o.limit, "limit", 0, "print at most this many papers (0: all)")
-	f.BoolVar(&o.json, "json", false, "print NDJSON: one object per paper")
+	o.filter.register(c, filterPapers)
+	c.Flags().IntVar(&o.limit, "limit", 0, "print at most this many papers (0: all)")
+	addJSON(c, &o.json, "print NDJSON: one object per paper")
 	return c
 }
 
-// filter builds the store filter from list-style flags.
-func buildFilter(since, until string, categories, authors []string) (store.Filter, error) {
-	now := time.Now()
-	f := store.Filter{Categories: categories, Authors: authors}
-	var err error
-	if f.Since, err = parseDate(since, now); err != nil {
-		return f, err
+func runList(ctx context.Context, o *listOptions) error {
+	lib, err := openExisting(ctx, o.globalOptions)
+	if err != nil {
+		return err
 	}
-	if _, f.Until, err = parsePeriod(until, now); err != nil { // the whole day, month or year
-		return f, err
-	}
-	if !f.Since.IsZero() && !f.Until.IsZero() && f.Since.After(f.Until) {
-		return f, usageError("--since %s is after --until %s: nothing can match", since, until)
-	}
-	for _, c := range categories {
-		if strings.ContainsAny(c, ", ") {
-			return f, usageError("--category %q: give one category per flag (--category cs.LG --category cs.CL)", c)
-		}
-	}
-	return f, nil
-}
-
-func runList(ctx context.Context, g *globalOptions, o *listOptions, out io.Writer) error {
-	f, err := buildFilter(o.since, o.until, o.categories, o.authors)
+	defer lib.Close()
+	f, err := o.filter.resolve(ctx, lib)
 	if err != nil {
 		return err
 	}
 	f.Limit = o.limit
 	f.Brief = true // list prints no abstracts
-	lib, err := openExisting(ctx, g)
-	if err != nil {
-		return err
-	}
-	defer lib.Close()
-	if f.Topics, err = topicFilter(ctx, lib, o.topics); err != nil {
-		return err
-	}
 	papers, err := lib.List(ctx, f)
 	if err != nil {
 		return err
 	}
-	if !isTerminal(out) {
+	var out io.Writer = o.io.Out
+	if !o.io.OutTTY {
 		bw := bufio.NewWriterSize(out, 64<<10) // one write per 64 KiB, not per row
 		defer bw.Flush()
 		out = bw
@@ -133,7 +103,7 @@ func runList(ctx context.Context, g *globalOptions, o *listOptions, out io.Write
 		}
 		return nil
 	}
-	t := newTable(out)
+	t := newTable(out, o.io)
 	if t.tty {
 		t.row("ID", "VER", "PUBLISHED", "PAGES", "CHUNKS", "TITLE")
 	}

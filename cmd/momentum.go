@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -14,8 +13,16 @@ import (
 
 func init() { register(newMomentumCmd) }
 
+type momentumOptions struct {
+	*globalOptions
+	json    bool
+	offline bool
+
+	names []string
+}
+
 func newMomentumCmd(g *globalOptions) *cobra.Command {
-	var asJSON, offline bool
+	o := &momentumOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "momentum [NAME]...",
 		Short: "How fast a topic grows: last 4 weeks vs the 4 before, share of arXiv, weekly chart",
@@ -33,21 +40,23 @@ says so.`,
   papers momentum --offline
   papers momentum rl-agents --json | jq '.change_pct'`,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runMomentum(c.Context(), g, args, offline, asJSON, c.OutOrStdout(), c.ErrOrStderr())
+			o.names = args
+			return runMomentum(c.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON (NDJSON with several topics): topic, last_4_weeks, previous_4_weeks, change_pct, share_pct, weekly, source")
-	c.Flags().BoolVar(&offline, "offline", false, "count from the library only; no request to arXiv")
+	addJSON(c, &o.json, "print JSON (NDJSON with several topics): topic, last_4_weeks, previous_4_weeks, change_pct, share_pct, weekly, source")
+	c.Flags().BoolVar(&o.offline, "offline", false, "count from the library only; no request to arXiv")
 	return c
 }
 
-func runMomentum(ctx context.Context, g *globalOptions, names []string, offline, asJSON bool, out, errw io.Writer) error {
-	lib, err := openExisting(ctx, g)
+func runMomentum(ctx context.Context, o *momentumOptions) error {
+	out, errw, offline := o.io.Out, o.io.ErrOut, o.offline
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	topics, err := selectTopics(ctx, lib, names)
+	topics, err := selectTopics(ctx, lib, o.names)
 	if err != nil {
 		return err
 	}
@@ -74,7 +83,7 @@ func runMomentum(ctx context.Context, g *globalOptions, names []string, offline,
 				return err
 			}
 		}
-		if asJSON {
+		if o.json {
 			if err := writeJSON(out, m); err != nil {
 				return err
 			}
@@ -83,12 +92,13 @@ func runMomentum(ctx context.Context, g *globalOptions, names []string, offline,
 		if i > 0 {
 			fmt.Fprintln(out)
 		}
-		writeMomentum(out, m)
+		writeMomentum(o.io, m)
 	}
 	return nil
 }
 
-func writeMomentum(out io.Writer, m *topic.Momentum) {
+func writeMomentum(s *IOStreams, m *topic.Momentum) {
+	out := s.Out
 	change := "no papers in the 4 weeks before"
 	if m.ChangePct != nil {
 		change = fmt.Sprintf("%+.1f%%", *m.ChangePct)
@@ -103,9 +113,9 @@ func writeMomentum(out io.Writer, m *topic.Momentum) {
 	}
 	fmt.Fprintf(out, "%s: %d papers in the last 4 weeks, %d in the 4 before (%s); %s %s\n",
 		m.Topic, m.Last4, m.Prev4, change, share, whole)
-	if isTerminal(out) {
+	if s.OutTTY {
 		width := 40
-		if w := termWidth(out); w > 0 {
+		if w := s.Width; w > 0 {
 			width = max(10, min(60, w-20))
 		}
 		fmt.Fprint(out, topic.Bars(m.Weekly, width))

@@ -4,35 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/papers-cli/papers/internal/safetext"
-	"golang.org/x/term"
 )
-
-// isTerminal reports whether w is a terminal (progress bars, colours and
-// aligned tables only then).
-func isTerminal(w io.Writer) bool {
-	f := fileOf(w)
-	return f != nil && term.IsTerminal(int(f.Fd()))
-}
-
-// termWidth is the width of the terminal behind w, or 0.
-func termWidth(w io.Writer) int {
-	f := fileOf(w)
-	if f == nil {
-		return 0
-	}
-	width, _, err := term.GetSize(int(f.Fd()))
-	if err != nil {
-		return 0
-	}
-	return width
-}
 
 // table prints rows as aligned columns on a terminal and as tab-separated
 // values when piped (gh's tableprinter does the same).
@@ -43,11 +21,12 @@ type table struct {
 	width int
 }
 
-func newTable(w io.Writer) *table {
-	t := &table{w: w, tty: isTerminal(w)}
+// newTable prints to w, which goes to the stdout of s.
+func newTable(w io.Writer, s *IOStreams) *table {
+	t := &table{w: w, tty: s.OutTTY}
 	if t.tty {
 		t.tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		t.width = termWidth(w)
+		t.width = s.Width
 	}
 	return t
 }
@@ -152,37 +131,4 @@ func parseSpan(s string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, usageError("invalid date %q: use YYYY-MM-DD, YYYY-MM, YYYY or a span back from today like 7d, 4w, 3m, 1y", s)
-}
-
-// fileOf returns the file behind w, or nil.
-func fileOf(w io.Writer) *os.File {
-	switch v := w.(type) {
-	case *os.File:
-		return v
-	case *checkedWriter:
-		return fileOf(v.w)
-	}
-	return nil
-}
-
-// checkedWriter remembers the first error writing to w (a full disk, a
-// closed file), so that a command whose output was lost does not exit 0
-// however it printed.
-type checkedWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (c *checkedWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	if err != nil && c.err == nil {
-		c.err = err
-	}
-	return n, err
-}
-
-// useColor reports whether terminal output may use ANSI styles: not when
-// NO_COLOR is set to anything (no-color.org) or TERM is dumb.
-func useColor() bool {
-	return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
 }

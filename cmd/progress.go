@@ -29,9 +29,11 @@ type ingestProgress struct {
 	hinted   map[string]bool // hints already shown: each is printed once
 }
 
-func newIngestProgress(w io.Writer, verbose bool) *ingestProgress {
+// newIngestProgress writes to the stderr of s.
+func newIngestProgress(s *IOStreams, verbose bool) *ingestProgress {
+	w := s.ErrOut
 	p := &ingestProgress{w: w, verbose: verbose, start: time.Now(), hinted: map[string]bool{}}
-	if isTerminal(w) {
+	if s.ErrTTY {
 		p.bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription("papers"),

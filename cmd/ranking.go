@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/embed"
-	"github.com/papers-cli/papers/store"
 )
 
 // rankingFlags are the ranking flags search and eval share.
@@ -33,16 +31,11 @@ func (r *rankingFlags) check(c *cobra.Command) error {
 	return nil
 }
 
-// retriever returns the retriever of lib whose vectors e made, ranking as
-// the flags say.
-func (r *rankingFlags) retriever(lib *store.Library, e embed.Embedder) *ask.Retriever {
-	fu := ask.FusionFor(e)
+// apply sets the ranking of o as the flags say.
+func (r *rankingFlags) apply(o *ask.SearchOptions) {
 	if r.denseWeightSet {
-		fu.DenseWeight = r.denseWeight
+		w := r.denseWeight
+		o.DenseWeight = &w
 	}
-	ret := &ask.Retriever{Index: lib, Embedder: e, Fusion: fu}
-	if r.noFeedback {
-		ret.Feedback = &store.Feedback{}
-	}
-	return ret
+	o.NoFeedback = r.noFeedback
 }

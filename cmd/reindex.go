@@ -16,23 +16,23 @@ import (
 func init() { register(newReindexCmd) }
 
 type reindexOptions struct {
-	embedder   string
-	dimensions int
-	embedBatch int
-	embedConc  int
-	batch      int
-	json       bool
+	*globalOptions
+	embedder embedderFlags
+	batch    int
+	json     bool
 }
 
 func newReindexCmd(g *globalOptions) *cobra.Command {
-	o := &reindexOptions{}
+	o := &reindexOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "reindex --embedder SPEC",
 		Short: "Re-embed every chunk of the library with another embedder",
 		Long: `Re-embed every chunk of the library with the embedder SPEC and record it as
 the library's embedder. It runs in one transaction: if it fails or is
 interrupted, the library keeps its old vectors and embedder. Other papers
-processes can read (search, ask) meanwhile; writers wait.
+processes can read (search, ask) meanwhile. It first waits for the ingests and
+updates running on the library to finish; those started during the reindex
+wait for it, then embed with the new embedder.
 
 Searches use the library's recorded embedder, so after a reindex they need
 no --embedder.
@@ -43,31 +43,29 @@ no --embedder.
   papers reindex --embedder local`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
-			if o.embedder == "" {
+			if o.embedder.spec == "" {
 				return usageError("--embedder is required (local, openai:MODEL or ollama:MODEL)")
 			}
 			if o.batch <= 0 {
 				return usageError("--batch must be at least 1, got %d", o.batch)
 			}
-			return runReindex(c.Context(), g, o, c.OutOrStdout(), c.ErrOrStderr())
+			return runReindex(c.Context(), o)
 		},
 	}
-	f := c.Flags()
-	f.StringVar(&o.embedder, "embedder", "", "the new embedder: local, openai:MODEL or ollama:MODEL")
-	f.IntVar(&o.embedBatch, "embed-batch", embed.DefaultBatchSize, "texts per request to an openai:/ollama: embedder")
-	f.IntVar(&o.embedConc, "embed-concurrency", embed.DefaultConcurrency, "requests in flight to an openai:/ollama: embedder")
-	f.IntVar(&o.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it, e.g. text-embedding-3-*)")
-	f.IntVar(&o.batch, "batch", 256, "chunks per embedding call (a provider batches further by its own limit)")
-	f.BoolVar(&o.json, "json", false, `print {"embedder","dimensions","chunks","elapsed_s"} when done`)
+	o.embedder.register(c, "", "the new embedder: local, openai:MODEL or ollama:MODEL")
+	o.embedder.registerTuning(c)
+	c.Flags().IntVar(&o.batch, "batch", 256, "chunks per embedding call (a provider batches further by its own limit)")
+	addJSON(c, &o.json, `print {"embedder","dimensions","chunks","elapsed_s"} when done`)
 	return c
 }
 
-func runReindex(ctx context.Context, g *globalOptions, o *reindexOptions, out, errw io.Writer) error {
-	e, err := embed.Parse(o.embedder, embedOptionsBatch(o.dimensions, o.embedBatch, o.embedConc, errw))
+func runReindex(ctx context.Context, o *reindexOptions) error {
+	out, errw := o.io.Out, o.io.ErrOut
+	e, err := o.embedder.parse(o.io)
 	if err != nil {
-		return withExit(err, ExitUsage)
+		return err
 	}
-	lib, err := openExisting(ctx, g)
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -81,14 +79,16 @@ func runReindex(ctx context.Context, g *globalOptions, o *reindexOptions, out, e
 		return err
 	}
 	start := time.Now()
-	prog := newReindexProgress(errw, total)
+	prog := newReindexProgress(o.io, total)
 	err = lib.Reindex(ctx, e.Name(), dims, o.batch, func(ctx context.Context, cs []store.Chunk) ([][]float32, error) {
 		texts := make([]string, len(cs))
 		for i, c := range cs {
 			texts[i] = c.Text
 		}
 		return e.EmbedDocuments(ctx, texts)
-	}, prog.update)
+	}, prog.update, func() {
+		fmt.Fprintln(errw, "waiting for the papers ingest or update running on this library to finish (Ctrl-C stops)...")
+	})
 	prog.finish()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -119,9 +119,10 @@ type reindexProgress struct {
 	next  int
 }
 
-func newReindexProgress(w io.Writer, total int) *reindexProgress {
+func newReindexProgress(s *IOStreams, total int) *reindexProgress {
+	w := s.ErrOut
 	p := &reindexProgress{w: w, total: total}
-	if isTerminal(w) && total > 0 {
+	if s.ErrTTY && total > 0 {
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription("embedding chunks"),

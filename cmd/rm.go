@@ -3,17 +3,23 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/internal/safetext"
 )
 
 func init() { register(newRmCmd) }
 
-type rmOptions struct{ json bool }
+type rmOptions struct {
+	*globalOptions
+	json bool
+
+	refs []string
+}
 
 func newRmCmd(g *globalOptions) *cobra.Command {
-	o := &rmOptions{}
+	o := &rmOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "rm ID...",
 		Short: "Remove papers from the library",
@@ -27,15 +33,17 @@ that reads back to it; papers ingest adds it again.`,
   papers rm pdf:3979a1c2e4f5a6b7 topic-012 --json`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runRm(c.Context(), g, o, args, c.OutOrStdout())
+			o.refs = args
+			return runRm(c.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&o.json, "json", false, `print {"removed":[ids]}`)
+	addJSON(c, &o.json, `print {"removed":[ids]}`)
 	return c
 }
 
-func runRm(ctx context.Context, g *globalOptions, o *rmOptions, refs []string, out io.Writer) error {
-	lib, err := openExisting(ctx, g)
+func runRm(ctx context.Context, o *rmOptions) error {
+	refs, out := o.refs, o.io.Out
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -44,14 +52,14 @@ func runRm(ctx context.Context, g *globalOptions, o *rmOptions, refs []string, o
 	if err != nil {
 		return err
 	}
-	removed := []string{}
-	for _, id := range ids {
-		if err := lib.Delete(ctx, id); err != nil {
-			return fmt.Errorf("%w (removed before it: %d of %d)", err, len(removed), len(ids))
-		}
-		removed = append(removed, id)
-		if !o.json {
-			fmt.Fprintf(out, "removed %s\n", id)
+	// One transaction for all: killed or failed, nothing or everything is removed.
+	if err := lib.DeleteAll(ctx, ids); err != nil {
+		return err
+	}
+	removed := ids
+	if !o.json {
+		for _, id := range ids {
+			fmt.Fprintf(out, "removed %s\n", safetext.Line(id))
 		}
 	}
 	// Searches then find the index current instead of building it.

@@ -38,22 +38,29 @@ func Main() int {
 	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
-// Run executes one command line with the given streams and returns the exit
-// code. Tests call it with a fresh tree each time.
+// Run executes one command line with the given streams (stdin is the
+// process's) and returns the exit code. Tests call it with a fresh tree
+// each time.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := NewRoot()
+	return RunIO(ctx, args, NewIOStreams(os.Stdin, stdout, stderr))
+}
+
+// RunIO is Run with streams whose terminal facts are given: tests render
+// for a terminal by setting s.OutTTY.
+func RunIO(ctx context.Context, args []string, s *IOStreams) int {
 	if args == nil {
 		args = []string{}
 	}
+	out := &checkedWriter{w: s.Out}
+	streams := *s
+	streams.Out = out
+	root := NewRoot(&streams)
 	root.SetArgs(args)
-	out := &checkedWriter{w: stdout}
-	root.SetOut(out)
-	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil && out.err != nil {
 		err = withHint(fmt.Errorf("write output: %w", out.err), "the output was lost: check the disk or the file it goes to")
 	}
-	return report(ctx, err, stderr)
+	return report(ctx, err, s.ErrOut)
 }
 
 // report prints err once, with its hint, and maps it to an exit code.
@@ -131,15 +138,17 @@ func (e quietError) ExitCode() int { return e.code }
 // errNothingFound is returned by commands that found nothing to show (exit 3).
 var errNothingFound = withExit(errors.New("the library holds no evidence for this"), ExitNoEvidence)
 
-// globalOptions are the flags every command shares.
+// globalOptions are the flags every command shares, and the streams of the
+// run.
 type globalOptions struct {
 	home    string
 	verbose bool
+	io      *IOStreams
 }
 
-// NewRoot builds a fresh command tree.
-func NewRoot() *cobra.Command {
-	g := &globalOptions{}
+// NewRoot builds a fresh command tree that reads and writes s.
+func NewRoot(s *IOStreams) *cobra.Command {
+	g := &globalOptions{io: s}
 	root := &cobra.Command{
 		Use:   "papers",
 		Short: "A research assistant for your shell: ingest arXiv papers, search and ask them with citations",
@@ -159,6 +168,9 @@ Every flag can also be set as PAPERS_<FLAG> (e.g. PAPERS_HOME, PAPERS_MAX).`,
 			return applyEnv(c)
 		},
 	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return withHint(withExit(err, ExitUsage), "run `%s --help` for usage", c.CommandPath())
 	})

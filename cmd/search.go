@@ -9,30 +9,28 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/safetext"
-	"github.com/papers-cli/papers/store"
 )
 
 func init() { register(newSearchCmd) }
 
 type searchOptions struct {
+	*globalOptions
 	k    int
 	mode string
 	rankingFlags
-	perPaper     int
-	perPaperSet  bool
-	papers       []string
-	topics       []string
-	categories   []string
-	authors      []string
-	since, until string
-	json         bool
+	filter      filterFlags
+	perPaper    int
+	perPaperSet bool
+	json        bool
+
+	query string
+	ask   ask.Mode
 }
 
 // searchRecord is the --json shape of one passage (NDJSON, one per line).
@@ -49,7 +47,7 @@ type searchRecord struct {
 }
 
 func newSearchCmd(g *globalOptions) *cobra.Command {
-	o := &searchOptions{}
+	o := &searchOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Find the passages of the library that best match a query",
@@ -76,84 +74,77 @@ The embedder is the library's own (chosen at the first ingest with
   papers search --json 'GRPO' | jq -r '"\(.id)v\(.version) p.\(.pages): \(.text[:80])"'`,
 		Args: minArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if o.k <= 0 {
-				return usageError("-k must be at least 1, got %d", o.k)
-			}
-			mode, err := ask.ParseMode(o.mode)
-			if err != nil {
-				return withExit(err, ExitUsage)
-			}
-			if err := o.check(c); err != nil {
+			if err := o.complete(c, args); err != nil {
 				return err
 			}
-			if o.perPaper < 0 {
-				return usageError("--per-paper must be 0 (no limit) or more, got %d", o.perPaper)
-			}
-			o.perPaperSet = c.Flags().Changed("per-paper")
-			// Unquoted words are one query: papers search reward hacking
-			return runSearch(c.Context(), g, o, mode, strings.Join(args, " "), c.OutOrStdout(), c.ErrOrStderr())
+			return runSearch(c.Context(), o)
 		},
 	}
-	o.register(c)
+	o.rankingFlags.register(c)
+	o.filter.register(c, filterAll)
 	f := c.Flags()
-	f.IntVarP(&o.k, "k", "k", 10, "passages to show")
+	addK(c, &o.k, 10, "passages to show")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
-	f.StringArrayVar(&o.papers, "paper", nil, "search only this paper id (repeatable)")
-	f.StringArrayVar(&o.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
-	f.StringArrayVar(&o.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
-	f.StringArrayVar(&o.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
-	f.StringVar(&o.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
-	f.StringVar(&o.until, "until", "", "only papers published on or before this date")
-	f.BoolVar(&o.json, "json", false, "print NDJSON: one object per passage (id, version, title, chunk, pages, section, score, text)")
+	addJSON(c, &o.json, "print NDJSON: one object per passage (id, version, title, chunk, pages, section, score, text)")
 	return c
 }
 
-func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask.Mode, query string, out, errw io.Writer) error {
-	if strings.TrimSpace(query) == "" {
-		return usageError("the query is empty")
-	}
-	f, err := buildFilter(o.since, o.until, o.categories, o.authors)
-	if err != nil {
+// complete checks the flags and takes the query from the arguments.
+func (o *searchOptions) complete(c *cobra.Command, args []string) error {
+	if err := checkK(c, o.k); err != nil {
 		return err
 	}
-	lib, err := openExisting(ctx, g)
+	mode, err := ask.ParseMode(o.mode)
+	if err != nil {
+		return withExit(err, ExitUsage)
+	}
+	o.ask = mode
+	if err := o.rankingFlags.check(c); err != nil {
+		return err
+	}
+	if o.perPaper < 0 {
+		return usageError("--per-paper must be 0 (no limit) or more, got %d", o.perPaper)
+	}
+	o.perPaperSet = c.Flags().Changed("per-paper")
+	// Unquoted words are one query: papers search reward hacking
+	o.query = strings.Join(args, " ")
+	if strings.TrimSpace(o.query) == "" {
+		return usageError("the query is empty")
+	}
+	if _, err := o.filter.check(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func runSearch(ctx context.Context, o *searchOptions) error {
+	out, errw := o.io.Out, o.io.ErrOut
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	// Unknown papers and topics are errors, not an empty result.
-	if f.IDs, err = resolvePapers(ctx, lib, o.papers); err != nil {
-		return err
-	}
-	if f.Topics, err = topicFilter(ctx, lib, o.topics); err != nil {
+	f, err := o.filter.resolve(ctx, lib)
+	if err != nil {
 		return err
 	}
 	per := o.perPaper
 	if per == 0 || len(f.IDs) > 0 && !o.perPaperSet {
 		per = -1 // no limit, and none by default when papers are named
 	}
+	mode, query := o.ask, o.query
 	start := time.Now()
-	var e embed.Embedder
-	var ps []ask.Passage
-	// A reindex that commits between reading the library's embedder and
-	// searching its vectors leaves the query of the old embedder: once,
-	// read the embedder again.
-	for attempt := 0; ; attempt++ {
-		if mode != ask.BM25 {
-			if e, err = libraryEmbedder(ctx, lib, errw); err != nil {
-				return searchEmbedHint(err)
-			}
-		}
-		ps, err = o.retriever(lib, e).Retrieve(ctx, query, ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f})
-		if err == nil || attempt > 0 || !errors.Is(err, store.ErrDimensions) {
-			break
-		}
+	so := ask.SearchOptions{
+		RetrieveOptions: ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f},
+		Embed:           embedOptions(0, errw),
 	}
+	o.rankingFlags.apply(&so)
+	ps, e, err := ask.Search(ctx, lib, query, so)
 	if err != nil {
-		return searchEmbedHint(err)
+		return searchEmbedHint(libraryEmbedderHint(err))
 	}
-	if g.verbose {
+	if o.verbose {
 		name := "no embedder"
 		if e != nil {
 			name = e.Name()
@@ -178,29 +169,8 @@ func runSearch(ctx context.Context, g *globalOptions, o *searchOptions, mode ask
 		}
 		return nil
 	}
-	printPassages(out, ps, query)
+	printPassages(o.io, ps, query)
 	return nil
-}
-
-// libraryEmbedder builds the embedder the library's vectors were made with,
-// so that searching never needs --embedder.
-func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (embed.Embedder, error) {
-	m, err := lib.Manifest(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if m.Embedder == "" {
-		return embed.NewLocal(), nil // an empty library: nothing to match anyway
-	}
-	spec, dims, err := embed.SpecOf(m.Embedder)
-	if err != nil {
-		return nil, withHint(err, "run `papers reindex --embedder local` to re-embed the library with this version")
-	}
-	e, err := embed.Parse(spec, embedOptions(dims, errw))
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
 }
 
 // embedOptions reads the OpenAI-compatible server settings from the
@@ -235,10 +205,10 @@ func round(x float64, places int) float64 {
 
 // printPassages prints passages for people: a block per passage on a
 // terminal, with the query's words in bold; tab-separated rows when piped.
-func printPassages(out io.Writer, ps []ask.Passage, query string) {
-	tty := isTerminal(out)
-	if !tty {
-		t := newTable(out)
+func printPassages(s *IOStreams, ps []ask.Passage, query string) {
+	out := s.Out
+	if !s.OutTTY {
+		t := newTable(out, s)
 		for _, p := range ps {
 			t.row(strconv.Itoa(p.Rank), p.PaperID, version(p.Paper.Version), p.Pages(), p.Section,
 				strconv.FormatFloat(p.Score, 'f', 4, 64), p.Paper.Title, snippet(body(p), query, 240, false))
@@ -246,11 +216,11 @@ func printPassages(out io.Writer, ps []ask.Passage, query string) {
 		t.flush()
 		return
 	}
-	width := termWidth(out)
+	width := s.Width
 	if width <= 0 || width > 120 {
 		width = 100
 	}
-	color := useColor()
+	color := s.Color
 	for i, p := range ps {
 		if i > 0 {
 			fmt.Fprintln(out)
@@ -294,95 +264,15 @@ func version(v int) string {
 	return "v" + strconv.Itoa(v)
 }
 
-// snippet cuts about n bytes of text around the densest run of query words;
-// with bold, matching words are wrapped in ANSI bold.
+// snippet cuts about n bytes of text around the densest run of query
+// words (ask.MakeSnippet); with bold, matching words are wrapped in ANSI
+// bold.
 func snippet(text, query string, n int, bold bool) string {
-	text = strings.Join(strings.Fields(text), " ")
-	want := map[string]bool{}
-	for _, t := range embed.Terms(query) {
-		want[t] = true
+	s := ask.MakeSnippet(text, query, n)
+	if bold {
+		return s.Marked("\x1b[1;33m", "\x1b[0m")
 	}
-	// Word spans and whether each matches.
-	type span struct {
-		lo, hi int
-		hit    bool
-	}
-	var spans []span
-	start := -1
-	for i, r := range text + " " {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r)
-		if word && start < 0 {
-			start = i
-		} else if !word && start >= 0 {
-			terms := embed.Terms(text[start:i])
-			spans = append(spans, span{start, i, len(terms) == 1 && want[terms[0]]})
-			start = -1
-		}
-	}
-	lo, hi := 0, len(text)
-	if len(text) > n {
-		// Window of n bytes starting at a word, with the most hits.
-		best, bestAt := -1, 0
-		j, hits := 0, 0
-		for i := range spans {
-			for j < len(spans) && spans[j].hi-spans[i].lo <= n {
-				if spans[j].hit {
-					hits++
-				}
-				j++
-			}
-			if hits > best {
-				best, bestAt = hits, i
-			}
-			if spans[i].hit {
-				hits--
-			}
-		}
-		if len(spans) > 0 {
-			// Start a little before the window's first hit, for context.
-			first := bestAt
-			for first < len(spans)-1 && !spans[first].hit {
-				first++
-			}
-			if !spans[first].hit {
-				first = bestAt
-			}
-			k := first
-			for k > 0 && spans[first].lo-spans[k-1].lo < n/5 {
-				k--
-			}
-			lo = spans[k].lo
-		}
-		hi = min(len(text), lo+n)
-		for hi < len(text) && hi > lo && text[hi-1] != ' ' {
-			hi--
-		}
-	}
-	var b strings.Builder
-	if lo > 0 {
-		b.WriteString("…")
-	}
-	pos := lo
-	for _, s := range spans {
-		if s.lo < lo || s.hi > hi {
-			continue
-		}
-		b.WriteString(text[pos:s.lo])
-		if bold && s.hit {
-			b.WriteString("\x1b[1;33m" + text[s.lo:s.hi] + "\x1b[0m")
-		} else {
-			b.WriteString(text[s.lo:s.hi])
-		}
-		pos = s.hi
-	}
-	if pos < hi {
-		b.WriteString(text[pos:hi])
-	}
-	out := strings.TrimSpace(b.String())
-	if hi < len(text) {
-		out += " …"
-	}
-	return out
+	return s.Text
 }
 
 // wrap breaks s into lines of at most width visible characters (ANSI

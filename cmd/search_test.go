@@ -130,18 +130,6 @@ func TestSearchEmptyLibrary(t *testing.T) {
 	}
 }
 
-func TestSnippetHighlightsQueryWords(t *testing.T) {
-	text := "Reinforcement learning agents learn world models. Terminal agents execute commands."
-	got := snippet(text, "terminal agent", 200, true)
-	if !strings.Contains(got, "\x1b[1;33mTerminal\x1b[0m") || !strings.Contains(got, "\x1b[1;33magents\x1b[0m") {
-		t.Errorf("snippet %q lacks highlights", got)
-	}
-	plain := snippet(strings.Repeat("filler words here ", 40)+"the terminal agent"+strings.Repeat(" more filler", 40), "terminal agent", 80, false)
-	if !strings.Contains(plain, "terminal agent") || len(plain) > 90 {
-		t.Errorf("snippet %q does not centre on the match", plain)
-	}
-}
-
 // TestEval runs papers eval on a slice of SciFact: the first 100 train
 // queries and their relevant abstracts plus 400 others.
 func TestEval(t *testing.T) {

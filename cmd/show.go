@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,8 +16,11 @@ import (
 func init() { register(newShowCmd) }
 
 type showOptions struct {
+	*globalOptions
 	json   bool
 	chunks bool
+
+	ref string
 }
 
 // showRecord is the --json shape of show.
@@ -41,7 +44,7 @@ type chunkRecord struct {
 }
 
 func newShowCmd(g *globalOptions) *cobra.Command {
-	o := &showOptions{}
+	o := &showOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a paper of the library: metadata, abstract, pages and chunks",
@@ -50,36 +53,76 @@ func newShowCmd(g *globalOptions) *cobra.Command {
   papers show 2501.12948 --json | jq .sections`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runShow(c.Context(), g, o, args[0], c.OutOrStdout())
+			o.ref = args[0]
+			return runShow(c.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&o.json, "json", false, "print one JSON object")
+	addJSON(c, &o.json, "print one JSON object")
 	c.Flags().BoolVar(&o.chunks, "chunks", false, "also print every chunk's text")
 	return c
 }
 
-// paperID normalises an arXiv id or URL to the library's versionless key;
-// other ids (local files, corpus records) are taken as they are.
-func paperID(ref string) string {
+// resolvePaper finds the one paper ref names: a paper stored under ref
+// exactly (local PDFs, corpus records) or, for an arXiv id in any form
+// (versions, "arXiv:", URLs), under its versionless id. A ref that names
+// two papers is refused with both named, never taken as either.
+func resolvePaper(ctx context.Context, lib *store.Library, ref string) (store.Paper, error) {
+	ref = strings.TrimSpace(ref)
+	var aliases []string
 	if id, _, err := arxiv.ParseID(ref); err == nil {
-		return id
+		aliases = append(aliases, id)
 	}
-	return strings.TrimSpace(ref)
+	p, err := lib.FindPaper(ctx, ref, aliases...)
+	var amb *store.AmbiguousError
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		id := ref
+		if len(aliases) > 0 {
+			id = aliases[0]
+		}
+		return p, notInLibrary(id, ref)
+	case errors.As(err, &amb):
+		return p, withHint(err, "%s", ambiguityHint(amb))
+	}
+	return p, err
+}
+
+// ambiguityHint says how to name each paper of an ambiguous reference: the
+// arXiv paper by its bare id; the other, stored under an arXiv-form id by
+// an older papers (ingest now refuses such corpus ids), once the arXiv
+// paper is out of the way.
+func ambiguityHint(amb *store.AmbiguousError) string {
+	var arxivID string
+	var others []string
+	for _, p := range amb.Candidates {
+		if p.Source == "arxiv" {
+			arxivID = p.ID
+		} else {
+			others = append(others, p.ID)
+		}
+	}
+	if arxivID == "" {
+		return "papers list shows the ids as stored"
+	}
+	return fmt.Sprintf("%s alone names the arXiv paper; %s was stored under an arXiv-like id before papers refused those: "+
+		"to remove it, `papers rm %s`, then `papers rm %s`, then `papers ingest %s` brings the arXiv paper back",
+		arxivID, strings.Join(others, ", "), arxivID, shellArg(others[0]), arxivID)
 }
 
 // resolvePapers turns --paper references (arXiv ids in any form, URLs,
-// other ids as they are) into the library's keys; one the library does not
-// hold is an error naming it, not an empty result.
+// other ids as they are) into the library's keys (see resolvePaper); one
+// the library does not hold, or one naming two papers, is an error naming
+// it, not an empty result.
 func resolvePapers(ctx context.Context, lib *store.Library, refs []string) ([]string, error) {
 	ids := make([]string, 0, len(refs))
 	for _, ref := range refs {
-		id := paperID(ref)
-		if _, err := lib.Get(ctx, id); errors.Is(err, store.ErrNotFound) {
-			return nil, notInLibrary(id, ref)
-		} else if err != nil {
+		p, err := resolvePaper(ctx, lib, ref)
+		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, id)
+		if !slices.Contains(ids, p.ID) {
+			ids = append(ids, p.ID)
+		}
 	}
 	return ids, nil
 }
@@ -104,21 +147,18 @@ func pageSpan(start, end int) string {
 	return fmt.Sprintf("%d-%d", start, end)
 }
 
-func runShow(ctx context.Context, g *globalOptions, o *showOptions, ref string, out io.Writer) error {
-	lib, err := openExisting(ctx, g)
+func runShow(ctx context.Context, o *showOptions) error {
+	ref, out := o.ref, o.io.Out
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	id := paperID(ref)
-	p, err := lib.Get(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return notInLibrary(id, ref)
-	}
+	p, err := resolvePaper(ctx, lib, ref)
 	if err != nil {
 		return err
 	}
-	chunks, err := lib.Chunks(ctx, id)
+	chunks, err := lib.Chunks(ctx, p.ID)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -38,8 +37,13 @@ topics; ask, search, list, digest and export take --topic NAME.`,
 	return c
 }
 
+type topicAddOptions struct {
+	*globalOptions
+	name, query, description string
+}
+
 func newTopicAddCmd(g *globalOptions) *cobra.Command {
-	var query, description string
+	o := &topicAddOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "add NAME --query 'ARXIV QUERY'",
 		Short: "Follow a new topic (then run papers update NAME)",
@@ -47,37 +51,41 @@ func newTopicAddCmd(g *globalOptions) *cobra.Command {
   papers topic add grpo --query 'abs:GRPO OR ti:"group relative policy"' --description "GRPO and its variants"`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			name := strings.TrimSpace(args[0])
-			if name == "" {
-				return withHint(usageError("a topic needs a name"), "name it in one word or quote it: papers topic add rl-agents --query 'ARXIV QUERY'")
-			}
-			if strings.IndexFunc(name, unicode.IsControl) >= 0 {
-				return withHint(usageError("topic name %q has a control character (newline, tab)", name), "give a name on one line without tabs")
-			}
-			if strings.TrimSpace(query) == "" {
-				return withHint(usageError("a topic needs --query"), "give an arXiv query: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\"")
-			}
-			ctx := c.Context()
-			lib, err := openLibrary(ctx, g)
-			if err != nil {
-				return err
-			}
-			defer lib.Close()
-			err = lib.AddTopic(ctx, store.Topic{Name: name, Query: query, Description: description})
-			if errors.Is(err, store.ErrTopicExists) {
-				return withHint(err, "see it with `papers topic show %s`, or remove it first with `papers topic rm %s`", shellArg(name), shellArg(name))
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.OutOrStdout(), "following %s: %s\n", name, query)
-			fmt.Fprintf(c.ErrOrStderr(), "fetch its papers with: papers update %s\n", shellArg(name))
-			return nil
+			o.name = strings.TrimSpace(args[0])
+			return runTopicAdd(c.Context(), o)
 		},
 	}
-	c.Flags().StringVar(&query, "query", "", "arXiv search query (ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\")")
-	c.Flags().StringVar(&description, "description", "", "what the topic is about (shown by topic show, used by digest)")
+	c.Flags().StringVar(&o.query, "query", "", "arXiv search query (ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\")")
+	c.Flags().StringVar(&o.description, "description", "", "what the topic is about (shown by topic show, used by digest)")
 	return c
+}
+
+func runTopicAdd(ctx context.Context, o *topicAddOptions) error {
+	name, query := o.name, o.query
+	if name == "" {
+		return withHint(usageError("a topic needs a name"), "name it in one word or quote it: papers topic add rl-agents --query 'ARXIV QUERY'")
+	}
+	if strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return withHint(usageError("topic name %q has a control character (newline, tab)", name), "give a name on one line without tabs")
+	}
+	if strings.TrimSpace(query) == "" {
+		return withHint(usageError("a topic needs --query"), "give an arXiv query: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\"")
+	}
+	lib, err := openLibrary(ctx, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	err = lib.AddTopic(ctx, store.Topic{Name: name, Query: query, Description: o.description})
+	if errors.Is(err, store.ErrTopicExists) {
+		return withHint(err, "see it with `papers topic show %s`, or remove it first with `papers topic rm %s`", shellArg(name), shellArg(name))
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.io.Out, "following %s: %s\n", name, query)
+	fmt.Fprintf(o.io.ErrOut, "fetch its papers with: papers update %s\n", shellArg(name))
+	return nil
 }
 
 // topicRecord is the --json shape of a topic in topic list and topic show.
@@ -119,8 +127,13 @@ func lastUpdateText(t store.Topic) string {
 	return t.LastUpdate.Local().Format("2006-01-02 15:04")
 }
 
+type topicListOptions struct {
+	*globalOptions
+	json bool
+}
+
 func newTopicListCmd(g *globalOptions) *cobra.Command {
-	var asJSON bool
+	o := &topicListOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List followed topics: query, papers held, last update, momentum",
@@ -130,50 +143,58 @@ papers momentum for arXiv's own counts).`,
 		Example: `  papers topic list
   papers topic list --json | jq -r 'select(.last_update == null) | .name'`,
 		Args: exactArgs(0),
-		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			lib, err := openExisting(ctx, g)
-			if err != nil {
-				return err
-			}
-			defer lib.Close()
-			ts, err := lib.Topics(ctx)
-			if err != nil {
-				return err
-			}
-			out := c.OutOrStdout()
-			if len(ts) == 0 && !asJSON {
-				fmt.Fprintln(c.ErrOrStderr(), "no topics yet; follow one with: papers topic add NAME --query 'ARXIV QUERY'")
-				return nil
-			}
-			t := newTable(out)
-			if t.tty && !asJSON {
-				t.row("NAME", "PAPERS", "LAST UPDATE", "MOMENTUM (4W)", "QUERY")
-			}
-			for _, tp := range ts {
-				m, err := topic.MomentumOffline(ctx, lib, tp, time.Now())
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					if err := writeJSON(out, newTopicRecord(tp, m)); err != nil {
-						return err
-					}
-					continue
-				}
-				t.row(tp.Name, strconv.Itoa(tp.Papers), lastUpdateText(tp), momentumLine(m), tp.Query)
-			}
-			t.flush()
-			return nil
-		},
+		RunE: func(c *cobra.Command, args []string) error { return runTopicList(c.Context(), o) },
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print NDJSON: one object per topic")
+	addJSON(c, &o.json, "print NDJSON: one object per topic")
 	return c
 }
 
+func runTopicList(ctx context.Context, o *topicListOptions) error {
+	lib, err := openExisting(ctx, o.globalOptions)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	ts, err := lib.Topics(ctx)
+	if err != nil {
+		return err
+	}
+	out := o.io.Out
+	if len(ts) == 0 && !o.json {
+		fmt.Fprintln(o.io.ErrOut, "no topics yet; follow one with: papers topic add NAME --query 'ARXIV QUERY'")
+		return nil
+	}
+	t := newTable(out, o.io)
+	if t.tty && !o.json {
+		t.row("NAME", "PAPERS", "LAST UPDATE", "MOMENTUM (4W)", "QUERY")
+	}
+	for _, tp := range ts {
+		m, err := topic.MomentumOffline(ctx, lib, tp, time.Now())
+		if err != nil {
+			return err
+		}
+		if o.json {
+			if err := writeJSON(out, newTopicRecord(tp, m)); err != nil {
+				return err
+			}
+			continue
+		}
+		t.row(tp.Name, strconv.Itoa(tp.Papers), lastUpdateText(tp), momentumLine(m), tp.Query)
+	}
+	t.flush()
+	return nil
+}
+
+type topicShowOptions struct {
+	*globalOptions
+	json   bool
+	latest int
+
+	name string
+}
+
 func newTopicShowCmd(g *globalOptions) *cobra.Command {
-	var asJSON bool
-	var latest int
+	o := &topicShowOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Show a topic: description, query, momentum and its latest papers",
@@ -181,29 +202,34 @@ func newTopicShowCmd(g *globalOptions) *cobra.Command {
   papers topic show rl-agents --json | jq '.recent[].title'`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			lib, tp, err := openTopic(ctx, g, args[0])
-			if err != nil {
-				return err
-			}
-			defer lib.Close()
-			m, err := topic.MomentumOffline(ctx, lib, tp, time.Now())
-			if err != nil {
-				return err
-			}
-			ps, err := lib.List(ctx, store.Filter{Topics: []string{tp.Name}, Limit: latest})
-			if err != nil {
-				return err
-			}
-			return writeTopic(c.OutOrStdout(), tp, m, ps, asJSON)
+			o.name = args[0]
+			return runTopicShow(c.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON: the topic (papers: how many) with its latest papers (recent)")
-	c.Flags().IntVar(&latest, "latest", 10, "latest papers to show")
+	addJSON(c, &o.json, "print JSON: the topic (papers: how many) with its latest papers (recent)")
+	c.Flags().IntVar(&o.latest, "latest", 10, "latest papers to show")
 	return c
 }
 
-func writeTopic(out io.Writer, tp store.Topic, m *topic.Momentum, ps []store.Paper, asJSON bool) error {
+func runTopicShow(ctx context.Context, o *topicShowOptions) error {
+	lib, tp, err := openTopic(ctx, o.globalOptions, o.name)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	m, err := topic.MomentumOffline(ctx, lib, tp, time.Now())
+	if err != nil {
+		return err
+	}
+	ps, err := lib.List(ctx, store.Filter{Topics: []string{tp.Name}, Limit: o.latest})
+	if err != nil {
+		return err
+	}
+	return writeTopic(o.io, tp, m, ps, o.json)
+}
+
+func writeTopic(s *IOStreams, tp store.Topic, m *topic.Momentum, ps []store.Paper, asJSON bool) error {
+	out := s.Out
 	if asJSON {
 		recs := []paperRecord{}
 		for _, p := range ps {
@@ -224,7 +250,7 @@ func writeTopic(out io.Writer, tp store.Topic, m *topic.Momentum, ps []store.Pap
 	fmt.Fprintf(out, "momentum:     %s, last 4 weeks vs the 4 before (papers held)\n", momentumLine(m))
 	if len(ps) > 0 {
 		fmt.Fprintln(out, "latest papers:")
-		t := newTable(out)
+		t := newTable(out, s)
 		for _, p := range ps {
 			t.row("  "+p.ID, day(p.Published), p.Title)
 		}
@@ -233,8 +259,15 @@ func writeTopic(out io.Writer, tp store.Topic, m *topic.Momentum, ps []store.Pap
 	return nil
 }
 
+type topicRmOptions struct {
+	*globalOptions
+	purge bool
+
+	name string
+}
+
 func newTopicRmCmd(g *globalOptions) *cobra.Command {
-	var purge bool
+	o := &topicRmOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "rm NAME",
 		Short: "Stop following a topic (its papers stay unless --purge)",
@@ -242,26 +275,30 @@ func newTopicRmCmd(g *globalOptions) *cobra.Command {
   papers topic rm old-topic --purge   # also delete the papers it brought that no other topic holds`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			lib, tp, err := openTopic(ctx, g, args[0])
-			if err != nil {
-				return err
-			}
-			defer lib.Close()
-			purged, err := lib.RemoveTopic(ctx, tp.Name, purge)
-			if err != nil {
-				return err
-			}
-			if purge {
-				fmt.Fprintf(c.OutOrStdout(), "removed topic %s and %d of its %d papers (the others belong to other topics or were in the library before it)\n", tp.Name, len(purged), tp.Papers)
-			} else {
-				fmt.Fprintf(c.OutOrStdout(), "removed topic %s; its %d papers stay in the library\n", tp.Name, tp.Papers)
-			}
-			return nil
+			o.name = args[0]
+			return runTopicRm(c.Context(), o)
 		},
 	}
-	c.Flags().BoolVar(&purge, "purge", false, "also delete the papers the topic's updates brought into the library that no other topic holds")
+	c.Flags().BoolVar(&o.purge, "purge", false, "also delete the papers the topic's updates brought into the library that no other topic holds")
 	return c
+}
+
+func runTopicRm(ctx context.Context, o *topicRmOptions) error {
+	lib, tp, err := openTopic(ctx, o.globalOptions, o.name)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	purged, err := lib.RemoveTopic(ctx, tp.Name, o.purge)
+	if err != nil {
+		return err
+	}
+	if o.purge {
+		fmt.Fprintf(o.io.Out, "removed topic %s and %d of its %d papers (the others belong to other topics or were in the library before it)\n", tp.Name, len(purged), tp.Papers)
+	} else {
+		fmt.Fprintf(o.io.Out, "removed topic %s; its %d papers stay in the library\n", tp.Name, tp.Papers)
+	}
+	return nil
 }
 
 // shellArg quotes s for a POSIX shell when it needs it, so that a command

@@ -19,12 +19,15 @@ import (
 func init() { register(newUpdateCmd) }
 
 type updateOptions struct {
+	*globalOptions
 	abstractsOnly bool
 	json          bool
 	max           int
 	window        string
-	embedder      string
+	embedder      embedderFlags
 	workers       int
+
+	names []string
 }
 
 // updateSummary is the --json document of papers update.
@@ -45,7 +48,7 @@ type topicSummary struct {
 }
 
 func newUpdateCmd(g *globalOptions) *cobra.Command {
-	o := &updateOptions{}
+	o := &updateOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "update [NAME]...",
 		Short: "Fetch what is new or revised in followed topics (all by default)",
@@ -67,20 +70,22 @@ kept, and the next run goes over the same ground without downloading again.`,
 			if o.max <= 0 {
 				return usageError("--max must be at least 1, got %d", o.max)
 			}
-			return runUpdate(c.Context(), g, o, args, c.OutOrStdout(), c.ErrOrStderr())
+			o.names = args
+			return runUpdate(c.Context(), o)
 		},
 	}
 	f := c.Flags()
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
-	f.BoolVar(&o.json, "json", false, "print a JSON summary (added, updated, unchanged, failed, and per topic)")
+	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, and per topic)")
 	f.IntVar(&o.max, "max", topic.DefaultMax, "most papers to ingest per topic in one run (the rest come next run)")
 	f.StringVar(&o.window, "window", "12w", "how far back a topic's first update reads (e.g. 30d, 12w, 6m)")
-	f.StringVar(&o.embedder, "embedder", "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's)")
+	o.embedder.register(c, "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's)")
 	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
 	return c
 }
 
-func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []string, stdout, stderr io.Writer) error {
+func runUpdate(ctx context.Context, o *updateOptions) error {
+	stdout, stderr := o.io.Out, o.io.ErrOut
 	now := time.Now()
 	from, err := parseDate(o.window, now)
 	if err != nil {
@@ -90,16 +95,21 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 	if from.IsZero() || window <= 0 {
 		return usageError("--window must reach back from now, got %q: give a span like 30d, 12w, 6m, or a past date", o.window)
 	}
-	lib, err := openExisting(ctx, g)
+	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	topics, err := selectTopics(ctx, lib, names)
+	topics, err := selectTopics(ctx, lib, o.names)
 	if err != nil {
 		return err
 	}
-	e, err := embedderFor(ctx, lib, o.embedder, stderr)
+	release, err := holdEmbedder(ctx, lib, stderr)
+	if err != nil {
+		return err
+	}
+	defer release()
+	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
 	if err != nil {
 		return err
 	}
@@ -111,7 +121,7 @@ func runUpdate(ctx context.Context, g *globalOptions, o *updateOptions, names []
 	if err != nil {
 		return err
 	}
-	prog := newIngestProgress(stderr, g.verbose)
+	prog := newIngestProgress(o.io, o.verbose)
 	client.Logf = prog.logf
 	in := &ingest.Ingester{
 		Lib: lib, Embedder: e, Arxiv: client, Chunking: opts,

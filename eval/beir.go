@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/papers-cli/papers/internal/beir"
 )
 
 // Doc is one corpus record.
@@ -35,7 +37,7 @@ func (d *Doc) UnmarshalJSON(b []byte) error {
 	type plain Doc
 	var v struct {
 		plain
-		ID jsonID `json:"_id"`
+		ID beir.ID `json:"_id"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
@@ -50,33 +52,13 @@ func (q *Query) UnmarshalJSON(b []byte) error {
 	type plain Query
 	var v struct {
 		plain
-		ID jsonID `json:"_id"`
+		ID beir.ID `json:"_id"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	*q = Query(v.plain)
 	q.ID = string(v.ID)
-	return nil
-}
-
-// jsonID is an "_id" written as a string or as a number: BEIR files in the
-// wild have both, and qrels name either as text. A number keeps its literal
-// text (5 is "5").
-type jsonID string
-
-func (id *jsonID) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		err := json.Unmarshal(b, &s)
-		*id = jsonID(s)
-		return err
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("_id %s is neither a string nor a number", b)
-	}
-	*id = jsonID(n)
 	return nil
 }
 

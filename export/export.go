@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -203,7 +204,16 @@ func Escape(s string) string {
 func escapeText(s string) string {
 	paired := bracesPair(s)
 	var b strings.Builder
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if s[i] == '\\' || s[i] == '{' && strings.HasPrefix(s[i+1:], `\`) {
+			if tex, _, n := accentAt(s[i:]); n > 0 { // J\"urg stays TeX: {\"u}
+				b.WriteString(tex)
+				i += n
+				continue
+			}
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		i += w
 		switch r {
 		case '\\':
 			b.WriteString(`\textbackslash{}`)
@@ -225,6 +235,11 @@ func escapeText(s string) string {
 		case '^':
 			b.WriteString(`\textasciicircum{}`)
 		default:
+			if run, n := symbolRun(s[i-w:]); n > 0 { // Greek letters or symbols pdflatex cannot set as text
+				b.WriteString(run)
+				i += n - w
+				continue
+			}
 			b.WriteRune(r)
 		}
 	}
@@ -280,6 +295,14 @@ func escapeTitle(s string) string {
 				c = part[j]
 			case c == '%' || c == '#' || c == '&':
 				b.WriteByte('\\')
+			case c >= utf8.RuneSelf:
+				// $π$ stops pdflatex: Unicode symbols become commands ($\pi$)
+				r, w := utf8.DecodeRuneInString(part[j:])
+				if cmd, ok := mathCommand(r, part[j+w:]); ok {
+					b.WriteString(cmd)
+					j += w - 1
+					continue
+				}
 			}
 			b.WriteByte(c)
 		}
@@ -401,14 +424,14 @@ func CSLJSON(w io.Writer, ps []store.Paper) error {
 	keys := Keys(ps)
 	items := make([]CSLItem, 0, len(ps))
 	for i, p := range ps {
-		it := CSLItem{ID: keys[i], Type: "article", Title: strings.Join(strings.Fields(p.Title), " "), URL: urlOf(p), DOI: p.DOI,
+		it := CSLItem{ID: keys[i], Type: "article", Title: FromTeX(strings.Join(strings.Fields(p.Title), " ")), URL: urlOf(p), DOI: p.DOI,
 			Abstract: strings.Join(strings.Fields(p.Abstract), " ")}
 		names, _ := authors(p.Authors)
 		for _, n := range names {
 			if n.given == "" {
-				it.Author = append(it.Author, CSLName{Literal: n.family})
+				it.Author = append(it.Author, CSLName{Literal: FromTeX(n.family)})
 			} else {
-				it.Author = append(it.Author, CSLName{Family: n.family, Given: n.given})
+				it.Author = append(it.Author, CSLName{Family: FromTeX(n.family), Given: FromTeX(n.given)})
 			}
 		}
 		if !p.Published.IsZero() {

@@ -160,8 +160,9 @@ func TestBibTeXRecordedPapers(t *testing.T) {
 	for i, e := range entries {
 		if strings.HasPrefix(ps[i].Title, "$ω$Test") {
 			math++
-			if !strings.HasPrefix(e.fields["title"], "{$ω$Test: ") {
-				t.Errorf("entry %s: math in the recorded title escaped: %s", e.key, e.fields["title"])
+			// pdflatex cannot read Unicode in math mode: ω is \omega there
+			if !strings.HasPrefix(e.fields["title"], `{$\omega$Test: `) {
+				t.Errorf("entry %s: math in the recorded title not kept as TeX: %s", e.key, e.fields["title"])
 			}
 		}
 	}
@@ -497,4 +498,49 @@ func exportBoth(t *testing.T, ps []store.Paper) ([]bibEntry, []CSLItem) {
 		t.Fatal(err)
 	}
 	return parseBibTeX(t, bib.String()), items
+}
+
+// Sources write TeX themselves: arXiv spells accents as TeX in author
+// names, and titles hold Unicode inside math, which pdflatex cannot read.
+func TestBibTeXSourceTeX(t *testing.T) {
+	day := time.Date(2012, 4, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, title, author         string
+		wantTitle, wantAuthor, csl  string
+		wantCSLFamily, wantCSLGiven string
+	}{
+		{name: "unicode in math", title: "The $π$-Calculus with $α≤β$ and $πr^2$", author: "Ana Lima",
+			wantTitle: `{The $\pi$-Calculus with $\alpha\leq\beta$ and $\pi r^2$}`, wantAuthor: "Lima, Ana",
+			csl: "The $π$-Calculus with $α≤β$ and $πr^2$", wantCSLFamily: "Lima", wantCSLGiven: "Ana"},
+		{name: "greek in text", title: "β-VAE at 3×3 for Δημήτρης", author: "Ana Lima",
+			wantTitle: `{$\beta$-VAE at 3$\times$3 for Δημήτρης}`, wantAuthor: "Lima, Ana",
+			csl: "β-VAE at 3×3 for Δημήτρης", wantCSLFamily: "Lima", wantCSLGiven: "Ana"},
+		{name: "tex accents kept", title: `Fr\"ohlich's {\"U}ber \v{C}ech and \c c`, author: `J\"urg Fr\"ohlich`,
+			wantTitle: `{Fr{\"o}hlich's {\"U}ber {\v{C}}ech and {\c{c}}}`, wantAuthor: `Fr{\"o}hlich, J{\"u}rg`,
+			csl: "Fröhlich's Über Čech and ç", wantCSLFamily: "Fröhlich", wantCSLGiven: "Jürg"},
+		{name: "letters and dotless i", title: `Stra\ss e, \o{}re and na\"{\i}ve`, author: `P. Zgliczy\'nski`,
+			wantTitle: `{Stra{\ss}e, {\o}re and na{\"{\i}}ve}`, wantAuthor: `Zgliczy{\'n}ski, P.`,
+			csl: "Straße, øre and naïve", wantCSLFamily: "Zgliczyński", wantCSLGiven: "P."},
+		{name: "a backslash that is no accent", title: `A \ B \textbf x`, author: "Ana Lima",
+			wantTitle: `{A \textbackslash{} B \textbackslash{}textbf x}`, wantAuthor: "Lima, Ana",
+			csl: `A \ B \textbf x`, wantCSLFamily: "Lima", wantCSLGiven: "Ana"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := store.Paper{ID: "1204.00001", Version: 1, Title: tt.title, Authors: []string{tt.author}, Published: day, Source: "arxiv"}
+			entries, items := exportBoth(t, []store.Paper{p})
+			if got := entries[0].fields["title"]; got != tt.wantTitle {
+				t.Errorf("title\n got %s\nwant %s", got, tt.wantTitle)
+			}
+			if got := entries[0].fields["author"]; got != tt.wantAuthor {
+				t.Errorf("author = %s, want %s", got, tt.wantAuthor)
+			}
+			if items[0].Title != tt.csl || len(items[0].Author) != 1 || items[0].Author[0].Family != tt.wantCSLFamily || items[0].Author[0].Given != tt.wantCSLGiven {
+				t.Errorf("CSL-JSON title %q author %+v; want %q %s, %s", items[0].Title, items[0].Author, tt.csl, tt.wantCSLFamily, tt.wantCSLGiven)
+			}
+			if strings.Contains(entries[0].key, "\\") || !strings.HasPrefix(entries[0].key, asciiWord(tt.wantCSLFamily)) {
+				t.Errorf("key %s", entries[0].key)
+			}
+		})
+	}
 }

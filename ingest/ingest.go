@@ -44,7 +44,10 @@ type Ingester struct {
 	// AbstractsOnly skips PDFs: papers get their title+abstract chunk only.
 	AbstractsOnly bool
 	// Workers bounds the papers extracted and embedded at once (default 2).
-	Workers  int
+	Workers int
+	// Topic, if not nil, is the topic every paper stored joins, in the
+	// transaction that stores it (a topic's update).
+	Topic    *store.Membership
 	Observer func(Event)
 }
 
@@ -256,7 +259,7 @@ func (r *run) storeBatch(ctx context.Context, ps []pending) error {
 	off := 0
 	for i, p := range ps {
 		p.paper.AddedAt = now
-		items[i] = store.Item{Paper: p.paper, Chunks: all[off : off+len(p.chunks)]}
+		items[i] = store.Item{Paper: p.paper, Chunks: all[off : off+len(p.chunks)], Member: r.in.Topic}
 		off += len(p.chunks)
 		r.emit(Event{Kind: Embedded, Item: p.paper.ID, Chunks: len(p.chunks)})
 	}
@@ -303,9 +306,14 @@ func (in *Ingester) workers() int {
 
 // Systemic reports whether err will fail every other item as well: the
 // embedding server is unreachable, refuses the key, has no quota or does not
-// know the model. The run then stops instead of failing each paper in turn.
+// know the model; the library's embedder changed under the run (a reindex)
+// or another process held the library past the busy timeout. The run then
+// stops with that one error instead of failing each paper in turn.
 func Systemic(err error) bool {
 	if errors.Is(err, embed.ErrUnreachable) || errors.Is(err, embed.ErrAuth) || errors.Is(err, embed.ErrQuota) {
+		return true
+	}
+	if errors.Is(err, store.ErrEmbedderMismatch) || errors.Is(err, store.ErrBusy) {
 		return true
 	}
 	var ae *embed.APIError

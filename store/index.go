@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/papers-cli/papers/internal/leview"
 	"github.com/papers-cli/papers/store/fts"
@@ -186,7 +185,8 @@ func (l *Library) writeIndex(ctx context.Context, prev *searchIndex, path string
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
+	defer os.Remove(tmp.Name())  // no-op after the rename
+	defer holdTemp(tmp.Name())() // until renamed: removeStaleTemps leaves it alone
 	reused, err := l.buildSidecar(ctx, prev, tmp)
 	if err == nil {
 		err = tmp.Sync()
@@ -699,15 +699,4 @@ func parseSidecar(b []byte) (*searchIndex, error) {
 	x.text = text
 	x.raw = b
 	return x, nil
-}
-
-// removeStaleTemps deletes temporary sidecars left by a process killed while
-// writing one. Recent ones may belong to a process writing right now.
-func removeStaleTemps(path string) {
-	old, _ := filepath.Glob(path + ".tmp*")
-	for _, f := range old {
-		if fi, err := os.Stat(f); err == nil && time.Since(fi.ModTime()) > time.Minute {
-			os.Remove(f)
-		}
-	}
 }

@@ -23,7 +23,9 @@ const FileName = "library.db"
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
 // Version 2 dropped version 1's FTS5 table chunks_fts: the full-text index
 // lives in the search index sidecar (package fts), built from chunks.text.
-const SchemaVersion = 2
+// Version 3 added bibliographic columns, tags and identifiers, and merged
+// the duplicates earlier versions made (see migrate3.go).
+const SchemaVersion = 3
 
 // busyTimeout is how long a write waits for another connection or process
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
@@ -52,9 +54,14 @@ type Library struct {
 	dir string
 	db  *sql.DB
 
-	mu      sync.Mutex     // guards idx and retired
+	notes []string // what Open's migration did, for MigrationNotes
+
+	mu      sync.Mutex     // guards idx, retired and embedder
 	idx     *searchIndex   // loaded by the first search
 	retired []*searchIndex // replaced indexes whose mappings are released at Close
+	// embedder is the name EnsureEmbedder last agreed to on this handle:
+	// PutBatch refuses vectors once the manifest names another.
+	embedder string
 }
 
 // Manifest describes how the library's contents were made.
@@ -112,6 +119,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
 	l := &Library{dir: dir, db: db}
+	removeStaleTemps(filepath.Join(dir, SidecarName)) // left by a killed index rebuild
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -143,6 +151,11 @@ func (l *Library) Close() error {
 	l.mu.Unlock()
 	return l.db.Close()
 }
+
+// MigrationNotes says what Open did to bring an older library up to date
+// (e.g. duplicates merged), one sentence each; nil when nothing was
+// migrated. It is said once: the next Open finds nothing to do.
+func (l *Library) MigrationNotes() []string { return l.notes }
 
 // Dir returns the library directory given to Open.
 func (l *Library) Dir() string { return l.dir }
@@ -223,18 +236,30 @@ func (l *Library) migrate(ctx context.Context) error {
 		if v == SchemaVersion { // another process migrated while we waited
 			return nil
 		}
-		switch v {
-		case 0:
-			if err := createSchema(ctx, tx); err != nil {
-				return err
+		l.notes = nil // a retried migration says what the last attempt did
+		for v < SchemaVersion {
+			switch v {
+			case 0:
+				if err := createSchema(ctx, tx); err != nil {
+					return err
+				}
+				v = 2 // schema is version 2's; later steps follow
+				continue
+			case 1:
+				// The FTS5 table is derived data; the search index replaces it.
+				if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunks_fts"); err != nil {
+					return fmt.Errorf("migrate schema 1 to 2: %w", err)
+				}
+			case 2:
+				notes, err := migrate3(ctx, tx, l.dir)
+				if err != nil {
+					return fmt.Errorf("migrate schema 2 to 3: %w", err)
+				}
+				l.notes = append(l.notes, notes...)
+			default:
+				return fmt.Errorf("no migration from schema %d", v)
 			}
-		case 1:
-			// The FTS5 table is derived data; the search index replaces it.
-			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS chunks_fts"); err != nil {
-				return fmt.Errorf("migrate schema 1 to 2: %w", err)
-			}
-		default:
-			return fmt.Errorf("no migration from schema %d", v)
+			v++
 		}
 		if err := setManifest(ctx, tx, keySchema, strconv.Itoa(SchemaVersion)); err != nil {
 			return err
@@ -355,9 +380,10 @@ func (l *Library) EnsureEmbedder(ctx context.Context, name string, dims int) err
 		return err
 	}
 	if man.Embedder == name && man.Dimensions == dims {
+		l.agree(name)
 		return nil // fast path: no write lock
 	}
-	return l.write(ctx, func(tx *sql.Tx) error {
+	err = l.write(ctx, func(tx *sql.Tx) error {
 		m, err := readManifest(ctx, tx)
 		if err != nil {
 			return err
@@ -381,6 +407,17 @@ func (l *Library) EnsureEmbedder(ctx context.Context, name string, dims int) err
 		}
 		return setManifest(ctx, tx, keyDimensions, strconv.Itoa(dims))
 	})
+	if err == nil {
+		l.agree(name)
+	}
+	return err
+}
+
+// agree records the embedder this handle's writes embed with.
+func (l *Library) agree(name string) {
+	l.mu.Lock()
+	l.embedder = name
+	l.mu.Unlock()
 }
 
 // SetChunker records the version of the chunker that cut the library's

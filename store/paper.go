@@ -24,13 +24,55 @@ type Paper struct {
 	JournalRef   string    `json:"journal_ref,omitempty"`
 	DOI          string    `json:"doi,omitempty"`
 	URL          string    `json:"url,omitempty"`
-	Source       string    `json:"source"`                 // "arxiv", "pdf" or "jsonl"
+	Source       string    `json:"source"`                 // "arxiv", "pdf", "jsonl" or "zotero": where the paper first came from
 	Pages        int       `json:"pages"`                  // pages of full text held; 0 when abstract only
 	Chunks       int       `json:"chunks"`                 // chunks held for this paper
 	ContentHash  string    `json:"content_hash,omitempty"` // SHA-256 hex of the PDF or record text
 	TextError    string    `json:"text_error,omitempty"`   // why the full text is missing, if it is
 	AddedAt      time.Time `json:"added_at"`
+
+	// ArxivID is the versionless arXiv id when the paper is known to be on
+	// arXiv, whatever its source: papers with one are keyed by it.
+	ArxivID string `json:"arxiv_id,omitempty"`
+	// Bibliographic record, as a reference manager holds it (empty when
+	// unknown). Type is a CSL item type: "article-journal",
+	// "paper-conference", "article" (a preprint), "book", "chapter",
+	// "thesis", "report", "webpage", ...; "" for arXiv preprints and files
+	// of unknown kind.
+	Type      string `json:"type,omitempty"`
+	Venue     string `json:"venue,omitempty"` // journal, proceedings, book or site title
+	Volume    string `json:"volume,omitempty"`
+	Issue     string `json:"issue,omitempty"`
+	PageRange string `json:"page_range,omitempty"` // as printed: "5921-5932"
+	Publisher string `json:"publisher,omitempty"`  // publisher, university or institution
+	// Issued is the publication date as precisely as the source gives it:
+	// "2023", "2023-05" or "2023-05-17" ("" when unknown or when Published,
+	// an arXiv submission date, says it all).
+	Issued string `json:"issued,omitempty"`
+
+	// Tags are the paper's labels with where each came from (see Tag).
+	Tags []Tag `json:"tags,omitempty"`
+	// MetadataSource says where each metadata field came from, by field
+	// name ("title", "authors", "published", "doi", "arxiv_id", "abstract",
+	// "venue", ...): "arxiv", "zotero", "corpus", or for local PDFs
+	// "pdf:xmp", "pdf:info", "pdf:layout" (the first page's layout),
+	// "pdf:stamp" (arXiv's side stamp) or "pdf:text". A field with no entry
+	// is empty or came with the paper's Source.
+	MetadataSource map[string]string `json:"metadata_source,omitempty"`
 }
+
+// Tag is a label on a paper. Source says who set it: "zotero" (a Zotero
+// tag, or a collection as "zotero:Collection/Sub"), "corpus" (a corpus
+// record's metadata.tags) or "user" (set in papers itself). Names are
+// case-insensitive within a source.
+type Tag struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+}
+
+// TagUser is the Source of tags users set themselves. Put never removes
+// them: re-ingesting a paper replaces only the tags of other sources.
+const TagUser = "user"
 
 // Chunk is one retrievable passage of a paper.
 //

@@ -45,7 +45,8 @@ func (r PutResult) String() string {
 }
 
 const paperColumns = `id, version, title, abstract, authors, affiliations, published, updated,
-	categories, comment, journal_ref, doi, url, source, pages, chunks, content_hash, text_error, added_at`
+	categories, comment, journal_ref, doi, url, source, pages, chunks, content_hash, text_error, added_at,
+	arxiv_id, type, venue, volume, issue, page_range, publisher, issued, meta_source`
 
 // Put stores p with exactly the given chunks, replacing the paper's previous
 // chunks (rows, vectors and full-text entries) in one transaction: after a
@@ -68,10 +69,39 @@ func (l *Library) Put(ctx context.Context, p Paper, chunks []Chunk) (PutResult, 
 	return rs[0], nil
 }
 
-// Item is one paper with its chunks, for PutBatch.
+// Item is one paper with its chunks, for PutBatch, and what it brings
+// together (see merge.go): chunks the library holds already, papers it
+// replaces, identifiers.
 type Item struct {
 	Paper  Paper
 	Chunks []Chunk
+	// BodyFrom names a paper of the library, Paper.ID itself or one of
+	// Absorb, whose body chunks (seq >= 1) become this paper's as stored,
+	// vectors and all; Chunks then holds no body chunk. AbstractFrom does
+	// the same for the title+abstract chunk (seq 0).
+	BodyFrom, AbstractFrom string
+	// Absorb lists papers this one replaces, duplicates of it found by a
+	// shared identifier: their topic memberships, tags and identifiers
+	// move to Paper.ID, each id becomes an IDAlias of it, and they are
+	// deleted, all in the same transaction.
+	Absorb []string
+	// Identifiers are recorded for the paper besides those its fields
+	// give (ArxivID, DOI, ContentHash; see Identifier).
+	Identifiers []Identifier
+	// Member, if not nil, makes the paper a member of a topic in the same
+	// transaction that stores it (see Membership).
+	Member *Membership
+}
+
+// Membership is a topic a paper joins as it is stored: a crash can then
+// never leave a paper stored by a topic's update without its membership
+// and provenance (an orphan that topic rm --purge would not find). The
+// paper joins as brought by the topic (TopicMembers.Brought) when the Put
+// adds it; with MarkStored, a paper added or updated records now as when
+// the topic stored it (TopicMembers.Stored). The topic must exist.
+type Membership struct {
+	Topic      string
+	MarkStored bool
 }
 
 // PutBatch stores several papers as Put does, all in ONE transaction: after
@@ -79,33 +109,40 @@ type Item struct {
 // fsync when many small papers arrive at once (corpora of abstracts). The
 // results are in the order of items.
 func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, error) {
-	type prepared struct {
-		p  Paper
-		cs []Chunk
-		fp string
-	}
 	preps := make([]prepared, len(items))
 	for i, it := range items {
 		p, cs, err := prepare(it.Paper, it.Chunks)
 		if err != nil {
 			return nil, err
 		}
-		preps[i] = prepared{p: p, cs: cs, fp: fingerprint(p, cs)}
+		pr := prepared{p: p, cs: cs, item: it}
+		if err := pr.checkReuse(); err != nil {
+			return nil, err
+		}
+		if !pr.reuses() {
+			pr.fp = fingerprint(p, cs)
+		}
+		preps[i] = pr
 	}
 	results := make([]PutResult, len(items))
 	err := l.write(ctx, func(tx *sql.Tx) error {
-		dims := -1
+		all := make([][]Chunk, len(preps))
+		for i, pr := range preps {
+			all[i] = pr.cs
+		}
+		if err := l.checkVectors(ctx, tx, all); err != nil {
+			return err
+		}
 		changed := false
 		for i, pr := range preps {
-			if len(pr.cs) > 0 && dims < 0 {
-				var err error
-				if dims, err = manifestDims(ctx, tx); err != nil {
-					return err
-				}
-			}
-			r, err := putTx(ctx, tx, pr.p, pr.cs, pr.fp, dims)
+			r, err := putTx(ctx, tx, pr)
 			if err != nil {
 				return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
+			}
+			if m := items[i].Member; m != nil {
+				if err := joinTopic(ctx, tx, *m, pr.p.ID, r); err != nil {
+					return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
+				}
 			}
 			results[i] = r
 			changed = changed || r != Unchanged
@@ -116,12 +153,48 @@ func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, erro
 		return bumpVectorsGen(ctx, tx)
 	})
 	if err != nil {
-		if len(items) == 1 && !strings.HasPrefix(err.Error(), "put paper") {
+		if len(items) == 1 && !strings.HasPrefix(err.Error(), "put paper") && !errors.Is(err, ErrEmbedderMismatch) {
 			err = fmt.Errorf("put paper %s: %w", items[0].Paper.ID, err)
 		}
 		return nil, err
 	}
 	return results, nil
+}
+
+// checkVectors checks, inside the transaction about to store them, that
+// the chunks' vectors fit the library's embedder as the manifest now
+// records it: the dimensions, and the name this handle's EnsureEmbedder
+// agreed to (a reindex in another process may have replaced it since the
+// caller embedded them). The error wraps ErrEmbedderMismatch and names no
+// paper: it is the run's, not one paper's.
+func (l *Library) checkVectors(ctx context.Context, tx *sql.Tx, chunks [][]Chunk) error {
+	if !slices.ContainsFunc(chunks, func(cs []Chunk) bool { return len(cs) > 0 }) {
+		return nil // no chunks: nothing to check
+	}
+	m, err := readManifest(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if m[keyDimensions] == "" {
+		return ErrNoEmbedder
+	}
+	dims, _ := strconv.Atoi(m[keyDimensions])
+	l.mu.Lock()
+	agreed := l.embedder
+	l.mu.Unlock()
+	if agreed != "" && m[keyEmbedder] != agreed {
+		return fmt.Errorf("%w: the library's embedder is now %q (%d dimensions), not %q that these chunks were embedded with: a papers reindex ran meanwhile; run again to embed with the new one",
+			ErrEmbedderMismatch, m[keyEmbedder], dims, agreed)
+	}
+	for _, cs := range chunks {
+		for _, c := range cs {
+			if len(c.Vector) != dims {
+				return fmt.Errorf("%w: chunk vectors of %d dimensions, but the library's embedder %q makes %d",
+					ErrEmbedderMismatch, len(c.Vector), m[keyEmbedder], dims)
+			}
+		}
+	}
+	return nil
 }
 
 // prepare checks a paper's chunks and returns copies ready to store. Text
@@ -131,12 +204,14 @@ func prepare(p Paper, chunks []Chunk) (Paper, []Chunk, error) {
 	if p.ID == "" {
 		return p, nil, errors.New("put paper: empty id")
 	}
-	for _, f := range []*string{&p.Title, &p.Abstract, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.TextError} {
+	for _, f := range []*string{&p.Title, &p.Abstract, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.TextError,
+		&p.Venue, &p.Volume, &p.Issue, &p.PageRange, &p.Publisher} {
 		*f = safetext.Clean(*f)
 	}
 	p.Authors = cleanAll(p.Authors)
 	p.Affiliations = cleanAll(p.Affiliations)
 	p.Categories = cleanAll(p.Categories)
+	p.Tags = cleanTags(p.Tags)
 	p.Chunks = len(chunks)
 	seen := make(map[int]bool, len(chunks))
 	cs := make([]Chunk, len(chunks))
@@ -173,58 +248,67 @@ func cleanAll(ss []string) []string {
 	return out
 }
 
-// manifestDims reads the embedder dimensions (ErrNoEmbedder if unset).
-func manifestDims(ctx context.Context, tx *sql.Tx) (int, error) {
-	var dimsText string
-	err := tx.QueryRowContext(ctx, "SELECT value FROM manifest WHERE key = ?", keyDimensions).Scan(&dimsText)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrNoEmbedder
-	} else if err != nil {
-		return 0, err
-	}
-	dims, _ := strconv.Atoi(dimsText)
-	return dims, nil
+// prepared is an Item checked and cleaned by prepare.
+type prepared struct {
+	p    Paper
+	cs   []Chunk
+	fp   string // "" until known: computed in the transaction when chunks are reused
+	item Item
 }
 
-// putTx writes one prepared paper inside tx, unless it is unchanged.
-func putTx(ctx context.Context, tx *sql.Tx, p Paper, cs []Chunk, fp string, dims int) (PutResult, error) {
+// putTx writes one prepared paper inside tx, unless it is unchanged; its
+// identifiers are recorded either way.
+func putTx(ctx context.Context, tx *sql.Tx, pr prepared) (PutResult, error) {
+	p, cs := pr.p, pr.cs
 	var result PutResult
 	var oldFP string
 	var oldAdded sql.NullInt64
 	err := tx.QueryRowContext(ctx, "SELECT fingerprint, added_at FROM papers WHERE id = ?", p.ID).Scan(&oldFP, &oldAdded)
+	exists := err == nil
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		result = Added
 	case err != nil:
 		return 0, err
-	case oldFP == fp:
-		return Unchanged, nil
 	default:
 		result = Updated
 		if oldAdded.Valid {
 			p.AddedAt = time.Unix(0, oldAdded.Int64).UTC()
 		}
 	}
+	fp := pr.fp
+	if pr.reuses() {
+		all, err := reusedChunks(ctx, tx, pr)
+		if err != nil {
+			return 0, err
+		}
+		p.Chunks = len(all)
+		fp = fingerprint(p, all)
+	}
+	if exists && oldFP == fp && len(pr.item.Absorb) == 0 {
+		return Unchanged, putIdentifiers(ctx, tx, p, pr.item.Identifiers)
+	}
 	if p.AddedAt.IsZero() {
 		p.AddedAt = time.Now()
 	}
-	for _, c := range cs {
-		if len(c.Vector) != dims {
-			return 0, fmt.Errorf("chunk %d has a vector of %d dimensions, the library's embedder makes %d", c.Seq, len(c.Vector), dims)
-		}
-	}
-	if result == Updated {
-		if err := deletePaper(ctx, tx, p.ID); err != nil {
-			return 0, err
-		}
-	}
-	if err := insertPaper(ctx, tx, p, fp); err != nil {
+	if err := upsertPaper(ctx, tx, p, fp); err != nil {
 		return 0, err
+	}
+	if err := dropOwnChunks(ctx, tx, pr); err != nil {
+		return 0, err
+	}
+	for _, a := range pr.item.Absorb {
+		if err := absorb(ctx, tx, p.ID, a, pr.item); err != nil {
+			return 0, fmt.Errorf("merge paper %s into it: %w", a, err)
+		}
 	}
 	if err := insertChunks(ctx, tx, cs); err != nil {
 		return 0, err
 	}
-	return result, nil
+	if err := putTags(ctx, tx, p); err != nil {
+		return 0, err
+	}
+	return result, putIdentifiers(ctx, tx, p, pr.item.Identifiers)
 }
 
 func bumpVectorsGen(ctx context.Context, tx *sql.Tx) error {
@@ -232,21 +316,47 @@ func bumpVectorsGen(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
-// deletePaper removes a paper, its chunks and categories.
+// deletePaper removes a paper with everything stored for it: chunks and
+// categories (by ON DELETE CASCADE), tags and identifiers. Topic
+// memberships stay (see topics.go).
 func deletePaper(ctx context.Context, tx *sql.Tx, id string) error {
-	// chunks and paper_categories go by ON DELETE CASCADE.
-	_, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id)
+	if _, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM paper_tags WHERE paper_id = ?", id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, "DELETE FROM paper_identifiers WHERE paper_id = ?", id)
 	return err
 }
 
-func insertPaper(ctx context.Context, tx *sql.Tx, p Paper, fp string) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO papers (`+paperColumns+`, fingerprint)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+// upsertPaper writes p's row (inserting it or replacing every column but
+// the id) and its categories. Its chunks are left as they are.
+func upsertPaper(ctx context.Context, tx *sql.Tx, p Paper, fp string) error {
+	meta, err := json.Marshal(p.MetadataSource)
+	if err != nil || len(p.MetadataSource) == 0 {
+		meta = []byte("{}")
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO papers (`+paperColumns+`, fingerprint)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET version = excluded.version, title = excluded.title, abstract = excluded.abstract,
+			authors = excluded.authors, affiliations = excluded.affiliations, published = excluded.published,
+			updated = excluded.updated, categories = excluded.categories, comment = excluded.comment,
+			journal_ref = excluded.journal_ref, doi = excluded.doi, url = excluded.url, source = excluded.source,
+			pages = excluded.pages, chunks = excluded.chunks, content_hash = excluded.content_hash,
+			text_error = excluded.text_error, added_at = excluded.added_at, arxiv_id = excluded.arxiv_id,
+			type = excluded.type, venue = excluded.venue, volume = excluded.volume, issue = excluded.issue,
+			page_range = excluded.page_range, publisher = excluded.publisher, issued = excluded.issued,
+			meta_source = excluded.meta_source, fingerprint = excluded.fingerprint`,
 		p.ID, p.Version, p.Title, p.Abstract, jsonList(p.Authors), jsonList(p.Affiliations),
 		timeValue(p.Published), timeValue(p.Updated), jsonList(p.Categories),
 		p.Comment, p.JournalRef, p.DOI, p.URL, p.Source, p.Pages, p.Chunks,
-		p.ContentHash, p.TextError, timeValue(p.AddedAt), fp)
+		p.ContentHash, p.TextError, timeValue(p.AddedAt),
+		p.ArxivID, p.Type, p.Venue, p.Volume, p.Issue, p.PageRange, p.Publisher, p.Issued, string(meta), fp)
 	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM paper_categories WHERE paper_id = ?", p.ID); err != nil {
 		return err
 	}
 	done := map[string]bool{}
@@ -284,23 +394,110 @@ func insertChunks(ctx context.Context, tx *sql.Tx, cs []Chunk) error {
 // Delete removes a paper and everything stored for it. It returns an error
 // wrapping ErrNotFound if the paper is not in the library.
 func (l *Library) Delete(ctx context.Context, id string) error {
+	return l.DeleteAll(ctx, []string{id})
+}
+
+// DeleteAll removes the papers ids and everything stored for them in ONE
+// transaction: after a crash, a full disk or any error the library holds
+// all of them or none was removed. An id not in the library removes
+// nothing and returns an error wrapping ErrNotFound that names it.
+func (l *Library) DeleteAll(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var missing string
 	err := l.write(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM papers WHERE id = ?", id).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return ErrNotFound
-		}
-		if err := deletePaper(ctx, tx, id); err != nil {
-			return err
+		for _, id := range ids {
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM papers WHERE id = ?", id).Scan(&n); err != nil {
+				return fmt.Errorf("delete paper %s: %w", id, err)
+			}
+			if n == 0 {
+				missing = id
+				return ErrNotFound
+			}
+			if err := deletePaper(ctx, tx, id); err != nil {
+				return fmt.Errorf("delete paper %s: %w", id, err)
+			}
 		}
 		return bumpVectorsGen(ctx, tx)
 	})
-	if err != nil {
-		return fmt.Errorf("delete paper %s: %w", id, err)
+	switch {
+	case missing != "":
+		return fmt.Errorf("delete paper %s: %w", missing, err)
+	case err != nil && len(ids) == 1 && !strings.HasPrefix(err.Error(), "delete paper"):
+		return fmt.Errorf("delete paper %s: %w", ids[0], err)
+	case err != nil:
+		return fmt.Errorf("delete %d papers: %w", len(ids), err)
 	}
 	return nil
+}
+
+// ErrAmbiguous is wrapped by the error of FindPaper when a reference names
+// more than one paper.
+var ErrAmbiguous = errors.New("names more than one paper")
+
+// AmbiguousError is the error of FindPaper for a reference that names
+// several papers: the candidates, by id.
+type AmbiguousError struct {
+	Ref        string
+	Candidates []Paper
+}
+
+func (e *AmbiguousError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s names %d papers:", e.Ref, len(e.Candidates))
+	for i, p := range e.Candidates {
+		if i > 0 {
+			b.WriteString(" and")
+		}
+		fmt.Fprintf(&b, " %s (%s", p.ID, p.Source)
+		if p.Version > 0 {
+			fmt.Fprintf(&b, " v%d", p.Version)
+		}
+		fmt.Fprintf(&b, ", %q)", p.Title)
+	}
+	return b.String()
+}
+
+func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
+
+// FindPaper returns the one paper named by ref: the paper whose id is ref
+// exactly, or one of spellings (other spellings of the same reference,
+// such as the versionless arXiv id of "arXiv:2501.12948v1"), or that
+// absorbed a paper known by one of them (an IDAlias; see Resolve). None
+// held: an error wrapping ErrNotFound; two different papers: an
+// *AmbiguousError naming both (a corpus record stored under "2501.12948v1"
+// and the arXiv paper 2501.12948, say), so that no command acts on the
+// wrong one.
+func (l *Library) FindPaper(ctx context.Context, ref string, spellings ...string) (Paper, error) {
+	ids := []string{ref}
+	for _, a := range spellings {
+		if !slices.Contains(ids, a) {
+			ids = append(ids, a)
+		}
+	}
+	in := placeholders(len(ids))
+	args := append(anys(ids), anys(ids)...)
+	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+" FROM papers WHERE id IN ("+in+`)
+		OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'alias' AND value IN (`+in+")) ORDER BY id", args...)
+	switch {
+	case err != nil:
+		return Paper{}, fmt.Errorf("get paper %s: %w", ref, err)
+	case len(ps) == 0:
+		return Paper{}, fmt.Errorf("paper %s: %w", ref, ErrNotFound)
+	case len(ps) > 1:
+		return Paper{}, &AmbiguousError{Ref: ref, Candidates: ps}
+	}
+	return ps[0], nil
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 // Get returns the paper with the given versionless id, or an error wrapping
@@ -444,7 +641,12 @@ func (l *Library) Count(ctx context.Context) (papers, chunks int, err error) {
 }
 
 func (l *Library) queryPapers(ctx context.Context, q string, args ...any) ([]Paper, error) {
-	rows, err := l.db.QueryContext(ctx, q, args...)
+	return queryPapers(ctx, l.db, q, args...)
+}
+
+// queryPapers runs q, which selects paperColumns, on db or a transaction.
+func queryPapers(ctx context.Context, db querier, q string, args ...any) ([]Paper, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, wrapBusy(err)
 	}
@@ -452,12 +654,16 @@ func (l *Library) queryPapers(ctx context.Context, q string, args ...any) ([]Pap
 	var ps []Paper
 	for rows.Next() {
 		var p Paper
-		var authors, affs, cats string
+		var authors, affs, cats, meta string
 		var pub, upd, added sql.NullInt64
 		if err := rows.Scan(&p.ID, &p.Version, &p.Title, &p.Abstract, &authors, &affs, &pub, &upd,
 			&cats, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.Source, &p.Pages, &p.Chunks,
-			&p.ContentHash, &p.TextError, &added); err != nil {
+			&p.ContentHash, &p.TextError, &added,
+			&p.ArxivID, &p.Type, &p.Venue, &p.Volume, &p.Issue, &p.PageRange, &p.Publisher, &p.Issued, &meta); err != nil {
 			return nil, err
+		}
+		if meta != "{}" && meta != "" {
+			_ = json.Unmarshal([]byte(meta), &p.MetadataSource) // written by upsertPaper; a bad value reads as none
 		}
 		p.Authors = parseList(authors)
 		p.Affiliations = parseList(affs)
@@ -467,7 +673,11 @@ func (l *Library) queryPapers(ctx context.Context, q string, args ...any) ([]Pap
 		p.AddedAt = timeOf(added)
 		ps = append(ps, p)
 	}
-	return ps, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return ps, loadTags(ctx, db, ps)
 }
 
 // Chunks returns the chunks of a paper in seq order, with text but without
@@ -589,6 +799,7 @@ func (l *Library) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
 func fingerprint(p Paper, cs []Chunk) string {
 	p.AddedAt = time.Time{}
 	p.Published, p.Updated = p.Published.UTC(), p.Updated.UTC() // as read back
+	p.Tags = sourcedTags(p.Tags)                                // user tags are not Put's to change
 	h := sha256.New()
 	meta, _ := json.Marshal(p)
 	h.Write(meta)

@@ -93,7 +93,7 @@ func TestRefreshCopiesUnchangedPapers(t *testing.T) {
 			out[i][i%dims] = 1
 		}
 		return out, nil
-	}, nil)
+	}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,17 +16,26 @@ import (
 // normalised. progress, if not nil, is called after each batch with the
 // chunks done and the total.
 //
-// The write lock is held throughout, so another papers process that wants
-// to write waits and gives up with ErrBusy after 30 s; readers go on reading
-// the old vectors until the commit.
+// It first takes the embedder lock exclusively (see HoldEmbedder): it
+// waits for the ingests and updates of other processes that hold it to
+// finish, calling waiting once if it has to (nil: wait silently), and
+// those that start meanwhile wait for it, then embed with the new
+// embedder. The write lock is held throughout the re-embedding, so another
+// write (rm, topic changes) waits and gives up with ErrBusy after 30 s;
+// readers go on reading the old vectors until the commit.
 func (l *Library) Reindex(ctx context.Context, name string, dims, batch int,
 	embed func(ctx context.Context, chunks []Chunk) ([][]float32, error),
-	progress func(done, total int)) error {
+	progress func(done, total int), waiting func()) error {
 	if name == "" || dims <= 0 {
 		return fmt.Errorf("reindex: invalid embedder %q with %d dimensions", name, dims)
 	}
 	batch = max(batch, 1)
-	err := l.write(ctx, func(tx *sql.Tx) error {
+	release, err := l.lockEmbedder(ctx, true, waiting)
+	if err != nil {
+		return fmt.Errorf("reindex with %s: %w", name, err)
+	}
+	defer release()
+	err = l.write(ctx, func(tx *sql.Tx) error {
 		var total int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM chunks").Scan(&total); err != nil {
 			return err
@@ -98,5 +107,6 @@ func (l *Library) Reindex(ctx context.Context, name string, dims, batch int,
 	if err != nil {
 		return fmt.Errorf("reindex with %s: %w", name, err)
 	}
+	l.agree(name)
 	return nil
 }

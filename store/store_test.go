@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -312,6 +313,57 @@ func TestDelete(t *testing.T) {
 	ps, _ := lib.List(ctx, store.Filter{Categories: []string{"cs.AI"}})
 	if len(ps) != 1 {
 		t.Errorf("category rows left behind: %v", ps)
+	}
+}
+
+// TestDeleteAllIsAllOrNone: an id not held among several removes none; the
+// others go in one transaction.
+func TestDeleteAllIsAllOrNone(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, id := range []string{"a", "b", "c"} {
+		if _, err := lib.Put(ctx, paper(id, "2025-01-01", nil, nil), chunks(r, "text of "+id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := lib.DeleteAll(ctx, []string{"a", "nosuch", "b"})
+	if !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "nosuch") {
+		t.Fatalf("DeleteAll with an unknown id = %v, want ErrNotFound naming it", err)
+	}
+	if n, _, _ := lib.Count(ctx); n != 3 {
+		t.Fatalf("a failed DeleteAll removed papers: %d left of 3", n)
+	}
+	if err := lib.DeleteAll(ctx, []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if ps, _ := lib.List(ctx, store.Filter{}); ids(ps) != "c" {
+		t.Errorf("after DeleteAll(a, b) the library holds %s", ids(ps))
+	}
+}
+
+// TestResolve: a reference names one paper, by its id or an alias, or is
+// refused as ambiguous naming both candidates.
+func TestFindPaper(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 2))
+	rec := paper("2501.12948v1", "2025-01-01", nil, nil)
+	rec.Source, rec.Version = "jsonl", 0
+	for _, p := range []store.Paper{paper("2501.12948", "2025-01-01", nil, nil), rec} {
+		if _, err := lib.Put(ctx, p, chunks(r, "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var amb *store.AmbiguousError
+	if _, err := lib.FindPaper(ctx, "2501.12948v1", "2501.12948"); !errors.As(err, &amb) || !errors.Is(err, store.ErrAmbiguous) || len(amb.Candidates) != 2 {
+		t.Errorf("FindPaper(2501.12948v1) = %v, want both candidates", err)
+	}
+	if p, err := lib.FindPaper(ctx, "arXiv:2501.12948", "2501.12948"); err != nil || p.ID != "2501.12948" {
+		t.Errorf("FindPaper(arXiv:2501.12948) = %v, %v", p.ID, err)
+	}
+	if _, err := lib.FindPaper(ctx, "2501.99999"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Resolve of an id not held = %v", err)
 	}
 }
 
@@ -623,7 +675,7 @@ func TestReindex(t *testing.T) {
 			out[i] = []float32{1, 0, 0, 0}
 		}
 		return out, nil
-	}, nil)
+	}, nil, nil)
 	if !errors.Is(err, boom) {
 		t.Fatalf("Reindex = %v, want the embedder's error", err)
 	}
@@ -646,7 +698,7 @@ func TestReindex(t *testing.T) {
 			}
 		}
 		return out, nil
-	}, func(done, total int) { lastDone = done; _ = total })
+	}, func(done, total int) { lastDone = done; _ = total }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -679,6 +731,14 @@ func TestReindex(t *testing.T) {
 	}
 }
 
+// schema3Undo takes a library back to schema 2: what schema 3 added goes.
+var schema3Undo = []string{
+	"DROP TABLE paper_tags", "DROP TABLE paper_identifiers",
+	"ALTER TABLE papers DROP COLUMN arxiv_id", "ALTER TABLE papers DROP COLUMN type", "ALTER TABLE papers DROP COLUMN venue",
+	"ALTER TABLE papers DROP COLUMN volume", "ALTER TABLE papers DROP COLUMN issue", "ALTER TABLE papers DROP COLUMN page_range",
+	"ALTER TABLE papers DROP COLUMN publisher", "ALTER TABLE papers DROP COLUMN issued", "ALTER TABLE papers DROP COLUMN meta_source",
+}
+
 // TestMigrateFromSchema1 opens a schema 1 library (with its FTS5 table) and
 // checks that it becomes schema 2 with every paper and chunk kept, and that
 // text search works from the new index.
@@ -695,13 +755,13 @@ func TestMigrateFromSchema1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
+	for _, q := range append(schema3Undo, // back to what schema 1 held
 		`CREATE VIRTUAL TABLE chunks_fts USING fts5 (title, text, content = '', contentless_delete = 1,
 			tokenize = 'porter unicode61 remove_diacritics 2')`,
 		`INSERT INTO chunks_fts (rowid, title, text) SELECT c.id, p.title, c.text FROM chunks c JOIN papers p ON p.id = c.paper_id`,
 		`UPDATE manifest SET value = '1' WHERE key = 'schema'`,
 		`PRAGMA user_version = 1`,
-	} {
+	) {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -728,9 +788,9 @@ func TestMigrateFromSchema1(t *testing.T) {
 	db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name LIKE 'chunks_fts%'").Scan(&n)
 	db.QueryRow("SELECT value FROM manifest WHERE key = 'schema'").Scan(&schema)
 	db.QueryRow("SELECT count(*) FROM chunks").Scan(&chunks)
-	if v != store.SchemaVersion || n != 0 || schema != "2" || chunks != 2 {
-		t.Errorf("after migration: user_version %d, %d FTS tables, manifest schema %q, %d chunks; want %d, 0, \"2\", 2",
-			v, n, schema, chunks, store.SchemaVersion)
+	if v != store.SchemaVersion || n != 0 || schema != strconv.Itoa(store.SchemaVersion) || chunks != 2 {
+		t.Errorf("after migration: user_version %d, %d FTS tables, manifest schema %q, %d chunks; want %d, 0, %q, 2",
+			v, n, schema, chunks, store.SchemaVersion, strconv.Itoa(store.SchemaVersion))
 	}
 }
 
@@ -764,5 +824,47 @@ func TestPutRemovesTerminalControls(t *testing.T) {
 	// cleaned text.
 	if res, err := lib.Put(ctx, p, cs); err != nil || res != store.Unchanged {
 		t.Errorf("second Put = %v, %v; want unchanged", res, err)
+	}
+}
+
+// TestPutAfterReindexElsewhere: vectors embedded with the embedder a handle
+// agreed to are refused once another handle (process) reindexed the
+// library, even at the same dimensions, with an error for the run, not for
+// a paper; HoldEmbedder makes such a Reindex wait until released.
+func TestPutAfterReindexElsewhere(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := openTest(t, dir)
+	r := rand.New(rand.NewPCG(1, 5))
+	if _, err := a.Put(ctx, paper("p1", "2025-01-01", nil, nil), chunks(r, "one")); err != nil {
+		t.Fatal(err)
+	}
+	b := openTest(t, dir)
+	release, err := a.HoldEmbedder(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- b.Reindex(ctx, "other/rand-8", dims, 8, func(ctx context.Context, cs []store.Chunk) ([][]float32, error) {
+			out := make([][]float32, len(cs))
+			for i := range out {
+				out[i] = vec(rand.New(rand.NewPCG(9, uint64(i))))
+			}
+			return out, nil
+		}, nil, func() { close(waited) })
+	}()
+	<-waited // the reindex waits for the holder
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Put(ctx, paper("p2", "2025-01-02", nil, nil), chunks(r, "two"))
+	if !errors.Is(err, store.ErrEmbedderMismatch) || strings.Contains(err.Error(), "p2") || !strings.Contains(err.Error(), "other/rand-8") {
+		t.Errorf("Put with the old embedder after a reindex = %v, want ErrEmbedderMismatch naming the new embedder, not the paper", err)
+	}
+	if _, err := b.Put(ctx, paper("p2", "2025-01-02", nil, nil), chunks(r, "two")); err != nil {
+		t.Errorf("Put through the reindexing handle: %v", err)
 	}
 }

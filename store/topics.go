@@ -322,6 +322,31 @@ func (l *Library) AddTopicMembers(ctx context.Context, name string, m TopicMembe
 	return nil
 }
 
+// joinTopic records, inside the transaction that stored paper id with
+// result r, its membership in m.Topic (see Membership).
+func joinTopic(ctx context.Context, tx *sql.Tx, m Membership, id string, r PutResult) error {
+	now := time.Now().UnixNano()
+	var at any
+	if m.MarkStored && r != Unchanged {
+		at = now
+	}
+	brought := 0
+	if r == Added {
+		brought = 1
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO topic_papers (topic, paper_id, added_at, brought, stored_at)
+		SELECT name, ?, ?, ?, ? FROM topics WHERE name = ?
+		ON CONFLICT DO UPDATE SET brought = max(brought, excluded.brought), stored_at = coalesce(excluded.stored_at, stored_at)`,
+		id, now, brought, at, m.Topic)
+	if err != nil {
+		return fmt.Errorf("join topic %s: %w", m.Topic, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("join topic %s: %w", m.Topic, ErrNotFound)
+	}
+	return nil
+}
+
 // TopicPapersSince returns the ids of the topic's papers that are new to it
 // on or after since: stored new or revised by an update of the topic then
 // (TopicMembers.Stored), or, for papers no such update stored (a first

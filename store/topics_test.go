@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,6 +140,46 @@ func TestRemoveTopicPurgeKeepsPapersNotBrought(t *testing.T) {
 	all, _ := lib.List(ctx, store.Filter{})
 	if len(purged) != 1 || purged[0] != "2601.00002" || ids(all) != "2601.00001" {
 		t.Errorf("purged %v, library holds %s; want 2601.00002 purged and 2601.00001 kept", purged, ids(all))
+	}
+}
+
+// TestPutBatchJoinsTopic: an Item's Membership is written with the paper:
+// added papers join as brought, papers already held (updated or unchanged)
+// join as not brought, and a missing topic fails the whole batch.
+func TestPutBatchJoinsTopic(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 4))
+	if _, err := lib.Put(ctx, paper("2601.00001", "2026-01-05", nil, nil), chunks(r, "held before")); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddTopic(ctx, store.Topic{Name: "agents", Query: "abs:agent"}); err != nil {
+		t.Fatal(err)
+	}
+	m := &store.Membership{Topic: "agents", MarkStored: true}
+	held := paper("2601.00001", "2026-01-05", nil, nil)
+	held.Version = 2
+	items := []store.Item{
+		{Paper: held, Chunks: chunks(r, "revised"), Member: m},
+		{Paper: paper("2601.00002", "2026-01-06", nil, nil), Chunks: chunks(r, "new"), Member: m},
+	}
+	if _, err := lib.PutBatch(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	since, err := lib.TopicPapersSince(ctx, "agents", time.Now().Add(-time.Hour))
+	if err != nil || strings.Join(since, ",") != "2601.00001,2601.00002" {
+		t.Errorf("TopicPapersSince = %v, %v: want both, stored by the topic just now", since, err)
+	}
+	bad := []store.Item{{Paper: paper("2601.00003", "2026-01-07", nil, nil), Chunks: chunks(r, "x"), Member: &store.Membership{Topic: "nosuch"}}}
+	if _, err := lib.PutBatch(ctx, bad); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("PutBatch into a missing topic = %v, want ErrNotFound", err)
+	}
+	if _, err := lib.Get(ctx, "2601.00003"); !errors.Is(err, store.ErrNotFound) {
+		t.Error("the paper of a failed batch was stored")
+	}
+	purged, err := lib.RemoveTopic(ctx, "agents", true)
+	if err != nil || strings.Join(purged, ",") != "2601.00002" {
+		t.Errorf("purged %v (%v): want only the paper the batch added", purged, err)
 	}
 }
 

@@ -571,3 +571,36 @@ func TestPurgeKeepsPaperIngestedBefore(t *testing.T) {
 		t.Errorf("purged %v, %d papers left; want the topic's %v purged and %s kept", purged, len(left), res.Report.Added, own)
 	}
 }
+
+// TestUpdateStoresMembershipWithPaper: a paper an update stores is a
+// member of the topic from the moment it is committed, so kill -9 between
+// the two cannot leave it in no topic (topic rm --purge then kept it as
+// "ingested yourself"). Checked at every Stored event, from the outside.
+func TestUpdateStoresMembershipWithPaper(t *testing.T) {
+	ctx := context.Background()
+	lib := openLib(t)
+	e := newEnv(t, lib, feed(t)[:40])
+	tp, _ := lib.Topic(ctx, "ml")
+	checked := 0
+	e.in.Observer = func(ev ingest.Event) {
+		if ev.Kind != ingest.Stored || ev.Result != store.Added {
+			return
+		}
+		members, err := lib.TopicPapersSince(ctx, "ml", time.Unix(0, 0))
+		if err != nil || !slices.Contains(members, ev.Item) {
+			t.Errorf("%s is stored but not yet in the topic (%v)", ev.Item, err)
+		}
+		checked++
+	}
+	res, err := Update(ctx, lib, e.ax, e.in, tp, UpdateOptions{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 || checked != len(res.Report.Added) {
+		t.Fatalf("checked %d papers, the update added %d", checked, len(res.Report.Added))
+	}
+	purged, err := lib.RemoveTopic(ctx, "ml", true)
+	if err != nil || len(purged) != checked {
+		t.Errorf("purge removed %d papers (%v), want the %d the update brought", len(purged), err, checked)
+	}
+}

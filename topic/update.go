@@ -158,12 +158,16 @@ func Update(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingest
 	}
 	res.Fetched = len(entries)
 
-	rep, ingErr := in.ArxivEntries(ctx, entries)
+	// Each paper joins the topic in the transaction that stores it: a
+	// killed run leaves no paper it brought outside the topic.
+	tin := *in
+	tin.Topic = &store.Membership{Topic: t.Name, MarkStored: !t.Cursor.IsZero()}
+	rep, ingErr := tin.ArxivEntries(ctx, entries)
 	res.Report = rep
 	if rep != nil {
-		// Membership is recorded even when the run was interrupted: what was
-		// stored belongs to the topic. The write must not see the
-		// cancellation.
+		// The papers the run did not store (held, unchanged) join too, even
+		// when the run was interrupted: what is held belongs to the topic.
+		// The write must not see the cancellation.
 		ids := append(append(append(append([]string{}, rep.Added...), rep.Updated...), rep.Unchanged...), seen...)
 		for _, f := range rep.Failed {
 			if f.AbstractKept {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,6 +29,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode":  exitCode,
 			"fakearxiv": func(ts *testscript.TestScript, neg bool, args []string) { fakeArxiv(t, data, ts, args) },
 			// fakellm REPLY starts an OpenAI-compatible server that streams
 			// REPLY to every chat request, and points papers at it.
@@ -37,6 +40,33 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// exitcode N PROGRAM [ARGS...] runs PROGRAM like exec does (its stdout and
+// stderr are then checked by stdout and stderr) and checks that it exits
+// with status N exactly: `! exec` only says "not 0", and a usage error (2)
+// is not "no evidence" (3).
+//
+//	exitcode 2 papers list --bogus
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not an exit status", args[0])
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
 }
 
 // scriptEnv is the environment every script starts with: $DATA, a

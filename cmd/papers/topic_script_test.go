@@ -33,6 +33,7 @@ func TestTopicScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode":      exitCode,
 			"faketopic":     func(ts *testscript.TestScript, neg bool, args []string) { fakeTopic(t, data, ts, args) },
 			"apirequests":   apiRequests,
 			"checkmomentum": checkMomentum,

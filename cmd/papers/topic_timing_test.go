@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,24 +12,31 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 )
 
-// TestTopicDailyTiming times what a daily cron job does on a 500-paper
+// BenchmarkTopicDaily times what a daily cron job does on a 500-paper
 // topic: `papers update` (new papers with their PDFs, one revision) and
 // `papers digest --since 1d`, as whole processes against a fake arXiv with
-// PAPERS_ARXIV_DELAY=0, and counts the requests that arXiv's 3 s delay
-// would pace. It takes a while, so it runs only with PAPERS_TOPIC_TIMING=1:
+// PAPERS_ARXIV_DELAY=0, and checks the requests that arXiv's 3 s delay
+// would pace: the first update reads 5 pages, a day's update 1 page and the
+// 7 PDFs, an update with nothing new 1 page, momentum 1 search and 1 count.
+// Each iteration follows the topic from scratch; the steps' times are
+// reported as metrics (BENCHMARKS.md, "Topics"):
 //
-//	PAPERS_TOPIC_TIMING=1 go test ./cmd/papers -run TestTopicDailyTiming -v -count=1
-func TestTopicDailyTiming(t *testing.T) {
-	if os.Getenv("PAPERS_TOPIC_TIMING") != "1" {
-		t.Skip("set PAPERS_TOPIC_TIMING=1 to time a daily update and digest on a 500-paper topic")
+//	go test ./cmd/papers -run '^$' -bench BenchmarkTopicDaily -benchtime 1x
+func BenchmarkTopicDaily(b *testing.B) {
+	for range b.N {
+		topicDaily(b)
 	}
-	data := sharedData(t)
+}
+
+func topicDaily(b *testing.B) {
+	b.StopTimer()
+	data := sharedData(b)
 	now := time.Now().UTC()
 	// 500 papers of the topic over the last 12 weeks (texts of real recorded
 	// records, cycled under new ids), PDFs cycled from the real ones.
 	var texts []arxiv.Entry
 	seen := map[string]bool{}
-	for _, e := range arxivtest.RecordedEntries(t, data) {
+	for _, e := range arxivtest.RecordedEntries(b, data) {
 		if !seen[e.ID] && e.Title != "" && e.Summary != "" {
 			seen[e.ID] = true
 			texts = append(texts, e)
@@ -66,16 +72,18 @@ func TestTopicDailyTiming(t *testing.T) {
 	rev.Summary += " Version 2 adds experiments."
 	pdfMap[rev.ID+"v2"] = pdfs[0]
 
-	home := t.TempDir()
+	home := b.TempDir()
+	b.StartTimer()
+	defer b.StopTimer()
 	run := func(srv *arxivtest.Server, args ...string) time.Duration {
-		t.Helper()
+		b.Helper()
 		c := papersCmd(home, args...)
 		c.Env = append(c.Env, "PAPERS_ARXIV_API_URL="+srv.APIURL(), "PAPERS_ARXIV_PDF_URL="+srv.PDFURL(), "PAPERS_ARXIV_DELAY=0")
 		start := time.Now()
 		out, err := c.CombinedOutput()
 		d := time.Since(start)
 		if err != nil {
-			t.Fatalf("papers %s: %v\n%s", strings.Join(args, " "), err, out)
+			b.Fatalf("papers %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 		return d
 	}
@@ -93,7 +101,7 @@ func TestTopicDailyTiming(t *testing.T) {
 	// Day 0: follow the topic; its first update takes the 12-week window
 	// (abstracts only here: 500 PDFs would measure PDF extraction, which has
 	// its own benchmark).
-	s0 := arxivtest.NewServer(t, arxivtest.Options{DataDir: data, Entries: base, MatchQuery: true})
+	s0 := arxivtest.NewServer(b, arxivtest.Options{DataDir: data, Entries: base, MatchQuery: true})
 	run(s0, "topic", "add", "ml", "--query", "abs:model")
 	first := run(s0, "update", "--abstracts-only")
 	api0, _ := count(s0)
@@ -101,7 +109,7 @@ func TestTopicDailyTiming(t *testing.T) {
 	// Day 1: six new papers and one revision, with PDFs, then the digest.
 	feed := append(slices.Clone(fresh), base...)
 	feed[daily+100] = rev
-	s1 := arxivtest.NewServer(t, arxivtest.Options{DataDir: data, Entries: feed, MatchQuery: true, PDFs: pdfMap})
+	s1 := arxivtest.NewServer(b, arxivtest.Options{DataDir: data, Entries: feed, MatchQuery: true, PDFs: pdfMap})
 	var upd, dig []time.Duration
 	upd = append(upd, run(s1, "update"))
 	api1, pdf1 := count(s1)
@@ -115,10 +123,21 @@ func TestTopicDailyTiming(t *testing.T) {
 	mom := run(s1, "momentum", "ml")
 	apiM, _ := count(s1)
 
-	t.Logf("first update, %d papers, abstracts only: %v in %d API requests (polite gaps: %d x 3 s = %d s)", held, first.Round(time.Millisecond), api0, api0-1, 3*(api0-1))
-	t.Logf("daily update, %d new + 1 revised with PDFs: %v, %d API + %d PDF requests (polite gaps: %d x 3 s = %d s)",
-		daily, upd[0].Round(time.Millisecond), api1, pdf1, api1+pdf1-1, 3*(api1+pdf1-1))
-	t.Logf("digest --since 1d: %v", dig[0].Round(time.Millisecond))
-	t.Logf("momentum: %v in %d API requests", mom.Round(time.Millisecond), apiM-apiN)
-	t.Logf("update with nothing new: %v (%d requests over 4 runs); digest repeats: %v", upd[1:], apiN-api1+pdfN-pdf1, dig[1:])
+	want := func(what string, got, want int) {
+		b.Helper()
+		if got != want {
+			b.Fatalf("%s: %d requests to arXiv, want %d", what, got, want)
+		}
+	}
+	want("first update of 500 papers (API pages)", api0, 5)
+	want("daily update (API)", api1, 1)
+	want("daily update (PDFs)", pdf1, daily+1)
+	want("4 updates with nothing new", apiN-api1+pdfN-pdf1, 4)
+	want("momentum", apiM-apiN, 2)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	b.ReportMetric(ms(first), "first-update-ms")
+	b.ReportMetric(ms(upd[0]), "daily-update-ms")
+	b.ReportMetric(ms(dig[0]), "digest-ms")
+	b.ReportMetric(ms(slices.Max(upd[1:])), "nothing-new-update-ms")
+	b.ReportMetric(ms(mom), "momentum-ms")
 }

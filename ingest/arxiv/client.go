@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/papers-cli/papers/internal/retry"
@@ -28,6 +29,12 @@ const (
 	DefaultTimeout     = 2 * time.Minute
 	DefaultBackoff     = 2 * time.Second
 	DefaultMaxTries    = 4
+	// DefaultHeaderTimeout bounds the wait for a response's headers, and
+	// DefaultIdleTimeout the wait for each further piece of its body.
+	DefaultHeaderTimeout = 30 * time.Second
+	DefaultIdleTimeout   = 30 * time.Second
+	// DefaultMaxElapsed bounds one call, all its tries and waits.
+	DefaultMaxElapsed = 3 * time.Minute
 
 	// MaxPageSize is the largest max_results arXiv honours in one call.
 	MaxPageSize = 2000
@@ -73,6 +80,18 @@ type Client struct {
 	// Timeout bounds one attempt, including reading its body; default
 	// DefaultTimeout. The ctx passed to each method bounds the whole call.
 	Timeout time.Duration
+	// HeaderTimeout bounds the wait for the response to start (a server
+	// that accepts the connection and never answers); IdleTimeout the wait
+	// for each further piece of the body (a stalled download). Defaults
+	// DefaultHeaderTimeout and DefaultIdleTimeout. Both are retried.
+	HeaderTimeout, IdleTimeout time.Duration
+	// MaxElapsed bounds one call with all its tries and the backoff between
+	// them (default DefaultMaxElapsed): no further try starts that could
+	// not begin within it. A server that accepts and never answers thus
+	// costs at most MaxTries x HeaderTimeout plus backoff (2 min 14 s by
+	// default, where it took MaxTries x Timeout, 8 min). Waits the server
+	// asks for with Retry-After (each at most 5 min) are not counted.
+	MaxElapsed time.Duration
 	// Backoff is the wait before the first retry, doubled for each further
 	// retry; default DefaultBackoff. A Retry-After header replaces it.
 	Backoff time.Duration
@@ -170,6 +189,23 @@ func (c *Client) timeout() time.Duration {
 	return c.Timeout
 }
 
+func (c *Client) headerTimeout() time.Duration {
+	return orDefaultDuration(c.HeaderTimeout, DefaultHeaderTimeout)
+}
+func (c *Client) idleTimeout() time.Duration {
+	return orDefaultDuration(c.IdleTimeout, DefaultIdleTimeout)
+}
+func (c *Client) maxElapsed() time.Duration {
+	return orDefaultDuration(c.MaxElapsed, DefaultMaxElapsed)
+}
+
+func orDefaultDuration(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
 func (c *Client) backoff() time.Duration {
 	if c.Backoff <= 0 {
 		return DefaultBackoff
@@ -240,6 +276,8 @@ func retryable(err error) error { return &retryableError{err: err} }
 // attempt. The response body is drained and closed by get.
 func (c *Client) get(ctx context.Context, u string, fn func(*http.Response) error) error {
 	wait := c.backoff()
+	began := time.Now()
+	var asked time.Duration // waits the server asked for (Retry-After): outside MaxElapsed
 	for try := 1; ; try++ {
 		err := c.attempt(ctx, u, fn)
 		if err == nil {
@@ -260,6 +298,12 @@ func (c *Client) get(ctx context.Context, u string, fn func(*http.Response) erro
 			w = r.retryAfter
 		}
 		w = min(w, maxRetryWait)
+		if spent := time.Since(began) - asked; !r.hasAfter && spent+w >= c.maxElapsed() {
+			return fmt.Errorf("%w (gave up after %d tries in %s)", r.err, try, spent.Round(time.Second))
+		}
+		if r.hasAfter {
+			asked += w
+		}
 		c.logf("arxiv: %v; retry %d of %d in %s", r.err, try, c.maxTries()-1, w)
 		if err := retry.Sleep(ctx, w); err != nil {
 			return err
@@ -273,17 +317,31 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 		return err
 	}
 	defer c.release()
-	actx, cancel := context.WithTimeout(ctx, c.timeout())
-	defer cancel()
+	// Each limit cancels the attempt with its own cause, so that the error
+	// says which one (not "context canceled", nor a lost connection).
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	whole := time.AfterFunc(c.timeout(), func() {
+		cancel(fmt.Errorf("%w: GET %s: not finished within %s", ErrSlow, u, c.timeout()))
+	})
+	defer whole.Stop()
+	head := time.AfterFunc(c.headerTimeout(), func() {
+		cancel(fmt.Errorf("%w: GET %s: no answer within %s of sending the request", ErrSlow, u, c.headerTimeout()))
+	})
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, u, nil)
 	if err != nil {
+		head.Stop()
 		return fmt.Errorf("build request for %s: %w", u, err)
 	}
 	req.Header.Set("User-Agent", c.userAgent())
 	resp, err := c.hc.Do(req)
+	head.Stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
+		}
+		if cause := context.Cause(actx); cause != nil {
+			return retryable(cause)
 		}
 		var dns *net.DNSError
 		if errors.As(err, &dns) && dns.IsNotFound {
@@ -291,6 +349,9 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 		}
 		return retryable(err) // *url.Error names the method and URL
 	}
+	resp.Body = newIdleBody(resp.Body, actx, c.idleTimeout(), func(n int64) {
+		cancel(fmt.Errorf("%w: GET %s: no data for %s after %d bytes", ErrSlow, u, c.idleTimeout(), n))
+	})
 	defer func() {
 		// Drain a little so the connection can be reused.
 		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
@@ -301,7 +362,7 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 		return fn(resp)
 	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		r := &retryableError{err: fmt.Errorf("GET %s: %s", u, resp.Status)}
+		r := &retryableError{err: fmt.Errorf("GET %s: %s", u, statusText(resp))}
 		r.retryAfter, r.hasAfter = retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		return r
 	case http.StatusBadRequest:
@@ -313,7 +374,57 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 			}
 		}
 	}
-	return fmt.Errorf("GET %s: %s", u, resp.Status)
+	return fmt.Errorf("GET %s: %s", u, statusText(resp))
+}
+
+// ErrSlow is wrapped by the error of an attempt that a server accepted but
+// did not answer in time: no response within HeaderTimeout, no data for
+// IdleTimeout, or not finished within Timeout. It is retried.
+var ErrSlow = errors.New("too slow")
+
+// statusText is the status line of resp in Go's words for its code: the
+// reason phrase a server sends is its own text and may hold anything
+// (escape sequences for the terminal the error is printed on).
+func statusText(resp *http.Response) string {
+	if t := http.StatusText(resp.StatusCode); t != "" {
+		return fmt.Sprintf("%d %s", resp.StatusCode, t)
+	}
+	return fmt.Sprintf("HTTP status %d", resp.StatusCode)
+}
+
+// idleBody is a response body that calls stall (which cancels the
+// request) when no byte arrives for d.
+type idleBody struct {
+	io.ReadCloser
+	ctx   context.Context
+	timer *time.Timer
+	d     time.Duration
+	n     int64
+}
+
+func newIdleBody(r io.ReadCloser, ctx context.Context, d time.Duration, stall func(n int64)) *idleBody {
+	b := &idleBody{ReadCloser: r, ctx: ctx, d: d}
+	b.timer = time.AfterFunc(d, func() { stall(atomic.LoadInt64(&b.n)) })
+	return b
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		atomic.AddInt64(&b.n, int64(n))
+		b.timer.Reset(b.d)
+	}
+	if err != nil && err != io.EOF {
+		if cause := context.Cause(b.ctx); cause != nil && errors.Is(cause, ErrSlow) {
+			err = cause // why the read failed: the server stalled, the connection is fine
+		}
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	return b.ReadCloser.Close()
 }
 
 // query fetches and parses one API page. If suspicious(feed) holds, the
@@ -359,6 +470,9 @@ func (c *Client) query(ctx context.Context, params url.Values, suspicious func(*
 			return nil, err
 		}
 	}
+	for _, why := range feed.Skipped {
+		c.logf("warning: arxiv: skipped an entry it could not read, the rest of the page is kept: %s", why)
+	}
 	return feed, nil
 }
 
@@ -388,10 +502,7 @@ func (c *Client) Search(ctx context.Context, query string, max int) ([]Entry, er
 			"start":        {strconv.Itoa(start)},
 			"max_results":  {strconv.Itoa(n)},
 		}
-		first := start == 0
-		f, err := c.query(ctx, params, func(f *Feed) bool {
-			return len(f.Entries) == 0 && (first || start < f.TotalResults)
-		})
+		f, err := c.query(ctx, params, func(f *Feed) bool { return f.emptyButMore(start) })
 		if err != nil {
 			return out, fmt.Errorf("search arxiv for %q (start %d): %w", query, start, err)
 		}
@@ -401,13 +512,13 @@ func (c *Client) Search(ctx context.Context, query string, max int) ([]Entry, er
 				out = append(out, e)
 			}
 		}
-		if len(f.Entries) == 0 {
+		if f.Read() == 0 {
 			if start < f.TotalResults {
 				c.logf("arxiv: page at %d of %d results stayed empty; stopping with %d entries", start, f.TotalResults, len(out))
 			}
 			break
 		}
-		start += len(f.Entries)
+		start += f.Read()
 		if start >= f.TotalResults {
 			break
 		}
@@ -421,7 +532,8 @@ func (c *Client) Search(ctx context.Context, query string, max int) ([]Entry, er
 // Count returns arXiv's totalResults for query, fetching at most one entry.
 // It is meant for counting submissions in date ranges, e.g.
 // `(cat:cs.CL AND abs:agent) AND submittedDate:[202601010000 TO 202601312359]`.
-// A zero count is asked for once more before it is believed.
+// A count of 0 is believed; a page without its entry while the count says
+// there are results is asked for once more.
 func (c *Client) Count(ctx context.Context, query string) (int, error) {
 	if strings.TrimSpace(query) == "" {
 		return 0, errors.New("count arxiv results: empty query")
@@ -431,7 +543,7 @@ func (c *Client) Count(ctx context.Context, query string) (int, error) {
 		"start":        {"0"},
 		"max_results":  {"1"},
 	}
-	f, err := c.query(ctx, params, func(f *Feed) bool { return len(f.Entries) == 0 })
+	f, err := c.query(ctx, params, func(f *Feed) bool { return f.emptyButMore(0) })
 	if err != nil {
 		return 0, fmt.Errorf("count arxiv results for %q: %w", query, err)
 	}
@@ -443,7 +555,8 @@ func (c *Client) Count(ctx context.Context, query string) (int, error) {
 // An id arXiv does not know is simply absent from the result: the caller
 // reports it as not found. Entries come in arXiv's order, one per distinct
 // id. A malformed id is an error before any request is sent. A batch
-// that comes back empty is asked for once more before it is believed. On
+// that comes back empty although totalResults counts results is asked for
+// once more; one with totalResults 0 (no id known) is believed. On
 // error, the entries of the batches before it are returned with it.
 func (c *Client) Lookup(ctx context.Context, ids []string) ([]Entry, error) {
 	var list []string
@@ -468,7 +581,7 @@ func (c *Client) Lookup(ctx context.Context, ids []string) ([]Entry, error) {
 			"start":       {"0"},
 			"max_results": {strconv.Itoa(len(batch))},
 		}
-		f, err := c.query(ctx, params, func(f *Feed) bool { return len(f.Entries) == 0 })
+		f, err := c.query(ctx, params, func(f *Feed) bool { return f.emptyButMore(0) })
 		if err != nil {
 			return out, fmt.Errorf("look up arxiv ids %s: %w", describeIDs(batch), err)
 		}

@@ -5,14 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,14 +168,76 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-func TestLookupUnknownAsksTwice(t *testing.T) {
-	s := newServer(t, arxivtest.Options{})
-	got, err := newClient(t, s).Lookup(context.Background(), []string{"0000.0000"})
+// TestNoResultsAreBelieved: a feed whose totalResults is 0 (an unknown
+// id, a query nothing matches) is believed at once, not retried as a
+// suspicious empty page (3 s more with arXiv's pacing).
+func TestNoResultsAreBelieved(t *testing.T) {
+	s := newServer(t, arxivtest.Options{MatchQuery: true})
+	c := newClient(t, s)
+	got, err := c.Lookup(context.Background(), []string{"0000.0000"})
 	if err != nil || len(got) != 0 {
 		t.Fatalf("got %v, %v; want no entries and no error", ids(got), err)
 	}
-	if n := len(s.Requests()); n != 2 {
-		t.Errorf("%d requests, want 2 (an empty answer is asked for once more)", n)
+	if n := len(s.Requests()); n != 1 {
+		t.Errorf("look-up of an unknown id: %d requests, want 1", n)
+	}
+	found, err := c.Search(context.Background(), "ti:xyzzyplugh", 10)
+	if err != nil || len(found) != 0 {
+		t.Fatalf("search: got %v, %v; want nothing", ids(found), err)
+	}
+	n, err := c.Count(context.Background(), "ti:xyzzyplugh")
+	if err != nil || n != 0 {
+		t.Fatalf("count: %d, %v", n, err)
+	}
+	if n := len(s.Requests()); n != 3 {
+		t.Errorf("search and count with no results: %d requests in all, want 3", n)
+	}
+}
+
+// TestBadEntrySkipped: a real page with one entry whose id is not an arXiv
+// id keeps its other entries, with a warning; paging goes on from the
+// page's full length (no entry read twice or lost), nothing is retried.
+// It failed the whole page after 4 tries, so a topic could never update.
+func TestBadEntrySkipped(t *testing.T) {
+	page1, err := os.ReadFile(dataFile(t, "api-2026/q_testing_s0_m10_bc5a6c384fe9.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page2, err := os.ReadFile(dataFile(t, "api-2026/q_testing_s10_m10_34e56e15aaac.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(page1), "<id>http://arxiv.org/abs/2405.13786v1</id>", "<id>http://arxiv.org/abs/not-an-id</id>", 1)
+	if bad == string(page1) {
+		t.Fatal("the recorded page changed: entry 2405.13786v1 not found")
+	}
+	total := regexp.MustCompile(`<opensearch:totalResults[^>]*>\d+<`)
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		body := bad
+		if r.URL.Query().Get("start") == "10" {
+			body = string(page2)
+		}
+		io.WriteString(w, total.ReplaceAllString(body, `<opensearch:totalResults xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">20<`))
+	}))
+	defer srv.Close()
+	c := arxiv.New()
+	c.APIURL, c.Delay, c.Backoff = srv.URL, -1, time.Millisecond
+	var warnings []string
+	c.Logf = func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }
+	var got []string
+	if _, err := c.Scan(context.Background(), "all:testing", arxiv.ByLastUpdated, 10, func(e arxiv.Entry) bool {
+		got = append(got, e.ID)
+		return true
+	}); err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	if len(got) != 19 || slices.Contains(got, "2405.13786") || requests.Load() != 2 {
+		t.Errorf("got %d entries in %d requests, want the 19 readable ones in 2: %v", len(got), requests.Load(), got)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "not-an-id") || !strings.Contains(warnings[0], "skipped") {
+		t.Errorf("warnings %q, want one naming the entry skipped", warnings)
 	}
 }
 

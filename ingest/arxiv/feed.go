@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // XML namespaces of the arXiv API's Atom feed.
@@ -67,7 +68,19 @@ type Feed struct {
 	// this page; StartIndex is this page's offset in them.
 	TotalResults, StartIndex, ItemsPerPage int
 	Entries                                []Entry
+	// Skipped says why each entry of the page that could not be read (an
+	// id that is not an arXiv id) was left out of Entries.
+	Skipped []string
 }
+
+// Read is how many entries the page held, Entries and Skipped: what
+// paging advances by.
+func (f *Feed) Read() int { return len(f.Entries) + len(f.Skipped) }
+
+// emptyButMore reports a page with no entries although totalResults says
+// the query has results from start on: arXiv sends such pages under load.
+// A page of a query with no results at all (totalResults 0) is believed.
+func (f *Feed) emptyButMore(start int) bool { return f.Read() == 0 && start < f.TotalResults }
 
 // APIError is an error arXiv reported as an Atom error feed (an entry
 // whose id contains /api/errors), e.g. "incorrect id format for abc".
@@ -119,8 +132,10 @@ type xmlTerm struct {
 }
 
 // ParseFeed parses one arXiv API response body (either Atom format). An
-// error feed yields an *APIError; malformed XML or an entry without a
-// parseable id yields an error saying so. ParseFeed does not close r.
+// error feed yields an *APIError; malformed XML yields an error saying so.
+// An entry whose id cannot be parsed is left out and listed in Skipped:
+// one bad entry must not cost the page (and a followed topic every later
+// update). ParseFeed does not close r.
 func ParseFeed(r io.Reader) (*Feed, error) {
 	var xf xmlFeed
 	dec := xml.NewDecoder(r)
@@ -145,7 +160,8 @@ func ParseFeed(r io.Reader) (*Feed, error) {
 	for i, xe := range xf.Entries {
 		e, err := xe.entry()
 		if err != nil {
-			return nil, fmt.Errorf("parse arxiv feed: entry %d: %w", i+1, err)
+			f.Skipped = append(f.Skipped, fmt.Sprintf("entry %d (%q): %v", i+1, clip(collapse(xe.Title), 80), err))
+			continue
 		}
 		f.Entries = append(f.Entries, e)
 	}
@@ -205,6 +221,17 @@ func (xe xmlEntry) entry() (Entry, error) {
 		e.AbsURL = rawID
 	}
 	return e, nil
+}
+
+// clip shortens s to at most n bytes at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 // collapse joins s's lines and runs of spaces into single spaces.

@@ -427,10 +427,9 @@ func TestParseFeedCategories(t *testing.T) {
 
 func TestParseFeedMalformed(t *testing.T) {
 	for name, in := range map[string]string{
-		"not xml":      "<html><body>busy</body></html>",
-		"empty":        "",
-		"truncated":    `<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>http://arxiv.org/abs/2501.12948v1</id>`,
-		"bad entry id": `<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>http://example.com/x</id></entry></feed>`,
+		"not xml":   "<html><body>busy</body></html>",
+		"empty":     "",
+		"truncated": `<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>http://arxiv.org/abs/2501.12948v1</id>`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			if f, err := arxiv.ParseFeed(strings.NewReader(in)); err == nil {

@@ -92,6 +92,9 @@ func (c *Client) savePDF(resp *http.Response, part string) (int64, error) {
 		err = fmt.Errorf("pdf larger than %s", sizeLabel(limit))
 	case errors.Is(err, ErrHTML) || errors.Is(err, errNotPDF) || chk.werr != nil:
 		// The content or our disk is the problem: no retry helps.
+	case errors.Is(err, ErrSlow):
+		// The server stalled or is too slow: another try may do better.
+		err = retryable(err)
 	case err != nil:
 		// The connection dropped mid-body: another try may complete it.
 		err = retryable(fmt.Errorf("%w: connection lost after %d bytes: %v", ErrTruncatedPDF, n, err))

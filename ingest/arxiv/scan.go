@@ -22,7 +22,8 @@ const (
 // as soon as the caller has seen enough, so following a topic costs one
 // request when little is new. It returns arXiv's totalResults from the
 // first page. Entries repeated across pages are passed once. Empty pages
-// are retried once as in Search.
+// are retried once as in Search; entries that cannot be read are skipped
+// with a warning (Logf).
 func (c *Client) Scan(ctx context.Context, query, sortBy string, pageSize int, fn func(Entry) bool) (int, error) {
 	if strings.TrimSpace(query) == "" {
 		return 0, errors.New("scan arxiv: empty query")
@@ -45,9 +46,7 @@ func (c *Client) Scan(ctx context.Context, query, sortBy string, pageSize int, f
 			"max_results":  {strconv.Itoa(pageSize)},
 		}
 		first := start == 0
-		f, err := c.query(ctx, params, func(f *Feed) bool {
-			return len(f.Entries) == 0 && (first || start < f.TotalResults)
-		})
+		f, err := c.query(ctx, params, func(f *Feed) bool { return f.emptyButMore(start) })
 		if err != nil {
 			return total, fmt.Errorf("search arxiv for %q (start %d): %w", query, start, err)
 		}
@@ -63,10 +62,10 @@ func (c *Client) Scan(ctx context.Context, query, sortBy string, pageSize int, f
 				return total, nil
 			}
 		}
-		if len(f.Entries) == 0 {
+		if f.Read() == 0 {
 			return total, nil
 		}
-		start += len(f.Entries)
+		start += f.Read()
 		if start >= f.TotalResults {
 			return total, nil
 		}

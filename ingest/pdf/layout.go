@@ -56,6 +56,10 @@ type line struct {
 	drop     bool // running head, page number, line number or arXiv stamp
 	heading  bool
 	hyphJoin bool
+	// pieces are the texts of the fragments the line was joined from, left
+	// to right: set apart by more than fragBreakEm (author names set with
+	// wide spaces, table cells).
+	pieces []string
 }
 
 // pageLayout is the laid-out text of one page.
@@ -459,6 +463,7 @@ func groupLines(frags []*frag, col int) []line {
 				}
 			}
 			b.WriteString(f.text.String())
+			l.pieces = append(l.pieces, strings.TrimSpace(f.text.String()))
 			if f.size > l.size {
 				l.size = f.size
 			}

@@ -344,9 +344,10 @@ type outRef int
 
 // Keys whose values the library and our walker never read: left out, with
 // everything only they reach (tagged-PDF structure trees can hold more
-// objects than the rest of the file).
+// objects than the rest of the file). The catalog's /Metadata (XMP) is
+// read by readXMP.
 var (
-	skipCatalog = map[pdfName]bool{"StructTreeRoot": true, "PieceInfo": true, "Metadata": true, "Threads": true,
+	skipCatalog = map[pdfName]bool{"StructTreeRoot": true, "PieceInfo": true, "Threads": true,
 		"SpiderInfo": true, "Perms": true, "Legal": true, "DSS": true, "AF": true, "Collection": true, "Pages": true}
 	skipPage = map[pdfName]bool{"PieceInfo": true, "Metadata": true, "Thumb": true, "B": true, "AF": true, "Parent": true}
 )
@@ -485,7 +486,7 @@ func contentRefs(v any, d *document) []uint32 {
 // Streams whose data nothing downstream reads are written empty.
 func skipData(dict pdfDict) bool {
 	switch dict.name("Type") {
-	case "EmbeddedFile", "Metadata", "XRef", "ObjStm":
+	case "EmbeddedFile", "XRef", "ObjStm":
 		return true
 	}
 	return dict.name("Subtype") == "Image"

@@ -57,6 +57,9 @@ type Document struct {
 	// ArxivID ("2302.04761v1") and ArxivDate ("9 Feb 2023") come from the
 	// arXiv side stamp, which is removed from the text.
 	ArxivID, ArxivDate string
+	// Meta is what the file says about itself besides its title: authors,
+	// date, DOI, arXiv id, venue, each with where it came from.
+	Meta Metadata
 	// Warnings are problems that did not stop extraction, e.g. a page whose
 	// content was malformed.
 	Warnings []string
@@ -242,6 +245,7 @@ func extract(ctx context.Context, data []byte) (doc *Document, err error) {
 	}
 	finish(doc, layouts)
 	doc.Title = chooseTitle(rd, layouts, doc)
+	readMetadata(rd, layouts, doc)
 	if len(pages) == 0 {
 		return nil, errorf(ErrMalformed, "no pages")
 	}

@@ -32,3 +32,16 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+func TestLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"2501.12948", "2501.12948"},
+		{"id\x1b]0;pwned\x07\nadded evil", "id ]0;pwned  added evil"},
+		{"a\tb\r\nc", "a b c"},
+		{"\u009b2J\u202e", " 2J"},
+	} {
+		if got := Line(c.in); got != c.want {
+			t.Errorf("Line(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

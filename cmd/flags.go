@@ -1,0 +1,269 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/store"
+)
+
+// This file holds the flag groups commands share: each group declares its
+// flags once, with one wording, and resolves them to the value the packages
+// below take (a store.Filter, an ask.LLM, an embed.Options).
+
+// filterSet names the filter flags a command takes.
+type filterSet uint
+
+const (
+	filterPaper    filterSet = 1 << iota // --paper ID (repeatable)
+	filterTopic                          // --topic NAME (repeatable)
+	filterCategory                       // --category CAT (repeatable)
+	filterAuthor                         // --author NAME (repeatable)
+	filterDates                          // --since DATE, --until DATE
+
+	// filterPapers is every flag that narrows by what a paper is, for
+	// commands that list papers rather than search one.
+	filterPapers = filterTopic | filterCategory | filterAuthor | filterDates
+	filterAll    = filterPaper | filterPapers
+)
+
+// filterFlags are the flags that narrow a command to some papers of the
+// library. A new filter is a field here, a bit of filterSet, its flag in
+// register and its value in resolve: every command that takes the group
+// gets it with the same name, help and checks.
+type filterFlags struct {
+	set          filterSet
+	papers       []string
+	topics       []string
+	categories   []string
+	authors      []string
+	since, until string
+}
+
+// register declares the flags of which on c.
+func (f *filterFlags) register(c *cobra.Command, which filterSet) {
+	f.set = which
+	fl := c.Flags()
+	if which&filterPaper != 0 {
+		fl.StringArrayVar(&f.papers, "paper", nil, "only this paper: an arXiv id in any form or a library id (repeatable)")
+	}
+	if which&filterTopic != 0 {
+		fl.StringArrayVar(&f.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
+	}
+	if which&filterCategory != 0 {
+		fl.StringArrayVar(&f.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
+	}
+	if which&filterAuthor != 0 {
+		fl.StringArrayVar(&f.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
+	}
+	if which&filterDates != 0 {
+		fl.StringVar(&f.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
+		fl.StringVar(&f.until, "until", "", "only papers published on or before this date (YYYY-MM-DD, YYYY-MM or YYYY: the whole period)")
+	}
+}
+
+// check validates what can be checked before the library is opened (dates,
+// categories) and returns the filter so far: mistakes are usage errors.
+func (f *filterFlags) check() (store.Filter, error) {
+	return buildFilter(f.since, f.until, f.categories, f.authors)
+}
+
+// resolve returns the store.Filter the flags name. Papers and topics are
+// looked up in lib: one it does not hold is an error naming it, not an
+// empty result.
+func (f *filterFlags) resolve(ctx context.Context, lib *store.Library) (store.Filter, error) {
+	sf, err := f.check()
+	if err != nil {
+		return sf, err
+	}
+	if sf.IDs, err = resolvePapers(ctx, lib, f.papers); err != nil {
+		return sf, err
+	}
+	if sf.Topics, err = topicFilter(ctx, lib, f.topics); err != nil {
+		return sf, err
+	}
+	return sf, nil
+}
+
+// namesPapers reports whether --paper was given.
+func (f *filterFlags) namesPapers() bool { return len(f.papers) > 0 }
+
+// buildFilter builds the store filter from the date, category and author
+// flags.
+func buildFilter(since, until string, categories, authors []string) (store.Filter, error) {
+	now := time.Now()
+	f := store.Filter{Categories: categories, Authors: authors}
+	var err error
+	if f.Since, err = parseDate(since, now); err != nil {
+		return f, err
+	}
+	if _, f.Until, err = parsePeriod(until, now); err != nil { // the whole day, month or year
+		return f, err
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && f.Since.After(f.Until) {
+		return f, usageError("--since %s is after --until %s: nothing can match", since, until)
+	}
+	for _, c := range categories {
+		if strings.ContainsAny(c, ", ") {
+			return f, usageError("--category %q: give one category per flag (--category cs.LG --category cs.CL)", c)
+		}
+	}
+	return f, nil
+}
+
+// llmFlags choose the model that writes answers and summaries (ask,
+// digest): --llm and --extractive, with OPENAI_API_KEY, OPENAI_BASE_URL and
+// OLLAMA_HOST from the environment (the key is never a flag).
+type llmFlags struct {
+	spec       string
+	extractive bool
+}
+
+// register declares --llm and --extractive on c; offline says what
+// --extractive does instead of a model.
+func (l *llmFlags) register(c *cobra.Command, offline string) {
+	c.Flags().StringVar(&l.spec, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
+	c.Flags().BoolVar(&l.extractive, "extractive", false, offline)
+}
+
+// config is the LLM configuration of the flags and the environment.
+func (l *llmFlags) config(stream bool) ask.LLMConfig {
+	return ask.LLMConfig{
+		Spec:       l.spec,
+		APIKey:     os.Getenv("OPENAI_API_KEY"),
+		BaseURL:    os.Getenv("OPENAI_BASE_URL"),
+		OllamaHost: os.Getenv("OLLAMA_HOST"),
+		NoStream:   !stream,
+	}
+}
+
+// resolve returns the model to use, nil for none (--extractive, or no model
+// configured); a model that cannot be used is an error with its hint.
+func (l *llmFlags) resolve(stream bool) (ask.LLM, error) {
+	if l.extractive {
+		return nil, nil
+	}
+	llm, err := ask.ResolveLLM(l.config(stream))
+	if err != nil {
+		return nil, askError(err)
+	}
+	return llm, nil
+}
+
+// embedderFlags choose an embedder: --embedder, and for commands that embed
+// a whole library (reindex, eval) --dimensions, --embed-batch and
+// --embed-concurrency. The server comes from the environment.
+type embedderFlags struct {
+	spec        string
+	dimensions  int
+	batch       int
+	concurrency int
+}
+
+// register declares --embedder on c with the given default and help.
+func (e *embedderFlags) register(c *cobra.Command, def, usage string) {
+	c.Flags().StringVar(&e.spec, "embedder", def, usage)
+}
+
+// registerTuning declares --dimensions, --embed-batch and --embed-concurrency.
+func (e *embedderFlags) registerTuning(c *cobra.Command) {
+	f := c.Flags()
+	f.IntVar(&e.batch, "embed-batch", embed.DefaultBatchSize, "texts per request to an openai:/ollama: embedder")
+	f.IntVar(&e.concurrency, "embed-concurrency", embed.DefaultConcurrency, "requests in flight to an openai:/ollama: embedder")
+	f.IntVar(&e.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it, e.g. text-embedding-3-*)")
+}
+
+// parse builds the embedder the flags name; a spec that names none is a
+// usage error. Warnings go to errw.
+func (e *embedderFlags) parse(s *IOStreams) (embed.Embedder, error) {
+	em, err := embed.Parse(e.spec, embedOptionsBatch(e.dimensions, e.batch, e.concurrency, s.ErrOut))
+	if err != nil {
+		return nil, withHint(withExit(err, ExitUsage), "use --embedder local, openai:MODEL or ollama:MODEL")
+	}
+	return em, nil
+}
+
+// addJSON declares --json on c: every command that prints results has it,
+// with this name and no shorthand; what says what is printed.
+func addJSON(c *cobra.Command, v *bool, what string) {
+	c.Flags().BoolVar(v, "json", false, what)
+}
+
+// addK declares -k/--k, the number of passages, on c (ask and search).
+func addK(c *cobra.Command, v *int, def int, usage string) {
+	c.Flags().IntVarP(v, "k", "k", def, usage)
+}
+
+// checkK validates -k when it was given: at least 1.
+func checkK(c *cobra.Command, k int) error {
+	if c.Flags().Changed("k") && k < 1 {
+		return usageError("-k must be at least 1, got %d", k)
+	}
+	return nil
+}
+
+// formatFlags choose the output format of a command that prints more than
+// one (digest: md or json; export: bibtex or csl-json): --format NAME, and
+// boolean shortcuts for some formats, always --json for the JSON one (and
+// kept spellings such as export's --bibtex). A shortcut that contradicts
+// --format is a usage error.
+type formatFlags struct {
+	format    string
+	names     map[string]string // every spelling --format takes, lower case -> its format
+	formats   []string          // the formats, for the error message
+	shortcuts []*formatShortcut
+}
+
+type formatShortcut struct {
+	flag   string
+	format string
+	set    bool
+}
+
+// register declares --format on c with its default and formats; names maps
+// further spellings to formats.
+func (f *formatFlags) register(c *cobra.Command, def string, formats []string, names map[string]string, usage string) {
+	f.formats = formats
+	f.names = map[string]string{}
+	for _, n := range formats {
+		f.names[n] = n
+	}
+	for n, v := range names {
+		f.names[n] = v
+	}
+	c.Flags().StringVar(&f.format, "format", def, usage)
+}
+
+// shortcut declares the boolean flag name that means --format format
+// (--json for the JSON format).
+func (f *formatFlags) shortcut(c *cobra.Command, name, format, usage string) {
+	s := &formatShortcut{flag: name, format: format}
+	f.shortcuts = append(f.shortcuts, s)
+	c.Flags().BoolVar(&s.set, name, false, usage)
+}
+
+// resolve returns the format the flags choose.
+func (f *formatFlags) resolve(c *cobra.Command) (string, error) {
+	format, ok := f.names[strings.ToLower(strings.TrimSpace(f.format))]
+	if !ok {
+		return "", usageError("--format must be %s, got %q", strings.Join(f.formats, " or "), f.format)
+	}
+	given := "--format " + f.format
+	explicit := c.Flags().Changed("format")
+	for _, s := range f.shortcuts {
+		if !s.set {
+			continue
+		}
+		if explicit && s.format != format {
+			return "", usageError("--%s and %s contradict each other", s.flag, given)
+		}
+		format, given, explicit = s.format, "--"+s.flag, true
+	}
+	return format, nil
+}

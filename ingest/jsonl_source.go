@@ -1,0 +1,291 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/beir"
+	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/store"
+)
+
+// ErrCorpusUnreadable is the failure of a corpus path that does not exist,
+// cannot be opened or is a directory.
+var ErrCorpusUnreadable = errors.New("cannot read corpus")
+
+// corpusRecord is one line of a BEIR-style corpus.
+type corpusRecord struct {
+	ID       beir.ID        `json:"_id"`
+	Title    string         `json:"title"`
+	Text     string         `json:"text"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+// JSONL ingests a BEIR-style corpus: one {"_id","title","text","metadata"}
+// object per line, one paper each, keyed by "_id". Optional metadata:
+// published (YYYY-MM-DD), categories, authors (comma-separated or lists),
+// url. A line that is not a valid record is reported and skipped. When an
+// _id comes twice, the first record is kept and the later one skipped with
+// a Warning (the file is read once, as it streams). A path
+// that is not a readable file is reported as failed and returned as an
+// error wrapping ErrCorpusUnreadable, with the report.
+func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
+	r := in.newRun()
+	f, err := os.Open(path)
+	if err == nil {
+		if st, serr := f.Stat(); serr != nil {
+			err = serr
+		} else if st.IsDir() {
+			err = errors.New("is a directory")
+		}
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		err = fmt.Errorf("%w: %w", ErrCorpusUnreadable, unwrapPathError(err))
+		r.fail(0, path, err, false)
+		return r.report(), err
+	}
+	defer f.Close()
+	type rec struct {
+		pos  int
+		item string
+		p    store.Paper
+		text string
+	}
+	recs := make(chan rec, 64)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(recs)
+		br := bufio.NewReaderSize(f, 1<<20)
+		firstLine := map[string]int{} // _id -> line of the record kept
+		for line := 1; ; line++ {
+			b, err := br.ReadBytes('\n')
+			if len(bytes.TrimSpace(b)) > 0 {
+				item := fmt.Sprintf("%s:%d", filepath.Base(path), line)
+				p, text, perr := parseRecord(b)
+				first, dup := firstLine[p.ID]
+				switch {
+				case perr != nil:
+					r.fail(line, item, perr, false)
+				case dup:
+					r.emit(Event{Kind: Warning, Item: item, Msg: fmt.Sprintf("_id %q again (first at line %d): kept line %d, skipped line %d", p.ID, first, first, line)})
+				default:
+					firstLine[p.ID] = line
+					r.emit(Event{Kind: Queued, N: 1}) // the total is known only at the end
+					select {
+					case recs <- rec{pos: line, item: item, p: p, text: text}:
+					case <-gctx.Done():
+						return gctx.Err()
+					}
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("read %s: %w", path, err)
+			}
+		}
+	})
+	// workers take batches of records: embedded together, committed in one
+	// transaction (one fsync per batch, not per record)
+	batches := make(chan []rec)
+	g.Go(func() error {
+		defer close(batches)
+		var b []rec
+		for rc := range recs {
+			b = append(b, rc)
+			if len(b) == corpusBatch {
+				select {
+				case batches <- b:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+				b = nil
+			}
+		}
+		if len(b) > 0 {
+			select {
+			case batches <- b:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	for w := 0; w < in.workers(); w++ {
+		g.Go(func() error {
+			for b := range batches {
+				var todo []pending
+				for _, rc := range b {
+					if prev, err := in.Lib.Get(gctx, rc.p.ID); err == nil {
+						if err := checkSource(prev, "jsonl"); err != nil {
+							r.fail(rc.pos, rc.item, err, false)
+							continue
+						}
+						if prev.ContentHash == rc.p.ContentHash {
+							r.record(rc.pos, outcome{id: rc.p.ID, result: store.Unchanged, stored: true})
+							r.emit(Event{Kind: Stored, Item: rc.p.ID, Result: store.Unchanged})
+							continue
+						}
+					}
+					todo = append(todo, pending{pos: rc.pos, paper: rc.p, chunks: recordChunks(rc.p, rc.text, in.Chunking)})
+				}
+				if err := r.storeBatch(gctx, todo); err != nil {
+					if isCancel(gctx, err) {
+						return gctx.Err()
+					}
+					if Systemic(err) {
+						return err
+					}
+					for _, p := range todo {
+						r.fail(p.pos, p.paper.ID, err, false)
+					}
+				}
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	return r.report(), err
+}
+
+// corpusBatch is how many corpus records are committed per transaction.
+const corpusBatch = 64
+
+// recordChunks cuts a corpus record: title and abstract first, then the
+// body when the text is longer than the abstract kept.
+func recordChunks(p store.Paper, text string, opt chunk.Options) []store.Chunk {
+	chunks := []store.Chunk{chunk.Abstract(p.ID, p.Title, p.Abstract)}
+	if text != p.Abstract {
+		chunks = append(chunks, chunk.Body(p.ID, []chunk.Page{{N: 0, Text: text}}, 1, opt)...)
+	}
+	return chunks
+}
+
+// longText is the number of words above which a record's text is chunked
+// as a body rather than kept whole as its abstract.
+const longText = 400
+
+// parseRecord turns one corpus line into a paper and its full text.
+func parseRecord(line []byte) (store.Paper, string, error) {
+	var rc corpusRecord
+	if err := json.Unmarshal(line, &rc); err != nil {
+		return store.Paper{}, "", fmt.Errorf("not a JSON record: %w", err)
+	}
+	id, err := checkCorpusID(string(rc.ID))
+	if err != nil {
+		return store.Paper{}, "", err
+	}
+	if strings.TrimSpace(rc.Title) == "" && strings.TrimSpace(rc.Text) == "" {
+		return store.Paper{}, "", fmt.Errorf("record %s has neither title nor text", id)
+	}
+	h := sha256.Sum256(line)
+	p := store.Paper{
+		ID: id, Title: strings.Join(strings.Fields(rc.Title), " "), Source: "jsonl",
+		ContentHash: hex.EncodeToString(h[:]),
+	}
+	text := strings.TrimSpace(rc.Text)
+	if words := strings.Fields(text); len(words) > longText {
+		p.Abstract = strings.Join(words[:chunkAbstractWords], " ")
+	} else {
+		p.Abstract = text
+	}
+	if p.Title == "" {
+		p.Title = firstWords(text, 12)
+	}
+	md := rc.Metadata
+	if s := metaString(md["published"]); s != "" {
+		for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02T15:04:05", "2006-01", "2006"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				p.Published = t
+				break
+			}
+		}
+	}
+	p.Categories = metaList(md["categories"], " ,")
+	p.Authors = metaList(md["authors"], ",")
+	p.Affiliations = metaList(md["affiliations"], ";")
+	p.URL = metaString(md["url"])
+	return p, text, nil
+}
+
+// checkCorpusID returns the library key of a corpus record's _id, trimmed,
+// or why it cannot be one. The library keys arXiv papers by their bare
+// versionless id, and every command that takes an id reads "2501.12948v1",
+// "arXiv:2501.12948" or an arxiv.org URL as that arXiv paper: a record
+// stored under such an id could never be shown or removed by it (and rm
+// would remove the arXiv paper instead), so it is refused with the id to
+// use. A bare arXiv id is accepted: it is the paper's own key (an arXiv
+// paper already held under it makes the record an id clash). Control
+// characters are refused: ids are printed as they are.
+func checkCorpusID(raw string) (string, error) {
+	id := strings.TrimSpace(raw)
+	switch {
+	case id == "":
+		return "", errors.New(`record has no "_id"`)
+	case strings.IndexFunc(id, unicode.IsControl) >= 0 || safetext.Clean(id) != id:
+		return "", fmt.Errorf("_id %q has a control character: give the record an id of printable characters", safetext.Line(id))
+	}
+	if bare, _, err := arxiv.ParseID(id); err == nil && bare != id {
+		return "", fmt.Errorf("_id %q is an arXiv id in another form than the library keys papers by, so ids would name the arXiv paper %s instead: "+
+			"give the record the _id %q (or an id that is not an arXiv id, such as \"corpus-%s\")", id, bare, bare, id)
+	}
+	return id, nil
+}
+
+// chunkAbstractWords is how much of a long record becomes its first chunk.
+const chunkAbstractWords = 250
+
+func firstWords(s string, n int) string {
+	w := strings.Fields(s)
+	return strings.Join(w[:min(n, len(w))], " ")
+}
+
+func metaString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strings.TrimSpace(x)
+	case float64:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
+// metaList accepts a string split on any of seps, or a JSON list of strings.
+func metaList(v any, seps string) []string {
+	var parts []string
+	switch x := v.(type) {
+	case string:
+		parts = strings.FieldsFunc(x, func(r rune) bool { return strings.ContainsRune(seps, r) })
+	case []any:
+		for _, e := range x {
+			parts = append(parts, metaString(e))
+		}
+	}
+	var out []string
+	for _, s := range parts {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,456 @@
+package pdf
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	lpdf "github.com/ledongthuc/pdf"
+)
+
+// Metadata is what a PDF says about itself, read offline from its XMP
+// packet, its Info dictionary and the layout of its first page. Nothing is
+// guessed beyond that: a field the file does not give stays empty.
+type Metadata struct {
+	// Authors in the order printed, "Given Family" as set ("Zlatko
+	// Tešanović"), superscript markers removed.
+	Authors []string
+	// Date is the publication date as precisely as known: "2023",
+	// "2023-02" or "2023-02-09".
+	Date string
+	// DOI without a resolver prefix ("10.1109/TIP.2023.3326396"). arXiv's
+	// own DOIs (10.48550/arXiv.*) give ArxivID instead.
+	DOI string
+	// ArxivID with its version when printed ("2302.04761v1"): from the
+	// arXiv stamp (Document.ArxivID), else an arxiv.org URL or an
+	// "arXiv:" mention on the first page that names one paper only.
+	ArxivID string
+	// From XMP (PRISM): where the paper appeared.
+	Venue, Volume, Issue, PageRange string
+	// Sources says where each field came from, by name ("title",
+	// "authors", "date", "doi", "arxiv_id", "venue"): "xmp", "info",
+	// "layout" (the first page's lines), "stamp" (arXiv's side stamp) or
+	// "text" (a mention on the first page).
+	Sources map[string]string
+}
+
+func (m *Metadata) set(field, source string) {
+	if m.Sources == nil {
+		m.Sources = map[string]string{}
+	}
+	m.Sources[field] = source
+}
+
+// readMetadata fills doc.Meta (and may improve doc.Title from XMP). The PDF
+// library panics on malformed objects: what was read before one is kept.
+func readMetadata(rd *lpdf.Reader, pls []pageLayout, doc *Document) {
+	defer func() {
+		if recover() != nil {
+			doc.warnf("the metadata could not all be read")
+		}
+	}()
+	m := &doc.Meta
+	var info lpdf.Value
+	func() {
+		defer func() { recover() }()
+		info = rd.Trailer().Key("Info")
+	}()
+	x := readXMP(rd)
+	infoText := func(key string) string {
+		defer func() { recover() }()
+		return strings.TrimSpace(clean(info.Key(key).Text()))
+	}
+	// Title: chooseTitle took a sensible Info /Title printed on page 1,
+	// else the layout's; XMP's dc:title is as good as Info's.
+	if doc.Title != "" {
+		if t := infoText("Title"); t != "" && strings.Join(strings.Fields(t), " ") == strings.Join(strings.Fields(doc.Title), " ") {
+			m.set("title", "info")
+		} else {
+			m.set("title", "layout")
+		}
+	}
+	if notice(doc.Title) && m.Sources["title"] == "layout" {
+		// a permission or copyright notice set above the title, larger
+		// than the body: look again without it
+		doc.Title = guessTitle(withoutLines(pls, doc.Title), bodySize(pls))
+	}
+	if t := clean(x.title); sensibleTitle(t) && len(t) <= 300 && onFirstPage(t, pls) && m.Sources["title"] != "info" {
+		doc.Title = t
+		m.set("title", "xmp")
+	}
+	// Authors: XMP dc:creator, Info /Author, else the block under the title.
+	switch {
+	case len(x.creators) > 0 && plausibleAuthors(x.creators):
+		m.Authors = x.creators
+		m.set("authors", "xmp")
+	case plausibleAuthors(splitAuthorList(infoText("Author"))):
+		m.Authors = splitAuthorList(infoText("Author"))
+		m.set("authors", "info")
+	default:
+		if as := layoutAuthors(pls, doc.Title); len(as) > 0 {
+			m.Authors = as
+			m.set("authors", "layout")
+		}
+	}
+	// arXiv id: the stamp, else a URL or mention on page 1.
+	if doc.ArxivID != "" {
+		m.ArxivID = doc.ArxivID
+		m.set("arxiv_id", "stamp")
+	} else if id := arxivMention(doc); id != "" {
+		m.ArxivID = id
+		m.set("arxiv_id", "text")
+	}
+	// DOI: XMP, Info (IEEE writes it in /Subject), then page 1.
+	for _, c := range []struct{ v, src string }{{x.doi, "xmp"}, {infoText("doi"), "info"}, {doiIn(infoText("Subject")), "info"}, {pageDOI(doc), "text"}} {
+		if d := cleanDOI(c.v); d != "" {
+			if id := arxivDOI.FindStringSubmatch(d); id != nil {
+				if m.ArxivID == "" {
+					m.ArxivID = id[1]
+					m.set("arxiv_id", c.src)
+				}
+				continue
+			}
+			m.DOI = d
+			m.set("doi", c.src)
+			break
+		}
+	}
+	m.Venue, m.Volume, m.Issue = clean(x.venue), clean(x.volume), clean(x.number)
+	if x.startPage != "" {
+		m.PageRange = x.startPage
+		if x.endPage != "" && x.endPage != x.startPage {
+			m.PageRange += "-" + x.endPage
+		}
+	}
+	if m.Venue != "" {
+		m.set("venue", "xmp")
+	}
+	// Date: the stamp's, XMP's publication date, a year printed on page 1
+	// (a venue line, a copyright), else when the file was made.
+	if t, err := time.Parse("2 Jan 2006", doc.ArxivDate); err == nil {
+		m.Date = t.Format("2006-01-02")
+		m.set("date", "stamp")
+	} else if d := xmpDate(x.pubDate); d != "" {
+		m.Date = d
+		m.set("date", "xmp")
+	} else if y := printedYear(pls); y != "" {
+		m.Date = y
+		m.set("date", "layout")
+	} else if d := pdfDate(infoText("CreationDate")); d != "" {
+		m.Date = d
+		m.set("date", "info")
+	} else if d := xmpDate(x.created); d != "" {
+		m.Date = d
+		m.set("date", "xmp")
+	}
+}
+
+// xmpFields are the fields of an XMP packet papers reads.
+type xmpFields struct {
+	title, doi, venue, volume, number, startPage, endPage, pubDate, created string
+	creators                                                                []string
+}
+
+// readXMP parses the document's XMP packet (the catalog's /Metadata
+// stream), if any. Elements and attributes are matched by local name, as
+// producers bind the namespaces to various prefixes.
+func readXMP(rd *lpdf.Reader) (x xmpFields) {
+	defer func() { recover() }()
+	md := rd.Trailer().Key("Root").Key("Metadata")
+	if md.Kind() != lpdf.Stream {
+		return x
+	}
+	data, err := io.ReadAll(io.LimitReader(md.Reader(), 1<<20))
+	if err != nil && len(data) == 0 {
+		return x
+	}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = false
+	var path []string
+	var text strings.Builder
+	setField := func(name, v string) {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return
+		}
+		switch name {
+		case "title":
+			if x.title == "" {
+				x.title = v
+			}
+		case "creator":
+			x.creators = append(x.creators, v)
+		case "doi":
+			x.doi = v
+		case "identifier":
+			if x.doi == "" && doiIn(v) != "" {
+				x.doi = doiIn(v)
+			}
+		case "publicationName":
+			x.venue = v
+		case "volume":
+			x.volume = v
+		case "number":
+			x.number = v
+		case "startingPage":
+			x.startPage = v
+		case "endingPage":
+			x.endPage = v
+		case "publicationDate", "coverDate", "coverDisplayDate":
+			if x.pubDate == "" {
+				x.pubDate = v
+			}
+		case "CreateDate":
+			x.created = v
+		}
+	}
+	// field is the XMP property an element's text belongs to: the element
+	// itself, or the property above an rdf:Alt/Seq/Bag and its rdf:li.
+	field := func() string {
+		for i := len(path) - 1; i >= 0; i-- {
+			switch path[i] {
+			case "li", "Alt", "Seq", "Bag":
+				continue
+			}
+			return path[i]
+		}
+		return ""
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			path = append(path, t.Name.Local)
+			text.Reset()
+			if t.Name.Local == "Description" {
+				for _, a := range t.Attr { // <rdf:Description prism:doi="...">
+					setField(a.Name.Local, a.Value)
+				}
+			}
+		case xml.CharData:
+			text.Write(t)
+		case xml.EndElement:
+			if len(path) > 0 {
+				if name := path[len(path)-1]; name == "li" || len(path) > 0 && !isContainer(name) {
+					if f := field(); f != "" && (name == "li" || f == name) {
+						setField(f, text.String())
+					}
+				}
+				path = path[:len(path)-1]
+			}
+			text.Reset()
+		}
+	}
+	return x
+}
+
+func isContainer(name string) bool {
+	switch name {
+	case "Alt", "Seq", "Bag", "Description", "RDF", "xmpmeta":
+		return true
+	}
+	return false
+}
+
+var (
+	doiRe    = regexp.MustCompile(`\b(10\.\d{4,9}/[^\s"<>{}]+)`)
+	arxivDOI = regexp.MustCompile(`(?i)^10\.48550/arxiv\.(\d{4}\.\d{4,5}(?:v\d+)?)$`)
+	// pageDOIRe wants the DOI labelled or as a resolver URL: a bare
+	// 10.xxx/yyy on page 1 may be a cited work's.
+	pageDOIRe = regexp.MustCompile(`(?i)(?:\bdoi\s*[:.]?\s*|doi\.org/)(10\.\d{4,9}/[^\s"<>{}]+)`)
+)
+
+func doiIn(s string) string {
+	if m := doiRe.FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// cleanDOI strips the resolver prefix and the punctuation that ends a
+// sentence rather than the DOI.
+func cleanDOI(s string) string {
+	s = strings.TrimSpace(s)
+	if m := doiRe.FindStringSubmatch(s); m != nil {
+		s = m[1]
+	} else {
+		return ""
+	}
+	s = strings.TrimRight(s, ".,;:)]")
+	if strings.Count(s, "(") < strings.Count(s, ")") {
+		s = strings.TrimRight(s, ")")
+	}
+	return s
+}
+
+func pageDOI(doc *Document) string {
+	if len(doc.Pages) == 0 {
+		return ""
+	}
+	if m := pageDOIRe.FindStringSubmatch(doc.Pages[0].Text); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var (
+	arxivURL        = regexp.MustCompile(`(?i)arxiv\.org/(?:abs|pdf)/((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
+	arxivMentionPat = regexp.MustCompile(`(?i)\barxiv:\s?((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
+)
+
+// arxivMention finds the paper's own arXiv id on the first page: an
+// arxiv.org URL or an "arXiv:" mention, when the page names one paper only
+// (a page that names several is citing others). The id comes with its
+// version when one of the mentions gives it.
+func arxivMention(doc *Document) string {
+	if len(doc.Pages) == 0 {
+		return ""
+	}
+	text := doc.Pages[0].Text
+	best := map[string]string{} // versionless id -> longest form seen
+	for _, re := range []*regexp.Regexp{arxivURL, arxivMentionPat} {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			id := m[1]
+			if bare := versionless(id); len(id) > len(best[bare]) {
+				best[bare] = id
+			}
+		}
+	}
+	if len(best) != 1 {
+		return ""
+	}
+	for _, id := range best {
+		return id
+	}
+	return ""
+}
+
+var versionSuffix = regexp.MustCompile(`v\d+$`)
+
+func versionless(id string) string { return versionSuffix.ReplaceAllString(id, "") }
+
+// splitAuthorList splits an Info /Author value: "A, B and C", "A; B".
+func splitAuthorList(s string) []string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	s = andSep.ReplaceAllString(s, ",")
+	var out []string
+	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' }) {
+		if p = strings.Join(strings.Fields(p), " "); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+var andSep = regexp.MustCompile(`(?i)\s+(?:and|&)\s+`)
+
+// plausibleAuthors rejects what producers put in author fields that is no
+// author list: a user name, "Administrator", a typesetter.
+func plausibleAuthors(as []string) bool {
+	if len(as) == 0 {
+		return false
+	}
+	for _, a := range as {
+		low := strings.ToLower(a)
+		if !strings.ContainsRune(a, ' ') && len(as) == 1 && !hasCJK(a) || strings.Contains(low, "admin") || strings.Contains(low, "user") ||
+			strings.Contains(low, "microsoft") || strings.Contains(low, "@") || letters(a) < 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// xmpDate reads XMP's dates (ISO 8601, or PRISM's display dates "Dec.
+// 2009", "2023") as precisely as they are given.
+func xmpDate(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if m := isoDate.FindStringSubmatch(s); m != nil {
+		return strings.TrimRight(m[1]+"-"+m[2]+"-"+m[3], "-")
+	}
+	for _, layout := range []string{"Jan. 2006", "Jan 2006", "January 2006", "2 Jan. 2006", "2 January 2006"} {
+		if t, err := time.Parse(layout, strings.Join(strings.Fields(s), " ")); err == nil {
+			if strings.Contains(layout, "2 ") {
+				return t.Format("2006-01-02")
+			}
+			return t.Format("2006-01")
+		}
+	}
+	if m := yearRe.FindString(s); m != "" {
+		return m
+	}
+	return ""
+}
+
+var (
+	isoDate = regexp.MustCompile(`^((?:19|20)\d\d)-?(\d\d)?-?(\d\d)?`)
+	yearRe  = regexp.MustCompile(`\b(?:19|20)\d\d\b`)
+	pdfDay  = regexp.MustCompile(`^D:((?:19|20)\d\d)(\d\d)?(\d\d)?`)
+)
+
+// pdfDate reads a PDF date ("D:20230210013806Z") as YYYY-MM-DD.
+func pdfDate(s string) string {
+	m := pdfDay.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return ""
+	}
+	if m[2] == "" || m[2] == "00" {
+		return m[1]
+	}
+	if m[3] == "" || m[3] == "00" {
+		return m[1] + "-" + m[2]
+	}
+	return m[1] + "-" + m[2] + "-" + m[3]
+}
+
+// venueYear matches a year on a line of the first page that says where
+// and when the paper appeared: "Findings of ... NAACL 2024, pages ...",
+// "Published as a conference paper at ICLR 2024", "© 2023 ...".
+var venueYear = regexp.MustCompile(`(?i)(?:©|\(c\)|copyright|proceedings|findings of|published (?:as|in|at)|conference|journal|transactions|workshop)\D{0,80}?\b((?:19|20)\d\d)\b`)
+
+func printedYear(pls []pageLayout) string {
+	if len(pls) == 0 {
+		return ""
+	}
+	for _, l := range pls[0].lines {
+		if m := venueYear.FindStringSubmatch(l.text); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// notice says whether a title found in the layout is a sentence: a
+// paragraph ending with a full stop, as notices are and titles are not.
+func notice(t string) bool {
+	return strings.HasSuffix(t, ".") && len(strings.Fields(t)) >= 12
+}
+
+// withoutLines returns pls with the first page's lines that are part of
+// text blanked, for guessTitle to skip (the pages share nothing else).
+func withoutLines(pls []pageLayout, text string) []pageLayout {
+	if len(pls) == 0 {
+		return pls
+	}
+	out := append([]pageLayout(nil), pls...)
+	ls := append([]line(nil), pls[0].lines...)
+	want := lettersOnly(text)
+	for i := range ls {
+		if lt := lettersOnly(ls[i].text); lt != "" && strings.Contains(want, lt) {
+			ls[i].text = ""
+		}
+	}
+	out[0].lines = ls
+	return out
+}
