@@ -44,7 +44,8 @@ type normalized struct {
 	images   int // image XObjects (scanned pages are images)
 	// brokenContent counts page content streams that are missing, not
 	// streams, or undecodable.
-	brokenContent int
+	brokenContent  int
+	contentStreams int
 }
 
 type notes struct {
@@ -112,7 +113,7 @@ func normalize(ctx context.Context, data []byte) (n *normalized, err error) {
 	w.writeAll(root, pages)
 	n.out = w.buf.Bytes()
 	n.images = w.images
-	n.brokenContent = w.brokenContent
+	n.brokenContent, n.contentStreams = w.brokenContent, len(w.content)
 	if d.rebuilt || d.notes.scanUsed {
 		n.warnings = append(n.warnings, "the cross-reference table was damaged and has been rebuilt")
 	}

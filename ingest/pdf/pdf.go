@@ -267,7 +267,7 @@ func extract(ctx context.Context, data []byte) (doc *Document, err error) {
 	}
 	switch {
 	case errors.Is(err, ErrNoText) && norm.brokenContent > 0:
-		err = errorf(ErrMalformed, "%d of its content streams are missing or damaged", norm.brokenContent)
+		err = errorf(ErrMalformed, "its content streams are missing or damaged (%d of %d)", norm.brokenContent, norm.contentStreams)
 	case errors.Is(err, ErrNoText) && norm.images > 0:
 		err = ErrScanned
 	}
