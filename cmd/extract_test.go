@@ -65,10 +65,10 @@ func TestExtractErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		name string
-		args []string
-		code int
-		want string
+		name  string
+		args  []string
+		code  int
+		want  string
 		lines int // of stderr, when not 0
 	}{
 		{"encrypted", []string{"extract", extractData(t, "awkward/user_password_is_password.pdf")}, 1, "hint: decrypt it first", 2},
