@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"sync"
 )
 
 // Stream filters, decoded by our layer so that the library only ever reads
@@ -74,9 +75,10 @@ func decodeFilter(name pdfName, parms pdfDict, data []byte, limit int) ([]byte, 
 var errStreamTooLarge = errors.New("stream too large")
 
 // readCapped reads r to the end or to limit bytes, keeping what was read
-// before an error.
-func readCapped(r io.Reader, limit int) ([]byte, error) {
+// before an error. hint is the expected size.
+func readCapped(r io.Reader, limit, hint int) ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(min(hint, limit, 16<<20))
 	n, err := io.Copy(&buf, io.LimitReader(r, int64(limit)+1))
 	if n > int64(limit) {
 		return buf.Bytes()[:limit], errStreamTooLarge
@@ -84,14 +86,28 @@ func readCapped(r io.Reader, limit int) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
+// zlibReaders are reused: a reader holds a 32 KB window, and a document
+// has thousands of streams.
+var zlibReaders sync.Pool
+
 // inflate decodes zlib data, or raw deflate data without the zlib header,
 // which some producers write.
 func inflate(data []byte, limit int) ([]byte, error) {
-	zr, err := zlib.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return readCapped(flate.NewReader(bytes.NewReader(data)), limit)
+	var zr io.ReadCloser
+	var err error
+	if r, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		zr, err = r, r.(zlib.Resetter).Reset(bytes.NewReader(data), nil)
+	} else {
+		zr, err = zlib.NewReader(bytes.NewReader(data))
 	}
-	out, err := readCapped(zr, limit)
+	if err != nil {
+		if zr != nil {
+			zlibReaders.Put(zr)
+		}
+		return readCapped(flate.NewReader(bytes.NewReader(data)), limit, 4*len(data))
+	}
+	defer zlibReaders.Put(zr)
+	out, err := readCapped(zr, limit, 4*len(data))
 	if errors.Is(err, zlib.ErrChecksum) {
 		err = nil // a wrong Adler-32 after complete data: the data is fine
 	}

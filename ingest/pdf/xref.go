@@ -69,7 +69,13 @@ func (d *document) check() {
 // the trailer. It reports false when there is none that can be read.
 func (d *document) readXref() bool {
 	d.xref = map[uint32]xrefEntry{}
-	tail := d.data[max(0, len(d.data)-4096):]
+	// startxref is just before the last %%EOF, which may be followed by
+	// junk (some servers and mailers append some).
+	end := len(d.data)
+	if e := lastEOF(d.data); e >= 0 {
+		end = e
+	}
+	tail := d.data[max(0, end-4096):end]
 	i := bytes.LastIndex(tail, []byte("startxref"))
 	if i < 0 {
 		return false
