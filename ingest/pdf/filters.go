@@ -47,7 +47,7 @@ func decodeFilter(name pdfName, parms pdfDict, data []byte, limit int) ([]byte, 
 		}
 		out, err = unLZW(data, early != 0, limit)
 	case "ASCIIHexDecode":
-		out, err = unHex(data)
+		out = unHex(data)
 	case "ASCII85Decode":
 		out, err = unA85(data)
 	case "RunLengthDecode":
@@ -193,31 +193,12 @@ func unLZW(data []byte, early bool, limit int) ([]byte, error) {
 	}
 }
 
-func unHex(data []byte) ([]byte, error) {
-	out := make([]byte, 0, len(data)/2)
-	nib := -1
-	for _, c := range data {
-		if c == '>' {
-			break
-		}
-		v := unhex(c)
-		if v < 0 {
-			if isSpace(c) {
-				continue
-			}
-			return out, errors.New("ASCIIHex: bad character")
-		}
-		if nib < 0 {
-			nib = v
-		} else {
-			out = append(out, byte(nib<<4|v))
-			nib = -1
-		}
-	}
-	if nib >= 0 {
-		out = append(out, byte(nib<<4))
-	}
-	return out, nil
+// unHex decodes ASCIIHex as the content lexer reads a hex string: white
+// space and stray characters are skipped, '>' ends, an odd digit is
+// padded with 0.
+func unHex(data []byte) []byte {
+	l := lexer{b: data, i: -1} // hex() steps over the '<' it expects at i
+	return []byte(l.hex())
 }
 
 // unA85 decodes ASCII base-85: 'z' is four zeros, white space is ignored,

@@ -496,21 +496,11 @@ func skipData(dict pdfDict) bool {
 var streamKeys = map[pdfName]bool{"Length": true, "Filter": true, "DecodeParms": true, "DP": true, "DL": true, "F": true, "FFilter": true, "FDecodeParms": true}
 
 func (w *writer) stream(s *pdfStream, old uint32) {
-	var data []byte
 	if raw, ok := w.d.keepCompressed(s); ok {
-		w.buf.WriteString("<<")
-		for _, k := range sortedKeys(s.dict) {
-			if !streamKeys[k] {
-				w.name(k)
-				w.buf.WriteByte(' ')
-				w.value(s.dict[k], 1)
-			}
-		}
-		fmt.Fprintf(&w.buf, "/Filter /FlateDecode/Length %d>>\nstream\n", len(raw))
-		w.buf.Write(raw)
-		w.buf.WriteString("\nendstream")
+		w.streamObject(s.dict, "/Filter /FlateDecode", raw)
 		return
 	}
+	var data []byte
 	if !skipData(s.dict) {
 		var err error
 		data, err = w.d.decodeStream(s, true)
@@ -523,17 +513,21 @@ func (w *writer) stream(s *pdfStream, old uint32) {
 	} else if s.dict.name("Subtype") == "Image" {
 		w.images++
 	}
+	w.streamObject(s.dict, "", data)
+}
+
+// streamObject writes a stream: dict without its filter and length keys,
+// then filter (written as is) and the length of data.
+func (w *writer) streamObject(dict pdfDict, filter string, data []byte) {
 	w.buf.WriteString("<<")
-	keys := sortedKeys(s.dict)
-	for _, k := range keys {
-		if streamKeys[k] {
-			continue
+	for _, k := range sortedKeys(dict) {
+		if !streamKeys[k] {
+			w.name(k)
+			w.buf.WriteByte(' ')
+			w.value(dict[k], 1)
 		}
-		w.name(k)
-		w.buf.WriteByte(' ')
-		w.value(s.dict[k], 1)
 	}
-	fmt.Fprintf(&w.buf, "/Length %d>>\nstream\n", len(data))
+	fmt.Fprintf(&w.buf, "%s/Length %d>>\nstream\n", filter, len(data))
 	w.buf.Write(data)
 	w.buf.WriteString("\nendstream")
 }
