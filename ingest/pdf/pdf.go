@@ -15,9 +15,12 @@
 // Text that cannot be decoded (fonts without a Unicode mapping) is left out
 // rather than emitted as garbage, with a warning.
 //
-// Extract never panics and never runs unbounded: malformed input is
-// recovered per page and per document, and the work per document is capped
-// (see MaxDuration, MaxOps) on top of the caller's context.
+// Extract never panics and never runs unbounded: the library reads only a
+// file our own layer wrote from the input (normalize.go: the objects,
+// cross-reference data, encryption and filters are read by our code, which
+// trusts no count in the file), malformed input is recovered per page and
+// per document, and the work per document is capped (see MaxDuration,
+// MaxOps, MaxDecodedBytes) on top of the caller's context.
 package pdf
 
 import (
