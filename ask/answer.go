@@ -42,9 +42,13 @@ type Result struct {
 	Warnings  []string   `json:"warnings"`
 
 	// FirstToken is the time from the call to the model's first text;
-	// Elapsed the time of the whole call (for --verbose; not in the JSON).
+	// Elapsed the time of the whole call; Retrieval the time Ask took to
+	// retrieve the Passages passages answered from (for --verbose and the
+	// answer harness; not in the JSON).
 	FirstToken time.Duration `json:"-"`
 	Elapsed    time.Duration `json:"-"`
+	Retrieval  time.Duration `json:"-"`
+	Passages   int           `json:"-"`
 }
 
 // Citation is a source the answer cites, numbered as in the answer. Only
@@ -78,9 +82,9 @@ type Options struct {
 	QualityKeep int
 	// Parallel bounds concurrent model calls in quality mode (default 4).
 	Parallel int
-	// MinSupport is the evidence threshold of extractive mode: the share of
-	// the question's (weighted) terms the best passage must hold. 0 uses
-	// DefaultMinSupport; negative never abstains.
+	// MinSupport is the evidence threshold of extractive mode (see
+	// DefaultMinSupport). 0 uses DefaultMinSupport; negative turns this
+	// check off (the other reasons to abstain remain).
 	MinSupport float64
 }
 
@@ -181,7 +185,7 @@ func answerEvidence(ctx context.Context, ev []evidence, question string, llm LLM
 	}
 	if len(ev) == 0 {
 		res.Abstained = true
-		return res, ErrNoEvidence
+		return res, fmt.Errorf("%w: no passage matches the question", ErrNoEvidence)
 	}
 	var err error
 	switch res.Mode {

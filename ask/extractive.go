@@ -1,6 +1,7 @@
 package ask
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"regexp"
@@ -16,19 +17,22 @@ import (
 	"github.com/papers-cli/papers/textseg"
 )
 
-// DefaultMinSupport is the extractive abstention threshold: the share of the
-// question's weighted terms that the best passage must contain. Calibrated on
-// ask/testdata (see TestExtractiveQuality): answerable questions score
-// 0.55-1.0, questions the corpus cannot answer 0-0.38.
-const DefaultMinSupport = 0.45
+// DefaultMinSupport is the last of the extractive abstention checks: the
+// share of the question's weighted terms held by the best passage of the
+// papers it is about and by the answer's first sentence with its
+// neighbours (the mean of the two). The checks before it (names the
+// question mentions, the quantity a number question asks for) decide most
+// abstentions; this one catches questions the library knows nothing about.
+// See BENCHMARKS.md ("Ask") for how it was chosen.
+const DefaultMinSupport = 0.26
 
 // extractiveLabel introduces an extractive answer for people (not in the JSON).
 const extractiveLabel = "Extracted from your library (no language model): the most relevant sentences of the top passages.\n\n"
 
 const (
-	extractPassages = 8 // passages considered
-	extractMax      = 3 // sentences in the answer
-	extractPerPaper = 2 // sentences from one paper at most
+	extractPassages = 12 // passages considered
+	extractMax      = 3  // sentences in an answer from one paper
+	extractPapers   = 6  // lines of a "which papers" answer
 )
 
 // questionWords are frequent in questions but say nothing about the answer.
@@ -39,6 +43,7 @@ var questionWords = map[string]bool{
 	"name": true, "named": true, "called": true, "kind": true, "type": true, "use": true,
 	"used": true, "uses": true, "using": true, "according": true, "describe": true, "described": true,
 	"tell": true, "explain": true, "give": true, "mean": true, "means": true, "get": true,
+	"work": true, "works": true, "authors": true, "author": true,
 }
 
 // commonWords are frequent words missing from the stop list; in capitals
@@ -47,8 +52,6 @@ var commonWords = map[string]bool{"also": true, "may": true, "one": true, "use":
 
 // backMatter names sections whose text does not answer questions.
 var backMatter = regexp.MustCompile(`(?i)^\s*(\d+\.?\s*)?(references|bibliography|acknowledge?ments?|works cited)\b`)
-
-var quantitative = regexp.MustCompile(`(?i)\b(how (many|much|big|large|long|fast|often)|by how|what (percentage|fraction|share|number|accuracy|score|rate|size)|improve|gain|success rate|pass@)`)
 
 // terms are the stemmed content words of s (lower-cased, split on anything
 // but letters and digits, stop words and one-letter words dropped).
@@ -101,27 +104,23 @@ func stem(w string) string {
 	return s
 }
 
-type sentence struct {
-	passage int // index in ev
-	pos     int // position in the passage
-	text    string
-	stems   map[string]bool
-	score   float64
-	cov     float64 // the sentence's own coverage of the question
+func stemSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range terms(s, false) {
+		m[t] = true
+	}
+	return m
 }
 
 // query is the weighted question against a set of passages.
 type query struct {
-	terms   []string           // distinct stems, in question order
-	focus   []string           // stems of the thing asked for (see focusTerms)
-	weight  map[string]float64 // idf over the passages; absent terms weigh most
-	total   float64
-	numeric bool // the question asks for a quantity
+	terms  []string           // distinct stems, in question order
+	weight map[string]float64 // idf over the passages; absent terms weigh most
+	total  float64
 }
 
 func newQuery(question string, passages []map[string]bool) *query {
-	q := &query{weight: map[string]float64{}, numeric: quantitative.MatchString(question)}
-	focus := focusTerms(question)
+	q := &query{weight: map[string]float64{}}
 	question = standFor.ReplaceAllString(question, " ")
 	for _, t := range terms(question, true) {
 		if _, ok := q.weight[t]; ok {
@@ -134,9 +133,6 @@ func newQuery(question string, passages []map[string]bool) *query {
 			}
 		}
 		w := math.Log(1 + (float64(len(passages))+1)/(float64(df)+0.5))
-		if focus[t] {
-			q.focus = append(q.focus, t)
-		}
 		q.terms = append(q.terms, t)
 		q.weight[t] = w
 		q.total += w
@@ -144,189 +140,856 @@ func newQuery(question string, passages []map[string]bool) *query {
 	return q
 }
 
-var (
-	standFor = regexp.MustCompile(`(?i)\bstands? for\b`)
-	whWord   = regexp.MustCompile(`(?i)\b(what|which|how many|how much|who|whom|whose|how (?:is|are|was|were|does|do|did))\s+`)
-	auxVerb  = map[string]bool{"does": true, "do": true, "did": true, "is": true, "are": true, "was": true, "were": true,
-		"has": true, "have": true, "had": true, "can": true, "could": true, "should": true, "would": true, "will": true,
-		"the": true, "a": true, "an": true, "of": true, "in": true, "on": true, "to": true, "for": true, "by": true, "with": true}
-)
-
-// focusTerms are the stems of the words right after the question word, the
-// thing asked for: "Which *model scales* were used", "On how many *Minecraft
-// tasks*"; at most three, up to the first auxiliary verb or preposition.
-func focusTerms(question string) map[string]bool {
-	out := map[string]bool{}
-	loc := whWord.FindStringIndex(question)
-	if loc == nil {
-		return out
-	}
-	words := strings.Fields(question[loc[1]:])
-	if strings.HasPrefix(strings.ToLower(question[loc[0]:loc[1]]), "how ") {
-		// "How is the critic rewarded": the subject and its verb.
-		for len(words) > 0 && (strings.EqualFold(words[0], "the") || strings.EqualFold(words[0], "a") || strings.EqualFold(words[0], "an")) {
-			words = words[1:]
-		}
-	}
-	for i, w := range words {
-		w = strings.ToLower(strings.Trim(w, "?,.;:'\""))
-		if i >= 3 || auxVerb[w] || w == "" {
-			break
-		}
-		for _, t := range terms(w, true) {
-			out[t] = true
-		}
-	}
-	return out
-}
-
-// coverage is the weighted share of the question's terms found in stems.
-func (q *query) coverage(stems map[string]bool) float64 {
+// coverage is the weighted share of the question's terms found in any of
+// the stem sets (a term or one of its synonyms).
+func (q *query) coverage(sets ...map[string]bool) float64 {
 	if q.total == 0 {
 		return 0
 	}
 	var s float64
 	for _, t := range q.terms {
-		if stems[t] {
+		if found(t, sets) {
 			s += q.weight[t]
 		}
 	}
 	return s / q.total
 }
 
-func stemSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range terms(s, false) {
-		m[t] = true
+// found reports whether stem t, or a synonym, is in one of the sets.
+func found(t string, sets []map[string]bool) bool {
+	for _, st := range sets {
+		if st[t] {
+			return true
+		}
+		for _, a := range synonyms[t] {
+			if st[a] {
+				return true
+			}
+		}
 	}
-	return m
+	return false
 }
 
-// focusCoverage is the share of the focus terms in stems; without focus
-// terms, the coverage of all terms.
-func (q *query) focusCoverage(stems map[string]bool) float64 {
-	if len(q.focus) == 0 {
-		return q.coverage(stems)
+// synonyms are stems that papers use for the words of questions (a
+// question's "computed" is a paper's "calculated"): common English of
+// scientific writing, by stem.
+var synonyms = map[string][]string{}
+
+func init() {
+	for _, group := range [][]string{
+		{"compute", "calculate", "quantify", "measure", "estimate", "determine"},
+		{"use", "employ", "adopt", "utilize", "leverage", "apply", "rely"},
+		{"improve", "boost", "increase", "raise", "gain", "outperform", "surpass", "exceed"},
+		{"evaluate", "test", "assess", "benchmark"},
+		{"propose", "introduce", "present", "develop"},
+		{"reach", "achieve", "obtain", "attain", "score", "get"},
+		{"choose", "select", "pick"},
+		{"combine", "merge", "sum", "fuse", "integrate", "add"},
+		{"remove", "eliminate", "drop", "discard", "omit"},
+		{"show", "demonstrate", "reveal", "indicate", "suggest", "find"},
+		{"limitation", "drawback", "disadvantage", "weakness", "shortcoming"},
+		{"motivation", "goal", "aim", "purpose"},
+		{"cheaper", "cheap", "cost", "save", "efficient"},
+		{"big", "large"},
+		{"small", "tiny", "lightweight"},
+		{"fail", "failure", "error", "mistake"},
+		{"compare", "comparison", "versus", "against"},
+		{"behavior", "behaviour"},
+		{"example", "shot", "demonstration"},
+		{"beat", "outperform", "surpass"},
+		{"role", "act", "serve", "function"},
+	} {
+		var st []string
+		for _, w := range group {
+			st = append(st, stem(w))
+		}
+		for _, a := range st {
+			for _, b := range st {
+				if a != b && !slices.Contains(synonyms[a], b) {
+					synonyms[a] = append(synonyms[a], b)
+				}
+			}
+		}
+	}
+}
+
+// share is the weighted share of ts (stems of the question) found in any
+// of the sets; 1 when ts is empty.
+func (q *query) share(ts []string, sets ...map[string]bool) float64 {
+	var have, all float64
+	for _, t := range ts {
+		w := q.weight[t]
+		if w == 0 {
+			w = 1
+		}
+		all += w
+		if found(t, sets) {
+			have += w
+		}
+	}
+	if all == 0 {
+		return 1
+	}
+	return have / all
+}
+
+var (
+	standFor = regexp.MustCompile(`(?i)\bstands? for\b`)
+	whWord   = regexp.MustCompile(`(?i)\b(what|which|how many|how much|who|whom|whose|how (?:is|are|was|were|does|do|did))\s+`)
+	auxVerb  = map[string]bool{"does": true, "do": true, "did": true, "is": true, "are": true, "was": true, "were": true,
+		"has": true, "have": true, "had": true, "can": true, "could": true, "should": true, "would": true, "will": true,
+		"the": true, "a": true, "an": true, "of": true, "in": true, "on": true, "to": true, "for": true, "by": true, "with": true,
+		"and": true, "or": true, "from": true, "at": true, "when": true, "that": true, "into": true, "as": true}
+)
+
+// focusTerms are the stems of the noun phrase after the question word,
+// the thing asked for: "Which *model scales* were used", "On how many
+// *Minecraft tasks*", "What were the authors' stated *motivations*", "Which
+// two *level-7 crafting achievements*", "What type of *divergence*": up to
+// four words, to the first auxiliary verb or preposition, in order. Words
+// that only shape the question (a count, "type of", "the") are skipped.
+func focusTerms(question string) []string {
+	var out []string
+	loc := whWord.FindStringIndex(question)
+	if loc == nil {
+		return out
+	}
+	wh := strings.ToLower(strings.TrimSpace(question[loc[0]:loc[1]]))
+	words := strings.Fields(question[loc[1]:])
+	clean := func(w string) string { return strings.ToLower(strings.Trim(w, "?,.;:'\"’")) }
+	if !strings.HasPrefix(wh, "how ") || wh == "how many" || wh == "how much" {
+		// "What is the X", "What were the authors' X": the copula opens a noun phrase
+		if len(words) > 1 && copula[clean(words[0])] && determiner[clean(words[1])] {
+			words = words[2:]
+		}
+	}
+	if len(words) > 0 && clean(words[0]) == "of" {
+		words = words[1:] // "Which of Crafter's achievements"
 	}
 	n := 0
-	for _, t := range q.focus {
-		if stems[t] {
-			n++
+	for i := 0; i < len(words) && n < 4; i++ {
+		w := clean(words[i])
+		if determiner[w] || countWord[w] > 0 {
+			continue
+		}
+		if i+1 < len(words) && shapeWord[w] && clean(words[i+1]) == "of" {
+			i++ // "type of", "kind of"
+			continue
+		}
+		if w == "" || auxVerb[w] || (i > 0 && focusVerb[w]) {
+			break
+		}
+		for _, t := range terms(w, true) {
+			if !slices.Contains(out, t) {
+				out = append(out, t)
+				n++
+			}
 		}
 	}
-	return float64(n) / float64(len(q.focus))
+	return out
 }
 
-// support is how well the best of the passages covers the question, in [0,1].
-func support(q *query, passages []map[string]bool) float64 {
-	best := 0.0
-	for _, p := range passages {
-		best = max(best, q.coverage(p))
+// focusVerb are verbs that end the noun phrase of a question ("What group
+// size *gives* no learning signal").
+var focusVerb = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("give gives use uses reach reaches achieve achieves get gets show shows make makes " +
+		"appear appears remain remains lead leads cause causes perform performs play plays obtain obtains yield yields " +
+		"need needs require requires take takes explain explains improve improves beat beats outperform outperforms " +
+		"let lets help helps allow allows enable enables produce produces train trains learn learns drive drives") {
+		focusVerb[w] = true
 	}
-	return best
 }
 
-// extract picks the sentences of an extractive answer: each sentence scores
-// by its own and its passage's coverage of the question (so "It improves
-// success by 7 points" counts for the paper the question names), with a bonus
-// for numbers when a quantity is asked for and a small prior for the
-// passage's rank. The best sentence leads; up to two more follow that score
-// at least 60% of it, from other papers first, never near-duplicates, in
-// reading order. It returns the chosen sentences (their passage an index
-// into ev) and the support.
-func extract(ev []evidence, question string) ([]sentence, float64) {
-	// Reference lists match every question a little and answer none.
-	var kept []evidence
-	var orig []int // kept[i] is ev[orig[i]]
-	for i, e := range ev {
-		if !backMatter.MatchString(e.Section) {
-			kept = append(kept, e)
-			orig = append(orig, i)
+var (
+	copula     = map[string]bool{"is": true, "are": true, "was": true, "were": true}
+	determiner = map[string]bool{"the": true, "a": true, "an": true, "its": true, "their": true, "this": true, "these": true, "authors'": true, "authors": true, "paper's": true}
+	shapeWord  = map[string]bool{"type": true, "kind": true, "sort": true, "form": true, "class": true, "which": true, "one": true, "part": true}
+)
+
+// sentence is a candidate sentence of the answer.
+type sentence struct {
+	passage int    // index in ev
+	pos     int    // position among its passage's sentences
+	text    string // tidied
+	stems   map[string]bool
+	quant   bool      // states a quantity
+	names   []string  // name-like words the question does not have
+	debris  float64   // share of number, symbol and fragment tokens
+	scores  []float64 // for each part of the question
+	score   float64   // the best of scores
+	cov     float64   // the sentence's own coverage of the question
+}
+
+// passage is a retrieved passage as extraction sees it.
+type passage struct {
+	ev    int // index in ev
+	paper string
+	stems map[string]bool // text and title
+	names *nameIndex
+	sents []*sentence
+}
+
+// extraction is what extract found: the sentences of the answer (their
+// passage an index into ev), in the order they are written, or the reason
+// no passage answers.
+type extraction struct {
+	sentences []sentence
+	papers    bool              // a "which papers" answer: one sentence per paper, one per line
+	names     map[string]string // short name of each answering paper, by paper id
+	lead      string            // the name the answer opens with ("Co-ReAct: ..."), "" for none
+	reason    string            // why no passage answers, "" when one does
+	support   float64           // coverage of the question by the best passage of the papers it is about
+	leadWin   float64           // coverage of the question by the lead sentence and its neighbours
+	cands     []*sentence       // the scored candidates, best first (for tests)
+}
+
+// extract answers a question from the passages' own sentences.
+//
+// It reads what the question asks for (a quantity, a name, a list, the
+// papers that ..., a definition, a method) and which names it mentions;
+// keeps the papers the question is about (a name of the question that is a
+// paper's short name, else the papers mentioning most of its names); scores
+// each sentence of their passages by its own, its neighbours' and its
+// passage's coverage of the question, the thing asked for and whether it
+// states what is asked (a number, a name); and answers with the best
+// sentence, followed by up to two more of the same paper that add what the
+// first one lacks. It abstains, with the reason, when a name of the question
+// is in no passage, when no sentence gives the quantity asked for, or when
+// the best passage shares too little with the question.
+func extract(ev []evidence, question string, minSupport float64) extraction {
+	q := analyse(question)
+	var ps []*passage
+	for i := range ev {
+		if backMatter.MatchString(ev[i].Section) {
+			continue // reference lists match every question a little and answer none
+		}
+		ps = append(ps, newPassage(i, &ev[i]))
+		if len(ps) == extractPassages {
+			break
 		}
 	}
-	chosen, sup := extractFrom(kept[:min(len(kept), extractPassages)], question)
-	for i := range chosen {
-		chosen[i].passage = orig[chosen[i].passage]
+	if len(ps) == 0 {
+		return extraction{reason: "no passage was found for it"}
 	}
-	return chosen, sup
-}
+	psets := make([]map[string]bool, len(ps))
+	for i, p := range ps {
+		psets[i] = p.stems
+	}
+	qu := newQuery(question, psets)
+	if len(qu.terms) == 0 {
+		return extraction{reason: "the question has no words to look for"}
+	}
 
-// extractFrom is extract over passages already screened.
-func extractFrom(ev []evidence, question string) ([]sentence, float64) {
-	pstems := make([]map[string]bool, len(ev))
-	for i := range ev {
-		pstems[i] = stemSet(ev[i].Paper.Title + " " + ev[i].Text)
+	names := map[string]string{}
+	for _, p := range ps {
+		if _, ok := names[p.paper]; !ok {
+			names[p.paper] = shortName(&ev[p.ev].Paper)
+		}
 	}
-	q := newQuery(question, pstems)
-	sup := support(q, pstems)
-	if len(q.terms) == 0 {
-		return nil, 0
+	allowed, reason := aboutPapers(q, ps, ev, names)
+	if reason != "" {
+		return extraction{reason: reason}
 	}
-	var cands []sentence
-	for i := range ev {
-		pc := q.coverage(pstems[i])
-		title := oneLine(ev[i].Paper.Title)
-		for j, para := range textseg.Paragraphs(ev[i].Text) {
-			if strings.EqualFold(para, title) {
-				continue // the title heading a title+abstract chunk
+	x := extraction{names: names, papers: q.kind == kindPapers}
+	for _, p := range ps {
+		if allowed[p.paper] {
+			x.support = max(x.support, qu.coverage(p.stems))
+		}
+	}
+
+	qnames := map[string]bool{}
+	for _, w := range strings.Fields(question) {
+		qnames[normName(strings.Trim(w, "?,.;:!\"'()[]“”‘’"))] = true
+	}
+	var cands []*sentence
+	for rank, p := range ps {
+		if !allowed[p.paper] {
+			continue
+		}
+		pc := qu.coverage(p.stems)
+		for i, s := range p.sents {
+			s.cov = qu.coverage(s.stems)
+			if s.cov == 0 {
+				continue
 			}
-			for k, s := range textseg.Sentences(para) {
-				st := stemSet(s)
-				if len(st) < 3 {
-					continue
-				}
-				cov := q.coverage(st)
-				if cov == 0 {
-					continue // shares no word with the question
-				}
-				// The sentence must hold the thing asked for; the rest of the
-				// question may be anywhere in its passage.
-				sc := 0.35*cov + 0.25*q.focusCoverage(st) + 0.4*pc - 0.01*float64(i)
-				if q.numeric && strings.ContainsAny(s, "0123456789") {
-					sc += 0.08
-				}
-				if n := textseg.WordCount(s); n > 60 {
-					sc -= 0.05 // run-on text from a bad split
-				}
-				cands = append(cands, sentence{passage: i, pos: j*1000 + k, text: s, stems: st, score: sc, cov: cov})
+			near := []map[string]bool{s.stems}
+			if i > 0 {
+				near = append(near, p.sents[i-1].stems)
 			}
+			if i+1 < len(p.sents) {
+				near = append(near, p.sents[i+1].stems)
+			}
+			s.names = newNames(s.text, qnames)
+			base := 0.30*s.cov + 0.15*qu.coverage(near...) + 0.15*pc - 0.01*float64(rank)
+			if len(q.entities) > 0 {
+				base += 0.10 * entityShare(q.entities, newNameIndex(s.text))
+			}
+			if s.debris > 0.3 {
+				base -= 0.3 * s.debris // table rows, figure axes
+			}
+			if n := textseg.WordCount(s.text); n > 60 {
+				base -= 0.05 // run-on text from a bad split
+			} else if n < 6 {
+				base -= 0.05
+			}
+			if startsLower(s.text) {
+				base -= 0.03 // a fragment
+			}
+			s.scores = make([]float64, len(q.parts))
+			s.score = math.Inf(-1)
+			for j, part := range q.parts {
+				foc := qu.share(part.focus, s.stems)
+				if len(part.focus) == 0 {
+					foc = s.cov
+				}
+				s.scores[j] = base + 0.15*foc + 0.15*answerType(part, s, names[p.paper])
+				s.score = max(s.score, s.scores[j])
+			}
+			cands = append(cands, s)
 		}
 	}
 	if len(cands) == 0 {
-		return nil, sup
+		x.reason = "no sentence of the passages addresses it"
+		return x
 	}
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
-	best := cands[0]
-	chosen := []sentence{best}
-	perPaper := map[string]int{ev[best.passage].Paper.ID: 1}
-	// Two passes: other papers first (diversity), then the lead's paper.
-	for pass := 0; pass < 2 && len(chosen) < extractMax; pass++ {
-		for _, c := range cands[1:] {
-			if len(chosen) >= extractMax || c.score < 0.6*best.score {
-				break
+	x.cands = cands
+	if x.papers {
+		x.sentences = paperLines(cands, ps, ev)
+		return x
+	}
+
+	// one lead per thing asked, in the question's order
+	var leads []*sentence
+	why := ""
+	for j, part := range q.parts {
+		byPart := slices.Clone(cands)
+		sort.SliceStable(byPart, func(a, b int) bool { return byPart[a].scores[j] > byPart[b].scores[j] })
+		lead, reason := chooseLead(part, j, qu, byPart, ps, ev, names)
+		if lead == nil {
+			if why == "" {
+				why = reason
 			}
-			if c.cov < 0.25 {
-				continue // on topic only through its passage
-			}
-			id := ev[c.passage].Paper.ID
-			if (pass == 0 && perPaper[id] > 0) || perPaper[id] >= extractPerPaper {
-				continue
-			}
-			if slices.ContainsFunc(chosen, func(o sentence) bool { return o.text == c.text || jaccard(o.stems, c.stems) > 0.5 }) {
-				continue
-			}
-			chosen = append(chosen, c)
-			perPaper[id]++
+			continue
+		}
+		if !slices.ContainsFunc(leads, func(o *sentence) bool { return o == lead || jaccard(o.stems, lead.stems) > 0.5 }) {
+			leads = append(leads, lead)
 		}
 	}
-	rest := chosen[1:]
-	sort.SliceStable(rest, func(a, b int) bool {
-		if rest[a].passage != rest[b].passage {
-			return rest[a].passage < rest[b].passage
+	if len(leads) == 0 || (why != "" && len(q.parts) == 1) {
+		x.reason = why
+		return x
+	}
+	if q.aboutPaper {
+		if n := names[ev[leads[0].passage].Paper.ID]; n != "" && !strings.Contains(strings.ToLower(leads[0].text), strings.ToLower(n)) {
+			x.lead = n
 		}
-		return rest[a].pos < rest[b].pos
+	}
+	x.leadWin = qu.coverage(window(leads[0], ps)...)
+	if minSupport >= 0 && (x.support+x.leadWin)/2 < minSupport {
+		x.reason = "the passages share too little with the question"
+		return x
+	}
+	x.sentences = compose(q, qu, leads, cands, ps, ev)
+	return x
+}
+
+func newPassage(i int, e *evidence) *passage {
+	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
+	title := oneLine(e.Paper.Title)
+	lines := slices.DeleteFunc(strings.Split(e.Text, "\n"), func(l string) bool {
+		return strings.EqualFold(oneLine(l), title) // the title heading a title+abstract chunk
 	})
-	return chosen, sup
+	for _, line := range joinBroken(lines, e.Section) {
+		if line == "" || strings.EqualFold(line, title) || isHeadingLine(line, e.Section) {
+			continue // the title heading a title+abstract chunk; section headings
+		}
+		for _, raw := range textseg.Sentences(line) {
+			if isTOC(raw) {
+				continue
+			}
+			t := tidy(raw, e.Section)
+			st := stemSet(t)
+			if len(st) < 3 {
+				continue
+			}
+			p.sents = append(p.sents, &sentence{passage: i, pos: len(p.sents), text: t, stems: st, quant: statesQuantity(t), debris: debris(t)})
+		}
+	}
+	return p
+}
+
+// joinBroken rejoins the lines of a passage that a column or page break
+// cut inside a sentence: a line that does not end a sentence followed by
+// one that starts in lower case or with a quotation mark ("... the level-7
+// tasks" + "“Make Iron Pickaxe” and ...").
+func joinBroken(lines []string, section string) []string {
+	var out []string
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if n := len(out); n > 0 {
+			prev := out[n-1]
+			r := []rune(l)
+			if !strings.ContainsAny(prev[len(prev)-1:], ".!?:;") && !isHeadingLine(prev, section) && !isHeadingLine(l, section) &&
+				!captionLine.MatchString(prev) && !captionLine.MatchString(l) &&
+				(unicode.IsLower(r[0]) || strings.ContainsRune("“\"‘(", r[0]) || textseg.WordCount(prev) >= 8) {
+				out[n-1] = prev + " " + l
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+var captionLine = regexp.MustCompile(`^(?:Figure|Fig\.|Table|Tab\.|Algorithm)\s*\d+`)
+
+// aboutPapers returns the papers the question is about, or why no passage
+// can answer it. A name of the question that is a paper's short name
+// ("What learning rate does ECHO use?") makes it about that paper; else it
+// is about the papers whose passages mention most of its names. A name that
+// no passage of those papers mentions is the reason to abstain.
+func aboutPapers(q *question, ps []*passage, ev []evidence, names map[string]string) (map[string]bool, string) {
+	all := map[string]bool{}
+	text := map[string][]*nameIndex{} // per paper: its passages, title and abstract
+	for _, p := range ps {
+		if !all[p.paper] {
+			pp := &ev[p.ev].Paper
+			text[p.paper] = append(text[p.paper], newNameIndex(pp.Title+" "+pp.Abstract))
+		}
+		all[p.paper] = true
+		text[p.paper] = append(text[p.paper], p.names)
+	}
+	if len(q.entities) == 0 {
+		return all, ""
+	}
+	mentions := func(id string, e entity) bool {
+		for _, ix := range text[id] {
+			if ix.has(e) {
+				return true
+			}
+		}
+		return false
+	}
+	subject := map[string]bool{}
+	for id := range all {
+		n := normName(names[id])
+		for _, e := range q.entities {
+			if n != "" && e.norm == n {
+				subject[id] = true
+			}
+		}
+	}
+	if len(subject) > 0 {
+		for _, e := range q.entities {
+			found := false
+			for id := range subject {
+				found = found || mentions(id, e)
+			}
+			if !found {
+				return nil, fmt.Sprintf("no passage of %s mentions %s", subjectNames(subject, names), e.text)
+			}
+		}
+		return subject, ""
+	}
+	best, counts := 0, map[string]int{}
+	for _, e := range q.entities {
+		found := false
+		for id := range all {
+			if mentions(id, e) {
+				counts[id]++
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Sprintf("no passage mentions %s", e.text)
+		}
+	}
+	for _, n := range counts {
+		best = max(best, n)
+	}
+	if q.kind == kindPapers {
+		best = len(q.entities) // every listed paper must mention them all
+	}
+	allowed := map[string]bool{}
+	for id, n := range counts {
+		if n == best {
+			allowed[id] = true
+		}
+	}
+	if len(allowed) == 0 {
+		return nil, "no paper mentions all of " + entityList(q.entities)
+	}
+	return allowed, ""
+}
+
+func subjectNames(subject map[string]bool, names map[string]string) string {
+	var out []string
+	for id := range subject {
+		out = append(out, names[id])
+	}
+	sort.Strings(out)
+	return strings.Join(out, " or ")
+}
+
+func entityList(es []entity) string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.text)
+	}
+	return strings.Join(out, ", ")
+}
+
+func entityShare(es []entity, ix *nameIndex) float64 {
+	n := 0
+	for _, e := range es {
+		if ix.has(e) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(es))
+}
+
+// answerType says how well a sentence states the kind of thing asked for,
+// in [0,1]: a quantity for a number question, a name for a name or list
+// question (the paper's own name when it asks which work), a gloss for a
+// definition.
+func answerType(q *question, s *sentence, short string) float64 {
+	switch q.kind {
+	case kindNumber:
+		if s.quant {
+			return 1
+		}
+		return 0
+	case kindName, kindList:
+		if q.aboutPaper && short != "" && strings.Contains(strings.ToLower(s.text), strings.ToLower(short)) {
+			return 1
+		}
+		if naming.MatchString(s.text) {
+			return 1 // "we refer to this paradigm as conversation programming"
+		}
+		switch len(s.names) {
+		case 0:
+			return 0
+		case 1:
+			if q.kind == kindList {
+				return 0.6
+			}
+		}
+		return 1
+	case kindDefinition:
+		if q.expand != "" {
+			if glosses(s.text, q.expand) {
+				return 1
+			}
+			return 0
+		}
+		if definitional.MatchString(s.text) {
+			return 1
+		}
+		return 0.3
+	}
+	return 0.5
+}
+
+var naming = regexp.MustCompile(`(?i)\b(refer(?:s|red)? to (?:\w+ ){1,6}as|(?:is |are )?(?:called|named|dubbed|termed|coined|known as))\b`)
+
+var definitional = regexp.MustCompile(`\b(is|are|refers to|means|denotes|defined as|stands for|called|which|that)\b|\(`)
+
+// glosses reports whether s spells out the acronym: the acronym next to a
+// parenthesis, or words whose initials make it.
+func glosses(s, acronym string) bool {
+	a := normName(acronym)
+	if a == "" {
+		return false
+	}
+	ix := newNameIndex(s)
+	if !ix.has(entity{text: acronym, norm: a}) {
+		return false
+	}
+	if strings.Contains(s, "(") {
+		return true
+	}
+	var initials strings.Builder
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		initials.WriteString(strings.ToLower(w[:1]))
+	}
+	return strings.Contains(initials.String(), a)
+}
+
+// newNames are the name-like words of s that the question does not have.
+func newNames(s string, qnames map[string]bool) []string {
+	var out []string
+	for i, w := range strings.Fields(s) {
+		w = strings.Trim(w, "?,.;:!\"'()[]“”‘’")
+		if w == "" || !nameLike(w, i == 0) || qnames[normName(w)] || citationYear.MatchString(w) || notNames[w] {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// notNames are capitalised words that name parts of a paper, not things.
+var notNames = map[string]bool{"Table": true, "Tab": true, "Figure": true, "Fig": true, "Section": true, "Sec": true,
+	"Appendix": true, "Eq": true, "Equation": true, "Algorithm": true, "Alg": true, "Step": true, "Stage": true,
+	"Chapter": true, "Part": true, "Lemma": true, "Theorem": true, "Definition": true}
+
+var (
+	citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
+	// what states no quantity: citation markers, author-year citations,
+	// references to sections, tables, figures and equations
+	notQuantity = regexp.MustCompile(`\[[\d,;\s–-]+\]|\(\d{1,3}[a-z]?\)|[\p{Ll},;)]\d{1,2}\b|\([^()]*\b(19|20)\d\d[a-z]?\)|\b(Section|Sec\.|Table|Tab\.|Figure|Fig\.|Eq\.|Equation|Appendix|Algorithm|Alg\.|Step|Stage)\s*\(?[\dA-Z][\d.]*\)?|\b[A-Za-z]+-\d+[A-Za-z]*\b|\b[A-Za-z]+\d+(\.\d+)?[A-Za-z]*\b`)
+	quantityRe  = regexp.MustCompile(`\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|twice|double|doubles|doubled|half|triple|tenfold|dozen)\b`)
+)
+
+// statesQuantity reports whether s gives a number (in digits or words),
+// not counting citations, years of references, section and figure numbers,
+// and numbers inside names (GPT-4, Qwen3-8B).
+func statesQuantity(s string) bool {
+	return quantityRe.MatchString(strings.ToLower(notQuantity.ReplaceAllString(s, " ")))
+}
+
+// chooseLead picks the sentence that answers part j of the question: the
+// best one for it that states what it asks for. A number question needs a
+// sentence that gives a quantity and says what of (the specific words of
+// the thing asked for, in it or next to it, the whole phrase when the
+// thing is "learning rate" or "batch size"); when none does it abstains,
+// saying what is missing.
+func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passage, ev []evidence, names map[string]string) (*sentence, string) {
+	best := cands[0]
+	if part.kind != kindNumber {
+		return best, ""
+	}
+	for _, c := range cands {
+		if c.scores[j] < 0.6*best.scores[j] {
+			break
+		}
+		if !c.quant {
+			continue
+		}
+		win := window(c, ps)
+		if len(part.attr) > 0 && qu.share(part.attr, win...) < 0.5 {
+			continue
+		}
+		if len(part.phrase) > 1 && !slices.ContainsFunc(win, func(st map[string]bool) bool { return hasAll(st, part.phrase) }) {
+			continue
+		}
+		return c, ""
+	}
+	what := focusWords(part.text)
+	if what == "" {
+		what = "the quantity asked for"
+	} else {
+		what = "the " + what
+	}
+	about := ""
+	if n := names[ev[best.passage].Paper.ID]; n != "" && len(part.entities) > 0 {
+		about = " of " + n
+	}
+	return nil, fmt.Sprintf("no passage%s states %s", about, what)
+}
+
+func hasAll(st map[string]bool, ts []string) bool {
+	for _, t := range ts {
+		if !st[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// window is the stems of a sentence and of its neighbours.
+func window(s *sentence, ps []*passage) []map[string]bool {
+	for _, p := range ps {
+		if p.ev != s.passage {
+			continue
+		}
+		out := []map[string]bool{s.stems}
+		if s.pos > 0 {
+			out = append(out, p.sents[s.pos-1].stems)
+		}
+		if s.pos+1 < len(p.sents) {
+			out = append(out, p.sents[s.pos+1].stems)
+		}
+		return out
+	}
+	return []map[string]bool{s.stems}
+}
+
+// focusWords are the words of the question that name the thing asked for,
+// as written ("learning rate").
+func focusWords(question string) string {
+	loc := whWord.FindStringIndex(question)
+	if loc == nil {
+		return ""
+	}
+	var out []string
+	for i, w := range strings.Fields(question[loc[1]:]) {
+		lw := strings.ToLower(strings.Trim(w, "?,.;:'\""))
+		if i >= 3 || auxVerb[lw] || lw == "" {
+			break
+		}
+		out = append(out, strings.Trim(w, "?,.;:'\""))
+	}
+	return strings.Join(out, " ")
+}
+
+// compose orders the answer: each lead, followed by what completes it
+// from the next sentences of its passage (the name or number one line
+// further on when the lead does not state it; the items of a list the lead
+// announces, "three main limitations" or a colon); then up to extractMax
+// sentences in all (more for a list) of the leads' papers that add question
+// words the answer lacks, in reading order. Never filler from other papers.
+func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []*passage, ev []evidence) []sentence {
+	listN := 0
+	for _, p := range q.parts {
+		listN = max(listN, p.listN)
+	}
+	limit := max(extractMax, len(leads)+1, listN+1)
+	var out []*sentence
+	has := func(s *sentence) bool {
+		return slices.ContainsFunc(out, func(o *sentence) bool { return o == s || o.text == s.text || jaccard(o.stems, s.stems) > 0.5 })
+	}
+	papers := map[string]bool{}
+	for _, lead := range leads {
+		papers[ev[lead.passage].Paper.ID] = true
+		if has(lead) {
+			continue
+		}
+		out = append(out, lead)
+		next := following(lead, ps)
+		part := partOf(q, lead)
+		switch {
+		case len(next) == 0:
+		case part.listN > 0 && announces(lead, part.listN):
+			for _, n := range items(next, part.listN) {
+				if n.debris <= 0.3 && !has(n) {
+					out = append(out, n)
+				}
+			}
+		case strings.HasSuffix(lead.text, ":") ||
+			(answerType(part, lead, "") < 0.5 && answerType(part, next[0], "") >= 0.5):
+			if next[0].debris <= 0.3 && !has(next[0]) {
+				out = append(out, next[0])
+			}
+		}
+	}
+	covered := make([]map[string]bool, len(out))
+	for i, o := range out {
+		covered[i] = o.stems
+	}
+	top := leads[0].score
+	var more []*sentence
+	for _, c := range cands {
+		if len(out)+len(more) >= limit || c.score < 0.6*top {
+			break
+		}
+		if !papers[ev[c.passage].Paper.ID] || has(c) || slices.Contains(more, c) || c.debris > 0.3 {
+			continue
+		}
+		gain := qu.coverage(append(slices.Clone(covered), c.stems)...) - qu.coverage(covered...)
+		isList := listN > 0 || q.kind == kindList
+		if gain < 0.1 && !(isList && len(c.names) > 0) {
+			continue
+		}
+		more = append(more, c)
+		covered = append(covered, c.stems)
+	}
+	sort.SliceStable(more, func(a, b int) bool {
+		if more[a].passage != more[b].passage {
+			return more[a].passage < more[b].passage
+		}
+		return more[a].pos < more[b].pos
+	})
+	res := make([]sentence, 0, len(out)+len(more))
+	for _, o := range append(out, more...) {
+		res = append(res, *o)
+	}
+	return res
+}
+
+// items are the n items of a list that follow its announcement: the next
+// sentences that open with an enumerator ("First,", "Second,", "(3)",
+// "Finally,"), else the next n sentences.
+func items(next []*sentence, n int) []*sentence {
+	var out []*sentence
+	for _, s := range next[:min(len(next), 3*n)] {
+		if enumerator.MatchString(s.text) {
+			out = append(out, s)
+			if len(out) == n {
+				return out
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	return next[:min(len(next), n)]
+}
+
+var enumerator = regexp.MustCompile(`^(?:(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+
+// following are the sentences after s in its passage.
+func following(s *sentence, ps []*passage) []*sentence {
+	for _, p := range ps {
+		if p.ev == s.passage {
+			return p.sents[s.pos+1:]
+		}
+	}
+	return nil
+}
+
+// partOf is the part of the question s answers best.
+func partOf(q *question, s *sentence) *question {
+	best := 0
+	for j := range s.scores {
+		if s.scores[j] > s.scores[best] {
+			best = j
+		}
+	}
+	return q.parts[best]
+}
+
+// announces reports a sentence that introduces a list of n things: it ends
+// with a colon, or says their number ("three main limitations").
+func announces(s *sentence, n int) bool {
+	if strings.HasSuffix(s.text, ":") {
+		return true
+	}
+	l := " " + strings.ToLower(s.text) + " "
+	for w, k := range countWord {
+		if k == n && w != "both" && strings.Contains(l, " "+w+" ") {
+			return true
+		}
+	}
+	return strings.Contains(l, " "+strconv.Itoa(n)+" ")
+}
+
+// paperLines answers "which papers ...": the best sentence of each paper
+// that scores at least 60% of the best one, best first, at most
+// extractPapers.
+func paperLines(cands []*sentence, ps []*passage, ev []evidence) []sentence {
+	var out []sentence
+	seen := map[string]bool{}
+	top := cands[0].score
+	for _, c := range cands {
+		id := ev[c.passage].Paper.ID
+		if seen[id] || c.score < 0.6*top || c.debris > 0.3 {
+			continue
+		}
+		seen[id] = true
+		out = append(out, *c)
+		if len(out) == extractPapers {
+			break
+		}
+	}
+	return out
 }
 
 func jaccard(a, b map[string]bool) float64 {
@@ -345,23 +1008,41 @@ func jaccard(a, b map[string]bool) float64 {
 
 // extractiveAnswer fills res with an answer assembled from the passages'
 // sentences, each followed by its citation, and prints it (labelled as
-// extracted) and the Sources list to out. No network.
+// extracted) and the Sources list to out. No network. When no passage
+// answers it returns ErrNoEvidence wrapped with the reason (also in
+// res.Warnings).
 func extractiveAnswer(ev []evidence, question string, opts Options, res *Result, out io.Writer) error {
-	chosen, sup := extract(ev, question)
 	minSup := opts.MinSupport
 	if minSup == 0 {
 		minSup = DefaultMinSupport
 	}
-	if len(chosen) == 0 || sup < minSup {
-		return ErrNoEvidence
+	x := extract(ev, question, minSup)
+	if x.reason != "" || len(x.sentences) == 0 {
+		if x.reason == "" {
+			x.reason = "no sentence of the passages answers it"
+		}
+		res.Warnings = append(res.Warnings, x.reason)
+		return fmt.Errorf("%w: %s", ErrNoEvidence, x.reason)
 	}
 	var b strings.Builder
-	for i, s := range chosen {
-		if i > 0 {
-			b.WriteString(" ")
-		}
+	for i, s := range x.sentences {
 		// Fence turns the paper's own "[12]" into "(ref. 12)": not a citation.
-		b.WriteString(withCitation(prompts.Fence(s.text), s.passage+1))
+		text := withCitation(tidySpacing(prompts.Fence(s.text)), s.passage+1)
+		switch {
+		case x.papers:
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString("- ")
+			if n := x.names[ev[s.passage].Paper.ID]; n != "" {
+				b.WriteString(n + ": ")
+			}
+		case i > 0:
+			b.WriteString(" ")
+		case x.lead != "":
+			b.WriteString(x.lead + ": ")
+		}
+		b.WriteString(text)
 	}
 	if out != nil {
 		if _, err := io.WriteString(out, extractiveLabel); err != nil {
@@ -381,8 +1062,11 @@ func extractiveAnswer(ev []evidence, question string, opts Options, res *Result,
 // withCitation puts "[n]" before a sentence's final punctuation.
 func withCitation(s string, n int) string {
 	s = strings.TrimSpace(s)
+	for strings.HasSuffix(s, "..") && !strings.HasSuffix(s, "...") {
+		s = s[:len(s)-1]
+	}
 	cite := " [" + strconv.Itoa(n) + "]"
-	if end := strings.TrimRight(s, ".!?"); len(end) < len(s) && len(end) > 0 {
+	if end := strings.TrimRight(s, ".!?:;"); len(end) < len(s) && len(end) > 0 {
 		return strings.TrimRight(end, " ") + cite + s[len(end):]
 	}
 	return s + cite

@@ -3,16 +3,32 @@ package ask
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
+	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/store"
 )
+
+// letters is s lower-cased with everything but letters dropped: a tidied
+// sentence is still found in its passage (LaTeX, hyphens and spacing
+// differ).
+func letters(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
+}
 
 const topicCorpus = "../../shared/data/topic/rl-for-llm-agents.jsonl"
 
@@ -118,22 +134,22 @@ func (b *bm25) search(q string, k int) []evidence {
 	return out
 }
 
-type question struct {
+type topicQuestion struct {
 	Split  string   `json:"split"`
 	Q      string   `json:"q"`
 	Paper  string   `json:"paper"`
 	Answer []string `json:"answer"`
 }
 
-func loadQuestions(t testing.TB) []question {
+func loadQuestions(t testing.TB) []topicQuestion {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "questions.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var qs []question
+	var qs []topicQuestion
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var q question
+		var q topicQuestion
 		if err := json.Unmarshal([]byte(line), &q); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
@@ -151,35 +167,51 @@ func unanswerable(t testing.TB) []string {
 	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
 
-// TestExtractiveQuality measures the issue's goal on the topic corpus: the
-// first citation is the paper holding the answer and the answer contains the
-// fact, for >= 90% of the questions of each split; and the abstention
-// threshold separates them from questions the corpus cannot answer.
+// TestExtractiveQuality measures the issue's goals on the topic corpus,
+// through a plain BM25 stand-in for retrieval: the first citation is the
+// paper holding the answer and the answer states the fact, for >= 90% of
+// the questions of each split of questions.jsonl (one of its "answer"
+// strings) and of abstract-own.jsonl (all of its "expect" strings, written
+// from the abstracts before the answers were looked at); and >= 80% of the
+// questions the corpus cannot answer are abstained on (unanswerable.txt:
+// general knowledge; abstract-own-unanswerable.jsonl: questions that sound
+// like the corpus's papers but ask what their abstracts do not say).
 func TestExtractiveQuality(t *testing.T) {
 	docs := loadTopic(t)
 	idx := newBM25(docs)
 	hits := map[string]int{}
 	total := map[string]int{}
-	minAnswerable := 1.0
-	for _, q := range loadQuestions(t) {
-		ev := idx.search(q.Q, 5)
-		total[q.Split]++
-		res, err := answerEvidence(t.Context(), ev, q.Q, nil, Options{}, nil)
-		_, sup := extract(ev, q.Q)
-		minAnswerable = min(minAnswerable, sup)
+	answered := func(q string, papers []string, ok func(string) bool) bool {
+		ev := idx.search(q, DefaultExtractiveK)
+		res, err := answerEvidence(t.Context(), ev, q, nil, Options{}, nil)
 		if err != nil {
-			t.Logf("MISS %s %q: %v (support %.2f)", q.Split, q.Q, err, sup)
-			continue
+			t.Logf("MISS %q: %v", q, err)
+			return false
 		}
 		first := ""
 		if len(res.Citations) > 0 {
 			first = res.Citations[0].ID
 		}
-		ok := first == q.Paper && containsAny(res.Answer, q.Answer)
-		if ok {
+		if !slices.Contains(papers, first) || !ok(res.Answer) {
+			t.Logf("MISS %q: first citation %s (want %s), answer %q", q, first, papers, res.Answer)
+			return false
+		}
+		return true
+	}
+	for _, q := range loadQuestions(t) {
+		total[q.Split]++
+		if answered(q.Q, []string{q.Paper}, func(a string) bool { return containsAny(a, q.Answer) }) {
 			hits[q.Split]++
-		} else {
-			t.Logf("MISS %s %q: first citation %s (want %s), answer %q", q.Split, q.Q, first, q.Paper, res.Answer)
+		}
+	}
+	own, err := eval.ReadQuestions(filepath.Join("testdata", "abstract-own.jsonl"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range own {
+		total["abstract-own"]++
+		if answered(q.Q, append([]string{q.ID}, q.IDs...), func(a string) bool { return len(eval.Missing(a, q.Expect)) == 0 }) {
+			hits["abstract-own"]++
 		}
 	}
 	for split, n := range total {
@@ -189,24 +221,41 @@ func TestExtractiveQuality(t *testing.T) {
 			t.Errorf("%s accuracy %.2f < 0.90", split, acc)
 		}
 	}
-	maxUnanswerable := 0.0
-	for _, q := range unanswerable(t) {
-		ev := idx.search(q, 5)
-		res, err := answerEvidence(t.Context(), ev, q, nil, Options{}, nil)
-		_, sup := extract(ev, q)
-		maxUnanswerable = max(maxUnanswerable, sup)
-		if err == nil {
-			t.Errorf("answered %q (support %.2f): %q", q, sup, res.Answer)
-		} else if !res.Abstained {
-			t.Errorf("%q: error %v without abstaining", q, err)
+	ownU, err := eval.ReadQuestions(filepath.Join("testdata", "abstract-own-unanswerable.jsonl"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := map[string][]string{"unanswerable.txt": unanswerable(t)}
+	for _, q := range ownU {
+		sets["abstract-own-unanswerable"] = append(sets["abstract-own-unanswerable"], q.Q)
+	}
+	for name, qs := range sets {
+		abstained := 0
+		for _, q := range qs {
+			ev := idx.search(q, DefaultExtractiveK)
+			res, err := answerEvidence(t.Context(), ev, q, nil, Options{}, nil)
+			switch {
+			case err == nil:
+				t.Logf("answered %q: %q", q, res.Answer)
+			case !errors.Is(err, ErrNoEvidence) || !res.Abstained:
+				t.Errorf("%q: error %v without abstaining", q, err)
+			default:
+				abstained++
+			}
+		}
+		share := float64(abstained) / float64(len(qs))
+		t.Logf("%s: abstained on %d/%d = %.2f", name, abstained, len(qs), share)
+		if share < 0.8 {
+			t.Errorf("%s: abstained on %.2f < 0.80", name, share)
 		}
 	}
-	t.Logf("support: answerable >= %.2f, unanswerable <= %.2f, threshold %.2f", minAnswerable, maxUnanswerable, DefaultMinSupport)
 }
 
+// containsAny reports whether s states one of subs, compared as
+// shared/data/qa defines (case and whitespace ignored).
 func containsAny(s string, subs []string) bool {
 	for _, x := range subs {
-		if strings.Contains(strings.ToLower(s), strings.ToLower(x)) {
+		if len(eval.Missing(s, []string{x})) == 0 {
 			return true
 		}
 	}
@@ -224,7 +273,7 @@ func TestExtractiveCitesAcrossSkippedReferences(t *testing.T) {
 	ev = append([]evidence{refs}, ev...)
 	for _, e := range ev[1:] {
 		q := e.Paper.Title
-		chosen, _ := extract(ev, q)
+		chosen := extract(ev, q, DefaultMinSupport).sentences
 		if len(chosen) == 0 {
 			t.Fatalf("%q: no sentence", q)
 		}
@@ -232,7 +281,7 @@ func TestExtractiveCitesAcrossSkippedReferences(t *testing.T) {
 			if s.passage == 0 {
 				t.Fatalf("%q: a sentence cites the reference list", q)
 			}
-			if !strings.Contains(ev[s.passage].Text, s.text) {
+			if !strings.Contains(letters(untex(ev[s.passage].Text)), letters(s.text)) {
 				t.Errorf("%q: %q cited as passage %d (%s), which does not hold it", q, s.text, s.passage+1, ev[s.passage].Paper.ID)
 			}
 		}

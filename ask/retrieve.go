@@ -199,6 +199,13 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOpti
 		floor := r.noiseFloor()
 		dense = slices.DeleteFunc(dense, func(s Scored) bool { return s.Score < floor })
 	}
+	if len(dense) > 0 && (opt.Mode == Dense || len(lex) == 0) {
+		// No chunk holds a word of the query: what the vectors find must
+		// still share something with it (for embedders that can tell).
+		if dense, err = r.overlapping(ctx, query, dense[:min(len(dense), 3*opt.K)]); err != nil {
+			return nil, err
+		}
+	}
 	var ranked []Scored
 	switch opt.Mode {
 	case BM25:
@@ -218,6 +225,33 @@ func (r *Retriever) noiseFloor() float64 {
 		return n.NoiseFloor()
 	}
 	return 0
+}
+
+// overlapper is an embedder that can tell a real match from hash noise
+// (embed.Local: a shared word or character 5-gram).
+type overlapper interface {
+	Overlaps(query, text string) bool
+}
+
+// overlapping keeps the ranked chunks that share something with the query,
+// when the embedder can tell; all of them otherwise.
+func (r *Retriever) overlapping(ctx context.Context, query string, ranked []Scored) ([]Scored, error) {
+	ov, ok := r.Embedder.(overlapper)
+	if !ok {
+		return ranked, nil
+	}
+	ids := make([]string, len(ranked))
+	for i, s := range ranked {
+		ids[i] = s.ID
+	}
+	chunks, err := r.Index.ChunkTexts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ranked, func(s Scored) bool {
+		c, ok := chunks[s.ID]
+		return !ok || !ov.Overlaps(query, c.Text)
+	}), nil
 }
 
 func (fu Fusion) fuse(lex, dense []Scored) []Scored {

@@ -319,6 +319,32 @@ func TestRetrieveSciFactSubset(t *testing.T) {
 // TestHybridHasNoNoiseTail: "protein" is in one paper only; the hybrid
 // ranking must not pad the result with passages that share no word with
 // the query and whose vectors are only as close as unrelated texts are.
+// A query that matches no word of the library finds nothing, in every
+// mode, however close its hashed vector falls to a short chunk by chance
+// (issue 12: "xyzzyplugh" came back at score 0.02, exit 0); a misspelt word
+// still finds its chunks through their character n-grams (dense mode: in
+// hybrid such a weak similarity is under the noise floor).
+func TestNoWordNoMatch(t *testing.T) {
+	lib, e := smallLibrary(t)
+	r := &Retriever{Index: lib, Embedder: e}
+	for _, m := range []Mode{Hybrid, Dense, BM25} {
+		ps, err := r.Retrieve(t.Context(), "xyzzyplugh", RetrieveOptions{K: 10, Mode: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) > 0 {
+			t.Errorf("%s: xyzzyplugh found %v", m, paperIDs(ps))
+		}
+	}
+	ps, err := r.Retrieve(t.Context(), "protien foldng", RetrieveOptions{K: 10, Mode: Dense})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paperIDs(ps); len(got) == 0 || got[0] != "p3#0" {
+		t.Errorf("dense: protien foldng found %v, want p3 first", got)
+	}
+}
+
 func TestHybridHasNoNoiseTail(t *testing.T) {
 	lib, e := smallLibrary(t)
 	r := &Retriever{Index: lib, Embedder: e}

@@ -71,7 +71,7 @@ server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
 	addJSON(c, &o.json, "print one JSON document: question, answer, mode, model, citations, abstained, usage, warnings")
 	f.BoolVar(&o.quality, "quality", false, "summarise and score more passages with the model before answering (needs a model)")
 	f.BoolVar(&o.noStream, "no-stream", false, "print the answer when it is complete instead of as it arrives")
-	addK(c, &o.k, 0, "passages given to the answer (default 8; 20 with --quality)")
+	addK(c, &o.k, 0, "passages given to the answer (default 8; 20 with --quality; offline, 12)")
 	return c
 }
 
@@ -81,16 +81,8 @@ func (o *askOptions) complete(c *cobra.Command, args []string) error {
 	if strings.TrimSpace(o.question) == "" {
 		return usageError("the question is empty")
 	}
-	if err := checkK(c, o.k); err != nil {
-		return err
-	}
-	if o.k == 0 {
-		o.k = 8
-		if o.quality {
-			o.k = 20
-		}
-	}
-	return nil
+	// -k 0 leaves the number of passages to ask (see ask.AskOptions.K)
+	return checkK(c, o.k)
 }
 
 func runAsk(ctx context.Context, o *askOptions) error {
@@ -120,30 +112,20 @@ func runAsk(ctx context.Context, o *askOptions) error {
 	if err != nil {
 		return err
 	}
-	k := o.k
-	r := &ask.Retriever{Index: lib, Embedder: e}
-	ropts := ask.RetrieveOptions{K: k, Filter: filter}
-	if o.filter.namesPapers() {
-		ropts.PerPaper = -1 // asking named papers: any number of passages from each
-	}
-	question := o.question
-	passages, err := r.Retrieve(ctx, question, ropts)
-	if err != nil {
-		return err
-	}
-	retrieved := time.Since(start)
-
 	var out io.Writer = stdout
 	if o.json {
 		out = nil
 	}
-	res, err := ask.Answer(ctx, passages, question, llm, ask.Options{Extractive: o.llm.extractive, Quality: o.quality, MaxPassages: k}, out)
+	opened := time.Since(start) // opening the library counts as retrieval in -v
+	r := &ask.Retriever{Index: lib, Embedder: e}
+	res, err := r.Ask(ctx, o.question, llm, ask.AskOptions{K: o.k, Retrieve: ask.RetrieveOptions{Filter: filter},
+		Answer: ask.Options{Extractive: o.llm.extractive, Quality: o.quality}}, out)
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		if o.verbose {
-			fmt.Fprintf(stderr, "retrieval: %d passages in %s\n", len(passages), retrieved.Round(time.Millisecond))
+			fmt.Fprintf(stderr, "retrieval: %d passages in %s\n", res.Passages, (res.Retrieval + opened).Round(time.Millisecond))
 			if res.Model != "" {
 				fmt.Fprintf(stderr, "model %s: %d prompt + %d completion tokens; first token after %s; answer in %s\n",
 					res.Model, res.Usage.PromptTokens, res.Usage.CompletionTokens,
@@ -159,7 +141,8 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		}
 	}
 	if errors.Is(err, ask.ErrNoEvidence) {
-		return withHint(errNothingFound, "rephrase the question, drop filters, or add papers: papers ingest QUERY")
+		// the reason ("no passage of ECHO states the learning rate") follows the sentinel's words
+		return withHint(withExit(err, ExitNoEvidence), "rephrase the question, drop filters, or add papers: papers ingest QUERY")
 	}
 	return askError(err)
 }

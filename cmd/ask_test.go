@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/eval"
 )
 
 const askKey = "sk-ask-test-SECRET-42"
@@ -193,8 +195,9 @@ func TestAskModelErrors(t *testing.T) {
 // TestAskQuestionSet runs ask/testdata's question set through the whole
 // command (hybrid retrieval + extractive answer) on the topic library: the
 // first citation must be the paper holding the answer and the answer must
-// contain the fact, for >= 90% of the questions; the questions the corpus
-// cannot answer must exit 3.
+// state the fact (case and whitespace ignored, as shared/data/qa defines),
+// for >= 90% of the questions; >= 80% of the questions the corpus cannot
+// answer must exit 3 (the goal), and those that do say why.
 func TestAskQuestionSet(t *testing.T) {
 	noModel(t)
 	home := askLibrary(t)
@@ -225,7 +228,7 @@ func TestAskQuestionSet(t *testing.T) {
 		if ok {
 			ok = false
 			for _, a := range q.Answer {
-				ok = ok || strings.Contains(strings.ToLower(res.Answer), strings.ToLower(a))
+				ok = ok || len(eval.Missing(res.Answer, []string{a})) == 0
 			}
 		}
 		if ok {
@@ -243,10 +246,21 @@ func TestAskQuestionSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if code, out, _ := runAskCmd(t, home, "--json", q); code != ExitNoEvidence {
-			t.Errorf("%q: exit %d, want 3: %s", q, code, out)
+	qs := strings.Split(strings.TrimSpace(string(data)), "\n")
+	abstained := 0
+	for _, q := range qs {
+		code, out, errs := runAskCmd(t, home, "--json", q)
+		if code != ExitNoEvidence {
+			t.Logf("%q: exit %d, want 3: %s", q, code, out)
+			continue
 		}
+		abstained++
+		if !strings.Contains(errs, "the library holds no evidence for this: ") {
+			t.Errorf("%q: the abstention does not say why: %s", q, errs)
+		}
+	}
+	if share := float64(abstained) / float64(len(qs)); share < 0.8 {
+		t.Errorf("abstained on %d/%d = %.2f < 0.80", abstained, len(qs), share)
 	}
 }
 

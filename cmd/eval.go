@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -27,6 +27,7 @@ type evalOptions struct {
 	embedder               embedderFlags
 	mode                   string
 	rankingFlags
+	qa          evalQAOptions
 	embedderSet bool
 	keep        bool
 	json        bool
@@ -37,10 +38,11 @@ type evalOptions struct {
 func newEvalCmd(g *globalOptions) *cobra.Command {
 	o := &evalOptions{globalOptions: g}
 	c := &cobra.Command{
-		Use:   "eval --corpus C.jsonl --queries Q.jsonl --qrels R.tsv",
-		Short: "Measure retrieval quality on a BEIR-format test collection",
+		Use:   "eval --corpus C.jsonl --queries Q.jsonl --qrels R.tsv | eval --questions Q.jsonl [--unanswerable U.jsonl]",
+		Short: "Measure retrieval on a BEIR test collection, or answers on a question set",
 		Long: `Measure how well search ranks papers on a test collection in BEIR format
-(a corpus JSONL, a queries JSONL and a qrels TSV, e.g. SciFact).
+(a corpus JSONL, a queries JSONL and a qrels TSV, e.g. SciFact), or how well
+ask answers a question set (--questions, --unanswerable; see below).
 
 The corpus is ingested into a scratch library in a temporary directory (the
 same path as papers ingest --jsonl; removed afterwards unless --keep), or
@@ -55,11 +57,33 @@ plus the ingest time and the configuration.
 Corpus records that cannot be ingested are skipped with a warning (their
 number is "ingest_failed" in --json) and the rest is evaluated. Relevant
 documents that are not in the library (a wrong or partial corpus) are
-counted and warned about ("judged_missing"); the scores are still printed.`,
+counted and warned about ("judged_missing"); the scores are still printed.
+
+With --questions Q.jsonl (and/or --unanswerable U.jsonl) eval asks every
+question as papers ask does (same retrieval, same answer; --llm, --extractive
+and -k as in ask) and reports the share of answers that cite the paper
+holding the answer first, cite one of its expected pages, state every
+expected fact (case-insensitive, whitespace ignored), abstain on the
+unanswerable questions, and abstain wrongly on answerable ones, with the
+latency (median and 95th percentile, whole and beyond retrieval). One JSON
+object per line: {"q","expect":[...],"pages":[N],"pdf":"FILE.pdf"} or
+"id":"PAPER-ID" instead of "pdf"; unanswerable questions need only "q".
+PDFs are found in --pdfs DIR and matched to the library by content; without
+--library, the scratch library is built from --pdfs (full text) and --corpus.
+--within-paper asks each question of its own paper only (as ask --paper).
+-v prints every question's outcome and answer; --json holds them too.`,
 		Example: `  papers eval --corpus scifact/corpus.jsonl --queries scifact/queries.jsonl --qrels scifact/qrels/train.tsv
-  papers eval --corpus c.jsonl --queries q.jsonl --qrels test.tsv --mode bm25 --json | jq '."ndcg@10"'`,
+  papers eval --corpus c.jsonl --queries q.jsonl --qrels test.tsv --mode bm25 --json | jq '."ndcg@10"'
+  papers eval --pdfs data/pdfs/papers --questions data/qa/fulltext-dev.jsonl --unanswerable data/qa/fulltext-dev-unanswerable.jsonl
+  papers eval --library ~/.local/share/papers --questions mine.jsonl --llm ollama:llama3.1 --json | jq '.questions[] | select(.fact_stated | not)'`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.qa.questions != "" || o.qa.unanswerable != "" {
+				if err := o.checkQA(c); err != nil {
+					return err
+				}
+				return runEvalQA(c.Context(), o)
+			}
 			if o.queries == "" || o.qrels == "" || (o.corpus == "" && o.library == "") {
 				return withHint(withExit(errors.New("eval needs --queries, --qrels and --corpus (or --library)"), ExitUsage),
 					"see papers eval --help")
@@ -92,6 +116,7 @@ counted and warned about ("judged_missing"); the scores are still printed.`,
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
 	addJSON(c, &o.json, "print the report as one JSON object")
+	o.qa.register(c)
 	return c
 }
 
@@ -139,54 +164,13 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		}
 	}
 
-	dir := o.library
-	var kept string
-	var ingestTime time.Duration
-	var lib *store.Library
-	var failed int // corpus records that could not be ingested
-	if dir != "" {
-		// read only what is there: a mistyped path must not become an empty library
-		if lib, err = openExisting(ctx, &globalOptions{home: dir, io: o.io}); err != nil {
-			return withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
-		}
-		if o.embedderSet {
-			if err := checkLibrarySpec(ctx, lib, o); err != nil {
-				lib.Close()
-				return err
-			}
-		}
-	} else {
-		if dir, err = os.MkdirTemp("", "papers-eval-*"); err != nil {
-			return err
-		}
-		if o.keep {
-			// asked for, so said even with --json (where it is also a field)
-			fmt.Fprintf(errw, "scratch library: %s\n", dir)
-			kept = dir
-		} else {
-			defer os.RemoveAll(dir)
-		}
-		t := time.Now()
-		if failed, err = evalIngest(ctx, dir, o, logf); err != nil {
-			return err
-		}
-		ingestTime = time.Since(t)
-		if lib, err = store.Open(ctx, dir); err != nil {
-			return fmt.Errorf("open the library at %s: %w", dir, err)
-		}
-	}
-	defer lib.Close()
-	e, err := libraryEmbedder(ctx, lib, errw)
+	el, err := openEvalLibrary(ctx, o, ingest.Sources{Corpora: []string{o.corpus}}, logf)
 	if err != nil {
 		return err
 	}
-	papers, chunks, err := lib.Count(ctx)
-	if err != nil {
-		return err
-	}
-	if papers == 0 {
-		return fmt.Errorf("the library at %s holds no papers", dir)
-	}
+	defer el.close()
+	lib, e, papers, chunks := el.lib, el.embedder, el.papers, el.chunks
+	kept, ingestTime, failed := el.scratch.kept, el.scratch.ingest, el.scratch.failed
 	missing, judged, err := missingJudged(ctx, lib, queries, qrels)
 	if err != nil {
 		return err
@@ -259,45 +243,121 @@ func missingJudged(ctx context.Context, lib *store.Library, queries []eval.Query
 	return missing, judged, nil
 }
 
-// evalIngest fills the scratch library from --corpus through the normal
-// ingest path and returns how many records failed. Those are warned about
-// and skipped: the evaluation runs on the rest (a judged document among
-// them shows in the missing-documents warning).
-func evalIngest(ctx context.Context, dir string, o *evalOptions, logf func(string, ...any)) (failed int, err error) {
-	errw := o.io.ErrOut
+// scratchLibrary is the scratch library of an eval run, if it made one.
+type scratchLibrary struct {
+	dir    string        // "" when evaluating --library
+	kept   string        // dir, when --keep keeps it
+	ingest time.Duration // the time building it took
+	failed int           // source records that could not be ingested
+}
+
+// close removes the scratch library unless it is kept.
+func (s *scratchLibrary) close() {
+	if s.dir != "" && s.kept == "" {
+		os.RemoveAll(s.dir)
+	}
+}
+
+// evalLibrary is the library an eval run searches, with its embedder and
+// size.
+type evalLibrary struct {
+	lib            *store.Library
+	embedder       embed.Embedder
+	papers, chunks int
+	scratch        *scratchLibrary
+}
+
+// close closes the library, then removes it if it is a scratch library.
+func (l *evalLibrary) close() {
+	l.lib.Close()
+	l.scratch.close()
+}
+
+// openEvalLibrary opens --library, or builds a scratch library from src in
+// a temporary directory; a library with no papers is an error.
+func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*evalLibrary, error) {
+	lib, s, err := buildEvalLibrary(ctx, o, src, logf)
+	if err != nil {
+		return nil, err
+	}
+	l := &evalLibrary{lib: lib, scratch: s}
+	if l.embedder, err = libraryEmbedder(ctx, lib, o.io.ErrOut); err == nil {
+		l.papers, l.chunks, err = lib.Count(ctx)
+	}
+	if err == nil && l.papers == 0 {
+		err = fmt.Errorf("the library at %s holds no papers", lib.Dir())
+	}
+	if err != nil {
+		l.close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// buildEvalLibrary opens --library, or builds a scratch library from src.
+func buildEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*store.Library, *scratchLibrary, error) {
+	s := &scratchLibrary{}
+	if o.library != "" {
+		// read only what is there: a mistyped path must not become an empty library
+		lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
+		if err != nil {
+			return nil, nil, withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
+		}
+		if o.embedderSet {
+			if err := checkLibrarySpec(ctx, lib, o); err != nil {
+				lib.Close()
+				return nil, nil, err
+			}
+		}
+		return lib, s, nil
+	}
+	dir, err := os.MkdirTemp("", "papers-eval-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	s.dir = dir
+	if o.keep {
+		// asked for, so said even with --json (where it is also a field)
+		fmt.Fprintf(o.io.ErrOut, "scratch library: %s\n", dir)
+		s.kept = dir
+	}
+	t := time.Now()
+	if s.failed, err = evalIngest(ctx, dir, o, src, logf); err != nil {
+		s.close()
+		return nil, nil, err
+	}
+	s.ingest = time.Since(t)
 	lib, err := store.Open(ctx, dir)
 	if err != nil {
-		return 0, err
+		s.close()
+		return nil, nil, fmt.Errorf("open the library at %s: %w", dir, err)
 	}
-	defer lib.Close()
+	return lib, s, nil
+}
+
+// evalIngest fills the scratch library from src through the normal
+// ingest path (ingest.Build) and returns how many records failed. Those
+// are warned about and skipped: the evaluation runs on the rest (a judged
+// document among them shows in the missing-documents warning).
+func evalIngest(ctx context.Context, dir string, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (failed int, err error) {
+	errw := o.io.ErrOut
 	e, err := o.embedder.parse(o.io)
 	if err != nil {
 		return 0, err
 	}
-	dims, err := embed.Dimensions(ctx, e)
+	t := time.Now()
+	rep, err := ingest.Build(ctx, dir, e, src)
 	if err != nil {
 		return 0, embedHint(err)
 	}
-	if err := lib.EnsureEmbedder(ctx, e.Name(), dims); err != nil {
-		return 0, err
-	}
-	opts := chunk.Options{}
-	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
-		return 0, err
-	}
-	in := &ingest.Ingester{Lib: lib, Embedder: e, Chunking: opts, AbstractsOnly: true, Workers: 2}
-	t := time.Now()
-	rep, err := in.JSONL(ctx, o.corpus)
-	if err != nil {
-		return 0, embedHint(fmt.Errorf("ingest %s: %w", o.corpus, err))
-	}
+	what := strings.Join(append(slices.Clone(src.PDFs), src.Corpora...), ", ")
 	stored := len(rep.Added) + len(rep.Updated) + len(rep.Unchanged)
 	if len(rep.Failed) > 0 {
 		for _, f := range rep.Failed[:min(5, len(rep.Failed))] {
 			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
 		}
 		if stored == 0 {
-			return len(rep.Failed), withHint(fmt.Errorf("no record of %s could be ingested", o.corpus),
+			return len(rep.Failed), withHint(fmt.Errorf("no record of %s could be ingested", what),
 				"check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
 		}
 		// said even with --json (where it is also a field): the scores leave these out

@@ -25,6 +25,9 @@ func openLibrary(ctx context.Context, g *globalOptions) (*store.Library, error) 
 		return nil, withHint(fmt.Errorf("open the library at %s: %w", dir, err),
 			"check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
 	}
+	for _, n := range lib.MigrationNotes() { // said once: the next open has nothing to migrate
+		fmt.Fprintf(g.io.ErrOut, "papers: library upgraded: %s\n", n)
+	}
 	return lib, nil
 }
 

@@ -34,6 +34,13 @@ type paperRecord struct {
 	Chunks     int      `json:"chunks"`
 	Source     string   `json:"source"`
 	URL        string   `json:"url"` // "" when the source has none (corpus records)
+	// ArxivID is set for any paper known to be on arXiv, whatever its
+	// source; Type, Venue and Issued come from Zotero or the PDF itself.
+	ArxivID string      `json:"arxiv_id,omitempty"`
+	Type    string      `json:"type,omitempty"`
+	Venue   string      `json:"venue,omitempty"`
+	Issued  string      `json:"issued,omitempty"`
+	Tags    []store.Tag `json:"tags"` // [{"name", "source"}]; source "zotero", "corpus" or "user"
 }
 
 func newPaperRecord(p store.Paper) paperRecord {
@@ -41,6 +48,10 @@ func newPaperRecord(p store.Paper) paperRecord {
 		ID: p.ID, Version: p.Version, Title: p.Title, Authors: p.Authors,
 		Published: day(p.Published), Updated: day(p.Updated), Categories: p.Categories,
 		Pages: p.Pages, Chunks: p.Chunks, Source: p.Source, URL: p.URL,
+		ArxivID: p.ArxivID, Type: p.Type, Venue: p.Venue, Issued: p.Issued, Tags: p.Tags,
+	}
+	if r.Tags == nil {
+		r.Tags = []store.Tag{}
 	}
 	if r.Authors == nil {
 		r.Authors = []string{}

@@ -88,6 +88,14 @@ func TestSearch(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 		}
 	})
+	t.Run("no word of the library in any mode: exit 3", func(t *testing.T) {
+		for _, mode := range []string{"hybrid", "dense", "bm25"} {
+			code, out, errs := runCmd(t, "--home", home, "search", "--mode", mode, "xyzzyplugh")
+			if code != ExitNoEvidence || out != "" {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q", mode, code, out, errs)
+			}
+		}
+	})
 	t.Run("unquoted words are one query", func(t *testing.T) {
 		_, quoted, _ := runCmd(t, "--home", home, "search", "--json", "terminal agents world models")
 		code, unquoted, errs := runCmd(t, "--home", home, "search", "--json", "terminal", "agents", "world", "models")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,14 +27,22 @@ type showOptions struct {
 // showRecord is the --json shape of show.
 type showRecord struct {
 	paperRecord
-	Abstract     string        `json:"abstract"`
-	Affiliations []string      `json:"affiliations,omitempty"`
-	Comment      string        `json:"comment,omitempty"`
-	JournalRef   string        `json:"journal_ref,omitempty"`
-	DOI          string        `json:"doi,omitempty"`
-	TextError    string        `json:"text_error,omitempty"`
-	Sections     []string      `json:"sections"`
-	ChunkList    []chunkRecord `json:"chunk_list,omitempty"`
+	Abstract     string   `json:"abstract"`
+	Affiliations []string `json:"affiliations,omitempty"`
+	Comment      string   `json:"comment,omitempty"`
+	JournalRef   string   `json:"journal_ref,omitempty"`
+	DOI          string   `json:"doi,omitempty"`
+	Volume       string   `json:"volume,omitempty"`
+	Issue        string   `json:"issue,omitempty"`
+	PageRange    string   `json:"page_range,omitempty"`
+	Publisher    string   `json:"publisher,omitempty"`
+	// MetadataSource says where each field came from when not from the
+	// paper's source: "arxiv", "zotero", "jsonl", "pdf:xmp", "pdf:info",
+	// "pdf:layout", "pdf:stamp", "pdf:text".
+	MetadataSource map[string]string `json:"metadata_source"`
+	TextError      string            `json:"text_error,omitempty"`
+	Sections       []string          `json:"sections"`
+	ChunkList      []chunkRecord     `json:"chunk_list,omitempty"`
 }
 
 type chunkRecord struct {
@@ -163,7 +172,11 @@ func runShow(ctx context.Context, o *showOptions) error {
 		return err
 	}
 	rec := showRecord{paperRecord: newPaperRecord(p), Abstract: p.Abstract, Affiliations: p.Affiliations,
-		Comment: p.Comment, JournalRef: p.JournalRef, DOI: p.DOI, TextError: p.TextError, Sections: []string{}}
+		Comment: p.Comment, JournalRef: p.JournalRef, DOI: p.DOI, TextError: p.TextError, Sections: []string{},
+		Volume: p.Volume, Issue: p.Issue, PageRange: p.PageRange, Publisher: p.Publisher, MetadataSource: p.MetadataSource}
+	if rec.MetadataSource == nil {
+		rec.MetadataSource = map[string]string{}
+	}
 	seen := map[string]bool{}
 	for _, c := range chunks {
 		if c.Section != "" && !seen[c.Section] {
@@ -193,11 +206,27 @@ func runShow(ctx context.Context, o *showOptions) error {
 	w("published", day(p.Published))
 	w("updated", day(p.Updated))
 	w("categories", strings.Join(p.Categories, " "))
+	if p.ArxivID != "" && p.ArxivID != p.ID {
+		w("arxiv id", p.ArxivID)
+	}
+	w("type", p.Type)
+	w("venue", strings.Join(nonEmpty(p.Venue, p.Volume, p.Issue, p.PageRange), ", "))
+	w("issued", p.Issued)
 	w("comment", p.Comment)
 	w("journal", p.JournalRef)
 	w("doi", p.DOI)
 	w("url", p.URL)
 	w("source", p.Source)
+	var tags []string
+	for _, t := range p.Tags {
+		tags = append(tags, t.Name+" ("+t.Source+")")
+	}
+	w("tags", strings.Join(tags, ", "))
+	var srcs []string
+	for _, f := range sortedKeys(p.MetadataSource) {
+		srcs = append(srcs, f+" from "+p.MetadataSource[f])
+	}
+	w("metadata", strings.Join(srcs, ", "))
 	w("pages", fmt.Sprint(p.Pages))
 	w("chunks", fmt.Sprint(p.Chunks))
 	if p.TextError != "" {
@@ -220,4 +249,23 @@ func runShow(ctx context.Context, o *showOptions) error {
 		fmt.Fprintf(out, "\n%s\n%s\n", head, c.Text)
 	}
 	return nil
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }

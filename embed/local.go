@@ -189,3 +189,48 @@ func mix(h uint64) uint64 {
 	h ^= h >> 33
 	return h
 }
+
+// overlapN is the length of the character n-grams Overlaps looks for:
+// long enough that a shared one is rarely chance ("xyzzyplugh" shares none
+// with most English), short enough that a misspelt word ("protien") still
+// shares one with the right one.
+const overlapN = 4
+
+// Overlaps reports whether text shares with query a content word (as
+// stemmed here) or a character 4-gram of one: what a similarity of this
+// embedder means when it is not hash noise. Below that, a short text can
+// still score a cosine of 0.3 against any query through collisions in the
+// hashed dimensions. Safe for concurrent use.
+func (l *Local) Overlaps(query, text string) bool {
+	stems := map[string]bool{}
+	grams := map[string]bool{}
+	forEachWord(query, func(w string) {
+		if isStop(w) {
+			return
+		}
+		stems[stem(w)] = true
+		for i := 0; i+overlapN <= len(w); i++ {
+			grams[w[i:i+overlapN]] = true
+		}
+	})
+	if len(stems) == 0 {
+		return false
+	}
+	found := false
+	forEachWord(text, func(w string) {
+		if found || isStop(w) {
+			return
+		}
+		if stems[stem(w)] {
+			found = true
+			return
+		}
+		for i := 0; i+overlapN <= len(w); i++ {
+			if grams[w[i:i+overlapN]] {
+				found = true
+				return
+			}
+		}
+	})
+	return found
+}

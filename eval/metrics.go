@@ -121,21 +121,31 @@ func (a *Accumulator) Report() Report {
 	if n == 0 {
 		return Report{}
 	}
-	lat := slices.Clone(a.lat)
-	slices.Sort(lat)
-	var sum time.Duration
-	for _, d := range lat {
-		sum += d
-	}
-	p95 := lat[min(n-1, int(math.Ceil(0.95*float64(n)))-1)]
-	ms := func(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+	l := summarise(a.lat)
 	return Report{
 		NDCG10:    round4(a.ndcg / float64(n)),
 		Recall100: round4(a.recall / float64(n)),
 		MRR10:     round4(a.mrr / float64(n)),
 		Queries:   n,
-		Latency:   Latency{Mean: ms(sum / time.Duration(n)), P95: ms(p95)},
+		Latency:   Latency{Mean: ms(l.mean), P95: ms(l.p95)},
 	}
+}
+
+// latencies are the order statistics of a set of durations.
+type latencies struct{ mean, p50, p95 time.Duration }
+
+// summarise computes the mean and the nearest-rank median and 95th
+// percentile of ds (not empty).
+func summarise(ds []time.Duration) latencies {
+	lat := slices.Clone(ds)
+	slices.Sort(lat)
+	n := len(lat)
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
+	}
+	rank := func(p float64) time.Duration { return lat[max(0, min(n-1, int(math.Ceil(p*float64(n)))-1))] }
+	return latencies{mean: sum / time.Duration(n), p50: rank(0.5), p95: rank(0.95)}
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }

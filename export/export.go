@@ -1,7 +1,13 @@
 // Package export writes library papers as citations for reference managers
-// and LaTeX: BibTeX (@misc entries in the form arXiv's own "Export BibTeX
-// citation" uses, with eprint, archivePrefix and primaryClass) and CSL-JSON
-// (what Zotero, pandoc and citeproc read).
+// and LaTeX: BibTeX and CSL-JSON (what Zotero, pandoc and citeproc read).
+//
+// The entry type follows what is known of the paper (Paper.Type, set from
+// Zotero): @article with journal, volume, number, pages and doi for a
+// journal article, @inproceedings for a conference paper, @incollection,
+// @book, @phdthesis, @techreport; everything else is @misc. Papers on
+// arXiv carry eprint, archivePrefix and primaryClass in the form arXiv's
+// own "Export BibTeX citation" uses. Local files' paths are never written
+// as a url.
 package export
 
 import (
@@ -322,7 +328,21 @@ func verbatim(s string) string {
 	return strings.NewReplacer("{", "%7B", "}", "%7D", `\`, "%5C", " ", "%20").Replace(strings.Join(strings.Fields(s), " "))
 }
 
-// BibTeX writes one @misc entry per paper, keys from Keys.
+// bibTypes maps the CSL item types papers records (Paper.Type) to BibTeX
+// entry types and the field their container goes in.
+var bibTypes = map[string]struct{ entry, container string }{
+	"article-journal":   {"article", "journal"},
+	"article-magazine":  {"article", "journal"},
+	"article-newspaper": {"article", "journal"},
+	"paper-conference":  {"inproceedings", "booktitle"},
+	"chapter":           {"incollection", "booktitle"},
+	"book":              {"book", ""},
+	"thesis":            {"phdthesis", ""},
+	"report":            {"techreport", ""},
+}
+
+// BibTeX writes one entry per paper, keys from Keys, typed as the package
+// doc says.
 func BibTeX(w io.Writer, ps []store.Paper) error {
 	keys := Keys(ps)
 	var b strings.Builder
@@ -330,7 +350,11 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "@misc{%s,\n", keys[i])
+		bt, typed := bibTypes[p.Type]
+		if !typed {
+			bt.entry = "misc"
+		}
+		fmt.Fprintf(&b, "@%s{%s,\n", bt.entry, keys[i])
 		field := func(k, v string) {
 			if strings.TrimSpace(v) != "" {
 				fmt.Fprintf(&b, "  %-13s = {%s},\n", k, v)
@@ -351,13 +375,36 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 			as = append(as, "others") // BibTeX styles print "et al."
 		}
 		field("author", strings.Join(as, " and "))
-		if !p.Published.IsZero() {
-			field("year", fmt.Sprint(p.Published.Year()))
+		venue := p.Venue
+		if venue == "" && (!typed || bt.container == "journal") {
+			venue = p.JournalRef // arXiv's journal reference: "Phys. Rev. B 85, 115117 (2012)"
 		}
-		if p.Source == "arxiv" {
-			idv := p.ID
+		switch {
+		case bt.container != "":
+			field(bt.container, Escape(venue))
+		case p.Type == "thesis":
+			field("school", Escape(p.Publisher))
+		case p.Type == "report":
+			field("institution", Escape(p.Publisher))
+		case !typed:
+			field("journal", Escape(venue))
+		}
+		field("volume", Escape(p.Volume))
+		field("number", Escape(p.Issue))
+		field("pages", Escape(pageRange(p.PageRange)))
+		if bt.entry == "book" || bt.entry == "inproceedings" || bt.entry == "incollection" {
+			field("publisher", Escape(p.Publisher))
+		}
+		if y, m, _ := issued(p); y > 0 {
+			field("year", fmt.Sprint(y))
+			if m > 0 && typed {
+				field("month", monthNames[m-1])
+			}
+		}
+		if id := arxivID(p); id != "" {
+			idv := id
 			if p.Version > 0 {
-				idv = fmt.Sprintf("%sv%d", p.ID, p.Version)
+				idv = fmt.Sprintf("%sv%d", id, p.Version)
 			}
 			field("eprint", Escape(idv))
 			field("archivePrefix", "arXiv")
@@ -366,7 +413,6 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 			}
 		}
 		field("doi", verbatim(p.DOI))
-		field("journal", Escape(p.JournalRef))
 		field("url", verbatim(urlOf(p)))
 		out := strings.TrimSuffix(b.String(), ",\n") + "\n}\n"
 		b.Reset()
@@ -376,12 +422,56 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 	return err
 }
 
-func urlOf(p store.Paper) string {
-	if p.URL != "" {
-		return p.URL
+var monthNames = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+
+// pageRange writes a range with BibTeX's en dash: "5921-5932" -> "5921--5932".
+func pageRange(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.Contains(s, "--") {
+		return s
+	}
+	return strings.NewReplacer("–", "--", "—", "--", "-", "--").Replace(s)
+}
+
+// arxivID is the paper's arXiv id, if it is on arXiv.
+func arxivID(p store.Paper) string {
+	if p.ArxivID != "" {
+		return p.ArxivID
 	}
 	if p.Source == "arxiv" {
-		return "https://arxiv.org/abs/" + p.ID
+		return p.ID
+	}
+	return ""
+}
+
+// issued is the paper's publication date as precisely as known: year,
+// month (0 if unknown) and day (0 if unknown).
+func issued(p store.Paper) (y, m, d int) {
+	if p.Issued != "" {
+		parts := strings.Split(p.Issued, "-")
+		vals := make([]int, 3)
+		for i := 0; i < len(parts) && i < 3; i++ {
+			fmt.Sscan(parts[i], &vals[i])
+		}
+		if vals[0] > 0 {
+			return vals[0], vals[1], vals[2]
+		}
+	}
+	if p.Published.IsZero() {
+		return 0, 0, 0
+	}
+	t := p.Published.UTC()
+	return t.Year(), int(t.Month()), t.Day()
+}
+
+// urlOf is the paper's web address: its URL unless that is a local file's
+// path, else its arXiv page.
+func urlOf(p store.Paper) string {
+	if p.URL != "" && !strings.HasPrefix(strings.ToLower(p.URL), "file:") {
+		return p.URL
+	}
+	if id := arxivID(p); id != "" {
+		return "https://arxiv.org/abs/" + id
 	}
 	return ""
 }
@@ -396,6 +486,9 @@ type CSLItem struct {
 	URL            string    `json:"URL,omitempty"`
 	DOI            string    `json:"DOI,omitempty"`
 	ContainerTitle string    `json:"container-title,omitempty"`
+	Volume         string    `json:"volume,omitempty"`
+	Issue          string    `json:"issue,omitempty"`
+	Page           string    `json:"page,omitempty"`
 	Publisher      string    `json:"publisher,omitempty"`
 	Number         string    `json:"number,omitempty"` // the arXiv id with version, preprints only
 	Genre          string    `json:"genre,omitempty"`
@@ -414,10 +507,13 @@ type CSLDate struct {
 	DateParts [][]int `json:"date-parts"`
 }
 
-// CSLJSON writes the papers as a CSL-JSON array, ids from Keys. arXiv
-// preprints are "article" items with publisher arXiv and the id as number,
-// as Zotero records them; published ones are "article-journal" items that
-// name their journal, without arXiv's publisher and number. A "+N" marker
+// CSLJSON writes the papers as a CSL-JSON array, ids from Keys. A paper of
+// known type (Paper.Type) is an item of that type with its container,
+// volume, issue, pages and publisher; arXiv preprints are "article" items
+// with publisher arXiv and the id as number, as Zotero records them;
+// published ones are "article-journal" items that name their journal,
+// without arXiv's publisher and number. The date has the precision the
+// source gave (2023, 2023-05, 2023-05-17). A "+N" marker
 // for authors the source left out is dropped: CSL-JSON has no "and others"
 // name, and styles add "et al." by their own rules.
 func CSLJSON(w io.Writer, ps []store.Paper) error {
@@ -434,18 +530,34 @@ func CSLJSON(w io.Writer, ps []store.Paper) error {
 				it.Author = append(it.Author, CSLName{Family: FromTeX(n.family), Given: FromTeX(n.given)})
 			}
 		}
-		if !p.Published.IsZero() {
-			y, m, d := p.Published.UTC().Date()
-			it.Issued = &CSLDate{DateParts: [][]int{{y, int(m), d}}}
+		if y, m, d := issued(p); y > 0 {
+			parts := []int{y}
+			if m > 0 {
+				parts = append(parts, m)
+				if d > 0 {
+					parts = append(parts, d)
+				}
+			}
+			it.Issued = &CSLDate{DateParts: [][]int{parts}}
 		}
-		if p.Source == "arxiv" {
+		if id := arxivID(p); id != "" && p.Type == "" || p.Type == "article" {
 			it.Publisher, it.Genre = "arXiv", "Preprint"
-			it.Number = p.ID
-			if p.Version > 0 {
-				it.Number = fmt.Sprintf("%sv%d", p.ID, p.Version)
+			if id != "" {
+				it.Number = id
+				if p.Version > 0 {
+					it.Number = fmt.Sprintf("%sv%d", id, p.Version)
+				}
+			} else {
+				it.Publisher = p.Publisher
 			}
 		}
-		if p.JournalRef != "" {
+		if p.Type != "" {
+			it.Type = p.Type
+			it.ContainerTitle, it.Volume, it.Issue, it.Page = FromTeX(p.Venue), p.Volume, p.Issue, p.PageRange
+			if p.Type != "article" {
+				it.Publisher, it.Number, it.Genre = p.Publisher, "", ""
+			}
+		} else if p.JournalRef != "" {
 			// Styles print publisher and number for any type that has them
 			// ("Phys. Rev. B 85 ... arXiv 1111.2011v2"); the URL still
 			// leads to the arXiv version.

@@ -544,3 +544,64 @@ func TestBibTeXSourceTeX(t *testing.T) {
 		})
 	}
 }
+
+// What is known of a paper (from Zotero, say) shapes its entry: the type,
+// the journal or proceedings, volume, issue, pages, a date of the
+// precision given; a local file's path is never its url.
+func TestTypedEntries(t *testing.T) {
+	ps := []store.Paper{
+		{ID: "zotero:u/AAAA1111", Type: "article-journal", Title: "Infrared Small and Dim Target Detection With Transformer Under Complex Backgrounds",
+			Authors: []string{"Fangcen Liu", "Chenqiang Gao"}, Venue: "IEEE Transactions on Image Processing", Volume: "32", PageRange: "5921-5932",
+			DOI: "10.1109/TIP.2023.3326396", Issued: "2023-05", Published: time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC), Source: "zotero"},
+		{ID: "zotero:u/BBBB2222", Type: "paper-conference", Title: "Image Quality Metrics: PSNR vs. SSIM", Authors: []string{"Alain Hore", "Djemel Ziou"},
+			Venue: "2010 20th International Conference on Pattern Recognition", PageRange: "2366–2369", Publisher: "IEEE", Issued: "2010",
+			Published: time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC), Source: "zotero"},
+		{ID: "2410.01698", ArxivID: "2410.01698", Version: 1, Type: "article", Title: "COSMIC", Authors: []string{"Ziyuan Zhang"},
+			Published: time.Date(2024, 10, 2, 0, 0, 0, 0, time.UTC), Categories: []string{"eess.IV"}, Source: "zotero"},
+		{ID: "pdf:0123456789abcdef", Title: "A Perspective on Explanations of Molecular Prediction Models", Authors: []string{"Geemi P. Wellawatte"},
+			Issued: "2023-02-01", Published: time.Date(2023, 2, 1, 0, 0, 0, 0, time.UTC), URL: "file:///home/u/papers/x.pdf", Source: "pdf"},
+	}
+	entries, items := exportBoth(t, ps)
+	want := []struct {
+		typ, key string
+		fields   map[string]string
+		csl      string
+	}{
+		{"article", "liu2023infrared", map[string]string{"journal": "IEEE Transactions on Image Processing", "volume": "32", "pages": "5921--5932",
+			"doi": "10.1109/TIP.2023.3326396", "year": "2023", "month": "may"}, "article-journal"},
+		{"inproceedings", "hore2010image", map[string]string{"booktitle": "2010 20th International Conference on Pattern Recognition", "pages": "2366--2369",
+			"publisher": "IEEE", "year": "2010"}, "paper-conference"},
+		{"misc", "zhang2024cosmic", map[string]string{"eprint": "2410.01698v1", "archivePrefix": "arXiv", "primaryClass": "eess.IV", "url": "https://arxiv.org/abs/2410.01698"}, "article"},
+		{"misc", "wellawatte2023perspective", map[string]string{"year": "2023"}, "article"},
+	}
+	for i, w := range want {
+		e := entries[i]
+		if e.typ != w.typ || e.key != w.key {
+			t.Errorf("entry %d: @%s{%s, want @%s{%s", i, e.typ, e.key, w.typ, w.key)
+		}
+		for k, v := range w.fields {
+			if e.fields[k] != v {
+				t.Errorf("%s: %s = %q, want %q", e.key, k, e.fields[k], v)
+			}
+		}
+		if strings.HasPrefix(e.fields["url"], "file:") {
+			t.Errorf("%s: url %q is a local path", e.key, e.fields["url"])
+		}
+		if items[i].Type != w.csl {
+			t.Errorf("%s: CSL type %s, want %s", e.key, items[i].Type, w.csl)
+		}
+	}
+	if _, ok := entries[3].fields["url"]; ok {
+		t.Errorf("local file exported with url %q", entries[3].fields["url"])
+	}
+	if it := items[0]; it.ContainerTitle != "IEEE Transactions on Image Processing" || it.Volume != "32" || it.Page != "5921-5932" ||
+		fmt.Sprint(it.Issued.DateParts) != "[[2023 5]]" || it.Publisher != "" || it.Number != "" {
+		t.Errorf("CSL journal article %+v", it)
+	}
+	if it := items[1]; fmt.Sprint(it.Issued.DateParts) != "[[2010]]" || it.Publisher != "IEEE" {
+		t.Errorf("CSL conference paper %+v", it)
+	}
+	if it := items[2]; it.Publisher != "arXiv" || it.Number != "2410.01698v1" {
+		t.Errorf("CSL preprint %+v", it)
+	}
+}

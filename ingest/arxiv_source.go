@@ -11,7 +11,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -97,7 +96,8 @@ func (in *Ingester) ArxivIDs(ctx context.Context, refs []string) (*Report, error
 type job struct {
 	pos     int
 	entry   arxiv.Entry
-	prev    *store.Paper
+	prev    *store.Paper // the paper held as this arXiv paper, if any
+	noPDF   bool         // the text held stays: only arXiv's record is merged in
 	pdfPath string
 	pdfErr  error
 }
@@ -112,21 +112,26 @@ func (in *Ingester) ingestEntries(ctx context.Context, r *run, entries []arxiv.E
 		defer close(jobs)
 		for i, e := range entries {
 			j := job{pos: i, entry: e}
-			if prev, err := in.Lib.Get(gctx, e.ID); err == nil {
-				if err := checkSource(prev, "arxiv"); err != nil {
+			prev, err := in.heldArxiv(gctx, e.ID)
+			if err != nil {
+				var clash *IDClashError
+				if errors.As(err, &clash) {
 					r.fail(i, e.ID, err, false)
 					continue
 				}
-				j.prev = &prev
-				if skip, why := in.upToDate(prev, e); skip {
-					r.record(i, outcome{id: e.ID, result: store.Unchanged, stored: true})
-					r.emit(Event{Kind: Stored, Item: e.ID, Result: store.Unchanged, Msg: why})
-					continue
-				}
-			} else if !errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("read %s from the library: %w", e.ID, err)
 			}
-			if !in.AbstractsOnly {
+			if prev != nil {
+				j.prev = prev
+				skip, why, keepText := in.upToDate(*prev, e)
+				if skip {
+					r.record(i, outcome{id: prev.ID, result: store.Unchanged, stored: true})
+					r.emit(Event{Kind: Stored, Item: prev.ID, Result: store.Unchanged, Msg: why})
+					continue
+				}
+				j.noPDF = keepText
+			}
+			if !in.AbstractsOnly && !j.noPDF {
 				j.pdfPath, j.pdfErr = in.fetchPDF(gctx, r, e)
 				if isCancel(gctx, j.pdfErr) {
 					return gctx.Err()
@@ -162,18 +167,46 @@ func (in *Ingester) ingestEntries(ctx context.Context, r *run, entries []arxiv.E
 	return r.report(), nil
 }
 
+// heldArxiv returns the paper the library holds as arXiv paper id (keyed
+// by it, or carrying it as its arXiv id), or nil. A corpus record keyed by
+// the id without being the arXiv paper is an IDClashError.
+func (in *Ingester) heldArxiv(ctx context.Context, id string) (*store.Paper, error) {
+	ps, err := in.Lib.FindByIdentifiers(ctx, []store.Identifier{{Kind: store.IDArxiv, Value: id}})
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) > 0 {
+		return &ps[0], nil
+	}
+	p, err := in.Lib.Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if p.Source == "jsonl" && p.ArxivID == "" {
+		return nil, &IDClashError{ID: p.ID, Held: p.Source, Incoming: "arxiv"}
+	}
+	return &p, nil
+}
+
 // upToDate tells whether the library already holds this entry as well as
-// this run would store it.
-func (in *Ingester) upToDate(prev store.Paper, e arxiv.Entry) (bool, string) {
+// this run would store it (skip), or holds its text but not arXiv's
+// record of this version (keepText: merge the record, fetch no PDF).
+func (in *Ingester) upToDate(prev store.Paper, e arxiv.Entry) (skip bool, why string, keepText bool) {
+	arxivRecord := prev.Source == "arxiv" && prev.MetadataSource["version"] == ""
 	switch {
 	case prev.Version > e.Version:
-		return true, fmt.Sprintf("library holds v%d, newer than v%d", prev.Version, e.Version)
+		if !arxivRecord && prev.Version > 0 {
+			return false, "", true // a newer local file: arXiv's record of it comes with its own look-up
+		}
+		return true, fmt.Sprintf("library holds v%d, newer than v%d", prev.Version, e.Version), false
 	case prev.Version < e.Version:
-		return false, ""
+		return false, "", false
 	case in.AbstractsOnly || prev.Pages > 0:
-		return true, ""
+		return arxivRecord, "", true
 	}
-	return false, "" // same version, full text still missing: try again
+	return false, "", false // same version, full text still missing: try again
 }
 
 // fetchPDF downloads the entry's PDF into the cache unless it is there.
@@ -194,34 +227,57 @@ func (in *Ingester) fetchPDF(ctx context.Context, r *run, e arxiv.Entry) (string
 	return path, nil
 }
 
-// processEntry extracts, chunks, embeds and stores one arXiv paper. A PDF
-// that fails leaves the paper with its abstract, and the failure reported.
+// processEntry extracts, chunks, embeds and stores one arXiv paper, merged
+// with what the library holds of it (a local PDF of it, a Zotero item). A
+// PDF that fails leaves the paper with its abstract, and the failure
+// reported; a PDF whose bytes the library holds already (a local copy) is
+// not read again.
 func (in *Ingester) processEntry(ctx context.Context, r *run, j job) error {
 	e := j.entry
-	p := paperFromEntry(e)
-	chunks := []store.Chunk{chunk.Abstract(p.ID, p.Title, p.Abstract)}
-	pages := 0
-	if !in.AbstractsOnly {
-		err := j.pdfErr
-		var body []store.Chunk
-		if err == nil {
-			body, pages, err = in.extract(ctx, r, p.ID, j.pdfPath)
-		}
-		if err != nil {
-			if isCancel(ctx, err) {
-				return err
-			}
-			p.TextError = err.Error()
-			r.fail(j.pos, p.ID, err, true)
-			if j.prev != nil && j.prev.Version == e.Version && j.prev.Pages > 0 {
-				return nil // never replace held full text by an abstract
-			}
-		} else {
-			chunks = append(chunks, body...)
-			p.Pages = pages
+	c := candidate{pos: j.pos, item: e.ID, paper: paperFromEntry(e)}
+	if !in.AbstractsOnly && !j.noPDF {
+		if err := in.entryText(ctx, r, j, &c); err != nil {
+			return err
 		}
 	}
-	return r.store(ctx, j.pos, p, chunks, pages)
+	_, err := r.embedAndPut(ctx, c, true)
+	return err
+}
+
+// entryText gives c the body of the job's PDF, unless the library holds
+// the text of that very file already. A PDF that cannot be read is
+// reported, and c keeps its abstract with the reason as TextError; only a
+// cancellation is returned.
+func (in *Ingester) entryText(ctx context.Context, r *run, j job, c *candidate) error {
+	err := j.pdfErr
+	if err == nil {
+		var hash string
+		if hash, err = store.HashFile(j.pdfPath); err == nil {
+			c.paper.ContentHash = hash
+			if in.holdsText(ctx, hash) {
+				return nil // a local copy, byte for byte: its text joins this paper
+			}
+			var body []store.Chunk
+			var pages int
+			if body, pages, err = in.extract(ctx, r, c.paper.ID, j.pdfPath); err == nil {
+				c.chunks, c.body, c.pages, c.paper.Pages = body, true, pages, pages
+				return nil
+			}
+		}
+	}
+	if isCancel(ctx, err) {
+		return err
+	}
+	c.paper.TextError, c.paper.ContentHash = err.Error(), ""
+	r.fail(j.pos, j.entry.ID, err, true)
+	return nil
+}
+
+// holdsText says whether the library holds the text of the file with this
+// hash (a local PDF byte for byte arXiv's).
+func (in *Ingester) holdsText(ctx context.Context, hash string) bool {
+	ps, err := in.Lib.FindByIdentifiers(ctx, []store.Identifier{{Kind: store.IDSHA256, Value: hash}})
+	return err == nil && len(ps) > 0 && ps[0].Pages > 0
 }
 
 func paperFromEntry(e arxiv.Entry) store.Paper {
@@ -229,7 +285,7 @@ func paperFromEntry(e arxiv.Entry) store.Paper {
 		ID: e.ID, Version: e.Version, Title: e.Title, Abstract: e.Summary,
 		Published: e.Published, Updated: e.Updated, Categories: e.Categories,
 		Comment: e.Comment, JournalRef: e.JournalRef, DOI: e.DOI,
-		URL: e.AbsURL, Source: "arxiv",
+		URL: e.AbsURL, Source: "arxiv", ArxivID: e.ID,
 	}
 	if p.URL == "" {
 		p.URL = fmt.Sprintf("https://arxiv.org/abs/%sv%d", e.ID, e.Version)

@@ -26,6 +26,20 @@ func (in *Ingester) extract(ctx context.Context, r *run, id, path string) ([]sto
 	return chunk.Body(id, pages, 1, in.Chunking), len(doc.Pages), nil
 }
 
+// readPDF extracts the local PDF at path, reporting it (and its warnings)
+// under its path.
+func readPDF(ctx context.Context, r *run, path string) (*pdf.Document, error) {
+	doc, err := extractPDF(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	r.emit(Event{Kind: Extracted, Item: path, Pages: len(doc.Pages)})
+	for _, w := range doc.Warnings {
+		r.emit(Event{Kind: Note, Item: path, Msg: w})
+	}
+	return doc, nil
+}
+
 // extractPDF reads the text of the PDF at path. Its errors do not name the
 // file: the failure is reported under the item, which does.
 func extractPDF(ctx context.Context, path string) (*pdf.Document, error) {

@@ -21,7 +21,12 @@ import (
 // Library is what ingest needs of the library on disk.
 type Library interface {
 	Get(ctx context.Context, id string) (store.Paper, error)
-	FindByHash(ctx context.Context, hash string) (store.Paper, error)
+	// FindByIdentifiers returns the papers holding any of the identifiers.
+	FindByIdentifiers(ctx context.Context, ids []store.Identifier) ([]store.Paper, error)
+	// Identifiers returns the identifiers of one kind with their papers.
+	Identifiers(ctx context.Context, kind string) (map[string]store.IdentifierRecord, error)
+	// Identifier returns one identifier's paper and stamp (ErrNotFound).
+	Identifier(ctx context.Context, kind, value string) (store.IdentifierRecord, error)
 	// PutBatch commits papers with their chunks in one transaction.
 	PutBatch(ctx context.Context, items []store.Item) ([]store.PutResult, error)
 }
@@ -96,6 +101,16 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
+// Missing is an attachment whose file could not be read (a Zotero item's
+// PDF not synced, say). The item was imported without it.
+type Missing struct {
+	Item       string `json:"item"`       // the paper the item is in the library
+	Zotero     string `json:"zotero"`     // the item's Zotero key ("<library>/<key>")
+	Attachment string `json:"attachment"` // the attachment's Zotero key
+	Path       string `json:"path,omitempty"`
+	Reason     string `json:"reason"`
+}
+
 // Report summarises a run: ids by outcome, in input order.
 type Report struct {
 	Added     []string  `json:"added"`
@@ -103,13 +118,14 @@ type Report struct {
 	Unchanged []string  `json:"unchanged"`
 	Failed    []Failure `json:"failed"`
 	Skipped   []Skip    `json:"skipped"`
+	Missing   []Missing `json:"missing"`
 	Pages     int       `json:"pages"`
 	Chunks    int       `json:"chunks"`
 	Elapsed   float64   `json:"elapsed_s"`
 }
 
 func newReport() *Report {
-	return &Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []Failure{}, Skipped: []Skip{}}
+	return &Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []Failure{}, Skipped: []Skip{}, Missing: []Missing{}}
 }
 
 // Merge adds other's outcomes to r.
@@ -119,6 +135,7 @@ func (r *Report) Merge(o *Report) {
 	r.Unchanged = append(r.Unchanged, o.Unchanged...)
 	r.Failed = append(r.Failed, o.Failed...)
 	r.Skipped = append(r.Skipped, o.Skipped...)
+	r.Missing = append(r.Missing, o.Missing...)
 	r.Pages += o.Pages
 	r.Chunks += o.Chunks
 	r.Elapsed += o.Elapsed
@@ -126,11 +143,14 @@ func (r *Report) Merge(o *Report) {
 
 // run collects outcomes concurrently and emits events.
 type run struct {
-	in    *Ingester
-	mu    sync.Mutex
-	start time.Time
+	in      *Ingester
+	mergeMu sync.Mutex // serialises putCandidate
+	mu      sync.Mutex
+	start   time.Time
 	// outcomes by input position, so the report keeps input order
 	outcomes map[int]outcome
+	wants    []arxivWant // papers waiting for the run's arXiv look-up
+	missing  map[int][]Missing
 }
 
 type outcome struct {
@@ -163,6 +183,22 @@ func (r *run) record(pos int, o outcome) {
 	}
 	r.outcomes[pos] = o
 	r.mu.Unlock()
+}
+
+// upgrade records that the paper stored under pos was stored again, with
+// result: an unchanged paper becomes updated, an added one stays added.
+func (r *run) upgrade(pos int, id string, result store.PutResult) {
+	r.mu.Lock()
+	o := r.outcomes[pos]
+	o.id, o.stored = id, true
+	if o.result == 0 || o.result == store.Unchanged {
+		o.result = result
+	}
+	r.outcomes[pos] = o
+	r.mu.Unlock()
+	if result != store.Unchanged { // a Note: the item was counted stored once
+		r.emit(Event{Kind: Note, Item: id, Msg: "arXiv's record merged in"})
+	}
 }
 
 func (r *run) fail(pos int, item string, err error, kept bool) {
@@ -217,6 +253,10 @@ func (r *run) report() *Report {
 		}
 		if o.skip != nil {
 			rep.Skipped = append(rep.Skipped, *o.skip)
+		}
+		for _, m := range r.missing[p] {
+			m.Item = o.id
+			rep.Missing = append(rep.Missing, m)
 		}
 		rep.Pages += o.pages
 		rep.Chunks += o.chunks

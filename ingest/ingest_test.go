@@ -301,7 +301,11 @@ func TestLocalPDFsAndCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(p.ID, "pdf:") || !strings.Contains(p.Title, "Toolformer") || p.Pages != 17 || p.Abstract == "" {
+	// Its arXiv stamp keys it; arXiv (here) does not know the id, so the
+	// file's own record stays, each field saying where it came from.
+	if p.ID != "2302.04761" || p.ArxivID != p.ID || p.Version != 1 || !strings.Contains(p.Title, "Toolformer") || p.Pages != 17 || p.Abstract == "" ||
+		len(p.Authors) != 8 || p.Authors[0] != "Timo Schick" || p.Issued != "2023-02-09" ||
+		p.MetadataSource["title"] != "pdf:layout" || p.MetadataSource["arxiv_id"] != "pdf:stamp" || p.MetadataSource["authors"] != "pdf:layout" {
 		t.Errorf("local paper %+v", p)
 	}
 
@@ -408,8 +412,8 @@ func TestIDClashBetweenSourcesKeepsThePaperHeld(t *testing.T) {
 	data := arxivtest.DataDir(t)
 	f := newFixture(t, arxivtest.Options{}, entryFromReference(t, data, "2302.04761", 1, time.Now()))
 	f.in.AbstractsOnly = true
-	tool := filepath.Join(f.data, "pdfs", "papers", "toolformer_2302.04761v1.pdf")
-	hash, err := hashFile(tool)
+	local := filepath.Join(f.data, "pdfs", "papers", "deepseek_r1_2501.12948.pdf") // no arXiv stamp: keyed by its hash
+	hash, err := store.HashFile(local)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +431,7 @@ func TestIDClashBetweenSourcesKeepsThePaperHeld(t *testing.T) {
 	}{
 		{"corpus _id of an arXiv paper", "1111.2011", "arxiv", func() (*Report, error) { return f.in.JSONL(ctx, corpus) }},
 		{"arXiv paper with a corpus _id", "2302.04761", "jsonl", func() (*Report, error) { return f.in.ArxivIDs(ctx, []string{"2302.04761"}) }},
-		{"PDF with a corpus _id", "pdf:" + hash[:16], "jsonl", func() (*Report, error) { return f.in.Paths(ctx, []string{tool}) }},
+		{"PDF with a corpus _id", "pdf:" + hash[:16], "jsonl", func() (*Report, error) { return f.in.Paths(ctx, []string{local}) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, err := tc.run()

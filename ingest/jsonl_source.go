@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -136,6 +137,20 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 			for b := range batches {
 				var todo []pending
 				for _, rc := range b {
+					if rc.p.ArxivID != "" || rc.p.DOI != "" {
+						// a record of a paper known by other names: it joins the
+						// paper held under them (see merge.go)
+						if err := in.putRecord(gctx, r, rc.pos, rc.item, rc.p, rc.text); err != nil {
+							if isCancel(gctx, err) {
+								return gctx.Err()
+							}
+							if Systemic(err) {
+								return err
+							}
+							r.fail(rc.pos, rc.item, err, false)
+						}
+						continue
+					}
 					if prev, err := in.Lib.Get(gctx, rc.p.ID); err == nil {
 						if err := checkSource(prev, "jsonl"); err != nil {
 							r.fail(rc.pos, rc.item, err, false)
@@ -166,6 +181,30 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 	}
 	err = g.Wait()
 	return r.report(), err
+}
+
+// putRecord stores a corpus record that names its paper (an arXiv id or a
+// DOI in its metadata), merged with what the library holds of that paper.
+// A record the library holds unchanged costs no embedding.
+func (in *Ingester) putRecord(ctx context.Context, r *run, pos int, item string, p store.Paper, text string) error {
+	if rec, err := in.Lib.Identifier(ctx, store.IDAlias, p.ID); err == nil && rec.Stamp == p.ContentHash {
+		r.record(pos, outcome{id: rec.PaperID, result: store.Unchanged, stored: true})
+		r.emit(Event{Kind: Stored, Item: rec.PaperID, Result: store.Unchanged})
+		return nil
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	c := candidate{pos: pos, item: item, paper: p, tagSource: "corpus"}
+	c.chunks = recordChunks(p, text, in.Chunking)
+	c.body = len(c.chunks) > 1
+	if p.ArxivID != "" {
+		c.paper.ID = p.ArxivID // keyed by the arXiv id
+	}
+	// The record's _id finds the paper it joined, and its stamp tells a
+	// re-run the record is unchanged.
+	c.ids = append(c.ids, store.Identifier{Kind: store.IDAlias, Value: p.ID, Stamp: p.ContentHash})
+	_, err := r.embedAndPut(ctx, c, false)
+	return err
 }
 
 // corpusBatch is how many corpus records are committed per transaction.
@@ -225,7 +264,28 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 	p.Authors = metaList(md["authors"], ",")
 	p.Affiliations = metaList(md["affiliations"], ";")
 	p.URL = metaString(md["url"])
+	for _, t := range metaList(md["tags"], ",;|") {
+		p.Tags = append(p.Tags, store.Tag{Name: moreTags.ReplaceAllString(t, ""), Source: "corpus"})
+	}
+	p.DOI = store.NormalizeDOI(metaString(md["doi"]))
+	for _, v := range []string{metaString(md["arxiv_id"]), metaString(md["arxiv"]), metaString(md["eprint"]), p.URL, arxivOfDOI(p.DOI)} {
+		if id, _, err := arxiv.ParseID(v); err == nil {
+			p.ArxivID = id
+			break
+		}
+	}
 	return p, text, nil
+}
+
+// moreTags is the "+2" a tag list ends with where it left tags out.
+var moreTags = regexp.MustCompile(`\s*\+\d+$`)
+
+// arxivOfDOI returns the arXiv id of an arXiv DOI (10.48550/arXiv.2410.01698), or "".
+func arxivOfDOI(doi string) string {
+	if rest, ok := strings.CutPrefix(strings.ToLower(doi), "10.48550/arxiv."); ok {
+		return rest
+	}
+	return ""
 }
 
 // checkCorpusID returns the library key of a corpus record's _id, trimmed,

@@ -2,11 +2,8 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
 	"github.com/papers-cli/papers/store"
@@ -79,7 +77,7 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		if f == "" {
 			continue
 		}
-		hash, err := hashFile(f)
+		hash, err := store.HashFile(f)
 		if err != nil {
 			r.fail(i, f, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
 			continue
@@ -98,61 +96,104 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 	g.SetLimit(in.workers())
 	for _, it := range items {
 		g.Go(func() error {
-			if err := in.ingestFile(gctx, r, it.pos, it.path, it.hash); err != nil {
-				if isCancel(gctx, err) {
-					return gctx.Err()
-				}
-				if Systemic(err) {
-					return err
-				}
-				r.fail(it.pos, it.path, err, false)
-			}
-			return nil
+			return r.itemErr(gctx, it.pos, it.path, in.ingestFile(gctx, r, it.pos, it.path, it.hash))
 		})
 	}
-	err := g.Wait()
+	if err := g.Wait(); err != nil {
+		return r.report(), err
+	}
+	err := in.enrichArxiv(ctx, r)
 	return r.report(), err
 }
 
-// ingestFile stores one local PDF.
+// ingestFile stores one local PDF. A file whose text the library holds
+// (by its hash, maybe inside the arXiv paper it is) is unchanged; else its
+// text and what it says of itself join the paper held with the same arXiv
+// id or DOI, or make a new one. Papers with an arXiv id whose record is
+// not yet arXiv's are queued for the run's one arXiv look-up.
 func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash string) error {
-	if prev, err := in.Lib.FindByHash(ctx, hash); err == nil {
-		r.record(pos, outcome{id: prev.ID, result: store.Unchanged, stored: true})
-		r.emit(Event{Kind: Stored, Item: prev.ID, Result: store.Unchanged})
-		return nil
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	id := "pdf:" + hash[:16]
-	if prev, err := in.Lib.Get(ctx, id); err == nil {
-		if err := checkSource(prev, "pdf"); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	doc, err := extractPDF(ctx, path)
+	held, err := in.Lib.FindByIdentifiers(ctx, []store.Identifier{{Kind: store.IDSHA256, Value: hash}})
 	if err != nil {
 		return err
 	}
-	r.emit(Event{Kind: Extracted, Item: path, Pages: len(doc.Pages)})
-	for _, w := range doc.Warnings {
-		r.emit(Event{Kind: Note, Item: path, Msg: w})
+	if len(held) > 0 && held[0].Pages > 0 {
+		r.record(pos, outcome{id: held[0].ID, result: store.Unchanged, stored: true})
+		r.emit(Event{Kind: Stored, Item: held[0].ID, Result: store.Unchanged})
+		r.wantArxiv(pos, held[0])
+		return nil
 	}
-	pages := toChunkPages(doc)
+	doc, err := readPDF(ctx, r, path)
+	if err != nil {
+		return err
+	}
+	c := pdfCandidate(doc, path, hash, in.Chunking)
+	c.pos, c.item = pos, path
+	id, err := r.embedAndPut(ctx, c, false)
+	if err != nil {
+		return err
+	}
+	if p, err := in.Lib.Get(ctx, id); err == nil {
+		r.wantArxiv(pos, p)
+	}
+	return nil
+}
+
+// pdfCandidate is a local PDF as a paper: its text, and what the file says
+// of itself (each field's source "pdf:xmp", "pdf:info", "pdf:layout",
+// "pdf:stamp" or "pdf:text"). It is keyed by its arXiv id when it has one,
+// else by its hash ("pdf:" + 16 hex digits).
+func pdfCandidate(doc *pdf.Document, path, hash string, opt chunk.Options) candidate {
+	m := doc.Meta
+	src := func(field string) string {
+		if s := m.Sources[field]; s != "" {
+			return "pdf:" + s
+		}
+		return "pdf:layout"
+	}
 	p := store.Paper{
-		ID: id, Title: localTitle(doc, path), Source: "pdf", Pages: len(doc.Pages),
-		ContentHash: hash, URL: "file://" + absPath(path),
+		ID: "pdf:" + hash[:16], Title: localTitle(doc, path), Source: "pdf", Pages: len(doc.Pages),
+		ContentHash: hash, Authors: m.Authors, DOI: m.DOI,
+		Venue: m.Venue, Volume: m.Volume, Issue: m.Issue, PageRange: m.PageRange,
+		MetadataSource: map[string]string{"title": src("title")},
 	}
-	p.Abstract = findAbstract(pages)
-	if doc.ArxivID != "" {
-		p.Comment = "arXiv:" + doc.ArxivID
-		if t, err := time.Parse("2 Jan 2006", doc.ArxivDate); err == nil {
-			p.Published = t
+	if path != "" {
+		p.URL = "file://" + absPath(path)
+	}
+	if doc.Title == "" {
+		p.MetadataSource["title"] = "pdf:file" // the first line, or the file name
+	}
+	if id, v, err := arxiv.ParseID(m.ArxivID); err == nil {
+		p.ID, p.ArxivID, p.Version = id, id, v
+		p.MetadataSource["arxiv_id"] = src("arxiv_id")
+		p.MetadataSource["version"] = src("arxiv_id")
+	}
+	if t, ok := issuedTime(m.Date); ok {
+		p.Published, p.Issued = t, m.Date
+		p.MetadataSource["published"] = src("date")
+	}
+	for _, f := range []struct{ field, value, src string }{{"authors", strings.Join(m.Authors, ","), "authors"}, {"doi", m.DOI, "doi"},
+		{"venue", m.Venue, "venue"}, {"volume", m.Volume, "venue"}, {"issue", m.Issue, "venue"}, {"page_range", m.PageRange, "venue"}} {
+		if f.value != "" {
+			p.MetadataSource[f.field] = src(f.src)
 		}
 	}
-	chunks := append([]store.Chunk{chunk.Abstract(id, p.Title, p.Abstract)}, chunk.Body(id, pages, 1, in.Chunking)...)
-	return r.store(ctx, pos, p, chunks, len(doc.Pages))
+	pages := toChunkPages(doc)
+	if p.Abstract = findAbstract(pages); p.Abstract != "" {
+		p.MetadataSource["abstract"] = "pdf:text"
+	}
+	chunks := append([]store.Chunk{chunk.Abstract(p.ID, p.Title, p.Abstract)}, chunk.Body(p.ID, pages, 1, opt)...)
+	return candidate{paper: p, chunks: chunks, body: true, pages: len(doc.Pages)}
+}
+
+// issuedTime reads a date of the precision sources give ("2023",
+// "2023-05", "2023-05-17") as its first day, UTC.
+func issuedTime(s string) (time.Time, bool) {
+	for _, layout := range []string{"2006-01-02", "2006-01", "2006"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func absPath(p string) string {
@@ -160,19 +201,6 @@ func absPath(p string) string {
 		return a
 	}
 	return p
-}
-
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // localTitle is the PDF's title, else its first non-trivial line, else the

@@ -162,19 +162,18 @@ func (l *Library) Identifiers(ctx context.Context, kind string) (map[string]Iden
 	return out, nil
 }
 
-// Resolve returns the id under which the library holds the paper known as
-// id: id itself when a paper has it, else the paper that absorbed or
-// re-keyed it (IDAlias), else an error wrapping ErrNotFound.
-func (l *Library) Resolve(ctx context.Context, id string) (string, error) {
-	var got string
-	err := l.db.QueryRowContext(ctx, `SELECT id FROM papers WHERE id = ?1
-		UNION ALL SELECT i.paper_id FROM paper_identifiers i JOIN papers p ON p.id = i.paper_id WHERE i.kind = 'alias' AND i.value = ?1
-		LIMIT 1`, id).Scan(&got)
+// Identifier returns the paper holding one identifier (normalised here)
+// and its stamp, or an error wrapping ErrNotFound.
+func (l *Library) Identifier(ctx context.Context, kind, value string) (IdentifierRecord, error) {
+	id := NormalizeIdentifier(Identifier{Kind: kind, Value: value})
+	var r IdentifierRecord
+	err := l.db.QueryRowContext(ctx, `SELECT i.paper_id, i.stamp FROM paper_identifiers i JOIN papers p ON p.id = i.paper_id
+		WHERE i.kind = ? AND i.value = ?`, id.Kind, id.Value).Scan(&r.PaperID, &r.Stamp)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("paper %s: %w", id, ErrNotFound)
+		return r, fmt.Errorf("%s %s: %w", kind, value, ErrNotFound)
 	}
 	if err != nil {
-		return "", fmt.Errorf("resolve paper %s: %w", id, wrapBusy(err))
+		return r, fmt.Errorf("identifier %s %s: %w", kind, value, wrapBusy(err))
 	}
-	return got, nil
+	return r, nil
 }

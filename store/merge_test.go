@@ -124,7 +124,7 @@ func TestPutAbsorbs(t *testing.T) {
 	ax := paper("2501.12948", "2025-01-22", []string{"cs.CL"}, []string{"DeepSeek-AI"})
 	ax.ArxivID, ax.ContentHash, ax.Pages = "2501.12948", "f03f", 2
 	items := []store.Item{{Paper: ax, Chunks: chunks(r, "DeepSeek-R1 abstract"), BodyFrom: local.ID, Absorb: []string{local.ID}}}
-	if res, err := lib.PutBatch(ctx, items); err != nil || res[0] != store.Added {
+	if res, err := lib.PutBatch(ctx, items); err != nil || res[0] != store.Updated { // the paper was there, as pdf:f03f…
 		t.Fatalf("PutBatch = %v, %v", res, err)
 	}
 	if err := lib.Check(ctx); err != nil {
@@ -144,8 +144,8 @@ func TestPutAbsorbs(t *testing.T) {
 	if _, err := lib.Get(ctx, local.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("the duplicate is still there: %v", err)
 	}
-	if id, err := lib.Resolve(ctx, local.ID); err != nil || id != ax.ID {
-		t.Errorf("Resolve(%s) = %s, %v", local.ID, id, err)
+	if got, err := lib.FindPaper(ctx, local.ID); err != nil || got.ID != ax.ID {
+		t.Errorf("FindPaper(%s) = %s, %v", local.ID, got.ID, err)
 	}
 	tp, err := lib.Topic(ctx, "rl")
 	if err != nil || tp.Papers != 1 {
@@ -280,8 +280,8 @@ func TestMigrateMergesDuplicates(t *testing.T) {
 		t.Errorf("Toolformer after the merge: pages %d hash %q chunks %d", tool.Pages, tool.ContentHash, tool.Chunks)
 	}
 	for old, id := range map[string]string{local.ID: "2501.12948", toolLocal.ID: "2302.04761", stamped.ID: "2303.11366"} {
-		if got, err := lib.Resolve(ctx, old); err != nil || got != id {
-			t.Errorf("Resolve(%s) = %s, %v", old, got, err)
+		if got, err := lib.FindPaper(ctx, old); err != nil || got.ID != id {
+			t.Errorf("FindPaper(%s) = %s, %v", old, got.ID, err)
 		}
 	}
 	members, err := lib.List(ctx, store.Filter{Topics: []string{"reasoning"}})

@@ -2,12 +2,8 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -80,7 +76,7 @@ func migrate3(ctx context.Context, tx *sql.Tx, dir string) ([]string, error) {
 			p.ArxivID = p.ID
 			if p.Pages > 0 && dir != "" {
 				name := strings.ReplaceAll(fmt.Sprintf("%sv%d", p.ID, p.Version), "/", "_") + ".pdf"
-				if h, err := hashFile(filepath.Join(dir, PDFCacheDir, name)); err == nil {
+				if h, err := HashFile(filepath.Join(dir, PDFCacheDir, name)); err == nil {
 					extra[i] = append(extra[i], Identifier{Kind: IDSHA256, Value: h})
 				}
 			}
@@ -167,8 +163,8 @@ func migrate3(ctx context.Context, tx *sql.Tx, dir string) ([]string, error) {
 	}
 	var notes []string
 	if len(merged) > 0 {
-		notes = append(notes, fmt.Sprintf("merged %d duplicate %s into the paper each duplicates (%s); their chunks, topics and tags were kept",
-			len(merged), plural(len(merged), "paper", "papers"), strings.Join(merged, ", ")))
+		notes = append(notes, fmt.Sprintf("merged %d duplicate %s into the %s %s (%s); chunks, topics and tags were kept",
+			len(merged), plural(len(merged), "paper", "papers"), plural(len(merged), "paper", "papers"), plural(len(merged), "it duplicates", "they duplicate"), strings.Join(merged, ", ")))
 	}
 	if len(rekeyed) > 0 {
 		notes = append(notes, fmt.Sprintf("%d local %s now keyed by the arXiv id in %s (%s); the old ids still find them",
@@ -283,18 +279,4 @@ func backfill(ctx context.Context, tx *sql.Tx, p Paper, extra []Identifier) erro
 		}
 	}
 	return nil
-}
-
-// hashFile returns the SHA-256 of a file, in hex.
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -1,6 +1,11 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"time"
 )
@@ -92,4 +97,19 @@ type Chunk struct {
 // ChunkID is the stable identifier of a chunk: "<paper id>#<seq>".
 func ChunkID(paperID string, seq int) string {
 	return paperID + "#" + strconv.Itoa(seq)
+}
+
+// HashFile returns the SHA-256 of a file's content in hex: the ContentHash
+// of a local PDF, whose first 16 digits make its "pdf:" id.
+func HashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -24,8 +24,9 @@ type PutResult int
 const (
 	// Added: the paper was not in the library.
 	Added PutResult = iota + 1
-	// Updated: the paper was there and something stored changed (version,
-	// content, chunks or metadata); its chunks were replaced.
+	// Updated: the paper was there (maybe under an id it absorbed, see
+	// Item.Absorb) and something stored changed (version, content, chunks
+	// or metadata); its chunks were replaced.
 	Updated
 	// Unchanged: the paper was there with identical metadata and chunks;
 	// nothing was written.
@@ -288,6 +289,9 @@ func putTx(ctx context.Context, tx *sql.Tx, pr prepared) (PutResult, error) {
 	if exists && oldFP == fp && len(pr.item.Absorb) == 0 {
 		return Unchanged, putIdentifiers(ctx, tx, p, pr.item.Identifiers)
 	}
+	if !exists && len(pr.item.Absorb) > 0 {
+		result = Updated // the paper was there, under the id it had before
+	}
 	if p.AddedAt.IsZero() {
 		p.AddedAt = time.Now()
 	}
@@ -465,7 +469,7 @@ func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
 // FindPaper returns the one paper named by ref: the paper whose id is ref
 // exactly, or one of spellings (other spellings of the same reference,
 // such as the versionless arXiv id of "arXiv:2501.12948v1"), or that
-// absorbed a paper known by one of them (an IDAlias; see Resolve). None
+// absorbed a paper known by one of them (an IDAlias; see Item.Absorb). None
 // held: an error wrapping ErrNotFound; two different papers: an
 // *AmbiguousError naming both (a corpus record stored under "2501.12948v1"
 // and the arXiv paper 2501.12948, say), so that no command acts on the

@@ -47,8 +47,10 @@ var abbreviations = map[string]bool{
 // or '?' (optionally followed by closing quotes or brackets) when the next
 // word starts with an upper-case letter, a digit or an opening bracket, unless
 // the word before the period is a known abbreviation ("e.g.", "Fig."), a
-// single capital (an initial) or a number (as in "Section 3.").
-// Whitespace inside sentences is collapsed to single spaces.
+// single capital (an initial) or letters with periods ("U.S."). A period
+// followed by a footnote or citation mark, as PDF text has it ("the rotor
+// model.10 The quantum ..."), ends a sentence too. Whitespace inside
+// sentences is collapsed to single spaces.
 func Sentences(paragraph string) []string {
 	words := strings.Fields(paragraph)
 	var out []string
@@ -70,6 +72,10 @@ func endsSentence(w, next string) bool {
 	if core == "" {
 		return false
 	}
+	if footnoted(core) {
+		first, _ := utf8.DecodeRuneInString(next)
+		return unicode.IsUpper(first)
+	}
 	last, _ := utf8.DecodeLastRuneInString(core)
 	if last != '.' && last != '!' && last != '?' {
 		return false
@@ -87,6 +93,41 @@ func endsSentence(w, next string) bool {
 	}
 	if r := []rune(stem); len(r) == 1 && unicode.IsLetter(r[0]) {
 		return false // an initial: "J. Smith"
+	}
+	if dotted(stem) {
+		return false // "U.S.", "a.k.a."
+	}
+	return true
+}
+
+// footnoted reports a word that ends a sentence with a footnote or
+// citation mark of one or two digits after the period: two lower-case
+// letters (a word, not "Fig" or "3"), a period, the digits.
+func footnoted(w string) bool {
+	i := strings.LastIndexByte(w, '.')
+	if i < 2 || len(w)-i-1 < 1 || len(w)-i-1 > 2 {
+		return false
+	}
+	for _, r := range w[i+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	a, _ := utf8.DecodeLastRuneInString(w[:i])
+	b, _ := utf8.DecodeLastRuneInString(strings.TrimRight(w[:i], string(a)))
+	return unicode.IsLower(a) && (unicode.IsLower(b) || b == a)
+}
+
+// dotted reports letters separated by periods ("u.s", "a.k.a").
+func dotted(stem string) bool {
+	parts := strings.Split(stem, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if r := []rune(p); len(r) != 1 || !unicode.IsLetter(r[0]) {
+			return false
+		}
 	}
 	return true
 }

@@ -18,6 +18,11 @@ func TestSentences(t *testing.T) {
 		{"question", "Does it scale? Yes, it does!", []string{"Does it scale?", "Yes, it does!"}},
 		{"lowercase next", "The value is 3.5 and x. is fine", []string{"The value is 3.5 and x. is fine"}},
 		{"digit next", "We report results. 95% of runs pass.", []string{"We report results.", "95% of runs pass."}},
+		{"footnote mark", "It shares the properties of the rotor model.10 The quantum rotor model emerges.", []string{"It shares the properties of the rotor model.10", "The quantum rotor model emerges."}},
+		{"citation mark in brackets", "into this mode.16 In order to avoid it, we constrain it.", []string{"into this mode.16", "In order to avoid it, we constrain it."}},
+		{"decimal is no footnote", "The score is 0.5 and 2.10 Then more", []string{"The score is 0.5 and 2.10 Then more"}},
+		{"version is no footnote", "We use GPT-3.5 Turbo and Qwen2.5 Math models.", []string{"We use GPT-3.5 Turbo and Qwen2.5 Math models."}},
+		{"dotted abbreviation", "The U.S. National Weather Service uses it. Next.", []string{"The U.S. National Weather Service uses it.", "Next."}},
 		{"whitespace", "  A   bc.\n C  ", []string{"A bc.", "C"}},
 		{"empty", "   ", nil},
 	}

@@ -5,14 +5,18 @@
 #
 #   bench/extract/compare.sh [ROUNDS] [DIR...]
 #
-# DIR defaults to the 8 shared papers; PDFs are found recursively, so
-# `bench/extract/compare.sh 3 ../shared/data/pdfs/peer/pdfs` times the peer
-# set. Files either tool fails on are timed all the same.
+# DIR (default: the 8 shared papers) is searched recursively (the peer set
+# keeps its PDFs in one folder per suite):
+# bench/extract/compare.sh 1 ../shared/data/pdfs/peer/pdfs ../shared/data/pdfs/hostile
 #
+# RSS=0 skips the per-file memory table; LIMIT (default 30s) caps each
+# command (pdftotext takes minutes on pdf.js's bomb_giant.pdf and over 16
+# minutes on hostile/xobject_fanout.pdf); a capped run counts LIMIT.
 # Needs pdftotext (apt-get install poppler-utils) and GNU time (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-5}
+limit=${LIMIT:-30s}
 shift || true
 dirs=("$@")
 [ ${#dirs[@]} -gt 0 ] || dirs=(../shared/data/pdfs/papers)
@@ -22,9 +26,6 @@ CGO_ENABLED=0 go build -o "$bin" ./cmd/papers
 command -v pdftotext >/dev/null || { echo "pdftotext not found: apt-get install poppler-utils" >&2; exit 1; }
 mapfile -t files < <(find "${dirs[@]}" -name '*.pdf' | sort)
 
-# Each run is capped at LIMIT seconds (pdftotext spends hours on
-# hostile/xobject_fanout.pdf); a capped run counts LIMIT.
-limit=${LIMIT:-30}
 now() { date +%s.%N; }
 ours=0 theirs=0
 for ((r = 1; r <= rounds; r++)); do
@@ -40,7 +41,7 @@ done
 printf 'total over %d rounds of %d files: papers extract %.3fs, pdftotext %.3fs, ratio (ours/pdftotext) %.2f\n' \
 	"$rounds" "${#files[@]}" "$ours" "$theirs" "$(echo "$ours / $theirs" | bc -l)"
 
-[ ${#files[@]} -le 20 ] || { echo "(peak RSS per file: see bench/extract/sweep.sh for sets this large)"; exit 0; }
+[ "${RSS:-1}" = 0 ] && exit 0 # RSS=0: timings only
 echo "peak RSS per file (KB), papers extract vs pdftotext:"
 for f in "${files[@]}"; do
 	/usr/bin/time -f %M -o "$bin.rss" "$bin" extract "$f" >/dev/null 2>&1 || true

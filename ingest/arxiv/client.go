@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/papers-cli/papers/internal/retry"
@@ -50,7 +51,7 @@ const (
 // API or PDF, goes through one pacer, so a Client never has more than one
 // request in flight and starts a request no sooner than Delay after the
 // previous one ended. Transient failures (429, 5xx, transport errors other
-// than an unknown host, timeouts, suspicious empty pages) are retried with exponential backoff,
+// than an unknown host or a refused connection, timeouts, suspicious empty pages) are retried with exponential backoff,
 // honouring Retry-After, at most MaxTries times.
 //
 // Use New, or a zero Client: zero fields take the defaults above when used.
@@ -346,6 +347,9 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 		var dns *net.DNSError
 		if errors.As(err, &dns) && dns.IsNotFound {
 			return err // the host does not exist: another try will not find it
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return err // nothing listens there (offline, a wrong mirror): no use waiting
 		}
 		return retryable(err) // *url.Error names the method and URL
 	}

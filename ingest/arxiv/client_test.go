@@ -662,3 +662,25 @@ func TestUnknownHostIsNotRetried(t *testing.T) {
 		})
 	}
 }
+
+// A refused connection (nothing listens: offline, a wrong mirror) fails at
+// once; a reset one (the server dropped it) is tried again.
+func TestRefusedConnectionIsNotRetried(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	var retries []string
+	c := arxiv.New()
+	c.Delay, c.Backoff, c.MaxTries = -1, time.Millisecond, 3
+	c.APIURL = "http://" + addr + "/api/query"
+	c.Logf = func(format string, args ...any) { retries = append(retries, fmt.Sprintf(format, args...)) }
+	if _, err := c.Lookup(context.Background(), []string{"2501.12948"}); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("err = %v, want connection refused", err)
+	}
+	if len(retries) != 0 {
+		t.Errorf("retried: %q", retries)
+	}
+}

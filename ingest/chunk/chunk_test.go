@@ -114,7 +114,7 @@ func TestAbstractAndVersion(t *testing.T) {
 	if c.Text != "A Title\n\nLine one line two" || c.Seq != 0 {
 		t.Errorf("Abstract = %+v", c)
 	}
-	if (Options{}).Version() != "v1/words180-overlap30" {
+	if (Options{}).Version() != "v2/words180-overlap30" {
 		t.Errorf("default version %q", (Options{}).Version())
 	}
 	if (Options{Size: 100, Overlap: 10}).Version() == (Options{}).Version() {

@@ -1,14 +1,11 @@
 package pdf
 
 import (
-	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strings"
 	"unicode"
 
-	lpdf "github.com/ledongthuc/pdf"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -143,10 +140,49 @@ func dropFurniture(pls []pageLayout) {
 	if len(pls) < 6 {
 		need = 2
 	}
+	var repeats []*line
+	var total, dropped int
 	for _, c := range cands {
 		l := &pls[c.page].lines[c.line]
-		if pageNumRe.MatchString(l.text) || (counts[keyOf(l.text)] >= need && len(pls) >= 2) {
+		switch {
+		case l.drop:
+		case pageNumRe.MatchString(l.text):
 			l.drop = true
+		case counts[keyOf(l.text)] >= need && len(pls) >= 2:
+			l.drop = true
+			repeats = append(repeats, l)
+			dropped += len(l.text)
+		}
+	}
+	for i := range pls {
+		for _, l := range pls[i].lines {
+			total += len(l.text)
+		}
+	}
+	// Lines that repeat on every page are running heads only when they
+	// are the smaller part of the text: a document whose pages are all alike
+	// (forms, labels, slides with one line) would otherwise lose
+	// everything.
+	if dropped*2 > total {
+		for _, l := range repeats {
+			l.drop = false
+		}
+		return
+	}
+	// Nor may a page lose every line to them.
+	for i := range pls {
+		kept := false
+		for _, l := range pls[i].lines {
+			kept = kept || !l.drop && strings.TrimSpace(l.text) != ""
+		}
+		if kept {
+			continue
+		}
+		for j := range pls[i].lines {
+			l := &pls[i].lines[j]
+			if l.drop && !pageNumRe.MatchString(l.text) && arxivStamp.FindStringIndex(l.text) == nil {
+				l.drop = false
+			}
 		}
 	}
 }
@@ -324,188 +360,4 @@ func render(n int, lines []*line, rotated []string) Page {
 	}
 	p.Text = b.String()
 	return p
-}
-
-// chooseTitle prefers a sensible Info /Title, else the largest-font lines
-// at the top of the first page.
-func chooseTitle(rd *lpdf.Reader, pls []pageLayout, doc *Document) (title string) {
-	defer func() {
-		if recover() != nil {
-			title = guessTitle(pls, bodySize(pls))
-		}
-	}()
-	guess := guessTitle(pls, bodySize(pls))
-	t := strings.TrimSpace(clean(rd.Trailer().Key("Info").Key("Title").Text()))
-	// Producers fill /Title with file names, "Microsoft Word - x.docx" or
-	// the whole first paragraph; trust it when it is short and printed on
-	// the first page.
-	if sensibleTitle(t) && len(t) <= 200 && (guess == "" || onFirstPage(t, pls)) {
-		return t
-	}
-	return guess
-}
-
-func lettersOnly(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func onFirstPage(t string, pls []pageLayout) bool {
-	if len(pls) == 0 {
-		return false
-	}
-	var b strings.Builder
-	for _, l := range pls[0].lines {
-		b.WriteString(l.text)
-		b.WriteByte(' ')
-	}
-	lt := lettersOnly(t)
-	if len(lt) > 40 {
-		lt = lt[:40]
-	}
-	return lt != "" && strings.Contains(lettersOnly(b.String()), lt)
-}
-
-var badTitle = regexp.MustCompile(`(?i)(\.(pdf|docx?|tex|dvi|ps|indd)$|^untitled|^microsoft word|^arxiv:|^title$|^paper$|^\s*$|^[\w\-]+\.\w+$|^doi:)`)
-
-func sensibleTitle(t string) bool {
-	if len(t) < 6 || len(t) > 300 || letters(t) < 4 || !strings.Contains(t, " ") {
-		return false
-	}
-	return !badTitle.MatchString(t)
-}
-
-// guessTitle takes the topmost line of the first page set distinctly larger
-// than the body text, with the lines of the same size that follow it.
-func guessTitle(pls []pageLayout, body float64) string {
-	if len(pls) == 0 || body <= 0 {
-		return ""
-	}
-	var ls []line
-	for _, l := range pls[0].lines {
-		// Dropped lines count: a running head may repeat the title.
-		if letters(l.text) > 0 && !pageNumRe.MatchString(l.text) && arxivStamp.FindStringIndex(l.text) == nil {
-			ls = append(ls, l)
-		}
-	}
-	sort.SliceStable(ls, func(i, j int) bool { return ls[i].base > ls[j].base })
-	start := -1
-	for i, l := range ls {
-		if l.size >= body*1.15 && letters(l.text) >= 4 && !digitHeading.MatchString(l.text) && !namedHeading.MatchString(l.text) {
-			start = i
-			break
-		}
-	}
-	if start < 0 {
-		return ""
-	}
-	size := ls[start].size
-	parts := []string{ls[start].text}
-	for i := start + 1; i < len(ls) && i < start+4; i++ {
-		l := ls[i]
-		if math.Abs(l.size-size) > 0.5 || ls[i-1].base-l.base > 2.5*size {
-			break
-		}
-		parts = append(parts, l.text)
-	}
-	t := strings.Join(parts, " ")
-	if len(t) > 300 {
-		t = t[:300]
-	}
-	return strings.TrimSpace(t)
-}
-
-// judge decides whether the text is usable: none at all (a scan), or
-// garbage (a bad OCR layer, unmapped fonts).
-func judge(doc *Document) error {
-	var alnum, total, bad, tokens, badTok int
-	for _, p := range doc.Pages {
-		for _, r := range p.Text {
-			if unicode.IsSpace(r) {
-				continue
-			}
-			total++
-			switch {
-			case unicode.IsLetter(r) || unicode.IsDigit(r):
-				alnum++
-			case r == unicode.ReplacementChar || unicode.Is(unicode.Co, r) || unicode.IsControl(r):
-				bad++
-			}
-		}
-		for _, f := range strings.Fields(p.Text) {
-			tokens++
-			if !wordLike(f) {
-				badTok++
-			}
-		}
-	}
-	if alnum < 20 {
-		return ErrNoText
-	}
-	empty := 0
-	for _, p := range doc.Pages {
-		if letters(p.Text) < 5 {
-			empty++
-		}
-	}
-	if empty > 0 && empty*4 >= len(doc.Pages) {
-		doc.warnf("%d of %d pages have no text layer (scanned images?)", empty, len(doc.Pages))
-	}
-	badChars := float64(bad) / float64(total)
-	badWords := float64(badTok) / float64(tokens)
-	switch {
-	case badChars > 0.2 || badWords > 0.6:
-		doc.warnf("text layer looks garbled: %.0f%% unreadable characters, %.0f%% non-words", 100*badChars, 100*badWords)
-		return fmt.Errorf("%w: %.0f%% of tokens are not words", ErrGarbled, 100*badWords)
-	case badChars > 0.05 || badWords > 0.4:
-		doc.warnf("text layer may be garbled: %.0f%% unreadable characters, %.0f%% non-words", 100*badChars, 100*badWords)
-	}
-	return nil
-}
-
-// wordLike says whether a token looks like a word, a number or a usual
-// piece of punctuation: not OCR debris such as "l", "t»Bfl" or "Eeai&r".
-func wordLike(tok string) bool {
-	t := strings.TrimFunc(tok, func(r rune) bool { return unicode.IsPunct(r) && r != '&' })
-	if t == "" {
-		return true // punctuation alone: dashes, bullets
-	}
-	rs := []rune(t)
-	var let, dig, upper, lowerAfterUpper, other int
-	vowel := false
-	for i, r := range rs {
-		switch {
-		case unicode.IsLetter(r):
-			let++
-			if r > 0x2ff || strings.ContainsRune("aeiouyAEIOUYàâäéèêëîïôöùûüÿáíóú", r) {
-				vowel = true
-			}
-			if unicode.IsUpper(r) {
-				upper++
-				if i > 0 && unicode.IsLower(rs[i-1]) && unicode.IsLower(rs[max(0, i-2)]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) {
-					lowerAfterUpper++ // "wiTh": case flips inside a word
-				}
-			}
-		case unicode.IsDigit(r):
-			dig++
-		case r == '-' || r == '\'' || r == '’' || r == '.' || r == '/':
-		default:
-			other++
-		}
-	}
-	if dig > 0 && let == 0 {
-		return true
-	}
-	if let == 1 && len(rs) == 1 {
-		return strings.ContainsRune("aAIiox", rs[0]) || rs[0] > 0x2ff
-	}
-	if other > 0 || lowerAfterUpper > 0 {
-		return false
-	}
-	return let > 0 && (vowel || upper == let || dig > 0 || let <= 3)
 }

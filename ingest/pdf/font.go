@@ -32,6 +32,7 @@ type font struct {
 	builtin   lpdf.Value  // embedded Type 1 program whose encoding is not read yet
 	base      [256]string // glyph names of the base encoding
 	fromDiff  [256]bool   // the code's name comes from /Differences
+	numeric   [256]bool   // the code's text was guessed from a numeric or unknown glyph name
 }
 
 type codeRange struct{ lo, hi uint32 }
@@ -78,11 +79,12 @@ func loadFont(v lpdf.Value) *font {
 				scale = a
 			}
 			// Type 3 glyph units have no fixed em: take the font's
-			// bounding box height, mapped to text space, as its em.
+			// bounding box height, mapped to text space, as its em (a
+			// font with an identity FontMatrix is drawn at sizes like 0.24).
 			d := math.Abs(fm.Index(3).Float64())
 			bb := v.Key("FontBBox")
 			h := math.Abs(bb.Index(3).Float64() - bb.Index(1).Float64())
-			if em := h * d; em > 0.2 && em < 5 {
+			if em := h * d; em > 0.05 && em < 10000 {
 				f.vscale = em
 			}
 		}
@@ -100,7 +102,10 @@ func loadFont(v lpdf.Value) *font {
 			f.widths[first+i] = ws.Index(i).Float64() * scale
 			f.hasWidth[first+i] = true
 		}
-		f.buildSimpleEncoding(v, subtype, desc)
+		names := f.buildSimpleEncoding(v, subtype, desc)
+		if n == 0 && subtype != "Type3" {
+			f.standardWidths(names)
+		}
 	}
 	if tu := v.Key("ToUnicode"); tu.Kind() == lpdf.Stream {
 		f.readToUnicode(tu)
@@ -113,6 +118,13 @@ func loadFont(v lpdf.Value) *font {
 		switch {
 		case strings.HasPrefix(enc, "Uni") && strings.Contains(enc, "UCS2"):
 			f.toUni = nil // decoded as UTF-16 below
+		case enc == "Identity-H" || enc == "Identity-V":
+			// codes are CIDs: the embedded program may say what they draw
+			if m := embeddedUnicode(v.Key("DescendantFonts").Index(0)); m != nil {
+				f.toUni = m
+			} else {
+				f.unknown = true
+			}
 		default:
 			f.unknown = true
 		}
@@ -128,7 +140,7 @@ func loadFont(v lpdf.Value) *font {
 // such CMaps (ff as U+21B5), and the glyph name is the better evidence.
 func (f *font) distrustToUnicode() {
 	for code, t := range f.toUni {
-		if code > 255 || !f.fromDiff[code] {
+		if code > 255 || !f.fromDiff[code] || f.numeric[code] {
 			continue
 		}
 		name := f.enc[code]
@@ -175,7 +187,8 @@ func parseCIDWidths(w lpdf.Value) map[uint32]float64 {
 
 // buildSimpleEncoding fills f.enc from /Encoding (base encoding plus
 // /Differences), or the embedded Type 1 program's built-in encoding.
-func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value) {
+// It returns the glyph name of each code.
+func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value) [256]string {
 	enc := v.Key("Encoding")
 	var baseName string
 	var diffs lpdf.Value
@@ -223,13 +236,186 @@ func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value
 			}
 		}
 	}
+	numeric := numericNames(names, f.name)
 	for c := 0; c < 256; c++ {
 		if names[c] == "" {
 			continue
 		}
 		f.enc[c] = glyphText(names[c])
+		if f.enc[c] == "" && numeric != 0 {
+			f.enc[c] = numericGlyphText(names[c], numeric)
+			f.numeric[c] = true
+		}
+		if f.enc[c] == "" && subtype == "Type3" && names[c] != ".notdef" && (c > 32 && c < 127 || c >= 0xa1) {
+			// A Type 3 glyph with a name of its own ("/square"): the code
+			// itself, as pdftotext reads it.
+			f.enc[c] = string(rune(c))
+			f.numeric[c] = true
+		}
 		f.fromDiff[c] = names[c] != f.base[c]
 	}
+	return names
+}
+
+// base14.go is written by gen_base14.go (see there for the command).
+
+// standardWidths gives a font without /Widths the widths of the standard
+// font it names (Helvetica, Arial, Times, Courier, Symbol, ZapfDingbats and
+// their styles), as viewers draw it: without them every glyph gets the
+// default width and words run together or apart.
+func (f *font) standardWidths(names [256]string) {
+	std := standardFont(f.name)
+	if std == "" {
+		return
+	}
+	set := func(c int, w uint16) {
+		if w > 0 {
+			f.widths[c], f.hasWidth[c] = float64(w)/1000, true
+		}
+	}
+	if sym, ok := base14Symbols[std]; ok {
+		for c, w := range sym {
+			set(c, w)
+		}
+		return
+	}
+	for c, name := range names {
+		switch {
+		case name == "":
+		case std == "Courier":
+			set(c, 600)
+		default:
+			if i, ok := base14Index[name]; ok {
+				set(c, base14Widths[std][i])
+			}
+		}
+	}
+	if std == "Courier" {
+		f.dw = 0.6
+	}
+}
+
+var base14Index = func() map[string]int {
+	m := make(map[string]int, len(base14Names))
+	for i, n := range base14Names {
+		m[n] = i
+	}
+	return m
+}()
+
+// standardFont maps a /BaseFont to the standard font whose metrics it has:
+// "Helvetica-Bold", "Times-Italic", "Courier", "Symbol", ...; "" if none.
+func standardFont(base string) string {
+	n := strings.ToLower(strings.NewReplacer(" ", "", "-", "", ",", "", "_", "").Replace(base))
+	var family string
+	switch {
+	case strings.HasPrefix(n, "zapfdingbats"), strings.HasPrefix(n, "dingbats"):
+		return "ZapfDingbats"
+	case strings.HasPrefix(n, "symbol"):
+		return "Symbol"
+	case strings.HasPrefix(n, "courier"):
+		return "Courier"
+	case strings.HasPrefix(n, "helvetica"), strings.HasPrefix(n, "arial"), n == "helv":
+		family = "Helvetica"
+	case strings.HasPrefix(n, "times"):
+		family = "Times"
+	default:
+		return ""
+	}
+	bold := strings.Contains(n, "bold") || strings.Contains(n, "black") || strings.Contains(n, "heavy")
+	italic := strings.Contains(n, "italic") || strings.Contains(n, "oblique")
+	switch {
+	case family == "Helvetica" && bold && italic:
+		return "Helvetica-BoldOblique"
+	case family == "Helvetica" && bold:
+		return "Helvetica-Bold"
+	case family == "Helvetica" && italic:
+		return "Helvetica-Oblique"
+	case family == "Helvetica":
+		return "Helvetica"
+	case bold && italic:
+		return "Times-BoldItalic"
+	case bold:
+		return "Times-Bold"
+	case italic:
+		return "Times-Italic"
+	}
+	return "Times-Roman"
+}
+
+// numericNames says how to read glyph names that are numbers ("/65",
+// "/a65", "/g65", "/C41"), as old pdfTeX and dvips bitmap fonts and many
+// Type 3 fonts name their glyphs: 10 for decimal character codes, 16 when
+// the names are two hex digits after a letter and some use a-f ("/C2c"), 0
+// when the font has none or is a symbol font (ZapfDingbats' "a65" is not
+// "A"). The number is the character's Unicode code point, as pdftotext
+// reads it.
+func numericNames(names [256]string, font string) int {
+	if strings.Contains(strings.ToLower(font), "dingbat") {
+		return 0
+	}
+	n, hexLetter, twoHex := 0, false, true
+	for _, name := range names {
+		if name == "" || glyphText(name) != "" {
+			continue
+		}
+		d := name[len(numericPrefix(name)):]
+		if d == "" || !isHex(d[0]) {
+			continue
+		}
+		n++
+		letter := strings.ContainsAny(d, "abcdefABCDEF")
+		hexLetter = hexLetter || letter
+		if len(d) != 2 || len(name) > 3 || !isHex(d[0]) || !isHex(d[1]) {
+			twoHex = false
+		}
+	}
+	switch {
+	case n == 0:
+		return 0
+	case twoHex && hexLetter:
+		return 16
+	case hexLetter:
+		// "/g1B", "/g118": glyph indices in hex, not character codes.
+		return 0
+	}
+	return 10
+}
+
+func isHex(c byte) bool { return unhex(c) >= 0 }
+
+// numericPrefix returns the up to two leading letters of a numeric glyph
+// name.
+func numericPrefix(name string) string {
+	i := 0
+	for i < len(name) && i < 2 && (name[i]|0x20 >= 'a' && name[i]|0x20 <= 'z') {
+		i++
+	}
+	return name[:i]
+}
+
+// numericGlyphText reads a numeric glyph name (see numericNames) in base 10
+// or 16; names that are not numbers, or name control characters, give "".
+func numericGlyphText(name string, base int) string {
+	d := name[len(numericPrefix(name)):]
+	end := 0
+	for end < len(d) && unhex(d[end]) >= 0 && (base == 16 || d[end] <= '9') {
+		end++
+	}
+	// trailing junk that is not a letter or digit is allowed ("65.alt" is not)
+	for _, c := range []byte(d[end:]) {
+		if unicode.IsLetter(rune(c)) || unicode.IsDigit(rune(c)) {
+			return ""
+		}
+	}
+	if end == 0 || end > 6 {
+		return ""
+	}
+	v, err := strconv.ParseUint(d[:end], base, 32)
+	if err != nil || v < 32 || v >= 0x110000 || v >= 0xd800 && v < 0xe000 || v == 0x7f {
+		return ""
+	}
+	return string(rune(v))
 }
 
 // loadBuiltin replaces the assumed Standard encoding with the embedded

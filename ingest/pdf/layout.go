@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -19,6 +20,7 @@ const (
 	sameLineEm   = 0.5  // baseline shift still on the same line (super/subscripts)
 	fragBreakEm  = 1.0  // gap that splits a line into separate fragments (columns, table cells)
 	backMoveEm   = 0.7  // a move back further than this starts a new fragment
+	cutEm        = 0.5  // a gap inside a fragment a column gutter may run through
 	lineGroupEm  = 0.35 // fragments whose baselines differ less are one line
 	paraGapEm    = 1.6  // baseline distance (in line heights) that starts a new paragraph
 	minColumnGap = 0.15 // each column holds at least this share of the page's characters
@@ -35,6 +37,16 @@ type frag struct {
 	pending      bool // a space glyph was seen
 	lastY        float64
 	accent       rune // combining mark waiting for the next glyph
+	// cuts are the wide gaps inside the fragment, where it may be split
+	// if a column gutter runs through one (columns closer than fragBreakEm).
+	cuts []cut
+}
+
+// cut is a gap inside a fragment: from x0 to x1, after the first at bytes
+// of its text and nchar of its characters.
+type cut struct {
+	x0, x1    float64
+	at, nchar int
 }
 
 // combining maps spacing accents to the combining marks NFKC composes.
@@ -174,8 +186,14 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 			if math.Abs(dy) > sameLineEm*sz || gap < -backMoveEm*sz || gap > fragBreakEm*sz {
 				cur = nil
 			} else {
-				if cur.pending || gap > wordGapEm*math.Min(cur.lastSize, size) {
+				// A superscript before a word is a marker of its own
+				// ("1Institute" is affiliation 1, then "Institute").
+				afterSup := cur.lastSize < 0.85*size && cur.lastY-y > 0.2*size && unicode.IsLetter(firstRune(text))
+				if cur.pending || afterSup || gap > breakGap(cur.lastSize, size, lastRune(&cur.text), firstRune(text)) {
 					writeSpace(&cur.text)
+				}
+				if gap > cutEm*sz && len(cur.cuts) < 64 {
+					cur.cuts = append(cur.cuts, cut{x0: cur.x1, x1: x, at: cur.text.Len(), nchar: cur.nchar})
 				}
 				cur.pending = false
 				if size > cur.size*1.1 { // a superscript started the fragment
@@ -219,6 +237,25 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 	return out[:n]
 }
 
+// breakGap is the gap between two glyphs (of sizes a and b, the letters
+// ra and rb) over which a word breaks: 0.1em of the smaller size, except
+// where small capitals meet capitals ("G" and "ROBID" of GROBID, "S", "CI",
+// "BERT" of SciBERT, set in two sizes): there the fonts' own spacing and
+// kerning leave small gaps, and only a gap of a space's width (TeX's
+// interword space shrinks to about 0.22em) breaks the word.
+func breakGap(a, b float64, ra, rb rune) float64 {
+	lo, hi := math.Min(a, b), math.Max(a, b)
+	if lo < 0.95*hi && lo > 0.6*hi && unicode.IsUpper(ra) && unicode.IsUpper(rb) {
+		return 0.18 * hi
+	}
+	return wordGapEm * lo
+}
+
+func lastRune(b *strings.Builder) rune {
+	r, _ := utf8.DecodeLastRuneInString(b.String())
+	return r
+}
+
 func writeSpace(b *strings.Builder) {
 	s := b.String()
 	if len(s) > 0 && s[len(s)-1] != ' ' {
@@ -240,7 +277,8 @@ func isDigits(s string) bool {
 
 // dropLineNumbers removes the line numbers of review copies (ACL, ICML): a
 // run of at least 15 numeric fragments aligned on one edge whose values
-// mostly go up by one from top to bottom.
+// mostly go up by one from top to bottom, set in a margin beside lines of
+// prose (see inMargin). A column of numbers in a table is kept.
 func dropLineNumbers(frags []*frag) []*frag {
 	type cand struct {
 		f *frag
@@ -271,10 +309,18 @@ func dropLineNumbers(frags []*frag) []*frag {
 				inc++
 			}
 		}
-		if float64(inc) >= 0.8*float64(len(g)-1) {
-			for _, c := range g {
-				drop[c.f] = true
-			}
+		if float64(inc) < 0.8*float64(len(g)-1) {
+			continue
+		}
+		fs := make([]*frag, len(g))
+		for i, c := range g {
+			fs[i] = c.f
+		}
+		if !inMargin(fs, frags) {
+			continue
+		}
+		for _, c := range g {
+			drop[c.f] = true
 		}
 	}
 	if len(drop) == 0 {
@@ -289,6 +335,71 @@ func dropLineNumbers(frags []*frag) []*frag {
 	return out
 }
 
+// inMargin says whether a column of numbers (col) stands in a page margin
+// beside the text, as line numbers do: next to nothing on its outer side,
+// and, for most of its numbers, with words (not more numbers) as the
+// nearest text on the same baseline on its inner side.
+func inMargin(col, frags []*frag) bool {
+	x0, x1 := math.Inf(1), math.Inf(-1)
+	in := make(map[*frag]bool, len(col))
+	for _, f := range col {
+		x0, x1 = math.Min(x0, f.x0), math.Max(x1, f.xmax)
+		in[f] = true
+	}
+	var left, right, total int
+	for _, f := range frags {
+		if in[f] {
+			continue
+		}
+		total += f.nchar
+		if f.xmax <= x0 {
+			left += f.nchar
+		}
+		if f.x0 >= x1 {
+			right += f.nchar
+		}
+	}
+	outerLeft := left <= total/50
+	outerRight := right <= total/50
+	if !outerLeft && !outerRight {
+		return false
+	}
+	// the nearest fragment on the inner side of each number, on its line
+	beside := 0
+	for _, n := range col {
+		var near *frag
+		dist := math.Inf(1)
+		for _, f := range frags {
+			if in[f] || math.Abs(f.base-n.base) > lineGroupEm*n.size {
+				continue
+			}
+			if d := f.x0 - x1; outerLeft && d >= 0 && d < dist {
+				near, dist = f, d
+			}
+			if d := x0 - f.xmax; outerRight && d >= 0 && d < dist {
+				near, dist = f, d
+			}
+		}
+		if near != nil && hasLetters(near.text.String()) {
+			beside++
+		}
+	}
+	return beside*2 >= len(col)
+}
+
+func hasLetters(s string) bool {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			n++
+			if n >= 3 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // order puts fragments in reading order: it finds a column gutter if there
 // is one, then reads the page top to bottom in bands separated by
 // full-width lines, each band left column first.
@@ -297,6 +408,9 @@ func order(frags []*frag) []line {
 		return nil
 	}
 	gutter, ok := findGutter(frags)
+	if ok {
+		frags = splitAt(frags, gutter)
+	}
 	col := make(map[*frag]int, len(frags))
 	if ok {
 		for _, f := range frags {
@@ -363,6 +477,68 @@ func sameBaseAsAny(f *frag, a, b []*frag) bool {
 	return false
 }
 
+type piece struct {
+	x0, x1 float64
+	nchar  int
+}
+
+// pieces are a fragment's runs between its cuts.
+func pieces(f *frag) []piece {
+	if len(f.cuts) == 0 {
+		return []piece{{f.x0, f.xmax, f.nchar}}
+	}
+	out := make([]piece, 0, len(f.cuts)+1)
+	x, n := f.x0, 0
+	for _, c := range f.cuts {
+		out = append(out, piece{x, c.x0, c.nchar - n})
+		x, n = c.x1, c.nchar
+	}
+	return append(out, piece{x, f.xmax, f.nchar - n})
+}
+
+// cutAt returns the index of the cut of f that a gutter at g runs through,
+// or -1.
+func cutAt(f *frag, g float64) int {
+	for i, c := range f.cuts {
+		if c.x0 <= g && g <= c.x1 {
+			return i
+		}
+	}
+	return -1
+}
+
+// splitAt splits the fragments a gutter at g runs through (two columns'
+// lines drawn as one run) into their left and right parts.
+func splitAt(frags []*frag, g float64) []*frag {
+	var out []*frag
+	for _, f := range frags {
+		i := -1
+		if f.x0 < g && f.xmax > g {
+			i = cutAt(f, g)
+		}
+		if i < 0 {
+			out = append(out, f)
+			continue
+		}
+		c := f.cuts[i]
+		text := f.text.String()
+		left := &frag{x0: f.x0, x1: c.x0, xmax: c.x0, base: f.base, size: f.size, lastSize: f.size, lastY: f.base,
+			nchar: c.nchar, cuts: f.cuts[:i]}
+		left.text.WriteString(strings.TrimRight(text[:c.at], " "))
+		right := &frag{x0: c.x1, x1: f.x1, xmax: f.xmax, base: f.base, size: f.size, lastSize: f.lastSize, lastY: f.lastY,
+			nchar: f.nchar - c.nchar, pending: f.pending}
+		right.text.WriteString(text[c.at:])
+		for _, k := range f.cuts[i+1:] {
+			right.cuts = append(right.cuts, cut{k.x0, k.x1, k.at - c.at, k.nchar - c.nchar})
+		}
+		if f.nbold == f.nchar {
+			left.nbold, right.nbold = left.nchar, right.nchar
+		}
+		out = append(out, left, right)
+	}
+	return out
+}
+
 // findGutter looks for a vertical strip in the middle of the page that few
 // fragments cross, with enough text on each side to be two columns.
 func findGutter(frags []*frag) (float64, bool) {
@@ -377,20 +553,36 @@ func findGutter(frags []*frag) (float64, bool) {
 	if width < 100 || width > 5000 || total < 200 {
 		return 0, false
 	}
+	// Lines that span most of the page (a title, a full-width abstract,
+	// figure or table above or below the columns) cross any gutter; they
+	// are read as bands of their own, so only the others say where it is.
+	wide := func(f *frag) bool {
+		for _, p := range pieces(f) {
+			if p.x1-p.x0 > 0.6*width {
+				return true
+			}
+		}
+		return false
+	}
 	n := int(width) + 1
 	cover := make([]int, n+1)
 	for _, f := range frags {
-		a := int(f.x0 - minX)
-		b := int(f.xmax - minX)
-		if a < 0 {
-			a = 0
+		if wide(f) {
+			continue
 		}
-		if b > n {
-			b = n
-		}
-		if b > a {
-			cover[a] += f.nchar
-			cover[b] -= f.nchar
+		for _, p := range pieces(f) {
+			a := int(p.x0 - minX)
+			b := int(p.x1 - minX)
+			if a < 0 {
+				a = 0
+			}
+			if b > n {
+				b = n
+			}
+			if b > a {
+				cover[a] += p.nchar
+				cover[b] -= p.nchar
+			}
 		}
 	}
 	for i := 1; i <= n; i++ {
@@ -419,18 +611,35 @@ func findGutter(frags []*frag) (float64, bool) {
 		return 0, false
 	}
 	g := minX + float64(lo+hi)/2
-	var l, r, cross int
+	var l, r, cross, ll, rl int
 	for _, f := range frags {
 		switch {
 		case f.xmax <= g:
 			l += f.nchar
+			if f.nchar >= 20 {
+				ll++
+			}
 		case f.x0 >= g:
 			r += f.nchar
+			if f.nchar >= 20 {
+				rl++
+			}
+		case wide(f):
+		case cutAt(f, g) >= 0:
+			c := f.cuts[cutAt(f, g)]
+			l += c.nchar
+			r += f.nchar - c.nchar
 		default:
 			cross += f.nchar
 		}
 	}
-	if float64(l) < minColumnGap*float64(total) || float64(r) < minColumnGap*float64(total) {
+	// Each side holds a fair share of the text, or (a column that ends
+	// early, beside a figure) at least a few lines of prose: equation
+	// numbers or a margin note do not make a column.
+	enough := func(chars, lines int) bool {
+		return float64(chars) >= minColumnGap*float64(total) || float64(chars) >= 0.05*float64(total) && lines >= 4
+	}
+	if !enough(l, ll) || !enough(r, rl) {
 		return 0, false
 	}
 	if float64(cross) > 0.4*float64(total) {
@@ -442,7 +651,7 @@ func findGutter(frags []*frag) (float64, bool) {
 // groupLines merges fragments (sorted top to bottom) whose baselines match
 // into lines, left to right.
 func groupLines(frags []*frag, col int) []line {
-	var out []line
+	var rows [][]*frag
 	for i := 0; i < len(frags); {
 		j := i + 1
 		base, size := frags[i].base, frags[i].size
@@ -451,6 +660,13 @@ func groupLines(frags []*frag, col int) []line {
 		}
 		grp := append([]*frag(nil), frags[i:j]...)
 		sort.SliceStable(grp, func(a, b int) bool { return grp[a].x0 < grp[b].x0 })
+		rows = append(rows, grp)
+		i = j
+	}
+	rows = tableColumns(rows)
+	var out []line
+	for _, grp := range rows {
+		base := grp[0].base
 		var b strings.Builder
 		var prev *frag
 		l := line{x0: grp[0].x0, base: base, col: col}
@@ -458,7 +674,7 @@ func groupLines(frags []*frag, col int) []line {
 		for _, f := range grp {
 			if prev != nil {
 				gap := f.x0 - prev.x1
-				if gap > wordGapEm*math.Min(prev.lastSize, f.size) || prev.pending {
+				if gap > breakGap(prev.lastSize, f.size, lastRune(&prev.text), firstRune(f.text.String())) || prev.pending {
 					writeSpace(&b)
 				}
 			}
@@ -483,13 +699,92 @@ func groupLines(frags []*frag, col int) []line {
 			}
 		}
 		out = append(out, l)
-		i = j
 	}
 	if len(out) > 0 {
 		out[0].paraGap = true
 	}
 	markIndents(out)
 	return out
+}
+
+var numericCell = regexp.MustCompile(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
+
+// tableColumns reads a table of numbers column by column, as pdftotext
+// does: a run of at least three rows of three or more cells, most of them
+// numbers, becomes one row per cell, each column's cells top to bottom,
+// columns left to right (columns are the cells' overlapping x ranges).
+// Other rows are returned as they are.
+func tableColumns(rows [][]*frag) [][]*frag {
+	var out [][]*frag
+	for i := 0; i < len(rows); {
+		j := i
+		for j < len(rows) && len(rows[j]) >= 3 {
+			j++
+		}
+		if j-i < 3 || !mostlyNumbers(rows[i:j]) || !tightRows(rows[i:j]) {
+			if j == i {
+				j++
+			}
+			out = append(out, rows[i:j]...)
+			i = j
+			continue
+		}
+		var cells []*frag
+		for _, r := range rows[i:j] {
+			cells = append(cells, r...)
+		}
+		sort.SliceStable(cells, func(a, b int) bool { return cells[a].x0 < cells[b].x0 })
+		// merge overlapping x ranges into columns, keeping stream order
+		// (top to bottom) inside each
+		var cols [][]*frag
+		end := math.Inf(-1)
+		for _, c := range cells {
+			if len(cols) == 0 || c.x0 > end {
+				cols = append(cols, nil)
+				end = c.xmax
+			}
+			cols[len(cols)-1] = append(cols[len(cols)-1], c)
+			end = math.Max(end, c.xmax)
+		}
+		if len(cols) < 2 {
+			out = append(out, rows[i:j]...)
+			i = j
+			continue
+		}
+		for _, c := range cols {
+			sort.SliceStable(c, func(a, b int) bool { return c[a].base > c[b].base })
+			for _, f := range c {
+				out = append(out, []*frag{f})
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// tightRows says whether a table's rows are set at about the body's line
+// spacing (under 1.5 em apart), where pdftotext reads its columns as
+// blocks; rows set further apart it reads row by row.
+func tightRows(rows [][]*frag) bool {
+	var pitch []float64
+	for k := 1; k < len(rows); k++ {
+		pitch = append(pitch, (rows[k-1][0].base-rows[k][0].base)/math.Max(rows[k][0].size, 1))
+	}
+	sort.Float64s(pitch)
+	return pitch[len(pitch)/2] < 1.5
+}
+
+func mostlyNumbers(rows [][]*frag) bool {
+	n, num := 0, 0
+	for _, r := range rows {
+		for _, f := range r {
+			n++
+			if numericCell.MatchString(strings.TrimSpace(f.text.String())) {
+				num++
+			}
+		}
+	}
+	return num*2 >= n
 }
 
 // markIndents starts a paragraph at a first-line indent, or after a short

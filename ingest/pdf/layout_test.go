@@ -73,6 +73,12 @@ func TestLayoutWordsAndSuperscripts(t *testing.T) {
 	if got := pageText(t, gs); got != "models1 excel" {
 		t.Errorf("got %q", got)
 	}
+	// an affiliation marker before a word is not part of it
+	gs = []glyph{{x: 72, y: 703.5, w: 3.5, size: 7, text: "1"}}
+	gs = append(gs, glyphsOf(75.5, 700, "Institute")...)
+	if got := pageText(t, gs); got != "1 Institute" {
+		t.Errorf("got %q, want %q", got, "1 Institute")
+	}
 }
 
 func TestFurniture(t *testing.T) {
@@ -81,7 +87,7 @@ func TestFurniture(t *testing.T) {
 		pls = append(pls, pageLayout{lines: []line{
 			{text: "Published as a conference paper at ICLR 2024", base: 760, size: 9},
 			{text: "Body text that differs on page " + itoa(p), base: 700, size: 10},
-			{text: "More body", base: 688, size: 10},
+			{text: "More body text, as a page of a paper has much more of it than of its head", base: 688, size: 10},
 			{text: itoa(p), base: 40, size: 10},
 		}})
 	}
@@ -90,5 +96,163 @@ func TestFurniture(t *testing.T) {
 		if !p.lines[0].drop || !p.lines[3].drop || p.lines[1].drop || p.lines[2].drop {
 			t.Errorf("page %d: drops = %v %v %v %v", i+1, p.lines[0].drop, p.lines[1].drop, p.lines[2].drop, p.lines[3].drop)
 		}
+	}
+}
+
+// TestFurnitureKeepsAlikePages: pages whose lines all repeat (a form
+// printed once per record, one-line slides) keep their text; removing
+// running heads once emptied such files, which were then called scanned.
+func TestFurnitureKeepsAlikePages(t *testing.T) {
+	var pls []pageLayout
+	for p := 1; p <= 6; p++ {
+		pls = append(pls, pageLayout{lines: []line{
+			{text: "Quarterly statement of account", base: 760, size: 12},
+			{text: "Customer copy, keep for your records", base: 44, size: 10},
+			{text: itoa(p), base: 40, size: 10},
+		}})
+	}
+	dropFurniture(pls)
+	for i, p := range pls {
+		if p.lines[0].drop || p.lines[1].drop || !p.lines[2].drop {
+			t.Errorf("page %d: drops = %v %v %v, want the page number only", i+1, p.lines[0].drop, p.lines[1].drop, p.lines[2].drop)
+		}
+	}
+}
+
+// TestLayoutKeepsNumberColumns: a table's column of increasing integers
+// is data, not line numbers (only numbers in a margin beside prose are).
+func TestLayoutKeepsNumberColumns(t *testing.T) {
+	var gs []glyph
+	for i := 0; i < 30; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(40, y, "see row")...)
+		gs = append(gs, glyphsOf(100, y, itoa(i+1))...)
+		gs = append(gs, glyphsOf(160, y, itoa(100+i))...)
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Fields(pageText(t, gs)) {
+		words[w] = true
+	}
+	for i := 0; i < 30; i++ {
+		if !words[itoa(i+1)] || !words[itoa(100+i)] {
+			t.Fatalf("table column removed: row %d lacks %d or %d", i+1, i+1, 100+i)
+		}
+	}
+}
+
+// TestLayoutColumnsUnderWideBlock: a full-width abstract above two columns
+// holds half the page's text; the columns are still read one after the
+// other, not line by line across the gutter.
+func TestLayoutColumnsUnderWideBlock(t *testing.T) {
+	var gs []glyph
+	y := 760.0
+	for i := 0; i < 24; i++ {
+		gs = append(gs, glyphsOf(72, y, "a full width abstract line that runs right across the page body")...)
+		y -= 12
+	}
+	for i := 0; i < 20; i++ {
+		gs = append(gs, glyphsOf(72, y, "left column text here")...)
+		gs = append(gs, glyphsOf(320, y, "right column text here")...)
+		y -= 12
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 64 || !strings.HasPrefix(got[43], "left") || !strings.HasPrefix(got[44], "right") {
+		t.Fatalf("want 24 abstract lines, 20 left, 20 right; got %d lines: %q", len(got), got[24:min(len(got), 27)])
+	}
+}
+
+// TestLayoutSmallCaps: a word in small capitals set as capitals of two
+// sizes stays one word, with the fonts' own small gaps inside it; the
+// spaces between small-caps words still break.
+func TestLayoutSmallCaps(t *testing.T) {
+	var gs []glyph
+	x := 72.0
+	put := func(s string, size, w float64) {
+		for _, r := range s {
+			gs = append(gs, glyph{x: x, y: 700, w: w, size: size, text: string(r)})
+			x += w
+		}
+	}
+	put("G", 10, 7.2)
+	x += 1.1 // kerning and side bearings between the sizes
+	put("ROBID", 8, 5.8)
+	x += 3.3 // a word space
+	put("S", 10, 5.6)
+	x += 0.9
+	put("CI", 8, 5.4)
+	x += 0.9
+	put("BERT", 10, 6.5)
+	if got := pageText(t, gs); got != "GROBID SCIBERT" {
+		t.Errorf("got %q, want %q", got, "GROBID SCIBERT")
+	}
+}
+
+// TestLayoutNarrowGutter: two columns whose lines are drawn as one run
+// each, with a gutter narrower than the gap that ends a run, are still
+// read column by column.
+func TestLayoutNarrowGutter(t *testing.T) {
+	var gs []glyph
+	for i := 0; i < 30; i++ {
+		y := 700 - 12*float64(i)
+		left := glyphsOf(72, y, "left column words here")
+		gs = append(gs, left...)
+		last := left[len(left)-1]
+		gs = append(gs, glyphsOf(last.x+last.w+8, y, "right column words")...)
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 60 || !strings.HasPrefix(got[29], "left") || !strings.HasPrefix(got[30], "right") {
+		t.Fatalf("want 30 left lines then 30 right lines, got %d: %q ... %q", len(got), got[0], got[len(got)-1])
+	}
+}
+
+// TestLayoutShortColumn: a right column that ends after a few lines (a
+// figure fills the rest) is still a column; its lines are not merged with
+// the left column's lines on the same baselines.
+func TestLayoutShortColumn(t *testing.T) {
+	var gs []glyph
+	for i := 0; i < 40; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(72, y, "left column text line here ok")...)
+		if i < 5 {
+			gs = append(gs, glyphsOf(320, y, "right column text line here ok")...)
+		}
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 45 || !strings.HasPrefix(got[39], "left") || !strings.HasPrefix(got[40], "right") {
+		t.Fatalf("want 40 left lines then 5 right lines, got %d: %q", len(got), got[:min(3, len(got))])
+	}
+}
+
+// TestLayoutTableColumns: a table of numbers set at line spacing is read
+// column by column, as pdftotext reads it; one whose rows are set wide
+// apart row by row, as pdftotext reads that.
+func TestLayoutTableColumns(t *testing.T) {
+	table := func(pitch float64) string {
+		var gs []glyph
+		for i, row := range [][]string{{"Model", "P", "R"}, {"base", "40.6", "38.3"}, {"big", "75.9", "80.0"}, {"ours", "92.0", "94.1"}} {
+			y := 700 - pitch*float64(i)
+			for j, cell := range row {
+				gs = append(gs, glyphsOf(72+80*float64(j), y, cell)...)
+			}
+		}
+		return strings.ReplaceAll(pageText(t, gs), "\n", " | ")
+	}
+	if got, want := table(12), "Model | base | big | ours | P | 40.6 | 75.9 | 92.0 | R | 38.3 | 80.0 | 94.1"; got != want {
+		t.Errorf("tight rows: got %q, want %q", got, want)
+	}
+	if got, want := table(20), "Model P R | base 40.6 38.3 | big 75.9 80.0 | ours 92.0 94.1"; got != want {
+		t.Errorf("loose rows: got %q, want %q", got, want)
+	}
+}
+
+// TestOverprint: a word drawn again half a point to the right (fake bold)
+// is read once; a double letter is not taken for a copy.
+func TestOverprint(t *testing.T) {
+	w := &walker{glyphs: glyphsOf(72, 700, "al")}
+	if !w.overprint(72.4, 700, 10, 5, "a") {
+		t.Error("a copy of 'a' 0.4pt to the right was kept")
+	}
+	if w.overprint(82, 700, 10, 5, "l") {
+		t.Error("the second 'l' of 'all' (next to the first) was taken for a copy")
 	}
 }

@@ -31,6 +31,7 @@ type lexer struct {
 	b       []byte
 	i       int
 	scratch []byte // reused for string operands
+	pending string // an operator that ended an unclosed array, returned next
 }
 
 const maxNesting = 32
@@ -66,6 +67,10 @@ func (l *lexer) skipSpace() {
 
 // next returns the next operand, or an operator in op, or ok=false at the end.
 func (l *lexer) next(depth int) (o operand, op string, ok bool) {
+	if l.pending != "" {
+		op, l.pending = l.pending, ""
+		return o, op, true
+	}
 	l.skipSpace()
 	if l.i >= len(l.b) {
 		return o, "", false
@@ -109,7 +114,13 @@ func (l *lexer) next(depth int) (o operand, op string, ok bool) {
 				break
 			}
 			if eop != "" {
-				continue // a stray keyword in an array: ignored
+				if endsArray[eop] {
+					// "[(a) -250 (b) TJ": the producer forgot the "]";
+					// the array ends here and the operator still runs.
+					l.pending = eop
+					break
+				}
+				continue // another stray keyword in an array: ignored
 			}
 			if len(arr) < 1<<16 {
 				arr = append(arr, e)
@@ -151,6 +162,10 @@ func (l *lexer) next(depth int) (o operand, op string, ok bool) {
 }
 
 var operators = map[string]string{}
+
+// endsArray are the operators that never belong inside an array: met there,
+// they mean the array was not closed.
+var endsArray = map[string]bool{"TJ": true, "Tj": true, "'": true, "\"": true, "ET": true, "BT": true}
 
 func init() {
 	for _, op := range strings.Fields(`b B b* B* BDC BI BMC BT BX c cm CS cs d d0 d1 Do DP EI EMC ET EX

@@ -1,10 +1,15 @@
 // Package pdf turns a PDF file into plain text per page, on top of
 // github.com/ledongthuc/pdf: it walks each page's content stream itself
-// (following Form XObjects), decodes fonts (simple encodings with
-// /Differences, Type 1 built-in encodings, Type0/Identity-H with ToUnicode),
-// rebuilds words, lines, columns and paragraphs from glyph positions, and
-// keeps running heads, page numbers, line numbers and the arXiv side stamp
-// out of the body text.
+// (following Form XObjects, then the appearance streams of visible
+// annotations such as filled-in form fields), decodes fonts (simple
+// encodings with /Differences, Type 1 built-in encodings, numeric glyph
+// names of Type 3 and bitmap fonts, Type0 with ToUnicode or, for
+// Identity-H without one, the embedded font's own cmap or glyph names; the
+// standard widths of the 14 base fonts where /Widths is missing), drops
+// glyphs outside the page's MediaBox as pdftotext does, rebuilds words,
+// lines, columns and paragraphs from glyph positions, and keeps running
+// heads, page numbers, margin line numbers and the arXiv side stamp out of
+// the body text.
 //
 // The text of a page is plain UTF-8 in NFKC (ligatures such as "ﬁ" become
 // "fi"), words separated by single spaces, lines by "\n", paragraphs by a
@@ -302,13 +307,13 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 			pl.glyphs, pl.invisible, pl.unmapped = len(w.glyphs), w.invisible, w.unmapped
 		}
 	}()
-	contents := pg.v.Key("Contents")
-	if contents.IsNull() {
-		return pageLayout{}, nil
-	}
 	res := &resources{v: pg.res, fonts: map[string]*font{}}
 	g := gstate{ctm: identity, th: 1}
-	w.run(contents, res, g)
+	w.page, w.clip = pageBox(pg.media)
+	if contents := pg.v.Key("Contents"); !contents.IsNull() {
+		w.run(contents, res, g)
+	}
+	w.annotations(pg.v, res)
 	pl = layout(w.glyphs)
 	pl.warnings = w.warnings
 	pl.glyphs, pl.invisible, pl.unmapped = len(w.glyphs), w.invisible, w.unmapped
@@ -316,16 +321,17 @@ func (x *extraction) page(pg pageRef) (pl pageLayout, err error) {
 }
 
 type pageRef struct {
-	v   lpdf.Value
-	res lpdf.Value // inherited resources
+	v     lpdf.Value
+	res   lpdf.Value // inherited resources
+	media lpdf.Value // inherited /MediaBox
 }
 
 // collectPages walks the page tree depth first with a visited set and a
 // depth limit: the library's own Page(n) loops forever on a cyclic tree.
 func collectPages(root lpdf.Value) (pages []pageRef, truncated bool) {
 	seen := map[uint64]bool{}
-	var walk func(n lpdf.Value, res lpdf.Value, depth int)
-	walk = func(n lpdf.Value, res lpdf.Value, depth int) {
+	var walk func(n, res, media lpdf.Value, depth int)
+	walk = func(n, res, media lpdf.Value, depth int) {
 		if depth > 64 || len(pages) >= MaxPages {
 			truncated = truncated || len(pages) >= MaxPages
 			return
@@ -339,16 +345,19 @@ func collectPages(root lpdf.Value) (pages []pageRef, truncated bool) {
 		if r := n.Key("Resources"); r.Kind() == lpdf.Dict {
 			res = r
 		}
+		if m := n.Key("MediaBox"); m.Kind() == lpdf.Array {
+			media = m
+		}
 		kids := n.Key("Kids")
 		if n.Key("Type").Name() == "Page" || (kids.Kind() != lpdf.Array && n.Key("Contents").Kind() != lpdf.Null) {
-			pages = append(pages, pageRef{v: n, res: res})
+			pages = append(pages, pageRef{v: n, res: res, media: media})
 			return
 		}
 		for i := 0; i < kids.Len(); i++ {
-			walk(kids.Index(i), res, depth+1)
+			walk(kids.Index(i), res, media, depth+1)
 		}
 	}
-	walk(root, lpdf.Value{}, 0)
+	walk(root, lpdf.Value{}, lpdf.Value{}, 0)
 	return pages, truncated
 }
 

@@ -64,6 +64,66 @@ type walker struct {
 	invisible int // glyphs drawn invisibly
 	unmapped  int // glyphs with no Unicode mapping
 	formCalls int // Form XObjects drawn on this page
+	// page is the MediaBox in default user space; glyphs wholly outside it
+	// are not on the page (clip says whether there is one to apply).
+	page    rect
+	clip    bool
+	offPage int // glyphs dropped as outside the page
+}
+
+// overprint says whether the same text was drawn at nearly the same place
+// among the page's last glyphs: producers fake bold type by drawing a word
+// two or three times with a slight offset, and pdftotext reads it once.
+func (w *walker) overprint(x, y, size, adv float64, text string) bool {
+	// well under a glyph's width: a double letter ("ll") is not a copy
+	tol := 0.15 * size
+	if adv > 0 {
+		tol = math.Min(tol, 0.3*adv)
+	}
+	for i := len(w.glyphs) - 1; i >= 0 && i >= len(w.glyphs)-overprintWindow; i-- {
+		g := &w.glyphs[i]
+		if g.text == text && math.Abs(g.x-x) < tol && math.Abs(g.y-y) < tol {
+			return true
+		}
+	}
+	return false
+}
+
+// rect is an axis-aligned box: x0 <= x1, y0 <= y1.
+type rect struct{ x0, y0, x1, y1 float64 }
+
+// pageBox reads a /MediaBox. pdftotext lays text out on the MediaBox (not
+// the CropBox) and drops every character wholly outside it: a page that
+// shows one half of a two-page spread, or a small crop of a big drawing,
+// prints only what is on it.
+func pageBox(v lpdf.Value) (rect, bool) {
+	if v.Len() != 4 {
+		return rect{}, false
+	}
+	a, b, c, d := v.Index(0).Float64(), v.Index(1).Float64(), v.Index(2).Float64(), v.Index(3).Float64()
+	r := rect{math.Min(a, c), math.Min(b, d), math.Max(a, c), math.Max(b, d)}
+	if r.x1-r.x0 < 1 || r.y1-r.y0 < 1 {
+		return rect{}, false
+	}
+	return r, true
+}
+
+// outside says whether a glyph drawn from (x, y) with advance adv in
+// direction dir and height size lies wholly outside the page.
+func (w *walker) outside(x, y, adv, size float64, dir uint8) bool {
+	if !w.clip {
+		return false
+	}
+	x0, y0, x1, y1 := x, y, x+adv, y+size
+	switch dir {
+	case 1:
+		x0, y0, x1, y1 = x-size, y, x, y+adv
+	case 2:
+		x0, y0, x1, y1 = x-adv, y-size, x, y
+	case 3:
+		x0, y0, x1, y1 = x, y-adv, x+size, y
+	}
+	return x1 < w.page.x0 || x0 > w.page.x1 || y1 < w.page.y0 || y0 > w.page.y1
 }
 
 // valueID returns the object number and generation of the indirect object v
@@ -145,7 +205,7 @@ func (w *walker) font(res *resources, name string) *font {
 		if c, ok := w.doc.fonts[key]; ok {
 			f = c
 		} else {
-			f = loadFont(fv)
+			f = w.loadFont(fv, name)
 			w.doc.fonts[key] = f
 		}
 	} else {
@@ -153,6 +213,22 @@ func (w *walker) font(res *resources, name string) *font {
 	}
 	res.fonts[name] = f
 	return f
+}
+
+// loadFont reads a font, recovering from a panic in the library (a font
+// stream it cannot decode) so that the page keeps its other text: the font
+// then has no Unicode mapping.
+func (w *walker) loadFont(fv lpdf.Value, name string) (f *font) {
+	defer func() {
+		if r := recover(); r != nil {
+			if a, ok := r.(abort); ok {
+				panic(a)
+			}
+			w.warnings = append(w.warnings, fmt.Sprintf("font %s: %v", name, r))
+			f = &font{dw: 0.5, vscale: 1, unknown: true}
+		}
+	}()
+	return loadFont(fv)
 }
 
 // run interprets one content stream (page or form) with the given resources.
@@ -202,7 +278,12 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			if text == "" {
 				w.unmapped++
 			}
-			if len(w.glyphs) < maxGlyphsPerPage {
+			switch {
+			case w.outside(trm[4], trm[5], adv, size, dir):
+				w.offPage++
+			case !isSpace && text != "" && w.overprint(trm[4], trm[5], size, adv, text):
+				// drawn again over itself: fake bold, or a shadow
+			case len(w.glyphs) < maxGlyphsPerPage:
 				w.glyphs = append(w.glyphs, glyph{x: trm[4], y: trm[5], w: adv, size: size, text: text, font: f, dir: dir, space: isSpace})
 			}
 			tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
@@ -398,6 +479,15 @@ func (w *walker) form(res *resources, name string, g gstate) {
 	if x.Kind() != lpdf.Stream || x.Key("Subtype").Name() != "Form" {
 		return
 	}
+	w.runForm(x, "form "+name, res, g)
+}
+
+// runForm interprets a form's content stream with its /Matrix applied on top
+// of g's CTM and its own resources (else res).
+func (w *walker) runForm(x lpdf.Value, what string, res *resources, g gstate) {
+	if w.depth >= maxFormDepth {
+		return
+	}
 	id := valueID(x)
 	if w.forms[id] {
 		return
@@ -412,13 +502,7 @@ func (w *walker) form(res *resources, name string, g gstate) {
 	}
 	w.forms[id] = true
 	defer delete(w.forms, id)
-	if m := x.Key("Matrix"); m.Len() == 6 {
-		var fm matrix
-		for i := range fm {
-			fm[i] = m.Index(i).Float64()
-		}
-		g.ctm = fm.mul(g.ctm)
-	}
+	g.ctm = formMatrix(x).mul(g.ctm)
 	sub := res
 	if r := x.Key("Resources"); r.Kind() == lpdf.Dict {
 		sub = &resources{v: r, fonts: map[string]*font{}}
@@ -431,15 +515,92 @@ func (w *walker) form(res *resources, name string, g gstate) {
 			if _, ok := r.(abort); ok {
 				panic(r)
 			}
-			w.warnings = append(w.warnings, fmt.Sprintf("form %s: %v", name, r))
+			w.warnings = append(w.warnings, fmt.Sprintf("%s: %v", what, r))
 		}
 	}()
 	w.run(x, sub, g)
 }
 
 const (
+	overprintWindow  = 48 // glyphs looked back at for fake bold
+	maxAnnots        = 2000
 	maxFormDepth     = 12
 	maxFormCalls     = 10_000  // per page
 	maxGlyphsPerPage = 1 << 18 // 20x a dense page; bounds memory on crafted files
 	maxStreamBytes   = 64 << 20
 )
+
+func formMatrix(x lpdf.Value) matrix {
+	m := x.Key("Matrix")
+	if m.Len() != 6 {
+		return identity
+	}
+	var fm matrix
+	for i := range fm {
+		fm[i] = m.Index(i).Float64()
+	}
+	return fm
+}
+
+// Annotation flags that keep an annotation off the screen.
+const (
+	annotHidden = 1 << 1
+	annotNoView = 1 << 5
+)
+
+// annotations draws the normal appearance streams of a page's visible
+// annotations (form fields' values, FreeText boxes, stamps), as viewers
+// and pdftotext do: a filled-in form's answers live only there.
+func (w *walker) annotations(page lpdf.Value, res *resources) {
+	annots := page.Key("Annots")
+	for i := 0; i < annots.Len() && i < maxAnnots; i++ {
+		a := annots.Index(i)
+		switch a.Key("Subtype").Name() {
+		case "Popup", "Link":
+			continue
+		}
+		if a.Key("F").Int64()&(annotHidden|annotNoView) != 0 {
+			continue
+		}
+		ap := a.Key("AP").Key("N")
+		if ap.Kind() == lpdf.Dict {
+			// one appearance per state (check boxes): the current one
+			ap = ap.Key(a.Key("AS").Name())
+		}
+		if ap.Kind() != lpdf.Stream {
+			continue
+		}
+		rect, ok := pageBox(a.Key("Rect"))
+		if !ok {
+			continue
+		}
+		w.runForm(ap, "annotation", res, gstate{ctm: annotMatrix(ap, rect), th: 1})
+	}
+}
+
+// annotMatrix maps an appearance stream's /BBox, after its /Matrix, onto the
+// annotation's /Rect (PDF 32000-1 12.5.5); the form's /Matrix itself is
+// applied by runForm.
+func annotMatrix(ap lpdf.Value, r rect) matrix {
+	bb, ok := pageBox(ap.Key("BBox"))
+	if !ok {
+		return matrix{1, 0, 0, 1, r.x0, r.y0}
+	}
+	m := formMatrix(ap)
+	// the transformed box's corners
+	xs, ys := [4]float64{}, [4]float64{}
+	for i, p := range [4][2]float64{{bb.x0, bb.y0}, {bb.x1, bb.y0}, {bb.x0, bb.y1}, {bb.x1, bb.y1}} {
+		xs[i] = p[0]*m[0] + p[1]*m[2] + m[4]
+		ys[i] = p[0]*m[1] + p[1]*m[3] + m[5]
+	}
+	x0, x1 := math.Min(math.Min(xs[0], xs[1]), math.Min(xs[2], xs[3])), math.Max(math.Max(xs[0], xs[1]), math.Max(xs[2], xs[3]))
+	y0, y1 := math.Min(math.Min(ys[0], ys[1]), math.Min(ys[2], ys[3])), math.Max(math.Max(ys[0], ys[1]), math.Max(ys[2], ys[3]))
+	sx, sy := 1.0, 1.0
+	if x1-x0 > 1e-6 {
+		sx = (r.x1 - r.x0) / (x1 - x0)
+	}
+	if y1-y0 > 1e-6 {
+		sy = (r.y1 - r.y0) / (y1 - y0)
+	}
+	return matrix{sx, 0, 0, sy, r.x0 - x0*sx, r.y0 - y0*sy}
+}
