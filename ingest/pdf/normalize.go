@@ -14,8 +14,8 @@ import (
 // (objects, cross-reference data, object streams, encryption, filters) and
 // writes a new, plain PDF 1.7 for the library: one classic xref table with
 // every object numbered densely from 1, no object streams, no encryption,
-// every stream the library may read already decoded (no filters at all),
-// image data left out, one flat page tree with inherited attributes pushed
+// every stream either plain FlateDecode with a sound header (which the
+// library reads) or already decoded (no filter), image data left out, one flat page tree with inherited attributes pushed
 // down to each page, strings written in hex, nesting capped. Whatever the
 // input, the library then parses only a well-formed file whose size we
 // chose: it cannot be made to allocate per a count in the file, recurse
@@ -23,12 +23,13 @@ import (
 // predictor, escape or cipher it gets wrong.
 //
 // The cost is one pass over the file: a parse of each object that is
-// reachable from the catalog, and the decoding of its streams, which the
-// library would otherwise do on every read.
+// reachable from the catalog, and the decoding of the streams the library
+// cannot read.
 
-// MaxDecodedBytes caps the decoded stream data of one document (content,
-// fonts, forms: images are not decoded). The per-stream cap is
-// maxStreamBytes.
+// MaxDecodedBytes caps the stream data our layer decodes for one document:
+// the streams the library cannot read itself (LZW, ASCII85, ASCIIHex,
+// RunLength, predictors, chains; images are not decoded). The per-stream
+// cap is maxStreamBytes.
 var MaxDecodedBytes = int64(128 << 20)
 
 // maxOutObjects caps the objects written for the library.
@@ -532,19 +533,14 @@ func (w *writer) streamObject(dict pdfDict, filter string, data []byte) {
 	w.buf.WriteString("\nendstream")
 }
 
-// keepCompressed returns the (decrypted) raw bytes of an embedded font
-// program that is plain FlateDecode with a sound zlib header: the library
-// inflates those itself, and only when a font is read (our readers cap
-// what they read), so decoding them here would cost time and memory for
-// nothing.
+// keepCompressed returns the (decrypted) raw bytes of a stream that is
+// plain FlateDecode (no predictor) with a sound zlib header: the library
+// inflates those itself as it reads them, a page at a time, and every
+// reader of ours caps what it reads (walk.go, font.go, fontfile.go,
+// meta.go), so decoding them here would only hold the whole document's
+// decoded content in memory at once.
 func (d *document) keepCompressed(s *pdfStream) ([]byte, bool) {
-	_, l1 := s.dict["Length1"]
-	_, l2 := s.dict["Length2"]
-	switch s.dict.name("Subtype") {
-	case "Type1C", "CIDFontType0C", "OpenType":
-		l1 = true
-	}
-	if !l1 && !l2 {
+	if skipData(s.dict) {
 		return nil, false
 	}
 	f := filterList(d.resolve(s.dict["Filter"]))

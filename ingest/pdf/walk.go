@@ -322,6 +322,11 @@ func (w *walker) content(strm lpdf.Value) []byte {
 	}
 	var out []byte
 	for _, p := range parts {
+		// A page's parts together get no more than one stream may.
+		if len(out) >= maxStreamBytes {
+			w.warnings = append(w.warnings, fmt.Sprintf("content over %d MB: the rest is skipped", maxStreamBytes>>20))
+			break
+		}
 		out = append(out, w.readStream(p)...)
 		out = append(out, '\n')
 	}
