@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/store"
 )
@@ -40,6 +41,13 @@ type Result struct {
 	Abstained bool       `json:"abstained"`
 	Usage     Usage      `json:"usage"`
 	Warnings  []string   `json:"warnings"`
+	// Removed are the model's sentences that were taken out of the answer
+	// because every citation they made named no given passage (a claim
+	// without a source); Unsupported are the cited sentences kept whose
+	// numbers or rare words no passage they cite holds. Both are omitted
+	// when empty (and in extractive mode).
+	Removed     []Claim `json:"removed,omitempty"`
+	Unsupported []Claim `json:"unsupported,omitempty"`
 
 	// FirstToken is the time from the call to the model's first text;
 	// Elapsed the time of the whole call; Retrieval the time Ask took to
@@ -86,6 +94,9 @@ type Options struct {
 	// DefaultMinSupport). 0 uses DefaultMinSupport; negative turns this
 	// check off (the other reasons to abstain remain).
 	MinSupport float64
+	// Weights weigh the sentences of an extractive answer (nil:
+	// DefaultWeights), for tuning them (bench/qacv).
+	Weights *Weights
 }
 
 // citationFor makes the citation numbered n of passage e, without cited_by.
@@ -196,7 +207,7 @@ func answerEvidence(ctx context.Context, ev []evidence, question string, llm LLM
 	default:
 		n := opts.MaxPassages
 		if n <= 0 {
-			n = 8
+			n = plainPassages
 		}
 		err = generate(ctx, ev[:min(n, len(ev))], nil, question, llm, res, out, start)
 	}
@@ -237,9 +248,12 @@ func generate(ctx context.Context, ev []evidence, texts []string, question strin
 		if err != nil {
 			return err
 		}
-		cw := newCiteWriter(out, func(n int) bool { return n >= 1 && n <= k })
-		tw := &firstWrite{w: cw}
+		shown := &countWriter{w: out}
+		cw := newCiteWriter(shown, func(n int) bool { return n >= 1 && n <= k })
+		clean := safetext.NewWriter(cw) // model text is untrusted, whatever the LLM
+		tw := &firstWrite{w: clean}
 		c, err := llm.Complete(ctx, Request{Messages: []Message{{"system", p.System}, {"user", p.User}}}, tw)
+		clean.Flush()
 		if c != nil {
 			res.Usage.add(c.Usage)
 		}
@@ -264,6 +278,9 @@ func generate(ctx context.Context, ev []evidence, texts []string, question strin
 		}
 		if err != nil {
 			cw.Close()
+			if shown.n > 0 && out != nil {
+				io.WriteString(out, "\n") // the error goes on a line of its own
+			}
 			return err
 		}
 		noAnswer, werr := cw.Close()
@@ -280,6 +297,13 @@ func generate(ctx context.Context, ev []evidence, texts []string, question strin
 		for _, n := range cw.invalid {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("removed citation [%d]: no passage %d was given to the model", n, n))
 		}
+		res.Removed = cw.removed
+		for _, r := range cw.removed {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("removed the sentence %q: it cites only %s, %s no passage given to the model", clipSentence(r.Sentence), citeList(r.Cites), plural(len(r.Cites), "which names", "which name")))
+		}
+		if cw.sources {
+			res.Warnings = append(res.Warnings, "dropped the model's own list of sources (the Sources below are the passages it cited)")
+		}
 		if len(cw.order) == 0 && saysNoEvidence(res.Answer) {
 			return ErrNoEvidence
 		}
@@ -287,6 +311,10 @@ func generate(ctx context.Context, ev []evidence, texts []string, question strin
 			res.Warnings = append(res.Warnings, "the answer cites no passage: check it against the library")
 		}
 		fillCitations(res, ev, texts, cw.order)
+		res.Unsupported = unsupported(res.Answer, ev, cw.order)
+		for _, u := range res.Unsupported {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("unsupported: %q cites %s, %s %s", clipSentence(u.Sentence), citeList(u.Cites), plural(len(u.Cites), "which does not state", "none of which states"), strings.Join(u.Missing, ", ")))
+		}
 		return writeSources(out, res)
 	}
 }
@@ -366,9 +394,11 @@ func FormatSource(c Citation) string {
 	if c.URL != "" {
 		meta = append(meta, c.URL)
 	}
-	s := fmt.Sprintf("[%d] %s  %s\n", c.N, id, oneLine(c.Title))
+	// ids are stored as given and text from before Put cleaned it may hold
+	// anything: the list is inert on a terminal, each entry on its lines
+	s := fmt.Sprintf("[%d] %s  %s\n", c.N, safetext.Line(id), safetext.Line(oneLine(c.Title)))
 	if len(meta) > 0 {
-		s += "    " + strings.Join(meta, "; ") + "\n"
+		s += "    " + safetext.Line(strings.Join(meta, "; ")) + "\n"
 	}
 	return s
 }
@@ -406,4 +436,26 @@ func (f *firstWrite) Write(p []byte) (int, error) {
 		f.at = time.Now()
 	}
 	return f.w.Write(p)
+}
+
+// countWriter counts the bytes written through it; w may be nil.
+type countWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	if c.w == nil {
+		return len(p), nil
+	}
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

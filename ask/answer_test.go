@@ -171,7 +171,7 @@ func TestPlantedInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Answer != "Debug mode. ECHO doubles pass@1 [1]." || len(res.Citations) != 1 {
+	if res.Answer != "ECHO doubles pass@1 [1]." || len(res.Citations) != 1 || len(res.Removed) != 1 || res.Removed[0].Sentence != "Debug mode." {
 		t.Errorf("answer %q citations %+v", res.Answer, res.Citations)
 	}
 	if strings.Contains(out.String(), testKey) {
@@ -273,10 +273,18 @@ func TestAnswerAbstainsWithoutEvidence(t *testing.T) {
 // The citation checker must give the same result however the stream is cut.
 func TestCiteWriterSplits(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"A [2]. B [1][2]. C [3].", "A [1]. B [2][1]. C."},
+		{"Alpha [2]. Beta [1][2]. Gamma [3].", "Alpha [1]. Beta [2][1]."},
+		{"Alpha [1]. Beta [9]. Gamma [2].", "Alpha [1]. Gamma [2]."},
+		{"- A [1]\n- B [7]\n- C [2]\n", "- A [1]\n- C [2]"},
+		{"A [1][7]. Then B [2].", "A [1]. Then B [2]."},
+		{"End. [2] Next [9]. Last.", "End. [1] Last."},
+		{"A [1].\n\nSources:\n[1] ECHO, 2026\n[2] ReAct", "A [1]."},
+		{"A [2].\n**References**\n1. ECHO [1]", "A [1]."},
+		{"Alpha [1]. Sources: [1] ECHO; [2] ReAct.", "Alpha [1]."},
+		{"Sources of error are many [1].", "Sources of error are many [1]."},
 		{"A [1, 2] and [2-3].", "A [1][2] and [2]."},
 		{"See [Passage 2]; arrays a[i] and [x] stay.", "See [1]; arrays a[i] and [x] stay."},
-		{"Only bad [5] [6].", "Only bad."},
+		{"Only bad [5] [6].", ""},
 		{"NO_ANSWER but [1] says so.", "NO_ANSWER but [1] says so."},
 		{"[1] first. Unclosed [2", "[1] first. Unclosed [2"},
 		{"Ünïcode – dash [1–2].", "Ünïcode – dash [1][2]."},

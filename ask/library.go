@@ -47,6 +47,7 @@ func LibraryEmbedder(ctx context.Context, lib Library, opts embed.Options) (embe
 		return nil, unknownEmbedder{err}
 	}
 	opts.Dimensions = dims
+	opts.KnownDimensions = m.Dimensions // a model whose size is not in its name
 	return embed.Parse(spec, opts)
 }
 
@@ -73,7 +74,7 @@ func UseEmbedder(ctx context.Context, lib Library, e embed.Embedder, opts embed.
 		if err != nil {
 			return nil, err
 		}
-		if m.Embedder == e.Name() {
+		if m.Embedder == e.Name() && m.Dimensions > 0 {
 			dims = m.Dimensions
 		} else if dims, err = embed.Dimensions(ctx, e); err != nil {
 			return nil, err

@@ -2,14 +2,10 @@ package ask
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,6 +14,7 @@ import (
 
 	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/internal/retry"
+	"github.com/papers-cli/papers/internal/safetext"
 )
 
 // LLM is the language model ask needs: one chat completion at a time.
@@ -96,10 +93,18 @@ var (
 	ErrStreamBroken = errors.New("the model's reply was cut off")
 	// ErrBadRequest: any other refusal of the request (LLMError.Message says why).
 	ErrBadRequest = errors.New("the model server refused the request")
+	// ErrBadReply: the reply is not an OpenAI-compatible answer (unreadable
+	// JSON, a web page); not retried.
+	ErrBadReply = errors.New("the model server's reply is not OpenAI-compatible")
+	// ErrEmptyReply: the server answered with no choice or no text.
+	ErrEmptyReply = errors.New("the model returned an empty reply")
+	// ErrTooLong: the reply exceeded LLMConfig.MaxAnswerBytes (a model that
+	// never stops); what was shown is not repeated.
+	ErrTooLong = errors.New("the model's reply exceeded the size limit")
 )
 
 // LLMError is a classified error from the model server. It never contains
-// the API key.
+// the API key, and its Message is made inert (no control characters).
 type LLMError struct {
 	Kind    error  // one of the Err* sentinels above
 	Status  int    // HTTP status; 0 when there was no response
@@ -107,6 +112,7 @@ type LLMError struct {
 	URL     string // the server's base URL, without credentials
 	Message string // the server's own message, if any (trimmed)
 	Err     error  // the underlying error
+	param   string // OpenAI's "param" of the error, e.g. "temperature"
 }
 
 func (e *LLMError) Error() string {
@@ -124,7 +130,7 @@ func (e *LLMError) Error() string {
 	if e.Message != "" {
 		fmt.Fprintf(&b, ": %s", e.Message)
 	} else if e.Err != nil && !errors.Is(e.Kind, ErrModelNotFound) {
-		fmt.Fprintf(&b, ": %v", e.Err)
+		fmt.Fprintf(&b, ": %s", openaicompat.SafeMessage(e.Err.Error(), ""))
 	}
 	return b.String()
 }
@@ -139,9 +145,20 @@ func (e *LLMError) Unwrap() error { return e.Err }
 const DefaultOpenAIModel = "gpt-4o-mini"
 
 // DefaultOllamaURL is Ollama's OpenAI-compatible endpoint on this machine.
-const DefaultOllamaURL = "http://localhost:11434/v1"
+const DefaultOllamaURL = openaicompat.DefaultOllamaURL
 
-const openaiURL = "https://api.openai.com/v1"
+// Limits of a model's reply (LLMConfig's zero values).
+const (
+	// DefaultFirstTokenTimeout bounds the wait for the first text of a
+	// streamed reply, or for a whole reply that is not streamed: a local
+	// model may load for a minute and read a long prompt for another.
+	DefaultFirstTokenTimeout = 3 * time.Minute
+	// DefaultIdleTimeout bounds the wait between two pieces of a streamed
+	// reply.
+	DefaultIdleTimeout = time.Minute
+	// DefaultMaxAnswerBytes bounds a reply's text (about 64k tokens).
+	DefaultMaxAnswerBytes = 256 << 10
+)
 
 // LLMConfig chooses and configures a model. The cmd layer fills it from
 // --llm / PAPERS_LLM, OPENAI_API_KEY, OPENAI_BASE_URL and OLLAMA_HOST.
@@ -160,13 +177,23 @@ type LLMConfig struct {
 	// NoStream asks for the whole reply at once instead of streaming it.
 	NoStream bool
 	// HTTPClient overrides the HTTP client (its Transport is wrapped to read
-	// Retry-After); nil uses one with dial, TLS and header timeouts.
+	// Retry-After and cap replies); nil uses one with dial, TLS and header
+	// timeouts.
 	HTTPClient *http.Client
 	// MaxRetries bounds retries of 429 and 5xx answers (default 3; -1 for none).
 	MaxRetries int
 	// MaxRetryWait caps one wait between retries (default 30s), whatever
 	// Retry-After says.
 	MaxRetryWait time.Duration
+	// FirstTokenTimeout bounds the time from a request to the first text of
+	// its streamed reply, or to the whole reply when it is not streamed
+	// (default DefaultFirstTokenTimeout; negative: no limit).
+	FirstTokenTimeout time.Duration
+	// IdleTimeout bounds the time between two pieces of a streamed reply
+	// (default DefaultIdleTimeout; negative: no limit).
+	IdleTimeout time.Duration
+	// MaxAnswerBytes bounds a reply's text (default DefaultMaxAnswerBytes).
+	MaxAnswerBytes int
 }
 
 // ResolveLLM returns the model cfg chooses, or nil (and no error) when none
@@ -185,15 +212,19 @@ func ResolveLLM(cfg LLMConfig) (LLM, error) {
 // OpenAI is the LLM of any OpenAI-compatible chat completions server (OpenAI,
 // Ollama, vLLM, llama.cpp, LM Studio) through go-openai. It is safe for
 // concurrent use.
+//
+// What the server sends back is untrusted: the text of every reply (streamed
+// or not) has its control characters and bidirectional overrides made inert
+// (safetext) and the API key scrubbed, before it is written or returned.
 type OpenAI struct {
-	client       *openai.Client
+	c            *openaicompat.Client
 	model        string
-	baseURL      string // for messages: no credentials
-	key          string // only to scrub from what the server says
-	openAI       bool   // the server is api.openai.com
 	stream       bool
 	maxRetries   int
 	maxRetryWait time.Duration
+	firstToken   time.Duration
+	idle         time.Duration
+	maxAnswer    int
 	noTemp       atomic.Bool // the model refused an explicit temperature
 }
 
@@ -213,22 +244,11 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 	}
 	base := cfg.BaseURL
 	key := cfg.APIKey
-	switch provider {
-	case "ollama":
-		base = DefaultOllamaURL
-		if h := cfg.OllamaHost; h != "" {
-			if !strings.Contains(h, "://") {
-				h = "http://" + h
-			}
-			base = h
-		}
+	if provider == "ollama" {
+		base = openaicompat.OllamaURL(cfg.OllamaHost)
 		// Never send an OpenAI key to Ollama: it ignores keys, and
 		// OLLAMA_HOST may be another machine.
 		key = "ollama"
-	case "openai", "":
-		if base == "" {
-			base = openaiURL
-		}
 	}
 	if model == "" {
 		if provider == "ollama" {
@@ -236,41 +256,27 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 		}
 		model = DefaultOpenAIModel
 	}
-	base, err := openaicompat.NormaliseBaseURL(base, "model server")
-	if err != nil {
-		return nil, err
-	}
-	u, _ := url.Parse(base)
-	isOpenAI := u.Hostname() == "api.openai.com"
-	if isOpenAI && key == "" {
-		return nil, ErrNoAPIKey
-	}
-
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: openaicompat.DefaultTransport()}
-	}
-	c := *hc
-	base2 := c.Transport
-	if base2 == nil {
-		base2 = http.DefaultTransport
-	}
-	c.Transport = retry.Transport{Base: base2}
-
-	oc := openai.DefaultConfig(key)
-	oc.BaseURL = base
-	oc.HTTPClient = &c
-
 	o := &OpenAI{
-		client:       openai.NewClientWithConfig(oc),
 		model:        model,
-		baseURL:      openaicompat.RedactURL(base),
-		key:          key,
-		openAI:       isOpenAI,
 		stream:       !cfg.NoStream,
 		maxRetries:   cfg.MaxRetries,
 		maxRetryWait: cfg.MaxRetryWait,
+		firstToken:   orDefault(cfg.FirstTokenTimeout, DefaultFirstTokenTimeout),
+		idle:         orDefault(cfg.IdleTimeout, DefaultIdleTimeout),
+		maxAnswer:    cfg.MaxAnswerBytes,
 	}
+	if o.maxAnswer <= 0 {
+		o.maxAnswer = DefaultMaxAnswerBytes
+	}
+	c, err := openaicompat.New(openaicompat.Config{BaseURL: base, APIKey: key, What: "model server",
+		HTTPClient: cfg.HTTPClient, MaxBody: max(64*int64(o.maxAnswer), 1<<20)})
+	if errors.Is(err, openaicompat.ErrNoAPIKey) {
+		return nil, ErrNoAPIKey
+	}
+	if err != nil {
+		return nil, err
+	}
+	o.c = c
 	if o.maxRetries == 0 {
 		o.maxRetries = 3
 	} else if o.maxRetries < 0 {
@@ -282,11 +288,22 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 	return o, nil
 }
 
+// orDefault is d, or def when d is 0; a negative d (no limit) becomes 0.
+func orDefault(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
 // Model returns the model's name.
 func (o *OpenAI) Model() string { return o.model }
 
 // BaseURL returns the server's base URL without credentials.
-func (o *OpenAI) BaseURL() string { return o.baseURL }
+func (o *OpenAI) BaseURL() string { return o.c.URL }
 
 // Complete implements LLM. It streams when the adapter streams and w is not
 // nil, writing each piece of text to w as it arrives. 429 (except
@@ -295,6 +312,11 @@ func (o *OpenAI) BaseURL() string { return o.baseURL }
 // written to w. Temperature 0 is sent as 1e-6 because go-openai omits a
 // zero temperature and servers then use their default (often 0.8-1);
 // models that accept only their default are retried without it.
+//
+// A reply is bounded: its first text must come within the first-token
+// timeout and each next piece within the idle timeout (ErrTimeout), and its
+// text may not exceed MaxAnswerBytes (ErrTooLong). A reply without text is
+// ErrEmptyReply.
 func (o *OpenAI) Complete(ctx context.Context, req Request, w io.Writer) (*Completion, error) {
 	shown := false
 	for attempt := 0; ; attempt++ {
@@ -305,7 +327,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request, w io.Writer) (*Compl
 			c, err = o.streamOnce(actx, req, w, &shown)
 		} else {
 			c, err = o.once(actx, req)
-			if err == nil && w != nil && c.Text != "" {
+			if err == nil && w != nil {
 				if _, werr := io.WriteString(w, c.Text); werr != nil {
 					return c, werr
 				}
@@ -324,8 +346,8 @@ func (o *OpenAI) Complete(ctx context.Context, req Request, w io.Writer) (*Compl
 			continue
 		}
 		if shown || !retryable(le) || attempt >= o.maxRetries {
-			if shown && !errors.Is(le, ErrStreamBroken) {
-				le = &LLMError{Kind: ErrStreamBroken, Status: le.Status, Model: o.model, URL: o.baseURL, Message: le.Message, Err: le.Err}
+			if shown && !errors.Is(le, ErrStreamBroken) && !errors.Is(le, ErrTimeout) && !errors.Is(le, ErrTooLong) && !errors.Is(le, ErrEmptyReply) {
+				le = &LLMError{Kind: ErrStreamBroken, Status: le.Status, Model: o.model, URL: o.c.URL, Message: le.Message, Err: le.Err}
 			}
 			return c, le
 		}
@@ -347,7 +369,7 @@ func (o *OpenAI) request(req Request, stream bool) openai.ChatCompletionRequest 
 		}
 	}
 	if req.MaxTokens > 0 {
-		if o.openAI {
+		if o.c.IsOpenAI {
 			r.MaxCompletionTokens = req.MaxTokens
 		} else {
 			r.MaxTokens = req.MaxTokens
@@ -359,44 +381,91 @@ func (o *OpenAI) request(req Request, stream bool) openai.ChatCompletionRequest 
 	return r
 }
 
+func (o *OpenAI) timeout(phase string) *openaicompat.TimeoutError {
+	return &openaicompat.TimeoutError{What: "model server", URL: o.c.URL, Phase: phase}
+}
+
+// clean makes a reply's text inert and scrubs the key from it.
+func (o *OpenAI) clean(s string) string { return o.c.Scrub(safetext.Clean(s)) }
+
 func (o *OpenAI) once(ctx context.Context, req Request) (*Completion, error) {
-	resp, err := o.client.CreateChatCompletion(ctx, o.request(req, false))
+	wctx, wd := openaicompat.Watch(ctx, o.firstToken, o.timeout("reply"))
+	defer wd.Stop()
+	resp, err := o.c.API.CreateChatCompletion(wctx, o.request(req, false))
 	if err != nil {
-		return nil, err
+		return nil, wd.Err(err)
 	}
 	c := &Completion{Usage: Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}}
-	if len(resp.Choices) > 0 {
-		c.Text = resp.Choices[0].Message.Content
-		c.FinishReason = string(resp.Choices[0].FinishReason)
+	if len(resp.Choices) == 0 {
+		return c, o.empty("the reply holds no choices")
+	}
+	c.Text = resp.Choices[0].Message.Content
+	c.FinishReason = string(resp.Choices[0].FinishReason)
+	if len(c.Text) > o.maxAnswer {
+		return nil, &openaicompat.TooLargeError{What: "answer", Limit: int64(o.maxAnswer), Unit: "bytes"}
+	}
+	c.Text = o.clean(c.Text)
+	if strings.TrimSpace(c.Text) == "" {
+		return c, o.empty(emptyWhy(c.FinishReason))
 	}
 	return c, nil
 }
 
+func (o *OpenAI) empty(why string) *LLMError {
+	return &LLMError{Kind: ErrEmptyReply, Model: o.model, URL: o.c.URL, Message: why}
+}
+
+func emptyWhy(finish string) string {
+	if finish == "length" {
+		return "the output limit was reached before any text (a reasoning model may need a higher limit)"
+	}
+	if finish != "" {
+		return "finish reason " + safetext.OneLine(openaicompat.Clip(finish, 40))
+	}
+	return "no text"
+}
+
 func (o *OpenAI) streamOnce(ctx context.Context, req Request, w io.Writer, shown *bool) (*Completion, error) {
-	stream, err := o.client.CreateChatCompletionStream(ctx, o.request(req, true))
+	wctx, wd := openaicompat.Watch(ctx, o.firstToken, o.timeout("first token"))
+	defer wd.Stop()
+	stream, err := o.c.API.CreateChatCompletionStream(wctx, o.request(req, true))
 	if err != nil {
-		return nil, err
+		return nil, wd.Err(err)
 	}
 	defer stream.Close()
+	// Untrusted text: made inert, then the key scrubbed, on its way to w.
+	scrub := &openaicompat.Scrubber{W: w, Key: o.c.Key()}
+	cleaner := safetext.NewWriter(scrub)
 	c := &Completion{}
-	var text strings.Builder
-	events := 0
+	var text strings.Builder // the raw text, for the size cap
+	finishWrites := func() error {
+		if err := cleaner.Flush(); err != nil {
+			return err
+		}
+		return scrub.Flush()
+	}
+	events, choices := 0, 0
 	for {
 		resp, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			if events == 0 {
 				// A 200 whose body holds no event at all: a web page or
 				// another API at the address, not an empty answer.
-				return c, &LLMError{Kind: ErrBadRequest, Model: o.model, URL: o.baseURL,
-					Message: "the reply was not an OpenAI-compatible event stream (no data: events): is " + o.baseURL + " the server's /v1 address?"}
+				return c, &LLMError{Kind: ErrBadReply, Model: o.model, URL: o.c.URL,
+					Message: "it holds no event stream (data: lines): is " + o.c.URL + " the server's /v1 address?"}
 			}
 			break
 		}
 		events++
 		if err != nil {
-			c.Text = text.String()
-			if *shown && ctx.Err() == nil {
-				return c, &LLMError{Kind: ErrStreamBroken, Model: o.model, URL: o.baseURL, Err: err}
+			err = wd.Err(err)
+			ferr := finishWrites()
+			c.Text = o.clean(text.String())
+			if ferr != nil {
+				return c, fmt.Errorf("write answer: %w", ferr)
+			}
+			if *shown && ctx.Err() == nil && !isLimit(err) {
+				return c, &LLMError{Kind: ErrStreamBroken, Model: o.model, URL: o.c.URL, Err: err}
 			}
 			return c, err
 		}
@@ -408,11 +477,18 @@ func (o *OpenAI) streamOnce(ctx context.Context, req Request, w io.Writer, shown
 			if ch.Index != 0 {
 				continue
 			}
+			choices++
 			if s := ch.Delta.Content; s != "" {
+				if text.Len()+len(s) > o.maxAnswer {
+					finishWrites()
+					c.Text = o.clean(text.String())
+					return c, &openaicompat.TooLargeError{What: "answer", Limit: int64(o.maxAnswer), Unit: "bytes"}
+				}
+				wd.Feed(o.idle, o.timeout("next token"))
 				text.WriteString(s)
 				*shown = true
-				if _, err := io.WriteString(w, s); err != nil {
-					c.Text = text.String()
+				if _, err := io.WriteString(cleaner, s); err != nil {
+					c.Text = o.clean(text.String())
 					return c, fmt.Errorf("write answer: %w", err)
 				}
 			}
@@ -421,13 +497,30 @@ func (o *OpenAI) streamOnce(ctx context.Context, req Request, w io.Writer, shown
 			}
 		}
 	}
-	c.Text = text.String()
+	if err := finishWrites(); err != nil {
+		return c, fmt.Errorf("write answer: %w", err)
+	}
+	c.Text = o.clean(text.String())
 	if c.FinishReason == "" && *shown {
 		// The body ended cleanly but the model never said it had finished:
 		// a proxy or server cut the reply short.
-		return c, &LLMError{Kind: ErrStreamBroken, Model: o.model, URL: o.baseURL, Err: io.ErrUnexpectedEOF}
+		return c, &LLMError{Kind: ErrStreamBroken, Model: o.model, URL: o.c.URL, Err: io.ErrUnexpectedEOF}
+	}
+	if choices == 0 {
+		return c, o.empty("the reply holds no choices")
+	}
+	if strings.TrimSpace(c.Text) == "" {
+		return c, o.empty(emptyWhy(c.FinishReason))
 	}
 	return c, nil
+}
+
+// isLimit reports the errors of the reply's bounds, which say more than
+// "cut off".
+func isLimit(err error) bool {
+	var t *openaicompat.TimeoutError
+	var l *openaicompat.TooLargeError
+	return errors.As(err, &t) || errors.As(err, &l)
 }
 
 // classify turns a go-openai or transport error into an *LLMError.
@@ -436,116 +529,31 @@ func (o *OpenAI) classify(err error) *LLMError {
 	if errors.As(err, &le) {
 		return le
 	}
-	e := &LLMError{Model: o.model, URL: o.baseURL, Err: err}
-	var code, typ string
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	// RequestError first: for a body like Ollama's {"error": "..."} go-openai
-	// wraps an empty *APIError inside it.
-	case errors.As(err, &reqErr):
-		e.Status = reqErr.HTTPStatusCode
-		e.Message = bodyMessage(reqErr.Body)
-		var inner *openai.APIError
-		if e.Message == "" && reqErr.Err != nil && !errors.As(reqErr.Err, &inner) {
-			e.Message = reqErr.Err.Error()
-		}
-	case errors.As(err, &apiErr):
-		e.Status = apiErr.HTTPStatusCode
-		e.Message = apiErr.Message
-		code = fmt.Sprint(apiErr.Code)
-		typ = apiErr.Type
-		if apiErr.Param != nil && *apiErr.Param == "temperature" {
-			e.Message = "temperature: " + e.Message
-		}
-	default:
-		var dnsErr *net.DNSError
-		var opErr *net.OpError
-		if errors.As(err, &dnsErr) || (errors.As(err, &opErr) && opErr.Op == "dial") {
-			e.Kind = ErrUnreachable
-			return e
-		}
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			e.Kind = ErrTimeout
-			return e
-		}
-		// A dropped connection or garbled stream before any text: retryable.
-		e.Kind = ErrServer
-		return e
-	}
-	// The server's words are printed: some echo the key or the header.
-	e.Message = clip(strings.TrimSpace(openaicompat.RedactKey(e.Message, o.key)), 300)
-	msg := strings.ToLower(e.Message)
-	switch {
-	case code == "context_length_exceeded" || contextTooLong.MatchString(msg):
-		e.Kind = ErrContextTooLong
-	case code == "insufficient_quota" || typ == "insufficient_quota":
-		e.Kind = ErrQuota
-	case e.Status == http.StatusTooManyRequests:
-		e.Kind = ErrRateLimited
-	case e.Status == http.StatusUnauthorized || code == "invalid_api_key" ||
-		(e.Status == http.StatusForbidden && strings.Contains(msg, "key")):
-		e.Kind = ErrUnauthorized
-	case code == "model_not_found" || modelNotFound.MatchString(msg):
-		e.Kind = ErrModelNotFound
-	case e.Status >= 500:
-		e.Kind = ErrServer
-	default:
+	ce := o.c.Classify(err)
+	e := &LLMError{Kind: llmKinds[ce.Kind], Model: o.model, URL: o.c.URL, Status: ce.Status, Message: ce.Message, Err: err, param: ce.Param}
+	if e.Kind == nil {
 		e.Kind = ErrBadRequest
+	}
+	if e.param == "temperature" && e.Message != "" {
+		e.Message = "temperature: " + e.Message
 	}
 	return e
 }
 
-var (
-	contextTooLong = regexp.MustCompile(`context length|context window|context size|maximum context|too many tokens|prompt is too long|exceeds? the (available )?context|input is too long|tokens exceed|reduce the length`)
-	modelNotFound  = regexp.MustCompile(`model\b.*\b(not found|does not exist|not exist|unknown|no such)|(unknown|no such|invalid) model|model_not_found|pull the model|try pulling`)
-)
-
-// bodyMessage extracts a readable message from an error body that go-openai
-// could not parse as OpenAI's: Ollama's {"error": "..."}, {"message": ...},
-// {"detail": ...} or plain text.
-func bodyMessage(body []byte) string {
-	var v struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
-	}
-	if json.Unmarshal(body, &v) == nil {
-		var s string
-		if json.Unmarshal(v.Error, &s) == nil && s != "" {
-			return s
-		}
-		var obj struct {
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(v.Error, &obj) == nil && obj.Message != "" {
-			return obj.Message
-		}
-		if v.Message != "" {
-			return v.Message
-		}
-		if json.Unmarshal(v.Detail, &s) == nil && s != "" {
-			return s
-		}
-		if len(v.Detail) > 0 {
-			return string(v.Detail)
-		}
-	}
-	return strings.Join(strings.Fields(string(body)), " ")
+// llmKinds are the model errors of the shared classification's kinds.
+var llmKinds = map[openaicompat.Kind]error{
+	openaicompat.Unreachable:    ErrUnreachable,
+	openaicompat.Timeout:        ErrTimeout,
+	openaicompat.Auth:           ErrUnauthorized,
+	openaicompat.Quota:          ErrQuota,
+	openaicompat.RateLimited:    ErrRateLimited,
+	openaicompat.Server:         ErrServer,
+	openaicompat.ModelNotFound:  ErrModelNotFound,
+	openaicompat.ContextTooLong: ErrContextTooLong,
+	openaicompat.TooLarge:       ErrTooLong,
+	openaicompat.BadReply:       ErrBadReply,
+	openaicompat.BadRequest:     ErrBadRequest,
 }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func mentionsTemperature(e *LLMError) bool {
 	return strings.Contains(strings.ToLower(e.Message), "temperature")

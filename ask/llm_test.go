@@ -510,8 +510,8 @@ func TestStreamOfNoEvents(t *testing.T) {
 	o := newTestLLM(t, f.URL, nil)
 	var out strings.Builder
 	_, err := o.Complete(t.Context(), hello, &out)
-	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "event stream") {
-		t.Fatalf("error %v, want ErrBadRequest about the event stream", err)
+	if !errors.Is(err, ErrBadReply) || !strings.Contains(err.Error(), "event stream") {
+		t.Fatalf("error %v, want ErrBadReply about the event stream", err)
 	}
 	if got := int(f.requests.Load()); got != 1 {
 		t.Errorf("%d requests, want 1 (not retried)", got)

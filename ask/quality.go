@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/prompts"
 )
 
@@ -21,6 +22,7 @@ const (
 	qualityKeep       = 6  // summaries the answer is written from
 	qualityParallel   = 4  // concurrent model calls
 	qualityMinScore   = 4  // relevance (0-10) a summary needs to be kept
+	plainPassages     = 8  // passages of a plain answer (the default of Options.MaxPassages)
 )
 
 // judgement is the model's reading of one passage for the question.
@@ -53,7 +55,8 @@ func qualityAnswer(ctx context.Context, ev []evidence, question string, llm LLM,
 		g.Go(func() error {
 			j, u, err := judge(gctx, llm, question, i+1, &ev[i])
 			usage[i] = u
-			if errors.Is(err, errUnreadable) {
+			if errors.Is(err, errUnreadable) || errors.Is(err, ErrEmptyReply) ||
+				err == nil && j.Relevance >= qualityMinScore && strings.TrimSpace(j.Summary) == "" {
 				unreadable[i] = true
 				return nil
 			}
@@ -71,8 +74,15 @@ func qualityAnswer(ctx context.Context, ev []evidence, question string, llm LLM,
 	if err != nil {
 		return err
 	}
-	if k := countTrue(unreadable); k > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the model's judgement of %d passage(s) was not valid JSON; they were left out", k))
+	switch k := countTrue(unreadable); {
+	case k == len(ev):
+		// No judgement to go by: answer from the passages themselves, as
+		// without --quality, rather than claim the library has nothing.
+		res.Mode = ModeLLM
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the model's judgements of the passages were unusable (not the JSON asked for); answered from the best %d passages directly, as without --quality", min(plainPassages, len(ev))))
+		return generate(ctx, ev[:min(plainPassages, len(ev))], nil, question, llm, res, out, start)
+	case k > 0:
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the model's judgement of %d passage(s) was unusable (not the JSON asked for); they were left out", k))
 	}
 
 	idx := make([]int, 0, len(ev))
@@ -152,7 +162,7 @@ func parseJudgement(s string) (judgement, bool) {
 	}
 	r := int(f + 0.5)
 	r = max(0, min(10, r))
-	return judgement{Relevance: r, Summary: strings.TrimSpace(raw.Summary)}, true
+	return judgement{Relevance: r, Summary: strings.TrimSpace(safetext.Clean(raw.Summary))}, true
 }
 
 func countTrue(b []bool) int {

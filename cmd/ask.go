@@ -176,7 +176,13 @@ func askError(err error) error {
 	case errors.Is(err, ask.ErrStreamBroken):
 		return withHint(err, "the answer above is incomplete; ask again")
 	case errors.Is(err, ask.ErrTimeout):
-		return withHint(err, "the server may still be loading the model; try again, or check it with `curl %s/models`", url)
+		return withHint(err, "the server may still be loading the model: try again, raise --first-token-timeout / --idle-timeout (PAPERS_FIRST_TOKEN_TIMEOUT, PAPERS_IDLE_TIMEOUT), or check it with `curl %s/models`", url)
+	case errors.Is(err, ask.ErrTooLong):
+		return withHint(err, "the model did not stop; ask again, or use another model")
+	case errors.Is(err, ask.ErrEmptyReply):
+		return withHint(err, "ask again, or use another model (a reasoning model may spend its whole output limit thinking)")
+	case errors.Is(err, ask.ErrBadReply):
+		return withHint(err, "check OPENAI_BASE_URL: it should be the server's OpenAI-compatible /v1 address")
 	case errors.Is(err, ask.ErrServer):
 		return withHint(err, "the model server failed; try again later or use another model")
 	case le != nil && le.Status == 404:

@@ -19,6 +19,10 @@ func embedHint(err error) error {
 		return withHint(err, "add credit to the account, or use a local embedder: --embedder ollama:nomic-embed-text or --embedder local")
 	case errors.Is(err, embed.ErrUnreachable):
 		return withHint(err, "check OPENAI_BASE_URL (or OLLAMA_HOST for ollama:, and that `ollama serve` is running)")
+	case errors.Is(err, embed.ErrTimeout):
+		return withHint(err, "check the server is up and not overloaded, or allow it longer with PAPERS_EMBED_TIMEOUT (e.g. 5m)")
+	case errors.Is(err, embed.ErrBadReply):
+		return withHint(err, "the server or model is broken: try another model or version, or check OPENAI_BASE_URL is an embeddings endpoint")
 	case errors.Is(err, embed.ErrBadRequest):
 		return withHint(err, "check the model name (for Ollama: `ollama pull MODEL`) and --dimensions")
 	}

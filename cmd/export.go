@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/export"
 	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/store"
 )
 
 func init() { register(newExportCmd) }
@@ -77,78 +76,75 @@ func (o *exportOptions) complete(c *cobra.Command, args []string) error {
 }
 
 func runExport(ctx context.Context, o *exportOptions) error {
-	args, stdin, out, errw, format := o.ids, o.io.In, o.io.Out, o.io.ErrOut, o.output
-	ids := []string{}
-	asked := map[string]int{} // the version an argument names, by id
-	for _, a := range args {
-		if id, v, err := arxiv.ParseID(a); err == nil {
-			a = id
-			if _, ok := asked[id]; !ok && v > 0 {
-				asked[id] = v
-			}
-		}
-		ids = append(ids, a)
-	}
+	refs := o.ids
 	if o.from != "" {
-		cited, err := citedIDs(o.from, stdin)
+		cited, err := citedIDs(o.from, o.io.In)
 		if err != nil {
 			return err
 		}
-		ids = append(ids, cited...)
+		refs = append(refs, cited...)
 	}
 	lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	var papers []store.Paper
-	seen := map[string]bool{}
-	var missing []string
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
-		p, err := lib.Get(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			missing = append(missing, id)
-			continue
-		} else if err != nil {
-			return err
-		}
-		if v := asked[id]; v > 0 && p.Version > 0 && v != p.Version {
-			// The library keeps one version per paper; say which one the
-			// citation names rather than silently cite another.
-			fmt.Fprintf(errw, "warning: %sv%d asked for, but the library holds %sv%d: exporting v%d\n", id, v, id, p.Version, p.Version)
-		}
-		papers = append(papers, p)
-	}
-	if len(missing) > 0 {
-		return withHint(fmt.Errorf("not in the library: %s", strings.Join(missing, ", ")), "papers ingest %s", strings.Join(missing, " "))
-	}
+	sel := export.Selection{Refs: refs}
 	if len(o.filter.topics) > 0 {
 		f, err := o.filter.resolve(ctx, lib)
 		if err != nil {
 			return err
 		}
-		ps, err := lib.List(ctx, f)
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			if !seen[p.ID] {
-				seen[p.ID] = true
-				papers = append(papers, p)
-			}
-		}
+		sel.Filter = &f
 	}
-	if len(papers) == 0 {
+	got, err := export.Select(ctx, lib, sel)
+	if err != nil {
+		return err
+	}
+	if len(got.Missing) > 0 {
+		return missingPapers(got.Missing)
+	}
+	for _, v := range got.Versions {
+		// The library keeps one version per paper; say which one the
+		// citation names rather than silently cite another.
+		fmt.Fprintf(o.io.ErrOut, "warning: %s: exporting v%d\n", versionHeld(v.ID, v.Asked, v.Held), v.Held)
+	}
+	if len(got.Papers) == 0 {
 		return withExit(errors.New("no papers to export"), ExitNoEvidence)
 	}
-	if format == "csl-json" {
-		return export.CSLJSON(out, papers)
+	if o.output == "csl-json" {
+		return export.CSLJSON(o.io.Out, got.Papers)
 	}
-	return export.BibTeX(out, papers)
+	return export.BibTeX(o.io.Out, got.Papers)
+}
+
+// versionHeld says that ref asked for another version than the library
+// holds: "2501.12948v2 asked for, but the library holds 2501.12948v1".
+func versionHeld(id string, asked, held int) string {
+	return fmt.Sprintf("%sv%d asked for, but the library holds %sv%d", id, asked, id, held)
+}
+
+// missingPapers is the error for papers the library does not hold, with
+// what would add them: papers ingest takes an arXiv id as one, but any
+// other word as a search query, which is not what the user meant.
+func missingPapers(ids []string) error {
+	var arxivIDs, others []string
+	for _, id := range ids {
+		if arxiv.LooksLikeID(id) {
+			arxivIDs = append(arxivIDs, id)
+		} else {
+			others = append(others, id)
+		}
+	}
+	err := fmt.Errorf("not in the library: %s", strings.Join(ids, ", "))
+	var hints []string
+	if len(arxivIDs) > 0 {
+		hints = append(hints, "papers ingest "+strings.Join(arxivIDs, " ")+" adds them from arXiv")
+	}
+	if len(others) > 0 {
+		hints = append(hints, strings.Join(others, ", ")+" is not an arXiv id (papers ingest would search arXiv for it): papers list shows the ids the library holds")
+	}
+	return withHint(err, "%s", strings.Join(hints, "; "))
 }
 
 // citedIDs reads the papers cited by a `papers ask --json` document, in
@@ -163,24 +159,11 @@ func citedIDs(path string, stdin io.Reader) ([]string, error) {
 		defer f.Close()
 		r = f
 	}
-	var doc struct {
-		Citations []struct {
-			ID string `json:"id"`
-		} `json:"citations"`
-		Question *string `json:"question"`
+	res, err := ask.ReadResult(r)
+	if err != nil {
+		return nil, withHint(fmt.Errorf("%s is %w", path, err), "make it with: papers ask --json \"QUESTION\" > answer.json")
 	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil || doc.Question == nil {
-		if err == nil {
-			err = errors.New("no question field")
-		}
-		return nil, withHint(fmt.Errorf("%s is not the JSON of papers ask: %v", path, err), "make it with: papers ask --json \"QUESTION\" > answer.json")
-	}
-	var ids []string
-	for _, c := range doc.Citations {
-		if c.ID != "" {
-			ids = append(ids, c.ID)
-		}
-	}
+	ids := res.CitedPapers()
 	if len(ids) == 0 {
 		return nil, withExit(fmt.Errorf("the answer in %s cites no papers", path), ExitNoEvidence)
 	}

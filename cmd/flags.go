@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -121,26 +122,40 @@ func buildFilter(since, until string, categories, authors []string) (store.Filte
 // digest): --llm and --extractive, with OPENAI_API_KEY, OPENAI_BASE_URL and
 // OLLAMA_HOST from the environment (the key is never a flag).
 type llmFlags struct {
-	spec       string
-	extractive bool
+	spec             string
+	extractive       bool
+	firstToken, idle time.Duration // bounds of a reply; 0: no limit
 }
 
-// register declares --llm and --extractive on c; offline says what
-// --extractive does instead of a model.
+// register declares --llm, --extractive, --first-token-timeout and
+// --idle-timeout on c; offline says what --extractive does instead of a
+// model.
 func (l *llmFlags) register(c *cobra.Command, offline string) {
 	c.Flags().StringVar(&l.spec, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
 	c.Flags().BoolVar(&l.extractive, "extractive", false, offline)
+	c.Flags().DurationVar(&l.firstToken, "first-token-timeout", ask.DefaultFirstTokenTimeout, "give up when the model sends no text for this long after a request (a reply that is not streamed must come whole within it); 0: no limit")
+	c.Flags().DurationVar(&l.idle, "idle-timeout", ask.DefaultIdleTimeout, "give up when a streamed reply pauses this long between two pieces; 0: no limit")
 }
 
 // config is the LLM configuration of the flags and the environment.
 func (l *llmFlags) config(stream bool) ask.LLMConfig {
 	return ask.LLMConfig{
-		Spec:       l.spec,
-		APIKey:     os.Getenv("OPENAI_API_KEY"),
-		BaseURL:    os.Getenv("OPENAI_BASE_URL"),
-		OllamaHost: os.Getenv("OLLAMA_HOST"),
-		NoStream:   !stream,
+		Spec:              l.spec,
+		APIKey:            os.Getenv("OPENAI_API_KEY"),
+		BaseURL:           os.Getenv("OPENAI_BASE_URL"),
+		OllamaHost:        os.Getenv("OLLAMA_HOST"),
+		NoStream:          !stream,
+		FirstTokenTimeout: noLimit(l.firstToken),
+		IdleTimeout:       noLimit(l.idle),
 	}
+}
+
+// noLimit maps the flags' 0 (no limit) to LLMConfig's negative.
+func noLimit(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // resolve returns the model to use, nil for none (--extractive, or no model
@@ -148,6 +163,9 @@ func (l *llmFlags) config(stream bool) ask.LLMConfig {
 func (l *llmFlags) resolve(stream bool) (ask.LLM, error) {
 	if l.extractive {
 		return nil, nil
+	}
+	if l.firstToken < 0 || l.idle < 0 {
+		return nil, usageError("--first-token-timeout and --idle-timeout must not be negative")
 	}
 	llm, err := ask.ResolveLLM(l.config(stream))
 	if err != nil {
@@ -266,4 +284,21 @@ func (f *formatFlags) resolve(c *cobra.Command) (string, error) {
 		format, given, explicit = s.format, "--"+s.flag, true
 	}
 	return format, nil
+}
+
+// embedTimeout reads PAPERS_EMBED_TIMEOUT, the bound of one request to an
+// embedding server (0: the embedder's default; "0" in the variable: none).
+func embedTimeout() (time.Duration, error) {
+	v, ok := os.LookupEnv("PAPERS_EMBED_TIMEOUT")
+	if !ok || v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid PAPERS_EMBED_TIMEOUT=%q: want a duration such as 90s or 2m", v)
+	}
+	if d == 0 {
+		return -1, nil
+	}
+	return d, nil
 }

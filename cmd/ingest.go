@@ -6,16 +6,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/store"
 )
 
 func init() { register(newIngestCmd) }
@@ -24,6 +25,7 @@ type ingestOptions struct {
 	*globalOptions
 	max           int
 	abstractsOnly bool
+	retryFailed   bool
 	jsonl         []string
 	zotero        string
 	json          bool
@@ -106,6 +108,7 @@ the files of a run; offline, the next run fills it in).`,
 	f := c.Flags()
 	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
+	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
 	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
 	f.Lookup("zotero").NoOptDefVal = zoteroDefault
@@ -145,41 +148,16 @@ func newArxivClient() (*arxiv.Client, error) {
 	return c, nil
 }
 
-// idShaped matches arguments meant as arXiv ids even when malformed:
-// digits and dots ("2501.1294"), "arXiv:..." and arxiv.org URLs.
-var idShaped = regexp.MustCompile(`^(?i:[0-9][0-9.]*(v[0-9]*)?|arxiv:.*|https?://(www\.|export\.)?arxiv\.org/.*)$`)
-
-// classify sorts the arguments into local paths, arXiv ids and a query.
-func classify(args []string) (paths, ids []string, query string) {
-	var q []string
-	for _, a := range args {
-		if _, err := os.Stat(a); err == nil {
-			paths = append(paths, a)
-			continue
-		}
-		if arxiv.LooksLikeID(a) || idShaped.MatchString(a) {
-			ids = append(ids, a) // a malformed id is reported as such, not searched for
-			continue
-		}
-		if strings.HasSuffix(strings.ToLower(a), ".pdf") || strings.ContainsRune(a, filepath.Separator) && !strings.Contains(a, ":") {
-			paths = append(paths, a) // a path that does not exist: reported as unreadable
-			continue
-		}
-		q = append(q, a)
-	}
-	return paths, ids, strings.Join(q, " ")
-}
-
 func runIngest(ctx context.Context, o *ingestOptions) error {
-	stdout, stderr := o.io.Out, o.io.ErrOut
 	start := time.Now()
-	paths, ids, query := classify(o.args)
+	src := ingest.Classify(o.args)
+	src.Corpora, src.Zotero, src.Max = o.jsonl, o.zotero, o.max
 	lib, err := openLibrary(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	release, err := holdEmbedder(ctx, lib, stderr)
+	release, err := holdEmbedder(ctx, lib, o.io.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -188,72 +166,18 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := chunk.Options{Size: o.chunkSize, Overlap: o.chunkOverlap}
-	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
-		return err
-	}
-	client, err := newArxivClient()
+	in, _, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunk.Options{Size: o.chunkSize, Overlap: o.chunkOverlap}, o.abstractsOnly, o.workers)
 	if err != nil {
 		return err
 	}
-	prog := newIngestProgress(o.io, o.verbose)
-	in := &ingest.Ingester{
-		Lib: lib, Embedder: e, Arxiv: client, Chunking: opts,
-		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
-		AbstractsOnly: o.abstractsOnly, Workers: o.workers,
-		Observer: prog.event,
+	in.RetryFailed = o.retryFailed
+	total, runErr := in.Run(ctx, src)
+	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added)+len(total.Failed), len(total.Updated), "", runErr); err != nil {
+		return err
 	}
-	client.Logf = prog.logf
-
-	total := &ingest.Report{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Skipped: []ingest.Skip{}, Missing: []ingest.Missing{}}
-	var runErr error
-	step := func(rep *ingest.Report, err error) bool {
-		if rep != nil {
-			total.Merge(rep)
-		}
-		if err != nil {
-			runErr = err
-			return false
-		}
-		return true
-	}
-	ok := true
-	if len(paths) > 0 {
-		ok = step(in.Paths(ctx, paths))
-	}
-	for _, f := range o.jsonl {
-		if ok {
-			rep, err := in.JSONL(ctx, f)
-			if errors.Is(err, ingest.ErrCorpusUnreadable) {
-				err = nil // one argument's failure, in the report: the run goes on
-			}
-			ok = step(rep, err)
-		}
-	}
-	if ok && o.zotero != "" {
-		ok = step(in.Zotero(ctx, o.zotero))
-	}
-	if ok && len(ids) > 0 {
-		ok = step(in.ArxivIDs(ctx, ids))
-	}
-	if ok && query != "" {
-		ok = step(in.ArxivQuery(ctx, query, o.max))
-	}
-	if len(total.Added)+len(total.Updated) > 0 && ctx.Err() == nil {
-		// pay the search index rebuild now, not in the next search
-		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
-			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
-		}
-	}
-	prog.done()
 	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early
-	if ctx.Err() != nil {
-		// what finished is committed; say what that is before exiting 130
-		fmt.Fprintf(stderr, "kept %d added, %d updated before the interruption\n", len(total.Added), len(total.Updated))
-		return ctx.Err()
-	}
 	if o.json {
-		if err := writeJSON(stdout, total); err != nil {
+		if err := writeJSON(o.io.Out, total); err != nil {
 			return err
 		}
 	} else {
@@ -262,20 +186,64 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 			skipped = fmt.Sprintf(", skipped %d", len(total.Skipped))
 		}
 		if len(total.Missing) > 0 {
-			noun := "attachments"
-			if len(total.Missing) == 1 {
-				noun = "attachment"
-			}
-			skipped += fmt.Sprintf(", %d %s missing", len(total.Missing), noun)
+			skipped += fmt.Sprintf(", %s missing", plural(len(total.Missing), "attachment"))
 		}
-		fmt.Fprintf(stdout, "added %d, updated %d, unchanged %d, failed %d%s (%d pages, %d chunks) in %.1fs\n",
-			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, total.Pages, total.Chunks, total.Elapsed)
+		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s (%s, %s) in %.1fs\n",
+			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
 	}
 	if runErr != nil {
 		return arxivHint(runErr)
 	}
 	if len(total.Failed) > 0 {
 		return quietError{code: ExitError}
+	}
+	return nil
+}
+
+// newIngester builds the ingester of ingest and update: the arXiv client of
+// the environment, PDFs cached in the library, progress on stderr. It
+// records the chunker in the library.
+func newIngester(ctx context.Context, g *globalOptions, lib *store.Library, e embed.Embedder, chunking chunk.Options, abstractsOnly bool, workers int) (*ingest.Ingester, *arxiv.Client, *ingestProgress, error) {
+	if err := lib.SetChunker(ctx, chunking.Version()); err != nil {
+		return nil, nil, nil, err
+	}
+	client, err := newArxivClient()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	prog := newIngestProgress(g.io, g.verbose)
+	client.Logf = prog.logf
+	in := &ingest.Ingester{
+		Lib: lib, Embedder: e, Arxiv: client, Chunking: chunking,
+		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
+		AbstractsOnly: abstractsOnly, Workers: workers,
+		Observer: prog.event,
+	}
+	return in, client, prog, nil
+}
+
+// finishIngest is the tail of ingest and update: it pays the search index
+// rebuild now, not in the next search, when papers were added or updated,
+// and ends the progress display; on an interruption it says what was kept
+// (then, again) and returns the context's error.
+//
+// A refresh that finds the disk full is not reported when the run itself
+// stopped on the full disk (runErr): that error and its hint say it once.
+func finishIngest(ctx context.Context, g *globalOptions, lib *store.Library, prog *ingestProgress, added, updated int, again string, runErr error) error {
+	if added+updated > 0 && ctx.Err() == nil {
+		err := lib.Refresh(ctx)
+		if errors.Is(err, store.ErrDiskFull) && errors.Is(runErr, store.ErrDiskFull) {
+			err = nil
+		}
+		if err != nil && ctx.Err() == nil {
+			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
+		}
+	}
+	prog.done()
+	if ctx.Err() != nil {
+		// what finished is committed; say what that is before exiting 130
+		fmt.Fprintf(g.io.ErrOut, "kept %d added, %d updated before the interruption%s\n", added, updated, again)
+		return ctx.Err()
 	}
 	return nil
 }
@@ -330,6 +298,15 @@ func itemHint(err error) string {
 func arxivHint(err error) error {
 	if errors.Is(err, ingest.ErrZoteroUnreadable) {
 		return withHint(err, "%s", itemHint(err))
+	}
+	if h := storageHint(err); h != err {
+		return h
+	}
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		return withHint(err, "another papers process has held the library for over 30 s: run again once it is done; what was ingested before is kept")
+	case errors.Is(err, store.ErrEmbedderMismatch):
+		return withHint(err, "run the same command again: it embeds with the library's embedder as it is now; what was ingested before is kept")
 	}
 	if ingest.Systemic(err) {
 		return withHint(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/internal/safetext"
 )
 
@@ -182,15 +183,15 @@ func embedOptions(dims int, errw io.Writer) embed.Options {
 // embedOptionsBatch is embedOptions with a batch size and a number of
 // requests in flight for remote embedders (0: the provider's defaults).
 func embedOptionsBatch(dims, batch, concurrency int, errw io.Writer) embed.Options {
-	// OLLAMA_HOST is Ollama's own variable: "host:port" or a URL.
-	ollama := strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
-	if ollama != "" && !strings.Contains(ollama, "://") {
-		ollama = "http://" + ollama
+	timeout, err := embedTimeout()
+	if err != nil {
+		fmt.Fprintf(errw, "warning: %v; using %s\n", err, embed.DefaultTimeout)
 	}
 	return embed.Options{
+		Timeout:     timeout,
 		BaseURL:     os.Getenv("OPENAI_BASE_URL"),
 		APIKey:      os.Getenv("OPENAI_API_KEY"),
-		OllamaURL:   ollama,
+		OllamaURL:   openaicompat.OllamaURL(os.Getenv("OLLAMA_HOST")), // Ollama's own variable: "host:port" or a URL
 		Dimensions:  dims,
 		BatchSize:   batch,
 		Concurrency: concurrency,

@@ -225,8 +225,13 @@ func TestEval(t *testing.T) {
 // server leaves the old vectors in place.
 func TestReindex(t *testing.T) {
 	home := askLibrary(t)
-	var fail atomic.Bool
+	var fail, stall atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if stall.Load() {
+			io.Copy(io.Discard, r.Body) // (the server notices a hang-up only once the body is read)
+			<-r.Context().Done()        // accept, never answer
+			return
+		}
 		if r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer sk-reindex" {
 			t.Errorf("%s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
 		}
@@ -268,6 +273,30 @@ func TestReindex(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"id":"topic-001"`) {
 		t.Errorf("dense search after reindex: exit %d %s %s", code, out, errs)
 	}
+	// openai:tiny's size is in no name: the manifest's 4 must be used by
+	// every command that checks the embedder (it was "invalid embedder ...
+	// with 0 dimensions").
+	for _, args := range [][]string{
+		{"ask", "--extractive", "How does ECHO help terminal agents?"},
+		{"ask", "--extractive", "--embedder", "openai:tiny", "How does ECHO help terminal agents?"},
+		{"ingest", "--jsonl", writeCorpus(t, `{"_id":"tiny-1","title":"Terminal agents with tiny vectors","text":"A terminal agent paper."}`)},
+		{"ingest", "--embedder", "openai:tiny", "--jsonl", writeCorpus(t, `{"_id":"tiny-2","title":"Terminal agents again","text":"Another terminal agent paper."}`)},
+	} {
+		code, _, errs := runCmd(t, append([]string{"--home", home}, args...)...)
+		if code != 0 || strings.Contains(errs, "dimensions") {
+			t.Errorf("%v after reindex to openai:tiny: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	// An embedding server that never answers: search ends after
+	// PAPERS_EMBED_TIMEOUT (tried twice), naming the server.
+	stall.Store(true)
+	t.Setenv("PAPERS_EMBED_TIMEOUT", "100ms")
+	code, _, errs = runCmd(t, "--home", home, "search", "--mode", "dense", "terminal")
+	if code != ExitError || !strings.Contains(errs, "did not answer in time") || !strings.Contains(errs, srv.URL) || !strings.Contains(errs, "PAPERS_EMBED_TIMEOUT") {
+		t.Errorf("search against a stalled embedding server: exit %d, stderr %q", code, errs)
+	}
+	stall.Store(false)
+	t.Setenv("PAPERS_EMBED_TIMEOUT", "")
 	fail.Store(true)
 	code, _, errs = runCmd(t, "--home", home, "reindex", "--embedder", "local")
 	if code != 0 {
@@ -282,4 +311,14 @@ func TestReindex(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"id":"topic-001"`) {
 		t.Errorf("search after a failed reindex: exit %d %s", code, out)
 	}
+}
+
+// writeCorpus writes JSONL records to a file in a temp dir and returns its path.
+func writeCorpus(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "corpus.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

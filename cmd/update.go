@@ -2,16 +2,16 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -21,6 +21,7 @@ func init() { register(newUpdateCmd) }
 type updateOptions struct {
 	*globalOptions
 	abstractsOnly bool
+	retryFailed   bool
 	json          bool
 	max           int
 	window        string
@@ -28,23 +29,6 @@ type updateOptions struct {
 	workers       int
 
 	names []string
-}
-
-// updateSummary is the --json document of papers update.
-type updateSummary struct {
-	Added     []string         `json:"added"`
-	Updated   []string         `json:"updated"`
-	Unchanged []string         `json:"unchanged"`
-	Failed    []ingest.Failure `json:"failed"`
-	Topics    []topicSummary   `json:"topics"`
-	Elapsed   float64          `json:"elapsed_s"`
-}
-
-// topicSummary is one topic of updateSummary: what its update did, and
-// why it failed if it did.
-type topicSummary struct {
-	*topic.UpdateResult
-	Error string `json:"error,omitempty"`
 }
 
 func newUpdateCmd(g *globalOptions) *cobra.Command {
@@ -58,8 +42,10 @@ same version; ingest them (abstract and PDF, as papers ingest does) and
 record when the update ran. The first update of a topic reads back --window.
 
 Safe from cron: no terminal needed (progress goes to stderr as plain lines),
-exit 0 when everything went in, 1 when some paper failed (the rest is kept),
-130 when interrupted. Interrupting and re-running is safe: what was stored is
+exit 0 when every paper went in (a paper whose PDF failed is kept with its
+abstract, reported, and its PDF retried later: after 6 h, 1 day, 4 days, then
+weekly), 1 when some paper or topic failed (the rest is kept), 130 when
+interrupted. Interrupting and re-running is safe: what was stored is
 kept, and the next run goes over the same ground without downloading again.`,
 		Example: `  papers update
   papers update rl-agents --abstracts-only
@@ -76,6 +62,7 @@ kept, and the next run goes over the same ground without downloading again.`,
 	}
 	f := c.Flags()
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
+	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, and per topic)")
 	f.IntVar(&o.max, "max", topic.DefaultMax, "most papers to ingest per topic in one run (the rest come next run)")
 	f.StringVar(&o.window, "window", "12w", "how far back a topic's first update reads (e.g. 30d, 12w, 6m)")
@@ -85,7 +72,7 @@ kept, and the next run goes over the same ground without downloading again.`,
 }
 
 func runUpdate(ctx context.Context, o *updateOptions) error {
-	stdout, stderr := o.io.Out, o.io.ErrOut
+	stderr := o.io.ErrOut
 	now := time.Now()
 	from, err := parseDate(o.window, now)
 	if err != nil {
@@ -113,79 +100,27 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := chunk.Options{Size: 180, Overlap: 30} // ingest's defaults
-	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
-		return err
-	}
-	client, err := newArxivClient()
+	in, client, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunk.Options{Size: 180, Overlap: 30}, o.abstractsOnly, o.workers) // ingest's defaults
 	if err != nil {
 		return err
 	}
-	prog := newIngestProgress(o.io, o.verbose)
-	client.Logf = prog.logf
-	in := &ingest.Ingester{
-		Lib: lib, Embedder: e, Arxiv: client, Chunking: opts,
-		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
-		AbstractsOnly: o.abstractsOnly, Workers: o.workers,
-		Observer: prog.event,
-	}
-	sum := &updateSummary{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Topics: []topicSummary{}}
+	in.RetryFailed = o.retryFailed
+	sum := topic.UpdateAll(ctx, lib, client, in, topics, topic.UpdateOptions{Window: window, Max: o.max})
 	var failed []error // one per failed topic, with its hint
-	for _, tp := range topics {
-		res, err := topic.Update(ctx, lib, client, in, tp, topic.UpdateOptions{Now: time.Now(), Window: window, Max: o.max})
-		if res.Gap != nil {
-			warnGap(stderr, res, now)
+	for _, r := range sum.Topics {
+		if r.Gap != nil {
+			warnGap(stderr, r.UpdateResult, now)
 		}
-		if res.Report != nil {
-			sum.Added = appendNew(sum.Added, res.Report.Added)
-			sum.Updated = appendNew(sum.Updated, res.Report.Updated)
-			sum.Unchanged = appendNew(sum.Unchanged, res.Report.Unchanged)
-			sum.Failed = append(sum.Failed, res.Report.Failed...)
-		}
-		if err != nil && ctx.Err() != nil {
-			break
-		}
-		ts := topicSummary{UpdateResult: res}
-		if err != nil { // the other topics go on
-			err = updateHint(err, tp.Name)
-			ts.Error = err.Error()
-			failed = append(failed, err)
-		}
-		sum.Topics = append(sum.Topics, ts)
-	}
-	if len(sum.Added)+len(sum.Updated) > 0 && ctx.Err() == nil {
-		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
-			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
+		if r.Err != nil {
+			failed = append(failed, updateHint(r.Err, r.Topic))
 		}
 	}
-	prog.done()
+	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish", errors.Join(failed...)); err != nil {
+		return err
+	}
 	sum.Elapsed = time.Since(now).Seconds()
-	if ctx.Err() != nil {
-		fmt.Fprintf(stderr, "kept %d added, %d updated before the interruption; run papers update again to finish\n", len(sum.Added), len(sum.Updated))
-		return ctx.Err()
-	}
-	if o.json {
-		if err := writeJSON(stdout, sum); err != nil {
-			return err
-		}
-	} else {
-		for _, r := range sum.Topics {
-			rep := r.Report
-			if rep == nil {
-				fmt.Fprintf(stdout, "%s: failed\n", r.Topic)
-				continue
-			}
-			fmt.Fprintf(stdout, "%s: added %d, updated %d, unchanged %d, failed %d\n", r.Topic, len(rep.Added), len(rep.Updated), len(rep.Unchanged), len(rep.Failed))
-			if err := listPapers(ctx, lib, stdout, "  + ", rep.Added); err != nil {
-				return err
-			}
-			if err := listPapers(ctx, lib, stdout, "  ~ ", rep.Updated); err != nil {
-				return err
-			}
-			if r.Truncated {
-				fmt.Fprintf(stdout, "  (stopped at --max %d; run papers update %s again for the rest)\n", o.max, shellArg(r.Topic))
-			}
-		}
+	if err := printUpdate(ctx, o, lib, sum); err != nil {
+		return err
 	}
 	if len(failed) == 1 && len(topics) == 1 {
 		return failed[0]
@@ -196,8 +131,39 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if len(failed) > 0 {
 		return quietError{code: ExitError}
 	}
-	if len(sum.Failed) > 0 {
-		return quietError{code: ExitError}
+	// Papers kept with their abstract (a PDF failed) are in the library:
+	// they are reported, retried on their schedule, and do not fail the run,
+	// so that `papers update && papers digest` sends the digest.
+	for _, f := range sum.Failed {
+		if !f.AbstractKept {
+			return quietError{code: ExitError}
+		}
+	}
+	return nil
+}
+
+// printUpdate writes the summary: --json, or per topic what it brought.
+func printUpdate(ctx context.Context, o *updateOptions, lib *store.Library, sum *topic.Summary) error {
+	stdout := o.io.Out
+	if o.json {
+		return writeJSON(stdout, sum)
+	}
+	for _, r := range sum.Topics {
+		rep := r.Report
+		if rep == nil {
+			fmt.Fprintf(stdout, "%s: failed\n", r.Topic)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: added %d, updated %d, unchanged %d, failed %d\n", r.Topic, len(rep.Added), len(rep.Updated), len(rep.Unchanged), len(rep.Failed))
+		if err := listPapers(ctx, lib, stdout, "  + ", rep.Added); err != nil {
+			return err
+		}
+		if err := listPapers(ctx, lib, stdout, "  ~ ", rep.Updated); err != nil {
+			return err
+		}
+		if r.Truncated {
+			fmt.Fprintf(stdout, "  (stopped at --max %d; run papers update %s again for the rest)\n", o.max, shellArg(r.Topic))
+		}
 	}
 	return nil
 }
@@ -226,30 +192,14 @@ func updateHint(err error, name string) error {
 	return arxivHint(err)
 }
 
-// appendNew appends the ids not already in dst (a paper may be in several
-// topics updated by one run).
-func appendNew(dst, ids []string) []string {
-	seen := make(map[string]bool, len(dst))
-	for _, id := range dst {
-		seen[id] = true
-	}
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			dst = append(dst, id)
-		}
-	}
-	return dst
-}
-
 func listPapers(ctx context.Context, lib *store.Library, w io.Writer, prefix string, ids []string) error {
 	for _, id := range ids {
 		p, err := lib.Get(ctx, id)
 		if err != nil {
-			fmt.Fprintf(w, "%s%s\n", prefix, id)
+			fmt.Fprintf(w, "%s%s\n", prefix, safetext.Line(id))
 			continue
 		}
-		fmt.Fprintf(w, "%s%sv%d  %s  %s\n", prefix, p.ID, p.Version, day(p.Published), oneLineTitle(p.Title))
+		fmt.Fprintf(w, "%s%sv%d  %s  %s\n", prefix, safetext.Line(p.ID), p.Version, day(p.Published), safetext.Line(oneLineTitle(p.Title)))
 	}
 	return nil
 }

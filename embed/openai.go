@@ -2,11 +2,10 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,8 +30,15 @@ const (
 	DefaultBatchSize   = 64
 	DefaultConcurrency = 4
 	DefaultMaxRetries  = 5
-	DefaultOllamaURL   = "http://localhost:11434/v1"
-	DefaultOpenAIURL   = "https://api.openai.com/v1"
+	DefaultOllamaURL   = openaicompat.DefaultOllamaURL
+	DefaultOpenAIURL   = openaicompat.DefaultOpenAIURL
+	// DefaultTimeout bounds one embedding request: a server that accepts
+	// and never answers fails after it (retried once), not after hours.
+	DefaultTimeout = time.Minute
+	// MaxDimensions is the largest vector accepted: the widest embedding
+	// models in use have 4,096; a server sending more is broken or hostile
+	// (a 640,000-dimension reply would take 1.5 GB for 32 chunks).
+	MaxDimensions = 16384
 )
 
 // Sentinel errors callers may branch on (errors.Is).
@@ -43,15 +49,24 @@ var (
 	ErrServer      = errors.New("the embedding server failed")
 	ErrBadRequest  = errors.New("the embedding server rejected the request")
 	ErrUnreachable = errors.New("the embedding server cannot be reached")
+	// ErrTimeout: the server accepted the request but did not answer within
+	// OpenAIOptions.Timeout (after one retry).
+	ErrTimeout = errors.New("the embedding server did not answer in time")
+	// ErrBadReply: the reply is not usable vectors: unreadable JSON, NaN or
+	// infinite values, vectors of the wrong count, size or of absurd
+	// dimensions.
+	ErrBadReply = errors.New("the embedding server sent an unusable reply")
 	// ErrNoAPIKey: the server is api.openai.com and OPENAI_API_KEY is not
 	// set (found before any request, not after a round of retries).
 	ErrNoAPIKey = errors.New("no API key for OpenAI embeddings: OPENAI_API_KEY is not set")
 )
 
 // APIError is an error answered by an embedding server, classified by Kind
-// (one of the sentinels above). Its message never contains the API key.
+// (one of the sentinels above). Its message never contains the API key and
+// holds no control characters.
 type APIError struct {
 	Kind    error
+	URL     string // the server's base URL, without credentials
 	Status  int    // HTTP status; 0 when no response came
 	Message string // the server's own message, if it gave one
 	Err     error  // the underlying error
@@ -60,12 +75,15 @@ type APIError struct {
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Kind.Error())
+	if e.URL != "" {
+		b.WriteString(" at " + e.URL)
+	}
 	if e.Status != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
-	if e.Err != nil && e.Status == 0 {
+	if e.Err != nil && e.Status == 0 && e.Message == "" {
 		b.WriteString(": ")
-		b.WriteString(openaicompat.RedactKey(e.Err.Error()))
+		b.WriteString(openaicompat.SafeMessage(e.Err.Error(), ""))
 	}
 	if e.Message != "" {
 		b.WriteString(": ")
@@ -102,8 +120,16 @@ type OpenAIOptions struct {
 	// Retry-After (default 60s).
 	MaxRetryWait time.Duration
 	// HTTPClient overrides the HTTP client (its transport is wrapped to read
-	// Retry-After). Timeouts come from the context, not the client.
+	// Retry-After and cap replies).
 	HTTPClient *http.Client
+	// Timeout bounds one request (default DefaultTimeout; negative: no
+	// limit); a request that times out is tried once more.
+	Timeout time.Duration
+	// KnownDimensions is the vector size recorded for this model (the
+	// library's manifest), so that Dimensions is right before any request
+	// for models whose size is not in their name; 0 learns it from the
+	// first reply.
+	KnownDimensions int
 	// Warn, if not nil, receives warnings (e.g. inputs split because too
 	// long). It may be called from several goroutines.
 	Warn func(msg string)
@@ -112,9 +138,8 @@ type OpenAIOptions struct {
 // OpenAI embeds through an OpenAI-compatible /v1/embeddings endpoint with
 // go-openai. Safe for concurrent use.
 type OpenAI struct {
-	opt    OpenAIOptions
-	client *openai.Client
-	base   string
+	opt OpenAIOptions
+	c   *openaicompat.Client
 
 	mu   sync.Mutex
 	dims int // known or learned from the first answer
@@ -130,18 +155,8 @@ func NewOpenAI(opt OpenAIOptions) (*OpenAI, error) {
 	if opt.Provider == "" {
 		opt.Provider = "openai"
 	}
-	if opt.BaseURL == "" {
-		opt.BaseURL = DefaultOpenAIURL
-	}
-	base, err := openaicompat.NormaliseBaseURL(opt.BaseURL, "embedding server")
-	if err != nil {
-		return nil, err
-	}
-	if u, _ := url.Parse(base); u != nil && u.Hostname() == "api.openai.com" && opt.APIKey == "" {
-		return nil, ErrNoAPIKey
-	}
-	if opt.Dimensions < 0 {
-		return nil, fmt.Errorf("dimensions must not be negative, got %d", opt.Dimensions)
+	if opt.Dimensions < 0 || opt.Dimensions > MaxDimensions {
+		return nil, fmt.Errorf("dimensions must be between 1 and %d, got %d", MaxDimensions, opt.Dimensions)
 	}
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = DefaultBatchSize
@@ -161,26 +176,32 @@ func NewOpenAI(opt OpenAIOptions) (*OpenAI, error) {
 	if opt.MaxInputChars <= 0 {
 		opt.MaxInputChars = defaultMaxChars(opt.Provider, opt.Model)
 	}
-	cfg := openai.DefaultConfig(opt.APIKey)
-	cfg.BaseURL = base
-	hc := opt.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: openaicompat.DefaultTransport()}
+	if opt.Timeout == 0 {
+		opt.Timeout = DefaultTimeout
 	}
-	c2 := *hc
-	t := c2.Transport
-	if t == nil {
-		t = http.DefaultTransport
+	// A reply holds BatchSize vectors of at most MaxDimensions numbers of
+	// at most ~25 bytes of JSON each: a longer one is refused unread.
+	c, err := openaicompat.New(openaicompat.Config{BaseURL: opt.BaseURL, APIKey: opt.APIKey, What: "embedding server",
+		HTTPClient: opt.HTTPClient, MaxBody: int64(opt.BatchSize)*MaxDimensions*25 + 1<<20})
+	if errors.Is(err, openaicompat.ErrNoAPIKey) {
+		return nil, ErrNoAPIKey
 	}
-	c2.Transport = retry.Transport{Base: t}
-	cfg.HTTPClient = &c2
-	e := &OpenAI{opt: opt, client: openai.NewClientWithConfig(cfg), base: base}
+	if err != nil {
+		return nil, err
+	}
+	e := &OpenAI{opt: opt, c: c}
 	e.dims = opt.Dimensions
 	if e.dims == 0 {
 		e.dims = knownDims[opt.Model]
 	}
+	if e.dims == 0 && opt.KnownDimensions > 0 && opt.KnownDimensions <= MaxDimensions {
+		e.dims = opt.KnownDimensions
+	}
 	return e, nil
 }
+
+// URL returns the server's base URL without credentials.
+func (e *OpenAI) URL() string { return e.c.URL }
 
 // knownDims are the native sizes of common embedding models, so that
 // Dimensions is known before the first request.
@@ -329,7 +350,7 @@ func (e *OpenAI) embed(ctx context.Context, texts []string, prefix string) ([][]
 	sums := make([][]float64, len(texts))
 	for i, v := range vecs {
 		if len(v) != dim {
-			return nil, fmt.Errorf("embedding server returned vectors of %d and %d dimensions", dim, len(v))
+			return nil, e.badReply(fmt.Sprintf("vectors of %d and %d dimensions in one reply", dim, len(v)))
 		}
 		s := sums[owner[i]]
 		if s == nil {
@@ -353,9 +374,13 @@ func (e *OpenAI) embed(ctx context.Context, texts []string, prefix string) ([][]
 	want := e.dims
 	e.mu.Unlock()
 	if dim != want {
-		return nil, fmt.Errorf("%s returned %d-dimension vectors, expected %d", e.Name(), dim, want)
+		return nil, e.badReply(fmt.Sprintf("%s returned %d-dimension vectors, expected %d", e.Name(), dim, want))
 	}
 	return out, nil
+}
+
+func (e *OpenAI) badReply(msg string) *APIError {
+	return &APIError{Kind: ErrBadReply, URL: e.c.URL, Message: msg}
 }
 
 // splitText cuts t into pieces of at most max bytes, at whitespace where
@@ -383,30 +408,41 @@ func splitText(t string, max int) []string {
 }
 
 // request embeds one batch, retrying rate limits, server errors and network
-// failures with backoff that honours Retry-After.
+// failures with backoff that honours Retry-After; a timeout and a refused
+// connection are tried once more, not a backoff series.
 func (e *OpenAI) request(ctx context.Context, batch []string) ([][]float32, error) {
 	req := openai.EmbeddingRequestStrings{
 		Input:      batch,
 		Model:      openai.EmbeddingModel(e.opt.Model),
 		Dimensions: e.opt.Dimensions,
 	}
+	timeouts := 0
 	for attempt := 0; ; attempt++ {
 		hctx, hint := retry.WithHint(ctx)
-		resp, err := e.client.CreateEmbeddings(hctx, req)
+		wctx, wd := openaicompat.Watch(hctx, e.opt.Timeout, &openaicompat.TimeoutError{What: "embedding server", URL: e.c.URL, Phase: "reply"})
+		resp, err := e.c.API.CreateEmbeddings(wctx, req)
+		err = wd.Err(err)
+		wd.Stop()
 		if err == nil {
-			return vectorsOf(resp, len(batch))
+			return e.vectorsOf(resp, len(batch))
 		}
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		ae := classify(err, e.opt.APIKey)
-		// nothing listening at the address: one more try, not a backoff series
-		refused := errors.Is(err, syscall.ECONNREFUSED) && attempt >= 1
-		if !retryable(ae) || attempt >= e.opt.MaxRetries || refused {
-			if retryable(ae) && attempt > 0 {
+		ae := e.classify(err)
+		again := ae.retryable
+		switch {
+		case errors.Is(ae.APIError, ErrTimeout):
+			timeouts++
+			again = timeouts < 2
+		case errors.Is(err, syscall.ECONNREFUSED) && attempt >= 1:
+			again = false // nothing listening at the address
+		}
+		if !again || attempt >= e.opt.MaxRetries {
+			if attempt > 0 && (again || errors.Is(ae.APIError, ErrTimeout)) {
 				ae.Message = strings.TrimSpace(ae.Message + fmt.Sprintf(" (gave up after %d attempts)", attempt+1))
 			}
-			return nil, ae
+			return nil, ae.APIError
 		}
 		if err := retry.Sleep(ctx, retry.Backoff(attempt, 500*time.Millisecond, e.opt.MaxRetryWait, hint)); err != nil {
 			return nil, err
@@ -414,9 +450,9 @@ func (e *OpenAI) request(ctx context.Context, batch []string) ([][]float32, erro
 	}
 }
 
-func vectorsOf(resp openai.EmbeddingResponse, n int) ([][]float32, error) {
+func (e *OpenAI) vectorsOf(resp openai.EmbeddingResponse, n int) ([][]float32, error) {
 	if len(resp.Data) != n {
-		return nil, fmt.Errorf("embedding server returned %d vectors for %d inputs", len(resp.Data), n)
+		return nil, e.badReply(fmt.Sprintf("%d vectors for %d inputs", len(resp.Data), n))
 	}
 	out := make([][]float32, n)
 	for i, d := range resp.Data {
@@ -424,98 +460,53 @@ func vectorsOf(resp openai.EmbeddingResponse, n int) ([][]float32, error) {
 		if idx < 0 || idx >= n || out[idx] != nil {
 			idx = i // servers that leave index out send 0 for every item
 		}
-		if len(d.Embedding) == 0 {
-			return nil, fmt.Errorf("embedding server returned an empty vector for input %d", idx)
+		switch {
+		case len(d.Embedding) == 0:
+			return nil, e.badReply(fmt.Sprintf("an empty vector for input %d", idx))
+		case len(d.Embedding) > MaxDimensions:
+			return nil, e.badReply(fmt.Sprintf("a vector of %d dimensions for input %d (at most %d are accepted)", len(d.Embedding), idx, MaxDimensions))
+		}
+		for j, x := range d.Embedding {
+			if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, e.badReply(fmt.Sprintf("a vector with %v at position %d for input %d: the model is broken (for Ollama, try another model or version)", f, j, idx))
+			}
 		}
 		out[idx] = d.Embedding
 	}
 	for i, v := range out {
 		if v == nil {
-			return nil, fmt.Errorf("embedding server returned no vector for input %d", i)
+			return nil, e.badReply(fmt.Sprintf("no vector for input %d", i))
 		}
 	}
 	return out, nil
 }
 
-// classify maps go-openai's errors to an APIError. go-openai gives
-// *openai.APIError when the body is OpenAI's {"error": {...}} and
-// *openai.RequestError for other bodies (e.g. Ollama's {"error": "..."}).
-// key, the API key sent, is scrubbed from the server's message.
-func classify(err error, key string) *APIError {
-	var status int
-	var msg, code, typ string
-	var api *openai.APIError
-	var rq *openai.RequestError
-	// RequestError first: it may wrap an empty APIError.
-	switch {
-	case errors.As(err, &rq):
-		status = rq.HTTPStatusCode
-		msg = bodyMessage(rq.Body)
-		if msg == "" && rq.Err != nil && status == 0 {
-			msg = rq.Err.Error()
-		}
-	case errors.As(err, &api):
-		status, msg, typ = api.HTTPStatusCode, api.Message, api.Type
-		if s, ok := api.Code.(string); ok {
-			code = s
-		}
-	default:
-		return &APIError{Kind: ErrUnreachable, Err: err}
-	}
-	msg = openaicompat.RedactKey(msg, key)
-	kind := ErrBadRequest
-	switch {
-	case code == "insufficient_quota" || typ == "insufficient_quota":
-		kind = ErrQuota
-	case status == 401 || status == 403:
-		kind = ErrAuth
-	case status == 429:
-		kind = ErrRateLimited
-	case status >= 500 || status == 408:
-		kind = ErrServer
-	case status == 0:
-		kind = ErrUnreachable
-	}
-	return &APIError{Kind: kind, Status: status, Message: clipMsg(msg, 300), Err: err}
+// embedKinds are the embedding errors of the shared classification's kinds.
+var embedKinds = map[openaicompat.Kind]error{
+	openaicompat.Quota:       ErrQuota,
+	openaicompat.Auth:        ErrAuth,
+	openaicompat.RateLimited: ErrRateLimited,
+	openaicompat.Server:      ErrServer,
+	openaicompat.Unreachable: ErrUnreachable,
+	openaicompat.Timeout:     ErrTimeout,
+	openaicompat.TooLarge:    ErrBadReply,
+	openaicompat.BadReply:    ErrBadReply,
 }
 
-// bodyMessage extracts a message from an error body that is not OpenAI's
-// shape: Ollama's {"error": "..."}, {"message": "..."}, or plain text.
-func bodyMessage(body []byte) string {
-	var v struct {
-		Error   any    `json:"error"`
-		Message string `json:"message"`
-		Detail  string `json:"detail"`
-	}
-	if json.Unmarshal(body, &v) == nil {
-		switch x := v.Error.(type) {
-		case string:
-			return x
-		case map[string]any:
-			if m, ok := x["message"].(string); ok {
-				return m
-			}
-		}
-		if v.Message != "" {
-			return v.Message
-		}
-		if v.Detail != "" {
-			return v.Detail
-		}
-	}
-	return strings.TrimSpace(string(body))
+// embedError is an APIError with what retrying needs to know.
+type embedError struct {
+	*APIError
+	retryable bool
 }
 
-func clipMsg(s string, n int) string {
-	if len(s) <= n {
-		return s
+// classify maps a failed request to an APIError through the shared
+// classification (openaicompat), keeping this package's kinds.
+func (e *OpenAI) classify(err error) embedError {
+	ce := e.c.Classify(err)
+	ae := &APIError{Kind: embedKinds[ce.Kind], URL: e.c.URL, Status: ce.Status, Message: ce.Message, Err: err}
+	if ae.Kind == nil {
+		ae.Kind = ErrBadRequest // BadRequest, ModelNotFound, ContextTooLong
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "..."
-}
-
-func retryable(e *APIError) bool {
-	return e.Kind == ErrRateLimited || e.Kind == ErrServer || e.Kind == ErrUnreachable
+	// A refused connection is worth one more try (a server starting up).
+	return embedError{ae, ce.Retryable() || ce.Kind == openaicompat.Unreachable}
 }

@@ -4,16 +4,23 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Options configures the embedder that Parse builds. cmd fills it from
 // flags and the environment (OPENAI_BASE_URL, OPENAI_API_KEY); this package
 // reads no environment itself.
 type Options struct {
-	BaseURL       string // for openai:MODEL; default DefaultOpenAIURL
-	APIKey        string // for openai:MODEL only (never sent to Ollama)
-	OllamaURL     string // for ollama:MODEL; default DefaultOllamaURL
-	Dimensions    int    // --dimensions: 0 = the model's own size
+	BaseURL    string // for openai:MODEL; default DefaultOpenAIURL
+	APIKey     string // for openai:MODEL only (never sent to Ollama)
+	OllamaURL  string // for ollama:MODEL; default DefaultOllamaURL
+	Dimensions int    // --dimensions: 0 = the model's own size
+	// KnownDimensions is the vector size the library recorded for this
+	// embedder (its manifest), for models whose size Parse cannot know.
+	KnownDimensions int
+	// Timeout bounds one request to an openai:/ollama: server (0:
+	// DefaultTimeout).
+	Timeout       time.Duration
 	BatchSize     int
 	Concurrency   int
 	MaxInputChars int
@@ -43,14 +50,16 @@ func Parse(spec string, opt Options) (Embedder, error) {
 		return nil, fmt.Errorf("unknown embedder %q: want local, openai:MODEL or ollama:MODEL", spec)
 	}
 	o := OpenAIOptions{
-		Model:         model,
-		Provider:      provider,
-		APIKey:        opt.APIKey,
-		Dimensions:    opt.Dimensions,
-		BatchSize:     opt.BatchSize,
-		Concurrency:   opt.Concurrency,
-		MaxInputChars: opt.MaxInputChars,
-		Warn:          opt.Warn,
+		Model:           model,
+		Provider:        provider,
+		APIKey:          opt.APIKey,
+		Dimensions:      opt.Dimensions,
+		BatchSize:       opt.BatchSize,
+		Concurrency:     opt.Concurrency,
+		MaxInputChars:   opt.MaxInputChars,
+		Warn:            opt.Warn,
+		Timeout:         opt.Timeout,
+		KnownDimensions: opt.KnownDimensions,
 	}
 	switch provider {
 	case "openai":

@@ -9,24 +9,33 @@ import (
 	"github.com/papers-cli/papers/store"
 )
 
-// Sources are what Build fills a library with.
+// Sources are what one ingest run (Run, Build) takes.
 type Sources struct {
 	// PDFs are PDF files or directories of them, ingested with their full
-	// text.
+	// text (a path that does not exist is reported unreadable).
 	PDFs []string
 	// Corpora are corpus JSONL files ({"_id","title","text","metadata"}
 	// per line), one title+abstract chunk per record.
 	Corpora []string
+	// Zotero is a Zotero data directory to import ("" for none).
+	Zotero string
+	// IDs are arXiv ids and URLs (a malformed one is reported as such).
+	IDs []string
+	// Query is an arXiv search query, newest papers first, of which Max
+	// papers are taken.
+	Query string
+	Max   int
 }
 
-// Build ingests src into the library at dir (created if needed) with
-// embedder e and the default chunker, through the same path as papers
-// ingest, and brings its search index up to date: the scratch libraries of
-// papers eval. It returns the merged
-// ingest report: records that could not be ingested are in its Failed
-// list, and the caller decides whether the rest is worth evaluating; the
-// error is for what stopped the build (an unreadable corpus, a failing
-// embedder, the context).
+// Build ingests the local sources of src (PDFs, Corpora, Zotero; it has no
+// arXiv client) into the library at dir (created if needed) with embedder e
+// and the default chunker, through the same path as papers ingest (Run),
+// and brings its search index up to date: the scratch libraries of papers
+// eval. It returns the merged
+// ingest report: records that could not be ingested (and corpora that
+// cannot be read) are in its Failed list, and the caller decides whether
+// the rest is worth evaluating; the error is for what stopped the build (a
+// failing embedder, the context).
 func Build(ctx context.Context, dir string, e embed.Embedder, src Sources) (*Report, error) {
 	lib, err := store.Open(ctx, dir)
 	if err != nil {
@@ -45,24 +54,9 @@ func Build(ctx context.Context, dir string, e embed.Embedder, src Sources) (*Rep
 		return nil, err
 	}
 	in := &Ingester{Lib: lib, Embedder: e, Chunking: opts, Workers: 2}
-	rep := newReport()
-	if len(src.PDFs) > 0 {
-		r, err := in.Paths(ctx, src.PDFs)
-		if r != nil {
-			rep.Merge(r)
-		}
-		if err != nil {
-			return rep, err
-		}
-	}
-	for _, c := range src.Corpora {
-		r, err := in.JSONL(ctx, c)
-		if r != nil {
-			rep.Merge(r)
-		}
-		if err != nil {
-			return rep, fmt.Errorf("ingest %s: %w", c, err)
-		}
+	rep, err := in.Run(ctx, Sources{PDFs: src.PDFs, Corpora: src.Corpora, Zotero: src.Zotero})
+	if err != nil {
+		return rep, err
 	}
 	if len(rep.Added)+len(rep.Updated) == 0 {
 		return rep, nil // nothing to index (and nothing to evaluate)

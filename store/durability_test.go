@@ -149,7 +149,9 @@ func startChild(t *testing.T, dir, prefix string, n int) (*exec.Cmd, *bufio.Scan
 	return cmd, bufio.NewScanner(out)
 }
 
-func readCommitted(sc *bufio.Scanner, committed map[string]int, mu *sync.Mutex) int {
+// readCommitted records the commits the child reports; first, if not nil,
+// is closed at the first one.
+func readCommitted(sc *bufio.Scanner, committed map[string]int, mu *sync.Mutex, first chan<- struct{}) int {
 	n := 0
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -160,14 +162,22 @@ func readCommitted(sc *bufio.Scanner, committed map[string]int, mu *sync.Mutex) 
 		mu.Lock()
 		committed[f[1]] = max(committed[f[1]], v)
 		mu.Unlock()
-		n++
+		if n++; n == 1 && first != nil {
+			close(first)
+		}
+	}
+	if n == 0 && first != nil {
+		close(first)
 	}
 	return n
 }
 
 // TestKill9DuringPut kills a writing process with SIGKILL at random moments
 // and checks that the library opens, passes integrity_check, and holds every
-// paper whose Put had returned.
+// paper whose Put had returned. Every other round the kill comes at a random
+// moment after the child's first commit, so that half the kills land in the
+// middle of writing however slowly the child starts on a busy machine; the
+// others at a random moment from its start.
 func TestKill9DuringPut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
@@ -176,13 +186,19 @@ func TestKill9DuringPut(t *testing.T) {
 	committed := map[string]int{}
 	var mu sync.Mutex
 	r := rand.New(rand.NewPCG(42, 42))
-	const rounds = 25
+	const rounds = 16
 	killedMidRun := 0
 	for round := range rounds {
 		cmd, sc := startChild(t, dir, fmt.Sprintf("r%02d-", round), 0)
 		done := make(chan int)
-		go func() { done <- readCommitted(sc, committed, &mu) }()
-		time.Sleep(time.Duration(100+r.IntN(600)) * time.Millisecond)
+		first := make(chan struct{})
+		go func() { done <- readCommitted(sc, committed, &mu, first) }()
+		if round%2 == 1 {
+			<-first
+			time.Sleep(time.Duration(r.IntN(300)) * time.Millisecond)
+		} else {
+			time.Sleep(time.Duration(100+r.IntN(600)) * time.Millisecond)
+		}
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatalf("round %d: kill: %v", round, err)
 		}
@@ -223,7 +239,7 @@ func TestTwoProcessesWrite(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			readCommitted(sc, committed, &mu)
+			readCommitted(sc, committed, &mu, nil)
 			if err := cmd.Wait(); err != nil {
 				t.Errorf("writer %s: %v", prefix, err)
 			}

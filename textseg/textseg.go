@@ -67,6 +67,11 @@ func Sentences(paragraph string) []string {
 	return out
 }
 
+// EndsSentence reports whether Sentences ends a sentence after the word w
+// when the word next follows it (only next's first character matters), so
+// that text arriving in pieces can be split as Sentences splits it whole.
+func EndsSentence(w, next string) bool { return endsSentence(w, next) }
+
 func endsSentence(w, next string) bool {
 	core := strings.TrimRight(w, "\"'”’)]")
 	if core == "" {

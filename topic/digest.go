@@ -2,6 +2,7 @@ package topic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/store"
 )
@@ -175,10 +177,13 @@ func summarise(ctx context.Context, llm ask.LLM, t store.Topic, p store.Paper) (
 	}
 	pr.User += "\n\nThere is one paper: answer with one or two sentences saying what it contributes that is new."
 	c, err := llm.Complete(ctx, ask.Request{Messages: []ask.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 160}, nil)
+	if errors.Is(err, ask.ErrEmptyReply) {
+		return "", nil // the offline summary stays
+	}
 	if err != nil {
 		return "", err
 	}
-	s := strings.TrimSpace(citation.ReplaceAllString(c.Text, ""))
+	s := ask.StripCitations(safetext.Clean(c.Text))
 	s = strings.Join(strings.Fields(s), " ")
 	return firstSentences(s, 2), nil
 }
@@ -189,8 +194,6 @@ func topicLine(t store.Topic) string {
 	}
 	return t.Name + " (arXiv query: " + t.Query + ")"
 }
-
-var citation = regexp.MustCompile(`\s*\[(\d+)\]`)
 
 // writeOverview asks the model for the opening paragraph(s) over the papers
 // and removes citations of papers it was not given.
@@ -204,22 +207,30 @@ func writeOverview(ctx context.Context, llm ask.LLM, t store.Topic, since string
 		return "", err
 	}
 	c, err := llm.Complete(ctx, ask.Request{Messages: []ask.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 700}, nil)
+	if errors.Is(err, ask.ErrEmptyReply) {
+		res.Warnings = append(res.Warnings, "the model wrote no overview")
+		return "", nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("write the overview: %w", err)
 	}
-	var bad []string
-	text := citation.ReplaceAllStringFunc(c.Text, func(m string) string {
-		n, _ := strconv.Atoi(strings.Trim(strings.TrimSpace(m), "[]"))
-		if n >= 1 && n <= len(ps) {
-			return m
+	// The citations are checked as ask checks an answer's (the papers are
+	// the passages, numbered as listed).
+	chk := ask.CheckCitations(safetext.Clean(c.Text), len(ps))
+	if len(chk.Invalid) > 0 {
+		var bad []string
+		for _, n := range chk.Invalid {
+			bad = append(bad, "["+strconv.Itoa(n)+"]")
 		}
-		bad = append(bad, strings.TrimSpace(m))
-		return ""
-	})
-	if len(bad) > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("removed citations of papers the model was not given: %s", strings.Join(bad, " ")))
 	}
-	return strings.TrimSpace(text), nil
+	for _, r := range chk.Removed {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("removed the overview's sentence %q: it cites only papers the model was not given", r.Sentence))
+	}
+	if chk.Sources {
+		res.Warnings = append(res.Warnings, "dropped the model's own list of sources from the overview")
+	}
+	return chk.Text, nil
 }
 
 // contribution cues, strongest first: a sentence with an earlier cue wins.

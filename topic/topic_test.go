@@ -288,6 +288,40 @@ func TestUpdateMomentumDigest(t *testing.T) {
 	if !slices.Equal(got, wantIDs) {
 		t.Errorf("relevance-ranked digest papers %v, want %v", got, wantIDs)
 	}
+
+	// A hostile model: citation groups and ranges (the overview's checker
+	// is ask's), terminal controls, the key echoed, its own Sources list.
+	const key = "sk-digest-KEY-0123456789"
+	llmSrv = fakeLLMWith(t,
+		"Two themes stand out [1, 99]. Both build on [1-2]. A made-up trend [98-99]. \x1b[2J\x1b]0;pwned\x07Cleared \u009b31m \u202eevil\u202c\x00 with "+key+".\r\n\nSources:\n[1] Something",
+		"It proposes \x1b]0;pwned\x07 new [1, 2] things \u009d0;x\u009c. It works.")
+	llm, err = ask.NewOpenAI(ask.LLMConfig{Spec: "test-model", BaseURL: llmSrv.URL + "/v1", APIKey: key, NoStream: true, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err = Digest(ctx, lib, tp, DigestOptions{Since: since, LLM: llm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warnings := strings.Join(d.Warnings, "\n")
+	if !strings.Contains(d.Overview, "stand out [1].") || !strings.Contains(d.Overview, "build on [1][2].") || strings.Contains(d.Overview, "99") || strings.Contains(d.Overview, "made-up") {
+		t.Errorf("citations not checked: overview %q", d.Overview)
+	}
+	if !strings.Contains(warnings, "[99]") || !strings.Contains(warnings, "A made-up trend.") || !strings.Contains(warnings, "own list of sources") {
+		t.Errorf("warnings %q", warnings)
+	}
+	texts := []string{d.Overview, warnings}
+	for _, p := range d.Papers {
+		texts = append(texts, p.Summary)
+		if strings.Contains(p.Summary, "[") && !strings.Contains(p.Summary, "[2J") {
+			t.Errorf("summary keeps a citation: %q", p.Summary)
+		}
+	}
+	for _, s := range texts {
+		if strings.Contains(s, key) || strings.ContainsAny(s, "\x1b\x07\x00\r\u009b\u009d\u009c\u202e\u202c") || strings.Contains(s, "Sources:") {
+			t.Errorf("model text not made inert: %q", s)
+		}
+	}
 }
 
 func sign(n int) float64 {
@@ -299,6 +333,12 @@ func sign(n int) float64 {
 
 // fakeLLM answers chat completions like an OpenAI-compatible server.
 func fakeLLM(t *testing.T) *httptest.Server {
+	return fakeLLMWith(t, "Two themes stand out [1]. A paper nobody gave me [99].", "It proposes something new [1]. It works. It is long.")
+}
+
+// fakeLLMWith answers the overview request with overview and each
+// one-paper summary request with summary.
+func fakeLLMWith(t *testing.T, overview, summary string) *httptest.Server {
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
 			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
@@ -309,12 +349,13 @@ func fakeLLM(t *testing.T) *httptest.Server {
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			t.Errorf("decode request: %v", err)
 		}
-		text := "Two themes stand out [1]. A paper nobody gave me [99]."
+		text := overview
 		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "There is one paper") {
-			text = "It proposes something new [1]. It works. It is long."
+			text = summary
 		}
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`, text)
+		js, _ := json.Marshal(text)
+		fmt.Fprintf(w, `{"id":"x","object":"chat.completion","model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`, js)
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -409,8 +450,8 @@ func TestUpdatePDFFailuresKeepAbstracts(t *testing.T) {
 			n++
 		}
 	}
-	if len(res.Report.Failed) != n || len(res.Report.Added) != n || !res.Report.Failed[0].AbstractKept {
-		t.Fatalf("added %d, failed %v; want %d added with their abstracts", len(res.Report.Added), res.Report.Failed, n)
+	if len(res.Report.Failed) != n || len(res.Report.Added) != 0 || !res.Report.Failed[0].AbstractKept {
+		t.Fatalf("added %d, failed %v; want %d reported once each, failed with their abstracts kept", len(res.Report.Added), res.Report.Failed, n)
 	}
 	tp, _ = lib.Topic(ctx, "ml")
 	if tp.Papers != n || tp.Cursor.IsZero() || tp.LastUpdate.IsZero() {
@@ -459,8 +500,12 @@ func TestUpdateFetchesLatePaper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(res.Report.Added, []string{late.ID}) || res.Fetched != 1 {
-		t.Errorf("second update added %v (fetched %d), want the late paper [%s]", res.Report.Added, res.Fetched, late.ID)
+	// its PDF 404s: it is in, with its abstract, reported once as failed
+	if len(res.Report.Failed) != 1 || res.Report.Failed[0].Item != late.ID || !res.Report.Failed[0].AbstractKept || res.Fetched != 1 {
+		t.Errorf("second update failed %v (fetched %d), want the late paper %s kept with its abstract", res.Report.Failed, res.Fetched, late.ID)
+	}
+	if _, err := lib.Get(ctx, late.ID); err != nil {
+		t.Errorf("the late paper is not in the library: %v", err)
 	}
 	var pdfs []string
 	for _, r := range e2.srv.Requests() {
@@ -569,6 +614,47 @@ func TestPurgeKeepsPaperIngestedBefore(t *testing.T) {
 	left, _ := lib.List(ctx, store.Filter{})
 	if !slices.Equal(purged, res.Report.Added) || len(left) != 1 || left[0].ID != own {
 		t.Errorf("purged %v, %d papers left; want the topic's %v purged and %s kept", purged, len(left), res.Report.Added, own)
+	}
+}
+
+// TestUpdateAll: two topics of the same query bring the same papers, which
+// the summary lists once; a topic whose update fails (arXiv down for its
+// one request) fails alone, with its error, and the topics after it are
+// updated.
+func TestUpdateAll(t *testing.T) {
+	ctx := context.Background()
+	all := feed(t)
+	lib := openLib(t)
+	for _, tp := range []store.Topic{{Name: "a-down", Query: "abs:" + word}, {Name: "ml2", Query: "abs:" + word}} {
+		if err := lib.AddTopic(ctx, tp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := arxivtest.NewServer(t, arxivtest.Options{Entries: before(all, now1), MatchQuery: true, ServiceUnavailable: 1})
+	ax := arxiv.New()
+	ax.APIURL, ax.PDFURL, ax.Delay, ax.MaxTries = srv.APIURL(), srv.PDFURL(), -1, 1
+	in := &ingest.Ingester{Lib: lib, Embedder: embed.NewLocal(), Arxiv: ax, AbstractsOnly: true}
+	ts, err := lib.Topics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 3 || ts[0].Name != "a-down" {
+		t.Fatalf("topics %+v, want a-down first", ts)
+	}
+	sum := UpdateAll(ctx, lib, ax, in, ts, UpdateOptions{Now: now1})
+	byName := map[string]TopicResult{}
+	for _, r := range sum.Topics {
+		byName[r.Topic] = r
+	}
+	if len(sum.Topics) != 3 || byName["ml"].Err != nil || byName["ml2"].Err != nil {
+		t.Fatalf("topics %+v", sum.Topics)
+	}
+	if r := byName["a-down"]; r.Err == nil || r.Error != r.Err.Error() || !strings.Contains(r.Error, "503") {
+		t.Errorf("topic a-down: error %v (%q), want arXiv's 503", r.Err, r.Error)
+	}
+	ml := byName["ml"].Report
+	if len(ml.Added) == 0 || !slices.Equal(sum.Added, ml.Added) || len(byName["ml2"].Report.Unchanged) != len(ml.Added) {
+		t.Errorf("summary added %d papers, topic ml added %d, ml2 found %d held: want each paper once", len(sum.Added), len(ml.Added), len(byName["ml2"].Report.Unchanged))
 	}
 }
 

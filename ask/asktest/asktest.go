@@ -28,6 +28,9 @@ type Options struct {
 	Body   string
 	// Key, when set, is the bearer token requests must carry (401 otherwise).
 	Key string
+	// Stall makes every reply send its headers (and, streamed, the first
+	// piece of Reply) and then nothing until the client gives up.
+	Stall bool
 }
 
 // Server is a running fake; URL (from httptest) is its base without /v1.
@@ -86,6 +89,13 @@ func NewServer(t testing.TB, o Options) *Server {
 		}
 		usage := map[string]int{"prompt_tokens": (len(system) + len(user)) / 4, "completion_tokens": len(strings.Fields(reply)), "total_tokens": 0}
 		usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+		if o.Stall && !req.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
 		if !req.Stream {
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(map[string]any{
@@ -111,6 +121,10 @@ func NewServer(t testing.TB, o Options) *Server {
 			n := min(len(reply), 5)
 			event(chunk(map[string]any{"content": reply[:n]}, nil))
 			reply = reply[n:]
+			if o.Stall {
+				<-r.Context().Done()
+				return
+			}
 		}
 		event(chunk(map[string]any{}, "stop"))
 		event(map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1, "model": req.Model, "choices": []any{}, "usage": usage})

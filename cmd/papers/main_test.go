@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -32,4 +33,30 @@ func sharedData(t testing.TB) string {
 		t.Fatalf("shared test data not found at %s (the tests need ../shared/data beside the repository): %v", dir, err)
 	}
 	return dir
+}
+
+// TestREADMETestCommandIsCI: the test command README.md gives is the one
+// .ci/run runs, character for character.
+func TestREADMETestCommandIsCI(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := func(text string) []string {
+		var out []string
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "go test ") {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	r, c := command(string(readme)), command(string(ci))
+	if len(r) != 1 || len(c) != 1 || r[0] != c[0] {
+		t.Errorf("README.md gives %q as the test command, .ci/run runs %q", r, c)
+	}
 }

@@ -31,12 +31,24 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  exitCode,
 			"fakearxiv": func(ts *testscript.TestScript, neg bool, args []string) { fakeArxiv(t, data, ts, args) },
-			// fakellm REPLY starts an OpenAI-compatible server that streams
-			// REPLY to every chat request, and points papers at it.
+			// fakellm [-stall] REPLY starts an OpenAI-compatible server that
+			// streams REPLY to every chat request (with -stall: its first
+			// piece, then nothing), and points papers at it; $KEY in REPLY
+			// is the API key papers sends, and Go escapes are decoded.
 			"fakellm": func(ts *testscript.TestScript, neg bool, args []string) {
-				srv := asktest.NewServer(t, asktest.Options{Reply: strings.Join(args, " ")})
+				const key = "sk-test-not-a-real-key"
+				o := asktest.Options{}
+				if len(args) > 0 && args[0] == "-stall" {
+					o.Stall, args = true, args[1:]
+				}
+				reply := strings.ReplaceAll(strings.Join(args, " "), "$KEY", key)
+				// Go escapes (\x1b, \u009b, \n) stand for what a script cannot write.
+				unq, err := strconv.Unquote(`"` + strings.ReplaceAll(reply, `"`, `\"`) + `"`)
+				ts.Check(err)
+				o.Reply = unq
+				srv := asktest.NewServer(t, o)
 				ts.Setenv("OPENAI_BASE_URL", srv.BaseURL())
-				ts.Setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+				ts.Setenv("OPENAI_API_KEY", key)
 			},
 		},
 	})

@@ -29,7 +29,7 @@ func TestMetadataOffline(t *testing.T) {
 	right := 0
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			doc, err := ExtractFile(context.Background(), filepath.Join(dir, c.file))
+			doc, err := extractShared(filepath.Join(dir, c.file))
 			if err != nil {
 				t.Fatal(err)
 			}

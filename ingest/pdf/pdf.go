@@ -186,6 +186,10 @@ type extraction struct {
 	// glyphBuf is reused page after page; layout copies what it keeps.
 	glyphBuf []glyph
 	fonts    map[objKey]*font
+	// acroForm says the document has form fields; links counts the
+	// annotations in a row that were links (see walker.annotations).
+	acroForm bool
+	links    int
 }
 
 type abort struct{ err error }
@@ -228,6 +232,7 @@ func extract(ctx context.Context, data []byte) (doc *Document, err error) {
 		return nil, fmt.Errorf("%w: %v", errInternal, err)
 	}
 	x := &extraction{ctx: ctx, fonts: map[objKey]*font{}}
+	x.acroForm = rd.Trailer().Key("Root").Key("AcroForm").Kind() == lpdf.Dict
 	doc = &Document{Warnings: norm.warnings}
 	pages, truncated := collectPages(rd.Trailer().Key("Root").Key("Pages"))
 	if truncated {

@@ -50,7 +50,7 @@ func TestQualityAgainstPdftotext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := ExtractFile(context.Background(), f)
+		doc, err := extractShared(f)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -97,7 +97,7 @@ func TestAwkward(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			start := time.Now()
-			doc, err := ExtractFile(context.Background(), filepath.Join(dir, c.file))
+			doc, err := extractShared(filepath.Join(dir, c.file))
 			t.Logf("%v, err=%v", time.Since(start).Round(time.Millisecond), err)
 			switch {
 			case c.garbled:
@@ -205,7 +205,7 @@ func TestCancel(t *testing.T) {
 // TestMetadata: title, arXiv stamp and headings of a known paper.
 func TestMetadata(t *testing.T) {
 	dir := needData(t, "pdfs/papers")
-	doc, err := ExtractFile(context.Background(), filepath.Join(dir, "toolformer_2302.04761v1.pdf"))
+	doc, err := extractShared(filepath.Join(dir, "toolformer_2302.04761v1.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func BenchmarkExtractPapers(b *testing.B) {
 // TestFormXObjects: AdaRefiner's body is drawn inside Form XObjects; the
 // library's own walker found 39 of its ~8,900 words.
 func TestFormXObjects(t *testing.T) {
-	doc, err := ExtractFile(context.Background(), filepath.Join(needData(t, "pdfs/papers"), "adarefiner_naacl2024findings.pdf"))
+	doc, err := extractShared(filepath.Join(needData(t, "pdfs/papers"), "adarefiner_naacl2024findings.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestRebuildXref(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := Extract(context.Background(), bytes.NewReader(data), int64(len(data)))
+			want, err := extractShared(f)
 			if err != nil {
 				t.Fatal(err)
 			}

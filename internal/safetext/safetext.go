@@ -6,6 +6,7 @@
 package safetext
 
 import (
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -70,4 +71,71 @@ func drop(r rune) bool {
 // isBidi reports the bidirectional embeddings, overrides and isolates.
 func isBidi(r rune) bool {
 	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// OneLine is Line with every run of white space made one space and the
+// ends trimmed: for a server's message quoted inside an error.
+func OneLine(s string) string { return strings.Join(strings.Fields(Line(s)), " ") }
+
+// Writer cleans a stream of text the way Clean cleans a string, whatever
+// the size of the pieces written: a UTF-8 sequence or a "\r\n" split
+// between two writes is held until the next write (or Flush) completes it.
+// It passes clean text on to W; not safe for concurrent use.
+type Writer struct {
+	W    io.Writer
+	held []byte // an incomplete UTF-8 sequence or a final '\r'
+}
+
+// NewWriter returns a Writer cleaning text on its way to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{W: w} }
+
+// Write cleans p (with what was held) and writes the result to W. It
+// reports len(p) written unless W fails.
+func (c *Writer) Write(p []byte) (int, error) {
+	buf := append(c.held, p...)
+	c.held = nil
+	// Hold back what the next write may change: an incomplete rune at the
+	// end, or a '\r' that may be followed by '\n'.
+	cut := len(buf)
+	if cut > 0 && buf[cut-1] == '\r' {
+		cut--
+	} else if i := incompleteTail(buf); i >= 0 {
+		cut = i
+	}
+	if cut < len(buf) {
+		c.held = append([]byte(nil), buf[cut:]...)
+	}
+	if cut == 0 {
+		return len(p), nil
+	}
+	if _, err := io.WriteString(c.W, Clean(string(buf[:cut]))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes what is held (cleaned: an incomplete sequence becomes
+// U+FFFD, a final '\r' a newline).
+func (c *Writer) Flush() error {
+	if len(c.held) == 0 {
+		return nil
+	}
+	s := Clean(string(c.held))
+	c.held = nil
+	_, err := io.WriteString(c.W, s)
+	return err
+}
+
+// incompleteTail returns where a UTF-8 sequence that is cut short at the
+// end of b starts, or -1.
+func incompleteTail(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
 }
