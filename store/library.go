@@ -128,6 +128,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	for {
 		err := l.migrate(ctx)
 		if err == nil {
+			l.ensureSaved(ctx)
 			return l, nil
 		}
 		if !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
@@ -237,6 +238,10 @@ func (l *Library) migrate(ctx context.Context) error {
 			return nil
 		}
 		l.notes = nil // a retried migration says what the last attempt did
+		// Migrations delete papers, and with them their saves.
+		if _, err := tx.ExecContext(ctx, savedSchema); err != nil {
+			return err
+		}
 		for v < SchemaVersion {
 			switch v {
 			case 0:
