@@ -160,7 +160,10 @@ func (m *Model) Init() tea.Cmd {
 
 // Messages: every result comes back as one.
 type (
-	pageMsg     struct{ page *Page; err error }
+	pageMsg struct {
+		page *Page
+		err  error
+	}
 	momentumMsg struct {
 		topic string
 		m     *topic.Momentum

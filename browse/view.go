@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/lipgloss/v2"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/papers-cli/papers/store"
@@ -632,5 +632,3 @@ func plural(n int, one string) string {
 	}
 	return strconv.Itoa(n) + " " + one + "s"
 }
-
-
