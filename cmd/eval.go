@@ -15,6 +15,7 @@ import (
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -354,7 +355,7 @@ func evalIngest(ctx context.Context, dir string, o *evalOptions, src ingest.Sour
 	stored := len(rep.Added) + len(rep.Updated) + len(rep.Unchanged)
 	if len(rep.Failed) > 0 {
 		for _, f := range rep.Failed[:min(5, len(rep.Failed))] {
-			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
+			fmt.Fprintln(errw, safetext.Line("warning: "+f.Item+": "+f.Reason))
 		}
 		if stored == 0 {
 			return len(rep.Failed), withHint(fmt.Errorf("no record of %s could be ingested", what),

@@ -25,6 +25,7 @@ type ingestOptions struct {
 	*globalOptions
 	max           int
 	abstractsOnly bool
+	retryFailed   bool
 	jsonl         []string
 	zotero        string
 	json          bool
@@ -108,6 +109,7 @@ the files of a run; offline, the next run fills it in).`,
 	f := c.Flags()
 	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
+	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
 	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
 	f.Lookup("zotero").NoOptDefVal = zoteroDefault
@@ -179,8 +181,9 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		return err
 	}
 	in.Topic = member
+	in.RetryFailed = o.retryFailed
 	total, runErr := in.Run(ctx, src)
-	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added), len(total.Updated), ""); err != nil {
+	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added)+len(total.Failed), len(total.Updated), ""); err != nil {
 		return err
 	}
 	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early
@@ -299,6 +302,15 @@ func itemHint(err error) string {
 func arxivHint(err error) error {
 	if errors.Is(err, ingest.ErrZoteroUnreadable) {
 		return withHint(err, "%s", itemHint(err))
+	}
+	if h := storageHint(err); h != err {
+		return h
+	}
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		return withHint(err, "another papers process has held the library for over 30 s: run again once it is done; what was ingested before is kept")
+	case errors.Is(err, store.ErrEmbedderMismatch):
+		return withHint(err, "run the same command again: it embeds with the library's embedder as it is now; what was ingested before is kept")
 	}
 	if ingest.Systemic(err) {
 		return withHint(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")

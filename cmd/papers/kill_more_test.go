@@ -140,6 +140,27 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 }
 
+// copyIndex copies the search index of the library in src (its commit,
+// segments and deletion files) into the library in dst.
+func copyIndex(t *testing.T, src, dst string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(src, store.IndexDir, "*"))
+	if err := os.MkdirAll(filepath.Join(dst, store.IndexDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".lock") {
+			copyFile(t, f, filepath.Join(dst, store.IndexDir, filepath.Base(f)))
+		}
+	}
+}
+
+// indexTemps lists the temporary files in home's search index.
+func indexTemps(home string) []string {
+	tmps, _ := filepath.Glob(filepath.Join(home, store.IndexDir, "*.tmp-*"))
+	return tmps
+}
+
 // ingestSlice ingests lines [from, to) of SciFact into home.
 func ingestSlice(t *testing.T, home string, from, to int) {
 	t.Helper()
@@ -230,7 +251,7 @@ func templateLibrary(t *testing.T, n int) func(index bool) string {
 		home := t.TempDir()
 		copyFile(t, filepath.Join(template, store.FileName), filepath.Join(home, store.FileName))
 		if index {
-			copyFile(t, filepath.Join(template, store.SidecarName), filepath.Join(home, store.SidecarName))
+			copyIndex(t, template, home)
 		}
 		return home
 	}
@@ -340,8 +361,8 @@ func TestKillRm(t *testing.T) {
 }
 
 // TestKillRefresh kills the rebuild of the search index (a search of a
-// library whose index.bin is gone): the next open removes the temporary
-// file it left, and search agrees with the library.
+// library whose index directory is gone): the next open removes the
+// temporary files it left, and search agrees with the library.
 func TestKillRefresh(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 20 processes")
@@ -358,11 +379,11 @@ func TestKillRefresh(t *testing.T) {
 		wait := moment(rng, span)
 		killAfter(t, cmd(home), wait)
 		when := fmt.Sprintf("round %d (killed after %v)", round, wait)
-		if tmps, _ := filepath.Glob(filepath.Join(home, store.SidecarName+".tmp*")); len(tmps) > 0 {
+		if tmps := indexTemps(home); len(tmps) > 0 {
 			leftovers++
 		}
 		checkSearchAgrees(t, home, when, 10)
-		if tmps, _ := filepath.Glob(filepath.Join(home, store.SidecarName+".tmp*")); len(tmps) > 0 {
+		if tmps := indexTemps(home); len(tmps) > 0 {
 			t.Fatalf("%s: %v left after the next open", when, tmps)
 		}
 	}
