@@ -686,7 +686,7 @@ func (l *Library) EachPaper(ctx context.Context, f Filter, fn func(Paper) error)
 		const batch = 500
 		ps := make([]Paper, 0, batch)
 		flush := func() error {
-			if err := loadTags(ctx, tx, ps); err != nil {
+			if err := loadMarks(ctx, tx, ps); err != nil {
 				return err
 			}
 			for _, p := range ps {
@@ -751,10 +751,7 @@ func queryPapers(ctx context.Context, db querier, q string, args ...any) ([]Pape
 		return nil, err
 	}
 	rows.Close()
-	if err := loadTags(ctx, db, ps); err != nil {
-		return nil, err
-	}
-	return ps, loadSaved(ctx, db, ps)
+	return ps, loadMarks(ctx, db, ps)
 }
 
 // scanPaper reads one row of paperColumns.

@@ -98,6 +98,15 @@ func paperExists(ctx context.Context, tx *sql.Tx, id string) error {
 	return nil
 }
 
+// loadMarks fills the Tags and Saved of ps: what a paper read from the
+// library carries besides its row.
+func loadMarks(ctx context.Context, q querier, ps []Paper) error {
+	if err := loadTags(ctx, q, ps); err != nil {
+		return err
+	}
+	return loadSaved(ctx, q, ps)
+}
+
 // loadSaved fills the Saved of ps from saved_papers.
 func loadSaved(ctx context.Context, q querier, ps []Paper) error {
 	if len(ps) == 0 {
