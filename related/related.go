@@ -300,3 +300,25 @@ func Papers(ctx context.Context, lib Library, hits []Hit) ([]Result, error) {
 	}
 	return out, nil
 }
+
+// SeeAlsoK is how many papers `papers ask --json` lists under "see_also".
+const SeeAlsoK = 5
+
+// SeeAlso returns the k papers of lib most like the papers ids together
+// (Index.SeeAlso), with their records: what an answer citing ids does not
+// cite but its reader may want. No ids, or none with a vector, give none.
+func SeeAlso(ctx context.Context, lib Library, ids []string, k int) ([]Result, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	x, err := Open(ctx, lib)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	hits, err := x.SeeAlso(ctx, ids, Options{K: k})
+	if err != nil {
+		return nil, err
+	}
+	return Papers(ctx, lib, hits)
+}
