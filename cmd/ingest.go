@@ -33,6 +33,7 @@ type ingestOptions struct {
 	chunkOverlap  int
 	embedder      embedderFlags
 	workers       int
+	topic         string
 
 	args []string
 }
@@ -117,6 +118,7 @@ the files of a run; offline, the next run fills it in).`,
 	f.IntVar(&o.chunkOverlap, "chunk-overlap", 30, "words repeated between consecutive chunks")
 	o.embedder.register(c, "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's, local for a new one)")
 	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
+	f.StringVar(&o.topic, "topic", "", "the papers of this run join the followed topic `NAME` (papers topic add it first), as a topic's update makes them: a corpus becomes a topic to browse, digest and ask")
 	return c
 }
 
@@ -166,10 +168,19 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	if err != nil {
 		return err
 	}
+	var member *store.Membership
+	if o.topic != "" {
+		tp, err := getTopic(ctx, lib, o.topic)
+		if err != nil {
+			return err
+		}
+		member = &store.Membership{Topic: tp.Name}
+	}
 	in, _, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunk.Options{Size: o.chunkSize, Overlap: o.chunkOverlap}, o.abstractsOnly, o.workers)
 	if err != nil {
 		return err
 	}
+	in.Topic = member
 	in.RetryFailed = o.retryFailed
 	total, runErr := in.Run(ctx, src)
 	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added)+len(total.Failed), len(total.Updated), "", runErr); err != nil {

@@ -176,7 +176,11 @@ func (l *Library) openWritable(ctx context.Context) error {
 	deadline := time.Now().Add(busyTimeout)
 	for {
 		err := l.migrate(ctx)
-		if err == nil || !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
+		if err == nil {
+			l.ensureSaved(ctx) // a library of this schema made before saves existed
+			return nil
+		}
+		if !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
 			return err
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -275,6 +279,10 @@ func (l *Library) migrate(ctx context.Context) error {
 			return nil
 		}
 		l.notes = nil // a retried migration says what the last attempt did
+		// Migrations delete papers, and with them their saves.
+		if _, err := tx.ExecContext(ctx, savedSchema); err != nil {
+			return err
+		}
 		for v < SchemaVersion {
 			switch v {
 			case 0:

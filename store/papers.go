@@ -322,12 +322,15 @@ func bumpVectorsGen(ctx context.Context, tx *sql.Tx) error {
 
 // deletePaper removes a paper with everything stored for it: chunks and
 // categories (by ON DELETE CASCADE), tags and identifiers. Topic
-// memberships stay (see topics.go).
+// memberships stay (see topics.go); a save goes with the paper.
 func deletePaper(ctx context.Context, tx *sql.Tx, id string) error {
 	if _, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM paper_tags WHERE paper_id = ?", id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM saved_papers WHERE paper_id = ?", id); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, "DELETE FROM paper_identifiers WHERE paper_id = ?", id)
@@ -544,10 +547,14 @@ func (l *Library) FindByHash(ctx context.Context, hash string) (Paper, error) {
 //     date are left out when either is set.
 //   - Topics: papers belonging to any of these topics (case-insensitive
 //     names; see AddToTopic). A topic that does not exist selects nothing.
+//   - Tags: papers with any of these tags, of any source (case-insensitive).
+//   - Saved: only saved papers (Library.Save).
 //   - Limit: at most this many papers (List only; 0 = no limit).
 type Filter struct {
 	IDs        []string
 	Topics     []string
+	Tags       []string
+	Saved      bool
 	Categories []string
 	Authors    []string
 	Since      time.Time
@@ -559,7 +566,8 @@ type Filter struct {
 }
 
 func (f Filter) empty() bool {
-	return len(f.IDs) == 0 && len(f.Topics) == 0 && len(f.Categories) == 0 && len(f.Authors) == 0 && f.Since.IsZero() && f.Until.IsZero()
+	return len(f.IDs) == 0 && len(f.Topics) == 0 && len(f.Tags) == 0 && !f.Saved &&
+		len(f.Categories) == 0 && len(f.Authors) == 0 && f.Since.IsZero() && f.Until.IsZero()
 }
 
 // where returns an SQL condition over the papers table (alias-free column
@@ -580,6 +588,15 @@ func (f Filter) where(col string) (string, []any) {
 		for _, t := range f.Topics {
 			args = append(args, t)
 		}
+	}
+	if len(f.Tags) > 0 {
+		conds = append(conds, "EXISTS (SELECT 1 FROM paper_tags pt WHERE pt.paper_id = "+col+"id AND pt.tag IN ("+placeholders(len(f.Tags))+"))")
+		for _, t := range f.Tags {
+			args = append(args, t)
+		}
+	}
+	if f.Saved {
+		conds = append(conds, col+"id IN (SELECT paper_id FROM saved_papers)")
 	}
 	if len(f.Categories) > 0 {
 		var or []string
@@ -669,7 +686,7 @@ func (l *Library) EachPaper(ctx context.Context, f Filter, fn func(Paper) error)
 		const batch = 500
 		ps := make([]Paper, 0, batch)
 		flush := func() error {
-			if err := loadTags(ctx, tx, ps); err != nil {
+			if err := loadMarks(ctx, tx, ps); err != nil {
 				return err
 			}
 			for _, p := range ps {
@@ -734,7 +751,7 @@ func queryPapers(ctx context.Context, db querier, q string, args ...any) ([]Pape
 		return nil, err
 	}
 	rows.Close()
-	return ps, loadTags(ctx, db, ps)
+	return ps, loadMarks(ctx, db, ps)
 }
 
 // scanPaper reads one row of paperColumns.

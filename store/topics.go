@@ -416,3 +416,26 @@ func (l *Library) MarkTopicUpdated(ctx context.Context, name string, ran, cursor
 	}
 	return nil
 }
+
+// SetTopicDescription replaces the topic's description (what topic show,
+// digest and browse show of it). A topic that does not exist is an error
+// wrapping ErrNotFound.
+func (l *Library) SetTopicDescription(ctx context.Context, name, description string) error {
+	if err := l.ensureTopics(ctx); err != nil {
+		return fmt.Errorf("describe topic %s: %w", name, err)
+	}
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE topics SET description = ? WHERE name = ?", strings.TrimSpace(description), name)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("describe topic %s: %w", name, err)
+	}
+	return nil
+}
