@@ -272,6 +272,22 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			// after it, and word breaks are read from gaps.
 			ext := wd * g.tfs * g.th
 			adv := math.Hypot(ext*m[0], ext*m[1])
+			var ty float64
+			if f.vertical {
+				// Writing mode 1: the glyph advances down its column by
+				// w1 (horizontal scaling does not apply; Tc and Tw add to
+				// the gap, as pdf.js reads them).
+				ty = f.w1 * g.tfs
+				if ty < 0 {
+					ty -= g.tc
+					if n == 1 && code == 32 {
+						ty -= g.tw
+					}
+				}
+				ext = -f.w1 * g.tfs
+				adv = math.Hypot(ext*m[2], ext*m[3])
+				tx = 0
+			}
 			var dir uint8
 			a, b := trm[0], trm[1]
 			switch {
@@ -285,6 +301,9 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 				dir = 3
 			default:
 				dir = 4 // skewed: kept out of the body
+			}
+			if f.vertical && dir < 4 {
+				dir = (dir + 3) % 4 // down the column: upright text is rotated 270°
 			}
 			// Tw applies to code 32 whatever it draws, but only a glyph
 			// that decodes to a space is a word break (subset fonts reuse 32).
@@ -303,7 +322,7 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			case len(w.glyphs) < maxGlyphsPerPage:
 				w.glyphs = append(w.glyphs, glyph{x: trm[4], y: trm[5], w: adv, size: size, text: text, font: f, dir: dir, space: isSpace})
 			}
-			tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
+			tm = matrix{1, 0, 0, 1, tx, ty}.mul(tm)
 		})
 	}
 	data := w.content(strm)
@@ -481,6 +500,10 @@ func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, t
 			case kStr:
 				show(x.s)
 			case kNum:
+				if g.f != nil && g.f.vertical {
+					*tm = matrix{1, 0, 0, 1, 0, -x.num / 1000 * g.tfs}.mul(*tm)
+					continue
+				}
 				tx := -x.num / 1000 * g.tfs * g.th
 				*tm = matrix{1, 0, 0, 1, tx, 0}.mul(*tm)
 			}
