@@ -30,6 +30,7 @@ type font struct {
 	vscale    float64     // glyph-space height of 1 em in text space (Type3 FontMatrix)
 	unknown   bool        // no way to map codes to text (Identity-H without ToUnicode)
 	collect   []string    // text by CID of the font's Adobe character collection (Identity encodings)
+	legacy    *legacyCMap // a predefined CJK CMap read as its character set (no ToUnicode)
 	vertical  bool        // writing mode 1: glyphs advance down the page
 	w1        float64     // vertical mode: the advance of each glyph (text space units, negative: down)
 	builtin   lpdf.Value  // embedded Type 1 program whose encoding is not read yet
@@ -135,7 +136,9 @@ func loadFont(v lpdf.Value) *font {
 				f.unknown = true
 			}
 		default:
-			f.unknown = true
+			if f.legacy = predefinedCMap(enc); f.legacy == nil {
+				f.unknown = true
+			}
 		}
 	}
 	if f.composite && f.space[1] == nil && f.space[0] == nil && f.space[2] == nil && f.space[3] == nil {
@@ -772,6 +775,21 @@ func (f *font) each(raw string, fn func(code uint32, n int, text string, w float
 				w = f.widths[c]
 			}
 			fn(uint32(c), 1, t, w)
+		}
+		return
+	}
+	if f.legacy != nil && f.toUni == nil {
+		for len(raw) > 0 {
+			n := min(f.legacy.split(raw), len(raw))
+			code := raw[:n]
+			raw = raw[n:]
+			w := f.dw
+			if cid, ok := f.legacy.cid(code); ok {
+				if cw, ok := f.cidW[cid]; ok {
+					w = cw
+				}
+			}
+			fn(beUint(code), n, f.legacy.text(code), w)
 		}
 		return
 	}
