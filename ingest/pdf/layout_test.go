@@ -246,13 +246,33 @@ func TestLayoutTableColumns(t *testing.T) {
 }
 
 // TestOverprint: a word drawn again half a point to the right (fake bold)
-// is read once; a double letter is not taken for a copy.
+// is read once; a double letter is not taken for a copy; a line drawn
+// again after another line is read once too.
 func TestOverprint(t *testing.T) {
-	w := &walker{glyphs: glyphsOf(72, 700, "al")}
+	w := &walker{}
+	draw := func(gs []glyph) (copies string) {
+		for _, g := range gs {
+			if w.overprint(g.x, g.y, g.size, g.w, g.text) {
+				copies += g.text
+				continue
+			}
+			w.glyphs = append(w.glyphs, g)
+		}
+		return copies
+	}
+	if c := draw(glyphsOf(72, 700, "al")); c != "" {
+		t.Errorf("%q of a first drawing taken for copies", c)
+	}
 	if !w.overprint(72.4, 700, 10, 5, "a") {
 		t.Error("a copy of 'a' 0.4pt to the right was kept")
 	}
 	if w.overprint(82, 700, 10, 5, "l") {
 		t.Error("the second 'l' of 'all' (next to the first) was taken for a copy")
+	}
+	footer := "2010 International Conference on Pattern Recognition"
+	draw(glyphsOf(200, 740, footer))
+	draw(glyphsOf(50, 45, "1051-4651/10 $26.00 2010 IEEE"))
+	if c, want := draw(glyphsOf(200, 740, footer)), strings.ReplaceAll(footer, " ", ""); c != want {
+		t.Errorf("the footer drawn again after another line: copies %q, want %q", c, want)
 	}
 }

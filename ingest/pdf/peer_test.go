@@ -38,6 +38,7 @@ func TestPeerCauses(t *testing.T) {
 		{"pdfjs/issue16538.pdf", "Adobe-Japan1 CIDs, font not embedded, no ToUnicode", 0.99, "取引できない商品"},
 		{"pdfminer/jo.pdf", "vertical writing (Identity-V), Adobe-Japan1 without a Unicode map", 0.99, "わたくしといふ現象は 假定された有機交流電燈の"},
 		{"pdfjs/noembed-eucjp.pdf", "the predefined CMap EUC-H, font not embedded", 1, "あいうえお"},
+		{"pdfminer/issue-1008-inline-ascii85.pdf", "titles drawn twice 1pt apart (fake bold), narrow letters too", 0.99, "Municipalité de Morin-Heights"},
 		{"pdfjs/issue13201.pdf", "research paper", 0.99, "Peer-to-Peer Electronic Cash"},
 		{"unstructured/copy-protected.pdf", "research paper", 0.98, "LayoutParser"},
 	}
