@@ -276,3 +276,17 @@ func TestOverprint(t *testing.T) {
 		t.Errorf("the footer drawn again after another line: copies %q, want %q", c, want)
 	}
 }
+
+// TestLayoutDropCap: an initial two lines tall (IEEE's) starts the first
+// line beside it; the second line is a line of its own, not glued to the
+// first ("thathelps").
+func TestLayoutDropCap(t *testing.T) {
+	gs := []glyph{{x: 50, y: 688, w: 15, size: 24, text: "R"}}
+	gs = append(gs, glyphsOf(66, 700, "EMOTE sensing data provide essential information that")...)
+	gs = append(gs, glyphsOf(66, 688, "helps in various applications, such as meteorology,")...)
+	gs = append(gs, glyphsOf(50, 676, "hydrology and agriculture.")...)
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 3 || !strings.HasSuffix(got[0], "information that") || !strings.HasPrefix(got[1], "helps in") {
+		t.Errorf("lines %q: want the drop cap's two lines apart, then the third", got)
+	}
+}
