@@ -697,7 +697,7 @@ func groupLines(frags []*frag, col int) []line {
 			nbold += f.nbold
 			prev = f
 		}
-		l.text = strings.TrimSpace(b.String())
+		l.text = logicalOrder(strings.TrimSpace(b.String()))
 		l.bold = nchar > 0 && nbold == nchar
 		if len(out) > 0 {
 			p := out[len(out)-1]

@@ -39,6 +39,8 @@ func TestPeerCauses(t *testing.T) {
 		{"pdfminer/jo.pdf", "vertical writing (Identity-V), Adobe-Japan1 without a Unicode map", 0.99, "わたくしといふ現象は 假定された有機交流電燈の"},
 		{"pdfjs/noembed-eucjp.pdf", "the predefined CMap EUC-H, font not embedded", 1, "あいうえお"},
 		{"pdfminer/issue-1008-inline-ascii85.pdf", "titles drawn twice 1pt apart (fake bold), narrow letters too", 0.99, "Municipalité de Morin-Heights"},
+		{"pymupdf/test-E+A.pdf", "Arabic drawn in visual order inside English text", 0.99, "وكان الرئيس االمريكى بيل كلينتون"},
+		{"tabula/mednine.pdf", "an Arabic table", 0.98, "ورقة كشف نتائج دائرة مدنين"},
 		{"pdfjs/issue13201.pdf", "research paper", 0.99, "Peer-to-Peer Electronic Cash"},
 		{"unstructured/copy-protected.pdf", "research paper", 0.98, "LayoutParser"},
 	}
@@ -129,6 +131,26 @@ func TestPredefinedCMaps(t *testing.T) {
 	for _, name := range []string{"Identity-H", "UniJIS-UCS2-H", "WinAnsiEncoding"} {
 		if predefinedCMap(name) != nil {
 			t.Errorf("%s taken for a national character set", name)
+		}
+	}
+}
+
+// TestLogicalOrder: lines drawn in visual order read in logical order
+// where they hold right-to-left script; others are left alone.
+func TestLogicalOrder(t *testing.T) {
+	cases := []struct{ visual, want string }{
+		{"plain English (1997: 67-74)", "plain English (1997: 67-74)"},
+		{"ةمئاق", "قائمة"},
+		{"2014 ةيعيشرتلا تبااختنالا", "الانتخاابت الترشيعية 2014"},
+		{"نوتنيلك ليب Bill Clinton دكا", "اكد Bill Clinton بيل كلينتون"},
+		{"the phrase “....و اذھ” or", "the phrase “....ھذا و” or"},
+		{"(3,001 ةنس)", "(سنة 3,001)"},
+		{"םולש", "שלום"},
+		{"\u0651\u0628ر", "ربّ"}, // a mark stays after its letter
+	}
+	for _, c := range cases {
+		if got := logicalOrder(c.visual); got != c.want {
+			t.Errorf("logicalOrder(%q) = %q, want %q", c.visual, got, c.want)
 		}
 	}
 }

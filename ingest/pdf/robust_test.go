@@ -177,10 +177,8 @@ var peerPending = map[string]string{
 // getting worse.
 var peerFloors = map[string]float64{
 	"pymupdf/test_2645_2.pdf": 0.55, // table cells in another order
-	"tabula/mednine.pdf":      0.62, // table columns
 	"pymupdf/test_3197.pdf":   0.78,
 	"pdfjs/issue1905.pdf":     0.8,
-	"pymupdf/test-E+A.pdf":    0.85,
 	"pdfjs/issue1350.pdf":     0.85,
 }
 
