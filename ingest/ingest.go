@@ -30,6 +30,9 @@ type Library interface {
 	Identifier(ctx context.Context, kind, value string) (store.IdentifierRecord, error)
 	// PutBatch commits papers with their chunks in one transaction.
 	PutBatch(ctx context.Context, items []store.Item) ([]store.PutResult, error)
+	// WithoutArxivRecord returns the papers with an arXiv id but not
+	// arXiv's record.
+	WithoutArxivRecord(ctx context.Context) ([]store.Paper, error)
 }
 
 // Arxiv is what ingest needs of the arXiv client.
