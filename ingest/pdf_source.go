@@ -204,7 +204,9 @@ func absPath(p string) string {
 }
 
 // localTitle is the PDF's title, else its first non-trivial line, else the
-// file name.
+// file name. A first line that is a heading ("1 Introduction", "Table of
+// Contents") or a line of a contents page names no document: the file
+// name does better.
 func localTitle(doc *pdf.Document, path string) string {
 	if t := strings.Join(strings.Fields(doc.Title), " "); t != "" {
 		return t
@@ -213,6 +215,9 @@ func localTitle(doc *pdf.Document, path string) string {
 		for _, line := range strings.Split(doc.Pages[0].Text, "\n") {
 			line = strings.TrimSpace(line)
 			if len(strings.Fields(line)) >= 2 && len(line) <= 200 {
+				if pdf.SectionHeading(line) || strings.Contains(line, "....") {
+					break
+				}
 				return line
 			}
 		}
