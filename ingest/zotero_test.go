@@ -99,6 +99,10 @@ func TestZoteroImport(t *testing.T) {
 	if sat.Title != "Satellite Image Compression and Denoising With Neural Networks" || sat.MetadataSource["title"] != "pdf:info" {
 		t.Errorf("standalone PDF: %q from %s", sat.Title, sat.MetadataSource["title"])
 	}
+	// its XMP names a journal, with a volume: a journal article
+	if sat.Type != "article-journal" || sat.Venue != "IEEE Geoscience and Remote Sensing Letters" || sat.MetadataSource["type"] != "pdf:xmp" {
+		t.Errorf("standalone PDF: type %q (from %s), venue %q", sat.Type, sat.MetadataSource["type"], sat.Venue)
+	}
 	if cjk := get("zotero:ES6V7V4U"); cjk.Title != "基于JPEG2000的卫星图像压缩_解压技术" {
 		t.Errorf("CJK standalone PDF title %q", cjk.Title)
 	}
@@ -110,7 +114,7 @@ func TestZoteroImport(t *testing.T) {
 	if err := export.BibTeX(&bib, ps); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"@inproceedings{hore2010image,", "@article{liu2023infrared,", "journal       = {IEEE Transactions on Image Processing}",
+	for _, want := range []string{"@inproceedings{hore2010image,", "@article{liu2023infrared,", "@article{deoliveira2022satellite,", "journal       = {IEEE Transactions on Image Processing}",
 		"pages         = {5921--5932}", "@misc{zhang2024cosmic,", "eprint        = {2410.01698v1}"} {
 		if !strings.Contains(bib.String(), want) {
 			t.Errorf("BibTeX lacks %q", want)
