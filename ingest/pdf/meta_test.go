@@ -193,3 +193,28 @@ func TestArxivMentionAndDates(t *testing.T) {
 		}
 	}
 }
+
+// TestArxivStampsElsewhere: the other stamped PDFs of the shared data (an
+// iOS re-save, an AES copy-protected excerpt, a peer tool's fixture, a
+// Zotero user's v10) give their arXiv id with its version too, so every
+// shared PDF that carries a stamp gets it (with TestMetadataOffline's four
+// and TestMetadataFromXMPAndInfo's two).
+func TestArxivStampsElsewhere(t *testing.T) {
+	data := needData(t, "")
+	for file, want := range map[string]string{
+		"pdfs/awkward/reflexion_2303.11366v4_ios_resaved.pdf": "2303.11366v4",
+		"pdfs/awkward/layoutparser_2p_copy_protected_aes.pdf": "2103.15348v2",
+		"pdfs/peer/pdfs/pdfplumber/issue-982-example.pdf":     "1601.03642v1",
+		"zotero/yi1699-zotero7/storage/Z236VBWT/_.pdf":        "2209.02646v10",
+	} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			doc, err := extractShared(filepath.Join(data, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Meta.ArxivID != want || doc.Meta.Sources["arxiv_id"] != "stamp" {
+				t.Errorf("arXiv id %q from %q, want %q from the stamp", doc.Meta.ArxivID, doc.Meta.Sources["arxiv_id"], want)
+			}
+		})
+	}
+}
