@@ -543,8 +543,12 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 
 // currentList is the list of the screen shown, its length and its rows
 // per item.
-func (m *Model) currentList() (*cursor, int, int) {
-	switch m.top() {
+func (m *Model) currentList() (*cursor, int, int) { return m.listOf(m.top()) }
+
+// listOf is the list screen s shows (nil for a screen without one), its
+// length and its rows per item.
+func (m *Model) listOf(s screen) (*cursor, int, int) {
+	switch s {
 	case scrSearch:
 		return &m.searchList, len(m.hits), 2
 	case scrRelated:
@@ -560,8 +564,11 @@ func (m *Model) currentList() (*cursor, int, int) {
 
 // selected is the paper under the cursor of the screen shown (the paper
 // itself when one is open).
-func (m *Model) selected() (store.Paper, bool) {
-	switch m.top() {
+func (m *Model) selected() (store.Paper, bool) { return m.selectedOn(m.top()) }
+
+// selectedOn is the paper under the cursor of screen s.
+func (m *Model) selectedOn(s screen) (store.Paper, bool) {
+	switch s {
 	case scrPaper:
 		if m.paper != nil {
 			return m.paper.Paper, true
@@ -588,6 +595,8 @@ func (m *Model) paperKey(s string) tea.Cmd {
 	}
 	p, _ := m.selected()
 	switch s {
+	case "J", "K":
+		return m.nextPaper(map[string]int{"J": 1, "K": -1}[s])
 	case "s":
 		return m.toggleSave(p)
 	case "o":
@@ -605,6 +614,34 @@ func (m *Model) paperKey(s string) tea.Cmd {
 		return m.loadTopics()
 	}
 	return nil
+}
+
+// nextPaper opens, in place of the paper shown, the paper d places
+// after it in the list it was opened from (the feed's reader: J/K move).
+func (m *Model) nextPaper(d int) tea.Cmd {
+	from := scrPage
+	if n := len(m.stack); n >= 2 {
+		from = m.stack[n-2]
+	}
+	l, n, per := m.listOf(from)
+	if l == nil || n == 0 {
+		return nil
+	}
+	was := l.i
+	l.move(d, n, max(1, m.listRowsOf(from)/per))
+	if l.i == was {
+		if d > 0 {
+			m.status = "the last paper of the list"
+		} else {
+			m.status = "the first paper of the list"
+		}
+		return nil
+	}
+	p, ok := m.selectedOn(from)
+	if !ok {
+		return nil
+	}
+	return m.openPaper(p.ID)
 }
 
 // scroll moves a viewport by a key; it reports whether the key was one.

@@ -388,6 +388,31 @@ func TestSearch(t *testing.T) {
 	d.contains(`Search "memory consolidation" in rl`, "▸ 2026-05-20 Auto-Dreamer")
 	d.keys("enter")
 	d.contains("Auto-Dreamer: Learning Offline Memory Consolidation", "Abstract")
+	// J/K in the reader move along the hits it was opened from.
+	d.keys("J")
+	d.contains("What Training Data Teaches RL Memory Agents", "Abstract")
+	d.keys("esc")
+	d.contains(`Search "memory consolidation"`, "▸ 2026-05-21 What Training Data")
+}
+
+// J/K in the reader open the next and previous papers of the page, as the
+// feed's reader does; at either end it says so and stays.
+func TestReaderMoves(t *testing.T) {
+	d := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
+	d.keys("enter")
+	d.contains("topic-001 · 0%", "ECHO: Terminal Agents")
+	d.keys("K")
+	d.contains("topic-001 · 0%", "the first paper of the list")
+	d.keys("J", "J")
+	d.contains("topic-003 · 0%", "Co-ReAct")
+	d.keys("K")
+	d.contains("topic-002 · 0%")
+	d.keys("G", "J", "J", "J", "J", "J")
+	d.contains("topic-007 · 0%")
+	d.keys("esc")
+	d.contains("▸ 2026-05-21 cs.CL    DeferMem")
+	d.keys("G", "enter", "J")
+	d.contains("topic-030", "the last paper of the list")
 }
 
 // r lists the papers most like the one under the cursor, with scores.

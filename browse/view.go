@@ -49,10 +49,9 @@ func (m *Model) layout() {
 		m.renderAnswer(false)
 	}
 	m.input.SetWidth(max(10, m.w-len(m.input.Prompt)-2))
-	rows := max(1, m.listRows()/3)
-	m.pageList.fit(rows)
-	m.relatedList.fit(rows)
-	m.searchList.fit(max(1, m.listRows()/2))
+	m.pageList.fit(max(1, m.listRowsOf(scrPage)/3))
+	m.relatedList.fit(max(1, m.listRowsOf(scrRelated)/3))
+	m.searchList.fit(max(1, m.listRowsOf(scrSearch)/2))
 }
 
 // View draws the screen: exactly the terminal's height in lines, none
@@ -98,8 +97,11 @@ func (m *Model) View() tea.View {
 }
 
 // listRows is how many lines the list of the screen shown gets.
-func (m *Model) listRows() int {
-	switch m.top() {
+func (m *Model) listRows() int { return m.listRowsOf(m.top()) }
+
+// listRowsOf is how many lines the list of screen s gets.
+func (m *Model) listRowsOf(s screen) int {
+	switch s {
 	case scrSearch, scrRelated:
 		return max(1, m.h-3)
 	}
@@ -518,6 +520,7 @@ var helpKeys = [][2]string{
 	{"g/G", "first / last"},
 	{"PgDn/PgUp", "a page down / up"},
 	{"Enter", "open the paper: abstract, sections, chunks"},
+	{"J/K", "in a paper: the next / previous paper"},
 	{"o", "open its PDF or arXiv page in the browser"},
 	{"s", "save or unsave it (papers list --saved)"},
 	{"a", "ask this paper (AskPDF)"},
@@ -553,7 +556,7 @@ func (m *Model) footer() string {
 	var keys string
 	switch m.top() {
 	case scrPaper:
-		keys = "j/k scroll · o open · s save · a AskPDF · r related · Esc back · ? help · q quit"
+		keys = "J/K move · j/k scroll · s save · o open · a AskPDF · r related · ? help · q quit"
 	case scrAnswer:
 		keys = "j/k scroll · Esc back · q quit"
 	case scrPicker:
