@@ -117,13 +117,15 @@ type Model struct {
 	cancel context.CancelFunc
 	seq    int // of the work running; results of other work are dropped
 
+	saves map[string]time.Time // saves and unsaves (zero) made here, by paper
+
 	status string // one line for the user: an error, a URL, "saved"
 	err    error  // a failure to load the page itself
 }
 
 // New builds the model of papers browse on be.
 func New(be Backend, opts Options) *Model {
-	m := &Model{be: be, opts: opts, st: newStyles(opts.Color), w: opts.Width, h: opts.Height, page: opts.Page}
+	m := &Model{be: be, opts: opts, st: newStyles(opts.Color), w: opts.Width, h: opts.Height, page: opts.Page, saves: map[string]time.Time{}}
 	if m.w <= 0 {
 		m.w = 80
 	}
@@ -153,7 +155,7 @@ func (m *Model) Init() tea.Cmd {
 		cmds = append(cmds, m.loadPage(m.opts.Topic))
 	}
 	if m.page != nil {
-		cmds = append(cmds, m.onlineMomentum())
+		cmds = append(cmds, m.onlineMomentum(), m.loadRest())
 	}
 	return tea.Batch(cmds...)
 }
@@ -162,6 +164,7 @@ func (m *Model) Init() tea.Cmd {
 type (
 	pageMsg struct {
 		page *Page
+		rest bool // all the papers of the page shown, its newest first loaded
 		err  error
 	}
 	momentumMsg struct {
@@ -246,11 +249,29 @@ func (m *Model) stopWork() {
 	m.cancel, m.busy, m.stream = nil, "", nil
 }
 
+// loadPage loads the newest papers of page name (FirstPapers; the rest
+// follows, loadRest).
 func (m *Model) loadPage(name string) tea.Cmd {
 	be := m.be
 	return func() tea.Msg {
-		pg, err := be.Page(context.Background(), name)
+		pg, err := be.Page(context.Background(), name, FirstPapers)
 		return pageMsg{page: pg, err: err}
+	}
+}
+
+// loadRest loads every paper of the page shown when it holds only its
+// newest.
+func (m *Model) loadRest() tea.Cmd {
+	if !m.page.Partial() {
+		return nil
+	}
+	be, name := m.be, ""
+	if !m.page.All {
+		name = m.page.Topic.Name
+	}
+	return func() tea.Msg {
+		pg, err := be.Page(context.Background(), name, 0)
+		return pageMsg{page: pg, rest: true, err: err}
 	}
 }
 
@@ -309,6 +330,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) result(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case pageMsg:
+		if msg.rest {
+			// The rest of the page shown: keep its cursor, its momentum
+			// (arXiv's, if it came) and the saves made meanwhile.
+			if m.page == nil || msg.err != nil || msg.page.All != m.page.All || !strings.EqualFold(msg.page.Topic.Name, m.page.Topic.Name) {
+				return nil
+			}
+			msg.page.Momentum = m.page.Momentum
+			m.page = msg.page
+			for id, at := range m.saves {
+				m.markSaved(id, at)
+			}
+			m.layout()
+			return nil
+		}
 		if msg.err != nil {
 			m.err = msg.err
 			return nil
@@ -316,7 +351,7 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 		m.page, m.err = msg.page, nil
 		m.pageList = cursor{}
 		m.layout()
-		return m.onlineMomentum()
+		return tea.Batch(m.onlineMomentum(), m.loadRest())
 	case momentumMsg:
 		if m.page != nil && !m.page.All && m.page.Topic.Name == msg.topic {
 			m.page.Momentum = msg.m
@@ -353,7 +388,12 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 			m.status = msg.err.Error()
 			return nil
 		}
-		m.markSaved(msg.id, msg.saved)
+		at := time.Time{}
+		if msg.saved {
+			at = time.Now()
+		}
+		m.saves[msg.id] = at
+		m.markSaved(msg.id, at)
 		if msg.saved {
 			m.status = "saved " + msg.id + " (papers list --saved)"
 		} else {
@@ -420,12 +460,9 @@ func (m *Model) next() tea.Cmd {
 	}
 }
 
-// markSaved updates every copy of paper id the model holds.
-func (m *Model) markSaved(id string, saved bool) {
-	at := time.Time{}
-	if saved {
-		at = time.Now()
-	}
+// markSaved updates every copy of paper id the model holds: saved at at
+// (zero: not saved).
+func (m *Model) markSaved(id string, at time.Time) {
 	set := func(p *store.Paper) {
 		if p.ID == id {
 			p.Saved = at

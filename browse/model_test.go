@@ -395,6 +395,35 @@ func TestSearch(t *testing.T) {
 	d.contains(`Search "memory consolidation"`, "▸ 2026-05-21 What Training Data")
 }
 
+// A large page shows its newest papers at once and loads the rest after
+// the first frame: the count is the whole page's from the start, the
+// cursor stays where it was, and a save made before the rest came stays.
+func TestPageLoadsInTwoSteps(t *testing.T) {
+	lib := library(t)
+	be := backend(lib)
+	first, err := be.Page(context.Background(), "rl", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Papers) != 5 || first.Total != 30 || !first.Partial() {
+		t.Fatalf("Page(rl, 5): %d papers of %d", len(first.Papers), first.Total)
+	}
+	d := &driver{t: t, m: browse.New(be, browse.Options{Topic: "rl", Page: first, Width: 80, Height: 24})}
+	rest := d.m.Init()
+	d.contains("Latest papers 30", "ECHO: Terminal Agents")
+	d.keys("G")
+	d.contains("▸ 2026-05-21 cs.CL    What Training Data") // the 5th, the last loaded
+	d.keys("k", "s")
+	d.contains("saved topic-004")
+	d.run(rest)
+	d.contains("Latest papers 30", "▸ 2026-05-22 cs.CL    From Correctness to Preference: A Framework for Persona… ★")
+	d.keys("G")
+	d.contains("▸ 2026-05-12 cs.LG    Missing Old Logits")
+	if p, _ := lib.Get(context.Background(), "topic-004"); p.Saved.IsZero() {
+		t.Error("s did not save topic-004")
+	}
+}
+
 // J/K in the reader open the next and previous papers of the page, as the
 // feed's reader does; at either end it says so and stays.
 func TestReaderMoves(t *testing.T) {

@@ -143,7 +143,7 @@ func (m *Model) headerLines() []string {
 			out = append(out, m.chart(mo.Weekly)...)
 		}
 	}
-	out = append(out, "", m.st.heading.Render(fmt.Sprintf("Latest papers %d", len(pg.Papers))))
+	out = append(out, "", m.st.heading.Render(fmt.Sprintf("Latest papers %d", max(pg.Total, len(pg.Papers)))))
 	return out
 }
 

@@ -106,7 +106,7 @@ func runBrowse(ctx context.Context, o *browseOptions) error {
 	}
 	if !opts.PickTopic {
 		// The first frame shows the page, not "loading".
-		if opts.Page, err = be.Page(ctx, opts.Topic); err != nil {
+		if opts.Page, err = be.Page(ctx, opts.Topic, browse.FirstPapers); err != nil {
 			return err
 		}
 	}
