@@ -24,17 +24,18 @@ timeit() { # label command...
   shift
   local times=()
   for _ in $(seq "$R"); do
-    t=$( { /usr/bin/time -f '%e %M' env PAPERS_HOME="$work/lib" "$@" >/dev/null; } 2>&1 | tail -1)
+    t=$( { /usr/bin/time -f '%e %M %U %S' env PAPERS_HOME="$work/lib" "$@" >/dev/null; } 2>&1 | tail -1)
     times+=("$t")
   done
   printf '%s\n' "${times[@]}" | sort -n | awk -v label="$label" -v n="$R" '
-    { s[NR]=$1*1000; m[NR]=$2 } END {
+    { s[NR]=$1*1000; m[NR]=$2; c[NR]=($3+$4)*1000 } END {
       rss=0; for (i=1;i<=NR;i++) if (m[i]>rss) rss=m[i];
-      printf "%-34s min %4.0f ms  p50 %4.0f ms  max %4.0f ms  peak RSS %.0f MB  (%d runs)\n", label, s[1], s[int((NR+1)/2)], s[NR], rss/1024, n }'
+      for (i=2;i<=NR;i++) { v=c[i]; j=i-1; while (j>0 && c[j]>v) { c[j+1]=c[j]; j-- } c[j+1]=v }
+      printf "%-32s wall min %4.0f p50 %4.0f max %4.0f ms; CPU p50 %4.0f ms; peak RSS %.0f MB (%d runs)\n", label, s[1], s[int((NR+1)/2)], s[NR], c[int((NR+1)/2)], rss/1024, n }'
 }
 echo "synthetic library: $N papers x 5 chunks, 768 dims; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-first=$( { /usr/bin/time -f '%e %M' env PAPERS_HOME="$work/lib" "$work/papers" related "$id" >/dev/null; } 2>&1 | tail -1)
-echo "first papers related (sidecar written): $first (s, KB)" | awk '{ printf "first papers related (paper vectors computed, sidecar written): %.0f ms, peak RSS %.0f MB\n", $7*1000, $8/1024 }'
+{ /usr/bin/time -f '%e %U %S %M' env PAPERS_HOME="$work/lib" "$work/papers" related "$id" >/dev/null; } 2>&1 | tail -1 |
+  awk '{ printf "first papers related (paper vectors computed, sidecar written): %.0f ms, CPU %.0f ms, peak RSS %.0f MB\n", $1*1000, ($2+$3)*1000, $4/1024 }'
 timeit "papers show ID (baseline)" "$work/papers" show "$id"
 timeit "papers related ID" "$work/papers" related "$id"
 timeit "papers related ID --json -k 20" "$work/papers" related "$id" --json -k 20
