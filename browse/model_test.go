@@ -488,3 +488,21 @@ func TestColor(t *testing.T) {
 		t.Error("the screen with colour has no styles")
 	}
 }
+
+// A topic whose papers are all older than the chart's 12 weeks says when
+// they are from, and one without a description says how to get one.
+func TestStalePageWithoutDescription(t *testing.T) {
+	lib := library(t)
+	ctx := context.Background()
+	if err := lib.AddTopic(ctx, store.Topic{Name: "bare", Query: "abs:agent", Created: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddToTopic(ctx, "bare", []string{"topic-001", "topic-002"}); err != nil {
+		t.Fatal(err)
+	}
+	be := backend(lib)
+	be.Now = func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
+	d := newDriver(t, be, browse.Options{Topic: "bare", Width: 120, Height: 40})
+	d.contains("bare · no description yet: papers topic describe bare writes one",
+		"0 papers in the last four weeks. (from the library; the newest paper is of 2026-05-23)", "Latest papers 2")
+}

@@ -124,6 +124,8 @@ func (m *Model) headerLines() []string {
 	desc := pg.Topic.Description
 	if pg.All {
 		desc = "the whole library"
+	} else if strings.TrimSpace(desc) == "" {
+		desc = "no description yet: papers topic describe " + pg.Topic.Name + " writes one"
 	}
 	if desc != "" && ansi.StringWidth(name)+3+ansi.StringWidth(desc) <= m.w {
 		out = append(out, title+m.st.dim.Render(" · "+desc))
@@ -135,8 +137,16 @@ func (m *Model) headerLines() []string {
 	}
 	if mo := pg.Momentum; mo != nil {
 		sentence := mo.Sentence()
+		note := ""
 		if mo.Source == "library" && !pg.All {
-			sentence += " (from the library)"
+			note = "from the library"
+		}
+		if mo.Last4 == 0 && len(pg.Papers) > 0 && !pg.Papers[0].Published.IsZero() {
+			// An empty chart: say when the page's papers are from.
+			note = strings.TrimPrefix(note+"; the newest paper is of "+day(pg.Papers[0].Published), "; ")
+		}
+		if note != "" {
+			sentence += " (" + note + ")"
 		}
 		out = append(out, wrap(sentence, m.w, 2)...)
 		if m.h >= 20 {
