@@ -778,7 +778,7 @@ func (m *Model) startInput(k inputKind) tea.Cmd {
 	switch k {
 	case inAskPaper:
 		p, _ := m.selected()
-		m.input.Prompt = "Ask " + p.ID + ": "
+		m.input.Prompt = "Ask " + oneLine(p.ID) + ": "
 		m.input.Placeholder = "a question about this paper"
 	case inAskTopic:
 		m.input.Prompt = "Ask " + m.scopeName() + ": "

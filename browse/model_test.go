@@ -506,3 +506,56 @@ func TestStalePageWithoutDescription(t *testing.T) {
 	d.contains("bare · no description yet: papers topic describe bare writes one",
 		"0 papers in the last four weeks. (from the library; the newest paper is of 2026-05-23)", "Latest papers 2")
 }
+
+// Text from a corpus, a PDF or a model reaches the screen inert: a paper
+// whose title, abstract, authors, tags, section, chunk and id carry escape
+// sequences, C1 controls and bidirectional overrides draws none of them on
+// any screen (page, paper, search, related, answer, status), colour off.
+func TestUntrustedTextIsInert(t *testing.T) {
+	lib := library(t)
+	ctx := context.Background()
+	const id = "evil\x1b]0;pwned\x07"
+	text := "Cancer cells \x1b[2Jevade the immune\u009b31m system by expressing PD-L1 \u202eevil\u202c, which binds PD-1 on T cells."
+	e := embed.NewLocal()
+	vs, err := e.EmbedDocuments(ctx, []string{text, text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := store.Paper{ID: id, Title: "Evil \x1b]0;pwned\x07title\x1b[2J", Abstract: text, Source: "jsonl",
+		Authors: []string{"A. \x1b[31mRed"}, Affiliations: []string{"Lab\u009b2J"}, Categories: []string{"cs.\x1b[2JLG"},
+		Tags: []store.Tag{{Name: "tag\x1b]0;x\x07", Source: "corpus"}}, Published: time.Date(2026, 5, 24, 0, 0, 0, 0, time.UTC)}
+	chunks := []store.Chunk{{Seq: 0, Text: text, Vector: vs[0]}, {Seq: 1, PageStart: 1, PageEnd: 1, Section: "1 Intro\x1b[2J", Text: text, Vector: vs[1]}}
+	if _, err := lib.Put(ctx, p, chunks); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddToTopic(ctx, "rl", []string{id}); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, backend(lib), browse.Options{Topic: "rl", Width: 100, Height: 30})
+	inert := func(screen string) {
+		t.Helper()
+		s := d.screen()
+		if strings.ContainsAny(s, "\x1b\x07\u009b\u202e\u202c") {
+			t.Errorf("the %s screen draws a control character:\n%q", screen, s)
+		}
+	}
+	d.contains("Evil ]0;pwned title")
+	inert("page")
+	d.keys("enter")
+	d.contains("Red", "1 Intro")
+	inert("paper")
+	d.keys("G")
+	inert("paper's end")
+	d.keys("s")
+	d.contains("saved evil")
+	inert("status")
+	d.keys("esc", "/", "cancer cells immune system", "enter")
+	d.contains("Evil ]0;pwned title")
+	inert("search")
+	d.keys("esc", "r")
+	d.contains("Related to evil")
+	inert("related")
+	d.keys("esc", "a", "How do cancer cells evade the immune system?", "enter")
+	d.contains("Sources:")
+	inert("answer")
+}
