@@ -3,6 +3,7 @@ package browse_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +20,8 @@ import (
 	"github.com/papers-cli/papers/browse"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -558,4 +561,33 @@ func TestUntrustedTextIsInert(t *testing.T) {
 	d.keys("esc", "a", "How do cancer cells evade the immune system?", "enter")
 	d.contains("Sources:")
 	inert("answer")
+}
+
+// With arXiv reachable the header's momentum is arXiv's, as papers
+// momentum counts it (here an arXiv faked at the wire: 12 papers in the
+// last four weeks, 6 in the four before), in place of the library's.
+func TestMomentumFromArxiv(t *testing.T) {
+	var entries []arxiv.Entry
+	for i := range 18 {
+		days := 1 + i*2 // 12 within 27 days of now, 6 in the four weeks before
+		if i >= 12 {
+			days = 30 + (i-12)*4
+		}
+		at := now.AddDate(0, 0, -days)
+		entries = append(entries, arxiv.Entry{ID: fmt.Sprintf("2605.%05d", i+1), Version: 1, Title: fmt.Sprintf("Agents %d", i),
+			Summary: "An agent paper.", Published: at, Updated: at})
+	}
+	srv := arxivtest.NewServer(t, arxivtest.Options{Entries: entries})
+	ax := arxiv.New()
+	ax.APIURL, ax.PDFURL, ax.Delay = srv.APIURL(), srv.PDFURL(), -1
+	be := backend(library(t))
+	be.Arxiv = ax
+	d := newDriver(t, be, browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
+	d.contains("12 papers in the last four weeks, up 100% on the four weeks before.", "Latest papers 30")
+	t.Log(strings.SplitN(d.screen(), "\n", 3)[1])
+	if strings.Contains(d.screen(), "(from the library)") {
+		t.Errorf("the momentum is still the library's:\n%s", d.screen())
+	}
+	off := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
+	off.contains("30 papers in the last four weeks", "(from the library)")
 }
