@@ -66,7 +66,7 @@ answer cites. With none of these it is a usage error (exit 2).`,
 
 // complete checks the flags and takes the ids.
 func (o *exportOptions) complete(c *cobra.Command, args []string) error {
-	if len(args) == 0 && len(o.filter.topics) == 0 && o.from == "" {
+	if len(args) == 0 && len(o.filter.Topics) == 0 && o.from == "" {
 		return withHint(usageError("nothing to export"), "give paper ids, --topic NAME or --from answer.json")
 	}
 	o.ids = args
@@ -90,7 +90,7 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	}
 	defer lib.Close()
 	sel := export.Selection{Refs: refs}
-	if len(o.filter.topics) > 0 {
+	if len(o.filter.Topics) > 0 {
 		f, err := o.filter.resolve(ctx, lib)
 		if err != nil {
 			return err

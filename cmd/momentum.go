@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/topic"
 )
 
@@ -56,7 +57,7 @@ func runMomentum(ctx context.Context, o *momentumOptions) error {
 		return err
 	}
 	defer lib.Close()
-	topics, err := selectTopics(ctx, lib, o.names)
+	topics, err := resolve.Topics(ctx, lib, o.names)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -81,7 +82,7 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 		return err
 	}
 	defer lib.Close()
-	topics, err := selectTopics(ctx, lib, o.names)
+	topics, err := resolve.Topics(ctx, lib, o.names)
 	if err != nil {
 		return err
 	}

@@ -544,10 +544,13 @@ func (l *Library) FindByHash(ctx context.Context, hash string) (Paper, error) {
 //     date are left out when either is set.
 //   - Topics: papers belonging to any of these topics (case-insensitive
 //     names; see AddToTopic). A topic that does not exist selects nothing.
+//   - Tags: papers with any of these tags, of any source (case-insensitive;
+//     a Zotero collection is the tag "zotero:Collection/Sub").
 //   - Limit: at most this many papers (List only; 0 = no limit).
 type Filter struct {
 	IDs        []string
 	Topics     []string
+	Tags       []string
 	Categories []string
 	Authors    []string
 	Since      time.Time
@@ -559,7 +562,7 @@ type Filter struct {
 }
 
 func (f Filter) empty() bool {
-	return len(f.IDs) == 0 && len(f.Topics) == 0 && len(f.Categories) == 0 && len(f.Authors) == 0 && f.Since.IsZero() && f.Until.IsZero()
+	return len(f.IDs) == 0 && len(f.Topics) == 0 && len(f.Tags) == 0 && len(f.Categories) == 0 && len(f.Authors) == 0 && f.Since.IsZero() && f.Until.IsZero()
 }
 
 // where returns an SQL condition over the papers table (alias-free column
@@ -579,6 +582,12 @@ func (f Filter) where(col string) (string, []any) {
 		conds = append(conds, "EXISTS (SELECT 1 FROM topic_papers tp WHERE tp.paper_id = "+col+"id AND tp.topic IN ("+placeholders(len(f.Topics))+"))")
 		for _, t := range f.Topics {
 			args = append(args, t)
+		}
+	}
+	if len(f.Tags) > 0 {
+		conds = append(conds, "EXISTS (SELECT 1 FROM paper_tags pt WHERE pt.paper_id = "+col+"id AND lower(pt.tag) IN ("+placeholders(len(f.Tags))+"))")
+		for _, t := range f.Tags {
+			args = append(args, strings.ToLower(strings.TrimSpace(t)))
 		}
 	}
 	if len(f.Categories) > 0 {
