@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -547,6 +548,7 @@ func (l *Library) FindByHash(ctx context.Context, hash string) (Paper, error) {
 //   - Tags: papers with any of these tags, of any source (case-insensitive;
 //     a Zotero collection is the tag "zotero:Collection/Sub").
 //   - Limit: at most this many papers (List only; 0 = no limit).
+//   - Offset: skip this many papers first (List only), for paging.
 type Filter struct {
 	IDs        []string
 	Topics     []string
@@ -556,6 +558,7 @@ type Filter struct {
 	Since      time.Time
 	Until      time.Time
 	Limit      int
+	Offset     int
 	// Brief makes List leave Abstract empty: listing thousands of papers
 	// then reads a fraction of the bytes.
 	Brief bool
@@ -634,8 +637,11 @@ func (l *Library) List(ctx context.Context, f Filter) ([]Paper, error) {
 		cols = strings.Replace(cols, "abstract,", "'',", 1)
 	}
 	q := "SELECT " + cols + " FROM papers WHERE " + cond + " ORDER BY published DESC, id" // the papers_published index; NULLs sort last in DESC
-	if f.Limit > 0 {
-		q += " LIMIT " + strconv.Itoa(f.Limit)
+	if f.Limit > 0 || f.Offset > 0 {
+		q += " LIMIT " + strconv.Itoa(cmp.Or(f.Limit, -1)) // -1: no limit
+	}
+	if f.Offset > 0 {
+		q += " OFFSET " + strconv.Itoa(f.Offset)
 	}
 	ps, err := l.queryPapers(ctx, q, args...)
 	if err != nil {

@@ -401,6 +401,8 @@ func TestListFilters(t *testing.T) {
 	}{
 		{"all newest first, ties by id, undated last", store.Filter{}, "b,c,a,e,d"},
 		{"limit", store.Filter{Limit: 2}, "b,c"},
+		{"offset", store.Filter{Limit: 2, Offset: 2}, "a,e"},
+		{"offset alone", store.Filter{Offset: 3}, "e,d"},
 		{"ids", store.Filter{IDs: []string{"e", "a", "zz"}}, "a,e"},
 		{"category exact, case-insensitive", store.Filter{Categories: []string{"CS.ai"}}, "a,d"},
 		{"categories ORed", store.Filter{Categories: []string{"cs.LG", "astro-ph.CO"}}, "b,c,e"},
