@@ -238,4 +238,3 @@ func (s *Server) exportBibtex(ctx context.Context, _ *mcp.CallToolRequest, in ex
 	out.Text = b.String()
 	return out, nil
 }
-
