@@ -100,6 +100,8 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, out Out, err error) {
 		s.calls.Add(1)
 		defer s.calls.Done()
+		ctx, release := s.bind(ctx)
+		defer release()
 		defer func() {
 			if r := recover(); r != nil {
 				fmt.Fprintf(s.opts.Log, "papers mcp: %s panicked: %v\n%s", t.Name, r, debug.Stack())

@@ -74,6 +74,10 @@ type Server struct {
 
 	writing sync.Mutex // one ingest or update at a time: the CLI's pacing and lock per run
 	calls   sync.WaitGroup
+	// ended is cancelled when the client has gone: the calls still
+	// running stop (see bind).
+	ended context.Context
+	end   context.CancelFunc
 }
 
 // New builds the server with its tools, resources and prompts.
@@ -85,6 +89,7 @@ func New(o Options) *Server {
 		o.Workers = 2
 	}
 	s := &Server{opts: o}
+	s.ended, s.end = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "papers", Title: "papers: your research library", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.addTools()
@@ -108,12 +113,24 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 		s.addPaperResources(ctx, lib)
 	}
 	err := s.srv.Run(ctx, t)
+	s.end() // the client is gone: stop what it asked for
 	s.calls.Wait()
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
 }
+
+// bind returns ctx, cancelled also when the client has gone (whatever the
+// transport tells the SDK), and the function that releases it.
+func (s *Server) bind(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.ended, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// Wait waits for the calls in flight to return.
+func (s *Server) Wait() { s.calls.Wait() }
 
 // Close closes the library, once the calls in flight have returned.
 func (s *Server) Close() error {

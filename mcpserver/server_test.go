@@ -75,9 +75,29 @@ func clientOf(srv *arxivtest.Server, delay time.Duration) func() (*arxiv.Client,
 // session connects a client to a new server with opts; both end with t.
 // Run's error is checked at the end: a disconnection is no error.
 func session(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *mcpserver.Server) {
+	cs, s, _ := sessionOn(t, opts, copts)
+	return cs, s
+}
+
+// cut is a client transport whose connection the test can break, as a
+// client process that dies breaks its pipes.
+type cut struct {
+	mcp.Transport
+	conn mcp.Connection
+}
+
+func (c *cut) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := c.Transport.Connect(ctx)
+	c.conn = conn
+	return conn, err
+}
+
+// sessionOn is session that also returns the client's connection.
+func sessionOn(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *mcpserver.Server, *cut) {
 	t.Helper()
 	s := mcpserver.New(opts)
-	st, ct := mcp.NewInMemoryTransports()
+	st, it := mcp.NewInMemoryTransports()
+	ct := &cut{Transport: it}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx, st) }()
@@ -98,7 +118,7 @@ func session(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions) (*m
 		cancel()
 		s.Close()
 	})
-	return cs, s
+	return cs, s, ct
 }
 
 var shared struct {
