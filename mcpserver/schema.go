@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -94,9 +95,14 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 	if t.InputSchema, err = jsonschema.For[In](schemaOptions); err != nil {
 		panic(fmt.Sprintf("input schema of %s: %v", t.Name, err))
 	}
-	if t.OutputSchema, err = jsonschema.For[Out](schemaOptions); err != nil {
+	out, err := jsonschema.For[Out](schemaOptions)
+	if err != nil {
 		panic(fmt.Sprintf("output schema of %s: %v", t.Name, err))
 	}
+	if slices.Equal(out.Types, []string{"null", "object"}) {
+		out.Type, out.Types = "object", nil // a pointer result is never null; MCP wants type "object"
+	}
+	t.OutputSchema = out
 	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, out Out, err error) {
 		s.calls.Add(1)
 		defer s.calls.Done()

@@ -245,8 +245,20 @@ func TestToolsHaveSchemas(t *testing.T) {
 		}
 		in, _ := json.Marshal(tool.InputSchema)
 		out, _ := json.Marshal(tool.OutputSchema)
-		if !strings.Contains(string(in), `"type":"object"`) || !strings.Contains(string(out), `"properties"`) {
-			t.Errorf("%s: schemas %s / %s", tool.Name, in, out)
+		// MCP wants both schemas of type "object" (a single type, not a list)
+		type schema struct {
+			Type       any            `json:"type"`
+			Properties map[string]any `json:"properties"`
+		}
+		var top schema
+		for _, b := range [][]byte{in, out} {
+			top = schema{}
+			if err := json.Unmarshal(b, &top); err != nil || top.Type != "object" {
+				t.Errorf("%s: a schema's type is %v, want \"object\": %s", tool.Name, top.Type, b)
+			}
+		}
+		if len(top.Properties) == 0 { // top is the output's
+			t.Errorf("%s: the output schema has no properties: %s", tool.Name, out)
 		}
 		if strings.Count(string(in), `"description"`) < strings.Count(string(in), `"type"`)/3 {
 			t.Errorf("%s: input fields without descriptions: %s", tool.Name, in)
