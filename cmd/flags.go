@@ -29,10 +29,11 @@ const (
 	filterAuthor                         // --author NAME (repeatable)
 	filterDates                          // --since DATE, --until DATE
 	filterTag                            // --tag NAME (repeatable)
+	filterSaved                          // --saved
 
 	// filterPapers is every flag that narrows by what a paper is, for
 	// commands that list papers rather than search one.
-	filterPapers = filterTopic | filterTag | filterCategory | filterAuthor | filterDates
+	filterPapers = filterTopic | filterCategory | filterAuthor | filterDates | filterTag | filterSaved
 	filterAll    = filterPaper | filterPapers
 )
 
@@ -55,14 +56,17 @@ func (f *filterFlags) register(c *cobra.Command, which filterSet) {
 	if which&filterTopic != 0 {
 		fl.StringArrayVar(&f.Topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
 	}
-	if which&filterTag != 0 {
-		fl.StringArrayVar(&f.Tags, "tag", nil, "only papers with this tag, e.g. a Zotero tag or zotero:Collection (repeatable: any of them)")
-	}
 	if which&filterCategory != 0 {
 		fl.StringArrayVar(&f.Categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
 	}
 	if which&filterAuthor != 0 {
 		fl.StringArrayVar(&f.Authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
+	}
+	if which&filterTag != 0 {
+		fl.StringArrayVar(&f.Tags, "tag", nil, "only papers with this tag, of any source: yours (papers tag), Zotero's (a collection as zotero:Collection) or a corpus's (repeatable: any of them)")
+	}
+	if which&filterSaved != 0 {
+		fl.BoolVar(&f.Saved, "saved", false, "only the papers you saved (papers save)")
 	}
 	if which&filterDates != 0 {
 		fl.StringVar(&f.Since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
@@ -87,6 +91,10 @@ func (f *filterFlags) resolve(ctx context.Context, lib *store.Library) (store.Fi
 
 // namesPapers reports whether --paper was given.
 func (f *filterFlags) namesPapers() bool { return len(f.Papers) > 0 }
+
+// selects reports whether any flag that selects papers by what they are
+// was given (--topic, --tag, --saved): export needs one of them or ids.
+func (f *filterFlags) selects() bool { return len(f.Topics) > 0 || len(f.Tags) > 0 || f.Saved }
 
 // llmFlags choose the model that writes answers and summaries (ask,
 // digest): --llm and --extractive, with OPENAI_API_KEY, OPENAI_BASE_URL and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +42,8 @@ type paperRecord struct {
 	Venue   string      `json:"venue,omitempty"`
 	Issued  string      `json:"issued,omitempty"`
 	Tags    []store.Tag `json:"tags"` // [{"name", "source"}]; source "zotero", "corpus" or "user"
+	Saved   bool        `json:"saved"`
+	SavedAt string      `json:"saved_at,omitempty"` // RFC 3339, UTC
 }
 
 func newPaperRecord(p store.Paper) paperRecord {
@@ -52,6 +55,9 @@ func newPaperRecord(p store.Paper) paperRecord {
 	}
 	if r.Tags == nil {
 		r.Tags = []store.Tag{}
+	}
+	if !p.Saved.IsZero() {
+		r.Saved, r.SavedAt = true, p.Saved.UTC().Format(time.RFC3339)
 	}
 	if r.Authors == nil {
 		r.Authors = []string{}
@@ -96,38 +102,36 @@ func runList(ctx context.Context, o *listOptions) error {
 	}
 	f.Limit = o.limit
 	f.Brief = true // list prints no abstracts
-	papers, err := lib.List(ctx, f)
-	if err != nil {
-		return err
-	}
 	var out io.Writer = o.io.Out
 	if !o.io.OutTTY {
 		bw := bufio.NewWriterSize(out, 64<<10) // one write per 64 KiB, not per row
 		defer bw.Flush()
 		out = bw
 	}
+	// Streamed: memory stays flat however many papers the library holds.
 	if o.json {
-		for _, p := range papers {
-			if err := writeJSON(out, newPaperRecord(p)); err != nil {
-				return err
-			}
-		}
-		return nil
+		return lib.EachPaper(ctx, f, func(p store.Paper) error { return writeJSON(out, newPaperRecord(p)) })
 	}
 	t := newTable(out, o.io)
 	if t.tty {
 		t.row("ID", "VER", "PUBLISHED", "PAGES", "CHUNKS", "TITLE")
 	}
-	for _, p := range papers {
+	n := 0
+	err = lib.EachPaper(ctx, f, func(p store.Paper) error {
 		v := ""
 		if p.Version > 0 {
 			v = "v" + strconv.Itoa(p.Version)
 		}
 		t.row(p.ID, v, day(p.Published), strconv.Itoa(p.Pages), strconv.Itoa(p.Chunks), p.Title)
+		n++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	t.flush()
 	if t.tty {
-		fmt.Fprintf(out, "%d papers\n", len(papers))
+		fmt.Fprintf(out, "%d papers\n", n)
 	}
 	return nil
 }

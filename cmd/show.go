@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/resolve"
 )
 
@@ -118,12 +119,14 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if o.json {
 		return writeJSON(out, rec)
 	}
+	// Ids are stored as given, and a library made before Put cleaned text
+	// may hold anything: nothing printed may act on the terminal.
 	w := func(label, v string) {
 		if v != "" {
-			fmt.Fprintf(out, "%-12s %s\n", label+":", v)
+			fmt.Fprintf(out, "%-12s %s\n", label+":", safetext.Line(v))
 		}
 	}
-	fmt.Fprintln(out, p.Title)
+	fmt.Fprintln(out, safetext.Line(p.Title))
 	fmt.Fprintln(out)
 	w("id", p.ID)
 	if p.Version > 0 {
@@ -150,6 +153,9 @@ func runShow(ctx context.Context, o *showOptions) error {
 		tags = append(tags, t.Name+" ("+t.Source+")")
 	}
 	w("tags", strings.Join(tags, ", "))
+	if !p.Saved.IsZero() {
+		w("saved", day(p.Saved))
+	}
 	var srcs []string
 	for _, f := range sortedKeys(p.MetadataSource) {
 		srcs = append(srcs, f+" from "+p.MetadataSource[f])
@@ -164,7 +170,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 		w("sections", strings.Join(rec.Sections, " · "))
 	}
 	if p.Abstract != "" {
-		fmt.Fprintf(out, "\n%s\n", p.Abstract)
+		fmt.Fprintf(out, "\n%s\n", safetext.Clean(p.Abstract))
 	}
 	for _, c := range rec.ChunkList {
 		head := fmt.Sprintf("[%d]", c.Seq)
@@ -174,7 +180,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 		if c.Section != "" {
 			head += " · " + c.Section
 		}
-		fmt.Fprintf(out, "\n%s\n%s\n", head, c.Text)
+		fmt.Fprintf(out, "\n%s\n%s\n", safetext.Line(head), safetext.Clean(c.Text))
 	}
 	return nil
 }

@@ -362,6 +362,7 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 			if b.fresh && err == nil {
 				b.it.Chunks[0].Vector, fresh = fresh[0].Vector, fresh[1:]
 			}
+			b.it.Member = r.in.Topic // a topic's update: the paper joins it in the same transaction
 			items = append(items, b.it)
 		}
 		var results []store.PutResult
@@ -402,7 +403,6 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 			continue
 		}
 		it, fresh, note := plan(c, held)
-		it.Member = r.in.Topic // the topic joins in the same transaction
 		if it.Paper.AddedAt.IsZero() {
 			it.Paper.AddedAt = time.Now().UTC()
 		}

@@ -11,12 +11,13 @@ import (
 
 // Filter is a selection of papers as a user names it: papers by any
 // spelling of their ids, topics by name, tags, arXiv categories, author
-// name parts and dates (see Date and Period). The kinds are ANDed, the
-// values of one kind ORed (store.Filter).
+// name parts, dates (see Date and Period) and the saved papers. The kinds
+// are ANDed, the values of one kind ORed (store.Filter).
 type Filter struct {
 	Papers     []string
 	Topics     []string
 	Tags       []string
+	Saved      bool // only the papers the user saved
 	Categories []string
 	Authors    []string
 	Since      string // on or after: YYYY-MM-DD, YYYY-MM, YYYY, RFC 3339, or 7d, 4w, 3m, 1y back
@@ -26,7 +27,12 @@ type Filter struct {
 // Check validates what needs no library (dates, categories) and returns
 // the store filter so far; mistakes are *InvalidError.
 func (f Filter) Check(now time.Time) (store.Filter, error) {
-	sf := store.Filter{Categories: f.Categories, Authors: f.Authors, Tags: f.Tags}
+	sf := store.Filter{Categories: f.Categories, Authors: f.Authors, Tags: f.Tags, Saved: f.Saved}
+	for _, t := range f.Tags {
+		if strings.TrimSpace(t) == "" {
+			return sf, invalid("--tag is empty: give a tag's name (papers show ID lists a paper's tags)")
+		}
+	}
 	var err error
 	if sf.Since, err = Date(f.Since, now); err != nil {
 		return sf, err

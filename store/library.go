@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
@@ -22,10 +23,15 @@ const FileName = "library.db"
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
 // Version 2 dropped version 1's FTS5 table chunks_fts: the full-text index
-// lives in the search index sidecar (package fts), built from chunks.text.
+// lives in the search index (package fts), built from chunks.text.
 // Version 3 added bibliographic columns, tags and identifiers, and merged
-// the duplicates earlier versions made (see migrate3.go).
-const SchemaVersion = 3
+// the duplicates earlier versions made (see migrate3.go). Version 4 added
+// the change log the search index is updated from (index_log, filled by
+// triggers; see index.go).
+const SchemaVersion = 4
+
+// mmapSize is how much of the database file SQLite reads in place (1 GiB).
+const mmapSize = 1 << 30
 
 // busyTimeout is how long a write waits for another connection or process
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
@@ -55,10 +61,13 @@ type Library struct {
 	db  *sql.DB
 
 	notes []string // what Open's migration did, for MigrationNotes
+	// readOnly says why the library was opened read-only, "" when it can
+	// be written (see ReadOnly).
+	readOnly string
 
-	mu      sync.Mutex     // guards idx, retired and embedder
-	idx     *searchIndex   // loaded by the first search
-	retired []*searchIndex // replaced indexes whose mappings are released at Close
+	ix indexState // the search index, opened by the first search (index.go)
+
+	mu sync.Mutex // guards embedder
 	// embedder is the name EnsureEmbedder last agreed to on this handle:
 	// PutBatch refuses vectors once the manifest names another.
 	embedder string
@@ -93,6 +102,11 @@ const (
 // any library size. The caller must Close the library.
 //
 // A library written by a newer papers (higher schema) is refused.
+//
+// A library that cannot be written (on a read-only medium, in files this
+// user may not write, on a disk too full for SQLite to create the file it
+// reads a WAL database with) is opened read-only instead: ReadOnly says
+// why, reads work, writes fail with ErrReadOnly and leave it as it was.
 func Open(ctx context.Context, dir string) (*Library, error) {
 	if dir == "" {
 		return nil, errors.New("open library: no directory given")
@@ -112,14 +126,49 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		"&_pragma=foreign_keys(1)" +
 		"&_pragma=temp_store(MEMORY)" + // sorts and FTS scratch never spill to temp files
 		"&_pragma=cache_size(-16384)" + // 16 MiB of page cache per connection, used as needed
-		"&_pragma=mmap_size(1073741824)" + // read pages in place from the OS cache: no copy into the page cache
+		"&_pragma=mmap_size(" + strconv.Itoa(mmapSize) + ")" + // read pages in place from the OS cache: no copy into the page cache
 		"&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
 	l := &Library{dir: dir, db: db}
-	removeStaleTemps(filepath.Join(dir, SidecarName)) // left by a killed index rebuild
+	err = l.openWritable(ctx)
+	if err == nil {
+		return l, nil
+	}
+	db.Close()
+	why := ""
+	if cannotWrite(err) {
+		why = writeProblem(dir, path)
+	}
+	if why == "" {
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	// Readable all the same: a read-only medium, files of another user, a
+	// full disk (SQLite cannot even create the -shm file it reads with).
+	rodb, note, rerr := openReadOnly(ctx, path)
+	if rerr != nil {
+		return nil, fmt.Errorf("open library %s: %w (%s; read-only, it does not open either: %v)", path, err, why, rerr)
+	}
+	if note != "" {
+		why += "; " + note
+	}
+	l = &Library{dir: dir, db: rodb, readOnly: why}
+	if v, err := l.userVersion(ctx); err != nil || v != SchemaVersion {
+		rodb.Close()
+		if err == nil {
+			err = fmt.Errorf("the library has schema %d and this papers reads schema %d: it must be migrated, which needs writing (%s)", v, SchemaVersion, why)
+		}
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// openWritable brings a read-write library up: removes what a killed
+// index rebuild left and migrates the schema.
+func (l *Library) openWritable(ctx context.Context) error {
+	removeIndexTemps(l.dir) // left by a killed index write
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -128,11 +177,11 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	for {
 		err := l.migrate(ctx)
 		if err == nil {
-			return l, nil
+			l.ensureSaved(ctx) // a library of this schema made before saves existed
+			return nil
 		}
 		if !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
-			db.Close()
-			return nil, fmt.Errorf("open library %s: %w", path, err)
+			return err
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -141,14 +190,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 // Close releases the database and the vector index. Searches in flight
 // must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
-	l.mu.Lock()
-	for _, x := range append(l.retired, l.idx) {
-		if x != nil && x.unmap != nil {
-			x.unmap()
-		}
-	}
-	l.idx, l.retired = nil, nil
-	l.mu.Unlock()
+	l.ix.close()
 	return l.db.Close()
 }
 
@@ -237,6 +279,10 @@ func (l *Library) migrate(ctx context.Context) error {
 			return nil
 		}
 		l.notes = nil // a retried migration says what the last attempt did
+		// Migrations delete papers, and with them their saves.
+		if _, err := tx.ExecContext(ctx, savedSchema); err != nil {
+			return err
+		}
 		for v < SchemaVersion {
 			switch v {
 			case 0:
@@ -256,6 +302,11 @@ func (l *Library) migrate(ctx context.Context) error {
 					return fmt.Errorf("migrate schema 2 to 3: %w", err)
 				}
 				l.notes = append(l.notes, notes...)
+			case 3:
+				// The index of schema 3 (index.bin) is rebuilt as segments.
+				if _, err := tx.ExecContext(ctx, indexLogSchema); err != nil {
+					return fmt.Errorf("migrate schema 3 to 4: %w", err)
+				}
 			default:
 				return fmt.Errorf("no migration from schema %d", v)
 			}
@@ -301,6 +352,9 @@ func (l *Library) userVersion(ctx context.Context) (int, error) {
 // fn or the commit fails: a failed write (disk full, I/O error, cancelled
 // context) leaves the previous state intact.
 func (l *Library) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if l.readOnly != "" {
+		return l.errReadOnly()
+	}
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapBusy(err)
@@ -312,11 +366,24 @@ func (l *Library) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return wrapBusy(tx.Commit())
 }
 
-// wrapBusy turns SQLite's BUSY (the busy timeout expired) into ErrBusy.
+// wrapBusy turns SQLite's BUSY (the busy timeout expired) into ErrBusy,
+// FULL into ErrDiskFull and READONLY into ErrReadOnly, keeping SQLite's
+// message.
 func wrapBusy(err error) error {
 	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == 5 { // SQLITE_BUSY
+	if !errors.As(err, &se) {
+		if errors.Is(err, syscall.ENOSPC) && !errors.Is(err, ErrDiskFull) {
+			return fmt.Errorf("%w: %w", ErrDiskFull, err) // a file of the index, not SQLite's
+		}
+		return err
+	}
+	switch se.Code() & 0xff {
+	case 5: // SQLITE_BUSY
 		return fmt.Errorf("%w (waited %s): %v", ErrBusy, busyTimeout, err)
+	case 13: // SQLITE_FULL
+		return fmt.Errorf("%w: %w", ErrDiskFull, err)
+	case 8: // SQLITE_READONLY
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	}
 	return err
 }
@@ -436,10 +503,11 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 }
 
 // Check verifies the library: SQLite's integrity_check and
-// foreign_key_check, and that every paper's chunk count matches its chunks
-// and every chunk has a full-text entry. It returns nil when all hold.
+// foreign_key_check, that every paper's chunk count matches its chunks,
+// and that the search index is whole and holds exactly the library's
+// chunks (see checkIndex). It returns nil when all hold.
 func (l *Library) Check(ctx context.Context) error {
-	return l.read(ctx, func(tx *sql.Tx) error {
+	err := l.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
 		if err != nil {
 			return fmt.Errorf("integrity check: %w", err)
@@ -476,4 +544,8 @@ func (l *Library) Check(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return l.checkIndex(ctx)
 }

@@ -323,12 +323,15 @@ func bumpVectorsGen(ctx context.Context, tx *sql.Tx) error {
 
 // deletePaper removes a paper with everything stored for it: chunks and
 // categories (by ON DELETE CASCADE), tags and identifiers. Topic
-// memberships stay (see topics.go).
+// memberships stay (see topics.go); a save goes with the paper.
 func deletePaper(ctx context.Context, tx *sql.Tx, id string) error {
 	if _, err := tx.ExecContext(ctx, "DELETE FROM papers WHERE id = ?", id); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM paper_tags WHERE paper_id = ?", id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM saved_papers WHERE paper_id = ?", id); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, "DELETE FROM paper_identifiers WHERE paper_id = ?", id)
@@ -547,12 +550,14 @@ func (l *Library) FindByHash(ctx context.Context, hash string) (Paper, error) {
 //     names; see AddToTopic). A topic that does not exist selects nothing.
 //   - Tags: papers with any of these tags, of any source (case-insensitive;
 //     a Zotero collection is the tag "zotero:Collection/Sub").
+//   - Saved: only saved papers (Library.Save).
 //   - Limit: at most this many papers (List only; 0 = no limit).
 //   - Offset: skip this many papers first (List only), for paging.
 type Filter struct {
 	IDs        []string
 	Topics     []string
 	Tags       []string
+	Saved      bool
 	Categories []string
 	Authors    []string
 	Since      time.Time
@@ -565,7 +570,8 @@ type Filter struct {
 }
 
 func (f Filter) empty() bool {
-	return len(f.IDs) == 0 && len(f.Topics) == 0 && len(f.Tags) == 0 && len(f.Categories) == 0 && len(f.Authors) == 0 && f.Since.IsZero() && f.Until.IsZero()
+	return len(f.IDs) == 0 && len(f.Topics) == 0 && len(f.Tags) == 0 && !f.Saved &&
+		len(f.Categories) == 0 && len(f.Authors) == 0 && f.Since.IsZero() && f.Until.IsZero()
 }
 
 // where returns an SQL condition over the papers table (alias-free column
@@ -588,10 +594,13 @@ func (f Filter) where(col string) (string, []any) {
 		}
 	}
 	if len(f.Tags) > 0 {
-		conds = append(conds, "EXISTS (SELECT 1 FROM paper_tags pt WHERE pt.paper_id = "+col+"id AND lower(pt.tag) IN ("+placeholders(len(f.Tags))+"))")
+		conds = append(conds, "EXISTS (SELECT 1 FROM paper_tags pt WHERE pt.paper_id = "+col+"id AND pt.tag IN ("+placeholders(len(f.Tags))+"))")
 		for _, t := range f.Tags {
-			args = append(args, strings.ToLower(strings.TrimSpace(t)))
+			args = append(args, t)
 		}
+	}
+	if f.Saved {
+		conds = append(conds, col+"id IN (SELECT paper_id FROM saved_papers)")
 	}
 	if len(f.Categories) > 0 {
 		var or []string
@@ -631,6 +640,16 @@ func (f Filter) where(col string) (string, []any) {
 // List returns the papers that match f, newest published first (papers with
 // no date last), ties by id. It reads only the papers table.
 func (l *Library) List(ctx context.Context, f Filter) ([]Paper, error) {
+	q, args := f.listQuery()
+	ps, err := l.queryPapers(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list papers: %w", err)
+	}
+	return ps, nil
+}
+
+// listQuery is the query of List and EachPaper.
+func (f Filter) listQuery() (string, []any) {
 	cond, args := f.where("")
 	cols := paperColumns
 	if f.Brief {
@@ -643,11 +662,68 @@ func (l *Library) List(ctx context.Context, f Filter) ([]Paper, error) {
 	if f.Offset > 0 {
 		q += " OFFSET " + strconv.Itoa(f.Offset)
 	}
-	ps, err := l.queryPapers(ctx, q, args...)
+	return q, args
+}
+
+// EachPaper calls fn with every paper that matches f, in List's order,
+// reading them in batches as it goes: memory stays flat however many
+// papers match (List holds them all). The papers come from one
+// consistent snapshot. An error from fn stops the walk and is returned.
+func (l *Library) EachPaper(ctx context.Context, f Filter, fn func(Paper) error) error {
+	q, args := f.listQuery()
+	// On a connection of its own that reads through SQLite's page cache
+	// rather than the memory map: mapped pages of a whole library's file
+	// (and the neighbours the kernel maps with each) count as the
+	// process's memory, 0.7 GB for 200k papers.
+	conn, err := l.db.Conn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list papers: %w", err)
+		return fmt.Errorf("list papers: %w", wrapBusy(err))
 	}
-	return ps, nil
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
+		return fmt.Errorf("list papers: %w", wrapBusy(err))
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+strconv.Itoa(mmapSize))
+	err = readOn(ctx, conn, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		const batch = 500
+		ps := make([]Paper, 0, batch)
+		flush := func() error {
+			if err := loadMarks(ctx, tx, ps); err != nil {
+				return err
+			}
+			for _, p := range ps {
+				if err := fn(p); err != nil {
+					return err
+				}
+			}
+			ps = ps[:0]
+			return nil
+		}
+		for rows.Next() {
+			p, err := scanPaper(rows)
+			if err != nil {
+				return err
+			}
+			if ps = append(ps, p); len(ps) == batch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return flush()
+	})
+	if err != nil {
+		return fmt.Errorf("list papers: %w", err)
+	}
+	return nil
 }
 
 // Count returns how many papers and chunks the library holds.
@@ -672,31 +748,40 @@ func queryPapers(ctx context.Context, db querier, q string, args ...any) ([]Pape
 	defer rows.Close()
 	var ps []Paper
 	for rows.Next() {
-		var p Paper
-		var authors, affs, cats, meta string
-		var pub, upd, added sql.NullInt64
-		if err := rows.Scan(&p.ID, &p.Version, &p.Title, &p.Abstract, &authors, &affs, &pub, &upd,
-			&cats, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.Source, &p.Pages, &p.Chunks,
-			&p.ContentHash, &p.TextError, &added,
-			&p.ArxivID, &p.Type, &p.Venue, &p.Volume, &p.Issue, &p.PageRange, &p.Publisher, &p.Issued, &meta); err != nil {
+		p, err := scanPaper(rows)
+		if err != nil {
 			return nil, err
 		}
-		if meta != "{}" && meta != "" {
-			_ = json.Unmarshal([]byte(meta), &p.MetadataSource) // written by upsertPaper; a bad value reads as none
-		}
-		p.Authors = parseList(authors)
-		p.Affiliations = parseList(affs)
-		p.Categories = parseList(cats)
-		p.Published = timeOf(pub)
-		p.Updated = timeOf(upd)
-		p.AddedAt = timeOf(added)
 		ps = append(ps, p)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	rows.Close()
-	return ps, loadTags(ctx, db, ps)
+	return ps, loadMarks(ctx, db, ps)
+}
+
+// scanPaper reads one row of paperColumns.
+func scanPaper(rows *sql.Rows) (Paper, error) {
+	var p Paper
+	var authors, affs, cats, meta string
+	var pub, upd, added sql.NullInt64
+	if err := rows.Scan(&p.ID, &p.Version, &p.Title, &p.Abstract, &authors, &affs, &pub, &upd,
+		&cats, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.Source, &p.Pages, &p.Chunks,
+		&p.ContentHash, &p.TextError, &added,
+		&p.ArxivID, &p.Type, &p.Venue, &p.Volume, &p.Issue, &p.PageRange, &p.Publisher, &p.Issued, &meta); err != nil {
+		return p, err
+	}
+	if meta != "{}" && meta != "" {
+		_ = json.Unmarshal([]byte(meta), &p.MetadataSource) // written by upsertPaper; a bad value reads as none
+	}
+	p.Authors = parseList(authors)
+	p.Affiliations = parseList(affs)
+	p.Categories = parseList(cats)
+	p.Published = timeOf(pub)
+	p.Updated = timeOf(upd)
+	p.AddedAt = timeOf(added)
+	return p, nil
 }
 
 // Chunks returns the chunks of a paper in seq order, with text but without
@@ -802,7 +887,14 @@ func ParseChunkID(id string) (paperID string, seq int, err error) {
 // read runs fn in a read-only (deferred) transaction: one consistent
 // snapshot that never waits for writers (WAL).
 func (l *Library) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := l.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	return readOn(ctx, l.db, fn)
+}
+
+// readOn is read on db or one connection of it.
+func readOn(ctx context.Context, db interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return wrapBusy(err)
 	}

@@ -74,6 +74,10 @@ var topicColumns = []struct{ name, def string }{
 	{"stored_at", "stored_at INTEGER"},
 }
 
+// errNoTopics is wrapped by ensureTopics' error on a read-only library
+// that never had a topic: readers then find none.
+var errNoTopics = errors.New("no topic tables")
+
 // ensureTopics creates the topic tables unless they exist, and adds the
 // columns older tables lack. The check is a read, so the write lock is
 // taken once per library, not per call.
@@ -87,6 +91,9 @@ func (l *Library) ensureTopics(ctx context.Context) error {
 	}
 	if tables == 2 && cols == len(topicColumns) {
 		return nil
+	}
+	if l.readOnly != "" {
+		return fmt.Errorf("%w (%w)", l.errReadOnly(), errNoTopics)
 	}
 	return l.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, topicSchema); err != nil {
@@ -169,7 +176,9 @@ func (l *Library) Topics(ctx context.Context) ([]Topic, error) {
 }
 
 func (l *Library) queryTopics(ctx context.Context, q string, args ...any) ([]Topic, error) {
-	if err := l.ensureTopics(ctx); err != nil {
+	if err := l.ensureTopics(ctx); errors.Is(err, errNoTopics) {
+		return nil, nil // read-only, and never had a topic
+	} else if err != nil {
 		return nil, err
 	}
 	rows, err := l.db.QueryContext(ctx, q, args...)
@@ -404,6 +413,29 @@ func (l *Library) MarkTopicUpdated(ctx context.Context, name string, ran, cursor
 	})
 	if err != nil {
 		return fmt.Errorf("mark topic %s updated: %w", name, err)
+	}
+	return nil
+}
+
+// SetTopicDescription replaces the topic's description (what topic show,
+// digest and browse show of it). A topic that does not exist is an error
+// wrapping ErrNotFound.
+func (l *Library) SetTopicDescription(ctx context.Context, name, description string) error {
+	if err := l.ensureTopics(ctx); err != nil {
+		return fmt.Errorf("describe topic %s: %w", name, err)
+	}
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE topics SET description = ? WHERE name = ?", strings.TrimSpace(description), name)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("describe topic %s: %w", name, err)
 	}
 	return nil
 }

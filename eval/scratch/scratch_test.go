@@ -9,6 +9,7 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/ingest"
 )
 
 const topicCorpus = "../../../shared/data/topic/rl-for-llm-agents.jsonl"
@@ -26,7 +27,7 @@ func TestNew(t *testing.T) {
 	if err := os.WriteFile(corpus, append(b, []byte("{oops\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := New(ctx, corpus, embed.NewLocal())
+	l, err := New(ctx, ingest.Sources{Corpora: []string{corpus}}, embed.NewLocal())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestNew(t *testing.T) {
 
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(bad, []byte("{oops\n"), 0o644)
-	l, err = New(ctx, bad, embed.NewLocal())
+	l, err = New(ctx, ingest.Sources{Corpora: []string{bad}}, embed.NewLocal())
 	var none *NothingStoredError
 	if !errors.As(err, &none) || l == nil || len(l.Failed) != 1 {
 		t.Fatalf("New(bad corpus) = %v, %v; want a NothingStoredError with the failure", l, err)
