@@ -32,9 +32,9 @@ func newMCPCmd(g *globalOptions) *cobra.Command {
 		Long: `Run a Model Context Protocol server on stdin and stdout, for an assistant
 to search, ask, read and cite the library, browse topics and add papers.
 
-Tools: search, ask, get_paper, read_paper, list_papers, list_topics,
-momentum, digest, export_bibtex, ingest, update (the last two refused with
---read-only). Resources: each paper as papers://ID. Prompts:
+Tools: search, ask, get_paper, read_paper, list_papers, related,
+list_topics, momentum, digest, export_bibtex, ingest, update (the last two
+refused with --read-only). Resources: each paper as papers://ID. Prompts:
 literature_review, topic_digest. Errors are tool results marked isError
 with the message papers would print. stdout carries only the protocol;
 notes go to stderr.

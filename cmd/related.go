@@ -95,19 +95,10 @@ func runRelated(ctx context.Context, o *relatedOptions) error {
 		}
 		opts.Topic = tp.Name
 	}
-	x, err := related.Open(ctx, lib)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
-	hits, err := x.Related(ctx, p.ID, opts)
+	res, err := related.Find(ctx, lib, p.ID, opts)
 	if errors.Is(err, related.ErrNoVector) {
 		return withHint(err, "the paper has no chunks to compare it by: papers ingest %s again", o.ref)
 	}
-	if err != nil {
-		return err
-	}
-	res, err := related.Papers(ctx, lib, hits)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 )
@@ -178,6 +179,7 @@ type PaperSummary struct {
 	DOI        string      `json:"doi,omitempty"`
 	Venue      string      `json:"venue,omitempty"`
 	Tags       []store.Tag `json:"tags"`
+	Saved      string      `json:"saved,omitempty" jsonschema:"YYYY-MM-DD the user saved the paper (papers save); absent when not saved"`
 	Resource   string      `json:"resource" jsonschema:"the paper as an MCP resource"`
 }
 
@@ -185,7 +187,7 @@ func summary(p store.Paper) PaperSummary {
 	return PaperSummary{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: orEmpty(p.Authors),
 		Published: day(p.Published), Updated: day(p.Updated), Categories: orEmpty(p.Categories),
 		Pages: p.Pages, Chunks: p.Chunks, Source: p.Source, URL: p.URL, ArxivID: p.ArxivID, DOI: p.DOI, Venue: p.Venue,
-		Tags: orEmpty(p.Tags), Resource: resourceURI(p.ID)}
+		Tags: orEmpty(p.Tags), Saved: day(p.Saved), Resource: resourceURI(p.ID)}
 }
 
 func orEmpty[T any](s []T) []T {
@@ -379,3 +381,73 @@ func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readI
 }
 
 func max0(a, b int) int { return max(a, b) }
+
+type relatedIn struct {
+	ID       string `json:"id" jsonschema:"the paper: an arXiv id in any form or the library's id"`
+	K        int    `json:"k,omitempty" jsonschema:"papers to return, most alike first (default 10, at most 50)"`
+	Topic    string `json:"topic,omitempty" jsonschema:"only papers of this followed topic"`
+	Category string `json:"category,omitempty" jsonschema:"only papers in this arXiv category (cs.CL) or archive (cs)"`
+	Year     int    `json:"year,omitempty" jsonschema:"only papers published in this year"`
+	Since    string `json:"since,omitempty" jsonschema:"only papers published on or after this date: YYYY-MM-DD, or 7d, 4w, 3m, 1y back"`
+}
+
+// RelatedPaper is a paper like the one asked about, and how alike.
+type RelatedPaper struct {
+	PaperSummary
+	Score float64 `json:"score" jsonschema:"cosine similarity of the two papers' vectors (higher is more alike)"`
+}
+
+type relatedOut struct {
+	ID      string         `json:"id" jsonschema:"the paper asked about, as the library names it"`
+	Related []RelatedPaper `json:"related" jsonschema:"most alike first, ties by id"`
+	Note    string         `json:"note,omitempty" jsonschema:"why none was found"`
+}
+
+func (s *Server) related(ctx context.Context, _ *mcp.CallToolRequest, in relatedIn) (relatedOut, error) {
+	out := relatedOut{Related: []RelatedPaper{}}
+	k := in.K
+	if k <= 0 {
+		k = related.DefaultK
+	}
+	if k > maxK || in.Year < 0 {
+		return out, fmt.Errorf("k must be at most %d and year not negative, got %d and %d", maxK, k, in.Year)
+	}
+	since, err := resolve.Date(in.Since, time.Now())
+	if err != nil {
+		return out, err
+	}
+	if strings.TrimSpace(in.ID) == "" {
+		return out, errors.New("no paper id given")
+	}
+	lib, err := s.library(ctx, false)
+	if err != nil {
+		return out, err
+	}
+	p, err := resolve.Paper(ctx, lib, in.ID)
+	if err != nil {
+		return out, err
+	}
+	out.ID = p.ID
+	o := related.Options{K: k, Category: strings.TrimSpace(in.Category), Year: in.Year, Since: since}
+	if in.Topic != "" {
+		t, err := resolve.Topic(ctx, lib, in.Topic)
+		if err != nil {
+			return out, err
+		}
+		o.Topic = t.Name
+	}
+	res, err := related.Find(ctx, lib, p.ID, o)
+	if errors.Is(err, related.ErrNoVector) {
+		return out, hint.With(err, "the paper has no chunks to compare it by: ingest it again (the ingest tool, or papers ingest %s)", hint.Shell(p.ID))
+	}
+	if err != nil {
+		return out, err
+	}
+	for _, r := range res {
+		out.Related = append(out.Related, RelatedPaper{PaperSummary: summary(r.Paper), Score: round4(float64(r.Score))})
+	}
+	if len(res) == 0 {
+		out.Note = "no other paper of the library passes the filters: try fewer filters, or ingest more papers"
+	}
+	return out, nil
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -229,6 +230,7 @@ func TestListPapers(t *testing.T) {
 			ID        string `json:"id"`
 			Published string `json:"published"`
 			Pages     int    `json:"pages"`
+			Saved     string `json:"saved"`
 		} `json:"papers"`
 		NextOffset *int `json:"next_offset"`
 	}
@@ -248,6 +250,15 @@ func TestListPapers(t *testing.T) {
 	if len(out.Papers) != 0 {
 		t.Errorf("an unknown tag: %+v", out.Papers)
 	}
+	call(t, cs, "list_papers", map[string]any{"tag": "to-read"}, &out)
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2302.04761" || out.Papers[0].Saved != "" {
+		t.Errorf("tag to-read (Toolformer's, any case): %+v", out.Papers)
+	}
+	call(t, cs, "list_papers", map[string]any{"filters": map[string]any{"saved": true}}, &out)
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" || out.Papers[0].Saved != time.Now().UTC().Format(time.DateOnly) {
+		t.Errorf("saved (PaSa, today): %+v", out.Papers)
+	}
+	failure(t, "empty tag", call(t, cs, "list_papers", map[string]any{"tag": []string{" "}}, nil), "tag is empty")
 	failure(t, "limit too large", call(t, cs, "list_papers", map[string]any{"limit": 10000}, nil), "at most 500")
 }
 
@@ -313,6 +324,17 @@ func TestTopicsMomentumDigestExport(t *testing.T) {
 	if e.Format != "csl-json" || len(e.Papers) == 0 || e.Papers[0] != "2501.10120" || !strings.HasPrefix(strings.TrimSpace(e.Text), "[") {
 		t.Errorf("export of an answer's citations: %+v", e)
 	}
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{{map[string]any{"tag": "TO-READ"}, "2302.04761"}, {map[string]any{"saved": true}, "2501.10120"}, {map[string]any{"saved": true, "tag": "to-read"}, ""}} {
+		res := call(t, cs, "export_bibtex", tc.args, &e)
+		if tc.want == "" {
+			failure(t, "export of no paper", res, "no papers to export")
+		} else if strings.Join(e.Papers, ",") != tc.want || strings.Count(e.Text, "@misc{") != 1 {
+			t.Errorf("export_bibtex %v: %+v, want %s", tc.args, e, tc.want)
+		}
+	}
 	failure(t, "export of a paper not held", call(t, cs, "export_bibtex", map[string]any{"ids": []string{"2302.04761", "2210.03629"}}, nil), "not in the library: 2210.03629")
 	failure(t, "export of nothing", call(t, cs, "export_bibtex", map[string]any{}, nil), "nothing to export")
 	failure(t, "export of no answer", call(t, cs, "export_bibtex", map[string]any{"answer": map[string]any{"x": 1}}, nil), "answer")
@@ -359,4 +381,38 @@ func TestResourcesAndPrompts(t *testing.T) {
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "topic_digest", Arguments: map[string]string{"topic": "nope"}}); err == nil || !strings.Contains(err.Error(), `no topic "nope"`) {
 		t.Errorf("topic_digest of an unknown topic: %v", err)
 	}
+}
+
+func TestRelated(t *testing.T) {
+	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	var out struct {
+		ID      string `json:"id"`
+		Related []struct {
+			ID       string  `json:"id"`
+			Title    string  `json:"title"`
+			Score    float64 `json:"score"`
+			Resource string  `json:"resource"`
+		} `json:"related"`
+		Note string `json:"note"`
+	}
+	call(t, cs, "related", map[string]any{"id": "https://arxiv.org/abs/2302.04761v1"}, &out)
+	if out.ID != "2302.04761" || len(out.Related) != 1 || out.Related[0].ID != "2501.10120" ||
+		!strings.HasPrefix(out.Related[0].Title, "PaSa") || out.Related[0].Score <= 0 || out.Related[0].Score > 1 || out.Related[0].Resource != "papers://2501.10120" {
+		t.Fatalf("related to Toolformer: %+v", out)
+	}
+	call(t, cs, "related", map[string]any{"id": "2501.10120", "category": "cs.CL", "since": "2025-01-01"}, &out)
+	if len(out.Related) != 1 || out.Related[0].ID != "2302.04761" {
+		t.Errorf("related to PaSa in cs.CL since 2025: %+v", out)
+	}
+	// the topic tools holds only Toolformer itself; PaSa is of 2024
+	for _, args := range []map[string]any{{"id": "2302.04761", "topic": "TOOLS"}, {"id": "2302.04761", "year": 2024, "category": "astro-ph"}} {
+		call(t, cs, "related", args, &out)
+		if len(out.Related) != 0 || !strings.Contains(out.Note, "passes the filters") {
+			t.Errorf("related %v: %+v", args, out)
+		}
+	}
+	failure(t, "unknown paper", call(t, cs, "related", map[string]any{"id": "2210.03629"}, nil), "2210.03629 is not in the library", "hint: ")
+	failure(t, "unknown topic", call(t, cs, "related", map[string]any{"id": "2302.04761", "topic": "rl"}, nil), `no topic "rl"`)
+	failure(t, "bad date", call(t, cs, "related", map[string]any{"id": "2302.04761", "since": "soon"}, nil), `invalid date "soon"`)
+	failure(t, "k too large", call(t, cs, "related", map[string]any{"id": "2302.04761", "k": 500}, nil), "at most 50")
 }

@@ -47,7 +47,8 @@ var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonsc
 type Filters struct {
 	Paper    Names  `json:"paper,omitempty" jsonschema:"only these papers: arXiv ids in any form (2501.12948, 2501.12948v2, arXiv URLs) or the library's ids (pdf:..., zotero:..., corpus ids)"`
 	Topic    Names  `json:"topic,omitempty" jsonschema:"only papers of these followed topics (see list_topics)"`
-	Tag      Names  `json:"tag,omitempty" jsonschema:"only papers with one of these tags, of any source, case-insensitive (a Zotero tag; a collection as zotero:Collection/Sub)"`
+	Tag      Names  `json:"tag,omitempty" jsonschema:"only papers with one of these tags, of any source, case-insensitive: the user's (papers tag), a Zotero tag (a collection as zotero:Collection/Sub) or a corpus's"`
+	Saved    bool   `json:"saved,omitempty" jsonschema:"only the papers the user saved (papers save)"`
 	Category Names  `json:"category,omitempty" jsonschema:"only papers in these arXiv categories, e.g. cs.CL, or a whole archive such as cs"`
 	Author   Names  `json:"author,omitempty" jsonschema:"only papers with an author whose name contains one of these"`
 	Since    string `json:"since,omitempty" jsonschema:"only papers published on or after this date: YYYY-MM-DD, YYYY-MM, YYYY, or a span back from today such as 7d, 4w, 3m, 1y"`
@@ -63,8 +64,9 @@ type Filtered struct {
 
 // names returns the filters as resolve takes them.
 func (f Filtered) names() resolve.Filter {
-	r := resolve.Filter{Papers: f.Paper, Topics: f.Topic, Tags: f.Tag, Categories: f.Category, Authors: f.Author, Since: f.Since, Until: f.Until}
+	r := resolve.Filter{Papers: f.Paper, Topics: f.Topic, Tags: f.Tag, Saved: f.Saved, Categories: f.Category, Authors: f.Author, Since: f.Since, Until: f.Until}
 	if n := f.Nested; n != nil {
+		r.Saved = r.Saved || n.Saved
 		r.Papers = append(r.Papers, n.Paper...)
 		r.Topics = append(r.Topics, n.Topic...)
 		r.Tags = append(r.Tags, n.Tag...)

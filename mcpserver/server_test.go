@@ -129,7 +129,8 @@ var shared struct {
 
 // library is the test library, made once per test binary by the server's
 // own ingest tool (the test of ingest with full text), with a topic
-// holding Toolformer. Tests only read it.
+// holding Toolformer, Toolformer tagged To-Read and PaSa saved. Tests only
+// read it.
 func library(t *testing.T) string {
 	t.Helper()
 	shared.once.Do(func() {
@@ -163,6 +164,12 @@ func library(t *testing.T) string {
 			return
 		}
 		if err := lib.AddToTopic(ctx, "tools", []string{"2302.04761"}); err != nil {
+			shared.err = err.Error()
+		}
+		if _, err := lib.AddTags(ctx, "2302.04761", []string{"To-Read"}); err != nil {
+			shared.err = err.Error()
+		}
+		if _, err := lib.Save(ctx, []string{"2501.10120"}); err != nil {
 			shared.err = err.Error()
 		}
 	})
@@ -233,7 +240,7 @@ func failure(t *testing.T, what string, res *mcp.CallToolResult, want ...string)
 
 func TestToolsHaveSchemas(t *testing.T) {
 	cs, _ := session(t, mcpserver.Options{Dir: t.TempDir()}, nil)
-	want := []string{"ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers", "list_topics", "momentum", "read_paper", "search", "update"}
+	want := []string{"ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers", "list_topics", "momentum", "read_paper", "related", "search", "update"}
 	var got []string
 	for tool, err := range cs.Tools(context.Background(), nil) {
 		if err != nil {

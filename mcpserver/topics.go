@@ -160,6 +160,8 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 type exportIn struct {
 	IDs    Names          `json:"ids,omitempty" jsonschema:"papers by id: arXiv ids with or without version, arXiv URLs, the library's ids"`
 	Topic  Names          `json:"topic,omitempty" jsonschema:"every paper of these followed topics"`
+	Tag    Names          `json:"tag,omitempty" jsonschema:"every paper with one of these tags (any source, case-insensitive)"`
+	Saved  bool           `json:"saved,omitempty" jsonschema:"every paper the user saved"`
 	Answer map[string]any `json:"answer,omitempty" jsonschema:"an answer of the ask tool (its whole result): the papers it cites"`
 	Format string         `json:"format,omitempty" jsonschema:"bibtex (default) or csl-json"`
 }
@@ -194,16 +196,17 @@ func (s *Server) exportBibtex(ctx context.Context, _ *mcp.CallToolRequest, in ex
 		}
 		refs = append(refs, cited...)
 	}
-	if len(refs) == 0 && len(in.Topic) == 0 {
-		return out, hint.With(errors.New("nothing to export"), "give ids, a topic or an answer")
+	selects := len(in.Topic) > 0 || len(in.Tag) > 0 || in.Saved
+	if len(refs) == 0 && !selects {
+		return out, hint.With(errors.New("nothing to export"), "give ids, a topic, a tag, saved or an answer")
 	}
 	lib, err := s.library(ctx, false)
 	if err != nil {
 		return out, err
 	}
 	sel := export.Selection{Refs: refs}
-	if len(in.Topic) > 0 {
-		f, err := resolve.Filter{Topics: in.Topic}.Resolve(ctx, lib, time.Now())
+	if selects {
+		f, err := resolve.Filter{Topics: in.Topic, Tags: in.Tag, Saved: in.Saved}.Resolve(ctx, lib, time.Now())
 		if err != nil {
 			return out, err
 		}

@@ -25,7 +25,7 @@ const seen = { server: client.getServerVersion() };
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
 assert.deepEqual(names, ["ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers",
-  "list_topics", "momentum", "read_paper", "search", "update"]);
+  "list_topics", "momentum", "read_paper", "related", "search", "update"]);
 for (const t of tools) {
   assert.ok(t.description.length > 60, `${t.name}: description`);
   assert.equal(t.inputSchema.type, "object", `${t.name}: inputSchema`);
@@ -98,6 +98,10 @@ seen.read = reads;
 res = await call("list_papers", { limit: 10 });
 assert.equal(res.structuredContent.papers.length, 1);
 assert.equal(res.structuredContent.next_offset, null);
+res = await call("related", { id: "2302.04761v1" });
+assert.equal(res.structuredContent.id, "2302.04761");
+assert.deepEqual(res.structuredContent.related, []); // the only paper
+assert.ok(res.structuredContent.note.includes("no other paper"), res.structuredContent.note);
 res = await call("list_topics", {});
 assert.deepEqual(res.structuredContent.topics, []);
 failed(await call("momentum", {}), "no topics are followed yet", "hint:");
