@@ -107,12 +107,13 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 
 // Run serves one client on t (the process's stdin and stdout for papers
 // mcp) until the client disconnects or ctx ends, then waits for the calls
-// in flight, which the disconnection cancelled, to finish.
+// in flight, which the disconnection cancelled, to finish. A call the
+// client cancels gets no response (see quietCancels).
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	if lib, err := s.library(ctx, false); err == nil {
 		s.addPaperResources(ctx, lib)
 	}
-	err := s.srv.Run(ctx, t)
+	err := s.srv.Run(ctx, quietCancels{t})
 	s.end() // the client is gone: stop what it asked for
 	s.calls.Wait()
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {

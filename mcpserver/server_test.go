@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
@@ -80,16 +81,42 @@ func session(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions) (*m
 }
 
 // cut is a client transport whose connection the test can break, as a
-// client process that dies breaks its pipes.
+// client process that dies breaks its pipes, and that keeps the responses
+// the client reads.
 type cut struct {
 	mcp.Transport
 	conn mcp.Connection
+
+	mu        sync.Mutex
+	responses []*jsonrpc.Response
 }
 
 func (c *cut) Connect(ctx context.Context) (mcp.Connection, error) {
 	conn, err := c.Transport.Connect(ctx)
 	c.conn = conn
-	return conn, err
+	return &cutConn{conn, c}, err
+}
+
+type cutConn struct {
+	mcp.Connection
+	c *cut
+}
+
+func (r *cutConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := r.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		r.c.mu.Lock()
+		r.c.responses = append(r.c.responses, resp)
+		r.c.mu.Unlock()
+	}
+	return msg, err
+}
+
+// answered returns the responses the client has read.
+func (c *cut) answered() []*jsonrpc.Response {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*jsonrpc.Response(nil), c.responses...)
 }
 
 // sessionOn is session that also returns the client's connection.

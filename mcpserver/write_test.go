@@ -2,6 +2,8 @@ package mcpserver_test
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/mcpserver"
 	"github.com/papers-cli/papers/store"
@@ -174,6 +177,14 @@ func TestIngestCancelled(t *testing.T) {
 				if len(out.Papers) >= 40 {
 					t.Errorf("%d papers: the ingest was not stopped", len(out.Papers))
 				}
+				// the cancelled call got no answer: initialize and list_papers did
+				rs := conn.answered()
+				if len(rs) != 2 {
+					for _, r := range rs {
+						t.Logf("response %v: %s %v", r.ID, r.Result, r.Error)
+					}
+					t.Errorf("%d responses, want 2: a cancelled call is not answered", len(rs))
+				}
 			}
 		})
 	}
@@ -189,5 +200,151 @@ func waitIdle(t *testing.T, s *mcpserver.Server) {
 	case <-ch:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the cancelled ingest did not stop")
+	}
+}
+
+// TestUpdateReportsProgress: update fetches a followed topic's new papers
+// from the fake arXiv (real recorded records, dated in the last weeks) and
+// ingests them, with progress on the client's token; the topic then holds
+// them and a second update finds nothing new.
+func TestUpdateReportsProgress(t *testing.T) {
+	data := arxivtest.DataDir(t)
+	now := time.Now().UTC()
+	var entries []arxiv.Entry
+	seen := map[string]bool{}
+	for _, e := range arxivtest.RecordedEntries(t, data) {
+		if !seen[e.ID] && e.Title != "" && e.Summary != "" && len(entries) < 6 {
+			seen[e.ID] = true
+			e.Version, e.Published = 1, now.Add(-time.Duration(len(entries)+1)*36*time.Hour)
+			e.Updated = e.Published
+			entries = append(entries, e)
+		}
+	}
+	srv := arxivtest.NewServer(t, arxivtest.Options{DataDir: data, Entries: entries})
+	dir := t.TempDir()
+	lib, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddTopic(context.Background(), store.Topic{Name: "testing", Query: "all:testing"}); err != nil {
+		t.Fatal(err)
+	}
+	lib.Close()
+	prog := newProgressLog()
+	cs, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "update", Meta: mcp.Meta{"progressToken": "up"},
+		Arguments: map[string]any{"topic": "testing", "abstracts_only": true, "window": "30d"}})
+	if err != nil || res.IsError {
+		t.Fatalf("update: %v %s", err, text(res))
+	}
+	var sum struct {
+		Added  []string `json:"added"`
+		Topics []struct {
+			Topic   string `json:"topic"`
+			Fetched int    `json:"fetched"`
+		} `json:"topics"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Added) != len(entries) || len(sum.Topics) != 1 || sum.Topics[0].Topic != "testing" || sum.Topics[0].Fetched != len(entries) {
+		t.Fatalf("update summary %s, want the %d papers added", b, len(entries))
+	}
+	notes := prog.all()
+	if len(notes) < len(entries)+1 {
+		t.Fatalf("%d progress notifications for %d papers", len(notes), len(entries))
+	}
+	for i, n := range notes {
+		if n.ProgressToken != "up" || n.Message == "" || i > 0 && n.Progress <= notes[i-1].Progress {
+			t.Errorf("notification %d: %+v after %+v", i, n, notes[max(i-1, 0)])
+		}
+	}
+	var topics struct {
+		Topics []struct {
+			Papers     int     `json:"papers"`
+			LastUpdate *string `json:"last_update"`
+		} `json:"topics"`
+	}
+	call(t, cs, "list_topics", nil, &topics)
+	if len(topics.Topics) != 1 || topics.Topics[0].Papers != len(entries) || topics.Topics[0].LastUpdate == nil {
+		t.Errorf("the topic after its update: %+v", topics.Topics)
+	}
+	call(t, cs, "update", map[string]any{"topic": []string{"testing"}, "abstracts_only": true}, &sum)
+	if len(sum.Added) != 0 {
+		t.Errorf("a second update added %v", sum.Added)
+	}
+	failure(t, "an unknown topic", call(t, cs, "update", map[string]any{"topic": "rl"}, nil), `no topic "rl"`)
+	failure(t, "a window ahead", call(t, cs, "update", map[string]any{"window": "2999-01-01"}, nil), "window must reach back")
+}
+
+// TestLibraryShared: the server takes the library's locks as any papers
+// process does and holds none between calls. An ingest waits for a
+// writer of another process rather than failing, and what another
+// process (here a second server, as papers ingest would) adds meanwhile
+// is seen by the next calls.
+func TestLibraryShared(t *testing.T) {
+	srv := fakeArxiv(t, arxivtest.Options{})
+	dir := t.TempDir()
+	a, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, nil)
+	var rep struct {
+		Added []string `json:"added"`
+	}
+	call(t, a, "ingest", map[string]any{"ids": "2302.04761", "abstracts_only": true}, &rep)
+	if len(rep.Added) != 1 {
+		t.Fatalf("first ingest added %v", rep.Added)
+	}
+
+	// another process holds the write lock for a while
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, store.FileName)+"?_pragma=busy_timeout(10000)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("CREATE TABLE held_by_another_process (x)"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := a.CallTool(context.Background(), &mcp.CallToolParams{Name: "ingest", Arguments: map[string]any{"ids": "2501.10120", "abstracts_only": true}})
+		if err != nil {
+			t.Errorf("ingest while locked: %v", err)
+		}
+		done <- res
+	}()
+	time.Sleep(300 * time.Millisecond) // the ingest reaches the lock
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; res == nil || res.IsError {
+		t.Fatalf("an ingest that waited for the lock failed: %s", text(res))
+	}
+
+	// a second process adds a paper: the first server's next calls see it
+	rec := arxivtest.RecordedEntries(t, arxivtest.DataDir(t))[0]
+	b, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, nil)
+	call(t, b, "ingest", map[string]any{"ids": rec.ID, "abstracts_only": true}, &rep)
+	if len(rep.Added) != 1 {
+		t.Fatalf("the second server's ingest added %v", rep.Added)
+	}
+	var list struct {
+		Papers []struct {
+			ID string `json:"id"`
+		} `json:"papers"`
+	}
+	call(t, a, "list_papers", nil, &list)
+	if len(list.Papers) != 3 {
+		t.Errorf("the first server lists %v, want the 3 papers", list.Papers)
+	}
+	var found struct {
+		Passages []passage `json:"passages"`
+	}
+	call(t, a, "search", map[string]any{"query": rec.Title, "k": 1, "paper": rec.ID}, &found)
+	if len(found.Passages) != 1 || found.Passages[0].ID != rec.ID {
+		t.Errorf("the first server's search does not find what the second added: %+v", found.Passages)
 	}
 }

@@ -18,6 +18,10 @@ const transport = new StdioClientTransport({
   stderr: "inherit",
 });
 const client = new Client({ name: "papers-e2e", version: "1.0.0" });
+// stdout must carry only the protocol: a line that is no JSON-RPC message
+// (a log, a progress bar) reaches onerror, which is checked at the end
+const protocolErrors = [];
+client.onerror = (e) => protocolErrors.push(String(e));
 await client.connect(transport);
 const seen = { server: client.getServerVersion() };
 
@@ -142,4 +146,5 @@ seen.papersAfterCancel = res.structuredContent.papers.length;
 assert.ok(seen.papersAfterCancel < 61, `${seen.papersAfterCancel} papers: the ingest ran to the end`);
 
 await client.close();
+assert.deepEqual(protocolErrors, [], "papers mcp wrote to stdout what is not the protocol");
 console.log(JSON.stringify(seen));
