@@ -301,6 +301,15 @@ func TestToolsHaveSchemas(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("tools %v, want %v", got, want)
 	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range got {
+		if !strings.Contains(string(readme), "| `"+name+"` |") {
+			t.Errorf("README.md's table of the mcp tools has no row for %s", name)
+		}
+	}
 }
 
 func TestNoLibrary(t *testing.T) {
