@@ -75,7 +75,7 @@ func clientOf(srv *arxivtest.Server, delay time.Duration) func() (*arxiv.Client,
 
 // session connects a client to a new server with opts; both end with t.
 // Run's error is checked at the end: a disconnection is no error.
-func session(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *mcpserver.Server) {
+func session(t testing.TB, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *mcpserver.Server) {
 	cs, s, _ := sessionOn(t, opts, copts)
 	return cs, s
 }
@@ -120,7 +120,7 @@ func (c *cut) answered() []*jsonrpc.Response {
 }
 
 // sessionOn is session that also returns the client's connection.
-func sessionOn(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *mcpserver.Server, *cut) {
+func sessionOn(t testing.TB, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *mcpserver.Server, *cut) {
 	t.Helper()
 	s := mcpserver.New(opts)
 	st, it := mcp.NewInMemoryTransports()
@@ -158,7 +158,7 @@ var shared struct {
 // own ingest tool (the test of ingest with full text), with a topic
 // holding Toolformer, Toolformer tagged To-Read and PaSa saved. Tests only
 // read it.
-func library(t *testing.T) string {
+func library(t testing.TB) string {
 	t.Helper()
 	shared.once.Do(func() {
 		dir, err := os.MkdirTemp("", "papers-mcp-test-")
