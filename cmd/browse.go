@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/browse"
+	"github.com/papers-cli/papers/resolve"
 )
 
 func init() { register(newBrowseCmd) }
@@ -94,7 +95,7 @@ func runBrowse(ctx context.Context, o *browseOptions) error {
 	}
 	opts := browse.Options{Color: o.io.Color, Open: openInBrowser, Online: !o.offline, Width: o.io.Width}
 	if o.topic != "" {
-		tp, err := getTopic(ctx, lib, o.topic)
+		tp, err := resolve.Topic(ctx, lib, o.topic)
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -172,7 +173,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	}
 	var member *store.Membership
 	if o.topic != "" {
-		tp, err := getTopic(ctx, lib, o.topic)
+		tp, err := resolve.Topic(ctx, lib, o.topic)
 		if err != nil {
 			return err
 		}

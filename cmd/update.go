@@ -12,6 +12,7 @@ import (
 
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -90,7 +91,7 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 		return err
 	}
 	defer lib.Close()
-	topics, err := selectTopics(ctx, lib, o.names)
+	topics, err := resolve.Topics(ctx, lib, o.names)
 	if err != nil && (len(o.names) > 0 || !pendingArxiv(ctx, lib)) {
 		return err // with no topic followed, the run still fills in arXiv's records
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -563,9 +564,11 @@ func (l *Library) FindByHash(ctx context.Context, hash string) (Paper, error) {
 //     date are left out when either is set.
 //   - Topics: papers belonging to any of these topics (case-insensitive
 //     names; see AddToTopic). A topic that does not exist selects nothing.
-//   - Tags: papers with any of these tags, of any source (case-insensitive).
+//   - Tags: papers with any of these tags, of any source (case-insensitive;
+//     a Zotero collection is the tag "zotero:Collection/Sub").
 //   - Saved: only saved papers (Library.Save).
 //   - Limit: at most this many papers (List only; 0 = no limit).
+//   - Offset: skip this many papers first (List only), for paging.
 type Filter struct {
 	IDs        []string
 	Topics     []string
@@ -576,6 +579,7 @@ type Filter struct {
 	Since      time.Time
 	Until      time.Time
 	Limit      int
+	Offset     int
 	// Brief makes List leave Abstract empty: listing thousands of papers
 	// then reads a fraction of the bytes.
 	Brief bool
@@ -668,8 +672,11 @@ func (f Filter) listQuery() (string, []any) {
 		cols = strings.Replace(cols, "abstract,", "'',", 1)
 	}
 	q := "SELECT " + cols + " FROM papers WHERE " + cond + " ORDER BY published DESC, id" // the papers_published index; NULLs sort last in DESC
-	if f.Limit > 0 {
-		q += " LIMIT " + strconv.Itoa(f.Limit)
+	if f.Limit > 0 || f.Offset > 0 {
+		q += " LIMIT " + strconv.Itoa(cmp.Or(f.Limit, -1)) // -1: no limit
+	}
+	if f.Offset > 0 {
+		q += " OFFSET " + strconv.Itoa(f.Offset)
 	}
 	return q, args
 }

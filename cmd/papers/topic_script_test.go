@@ -94,7 +94,7 @@ func fakeTopic(t *testing.T, data string, ts *testscript.TestScript, args []stri
 		es[i].Updated = es[i].Published
 	}
 	for i, id := range []string{"2302.04761", "2501.12948"} {
-		e := referenceEntry(ts, data, id, now.Add(-time.Duration(30+24*i)*time.Hour))
+		e := referenceEntry(ts.Check, data, id, now.Add(-time.Duration(30+24*i)*time.Hour))
 		e.Summary += " We study language models."
 		es = append(es, e)
 	}
