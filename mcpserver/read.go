@@ -179,15 +179,20 @@ type PaperSummary struct {
 	DOI        string      `json:"doi,omitempty"`
 	Venue      string      `json:"venue,omitempty"`
 	Tags       []store.Tag `json:"tags"`
-	Saved      string      `json:"saved,omitempty" jsonschema:"YYYY-MM-DD the user saved the paper (papers save); absent when not saved"`
+	Saved      bool        `json:"saved" jsonschema:"whether the user saved the paper (papers save)"`
+	SavedAt    string      `json:"saved_at,omitempty" jsonschema:"when it was saved, RFC 3339 UTC; absent when not saved"`
 	Resource   string      `json:"resource" jsonschema:"the paper as an MCP resource"`
 }
 
 func summary(p store.Paper) PaperSummary {
-	return PaperSummary{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: orEmpty(p.Authors),
+	out := PaperSummary{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: orEmpty(p.Authors),
 		Published: day(p.Published), Updated: day(p.Updated), Categories: orEmpty(p.Categories),
 		Pages: p.Pages, Chunks: p.Chunks, Source: p.Source, URL: p.URL, ArxivID: p.ArxivID, DOI: p.DOI, Venue: p.Venue,
-		Tags: orEmpty(p.Tags), Saved: day(p.Saved), Resource: resourceURI(p.ID)}
+		Tags: orEmpty(p.Tags), Saved: !p.Saved.IsZero(), Resource: resourceURI(p.ID)}
+	if out.Saved {
+		out.SavedAt = p.Saved.UTC().Format(time.RFC3339)
+	}
+	return out
 }
 
 func orEmpty[T any](s []T) []T {

@@ -230,7 +230,8 @@ func TestListPapers(t *testing.T) {
 			ID        string `json:"id"`
 			Published string `json:"published"`
 			Pages     int    `json:"pages"`
-			Saved     string `json:"saved"`
+			Saved     bool   `json:"saved"`
+			SavedAt   string `json:"saved_at"`
 		} `json:"papers"`
 		NextOffset *int `json:"next_offset"`
 	}
@@ -251,12 +252,14 @@ func TestListPapers(t *testing.T) {
 		t.Errorf("an unknown tag: %+v", out.Papers)
 	}
 	call(t, cs, "list_papers", map[string]any{"tag": "to-read"}, &out)
-	if len(out.Papers) != 1 || out.Papers[0].ID != "2302.04761" || out.Papers[0].Saved != "" {
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2302.04761" || out.Papers[0].Saved || out.Papers[0].SavedAt != "" {
 		t.Errorf("tag to-read (Toolformer's, any case): %+v", out.Papers)
 	}
 	call(t, cs, "list_papers", map[string]any{"filters": map[string]any{"saved": true}}, &out)
-	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" || out.Papers[0].Saved != time.Now().UTC().Format(time.DateOnly) {
-		t.Errorf("saved (PaSa, today): %+v", out.Papers)
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" || !out.Papers[0].Saved {
+		t.Errorf("saved (PaSa): %+v", out.Papers)
+	} else if at, err := time.Parse(time.RFC3339, out.Papers[0].SavedAt); err != nil || time.Since(at) > time.Hour || time.Since(at) < -time.Minute {
+		t.Errorf("PaSa saved at %q, want the time the test library was made: %v", out.Papers[0].SavedAt, err)
 	}
 	failure(t, "empty tag", call(t, cs, "list_papers", map[string]any{"tag": []string{" "}}, nil), "tag is empty")
 	failure(t, "limit too large", call(t, cs, "list_papers", map[string]any{"limit": 10000}, nil), "at most 500")
