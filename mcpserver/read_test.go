@@ -95,6 +95,10 @@ type answer struct {
 		Pages   string `json:"pages"`
 		Passage string `json:"passage"`
 	} `json:"citations"`
+	SeeAlso []struct {
+		ID    string  `json:"id"`
+		Score float64 `json:"score"`
+	} `json:"see_also"`
 }
 
 func TestAsk(t *testing.T) {
@@ -112,8 +116,16 @@ func TestAsk(t *testing.T) {
 	if a.Citations[0].ID != "2302.04761" || a.Citations[0].Version != 1 {
 		t.Errorf("first citation %+v, want Toolformer v1", a.Citations[0])
 	}
+	// see_also: the library's other paper, unless the answer cites it too
+	cited := map[string]bool{}
+	for _, c := range a.Citations {
+		cited[c.ID] = true
+	}
+	if want := !cited["2501.10120"]; want != (len(a.SeeAlso) == 1 && a.SeeAlso[0].ID == "2501.10120" && a.SeeAlso[0].Score > 0) || !want && len(a.SeeAlso) != 0 {
+		t.Errorf("see_also %+v with citations of %v", a.SeeAlso, cited)
+	}
 	call(t, cs, "ask", map[string]any{"question": "What is the boiling point of tungsten in kelvin?", "mode": "extractive"}, &a)
-	if !a.Abstained || len(a.Citations) != 0 {
+	if !a.Abstained || len(a.Citations) != 0 || len(a.SeeAlso) != 0 {
 		t.Errorf("a question the library cannot answer: abstained %v, %d citations: %q", a.Abstained, len(a.Citations), a.Answer)
 	}
 	failure(t, "quality without a model", call(t, cs, "ask", map[string]any{"question": "What is PaSa?", "mode": "quality"}, nil), "needs a language model", "hint: ")
