@@ -1021,9 +1021,14 @@ func focusWords(question string) string {
 // compose orders the answer: each lead, followed by what completes it
 // from the next sentences of its passage (the name or number one line
 // further on when the lead does not state it; the items of a list the lead
-// announces, "three main limitations" or a colon); then up to extractMax
-// sentences in all (more for a list) of the leads' papers that add question
-// words the answer lacks, in reading order. Never filler from other papers.
+// announces, "three main limitations" or a colon) and by its followers
+// (the sentences just after it that go on with the question, where a
+// method's settings, a definition's details and a finding's numbers are
+// written); then up to extractMax sentences in all (more for a list) of
+// the leads' papers that add question words the answer lacks, each with
+// the one sentence after it that goes on with the question, in reading
+// order, while the answer is shorter than extractWords. Never filler from
+// other papers.
 func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []*passage, ev []evidence) []sentence {
 	listN := 0
 	for _, p := range q.parts {
@@ -1033,20 +1038,25 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 	if q.kind == kindList {
 		limit = max(limit, 5)
 	}
-	var out, more []*sentence
+	var out []*sentence
+	var more [][]*sentence // each added sentence with its followers
 	same := func(o, s *sentence) bool { return o == s || o.text == s.text || jaccard(o.stems, s.stems) > 0.5 }
 	has := func(s *sentence) bool {
 		// overlapping chunks repeat sentences: never twice
 		return slices.ContainsFunc(out, func(o *sentence) bool { return same(o, s) }) ||
-			slices.ContainsFunc(more, func(o *sentence) bool { return same(o, s) })
+			slices.ContainsFunc(more, func(g []*sentence) bool {
+				return slices.ContainsFunc(g, func(o *sentence) bool { return same(o, s) })
+			})
 	}
 	papers := map[string]bool{}
+	heads := 0 // sentences counted against the limit: leads and added ones, not what follows them
 	for _, lead := range leads {
 		papers[ev[lead.passage].Paper.ID] = true
 		if has(lead) {
 			continue
 		}
 		out = append(out, lead)
+		heads++
 		next := following(lead, ps)
 		part := partOf(q, lead)
 		for _, n := range completion(part, lead, next) {
@@ -1054,6 +1064,7 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 				out = append(out, n)
 			}
 		}
+		out = append(out, followers(lead, next, leadFollowers, has)...)
 	}
 	covered := make([]map[string]bool, len(out))
 	for i, o := range out {
@@ -1061,7 +1072,10 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 	}
 	top := leads[0].score
 	for _, c := range cands {
-		if len(out)+len(more) >= limit || c.score < 0.6*top {
+		if heads >= limit || c.score < 0.6*top {
+			break
+		}
+		if answerWords(out, more) >= extractWords {
 			break
 		}
 		if !papers[ev[c.passage].Paper.ID] || has(c) || c.debris > 0.3 {
@@ -1073,20 +1087,61 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		if gain < 0.1 && !(isList && len(c.names) > 0) && !close {
 			continue
 		}
-		more = append(more, c)
-		covered = append(covered, c.stems)
+		g := []*sentence{c}
+		more = append(more, g)
+		g = append(g, followers(c, following(c, ps), 1, has)...)
+		more[len(more)-1] = g
+		heads++
+		for _, s := range g {
+			covered = append(covered, s.stems)
+		}
 	}
 	sort.SliceStable(more, func(a, b int) bool {
-		if more[a].passage != more[b].passage {
-			return more[a].passage < more[b].passage
+		if more[a][0].passage != more[b][0].passage {
+			return more[a][0].passage < more[b][0].passage
 		}
-		return more[a].pos < more[b].pos
+		return more[a][0].pos < more[b][0].pos
 	})
 	res := make([]sentence, 0, len(out)+len(more))
-	for _, o := range append(out, more...) {
+	for _, o := range out {
 		res = append(res, *o)
 	}
+	for _, g := range more {
+		for _, o := range g {
+			res = append(res, *o)
+		}
+	}
 	return res
+}
+
+const (
+	// leadFollowers is how many sentences after a lead are read for its
+	// followers.
+	leadFollowers = 3
+	// extractWords is the length past which an answer takes no more
+	// sentences from other passages (its leads, what completes them and
+	// their followers are always written).
+	extractWords = 150
+)
+
+// followers are the sentences among the n after s (next: the sentences
+// after it in its passage) that go on with the question: they have a
+// word of it or open by referring back ("This", "It", "To mitigate
+// this"). Table rows and figure labels are skipped (prose with inline
+// mathematics is not: "C = 1/8" is the answer); a caption ends them (the
+// paragraph ended); sentences the answer has (has) are not repeated.
+func followers(s *sentence, next []*sentence, n int, has func(*sentence) bool) []*sentence {
+	var out []*sentence
+	for _, f := range next[:min(len(next), n)] {
+		if captionLine.MatchString(f.text) {
+			break
+		}
+		if f.debris > 0.5 || has(f) || (f.cov == 0 && !anaphoric.MatchString(f.text)) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // items are the n items of a list that follow its announcement: the next
@@ -1190,7 +1245,7 @@ func hasAny(st map[string]bool, ts []string) bool {
 
 var (
 	// anaphoric openers of a sentence that goes on about the one before
-	anaphoric = regexp.MustCompile(`^(This|These|It|Its|They|Their|Such|Here|Thus|That is|Namely|Specifically|In particular|In other words|Concretely|To do so|To this end|For this|For example|For instance)\b`)
+	anaphoric = regexp.MustCompile(`^(This|These|It|Its|They|Their|She|He|Such|To (?:mitigate|address|solve|overcome|avoid|handle|tackle|fix|remedy) (?:this|these|that|it|them)|Here|Thus|That is|Namely|Specifically|In particular|In other words|Concretely|To do so|To this end|For this|For example|For instance)\b`)
 	causal    = regexp.MustCompile(`(?i)\b(because|due to|since|owing to|as a result|the reason|we hypothesi[sz]e|this is likely|caused by|attribute[sd]? (?:this|it) to|stems from)\b`)
 )
 
@@ -1359,4 +1414,18 @@ func withCitation(s string, n int) string {
 		return strings.TrimRight(end, " ") + cite + s[len(end):]
 	}
 	return s + cite
+}
+
+// answerWords is the length of an answer being composed, in words.
+func answerWords(out []*sentence, more [][]*sentence) int {
+	n := 0
+	for _, s := range out {
+		n += textseg.WordCount(s.text)
+	}
+	for _, g := range more {
+		for _, s := range g {
+			n += textseg.WordCount(s.text)
+		}
+	}
+	return n
 }
