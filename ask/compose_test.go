@@ -65,3 +65,33 @@ func TestExtractiveFollowsTheLead(t *testing.T) {
 		}
 	}
 }
+
+// A list whose bullets the PDF text lost reads as "Label: ..." sentences:
+// the answer to "which X are listed" goes on with them after the sentence
+// that announces them.
+func TestExtractiveListsLabelledItems(t *testing.T) {
+	ev := pdfPassages(t, "explanations_molecular_prediction_paperqa.pdf", "pdf:xai", "A Perspective on Explanations of Molecular Prediction Models")
+	var picked []evidence
+	for _, e := range ev {
+		if strings.Contains(e.Text, "major open") {
+			picked = append(picked, e)
+		}
+	}
+	if len(picked) == 0 {
+		t.Fatal("no chunk of the XAI perspective holds its open questions: the extraction changed")
+	}
+	x := extract(picked, "Which major open questions of XAI in chemistry are highlighted by the authors?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	var text []string
+	for _, s := range x.sentences {
+		text = append(text, s.text)
+	}
+	answer := strings.Join(text, " ")
+	for _, want := range []string{"Explanation representation:", "Molecular distance:"} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("the answer lacks the item %q:\n%s", want, answer)
+		}
+	}
+}

@@ -301,7 +301,7 @@ func focusTerms(question string) []string {
 		if w == "" || auxVerb[w] || (i > 0 && focusVerb[w]) || (n > 0 && len(w) > 4 && strings.HasSuffix(w, "ed")) {
 			break // "What group size *gives*", "Which curated dataset *supplied*"
 		}
-		if n > 0 && strings.HasSuffix(w, "s") && i+1 < len(words) && verbFollower[clean(words[i+1])] {
+		if n > 0 && strings.HasSuffix(w, "s") && i+1 < len(words) && verbFollower[clean(words[i+1])] && !pluralVerbLater(words[i+1:]) {
 			break // "Which model *acts* as", "What method *uses* the"
 		}
 		for _, t := range terms(w, true) {
@@ -539,7 +539,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 		x.reason = "the passages share too little with the question"
 		return x
 	}
-	x.sentences = compose(q, qu, leads, cands, ps, ev)
+	x.sentences = compose(q, qu, w, leads, cands, ps, ev)
 	return x
 }
 
@@ -557,12 +557,17 @@ type Weights struct {
 	Focus    float64 // the words of the thing asked for in the sentence
 	Kind     float64 // it states what is asked: a quantity, a name, a reason (answerType)
 	Length   float64 // per word beyond 25: long sentences cover more by chance
+	// Close is how near the lead's score another sentence of the leads'
+	// papers must come to join the answer though it adds no word of the
+	// question: the scores cannot tell them apart, and the passages
+	// ranked below the lead's often hold the rest of the answer.
+	Close float64
 }
 
 // DefaultWeights were chosen on the development questions
 // (BENCHMARKS.md, "Ask": bench/qacv tunes them and reports the cross-
 // validated figures).
-var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15}
+var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15, Close: 0.8}
 
 func newPassage(i int, e *evidence) *passage {
 	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
@@ -941,6 +946,19 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 			}
 		}
 	}
+	if part.kind == kindDefinition && len(part.attr) > 0 && part.expand == "" {
+		// "What is the boiling point of mercury": a passage that never
+		// says "boiling" does not define it
+		for _, c := range cands {
+			if c.scores[j] < 0.6*best.scores[j] {
+				break
+			}
+			if qu.share(part.attr, window(c, ps)...) > 0 {
+				return c, ""
+			}
+		}
+		return nil, missing(part, best, ev, names)
+	}
 	if part.kind != kindNumber {
 		return best, ""
 	}
@@ -960,17 +978,26 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 		}
 		return c, ""
 	}
+	return nil, missing(part, best, ev, names)
+}
+
+// missing says what no passage states: "no passage of ECHO states the
+// learning rate".
+func missing(part *question, best *sentence, ev []evidence, names map[string]string) string {
 	what := focusWords(part.text)
-	if what == "" {
+	switch {
+	case what == "" && part.kind == kindNumber:
 		what = "the quantity asked for"
-	} else {
+	case what == "":
+		what = "what is asked"
+	default:
 		what = "the " + what
 	}
 	about := ""
 	if n := names[ev[best.passage].Paper.ID]; n != "" && len(part.entities) > 0 {
 		about = " of " + n
 	}
-	return nil, fmt.Sprintf("no passage%s states %s", about, what)
+	return fmt.Sprintf("no passage%s states %s", about, what)
 }
 
 func hasAll(st map[string]bool, ts []string) bool {
@@ -1008,7 +1035,12 @@ func focusWords(question string) string {
 		return ""
 	}
 	var out []string
-	for i, w := range strings.Fields(question[loc[1]:]) {
+	words := strings.Fields(question[loc[1]:])
+	clean := func(w string) string { return strings.ToLower(strings.Trim(w, "?,.;:'\"")) }
+	if len(words) > 2 && copula[clean(words[0])] && determiner[clean(words[1])] {
+		words = words[2:] // "What is the boiling point of ..."
+	}
+	for i, w := range words {
 		lw := strings.ToLower(strings.Trim(w, "?,.;:'\""))
 		if i >= 3 || auxVerb[lw] || lw == "" {
 			break
@@ -1029,7 +1061,7 @@ func focusWords(question string) string {
 // the one sentence after it that goes on with the question, in reading
 // order, while the answer is shorter than extractWords. Never filler from
 // other papers.
-func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []*passage, ev []evidence) []sentence {
+func compose(q *question, qu *query, w *Weights, leads []*sentence, cands []*sentence, ps []*passage, ev []evidence) []sentence {
 	listN := 0
 	for _, p := range q.parts {
 		listN = max(listN, p.listN)
@@ -1083,7 +1115,7 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		}
 		gain := qu.coverage(append(slices.Clone(covered), c.stems)...) - qu.coverage(covered...)
 		isList := listN > 0 || q.kind == kindList
-		close := c.score >= closeShare*top // as good as the lead: it may be the answer
+		close := c.score >= w.Close*top // nearly as good as the lead: it may be the answer
 		if gain < 0.1 && !(isList && len(c.names) > 0) && !close {
 			continue
 		}
@@ -1170,7 +1202,10 @@ func items(next []*sentence, n int) []*sentence {
 	return next[:min(len(next), n)]
 }
 
-var enumerator = regexp.MustCompile(`^(?:(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+// enumerator opens an item of a list: an ordinal word, a number or letter
+// in parentheses, a bullet, or a short label and a colon ("Molecular
+// distance: ...", as a bulleted list reads once its bullets are gone).
+var enumerator = regexp.MustCompile(`^(?:[A-Z][a-z]+(?:[ -][a-z]+){0,3}: |(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
 
 // completion is what the sentences after a lead add to it, for the part
 // of the question it answers:
@@ -1269,11 +1304,6 @@ func continues(s *sentence, part *question) bool {
 	}
 	return false
 }
-
-// closeShare is how close to the lead's score another sentence of its
-// paper must be to follow it though it adds no word of the question: the
-// scores cannot tell them apart.
-const closeShare = 0.9
 
 // following are the sentences after s in its passage.
 func following(s *sentence, ps []*passage) []*sentence {

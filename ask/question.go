@@ -240,10 +240,24 @@ func pluralFocus(text string) bool {
 		}
 		content++
 		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
-			if content == 1 || i+1 >= len(words) || auxiliary[clean(i+1)] {
+			if content == 1 || i+1 >= len(words) || auxiliary[clean(i+1)] || pluralVerbLater(words[i+1:]) {
 				return true
 			}
 			return false
+		}
+	}
+	return false
+}
+
+// pluralVerbLater reports a plural verb among the next words of a
+// question ("Which open problems for XAI *are* listed"): the word in -s
+// before them is a plural noun, its subject, not a verb ("Which model acts
+// as").
+func pluralVerbLater(words []string) bool {
+	for _, w := range words[:min(len(words), 8)] {
+		switch strings.ToLower(strings.Trim(w, "?,.;:'\"()")) {
+		case "are", "were", "do", "have":
+			return true
 		}
 	}
 	return false
