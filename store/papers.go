@@ -472,7 +472,9 @@ func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
 // FindPaper returns the one paper named by ref: the paper whose id is ref
 // exactly, or one of spellings (other spellings of the same reference,
 // such as the versionless arXiv id of "arXiv:2501.12948v1"), or that
-// absorbed a paper known by one of them (an IDAlias; see Item.Absorb). None
+// absorbed a paper known by one of them (an IDAlias; see Item.Absorb), or
+// for "zotero:KEY" ("zotero:gGROUP/KEY") the paper that holds that Zotero
+// item (an IDZotero), keyed by its arXiv id or merged into another. None
 // held: an error wrapping ErrNotFound; two different papers: an
 // *AmbiguousError naming both (a corpus record stored under "2501.12948v1"
 // and the arXiv paper 2501.12948, say), so that no command acts on the
@@ -486,8 +488,22 @@ func (l *Library) FindPaper(ctx context.Context, ref string, spellings ...string
 	}
 	in := placeholders(len(ids))
 	args := append(anys(ids), anys(ids)...)
-	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+" FROM papers WHERE id IN ("+in+`)
-		OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'alias' AND value IN (`+in+")) ORDER BY id", args...)
+	q := "SELECT " + paperColumns + " FROM papers WHERE id IN (" + in + `)
+		OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'alias' AND value IN (` + in + "))"
+	var items []string // "zotero:KEY" names the paper holding Zotero item u/KEY, whatever its id
+	for _, id := range ids {
+		if key, ok := strings.CutPrefix(id, "zotero:"); ok && key != "" {
+			if !strings.Contains(key, "/") {
+				key = "u/" + key
+			}
+			items = append(items, key)
+		}
+	}
+	if len(items) > 0 {
+		q += " OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'zotero' AND value IN (" + placeholders(len(items)) + "))"
+		args = append(args, anys(items)...)
+	}
+	ps, err := l.queryPapers(ctx, q+" ORDER BY id", args...)
 	switch {
 	case err != nil:
 		return Paper{}, fmt.Errorf("get paper %s: %w", ref, err)
