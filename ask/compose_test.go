@@ -31,22 +31,20 @@ func pdfPassages(t *testing.T, file, id, title string) []evidence {
 	return ev
 }
 
-// The fact a "how" question asks for is often in the sentence after the
-// one that shares the question's words: the answer goes on with it, from
-// the same passage, and does not stop at the sentence that only restates
-// the problem.
-func TestExtractiveFollowsTheLead(t *testing.T) {
-	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+// answerFrom answers question from the passages of ev that hold anchor
+// (as retrieval would bring them), failing when none does or it abstains.
+func answerFrom(t *testing.T, ev []evidence, anchor, question string) (extraction, string) {
+	t.Helper()
 	var picked []evidence
 	for _, e := range ev {
-		if strings.Contains(e.Text, "sparse rewards during training") {
+		if strings.Contains(e.Text, anchor) {
 			picked = append(picked, e)
 		}
 	}
 	if len(picked) == 0 {
-		t.Fatal("no chunk of the PaSa PDF holds the sentence on sparse rewards: the extraction changed")
+		t.Fatalf("no chunk holds %q: the extraction changed", anchor)
 	}
-	x := extract(picked, "How does PaSa keep the Crawler's rewards from being sparse during training?", DefaultMinSupport, nil)
+	x := extract(picked, question, DefaultMinSupport, nil)
 	if x.reason != "" {
 		t.Fatalf("abstained: %s", x.reason)
 	}
@@ -54,7 +52,16 @@ func TestExtractiveFollowsTheLead(t *testing.T) {
 	for _, s := range x.sentences {
 		text = append(text, s.text)
 	}
-	answer := strings.Join(text, " ")
+	return x, strings.Join(text, " ")
+}
+
+// The fact a "how" question asks for is often in the sentence after the
+// one that shares the question's words: the answer goes on with it, from
+// the same passage, and does not stop at the sentence that only restates
+// the problem.
+func TestExtractiveFollowsTheLead(t *testing.T) {
+	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+	x, answer := answerFrom(t, ev, "sparse rewards during training", "How does PaSa keep the Crawler's rewards from being sparse during training?")
 	if !strings.Contains(answer, "auxiliary reward model") {
 		t.Errorf("the answer lacks the sentence that states the remedy:\n%s", answer)
 	}
@@ -71,24 +78,7 @@ func TestExtractiveFollowsTheLead(t *testing.T) {
 // that announces them.
 func TestExtractiveListsLabelledItems(t *testing.T) {
 	ev := pdfPassages(t, "explanations_molecular_prediction_paperqa.pdf", "pdf:xai", "A Perspective on Explanations of Molecular Prediction Models")
-	var picked []evidence
-	for _, e := range ev {
-		if strings.Contains(e.Text, "major open") {
-			picked = append(picked, e)
-		}
-	}
-	if len(picked) == 0 {
-		t.Fatal("no chunk of the XAI perspective holds its open questions: the extraction changed")
-	}
-	x := extract(picked, "Which major open questions of XAI in chemistry are highlighted by the authors?", DefaultMinSupport, nil)
-	if x.reason != "" {
-		t.Fatalf("abstained: %s", x.reason)
-	}
-	var text []string
-	for _, s := range x.sentences {
-		text = append(text, s.text)
-	}
-	answer := strings.Join(text, " ")
+	_, answer := answerFrom(t, ev, "major open", "Which major open questions of XAI in chemistry are highlighted by the authors?")
 	for _, want := range []string{"Explanation representation:", "Molecular distance:"} {
 		if !strings.Contains(answer, want) {
 			t.Errorf("the answer lacks the item %q:\n%s", want, answer)
