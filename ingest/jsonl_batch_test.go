@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"hash/fnv"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/embed/embedtest"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/store"
 )
@@ -28,36 +27,19 @@ import (
 func TestBatchFailsRecordByRecord(t *testing.T) {
 	const poison = "Ununembeddable"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
-			t.Errorf("%s %s, want POST /v1/embeddings", r.Method, r.URL.Path)
-			http.NotFound(w, r)
+		texts, err := embedtest.Inputs(r)
+		if err != nil {
+			t.Error(err)
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		var req struct {
-			Input []string `json:"input"`
-			Model string   `json:"model"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			t.Errorf("embedding request: %v", err)
-			return
-		}
-		type item struct {
-			Object    string    `json:"object"`
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		data := make([]item, len(req.Input))
-		for i, s := range req.Input {
-			data[i] = item{Object: "embedding", Index: i, Embedding: []float32{}}
+		vecs := make([][]float32, len(texts))
+		for i, s := range texts {
 			if !strings.Contains(s, poison) {
-				h := fnv.New32a()
-				io.WriteString(h, s)
-				v := h.Sum32()
-				data[i].Embedding = []float32{float32(v & 0xff), float32(v >> 8 & 0xff), float32(v >> 16 & 0xff), float32(v>>24) + 1}
+				vecs[i] = embedtest.Hash4(s)
 			}
 		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model})
+		embedtest.Reply(w, "tiny", vecs)
 	}))
 	defer srv.Close()
 

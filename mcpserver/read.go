@@ -112,12 +112,38 @@ type askIn struct {
 	Filtered
 }
 
-func (s *Server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*ask.Result, error) {
+// askOut is an answer as papers ask --json gives it: the result, and the
+// papers most like those it cites that it does not cite.
+type askOut struct {
+	*ask.Result
+	SeeAlso []RelatedPaper `json:"see_also" jsonschema:"papers of the library most like those the answer cites, not cited (none when it abstained)"`
+}
+
+func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*askOut, error) {
+	res, lib, err := s.answer(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	out := &askOut{Result: res, SeeAlso: []RelatedPaper{}}
+	if !res.Abstained {
+		sa, err := related.SeeAlso(ctx, lib, res.CitedPapers(), related.SeeAlsoK)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range sa {
+			out.SeeAlso = append(out.SeeAlso, RelatedPaper{PaperSummary: summary(r.Paper), Score: round4(float64(r.Score))})
+		}
+	}
+	return out, nil
+}
+
+// answer is the answer of ask, and the library it came from.
+func (s *Server) answer(ctx context.Context, in askIn) (*ask.Result, *store.Library, error) {
 	if strings.TrimSpace(in.Question) == "" {
-		return nil, errors.New("the question is empty")
+		return nil, nil, errors.New("the question is empty")
 	}
 	if in.K < 0 || in.K > maxK {
-		return nil, fmt.Errorf("k must be from 1 to %d, got %d", maxK, in.K)
+		return nil, nil, fmt.Errorf("k must be from 1 to %d, got %d", maxK, in.K)
 	}
 	var llm ask.LLM
 	opts := ask.Options{}
@@ -127,39 +153,39 @@ func (s *Server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*as
 		cfg.NoStream = true
 		var err error
 		if llm, err = ask.ResolveLLM(cfg); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if llm == nil && in.Mode != "" && in.Mode != "auto" {
-			return nil, hint.With(fmt.Errorf("mode %s needs a language model, and none is configured", in.Mode),
+			return nil, nil, hint.With(fmt.Errorf("mode %s needs a language model, and none is configured", in.Mode),
 				"start the server with --llm openai:MODEL (and OPENAI_API_KEY) or --llm ollama:MODEL, or use mode extractive")
 		}
 		opts.Quality = in.Mode == "quality"
 	case "extractive":
 		opts.Extractive = true
 	default:
-		return nil, fmt.Errorf("unknown mode %q (want auto, extractive, model or quality)", in.Mode)
+		return nil, nil, fmt.Errorf("unknown mode %q (want auto, extractive, model or quality)", in.Mode)
 	}
 	lib, err := s.library(ctx, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := in.names().Resolve(ctx, lib, time.Now())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e, err := ask.LibraryEmbedder(ctx, lib, s.opts.Embed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := &ask.Retriever{Index: lib, Embedder: e}
 	res, err := r.Ask(ctx, in.Question, llm, ask.AskOptions{K: in.K, Retrieve: ask.RetrieveOptions{Filter: f}, Answer: opts}, nil)
 	if errors.Is(err, ask.ErrNoEvidence) && res != nil {
-		return res, nil // abstained: a result, not a failure
+		return res, lib, nil // abstained: a result, not a failure
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res, nil
+	return res, lib, nil
 }
 
 // PaperSummary is a paper as list_papers shows it.
@@ -179,15 +205,20 @@ type PaperSummary struct {
 	DOI        string      `json:"doi,omitempty"`
 	Venue      string      `json:"venue,omitempty"`
 	Tags       []store.Tag `json:"tags"`
-	Saved      string      `json:"saved,omitempty" jsonschema:"YYYY-MM-DD the user saved the paper (papers save); absent when not saved"`
+	Saved      bool        `json:"saved" jsonschema:"whether the user saved the paper (papers save)"`
+	SavedAt    string      `json:"saved_at,omitempty" jsonschema:"when it was saved, RFC 3339 UTC; absent when not saved"`
 	Resource   string      `json:"resource" jsonschema:"the paper as an MCP resource"`
 }
 
 func summary(p store.Paper) PaperSummary {
-	return PaperSummary{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: orEmpty(p.Authors),
+	out := PaperSummary{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: orEmpty(p.Authors),
 		Published: day(p.Published), Updated: day(p.Updated), Categories: orEmpty(p.Categories),
 		Pages: p.Pages, Chunks: p.Chunks, Source: p.Source, URL: p.URL, ArxivID: p.ArxivID, DOI: p.DOI, Venue: p.Venue,
-		Tags: orEmpty(p.Tags), Saved: day(p.Saved), Resource: resourceURI(p.ID)}
+		Tags: orEmpty(p.Tags), Saved: !p.Saved.IsZero(), Resource: resourceURI(p.ID)}
+	if out.Saved {
+		out.SavedAt = p.Saved.UTC().Format(time.RFC3339)
+	}
+	return out
 }
 
 func orEmpty[T any](s []T) []T {

@@ -95,6 +95,10 @@ type answer struct {
 		Pages   string `json:"pages"`
 		Passage string `json:"passage"`
 	} `json:"citations"`
+	SeeAlso []struct {
+		ID    string  `json:"id"`
+		Score float64 `json:"score"`
+	} `json:"see_also"`
 }
 
 func TestAsk(t *testing.T) {
@@ -112,8 +116,16 @@ func TestAsk(t *testing.T) {
 	if a.Citations[0].ID != "2302.04761" || a.Citations[0].Version != 1 {
 		t.Errorf("first citation %+v, want Toolformer v1", a.Citations[0])
 	}
+	// see_also: the library's other paper, unless the answer cites it too
+	cited := map[string]bool{}
+	for _, c := range a.Citations {
+		cited[c.ID] = true
+	}
+	if want := !cited["2501.10120"]; want != (len(a.SeeAlso) == 1 && a.SeeAlso[0].ID == "2501.10120" && a.SeeAlso[0].Score > 0) || !want && len(a.SeeAlso) != 0 {
+		t.Errorf("see_also %+v with citations of %v", a.SeeAlso, cited)
+	}
 	call(t, cs, "ask", map[string]any{"question": "What is the boiling point of tungsten in kelvin?", "mode": "extractive"}, &a)
-	if !a.Abstained || len(a.Citations) != 0 {
+	if !a.Abstained || len(a.Citations) != 0 || len(a.SeeAlso) != 0 {
 		t.Errorf("a question the library cannot answer: abstained %v, %d citations: %q", a.Abstained, len(a.Citations), a.Answer)
 	}
 	failure(t, "quality without a model", call(t, cs, "ask", map[string]any{"question": "What is PaSa?", "mode": "quality"}, nil), "needs a language model", "hint: ")
@@ -230,7 +242,8 @@ func TestListPapers(t *testing.T) {
 			ID        string `json:"id"`
 			Published string `json:"published"`
 			Pages     int    `json:"pages"`
-			Saved     string `json:"saved"`
+			Saved     bool   `json:"saved"`
+			SavedAt   string `json:"saved_at"`
 		} `json:"papers"`
 		NextOffset *int `json:"next_offset"`
 	}
@@ -251,12 +264,14 @@ func TestListPapers(t *testing.T) {
 		t.Errorf("an unknown tag: %+v", out.Papers)
 	}
 	call(t, cs, "list_papers", map[string]any{"tag": "to-read"}, &out)
-	if len(out.Papers) != 1 || out.Papers[0].ID != "2302.04761" || out.Papers[0].Saved != "" {
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2302.04761" || out.Papers[0].Saved || out.Papers[0].SavedAt != "" {
 		t.Errorf("tag to-read (Toolformer's, any case): %+v", out.Papers)
 	}
 	call(t, cs, "list_papers", map[string]any{"filters": map[string]any{"saved": true}}, &out)
-	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" || out.Papers[0].Saved != time.Now().UTC().Format(time.DateOnly) {
-		t.Errorf("saved (PaSa, today): %+v", out.Papers)
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" || !out.Papers[0].Saved {
+		t.Errorf("saved (PaSa): %+v", out.Papers)
+	} else if at, err := time.Parse(time.RFC3339, out.Papers[0].SavedAt); err != nil || time.Since(at) > time.Hour || time.Since(at) < -time.Minute {
+		t.Errorf("PaSa saved at %q, want the time the test library was made: %v", out.Papers[0].SavedAt, err)
 	}
 	failure(t, "empty tag", call(t, cs, "list_papers", map[string]any{"tag": []string{" "}}, nil), "tag is empty")
 	failure(t, "limit too large", call(t, cs, "list_papers", map[string]any{"limit": 10000}, nil), "at most 500")

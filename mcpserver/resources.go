@@ -18,12 +18,38 @@ import (
 
 const scheme = "papers://"
 
-func resourceURI(id string) string { return scheme + id }
+// resourceURI is the resource of paper id: papers://ID when that is a URI
+// whose host and path spell id (arXiv ids: papers://2501.12948,
+// papers://hep-th/9901001); otherwise the id goes escaped in the path,
+// after an empty host (papers:///pdf:af3b60c8ad85c10b), since a host
+// cannot hold a colon, a space or a percent escape of either. Every URI
+// made parses, as the SDK requires of a listed resource.
+func resourceURI(id string) string {
+	if u, err := url.Parse(scheme + id); err == nil && u.Host+u.Path == id && u.RawQuery == "" && u.Fragment == "" && u.User == nil && u.RawPath == "" {
+		return scheme + id
+	}
+	return scheme + "/" + url.PathEscape(id)
+}
+
+// resourceID is the paper id of a resource URI (resourceURI reversed).
+func resourceID(uri string) (string, bool) {
+	id, ok := strings.CutPrefix(uri, scheme)
+	if !ok {
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(id, "/"); ok {
+		id = rest
+	}
+	if u, err := url.PathUnescape(id); err == nil {
+		id = u
+	}
+	return id, id != ""
+}
 
 func (s *Server) addResources() {
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: scheme + "{+id}", Name: "paper", Title: "A paper of the library",
-		Description: "A paper of the library by id (papers://2501.12948, papers://pdf:...): its metadata, abstract and full text as markdown.",
+		Description: "A paper of the library by id (papers://2501.12948; ids that are no host name, such as pdf:... and zotero:..., escaped after an empty host: papers:///pdf:...): its metadata, abstract and full text as markdown.",
 		MIMEType:    "text/markdown",
 	}, s.readResource)
 }
@@ -66,12 +92,9 @@ func firstAuthor(as []string) []string {
 
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	id, ok := strings.CutPrefix(uri, scheme)
-	if !ok || id == "" {
+	id, ok := resourceID(uri)
+	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
-	}
-	if u, err := url.PathUnescape(id); err == nil {
-		id = u
 	}
 	p, chunks, _, err := s.paper(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {

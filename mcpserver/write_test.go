@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -346,5 +347,74 @@ func TestLibraryShared(t *testing.T) {
 	call(t, a, "search", map[string]any{"query": rec.Title, "k": 1, "paper": rec.ID}, &found)
 	if len(found.Passages) != 1 || found.Passages[0].ID != rec.ID {
 		t.Errorf("the first server's search does not find what the second added: %+v", found.Passages)
+	}
+}
+
+// TestIngestLocalPDFs: paths on the server's machine, a file and a folder
+// of them; a path that is not there is the command line's error.
+func TestIngestLocalPDFs(t *testing.T) {
+	data := arxivtest.DataDir(t)
+	folder := t.TempDir()
+	for _, f := range []string{"adarefiner_naacl2024findings.pdf", "papermage_emnlp2023demo.pdf"} {
+		b, err := os.ReadFile(filepath.Join(data, "pdfs", "papers", f))
+		if err != nil {
+			t.Fatalf("shared test data missing (../shared/data beside the repository): %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(folder, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ingested := t.TempDir()
+	cs, _ := session(t, mcpserver.Options{Dir: ingested, Arxiv: clientOf(fakeArxiv(t, arxivtest.Options{}), -1)}, nil)
+	var rep struct {
+		Added  []string `json:"added"`
+		Failed []any    `json:"failed"`
+		Pages  int      `json:"pages"`
+	}
+	res := call(t, cs, "ingest", map[string]any{"paths": []string{folder}}, &rep)
+	if res.IsError || len(rep.Added) != 2 || len(rep.Failed) != 0 || rep.Pages < 10 {
+		t.Fatalf("ingest of a folder of 2 PDFs: %s", text(res))
+	}
+	for _, id := range rep.Added {
+		if !strings.HasPrefix(id, "pdf:") {
+			t.Errorf("a local PDF's id %q", id)
+		}
+	}
+	var found struct {
+		Passages []passage `json:"passages"`
+	}
+	call(t, cs, "search", map[string]any{"query": "PaperMage toolkit for visually-rich scientific documents", "k": 1}, &found)
+	if len(found.Passages) != 1 || found.Passages[0].Pages == "" && found.Passages[0].Section == "" {
+		t.Errorf("search after a local ingest: %+v", found.Passages)
+	}
+	// local papers are resources too, on this server and on one started
+	// later on the library (which lists them as it starts)
+	dir := ""
+	for _, c := range []*mcp.ClientSession{cs, nil} {
+		if c == nil {
+			c, _ = session(t, mcpserver.Options{Dir: dir}, nil)
+		}
+		var uris []string
+		for r, err := range c.Resources(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			uris = append(uris, r.URI)
+		}
+		if len(uris) != 2 || !strings.HasPrefix(uris[0], "papers:///pdf:") {
+			t.Fatalf("resources %v, want the 2 local PDFs as papers:///pdf:...", uris)
+		}
+		rr, err := c.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uris[0]})
+		if err != nil || len(rr.Contents) != 1 || !strings.HasPrefix(rr.Contents[0].Text, "# ") || !strings.Contains(rr.Contents[0].Text, "[page 2]") {
+			t.Fatalf("read %s: %v %+v", uris[0], err, rr)
+		}
+		dir = ingested
+	}
+	res = call(t, cs, "ingest", map[string]any{"paths": filepath.Join(folder, "none.pdf")}, &rep)
+	if !res.IsError && len(rep.Failed) == 0 {
+		t.Errorf("a missing file neither failed nor was reported: %s", text(res))
+	}
+	if res.IsError && !strings.Contains(text(res), "none.pdf") {
+		t.Errorf("the error does not name the missing file: %s", text(res))
 	}
 }
