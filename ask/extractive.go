@@ -427,14 +427,11 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 		return extraction{reason: reason}
 	}
 	x := extraction{names: names, papers: q.kind == kindPapers}
-	// Passages of one paper share its words, which idf weights would count
-	// for nothing: there every term counts the same. Across papers the
-	// weights keep a common word ("point") from standing in for the
-	// thing asked about ("the boiling point of mercury").
-	support := qu.coverage
-	if len(names) == 1 {
-		support = qu.flat
-	}
+	// Every term counts the same: with idf weights, the words one paper's
+	// passages all share would count for nothing when asking that paper.
+	// (A common word standing in for the thing asked about, "point" for
+	// "the boiling point of mercury", is caught by the definition check.)
+	support := qu.flat
 	for _, p := range ps {
 		if allowed[p.paper] {
 			x.support = max(x.support, support(p.stems))
