@@ -13,6 +13,52 @@ import (
 // ErrTopicExists is returned by AddTopic when the name is taken.
 var ErrTopicExists = errors.New("topic already exists")
 
+// ErrInvalidTopic is wrapped by the *InvalidTopicError of CheckTopic and
+// AddTopic.
+var ErrInvalidTopic = errors.New("invalid topic")
+
+// TopicProblem says what makes a topic invalid.
+type TopicProblem int
+
+const (
+	TopicNoName      TopicProblem = iota + 1 // the name is empty (or only spaces)
+	TopicControlChar                         // the name holds a newline, tab or other control character
+	TopicNoQuery                             // the query is empty
+)
+
+// InvalidTopicError is a topic AddTopic refuses, and why.
+type InvalidTopicError struct {
+	Name    string
+	Problem TopicProblem
+}
+
+func (e *InvalidTopicError) Error() string {
+	switch e.Problem {
+	case TopicNoName:
+		return "a topic needs a name"
+	case TopicControlChar:
+		return fmt.Sprintf("topic name %q has a control character (newline, tab)", e.Name)
+	}
+	return fmt.Sprintf("topic %s needs a query", e.Name)
+}
+
+func (e *InvalidTopicError) Unwrap() error { return ErrInvalidTopic }
+
+// CheckTopic reports whether AddTopic would take t (spaces around its name
+// and query are trimmed): an *InvalidTopicError if not.
+func CheckTopic(t Topic) error {
+	name := strings.TrimSpace(t.Name)
+	switch {
+	case name == "":
+		return &InvalidTopicError{Problem: TopicNoName}
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return &InvalidTopicError{Name: name, Problem: TopicControlChar}
+	case strings.TrimSpace(t.Query) == "":
+		return &InvalidTopicError{Name: name, Problem: TopicNoQuery}
+	}
+	return nil
+}
+
 // Topic is a followed arXiv search: its query, what `papers update` last
 // did for it, and how many of its papers the library holds.
 //
@@ -107,17 +153,14 @@ func (l *Library) ensureTopics(ctx context.Context) error {
 	})
 }
 
-// AddTopic records a new topic. Name and Query must not be empty, and Name
-// must hold no control character (newline, tab); a name already taken (in
+// AddTopic records a new topic. A topic CheckTopic refuses gives its
+// *InvalidTopicError (wrapping ErrInvalidTopic); a name already taken (in
 // any case) gives an error wrapping ErrTopicExists.
 func (l *Library) AddTopic(ctx context.Context, t Topic) error {
+	if err := CheckTopic(t); err != nil {
+		return fmt.Errorf("add topic: %w", err)
+	}
 	t.Name, t.Query = strings.TrimSpace(t.Name), strings.TrimSpace(t.Query)
-	if t.Name == "" || t.Query == "" {
-		return errors.New("add topic: name and query must not be empty")
-	}
-	if strings.IndexFunc(t.Name, unicode.IsControl) >= 0 {
-		return fmt.Errorf("add topic %q: the name has a control character (newline, tab)", t.Name)
-	}
 	if t.Created.IsZero() {
 		t.Created = time.Now()
 	}

@@ -242,3 +242,34 @@ func TestAddTopicRejectsBadNames(t *testing.T) {
 		t.Errorf("topics after bad names: %+v", ts)
 	}
 }
+
+// TestAddTopicRefusesInvalid: an empty name or query, or a name with a
+// control character, is an *InvalidTopicError saying which, and adds nothing.
+func TestAddTopicRefusesInvalid(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	for _, c := range []struct {
+		topic store.Topic
+		want  store.TopicProblem
+	}{
+		{store.Topic{Name: "  ", Query: "abs:agent"}, store.TopicNoName},
+		{store.Topic{Name: "two\nlines", Query: "abs:agent"}, store.TopicControlChar},
+		{store.Topic{Name: "tab\tbed", Query: "abs:agent"}, store.TopicControlChar},
+		{store.Topic{Name: "rl", Query: " "}, store.TopicNoQuery},
+	} {
+		err := lib.AddTopic(ctx, c.topic)
+		var bad *store.InvalidTopicError
+		if !errors.As(err, &bad) || bad.Problem != c.want || !errors.Is(err, store.ErrInvalidTopic) {
+			t.Errorf("AddTopic(%q, %q) = %v, want problem %d", c.topic.Name, c.topic.Query, err, c.want)
+		}
+		if store.CheckTopic(c.topic) == nil {
+			t.Errorf("CheckTopic(%q, %q) = nil", c.topic.Name, c.topic.Query)
+		}
+	}
+	if ts, err := lib.Topics(ctx); err != nil || len(ts) != 0 {
+		t.Errorf("topics after refusals: %v, %v", ts, err)
+	}
+	if err := store.CheckTopic(store.Topic{Name: " rl ", Query: "abs:agent"}); err != nil {
+		t.Errorf("CheckTopic of a valid topic: %v", err)
+	}
+}
