@@ -96,7 +96,14 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if err != nil {
 		return err
 	}
-	in, client, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunk.Options{Size: 180, Overlap: 30}, o.abstractsOnly, o.workers) // ingest's defaults
+	chunking, ok, err := libraryChunker(ctx, lib) // as papers ingest cut the library's papers
+	if err != nil {
+		return err
+	}
+	if !ok {
+		chunking = chunk.Defaults
+	}
+	in, client, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunking, o.abstractsOnly, o.workers)
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func (l *Library) fill(ctx context.Context, corpus string, e embed.Embedder) err
 	if err := l.EnsureEmbedder(ctx, e.Name(), dims); err != nil {
 		return err
 	}
-	opts := chunk.Options{}
+	opts := chunk.Defaults
 	if err := l.SetChunker(ctx, opts.Version()); err != nil {
 		return err
 	}
