@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/eval/scratch"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/store"
 )
@@ -170,8 +169,8 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	}
 	defer el.close()
 	lib, e, papers, chunks := el.lib, el.embedder, el.papers, el.chunks
-	kept, ingestTime, failed := el.scratch.kept, el.scratch.ingest, el.scratch.failed
-	missing, judged, err := missingJudged(ctx, lib, queries, qrels)
+	kept, ingestTime, failed := el.kept, el.ingestTime(), el.failed()
+	missing, judged, err := scratch.MissingJudged(ctx, lib, queries, qrels)
 	if err != nil {
 		return err
 	}
@@ -228,64 +227,75 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	return nil
 }
 
-// missingJudged counts the relevant documents of the evaluated queries that
-// lib does not hold, in one pass over its paper ids.
-func missingJudged(ctx context.Context, lib *store.Library, queries []eval.Query, qrels eval.Qrels) (missing, judged int, err error) {
-	ps, err := lib.List(ctx, store.Filter{Brief: true})
-	if err != nil {
-		return 0, 0, err
-	}
-	have := make(map[string]bool, len(ps))
-	for _, p := range ps {
-		have[p.ID] = true
-	}
-	missing, judged = eval.MissingJudged(queries, qrels, func(id string) bool { return have[id] })
-	return missing, judged, nil
-}
-
-// scratchLibrary is the scratch library of an eval run, if it made one.
-type scratchLibrary struct {
-	dir    string        // "" when evaluating --library
-	kept   string        // dir, when --keep keeps it
-	ingest time.Duration // the time building it took
-	failed int           // source records that could not be ingested
-}
-
-// close removes the scratch library unless it is kept.
-func (s *scratchLibrary) close() {
-	if s.dir != "" && s.kept == "" {
-		os.RemoveAll(s.dir)
-	}
-}
-
 // evalLibrary is the library an eval run searches, with its embedder and
-// size.
+// size, and the scratch library it is, if it is one.
 type evalLibrary struct {
 	lib            *store.Library
 	embedder       embed.Embedder
 	papers, chunks int
-	scratch        *scratchLibrary
+	scratch        *scratch.Library // nil when evaluating --library
+	kept           string           // the scratch library's directory, when --keep keeps it
 }
 
-// close closes the library, then removes it if it is a scratch library.
+// close closes the library, then removes it if it is a scratch library
+// not kept.
 func (l *evalLibrary) close() {
 	l.lib.Close()
-	l.scratch.close()
+	if l.scratch != nil && l.kept == "" {
+		l.scratch.Remove()
+	}
+}
+
+// ingestTime and failed are the scratch library's (0 for --library).
+func (l *evalLibrary) ingestTime() time.Duration {
+	if l.scratch == nil {
+		return 0
+	}
+	return l.scratch.Took
+}
+
+func (l *evalLibrary) failed() int {
+	if l.scratch == nil {
+		return 0
+	}
+	return len(l.scratch.Failed)
 }
 
 // openEvalLibrary opens --library, or builds a scratch library from src in
 // a temporary directory; a library with no papers is an error.
 func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*evalLibrary, error) {
-	lib, s, err := buildEvalLibrary(ctx, o, src, logf)
-	if err != nil {
-		return nil, err
+	l := &evalLibrary{}
+	if o.library != "" {
+		// read only what is there: a mistyped path must not become an empty library
+		lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
+		if err != nil {
+			return nil, withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
+		}
+		l.lib = lib
+		if o.embedderSet {
+			if err := checkLibrarySpec(ctx, lib, o); err != nil {
+				lib.Close()
+				return nil, err
+			}
+		}
+	} else {
+		sc, err := buildScratch(ctx, o, src, logf)
+		if err != nil {
+			return nil, err
+		}
+		l.lib, l.scratch = sc.Library, sc
+		if o.keep {
+			// asked for, so said even with --json (where it is also a field)
+			fmt.Fprintf(o.io.ErrOut, "scratch library: %s\n", sc.Dir)
+			l.kept = sc.Dir
+		}
 	}
-	l := &evalLibrary{lib: lib, scratch: s}
-	if l.embedder, err = libraryEmbedder(ctx, lib, o.io.ErrOut); err == nil {
-		l.papers, l.chunks, err = lib.Count(ctx)
+	var err error
+	if l.embedder, err = libraryEmbedder(ctx, l.lib, o.io.ErrOut); err == nil {
+		l.papers, l.chunks, err = l.lib.Count(ctx)
 	}
 	if err == nil && l.papers == 0 {
-		err = fmt.Errorf("the library at %s holds no papers", lib.Dir())
+		err = fmt.Errorf("the library at %s holds no papers", l.lib.Dir())
 	}
 	if err != nil {
 		l.close()
@@ -294,78 +304,37 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 	return l, nil
 }
 
-// buildEvalLibrary opens --library, or builds a scratch library from src.
-func buildEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*store.Library, *scratchLibrary, error) {
-	s := &scratchLibrary{}
-	if o.library != "" {
-		// read only what is there: a mistyped path must not become an empty library
-		lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
-		if err != nil {
-			return nil, nil, withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
-		}
-		if o.embedderSet {
-			if err := checkLibrarySpec(ctx, lib, o); err != nil {
-				lib.Close()
-				return nil, nil, err
-			}
-		}
-		return lib, s, nil
-	}
-	dir, err := os.MkdirTemp("", "papers-eval-*")
-	if err != nil {
-		return nil, nil, err
-	}
-	s.dir = dir
-	if o.keep {
-		// asked for, so said even with --json (where it is also a field)
-		fmt.Fprintf(o.io.ErrOut, "scratch library: %s\n", dir)
-		s.kept = dir
-	}
-	t := time.Now()
-	if s.failed, err = evalIngest(ctx, dir, o, src, logf); err != nil {
-		s.close()
-		return nil, nil, err
-	}
-	s.ingest = time.Since(t)
-	lib, err := store.Open(ctx, dir)
-	if err != nil {
-		s.close()
-		return nil, nil, fmt.Errorf("open the library at %s: %w", dir, err)
-	}
-	return lib, s, nil
-}
-
-// evalIngest fills the scratch library from src through the normal
-// ingest path (ingest.Build) and returns how many records failed. Those
-// are warned about and skipped: the evaluation runs on the rest (a judged
-// document among them shows in the missing-documents warning).
-func evalIngest(ctx context.Context, dir string, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (failed int, err error) {
+// buildScratch fills a scratch library from src through the normal ingest
+// path. Records that fail are warned about and skipped: the evaluation
+// runs on the rest (a judged document among them shows in the
+// missing-documents warning).
+func buildScratch(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*scratch.Library, error) {
 	errw := o.io.ErrOut
 	e, err := o.embedder.parse(o.io)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	t := time.Now()
-	rep, err := ingest.Build(ctx, dir, e, src)
-	if err != nil {
-		return 0, embedHint(err)
-	}
-	what := strings.Join(append(slices.Clone(src.PDFs), src.Corpora...), ", ")
-	stored := len(rep.Added) + len(rep.Updated) + len(rep.Unchanged)
-	if len(rep.Failed) > 0 {
-		for _, f := range rep.Failed[:min(5, len(rep.Failed))] {
+	sc, err := scratch.New(ctx, e, src)
+	var none *scratch.NothingStoredError
+	if errors.As(err, &none) {
+		for _, f := range none.Failed[:min(5, len(none.Failed))] {
 			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
 		}
-		if stored == 0 {
-			return len(rep.Failed), withHint(fmt.Errorf("no record of %s could be ingested", what),
-				"check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
+		return nil, withHint(err, "check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
+	}
+	if err != nil {
+		return nil, embedHint(err)
+	}
+	if len(sc.Failed) > 0 {
+		for _, f := range sc.Failed[:min(5, len(sc.Failed))] {
+			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
 		}
 		// said even with --json (where it is also a field): the scores leave these out
 		fmt.Fprintf(errw, "warning: %d of %d corpus records failed to ingest; evaluating the %d that did\n",
-			len(rep.Failed), len(rep.Failed)+stored, stored)
+			len(sc.Failed), len(sc.Failed)+sc.Stored, sc.Stored)
 	}
-	logf("ingested %d papers in %.1f s", stored, time.Since(t).Seconds())
-	return len(rep.Failed), nil
+	logf("ingested %d papers in %.1f s", sc.Stored, sc.Took.Seconds())
+	return sc, nil
 }
 
 // checkLibrarySpec refuses an --embedder (and --dimensions) other than the

@@ -134,9 +134,9 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 	if err != nil {
 		return askError(embedHint(err))
 	}
-	full := evalQAReport{QAReport: rep, Mode: ask.ModeExtractive, Library: el.scratch.kept, Embedder: el.embedder.Name(),
-		Papers: el.papers, Chunks: el.chunks, Failed: el.scratch.failed,
-		IngestS: round(el.scratch.ingest.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
+	full := evalQAReport{QAReport: rep, Mode: ask.ModeExtractive, Library: el.kept, Embedder: el.embedder.Name(),
+		Papers: el.papers, Chunks: el.chunks, Failed: el.failed(),
+		IngestS: round(el.ingestTime().Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
 	if llm != nil {
 		full.Mode, full.Model = ask.ModeLLM, llm.Model()
 	}

@@ -1,99 +1,71 @@
 // Package scratch owns the scratch library of an evaluation: a library in a
-// temporary directory that holds a BEIR corpus, stored through the same
-// path as `papers ingest --jsonl`, searched, then removed (or kept to be
-// looked at). It is apart from package eval, which only measures, so that
-// the packages eval measures can use eval in their tests.
+// temporary directory that holds a test collection's documents, stored
+// through the same path as papers ingest (ingest.Build), searched, then
+// removed or kept to be looked at. It is apart from package eval, which
+// only measures, so that the packages eval measures can use eval in their
+// tests.
 package scratch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/store"
 )
 
-// NothingStoredError is New's error for a corpus none of whose records
-// could be stored (not a BEIR corpus, or the wrong file).
-type NothingStoredError struct{ Corpus string }
-
-func (e *NothingStoredError) Error() string {
-	return fmt.Sprintf("no record of %s could be ingested", e.Corpus)
+// NothingStoredError is New's error for sources none of whose records could
+// be stored (not a corpus, the wrong files).
+type NothingStoredError struct {
+	What   string           // the sources, as named
+	Failed []ingest.Failure // why each record failed
 }
 
-// Library is a scratch library holding a corpus. Close it; Remove it too
-// unless it is to be kept.
+func (e *NothingStoredError) Error() string {
+	return fmt.Sprintf("no record of %s could be ingested", e.What)
+}
+
+// Library is a scratch library. Close it, then Remove it unless it is to
+// be kept.
 type Library struct {
 	*store.Library
 	Dir    string           // the temporary directory
-	Stored int              // corpus records stored
+	Stored int              // records stored
 	Failed []ingest.Failure // records that could not be (the evaluation runs on the rest)
-	Took   time.Duration    // the ingest's time
+	Took   time.Duration    // the time storing them took
 }
 
-// New makes a library in a new temporary directory and stores the corpus
-// in it with ingest's JSONL path (title and text of each record as its
-// abstract, no PDFs), embedded by e, which is recorded as the library's
-// embedder (with the dimensions it answers with). Records that fail are in
-// Failed; if none was stored the error is a *NothingStoredError (with the
-// library, for its Failed). On any error the directory is removed.
-func New(ctx context.Context, corpus string, e embed.Embedder) (l *Library, err error) {
+// New makes a library in a new temporary directory and stores src in it
+// with ingest.Build, embedded by e. Records that fail are in Failed; if
+// there were some and none was stored, the error is a *NothingStoredError.
+// On any error the directory is removed.
+func New(ctx context.Context, e embed.Embedder, src ingest.Sources) (*Library, error) {
 	dir, err := os.MkdirTemp("", "papers-eval-*")
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(dir)
-		}
-	}()
-	lib, err := store.Open(ctx, dir)
+	start := time.Now()
+	rep, err := ingest.Build(ctx, dir, e, src)
 	if err != nil {
-		return nil, fmt.Errorf("open the library at %s: %w", dir, err)
-	}
-	l = &Library{Library: lib, Dir: dir}
-	if err := l.fill(ctx, corpus, e); err != nil {
-		lib.Close()
-		var none *NothingStoredError
-		if errors.As(err, &none) {
-			return l, err
-		}
+		os.RemoveAll(dir)
 		return nil, err
 	}
-	return l, nil
-}
-
-func (l *Library) fill(ctx context.Context, corpus string, e embed.Embedder) error {
-	dims, err := embed.Dimensions(ctx, e)
-	if err != nil {
-		return err
-	}
-	if err := l.EnsureEmbedder(ctx, e.Name(), dims); err != nil {
-		return err
-	}
-	opts := chunk.Defaults
-	if err := l.SetChunker(ctx, opts.Version()); err != nil {
-		return err
-	}
-	in := &ingest.Ingester{Lib: l.Library, Embedder: e, Chunking: opts, AbstractsOnly: true, Workers: 2}
-	start := time.Now()
-	rep, err := in.JSONL(ctx, corpus)
-	if err != nil {
-		return fmt.Errorf("ingest %s: %w", corpus, err)
-	}
-	l.Took = time.Since(start)
-	l.Stored = len(rep.Added) + len(rep.Updated) + len(rep.Unchanged)
-	l.Failed = rep.Failed
+	l := &Library{Dir: dir, Stored: len(rep.Added) + len(rep.Updated) + len(rep.Unchanged), Failed: rep.Failed, Took: time.Since(start)}
 	if l.Stored == 0 && len(l.Failed) > 0 {
-		return &NothingStoredError{Corpus: corpus}
+		os.RemoveAll(dir)
+		return nil, &NothingStoredError{What: strings.Join(append(slices.Clone(src.PDFs), src.Corpora...), ", "), Failed: l.Failed}
 	}
-	return nil
+	if l.Library, err = store.Open(ctx, dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("open the library at %s: %w", dir, err)
+	}
+	return l, nil
 }
 
 // Remove deletes the library's directory (after Close).
