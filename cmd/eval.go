@@ -155,7 +155,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		fmt.Fprintf(errw, "warning: query id %s appears more than once in %s: counted once, as its first record\n", id, o.queries)
 	}
 	if len(dups) > 5 {
-		fmt.Fprintf(errw, "warning: %d more query ids appear more than once\n", len(dups)-5)
+		fmt.Fprintf(errw, "warning: %s more appear more than once\n", plural(len(dups)-5, "query id"))
 	}
 	logf := func(format string, args ...any) {
 		if !o.json || o.verbose {
@@ -219,7 +219,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	fmt.Fprintf(out, "Recall@100  %.4f\n", rep.Recall100)
 	fmt.Fprintf(out, "MRR@10      %.4f\n", rep.MRR10)
 	fmt.Fprintf(out, "latency     mean %.1f ms, p95 %.1f ms\n", rep.Latency.Mean, rep.Latency.P95)
-	fmt.Fprintf(out, "library     %d papers, %d chunks, %s, mode %s\n", papers, chunks, e.Name(), mode)
+	fmt.Fprintf(out, "library     %s, %s, %s, mode %s\n", plural(papers, "paper"), plural(chunks, "chunk"), e.Name(), mode)
 	if ingestTime > 0 {
 		fmt.Fprintf(out, "ingest      %.1f s\n", ingestTime.Seconds())
 	}
@@ -333,7 +333,7 @@ func buildScratch(ctx context.Context, o *evalOptions, src ingest.Sources, logf 
 		fmt.Fprintf(errw, "warning: %d of %d corpus records failed to ingest; evaluating the %d that did\n",
 			len(sc.Failed), len(sc.Failed)+sc.Stored, sc.Stored)
 	}
-	logf("ingested %d papers in %.1f s", sc.Stored, sc.Took.Seconds())
+	logf("ingested %s in %.1f s", plural(sc.Stored, "paper"), sc.Took.Seconds())
 	return sc, nil
 }
 

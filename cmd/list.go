@@ -127,7 +127,7 @@ func runList(ctx context.Context, o *listOptions) error {
 	}
 	t.flush()
 	if t.tty {
-		fmt.Fprintf(out, "%d papers\n", len(papers))
+		fmt.Fprintln(out, plural(len(papers), "paper"))
 	}
 	return nil
 }

@@ -304,9 +304,9 @@ func runTopicRm(ctx context.Context, o *topicRmOptions) error {
 		return err
 	}
 	if o.purge {
-		fmt.Fprintf(o.io.Out, "removed topic %s and %d of its %d papers (the others belong to other topics or were in the library before it)\n", tp.Name, len(purged), tp.Papers)
+		fmt.Fprintf(o.io.Out, "removed topic %s and %d of its %s (the others belong to other topics or were in the library before it)\n", tp.Name, len(purged), plural(tp.Papers, "paper"))
 	} else {
-		fmt.Fprintf(o.io.Out, "removed topic %s; its %d papers stay in the library\n", tp.Name, tp.Papers)
+		fmt.Fprintf(o.io.Out, "removed topic %s; its %s %s in the library\n", tp.Name, plural(tp.Papers, "paper"), map[bool]string{true: "stays", false: "stay"}[tp.Papers == 1])
 	}
 	return nil
 }
