@@ -3,6 +3,7 @@ module github.com/papers-cli/papers
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/kljensen/snowball v0.10.0
 	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/philippgille/chromem-go v0.7.0

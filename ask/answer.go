@@ -94,6 +94,9 @@ type Options struct {
 	// DefaultMinSupport). 0 uses DefaultMinSupport; negative turns this
 	// check off (the other reasons to abstain remain).
 	MinSupport float64
+	// Weights weigh the sentences of an extractive answer (nil:
+	// DefaultWeights), for tuning them (bench/qacv).
+	Weights *Weights
 }
 
 // citationFor makes the citation numbered n of passage e, without cited_by.
@@ -371,9 +374,11 @@ func FormatSource(c Citation) string {
 	if c.URL != "" {
 		meta = append(meta, c.URL)
 	}
-	s := fmt.Sprintf("[%d] %s  %s\n", c.N, id, oneLine(c.Title))
+	// ids are stored as given and text from before Put cleaned it may hold
+	// anything: the list is inert on a terminal, each entry on its lines
+	s := fmt.Sprintf("[%d] %s  %s\n", c.N, safetext.Line(id), safetext.Line(oneLine(c.Title)))
 	if len(meta) > 0 {
-		s += "    " + strings.Join(meta, "; ") + "\n"
+		s += "    " + safetext.Line(strings.Join(meta, "; ")) + "\n"
 	}
 	return s
 }

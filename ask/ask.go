@@ -38,6 +38,22 @@ type AskOptions struct {
 // retrieval failure is returned with a nil Result.
 func (r *Retriever) Ask(ctx context.Context, question string, llm LLM, opts AskOptions, out io.Writer) (*Result, error) {
 	start := time.Now()
+	passages, aopts, err := r.Evidence(ctx, question, llm, opts)
+	if err != nil {
+		return nil, err
+	}
+	retrieval := time.Since(start)
+	res, err := Answer(ctx, passages, question, llm, aopts, out)
+	if res != nil {
+		res.Retrieval = retrieval
+		res.Passages = len(passages)
+	}
+	return res, err
+}
+
+// Evidence is the first half of Ask: the passages it answers from and the
+// answer options it uses (for tuning the answer on fixed passages).
+func (r *Retriever) Evidence(ctx context.Context, question string, llm LLM, opts AskOptions) ([]Passage, Options, error) {
 	k := opts.K
 	if k <= 0 {
 		k = DefaultK
@@ -46,6 +62,9 @@ func (r *Retriever) Ask(ctx context.Context, question string, llm LLM, opts AskO
 		}
 	}
 	ro := opts.Retrieve
+	if len(ro.Filter.IDs) > 0 && ro.PerPaper == 0 {
+		ro.PerPaper = -1 // asking named papers: any number of passages from each
+	}
 	if opts.K <= 0 && (llm == nil || opts.Answer.Extractive) && !opts.Answer.Quality {
 		k = DefaultExtractiveK
 		if ro.PerPaper == 0 {
@@ -53,19 +72,11 @@ func (r *Retriever) Ask(ctx context.Context, question string, llm LLM, opts AskO
 		}
 	}
 	ro.K = k
-	if len(ro.Filter.IDs) > 0 && ro.PerPaper == 0 {
-		ro.PerPaper = -1 // asking named papers: any number of passages from each
-	}
 	passages, err := r.Retrieve(ctx, question, ro)
 	if err != nil {
-		return nil, err
+		return nil, Options{}, err
 	}
-	retrieval := time.Since(start)
-	opts.Answer.MaxPassages = k
-	res, err := Answer(ctx, passages, question, llm, opts.Answer, out)
-	if res != nil {
-		res.Retrieval = retrieval
-		res.Passages = len(passages)
-	}
-	return res, err
+	a := opts.Answer
+	a.MaxPassages = k
+	return passages, a, nil
 }

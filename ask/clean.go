@@ -51,7 +51,23 @@ var clauseStarts = map[string]bool{
 // dropped. section is the heading in force for the passage.
 func tidy(s, section string) string {
 	s = untex(s)
-	s = lineHyphen.ReplaceAllStringFunc(s, func(m string) string {
+	if strings.Contains(s, "- ") {
+		s = joinHyphens(s)
+	}
+	if h := strings.TrimSpace(section); h != "" && strings.HasPrefix(s, h+" ") && len(s) > len(h)+20 {
+		s = strings.TrimSpace(s[len(h):])
+	}
+	s = dropHeading(s)
+	s = dropLeadingDebris(s)
+	if i := strings.LastIndexByte(s, '.'); i >= 0 && i >= len(s)-3 && i < len(s)-1 {
+		s = footnoteDot.ReplaceAllString(s, "$1.")
+	}
+	return strings.TrimSpace(s)
+}
+
+// joinHyphens joins words a line-end hyphen split ("DeepSeek- R1").
+func joinHyphens(s string) string {
+	return lineHyphen.ReplaceAllStringFunc(s, func(m string) string {
 		i := strings.Index(m, "- ")
 		switch strings.ToLower(m[i+2:]) {
 		case "and", "or", "to", "as", "vs", "nor", "but", "versus":
@@ -59,13 +75,6 @@ func tidy(s, section string) string {
 		}
 		return m[:i] + "-" + m[i+2:]
 	})
-	if h := strings.TrimSpace(section); h != "" && strings.HasPrefix(s, h+" ") && len(s) > len(h)+20 {
-		s = strings.TrimSpace(s[len(h):])
-	}
-	s = dropHeading(s)
-	s = dropLeadingDebris(s)
-	s = footnoteDot.ReplaceAllString(s, "$1.")
-	return strings.TrimSpace(s)
 }
 
 // untex renders the LaTeX arXiv abstracts carry: "12 \times" is "12 ×",
@@ -117,7 +126,14 @@ func dropHeading(s string) string {
 			// a lower-case word: the heading (if any) ended before the
 			// previous capitalised word
 			if numbered && i >= 2 {
-				return strings.Join(words[i-1:], " ")
+				j := i - 1
+				for j > 0 && clauseStarts[words[j-1]] {
+					j-- // "127 The AqSolDB curated ...": the article opens the sentence
+				}
+				if j == 0 {
+					return rest // a number before the sentence, not a heading
+				}
+				return strings.Join(words[j:], " ")
 			}
 			return s
 		}
@@ -146,7 +162,9 @@ func functionWord(w string) bool {
 // Absolute harmfulness ..."), and equation numbers and symbols before a
 // capitalised word ("(41) N 2t 2t This double log ...").
 func dropLeadingDebris(s string) string {
-	if loc := captionStart.FindStringIndex(s); loc != nil && loc[0] > 0 && (debrisShare(s[:loc[0]]) >= 0.3 || tabular(s[:loc[0]])) {
+	if !strings.Contains(s, "Fig") && !strings.Contains(s, "Tab") {
+		// no caption
+	} else if loc := captionStart.FindStringIndex(s); loc != nil && loc[0] > 0 && (debrisShare(s[:loc[0]]) >= 0.3 || tabular(s[:loc[0]])) {
 		s = s[loc[0]:]
 	}
 	words := strings.Fields(s)
@@ -155,7 +173,7 @@ func dropLeadingDebris(s string) string {
 			break
 		}
 		r := []rune(w)
-		if unicode.IsUpper(r[0]) && len(r) > 1 && i+1 < len(words) && startsLower(words[i+1]) {
+		if unicode.IsUpper(r[0]) && (len(r) > 1 || w == "A") && i+1 < len(words) && (startsLower(words[i+1]) || clauseStarts[w]) {
 			if i > 0 {
 				return strings.Join(words[i:], " ")
 			}
@@ -171,16 +189,14 @@ func dropLeadingDebris(s string) string {
 // isDebrisToken: a number, a symbol, an equation label or a one- or
 // two-character token.
 func isDebrisToken(w string) bool {
-	if len([]rune(w)) <= 2 {
-		return true
-	}
-	letters := 0
+	n, letters := 0, 0
 	for _, r := range w {
+		n++
 		if unicode.IsLetter(r) {
 			letters++
 		}
 	}
-	return letters*2 < len([]rune(w))
+	return n <= 2 || letters*2 < n
 }
 
 // debrisShare is the share of the tokens of s that are numbers, symbols or
@@ -226,7 +242,9 @@ func debris(s string) float64 {
 }
 
 // isTOC reports a table-of-contents line ("2.3.3 Rejection Sampling . . . 10").
-func isTOC(s string) bool { return tocDots.MatchString(s) }
+func isTOC(s string) bool {
+	return (strings.Contains(s, ". . .") || strings.Contains(s, "....")) && tocDots.MatchString(s)
+}
 
 // isHeadingLine reports a line of a passage that is a heading, not text:
 // short, without a final period, and the passage's section or numbered or

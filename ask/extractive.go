@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/papers-cli/papers/prompts"
@@ -276,8 +277,14 @@ func focusTerms(question string) []string {
 			i++ // "type of", "kind of"
 			continue
 		}
-		if w == "" || auxVerb[w] || (i > 0 && focusVerb[w]) {
-			break
+		if w == "of" && len(out) > 0 && quantityHead[out[len(out)-1]] {
+			continue // "the maximum number of *unit tests*"
+		}
+		if w == "" || auxVerb[w] || (i > 0 && focusVerb[w]) || (n > 0 && len(w) > 4 && strings.HasSuffix(w, "ed")) {
+			break // "What group size *gives*", "Which curated dataset *supplied*"
+		}
+		if n > 0 && strings.HasSuffix(w, "s") && i+1 < len(words) && verbFollower[clean(words[i+1])] {
+			break // "Which model *acts* as", "What method *uses* the"
 		}
 		for _, t := range terms(w, true) {
 			if !slices.Contains(out, t) {
@@ -301,6 +308,12 @@ func init() {
 		focusVerb[w] = true
 	}
 }
+
+// verbFollower are words after which a word in -s is a verb, not a plural
+// noun ("acts as", "uses the"; a plural noun is followed by its verb:
+// "checkpoints were").
+var verbFollower = map[string]bool{"as": true, "the": true, "a": true, "an": true, "to": true, "in": true, "on": true,
+	"for": true, "with": true, "from": true, "its": true, "their": true, "more": true, "most": true, "into": true, "by": true}
 
 var (
 	copula     = map[string]bool{"is": true, "are": true, "was": true, "were": true}
@@ -358,7 +371,10 @@ type extraction struct {
 // first one lacks. It abstains, with the reason, when a name of the question
 // is in no passage, when no sentence gives the quantity asked for, or when
 // the best passage shares too little with the question.
-func extract(ev []evidence, question string, minSupport float64) extraction {
+func extract(ev []evidence, question string, minSupport float64, w *Weights) extraction {
+	if w == nil {
+		w = &DefaultWeights
+	}
 	q := analyse(question)
 	var ps []*passage
 	for i := range ev {
@@ -403,6 +419,16 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 	for _, w := range strings.Fields(question) {
 		qnames[normName(strings.Trim(w, "?,.;:!\"'()[]“”‘’"))] = true
 	}
+	// rel is each passage's retrieval score against the best one: the
+	// ranking saw the whole passage and its title
+	rel := make([]float64, len(ps))
+	for i, p := range ps {
+		if top := ev[ps[0].ev].Score; top > 0 {
+			rel[i] = min(1, max(0, ev[p.ev].Score/top))
+		} else {
+			rel[i] = 1 - float64(i)/float64(len(ps))
+		}
+	}
 	var cands []*sentence
 	for rank, p := range ps {
 		if !allowed[p.paper] {
@@ -422,9 +448,12 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 				near = append(near, p.sents[i+1].stems)
 			}
 			s.names = newNames(s.text, qnames)
-			base := 0.30*s.cov + 0.15*qu.coverage(near...) + 0.15*pc - 0.01*float64(rank)
+			base := w.Coverage*s.cov + w.Window*qu.coverage(near...) + w.Passage*pc + w.Rank*rel[rank]
 			if len(q.entities) > 0 {
-				base += 0.10 * entityShare(q.entities, newNameIndex(s.text))
+				base += w.Names * entityShare(q.entities, newNameIndex(s.text))
+			}
+			if n := textseg.WordCount(s.text); n > 25 {
+				base -= w.Length * float64(n-25)
 			}
 			if s.debris > 0.3 {
 				base -= 0.3 * s.debris // table rows, figure axes
@@ -444,7 +473,7 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 				if len(part.focus) == 0 {
 					foc = s.cov
 				}
-				s.scores[j] = base + 0.15*foc + 0.15*answerType(part, s, names[p.paper])
+				s.scores[j] = base + w.Focus*foc + w.Kind*answerType(part, s, names[p.paper])
 				s.score = max(s.score, s.scores[j])
 			}
 			cands = append(cands, s)
@@ -457,7 +486,7 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
 	x.cands = cands
 	if x.papers {
-		x.sentences = paperLines(cands, ps, ev)
+		x.sentences = paperLines(cands, ev, len(q.entities) > 0)
 		return x
 	}
 
@@ -495,6 +524,27 @@ func extract(ev []evidence, question string, minSupport float64) extraction {
 	x.sentences = compose(q, qu, leads, cands, ps, ev)
 	return x
 }
+
+// Weights weigh what makes a sentence the answer of an offline answer.
+// Each is a share in [0,1] of the question (its idf-weighted words, its
+// names, the thing it asks for) that the sentence covers, except Rank (the
+// passage's retrieval score relative to the best) and Length (subtracted
+// per word beyond 25).
+type Weights struct {
+	Coverage float64 // the question's words in the sentence
+	Window   float64 // ... in the sentence and its neighbours
+	Passage  float64 // ... in its passage and title
+	Rank     float64 // the passage's retrieval score / the best one's
+	Names    float64 // the question's names in the sentence
+	Focus    float64 // the words of the thing asked for in the sentence
+	Kind     float64 // it states what is asked: a quantity, a name, a reason (answerType)
+	Length   float64 // per word beyond 25: long sentences cover more by chance
+}
+
+// DefaultWeights were chosen on the development questions
+// (BENCHMARKS.md, "Ask": bench/qacv tunes them and reports the cross-
+// validated figures).
+var DefaultWeights = Weights{Coverage: 0.25, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15}
 
 func newPassage(i int, e *evidence) *passage {
 	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
@@ -682,6 +732,11 @@ func answerType(q *question, s *sentence, short string) float64 {
 			}
 		}
 		return 1
+	case kindReason:
+		if causal.MatchString(s.text) {
+			return 1
+		}
+		return 0.3
 	case kindDefinition:
 		if q.expand != "" {
 			if glosses(s.text, q.expand) {
@@ -740,19 +795,83 @@ var notNames = map[string]bool{"Table": true, "Tab": true, "Figure": true, "Fig"
 	"Appendix": true, "Eq": true, "Equation": true, "Algorithm": true, "Alg": true, "Step": true, "Stage": true,
 	"Chapter": true, "Part": true, "Lemma": true, "Theorem": true, "Definition": true}
 
-var (
-	citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
-	// what states no quantity: citation markers, author-year citations,
-	// references to sections, tables, figures and equations
-	notQuantity = regexp.MustCompile(`\[[\d,;\s–-]+\]|\(\d{1,3}[a-z]?\)|[\p{Ll},;)]\d{1,2}\b|\([^()]*\b(19|20)\d\d[a-z]?\)|\b(Section|Sec\.|Table|Tab\.|Figure|Fig\.|Eq\.|Equation|Appendix|Algorithm|Alg\.|Step|Stage)\s*\(?[\dA-Z][\d.]*\)?|\b[A-Za-z]+-\d+[A-Za-z]*\b|\b[A-Za-z]+\d+(\.\d+)?[A-Za-z]*\b`)
-	quantityRe  = regexp.MustCompile(`\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|twice|double|doubles|doubled|half|triple|tenfold|dozen)\b`)
-)
+var citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
+
+// quantityWords state a quantity in words (ordinals do not).
+var quantityWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
+	"seven": true, "eight": true, "nine": true, "ten": true, "eleven": true, "twelve": true, "twenty": true, "thirty": true,
+	"forty": true, "fifty": true, "hundred": true, "hundreds": true, "thousand": true, "thousands": true, "million": true,
+	"millions": true, "billion": true, "twice": true, "double": true, "doubles": true, "doubled": true, "half": true,
+	"triple": true, "tenfold": true, "dozen": true}
 
 // statesQuantity reports whether s gives a number (in digits or words),
-// not counting citations, years of references, section and figure numbers,
-// and numbers inside names (GPT-4, Qwen3-8B).
+// not counting citation markers ([12]), years of references ("Smith et al.,
+// 2023"), section, table, figure and equation numbers, footnote marks
+// ("approaches,3") and numbers inside names (GPT-4, Qwen3-8B).
 func statesQuantity(s string) bool {
-	return quantityRe.MatchString(strings.ToLower(notQuantity.ReplaceAllString(s, " ")))
+	words := strings.Fields(s)
+	inParens := false   // inside "( ... )", where years are citations
+	inBrackets := false // inside "[ ... ]", a citation
+	for i, w := range words {
+		if strings.HasPrefix(w, "(") {
+			inParens = true
+		}
+		if strings.HasPrefix(w, "[") {
+			inBrackets = true
+		}
+		closes := strings.Contains(w, ")")
+		if inBrackets {
+			inBrackets = !strings.Contains(w, "]")
+			continue
+		}
+		core := strings.Trim(w, ".,;:!?()[]\"'“”‘’")
+		switch {
+		case core == "":
+		case quantityWords[strings.ToLower(core)]:
+			return true
+		case !strings.ContainsAny(core, "0123456789"):
+		case citationYear.MatchString(core) && (inParens || i > 0 && strings.HasSuffix(words[i-1], ",")):
+			// "(Hafner, 2021)", "Smith et al., 2023"
+		case i > 0 && notNames[strings.Trim(words[i-1], ".,;:(")]:
+			// "Table 2", "Section 3.1", "Eq. (4)"
+		case i > 0 && strings.HasSuffix(words[i-1], "al.") && !strings.Contains(core, "."):
+			// "Seshadri et al. 31": a citation number
+		case strings.HasPrefix(w, "(") && closes && len(core) <= 3:
+			// an equation label "(12)"
+		case gluedMark(w):
+		case nameWithNumber(core):
+		default:
+			return true
+		}
+		if closes {
+			inParens = false
+		}
+	}
+	return false
+}
+
+// gluedMark reports a footnote mark glued to a word ("approaches,3",
+// "model.10").
+func gluedMark(w string) bool {
+	i := strings.LastIndexAny(w, ",.;)")
+	if i <= 0 || i == len(w)-1 || len(w)-i-1 > 2 {
+		return false
+	}
+	for _, r := range w[i+1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	r, _ := utf8.DecodeLastRuneInString(w[:i])
+	return unicode.IsLetter(r)
+}
+
+// nameWithNumber reports a name that has digits: letters run into the
+// digits (Qwen3, GPT-4, Llama-3.1-8B, H800), but not a unit after a
+// number (8B, 13B, 775M, 5.17%, 12×).
+func nameWithNumber(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsLetter(r)
 }
 
 // chooseLead picks the sentence that answers part j of the question: the
@@ -763,6 +882,18 @@ func statesQuantity(s string) bool {
 // saying what is missing.
 func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passage, ev []evidence, names map[string]string) (*sentence, string) {
 	best := cands[0]
+	if part.kind == kindReason && !causal.MatchString(best.text) {
+		// the reason is often given in the sentence after the fact, which
+		// shares few words with the question: its neighbours do
+		for _, c := range cands[1:] {
+			if c.scores[j] < 0.8*best.scores[j] {
+				break
+			}
+			if causal.MatchString(c.text) {
+				return c, ""
+			}
+		}
+	}
 	if part.kind != kindNumber {
 		return best, ""
 	}
@@ -852,6 +983,9 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		listN = max(listN, p.listN)
 	}
 	limit := max(extractMax, len(leads)+1, listN+1)
+	if q.kind == kindList {
+		limit = max(limit, 5)
+	}
 	var out []*sentence
 	has := func(s *sentence) bool {
 		return slices.ContainsFunc(out, func(o *sentence) bool { return o == s || o.text == s.text || jaccard(o.stems, s.stems) > 0.5 })
@@ -865,18 +999,9 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		out = append(out, lead)
 		next := following(lead, ps)
 		part := partOf(q, lead)
-		switch {
-		case len(next) == 0:
-		case part.listN > 0 && announces(lead, part.listN):
-			for _, n := range items(next, part.listN) {
-				if n.debris <= 0.3 && !has(n) {
-					out = append(out, n)
-				}
-			}
-		case strings.HasSuffix(lead.text, ":") ||
-			(answerType(part, lead, "") < 0.5 && answerType(part, next[0], "") >= 0.5):
-			if next[0].debris <= 0.3 && !has(next[0]) {
-				out = append(out, next[0])
+		for _, n := range completion(part, lead, next) {
+			if n.debris <= 0.3 && !has(n) {
+				out = append(out, n)
 			}
 		}
 	}
@@ -895,7 +1020,8 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		}
 		gain := qu.coverage(append(slices.Clone(covered), c.stems)...) - qu.coverage(covered...)
 		isList := listN > 0 || q.kind == kindList
-		if gain < 0.1 && !(isList && len(c.names) > 0) {
+		close := c.score >= closeShare*top // as good as the lead: it may be the answer
+		if gain < 0.1 && !(isList && len(c.names) > 0) && !close {
 			continue
 		}
 		more = append(more, c)
@@ -918,11 +1044,15 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 // sentences that open with an enumerator ("First,", "Second,", "(3)",
 // "Finally,"), else the next n sentences.
 func items(next []*sentence, n int) []*sentence {
+	want, scan := n, 3*n
+	if n == 0 {
+		want, scan = 4, 8 // as many as the passage lists
+	}
 	var out []*sentence
-	for _, s := range next[:min(len(next), 3*n)] {
+	for _, s := range next[:min(len(next), scan)] {
 		if enumerator.MatchString(s.text) {
 			out = append(out, s)
-			if len(out) == n {
+			if len(out) == want {
 				return out
 			}
 		}
@@ -930,10 +1060,116 @@ func items(next []*sentence, n int) []*sentence {
 	if len(out) > 0 {
 		return out
 	}
+	if n == 0 {
+		return next[:min(len(next), 2)]
+	}
 	return next[:min(len(next), n)]
 }
 
-var enumerator = regexp.MustCompile(`^(?:(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+var enumerator = regexp.MustCompile(`^(?:(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+
+// completion is what the sentences after a lead add to it, for the part
+// of the question it answers:
+//   - the items of a list it announces ("three main limitations", "some
+//     major open questions", a colon), as many as asked for, else up to
+//     four that open with an enumerator;
+//   - the next sentence when the lead does not state what is asked (the
+//     name or number one line further on), or when the lead lacks the
+//     thing asked for and the next sentence names it with a name;
+//   - for a definition, method or reason, the next sentence when it goes
+//     on about the same thing: it opens with the thing asked about or
+//     refers back to the lead ("This is achieved by ...", "It ..."), or,
+//     for a reason, gives one ("because", "we hypothesize").
+func completion(part *question, lead *sentence, next []*sentence) []*sentence {
+	if len(next) == 0 {
+		return nil
+	}
+	n := next[0]
+	switch {
+	case part.listN > 0 && announces(lead, part.listN):
+		return items(next, part.listN)
+	case (part.kind == kindList || part.kind == kindName && pluralFocus(part.text)) && announcesList(part, lead):
+		return items(next, 0)
+	case strings.HasSuffix(lead.text, ":"):
+		return next[:1]
+	case answerType(part, lead, "") < 0.5 && answerType(part, n, "") >= 0.5:
+		return next[:1]
+	case part.kind == kindName && len(part.attr) > 0 && !hasAny(lead.stems, part.attr) && hasAny(n.stems, part.attr) && len(n.names) > 0:
+		return next[:1] // "... we trained an RNN model" + "The data come from AqSolDB ..."
+	case part.kind == kindDefinition || part.kind == kindMethod || part.kind == kindReason || part.kind == kindOther:
+		for i, n := range next[:min(len(next), 2)] {
+			if continues(n, part) || part.kind == kindReason && causal.MatchString(n.text) {
+				return next[i : i+1]
+			}
+		}
+	}
+	return nil
+}
+
+// announcesList reports a sentence that introduces items of the plural
+// thing asked for: it names it with a count or "some", "several", "the
+// following", "major" ("XAI in chemistry has some major open questions").
+func announcesList(part *question, s *sentence) bool {
+	if !hasAny(s.stems, part.focus) {
+		return false
+	}
+	if strings.HasSuffix(s.text, ":") {
+		return true
+	}
+	l := " " + strings.ToLower(s.text) + " "
+	for _, w := range []string{" some ", " several ", " following ", " major ", " main ", " key ", " various "} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	for w, k := range countWord {
+		if k > 1 && w != "both" && strings.Contains(l, " "+w+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAny(st map[string]bool, ts []string) bool {
+	for _, t := range ts {
+		if st[t] {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// anaphoric openers of a sentence that goes on about the one before
+	anaphoric = regexp.MustCompile(`^(This|These|It|Its|They|Their|Such|Here|Thus|That is|Namely|Specifically|In particular|In other words|Concretely|To do so|To this end|For this|For example|For instance)\b`)
+	causal    = regexp.MustCompile(`(?i)\b(because|due to|since|owing to|as a result|the reason|we hypothesi[sz]e|this is likely|caused by|attribute[sd]? (?:this|it) to|stems from)\b`)
+)
+
+// continues reports whether s goes on about what part asks: it opens with
+// an anaphoric word, or with the thing asked about (a name or the focus
+// words of the question).
+func continues(s *sentence, part *question) bool {
+	if anaphoric.MatchString(s.text) {
+		return true
+	}
+	words := strings.Fields(s.text)
+	head := newNameIndex(strings.Join(words[:min(len(words), 4)], " "))
+	for _, e := range part.entities {
+		if head.has(e) {
+			return true
+		}
+	}
+	if len(part.focus) > 0 {
+		st := stemSet(strings.Join(words[:min(len(words), 5)], " "))
+		return hasAll(st, part.focus)
+	}
+	return false
+}
+
+// closeShare is how close to the lead's score another sentence of its
+// paper must be to follow it though it adds no word of the question: the
+// scores cannot tell them apart.
+const closeShare = 0.9
 
 // following are the sentences after s in its passage.
 func following(s *sentence, ps []*passage) []*sentence {
@@ -972,15 +1208,19 @@ func announces(s *sentence, n int) bool {
 }
 
 // paperLines answers "which papers ...": the best sentence of each paper
-// that scores at least 60% of the best one, best first, at most
-// extractPapers.
-func paperLines(cands []*sentence, ps []*passage, ev []evidence) []sentence {
+// that scores at least 60% of the best one (30% when the papers were
+// chosen by the names the question mentions: they all mention them), best
+// first, at most extractPapers.
+func paperLines(cands []*sentence, ev []evidence, named bool) []sentence {
 	var out []sentence
 	seen := map[string]bool{}
-	top := cands[0].score
+	top, share := cands[0].score, 0.6
+	if named {
+		share = 0.3
+	}
 	for _, c := range cands {
 		id := ev[c.passage].Paper.ID
-		if seen[id] || c.score < 0.6*top || c.debris > 0.3 {
+		if seen[id] || c.score < share*top || c.debris > 0.3 {
 			continue
 		}
 		seen[id] = true
@@ -1016,7 +1256,7 @@ func extractiveAnswer(ev []evidence, question string, opts Options, res *Result,
 	if minSup == 0 {
 		minSup = DefaultMinSupport
 	}
-	x := extract(ev, question, minSup)
+	x := extract(ev, question, minSup, opts.Weights)
 	if x.reason != "" || len(x.sentences) == 0 {
 		if x.reason == "" {
 			x.reason = "no sentence of the passages answers it"

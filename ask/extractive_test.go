@@ -273,7 +273,7 @@ func TestExtractiveCitesAcrossSkippedReferences(t *testing.T) {
 	ev = append([]evidence{refs}, ev...)
 	for _, e := range ev[1:] {
 		q := e.Paper.Title
-		chosen := extract(ev, q, DefaultMinSupport).sentences
+		chosen := extract(ev, q, DefaultMinSupport, nil).sentences
 		if len(chosen) == 0 {
 			t.Fatalf("%q: no sentence", q)
 		}

@@ -68,11 +68,13 @@ var (
 	countWord = map[string]int{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "both": 2}
 	listRe    = regexp.MustCompile(`(?i)\b(which|what|name|list)\s+(the\s+)?(two|three|four|five|six|seven|eight|both)\b`)
 	numberRe  = regexp.MustCompile(`(?i)\b(how (many|much|large|big|long|often|fast|far|high|low|small|quickly)|by how|by what (factor|margin|percentage|amount)|(at|to) (roughly |about |approximately )?what (value|range|level|probability|rate|percentage|temperature|size|extent|point|count|parameter count)|what (is|was|are|were) the (number|size|count|value|rate|ratio|percentage|share|fraction|proportion|accuracy|score|amount)|(what|which) (\w+[ -]){0,3}?(percentage|fraction|share|proportion|number|amount|accuracy|accuracies|score|scores|rate|ratio|size|value|values|range|temperature|speedup|margin|count|length|budget|latency|throughput|threshold|probability|f1|auroc|auc|bleu|rouge|elo|pass@\d+|pass@k|gain|gains|improvement|win-rate|win rate|cost)\b)`)
-	defRe     = regexp.MustCompile(`(?i)^(what|who)\s+(is|are|was|were)\s+(a |an |the )?[^,;]{1,60}\?\s*$|\bstands? for\b|\bwhat does .{1,60} (mean|refer to)\b|\bwhat is meant by\b|^define\b`)
+	defRe     = regexp.MustCompile(`(?i)^(what|who)\s+(is|are|was|were)\s+(a |an |the )?[^,;]{1,60}\?\s*$|\bstands? for\b|\bwhat does .{1,60} (mean|refer to)\b|\bwhat is meant by\b|^define\b|^(?-i:(?i:what|who)\s+(?i:is|are|was|were)\s+(?:the\s+)?[A-Z][\w-]*,)`)
 	expandRe  = regexp.MustCompile(`(?i)\bwhat (?:does|do) (?:the (?:acronym|abbreviation|name) )?(.{1,40}?) stands? for\b`)
 	methodRe  = regexp.MustCompile(`(?i)^(how|in what way|by what means)\b`)
 	reasonRe  = regexp.MustCompile(`(?i)^why\b|\bwhat (makes|explains|causes|leads to)\b|\bfor what reason\b`)
-	whRe      = regexp.MustCompile(`(?i)\b(what|which|who|whom|whose|how many|how much|how)\b\s*`)
+	// a clause before the question word: "According to the authors, why"
+	leadIn = regexp.MustCompile(`^[^?]{3,80}?,\s+((?:(?:on|in|at|to|by|for|with|from|of|under)\s+)?(?:which|what|how|why|who|whom|whose|when|where)\b)`)
+	whRe   = regexp.MustCompile(`(?i)\b(what|which|who|whom|whose|how many|how much|how)\b\s*`)
 )
 
 // genericFocus are words of "what X" that say a quantity or a thing is
@@ -94,7 +96,16 @@ func init() {
 
 // partSplit finds where a question asks its next thing: ", and which
 // ...", " and what ...", "; how ...".
-var partSplit = regexp.MustCompile(`(?i)(?:,\s*(?:and|but)?|;|\s+and)\s+((?:(?:on|in|at|to|by|for|with|from|of)\s+)?(?:which|what|how|why|where|when|who|whom|whose)\b)`)
+var partSplit = regexp.MustCompile(`(?i)(?:,\s*(?:and|but)?|;|:|\s+and)\s+((?:(?:on|in|at|to|by|for|with|from|of)\s+)?(?:which|what|how|why|where|when|who|whom|whose)\b)`)
+
+// quantityHead are generic words a number itself stands for.
+var quantityHead = map[string]bool{}
+
+func init() {
+	for _, w := range []string{"count", "number", "amount", "total", "value", "values", "quantity", "figure", "many", "much"} {
+		quantityHead[stem(w)] = true
+	}
+}
 
 // analyse reads what a question asks for.
 func analyse(text string) *question {
@@ -104,8 +115,8 @@ func analyse(text string) *question {
 	var cuts []string
 	for {
 		loc := partSplit.FindStringSubmatchIndex(rest)
-		if loc == nil || loc[0] < 8 {
-			break
+		if loc == nil || loc[0] < 8 || !whRe.MatchString(rest[:loc[0]]) {
+			break // "According to the authors, why ...": one question
 		}
 		cuts = append(cuts, strings.TrimSpace(rest[:loc[0]]))
 		rest = rest[loc[2]:]
@@ -129,7 +140,13 @@ func analyse(text string) *question {
 // analysePart reads one question (or one part of it).
 func analysePart(text string) *question {
 	q := &question{text: text}
-	lower := strings.ToLower(text)
+	// "According to the authors, why ...", "In the Rust ablation, what ...":
+	// the kind is read from the question word on
+	asked := text
+	if loc := leadIn.FindStringSubmatchIndex(text); loc != nil {
+		asked = text[loc[2]:]
+	}
+	lower := strings.ToLower(asked)
 	if m := listRe.FindStringSubmatch(text); m != nil {
 		q.listN = countWord[strings.ToLower(m[3])]
 	}
@@ -140,15 +157,15 @@ func analysePart(text string) *question {
 		q.kind = kindNumber
 	case q.listN > 0:
 		q.kind = kindList
-	case reasonRe.MatchString(text):
+	case reasonRe.MatchString(asked):
 		q.kind = kindReason
-	case defRe.MatchString(text):
+	case defRe.MatchString(asked):
 		q.kind = kindDefinition
-	case methodRe.MatchString(text):
+	case methodRe.MatchString(asked):
 		q.kind = kindMethod
 	case strings.HasPrefix(lower, "which") || strings.HasPrefix(lower, "what") || strings.HasPrefix(lower, "who"):
 		q.kind = kindName
-		if pluralFocus(text) {
+		if pluralFocus(asked) {
 			q.kind = kindList
 		}
 	default:
@@ -165,7 +182,7 @@ func analysePart(text string) *question {
 			}
 		}
 	}
-	q.aboutPaper = q.kind == kindName && paperRe.MatchString(text)
+	q.aboutPaper = q.kind == kindName && paperRe.MatchString(asked)
 	if m := expandRe.FindStringSubmatch(text); m != nil {
 		q.expand = strings.Trim(m[1], " \"'“”‘’")
 		q.kind = kindDefinition
@@ -174,8 +191,9 @@ func analysePart(text string) *question {
 	for i, t := range q.focus {
 		if !genericFocus[t] {
 			q.attr = append(q.attr, t)
-		} else if i > 0 && !genericFocus[q.focus[i-1]] {
-			// "learning rate", "batch size": the phrase is the thing asked for
+		} else if i > 0 && !genericFocus[q.focus[i-1]] && !quantityHead[t] {
+			// "learning rate", "batch size": the phrase is the thing asked
+			// for ("parameter count" is just parameters: the number counts)
 			q.phrase = slices.Clone(q.focus[:i+1])
 		}
 	}
@@ -205,7 +223,7 @@ func pluralFocus(text string) bool {
 		}
 		content++
 		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
-			if content == 1 || i+1 >= len(words) || auxVerb[clean(i+1)] && !preposition[clean(i+1)] {
+			if content == 1 || i+1 >= len(words) || auxiliary[clean(i+1)] {
 				return true
 			}
 			return false
@@ -214,8 +232,9 @@ func pluralFocus(text string) bool {
 	return false
 }
 
-var preposition = map[string]bool{"of": true, "in": true, "on": true, "to": true, "for": true, "by": true, "with": true,
-	"from": true, "at": true, "into": true, "as": true}
+var auxiliary = map[string]bool{"is": true, "are": true, "was": true, "were": true, "do": true, "does": true, "did": true,
+	"have": true, "has": true, "had": true, "can": true, "could": true, "will": true, "would": true, "should": true,
+	"may": true, "might": true, "must": true}
 
 // entities are the names a question mentions: words with a capital after
 // the first letter or mixing letters and digits (GRPO, AdaRefiner, GSM8K,
@@ -227,7 +246,7 @@ func entities(text string) []entity {
 	seen := map[string]bool{}
 	add := func(w string) {
 		n := normName(w)
-		if len(n) < 2 || seen[n] || commonAcronyms[strings.ToLower(w)] || commonAcronyms[n] {
+		if len(n) < 2 || seen[n] || genericAcronyms[strings.ToLower(w)] || genericAcronyms[n] {
 			return // "RL", "LLMs": papers spell them out as often as not
 		}
 		seen[n] = true

@@ -19,17 +19,38 @@ var (
 	expansionRe = regexp.MustCompile(`([A-Z][^().;:]{4,100}?)\s*\(([A-Z][\p{L}\d-]{1,15})\)`)
 )
 
+// genericAcronyms are so common in the field that papers spell them out
+// as often as not ("reinforcement learning"): not names a question needs a
+// passage to mention.
+var genericAcronyms = acronymSet("RL", "LLM", "LLMs", "VLM", "VLMs", "LM", "LMs", "NLP", "AI", "ML", "DL", "QA",
+	"API", "APIs", "GPU", "GPUs", "CPU", "SOTA", "DNN", "NN")
+
 // commonAcronyms are defined in many abstracts but name no paper's own
 // contribution.
-var commonAcronyms = map[string]bool{}
+var commonAcronyms = acronymSet("RL", "LLM", "LLMs", "VLM", "VLMs", "LM", "LMs", "NLP", "AI", "ML", "DL", "CV", "QA",
+	"RAG", "SFT", "RLHF", "RLAIF", "RLVR", "MDP", "POMDP", "API", "APIs", "GPU", "CPU", "SOTA", "CoT", "PRM", "ORM",
+	"MoE", "PPO", "DPO", "GRPO", "KL", "MCTS", "OOD", "IID", "CNN", "RNN", "GNN", "MLP", "XAI", "OCR", "NER",
+	"HCI", "UI", "IR", "KG", "SNR", "TD", "GAE", "DRL", "MARL")
 
-func init() {
-	for _, a := range []string{"RL", "LLM", "LLMs", "VLM", "VLMs", "LM", "LMs", "NLP", "AI", "ML", "DL", "CV", "QA",
-		"RAG", "SFT", "RLHF", "RLAIF", "RLVR", "MDP", "POMDP", "API", "APIs", "GPU", "CPU", "SOTA", "CoT", "PRM", "ORM",
-		"MoE", "PPO", "DPO", "GRPO", "KL", "MCTS", "OOD", "IID", "CNN", "RNN", "GNN", "MLP", "XAI", "DIA", "OCR", "NER",
-		"HCI", "UI", "IR", "KG", "SNR", "TD", "GAE", "CAD", "MAS", "DRL", "MARL"} {
-		commonAcronyms[strings.ToLower(a)] = true
+func acronymSet(as ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, a := range as {
+		m[strings.ToLower(a)] = true
 	}
+	return m
+}
+
+var introduces = regexp.MustCompile(`(?i)\b(we|this paper|this work)\s+(\w+\s+)?(propose|introduce|present|develop|call|name)s?\b|\bcalled\b|\bat (its|the) (core|heart)\b`)
+
+// overlap is the share of b's stems that a holds.
+func overlap(a, b map[string]bool) float64 {
+	n := 0
+	for t := range b {
+		if a[t] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(b))
 }
 
 // shortName is the name a paper goes by: the head of its title before a
@@ -46,15 +67,35 @@ func shortName(p *store.Paper) string {
 	}
 	abs := tidy(p.Abstract, "")
 	own := func(name string) bool { return !commonAcronyms[strings.ToLower(name)] }
-	for _, m := range acronymRe.FindAllStringSubmatch(abs, -1) {
-		if own(m[1]) && initialsMatch(m[1], m[2]) {
-			return m[1]
+	// an acronym the abstract defines: best the one whose expansion is the
+	// title, or that the abstract introduces ("We introduce SDAR (...)"),
+	// not one of the methods it builds on ("On-Policy Self-Distillation
+	// (OPSD) complements RL")
+	titleWords := stemSet(title)
+	best, bestScore := "", -1
+	consider := func(acr, exp string, at, end int) {
+		if !own(acr) || !initialsMatch(acr, exp) {
+			return
+		}
+		score := 0
+		if ew := stemSet(exp); len(titleWords) > 0 && overlap(ew, titleWords) >= 0.6 {
+			score += 2
+		}
+		if introduces.MatchString(abs[max(0, at-80):end]) {
+			score++
+		}
+		if score > bestScore {
+			best, bestScore = acr, score
 		}
 	}
-	for _, m := range expansionRe.FindAllStringSubmatch(abs, -1) {
-		if own(m[2]) && initialsMatch(m[2], m[1]) {
-			return m[2]
-		}
+	for _, m := range acronymRe.FindAllStringSubmatchIndex(abs, -1) {
+		consider(abs[m[2]:m[3]], abs[m[4]:m[5]], m[0], m[1])
+	}
+	for _, m := range expansionRe.FindAllStringSubmatchIndex(abs, -1) {
+		consider(abs[m[4]:m[5]], abs[m[2]:m[3]], m[0], m[1])
+	}
+	if best != "" {
+		return best
 	}
 	for _, re := range []*regexp.Regexp{calledRe, proposeRe} {
 		for _, m := range re.FindAllStringSubmatch(abs, -1) {
@@ -66,28 +107,52 @@ func shortName(p *store.Paper) string {
 	return ""
 }
 
-// initialsMatch reports whether the capitals (or initials) of expansion
-// spell acronym, as in "Self-Distilled Agentic Reinforcement Learning"
-// for SDAR or "Reward Belief" for ReBel.
+// initialsMatch reports whether the words of (the end of) expansion
+// spell acronym: its letters are the initials of the words in order,
+// starting with one, some words may be skipped
+// ("Personalized Anchor Reward-Decoupled Policy Optimization" for PARPO)
+// and a word may give more than its initial ("Reward Belief" for ReBel).
 func initialsMatch(acronym, expansion string) bool {
-	a := strings.ToLower(strings.Map(func(r rune) rune {
-		if unicode.IsUpper(r) || unicode.IsDigit(r) {
+	a := []rune(strings.ToLower(strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			return r
 		}
 		return -1
-	}, acronym))
-	if len(a) < 2 {
-		return false
-	}
-	var caps, initials strings.Builder
+	}, acronym)))
+	var words []string
 	for _, w := range strings.FieldsFunc(expansion, func(r rune) bool { return r == ' ' || r == '-' }) {
-		r := []rune(w)
-		initials.WriteRune(unicode.ToLower(r[0]))
-		for _, c := range r {
-			if unicode.IsUpper(c) {
-				caps.WriteRune(unicode.ToLower(c))
-			}
+		if w = strings.ToLower(strings.Trim(w, ",.;:()\"'“”")); w != "" {
+			words = append(words, w)
 		}
 	}
-	return strings.HasPrefix(initials.String(), a) || strings.HasPrefix(caps.String(), a)
+	if len(a) < 2 || len(words) == 0 {
+		return false
+	}
+	for start := range words {
+		if spells(a, words[start:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// spells reports whether the words spell the letters a in order: each
+// word gives a non-empty prefix of itself, except that words after the
+// first may be skipped ("Self-Distilled Agentic Reinforcement Learning" is
+// SDAR).
+func spells(a []rune, words []string) bool {
+	var rec func(i, j int) bool
+	rec = func(i, j int) bool {
+		if j == len(words) {
+			return i == len(a)
+		}
+		w := []rune(words[j])
+		for k := 1; k <= len(w) && i+k <= len(a) && w[k-1] == a[i+k-1]; k++ {
+			if rec(i+k, j+1) {
+				return true
+			}
+		}
+		return j > 0 && rec(i, j+1)
+	}
+	return rec(0, 0)
 }

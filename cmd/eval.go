@@ -14,6 +14,7 @@ import (
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/eval/scratch"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -318,7 +319,7 @@ func buildScratch(ctx context.Context, o *evalOptions, src ingest.Sources, logf 
 	var none *scratch.NothingStoredError
 	if errors.As(err, &none) {
 		for _, f := range none.Failed[:min(5, len(none.Failed))] {
-			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
+			fmt.Fprintln(errw, safetext.Line("warning: "+f.Item+": "+f.Reason))
 		}
 		return nil, withHint(err, "check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
 	}
@@ -327,7 +328,7 @@ func buildScratch(ctx context.Context, o *evalOptions, src ingest.Sources, logf 
 	}
 	if len(sc.Failed) > 0 {
 		for _, f := range sc.Failed[:min(5, len(sc.Failed))] {
-			fmt.Fprintf(errw, "warning: %s: %s\n", f.Item, f.Reason)
+			fmt.Fprintln(errw, safetext.Line("warning: "+f.Item+": "+f.Reason))
 		}
 		// said even with --json (where it is also a field): the scores leave these out
 		fmt.Fprintf(errw, "warning: %d of %d corpus records failed to ingest; evaluating the %d that did\n",

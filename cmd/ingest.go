@@ -335,6 +335,15 @@ func arxivHint(err error) error {
 	if errors.Is(err, ingest.ErrZoteroUnreadable) {
 		return withHint(err, "%s", itemHint(err))
 	}
+	if h := storageHint(err); h != err {
+		return h
+	}
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		return withHint(err, "another papers process has held the library for over 30 s: run again once it is done; what was ingested before is kept")
+	case errors.Is(err, store.ErrEmbedderMismatch):
+		return withHint(err, "run the same command again: it embeds with the library's embedder as it is now; what was ingested before is kept")
+	}
 	if ingest.Systemic(err) {
 		return withHint(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")
 	}

@@ -25,10 +25,25 @@ func openLibrary(ctx context.Context, g *globalOptions) (*store.Library, error) 
 		return nil, withHint(fmt.Errorf("open the library at %s: %w", dir, err),
 			"check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
 	}
+	if why := lib.ReadOnly(); why != "" && g.io != nil {
+		fmt.Fprintf(g.io.ErrOut, "note: the library at %s is read-only here (%s): reading works, changes fail\n", dir, why)
+	}
 	for _, n := range lib.MigrationNotes() { // said once: the next open has nothing to migrate
 		fmt.Fprintf(g.io.ErrOut, "papers: library upgraded: %s\n", n)
 	}
 	return lib, nil
+}
+
+// storageHint names the fix for a write the library's disk refused; other
+// errors are returned as they are.
+func storageHint(err error) error {
+	switch {
+	case errors.Is(err, store.ErrDiskFull):
+		return withHint(err, "free some space on the disk holding the library (PAPERS_HOME), then run again: what was stored is kept, the failed write left nothing behind")
+	case errors.Is(err, store.ErrReadOnly):
+		return withHint(err, "the library can be read here but not changed: to change it, copy the library directory to a writable disk and point PAPERS_HOME (--home) at the copy")
+	}
+	return err
 }
 
 // openExisting opens the library for reading; an absent library is an

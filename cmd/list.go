@@ -96,38 +96,36 @@ func runList(ctx context.Context, o *listOptions) error {
 	}
 	f.Limit = o.limit
 	f.Brief = true // list prints no abstracts
-	papers, err := lib.List(ctx, f)
-	if err != nil {
-		return err
-	}
 	var out io.Writer = o.io.Out
 	if !o.io.OutTTY {
 		bw := bufio.NewWriterSize(out, 64<<10) // one write per 64 KiB, not per row
 		defer bw.Flush()
 		out = bw
 	}
+	// Streamed: memory stays flat however many papers the library holds.
 	if o.json {
-		for _, p := range papers {
-			if err := writeJSON(out, newPaperRecord(p)); err != nil {
-				return err
-			}
-		}
-		return nil
+		return lib.EachPaper(ctx, f, func(p store.Paper) error { return writeJSON(out, newPaperRecord(p)) })
 	}
 	t := newTable(out, o.io)
 	if t.tty {
 		t.row("ID", "VER", "PUBLISHED", "PAGES", "CHUNKS", "TITLE")
 	}
-	for _, p := range papers {
+	n := 0
+	err = lib.EachPaper(ctx, f, func(p store.Paper) error {
 		v := ""
 		if p.Version > 0 {
 			v = "v" + strconv.Itoa(p.Version)
 		}
 		t.row(p.ID, v, day(p.Published), strconv.Itoa(p.Pages), strconv.Itoa(p.Chunks), p.Title)
+		n++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	t.flush()
 	if t.tty {
-		fmt.Fprintln(out, plural(len(papers), "paper"))
+		fmt.Fprintln(out, plural(n, "paper"))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,12 +35,9 @@ func newTable(w io.Writer, s *IOStreams) *table {
 // row writes one row; on a terminal the last column is cut to the width.
 func (t *table) row(cols ...string) {
 	for i, c := range cols {
-		cols[i] = safetext.Clean(c) // a library made before Put cleaned text
+		cols[i] = safetext.Line(c) // ids are stored as given; a library made before Put cleaned text
 	}
 	if !t.tty {
-		for i, c := range cols {
-			cols[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
-		}
 		fmt.Fprintln(t.w, strings.Join(cols, "\t"))
 		return
 	}
@@ -69,9 +67,16 @@ func truncate(s string, n int) string {
 
 // writeJSON writes v as one line of JSON (NDJSON when called per record).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	// C1 and bidi controls (from a corpus, a feed, a PDF) as \u escapes:
+	// inert when the JSON is read on a terminal, the same strings decoded.
+	_, err := w.Write(safetext.EscapeJSON(b.Bytes()))
+	return err
 }
 
 // day formats a date as YYYY-MM-DD, or "" when unknown.

@@ -9,6 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -52,7 +53,9 @@ func (p *ingestProgress) println(format string, args ...any) {
 	if p.bar != nil {
 		p.bar.Clear()
 	}
-	fmt.Fprintf(p.w, format+"\n", args...)
+	// ids, paths and messages come from corpora, feeds, PDFs and file
+	// names: nothing in them may act on the terminal or forge a line
+	fmt.Fprintln(p.w, safetext.Line(fmt.Sprintf(format, args...)))
 	if p.bar != nil {
 		p.bar.RenderBlank()
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/papers-cli/papers/internal/safetext"
 )
 
 // Version is the version of papers, printed by --version and sent in the
@@ -84,10 +86,15 @@ func report(ctx context.Context, err error, stderr io.Writer) int {
 	if errors.As(err, &q) {
 		return code
 	}
-	fmt.Fprintf(stderr, "error: %v\n", err)
+	if _, ok := err.(interface{ Hint() string }); !ok {
+		err = storageHint(err)
+	}
+	// An error may quote what a server, a feed, a corpus or a PDF said:
+	// made inert before it reaches the terminal.
+	fmt.Fprintf(stderr, "error: %s\n", safetext.Clean(err.Error()))
 	var h interface{ Hint() string }
 	if errors.As(err, &h) && h.Hint() != "" {
-		fmt.Fprintf(stderr, "hint: %s\n", h.Hint())
+		fmt.Fprintf(stderr, "hint: %s\n", safetext.Clean(h.Hint()))
 	}
 	return code
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/cite"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -184,12 +185,14 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if o.json {
 		return writeJSON(out, rec)
 	}
+	// Ids are stored as given, and a library made before Put cleaned text
+	// may hold anything: nothing printed may act on the terminal.
 	w := func(label, v string) {
 		if v != "" {
-			fmt.Fprintf(out, "%-12s %s\n", label+":", v)
+			fmt.Fprintf(out, "%-12s %s\n", label+":", safetext.Line(v))
 		}
 	}
-	fmt.Fprintln(out, p.Title)
+	fmt.Fprintln(out, safetext.Line(p.Title))
 	fmt.Fprintln(out)
 	w("id", p.ID)
 	if p.Version > 0 {
@@ -230,7 +233,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 		w("sections", strings.Join(rec.Sections, " · "))
 	}
 	if p.Abstract != "" {
-		fmt.Fprintf(out, "\n%s\n", p.Abstract)
+		fmt.Fprintf(out, "\n%s\n", safetext.Clean(p.Abstract))
 	}
 	for _, c := range rec.ChunkList {
 		head := fmt.Sprintf("[%d]", c.Seq)
@@ -240,7 +243,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 		if c.Section != "" {
 			head += " · " + c.Section
 		}
-		fmt.Fprintf(out, "\n%s\n%s\n", head, c.Text)
+		fmt.Fprintf(out, "\n%s\n%s\n", safetext.Line(head), safetext.Clean(c.Text))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -192,10 +193,10 @@ func listPapers(ctx context.Context, lib *store.Library, w io.Writer, prefix str
 	for _, id := range ids {
 		p, err := lib.Get(ctx, id)
 		if err != nil {
-			fmt.Fprintf(w, "%s%s\n", prefix, id)
+			fmt.Fprintf(w, "%s%s\n", prefix, safetext.Line(id))
 			continue
 		}
-		fmt.Fprintf(w, "%s%sv%d  %s  %s\n", prefix, p.ID, p.Version, day(p.Published), oneLineTitle(p.Title))
+		fmt.Fprintf(w, "%s%sv%d  %s  %s\n", prefix, safetext.Line(p.ID), p.Version, day(p.Published), safetext.Line(oneLineTitle(p.Title)))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/papers-cli/papers/embed"
@@ -50,6 +51,9 @@ type Ingester struct {
 	AbstractsOnly bool
 	// Workers bounds the papers extracted and embedded at once (default 2).
 	Workers int
+	// MaxRecordBytes bounds one line of a JSONL corpus (default
+	// DefaultMaxRecordBytes); a longer record fails on its own.
+	MaxRecordBytes int
 	// Topic, if not nil, is the topic every paper stored joins, in the
 	// transaction that stores it (a topic's update).
 	Topic    *store.Membership
@@ -347,13 +351,18 @@ func (in *Ingester) workers() int {
 // Systemic reports whether err will fail every other item as well: the
 // embedding server is unreachable, refuses the key, has no quota or does not
 // know the model; the library's embedder changed under the run (a reindex)
-// or another process held the library past the busy timeout. The run then
+// or another process held the library past the busy timeout; the disk is
+// full or the library cannot be written. The run then
 // stops with that one error instead of failing each paper in turn.
 func Systemic(err error) bool {
 	if errors.Is(err, embed.ErrUnreachable) || errors.Is(err, embed.ErrAuth) || errors.Is(err, embed.ErrQuota) {
 		return true
 	}
 	if errors.Is(err, store.ErrEmbedderMismatch) || errors.Is(err, store.ErrBusy) {
+		return true
+	}
+	// The disk is full or cannot be written: every later paper fails the same way.
+	if errors.Is(err, store.ErrDiskFull) || errors.Is(err, store.ErrReadOnly) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) {
 		return true
 	}
 	var ae *embed.APIError

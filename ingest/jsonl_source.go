@@ -75,13 +75,18 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(recs)
-		br := bufio.NewReaderSize(f, 1<<20)
+		lr := newLineReader(f, in.maxRecordBytes())
 		firstLine := map[string]int{} // _id -> line of the record kept
 		for line := 1; ; line++ {
-			b, err := br.ReadBytes('\n')
-			if len(bytes.TrimSpace(b)) > 0 {
+			b, size, err := lr.next()
+			if len(bytes.TrimSpace(b)) > 0 || size > 0 {
 				item := fmt.Sprintf("%s:%d", filepath.Base(path), line)
-				p, text, perr := parseRecord(b)
+				var p store.Paper
+				var text string
+				perr := recordTooLarge(size, in.maxRecordBytes())
+				if perr == nil {
+					p, text, perr = parseRecord(b)
+				}
 				first, dup := firstLine[p.ID]
 				switch {
 				case perr != nil:
@@ -210,6 +215,61 @@ func (in *Ingester) putRecord(ctx context.Context, r *run, pos int, item string,
 // corpusBatch is how many corpus records are committed per transaction.
 const corpusBatch = 64
 
+// DefaultMaxRecordBytes bounds one corpus line (Ingester.MaxRecordBytes):
+// a paper's full text is rarely over 1 MiB; a line is held whole while it
+// is parsed, chunked and embedded, so without a bound one huge record
+// (200 MB) costs gigabytes.
+const DefaultMaxRecordBytes = 16 << 20
+
+func (in *Ingester) maxRecordBytes() int {
+	if in.MaxRecordBytes > 0 {
+		return in.MaxRecordBytes
+	}
+	return DefaultMaxRecordBytes
+}
+
+// recordTooLarge is the failure of a line of size bytes over max (size is
+// 0 for a line within it).
+func recordTooLarge(size int64, max int) error {
+	if size == 0 {
+		return nil
+	}
+	return fmt.Errorf("record of %d MiB is larger than the %d MiB a record may be: split its text into several records (or leave it out)", (size+1<<20-1)>>20, max>>20)
+}
+
+// lineReader reads lines of at most max bytes; the rest of a longer line is
+// read past without being kept.
+type lineReader struct {
+	br  *bufio.Reader
+	max int
+	buf []byte
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 1<<20), max: max}
+}
+
+// next returns the next line (with its newline, if any) and 0, or, for a
+// line over max bytes, nil and its size. err is io.EOF after the last line.
+func (lr *lineReader) next() (line []byte, tooLong int64, err error) {
+	lr.buf = lr.buf[:0]
+	var size int64
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		size += int64(len(frag))
+		if size <= int64(lr.max) {
+			lr.buf = append(lr.buf, frag...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if size > int64(lr.max) {
+			return nil, size, err
+		}
+		return lr.buf, 0, err
+	}
+}
+
 // recordChunks cuts a corpus record: title and abstract first, then the
 // body when the text is longer than the abstract kept.
 func recordChunks(p store.Paper, text string, opt chunk.Options) []store.Chunk {
@@ -307,7 +367,7 @@ func checkCorpusID(raw string) (string, error) {
 	}
 	if bare, _, err := arxiv.ParseID(id); err == nil && bare != id {
 		return "", fmt.Errorf("_id %q is an arXiv id in another form than the library keys papers by, so ids would name the arXiv paper %s instead: "+
-			"give the record the _id %q (or an id that is not an arXiv id, such as \"corpus-%s\")", id, bare, bare, id)
+			"give the record the _id %q (or an id that is not an arXiv id, such as \"corpus:%s\")", id, bare, bare, id)
 	}
 	return id, nil
 }

@@ -362,6 +362,7 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 			if b.fresh && err == nil {
 				b.it.Chunks[0].Vector, fresh = fresh[0].Vector, fresh[1:]
 			}
+			b.it.Member = r.in.Topic // a topic's update: the paper joins it in the same transaction
 			items = append(items, b.it)
 		}
 		var results []store.PutResult

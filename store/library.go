@@ -55,6 +55,9 @@ type Library struct {
 	db  *sql.DB
 
 	notes []string // what Open's migration did, for MigrationNotes
+	// readOnly says why the library was opened read-only, "" when it can
+	// be written (see ReadOnly).
+	readOnly string
 
 	mu      sync.Mutex     // guards idx, retired and embedder
 	idx     *searchIndex   // loaded by the first search
@@ -93,6 +96,11 @@ const (
 // any library size. The caller must Close the library.
 //
 // A library written by a newer papers (higher schema) is refused.
+//
+// A library that cannot be written (on a read-only medium, in files this
+// user may not write, on a disk too full for SQLite to create the file it
+// reads a WAL database with) is opened read-only instead: ReadOnly says
+// why, reads work, writes fail with ErrReadOnly and leave it as it was.
 func Open(ctx context.Context, dir string) (*Library, error) {
 	if dir == "" {
 		return nil, errors.New("open library: no directory given")
@@ -119,7 +127,42 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
 	l := &Library{dir: dir, db: db}
-	removeStaleTemps(filepath.Join(dir, SidecarName)) // left by a killed index rebuild
+	err = l.openWritable(ctx)
+	if err == nil {
+		return l, nil
+	}
+	db.Close()
+	why := ""
+	if cannotWrite(err) {
+		why = writeProblem(dir, path)
+	}
+	if why == "" {
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	// Readable all the same: a read-only medium, files of another user, a
+	// full disk (SQLite cannot even create the -shm file it reads with).
+	rodb, note, rerr := openReadOnly(ctx, path)
+	if rerr != nil {
+		return nil, fmt.Errorf("open library %s: %w (%s; read-only, it does not open either: %v)", path, err, why, rerr)
+	}
+	if note != "" {
+		why += "; " + note
+	}
+	l = &Library{dir: dir, db: rodb, readOnly: why}
+	if v, err := l.userVersion(ctx); err != nil || v != SchemaVersion {
+		rodb.Close()
+		if err == nil {
+			err = fmt.Errorf("the library has schema %d and this papers reads schema %d: it must be migrated, which needs writing (%s)", v, SchemaVersion, why)
+		}
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// openWritable brings a read-write library up: removes what a killed
+// index rebuild left and migrates the schema.
+func (l *Library) openWritable(ctx context.Context) error {
+	removeStaleTemps(filepath.Join(l.dir, SidecarName)) // left by a killed index rebuild
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -127,12 +170,8 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	deadline := time.Now().Add(busyTimeout)
 	for {
 		err := l.migrate(ctx)
-		if err == nil {
-			return l, nil
-		}
-		if !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
-			db.Close()
-			return nil, fmt.Errorf("open library %s: %w", path, err)
+		if err == nil || !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -301,6 +340,9 @@ func (l *Library) userVersion(ctx context.Context) (int, error) {
 // fn or the commit fails: a failed write (disk full, I/O error, cancelled
 // context) leaves the previous state intact.
 func (l *Library) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if l.readOnly != "" {
+		return l.errReadOnly()
+	}
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapBusy(err)
@@ -312,11 +354,21 @@ func (l *Library) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return wrapBusy(tx.Commit())
 }
 
-// wrapBusy turns SQLite's BUSY (the busy timeout expired) into ErrBusy.
+// wrapBusy turns SQLite's BUSY (the busy timeout expired) into ErrBusy,
+// FULL into ErrDiskFull and READONLY into ErrReadOnly, keeping SQLite's
+// message.
 func wrapBusy(err error) error {
 	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == 5 { // SQLITE_BUSY
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case 5: // SQLITE_BUSY
 		return fmt.Errorf("%w (waited %s): %v", ErrBusy, busyTimeout, err)
+	case 13: // SQLITE_FULL
+		return fmt.Errorf("%w: %w", ErrDiskFull, err)
+	case 8: // SQLITE_READONLY
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	}
 	return err
 }

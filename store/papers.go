@@ -619,6 +619,16 @@ func (f Filter) where(col string) (string, []any) {
 // List returns the papers that match f, newest published first (papers with
 // no date last), ties by id. It reads only the papers table.
 func (l *Library) List(ctx context.Context, f Filter) ([]Paper, error) {
+	q, args := f.listQuery()
+	ps, err := l.queryPapers(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list papers: %w", err)
+	}
+	return ps, nil
+}
+
+// listQuery is the query of List and EachPaper.
+func (f Filter) listQuery() (string, []any) {
 	cond, args := f.where("")
 	cols := paperColumns
 	if f.Brief {
@@ -628,11 +638,55 @@ func (l *Library) List(ctx context.Context, f Filter) ([]Paper, error) {
 	if f.Limit > 0 {
 		q += " LIMIT " + strconv.Itoa(f.Limit)
 	}
-	ps, err := l.queryPapers(ctx, q, args...)
+	return q, args
+}
+
+// EachPaper calls fn with every paper that matches f, in List's order,
+// reading them in batches as it goes: memory stays flat however many
+// papers match (List holds them all). The papers come from one
+// consistent snapshot. An error from fn stops the walk and is returned.
+func (l *Library) EachPaper(ctx context.Context, f Filter, fn func(Paper) error) error {
+	q, args := f.listQuery()
+	err := l.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		const batch = 500
+		ps := make([]Paper, 0, batch)
+		flush := func() error {
+			if err := loadTags(ctx, tx, ps); err != nil {
+				return err
+			}
+			for _, p := range ps {
+				if err := fn(p); err != nil {
+					return err
+				}
+			}
+			ps = ps[:0]
+			return nil
+		}
+		for rows.Next() {
+			p, err := scanPaper(rows)
+			if err != nil {
+				return err
+			}
+			if ps = append(ps, p); len(ps) == batch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return flush()
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list papers: %w", err)
+		return fmt.Errorf("list papers: %w", err)
 	}
-	return ps, nil
+	return nil
 }
 
 // Count returns how many papers and chunks the library holds.
@@ -657,24 +711,10 @@ func queryPapers(ctx context.Context, db querier, q string, args ...any) ([]Pape
 	defer rows.Close()
 	var ps []Paper
 	for rows.Next() {
-		var p Paper
-		var authors, affs, cats, meta string
-		var pub, upd, added sql.NullInt64
-		if err := rows.Scan(&p.ID, &p.Version, &p.Title, &p.Abstract, &authors, &affs, &pub, &upd,
-			&cats, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.Source, &p.Pages, &p.Chunks,
-			&p.ContentHash, &p.TextError, &added,
-			&p.ArxivID, &p.Type, &p.Venue, &p.Volume, &p.Issue, &p.PageRange, &p.Publisher, &p.Issued, &meta); err != nil {
+		p, err := scanPaper(rows)
+		if err != nil {
 			return nil, err
 		}
-		if meta != "{}" && meta != "" {
-			_ = json.Unmarshal([]byte(meta), &p.MetadataSource) // written by upsertPaper; a bad value reads as none
-		}
-		p.Authors = parseList(authors)
-		p.Affiliations = parseList(affs)
-		p.Categories = parseList(cats)
-		p.Published = timeOf(pub)
-		p.Updated = timeOf(upd)
-		p.AddedAt = timeOf(added)
 		ps = append(ps, p)
 	}
 	if err := rows.Err(); err != nil {
@@ -682,6 +722,29 @@ func queryPapers(ctx context.Context, db querier, q string, args ...any) ([]Pape
 	}
 	rows.Close()
 	return ps, loadTags(ctx, db, ps)
+}
+
+// scanPaper reads one row of paperColumns.
+func scanPaper(rows *sql.Rows) (Paper, error) {
+	var p Paper
+	var authors, affs, cats, meta string
+	var pub, upd, added sql.NullInt64
+	if err := rows.Scan(&p.ID, &p.Version, &p.Title, &p.Abstract, &authors, &affs, &pub, &upd,
+		&cats, &p.Comment, &p.JournalRef, &p.DOI, &p.URL, &p.Source, &p.Pages, &p.Chunks,
+		&p.ContentHash, &p.TextError, &added,
+		&p.ArxivID, &p.Type, &p.Venue, &p.Volume, &p.Issue, &p.PageRange, &p.Publisher, &p.Issued, &meta); err != nil {
+		return p, err
+	}
+	if meta != "{}" && meta != "" {
+		_ = json.Unmarshal([]byte(meta), &p.MetadataSource) // written by upsertPaper; a bad value reads as none
+	}
+	p.Authors = parseList(authors)
+	p.Affiliations = parseList(affs)
+	p.Categories = parseList(cats)
+	p.Published = timeOf(pub)
+	p.Updated = timeOf(upd)
+	p.AddedAt = timeOf(added)
+	return p, nil
 }
 
 // Chunks returns the chunks of a paper in seq order, with text but without

@@ -120,6 +120,10 @@ var topicColumns = []struct{ name, def string }{
 	{"stored_at", "stored_at INTEGER"},
 }
 
+// errNoTopics is wrapped by ensureTopics' error on a read-only library
+// that never had a topic: readers then find none.
+var errNoTopics = errors.New("no topic tables")
+
 // ensureTopics creates the topic tables unless they exist, and adds the
 // columns older tables lack. The check is a read, so the write lock is
 // taken once per library, not per call.
@@ -133,6 +137,9 @@ func (l *Library) ensureTopics(ctx context.Context) error {
 	}
 	if tables == 2 && cols == len(topicColumns) {
 		return nil
+	}
+	if l.readOnly != "" {
+		return fmt.Errorf("%w (%w)", l.errReadOnly(), errNoTopics)
 	}
 	return l.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, topicSchema); err != nil {
@@ -212,7 +219,9 @@ func (l *Library) Topics(ctx context.Context) ([]Topic, error) {
 }
 
 func (l *Library) queryTopics(ctx context.Context, q string, args ...any) ([]Topic, error) {
-	if err := l.ensureTopics(ctx); err != nil {
+	if err := l.ensureTopics(ctx); errors.Is(err, errNoTopics) {
+		return nil, nil // read-only, and never had a topic
+	} else if err != nil {
 		return nil, err
 	}
 	rows, err := l.db.QueryContext(ctx, q, args...)

@@ -159,6 +159,10 @@ type extraction struct {
 	// glyphBuf is reused page after page; layout copies what it keeps.
 	glyphBuf []glyph
 	fonts    map[objKey]*font
+	// acroForm says the document has form fields; links counts the
+	// annotations in a row that were links (see walker.annotations).
+	acroForm bool
+	links    int
 }
 
 type abort struct{ err error }
@@ -220,6 +224,7 @@ func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err
 		return nil, classifyOpenError(r, size, err)
 	}
 	x := &extraction{ctx: ctx, fonts: map[objKey]*font{}}
+	x.acroForm = rd.Trailer().Key("Root").Key("AcroForm").Kind() == lpdf.Dict
 	doc = &Document{}
 	if rebuilt {
 		doc.warnf("the cross-reference table was damaged and has been rebuilt")

@@ -68,6 +68,9 @@ type walker struct {
 	page    rect
 	clip    bool
 	offPage int // glyphs dropped as outside the page
+	// lineY and lineMaxX are the baseline of the last glyph drawn and the
+	// rightmost start on it (see overprint).
+	lineY, lineMaxX float64
 }
 
 // overprint says whether the same text was drawn at nearly the same place
@@ -79,9 +82,21 @@ func (w *walker) overprint(x, y, size, adv float64, text string) bool {
 	if adv > 0 {
 		tol = math.Min(tol, 0.3*adv)
 	}
+	// Text running on to the right of everything drawn on its line so
+	// far copies nothing (the usual case: no look back).
+	onLine := math.Abs(y-w.lineY) < tol
+	if onLine && x > w.lineMaxX+tol {
+		w.lineMaxX = x
+		return false
+	}
+	if onLine {
+		w.lineMaxX = math.Max(w.lineMaxX, x)
+	} else {
+		w.lineY, w.lineMaxX = y, x
+	}
 	for i := len(w.glyphs) - 1; i >= 0 && i >= len(w.glyphs)-overprintWindow; i-- {
 		g := &w.glyphs[i]
-		if g.text == text && math.Abs(g.x-x) < tol && math.Abs(g.y-y) < tol {
+		if dx, dy := g.x-x, g.y-y; dx < tol && dx > -tol && dy < tol && dy > -tol && g.text == text {
 			return true
 		}
 	}
@@ -515,6 +530,7 @@ func (w *walker) runForm(x lpdf.Value, what string, res *resources, g gstate) {
 const (
 	overprintWindow  = 48 // glyphs looked back at for fake bold
 	maxAnnots        = 2000
+	maxLinkRun       = 24 // links in a row after which annotations are not read
 	maxFormDepth     = 12
 	maxGlyphsPerPage = 1 << 18 // 20x a dense page; bounds memory on crafted files
 	maxStreamBytes   = 64 << 20
@@ -544,11 +560,22 @@ const (
 func (w *walker) annotations(page lpdf.Value, res *resources) {
 	annots := page.Key("Annots")
 	for i := 0; i < annots.Len() && i < maxAnnots; i++ {
+		// Reading an annotation costs a pass over its object stream in
+		// the library; a paper's thousand citation links would double
+		// the time taken. Past a run of links, with no form in the
+		// document, the rest are taken to be links too.
+		if !w.doc.acroForm && w.doc.links >= maxLinkRun {
+			return
+		}
 		a := annots.Index(i)
 		switch a.Key("Subtype").Name() {
-		case "Popup", "Link":
+		case "Link":
+			w.doc.links++
+			continue
+		case "Popup":
 			continue
 		}
+		w.doc.links = 0
 		if a.Key("F").Int64()&(annotHidden|annotNoView) != 0 {
 			continue
 		}

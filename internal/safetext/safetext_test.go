@@ -1,6 +1,7 @@
 package safetext
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,24 @@ func TestLine(t *testing.T) {
 		if got := Line(c.in); got != c.want {
 			t.Errorf("Line(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+func TestEscapeJSON(t *testing.T) {
+	in := []byte(`{"id":"a` + "\u009b2J\u202e\x7f" + `b","t":"ünï"}`)
+	got := string(EscapeJSON(in))
+	if want := `{"id":"a\u009b2J\u202e\u007fb","t":"ünï"}`; got != want {
+		t.Errorf("EscapeJSON = %s, want %s", got, want)
+	}
+	var a, b map[string]string
+	if err := json.Unmarshal(in, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(got), &b); err != nil || a["id"] != b["id"] {
+		t.Errorf("the escaped JSON reads back %q (%v), want %q", b["id"], err, a["id"])
+	}
+	plain := []byte(`{"t":"ünï"}`)
+	if out := EscapeJSON(plain); &out[0] != &plain[0] {
+		t.Error("EscapeJSON copied JSON with nothing to escape")
 	}
 }
