@@ -24,8 +24,9 @@ const FileName = "library.db"
 // Version 2 dropped version 1's FTS5 table chunks_fts: the full-text index
 // lives in the search index sidecar (package fts), built from chunks.text.
 // Version 3 added bibliographic columns, tags and identifiers, and merged
-// the duplicates earlier versions made (see migrate3.go).
-const SchemaVersion = 3
+// the duplicates earlier versions made (see migrate3.go). Version 4 made the
+// topic tables part of the schema (they were made on a topic's first use).
+const SchemaVersion = 4
 
 // busyTimeout is how long a write waits for another connection or process
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
@@ -295,6 +296,10 @@ func (l *Library) migrate(ctx context.Context) error {
 					return fmt.Errorf("migrate schema 2 to 3: %w", err)
 				}
 				l.notes = append(l.notes, notes...)
+			case 3:
+				if err := migrateTopics(ctx, tx); err != nil {
+					return fmt.Errorf("migrate schema 3 to 4: %w", err)
+				}
 			default:
 				return fmt.Errorf("no migration from schema %d", v)
 			}

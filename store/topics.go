@@ -91,8 +91,9 @@ type Topic struct {
 // (it was not there before), so rm --purge deletes only those; stored_at is
 // when an update of the topic last stored the paper new or revised (NULL:
 // never, the library's added_at counts). Both came after the first topic
-// release: topicColumns adds them to older tables, and rows from before
-// count as brought, as purge treated them then.
+// release: the migration to schema 4 adds them to older tables
+// (topicColumns), and rows from before count as brought, as purge treated
+// them then.
 const topicSchema = `
 CREATE TABLE IF NOT EXISTS topics (
 	name        TEXT PRIMARY KEY COLLATE NOCASE,
@@ -120,44 +121,25 @@ var topicColumns = []struct{ name, def string }{
 	{"stored_at", "stored_at INTEGER"},
 }
 
-// errNoTopics is wrapped by ensureTopics' error on a read-only library
-// that never had a topic: readers then find none.
-var errNoTopics = errors.New("no topic tables")
-
-// ensureTopics creates the topic tables unless they exist, and adds the
-// columns older tables lack. The check is a read, so the write lock is
-// taken once per library, not per call.
-func (l *Library) ensureTopics(ctx context.Context) error {
-	var tables, cols int
-	err := l.db.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('topics', 'topic_papers')),
-		(SELECT count(*) FROM pragma_table_info('topic_papers') WHERE name IN ('brought', 'stored_at'))`).Scan(&tables, &cols)
-	if err != nil {
-		return wrapBusy(err)
+// migrateTopics is the migration of schema 3 to 4: the topic tables, made
+// on first use before (so a library may have them already, maybe without
+// the columns added since), become part of the schema.
+func migrateTopics(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, topicSchema); err != nil {
+		return err
 	}
-	if tables == 2 && cols == len(topicColumns) {
-		return nil
-	}
-	if l.readOnly != "" {
-		return fmt.Errorf("%w (%w)", l.errReadOnly(), errNoTopics)
-	}
-	return l.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, topicSchema); err != nil {
+	for _, c := range topicColumns {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('topic_papers') WHERE name = ?", c.name).Scan(&n); err != nil {
 			return err
 		}
-		for _, c := range topicColumns {
-			var n int
-			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('topic_papers') WHERE name = ?", c.name).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
-				if _, err := tx.ExecContext(ctx, "ALTER TABLE topic_papers ADD COLUMN "+c.def); err != nil {
-					return fmt.Errorf("add column topic_papers.%s: %w", c.name, err)
-				}
+		if n == 0 {
+			if _, err := tx.ExecContext(ctx, "ALTER TABLE topic_papers ADD COLUMN "+c.def); err != nil {
+				return fmt.Errorf("add column topic_papers.%s: %w", c.name, err)
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // AddTopic records a new topic. A topic CheckTopic refuses gives its
@@ -170,9 +152,6 @@ func (l *Library) AddTopic(ctx context.Context, t Topic) error {
 	t.Name, t.Query = strings.TrimSpace(t.Name), strings.TrimSpace(t.Query)
 	if t.Created.IsZero() {
 		t.Created = time.Now()
-	}
-	if err := l.ensureTopics(ctx); err != nil {
-		return fmt.Errorf("add topic %s: %w", t.Name, err)
 	}
 	err := l.write(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -219,11 +198,6 @@ func (l *Library) Topics(ctx context.Context) ([]Topic, error) {
 }
 
 func (l *Library) queryTopics(ctx context.Context, q string, args ...any) ([]Topic, error) {
-	if err := l.ensureTopics(ctx); errors.Is(err, errNoTopics) {
-		return nil, nil // read-only, and never had a topic
-	} else if err != nil {
-		return nil, err
-	}
 	rows, err := l.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, wrapBusy(err)
@@ -251,9 +225,6 @@ func (l *Library) queryTopics(ctx context.Context, q string, args ...any) ([]Top
 // ids returned; papers that were in the library before the topic found them
 // stay. Without purge, every paper stays in the library.
 func (l *Library) RemoveTopic(ctx context.Context, name string, purge bool) ([]string, error) {
-	if err := l.ensureTopics(ctx); err != nil {
-		return nil, fmt.Errorf("remove topic %s: %w", name, err)
-	}
 	var purged []string
 	err := l.write(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -333,9 +304,6 @@ func (l *Library) AddTopicMembers(ctx context.Context, name string, m TopicMembe
 	if len(m.IDs) == 0 {
 		return nil
 	}
-	if err := l.ensureTopics(ctx); err != nil {
-		return fmt.Errorf("add papers to topic %s: %w", name, err)
-	}
 	brought, stored := setOf(m.Brought), setOf(m.Stored)
 	now := time.Now().UnixNano()
 	err := l.write(ctx, func(tx *sql.Tx) error {
@@ -405,9 +373,6 @@ func joinTopic(ctx context.Context, tx *sql.Tx, m Membership, id string, r PutRe
 // update's backfill, papers joined from the library, rows from before
 // stored_at), published then.
 func (l *Library) TopicPapersSince(ctx context.Context, name string, since time.Time) ([]string, error) {
-	if err := l.ensureTopics(ctx); err != nil {
-		return nil, fmt.Errorf("papers of topic %s: %w", name, err)
-	}
 	rows, err := l.db.QueryContext(ctx, `SELECT tp.paper_id FROM topic_papers tp JOIN papers p ON p.id = tp.paper_id
 		WHERE tp.topic = ? AND coalesce(tp.stored_at, p.published) >= ? ORDER BY tp.paper_id`, name, since.UnixNano())
 	if err != nil {
@@ -440,9 +405,6 @@ func setOf(ids []string) map[string]bool {
 // A non-zero cursor replaces the stored one (see Topic.Cursor); a zero
 // cursor leaves it.
 func (l *Library) MarkTopicUpdated(ctx context.Context, name string, ran, cursor time.Time) error {
-	if err := l.ensureTopics(ctx); err != nil {
-		return fmt.Errorf("mark topic %s updated: %w", name, err)
-	}
 	err := l.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "UPDATE topics SET last_update = ?, cursor = coalesce(?, cursor) WHERE name = ?",
 			ran.UnixNano(), timeValue(cursor), name)

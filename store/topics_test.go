@@ -183,8 +183,9 @@ func TestPutBatchJoinsTopic(t *testing.T) {
 	}
 }
 
-// topic_papers from before the brought column gets it on first use, its
-// rows counting as brought (what purge assumed of them then).
+// A schema 3 library whose topic_papers is from before the brought column
+// gets it from the migration to schema 4, its rows counting as brought
+// (what purge assumed of them then).
 func TestTopicPapersMigration(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -201,6 +202,10 @@ func TestTopicPapersMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
+		`DROP TABLE topic_papers`,
+		`DROP TABLE topics`,
+		`UPDATE manifest SET value = '3' WHERE key = 'schema'`,
+		`PRAGMA user_version = 3`,
 		`CREATE TABLE topics (name TEXT PRIMARY KEY COLLATE NOCASE, query TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',
 			created INTEGER NOT NULL, last_update INTEGER, cursor INTEGER)`,
 		`CREATE TABLE topic_papers (topic TEXT NOT NULL COLLATE NOCASE REFERENCES topics (name) ON DELETE CASCADE ON UPDATE CASCADE,
