@@ -1,11 +1,19 @@
 package ask
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/store"
 )
 
 // benchPassages returns the 8 passages BM25 ranks first for a question of
@@ -79,4 +87,89 @@ func BenchmarkLLMAnswer(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkAskOffline is papers ask without a model on the 100k-chunk
+// synthetic library (2,000 papers x 50 chunks, 384 dimensions; see
+// retrieve_bench_test.go): "search" is the retrieval ask does (Evidence:
+// 12 passages, up to 8 per paper), "ask" is that and the extractive answer
+// with its Sources. Their difference is the answer's cost beyond its
+// search. The library's text is Zipf-drawn words, not sentences: the
+// answer's own cost on real passages is BenchmarkExtractive's.
+func BenchmarkAskOffline(b *testing.B) {
+	lib := benchLibrary(b, 2000)
+	r := &Retriever{Index: lib, Embedder: synthEmbedder{}}
+	ctx := b.Context()
+	q := "How much does the reinforcement learning agent improve reward planning?"
+	if _, _, err := r.Evidence(ctx, q, nil, AskOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	opts := AskOptions{Answer: Options{MinSupport: -1}}
+	b.Run("search", func(b *testing.B) {
+		b.ReportAllocs()
+		c0 := cpuTime()
+		for b.Loop() {
+			if ps, _, err := r.Evidence(ctx, q, nil, opts); err != nil || len(ps) != DefaultExtractiveK {
+				b.Fatalf("%d passages, %v", len(ps), err)
+			}
+		}
+		reportCPU(b, c0)
+	})
+	b.Run("ask", func(b *testing.B) {
+		b.ReportAllocs()
+		c0 := cpuTime()
+		for b.Loop() {
+			if _, err := r.Ask(ctx, q, nil, opts, io.Discard); err != nil && !errors.Is(err, ErrNoEvidence) {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, c0)
+	})
+}
+
+// BenchmarkExtractiveFullText is the extractive answer alone on 12
+// passages of real full text: the 12 chunks of the shared PDFs that BM25
+// ranks first for a question about them.
+func BenchmarkExtractiveFullText(b *testing.B) {
+	ev := fullTextPassages(b)
+	q := "What sampling temperature and top-p value are used when generating the k responses for the pass@1 estimate?"
+	b.ReportAllocs()
+	c0 := cpuTime()
+	for b.Loop() {
+		if _, err := answerEvidence(b.Context(), ev, q, nil, Options{}, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, c0)
+}
+
+// reportCPU reports the process's CPU time per op since c0: on a shared
+// machine it says more than the wall time.
+func reportCPU(b *testing.B, c0 time.Duration) {
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+// fullTextPassages are the passages ask retrieves from a library of the 8
+// shared PDFs for the benchmark's question.
+func fullTextPassages(b *testing.B) []evidence {
+	dir := b.TempDir()
+	pdfs := filepath.Join("..", "..", "shared", "data", "pdfs", "papers")
+	if _, err := os.Stat(pdfs); err != nil {
+		b.Fatalf("the shared PDFs are needed at %s (see shared/data/README.md): %v", pdfs, err)
+	}
+	e := embed.NewLocal()
+	if _, err := ingest.Build(b.Context(), dir, e, ingest.Sources{PDFs: []string{pdfs}}); err != nil {
+		b.Fatal(err)
+	}
+	lib, err := store.Open(b.Context(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { lib.Close() })
+	r := &Retriever{Index: lib, Embedder: e}
+	ps, _, err := r.Evidence(b.Context(), "What sampling temperature and top-p value are used when generating the k responses for the pass@1 estimate?", nil, AskOptions{})
+	if err != nil || len(ps) != DefaultExtractiveK {
+		b.Fatalf("%d passages, %v", len(ps), err)
+	}
+	return fromPassages(ps)
 }

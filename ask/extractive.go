@@ -156,6 +156,24 @@ func (q *query) coverage(sets ...map[string]bool) float64 {
 	return s / q.total
 }
 
+// flat is the share of the question's terms found in any of the sets,
+// each term counting the same: how much of the question the text speaks
+// of, whatever the other passages hold (with idf weights, the words a
+// paper's passages all share would count for nothing when asking that
+// paper).
+func (q *query) flat(sets ...map[string]bool) float64 {
+	if len(q.terms) == 0 {
+		return 0
+	}
+	n := 0
+	for _, t := range q.terms {
+		if found(t, sets) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(q.terms))
+}
+
 // found reports whether stem t, or a synonym, is in one of the sets.
 func found(t string, sets []map[string]bool) bool {
 	for _, st := range sets {
@@ -411,7 +429,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 	x := extraction{names: names, papers: q.kind == kindPapers}
 	for _, p := range ps {
 		if allowed[p.paper] {
-			x.support = max(x.support, qu.coverage(p.stems))
+			x.support = max(x.support, qu.flat(p.stems))
 		}
 	}
 
@@ -516,7 +534,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 			x.lead = n
 		}
 	}
-	x.leadWin = qu.coverage(window(leads[0], ps)...)
+	x.leadWin = qu.flat(window(leads[0], ps)...)
 	if minSupport >= 0 && (x.support+x.leadWin)/2 < minSupport {
 		x.reason = "the passages share too little with the question"
 		return x
@@ -544,10 +562,10 @@ type Weights struct {
 // DefaultWeights were chosen on the development questions
 // (BENCHMARKS.md, "Ask": bench/qacv tunes them and reports the cross-
 // validated figures).
-var DefaultWeights = Weights{Coverage: 0.25, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15}
+var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15}
 
 func newPassage(i int, e *evidence) *passage {
-	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
+	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
 	title := oneLine(e.Paper.Title)
 	lines := slices.DeleteFunc(strings.Split(e.Text, "\n"), func(l string) bool {
 		return strings.EqualFold(oneLine(l), title) // the title heading a title+abstract chunk
@@ -795,7 +813,10 @@ var notNames = map[string]bool{"Table": true, "Tab": true, "Figure": true, "Fig"
 	"Appendix": true, "Eq": true, "Equation": true, "Algorithm": true, "Alg": true, "Step": true, "Stage": true,
 	"Chapter": true, "Part": true, "Lemma": true, "Theorem": true, "Definition": true}
 
-var citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
+var (
+	citationYear = regexp.MustCompile(`^(19|20)\d\d[a-z]?$`)
+	isoDate      = regexp.MustCompile(`^(19|20)\d\d-\d\d(-\d\d)?$`)
+)
 
 // quantityWords state a quantity in words (ordinals do not).
 var quantityWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true,
@@ -806,16 +827,12 @@ var quantityWords = map[string]bool{"one": true, "two": true, "three": true, "fo
 
 // statesQuantity reports whether s gives a number (in digits or words),
 // not counting citation markers ([12]), years of references ("Smith et al.,
-// 2023"), section, table, figure and equation numbers, footnote marks
-// ("approaches,3") and numbers inside names (GPT-4, Qwen3-8B).
+// 2023"), years and dates, section, table, figure and equation numbers,
+// footnote marks ("approaches,3") and numbers inside names (GPT-4, Qwen3-8B).
 func statesQuantity(s string) bool {
 	words := strings.Fields(s)
-	inParens := false   // inside "( ... )", where years are citations
 	inBrackets := false // inside "[ ... ]", a citation
 	for i, w := range words {
-		if strings.HasPrefix(w, "(") {
-			inParens = true
-		}
 		if strings.HasPrefix(w, "[") {
 			inBrackets = true
 		}
@@ -830,24 +847,54 @@ func statesQuantity(s string) bool {
 		case quantityWords[strings.ToLower(core)]:
 			return true
 		case !strings.ContainsAny(core, "0123456789"):
-		case citationYear.MatchString(core) && (inParens || i > 0 && strings.HasSuffix(words[i-1], ",")):
-			// "(Hafner, 2021)", "Smith et al., 2023"
+		case citationYear.MatchString(core) || isoDate.MatchString(core):
+			// "(Hafner, 2021)", "Smith et al., 2023", "is 2024-10-01": a year
+			// or a date answers no "how many"
 		case i > 0 && notNames[strings.Trim(words[i-1], ".,;:(")]:
 			// "Table 2", "Section 3.1", "Eq. (4)"
 		case i > 0 && strings.HasSuffix(words[i-1], "al.") && !strings.Contains(core, "."):
 			// "Seshadri et al. 31": a citation number
 		case strings.HasPrefix(w, "(") && closes && len(core) <= 3:
 			// an equation label "(12)"
-		case gluedMark(w):
+		case gluedMark(w), i > 0 && citationMark(words[i-1], core, words[i+1:]):
 		case nameWithNumber(core):
 		default:
 			return true
 		}
-		if closes {
-			inParens = false
-		}
 	}
 	return false
+}
+
+// citationMark reports a reference number set after a word, as PDF text
+// gives superscripts ("counterfactuals 9 and descriptor explanations 10
+// to ..."): a small integer after a lower-case word that takes no number
+// ("of 9", "reaches 10" do), before a function word, punctuation or the end.
+func citationMark(prev, core string, rest []string) bool {
+	if len(core) > 3 || strings.Trim(core, "0123456789") != "" {
+		return false
+	}
+	p := strings.ToLower(prev)
+	if p == "" || !unicode.IsLower([]rune(prev)[0]) || strings.Trim(p, "abcdefghijklmnopqrstuvwxyz") != "" || takesNumber[p] {
+		return false
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	next := strings.ToLower(strings.Trim(rest[0], ".,;:()"))
+	return next == "" || english.IsStopWord(next)
+}
+
+// takesNumber are words a quantity follows ("a total of 9", "set to 10").
+var takesNumber = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("of to by from than about around over under with at is are was were be been and or only " +
+		"just nearly approximately roughly up top first last next all some each per every these those the a an within into " +
+		"for in on reaches reached reach achieves achieved gets got scores scored equals equal set sets uses use using takes " +
+		"took k n size length step steps epoch epochs batch rate dimension dimensions version level layer layers " +
+		"table figure section appendix chapter page pages eq equation algorithm") {
+		takesNumber[w] = true
+	}
 }
 
 // gluedMark reports a footnote mark glued to a word ("approaches,3",
@@ -986,9 +1033,12 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 	if q.kind == kindList {
 		limit = max(limit, 5)
 	}
-	var out []*sentence
+	var out, more []*sentence
+	same := func(o, s *sentence) bool { return o == s || o.text == s.text || jaccard(o.stems, s.stems) > 0.5 }
 	has := func(s *sentence) bool {
-		return slices.ContainsFunc(out, func(o *sentence) bool { return o == s || o.text == s.text || jaccard(o.stems, s.stems) > 0.5 })
+		// overlapping chunks repeat sentences: never twice
+		return slices.ContainsFunc(out, func(o *sentence) bool { return same(o, s) }) ||
+			slices.ContainsFunc(more, func(o *sentence) bool { return same(o, s) })
 	}
 	papers := map[string]bool{}
 	for _, lead := range leads {
@@ -1010,12 +1060,11 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		covered[i] = o.stems
 	}
 	top := leads[0].score
-	var more []*sentence
 	for _, c := range cands {
 		if len(out)+len(more) >= limit || c.score < 0.6*top {
 			break
 		}
-		if !papers[ev[c.passage].Paper.ID] || has(c) || slices.Contains(more, c) || c.debris > 0.3 {
+		if !papers[ev[c.passage].Paper.ID] || has(c) || c.debris > 0.3 {
 			continue
 		}
 		gain := qu.coverage(append(slices.Clone(covered), c.stems)...) - qu.coverage(covered...)

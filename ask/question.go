@@ -107,6 +107,10 @@ func init() {
 	}
 }
 
+// coordinated finds two things asked for at once: "what F1 score and
+// precision does ...", "which base model and tokenizer are ...".
+var coordinated = regexp.MustCompile(`(?i)\b(what|which)\s+((?:[\w@.-]+\s+){0,2}[\w@.-]+)\s+and\s+((?:[\w@.-]+\s+){0,2}[\w@.-]+)\s+((?:does|do|did|is|are|was|were|has|have|can|could)\b.*)$`)
+
 // analyse reads what a question asks for.
 func analyse(text string) *question {
 	q := analysePart(text)
@@ -122,6 +126,16 @@ func analyse(text string) *question {
 		rest = rest[loc[2]:]
 	}
 	if len(cuts) == 0 {
+		// "What F1 score and precision does the Selector reach?": two things
+		if m := coordinated.FindStringSubmatchIndex(text); m != nil {
+			wh, x, y, rest := text[m[2]:m[3]], text[m[4]:m[5]], text[m[6]:m[7]], text[m[8]:]
+			for _, c := range []string{wh + " " + x + " " + rest, wh + " " + y + " " + rest} {
+				p := analysePart(text[:m[2]] + c)
+				p.entities = q.entities
+				q.parts = append(q.parts, p)
+			}
+			return q
+		}
 		q.parts = []*question{q}
 		return q
 	}

@@ -28,6 +28,7 @@ func TestAnalyse(t *testing.T) {
 		{"According to the authors, why does Toolformer still trail GPT-3 (175B) on the open-domain QA datasets?", kindReason, 0, nil, []string{"Toolformer", "GPT-3", "175B"}, 1},
 		{"Which model acts as AdaRefiner's default Decision LLM, and which reinforcement learning algorithm trains the policy?", kindName, 0, []string{"model"}, []string{"AdaRefiner", "Decision"}, 2},
 		{"What score does AdaRefiner obtain when a 13B-parameter model replaces Llama2-7B as the Adapter LM?", kindNumber, 0, []string{"score"}, []string{"AdaRefiner", "13B", "Llama2-7B", "Adapter"}, 1},
+		{"On the 200-pair Selector benchmark, what F1 score and precision does PaSa's Selector reach?", kindNumber, 0, nil, []string{"Selector", "F1", "PaSa"}, 2},
 		{"What does reinforcement learning help the CAD generation agent avoid during retrieval?", kindName, 0, nil, []string{"CAD"}, 1},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
@@ -93,6 +94,9 @@ func TestStatesQuantity(t *testing.T) {
 		{"While there is contemporaneous exploration of multi-agent approaches,3 we present AutoGen.", false},
 		{"Seshadri et al. 31 trained a GNN model.", false},
 		{"we use the 13B model", true},
+		{"we utilized counterfactuals 9 and descriptor explanations 10 to quantify scent-structure relationships", false},
+		{"a total of 9 models and 10 tasks", true},
+		{"the batch size is set to 1024", true},
 	} {
 		if got := statesQuantity(tc.s); got != tc.want {
 			t.Errorf("statesQuantity(%q) = %v, want %v", tc.s, got, tc.want)

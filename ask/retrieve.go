@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/store"
@@ -169,17 +171,24 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOpti
 	}
 	f := opt.Filter
 
+	// The two rankings run at once: each is a scan of its own half of the
+	// index (and the dense one may wait for an embedding server).
 	var lex, dense []Scored
-	var err error
+	g, gctx := errgroup.WithContext(ctx)
 	if opt.Mode != Dense {
-		if lex, err = r.lexical(ctx, query, depth, f); err != nil {
-			return nil, err
-		}
+		g.Go(func() (err error) {
+			lex, err = r.lexical(gctx, query, depth, f)
+			return err
+		})
 	}
 	if opt.Mode != BM25 {
-		if dense, err = r.dense(ctx, query, depth, f); err != nil {
-			return nil, err
-		}
+		g.Go(func() (err error) {
+			dense, err = r.dense(gctx, query, depth, f)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	if opt.Mode == Hybrid {
 		// Vector matches under the noise floor are what unrelated texts
@@ -193,6 +202,7 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOpti
 	if len(dense) > 0 && (opt.Mode == Dense || len(lex) == 0) {
 		// No chunk holds a word of the query: what the vectors find must
 		// still share something with it (for embedders that can tell).
+		var err error
 		if dense, err = r.overlapping(ctx, query, dense[:min(len(dense), 3*opt.K)]); err != nil {
 			return nil, err
 		}

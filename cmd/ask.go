@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/related"
+	"github.com/papers-cli/papers/store"
 )
 
 func init() { register(newAskCmd) }
@@ -135,7 +137,15 @@ func runAsk(ctx context.Context, o *askOptions) error {
 			}
 		}
 		if o.json && (err == nil || errors.Is(err, ask.ErrNoEvidence)) {
-			if jerr := writeJSON(stdout, res); jerr != nil {
+			rec := askRecord{Result: res, SeeAlso: []seeAlsoRecord{}}
+			if !res.Abstained {
+				sa, serr := seeAlso(ctx, lib, res.CitedPapers())
+				if serr != nil {
+					return serr
+				}
+				rec.SeeAlso = sa
+			}
+			if jerr := writeJSON(stdout, rec); jerr != nil {
 				return jerr
 			}
 		}
@@ -145,6 +155,39 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		return withHint(withExit(err, ExitNoEvidence), "rephrase the question, drop filters, or add papers: papers ingest QUERY")
 	}
 	return askError(err)
+}
+
+// askRecord is the --json document of ask: the answer, and the papers of
+// the library most like those it cites (related.SeeAlso), not cited.
+type askRecord struct {
+	*ask.Result
+	SeeAlso []seeAlsoRecord `json:"see_also"`
+}
+
+// seeAlsoRecord is one paper of "see_also".
+type seeAlsoRecord struct {
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	Authors   []string `json:"authors"`
+	Published string   `json:"published"` // YYYY-MM-DD; "" when unknown
+	URL       string   `json:"url"`
+	Score     float32  `json:"score"` // cosine similarity to the cited papers together
+}
+
+func seeAlso(ctx context.Context, lib *store.Library, cited []string) ([]seeAlsoRecord, error) {
+	res, err := related.SeeAlso(ctx, lib, cited, related.SeeAlsoK)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]seeAlsoRecord, 0, len(res))
+	for _, r := range res {
+		p := r.Paper
+		if p.Authors == nil {
+			p.Authors = []string{}
+		}
+		out = append(out, seeAlsoRecord{ID: p.ID, Title: p.Title, Authors: p.Authors, Published: day(p.Published), URL: p.URL, Score: r.Score})
+	}
+	return out, nil
 }
 
 // askError adds the hint that names the fix to a model error. The key is

@@ -19,6 +19,7 @@ type digestOptions struct {
 	format formatFlags
 	llm    llmFlags
 	max    int
+	filter filterFlags // --tag
 
 	name      string
 	sinceTime time.Time
@@ -62,6 +63,7 @@ Run papers update first to fetch the newest papers.`,
 	o.format.shortcut(c, "json", "json", "print one JSON document: topic, since, overview, mode, papers (same as --format json)")
 	o.llm.register(c, "no model: summaries are the abstracts' key sentences")
 	f.IntVar(&o.max, "max", 50, "most papers in the digest")
+	o.filter.register(c, filterTag)
 	return c
 }
 
@@ -94,7 +96,7 @@ func runDigest(ctx context.Context, o *digestOptions) error {
 		return err
 	}
 	defer lib.Close()
-	d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: o.sinceTime, Rank: o.rank, LLM: llm, Max: o.max})
+	d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: o.sinceTime, Rank: o.rank, LLM: llm, Max: o.max, Tags: o.filter.tags})
 	if err != nil {
 		return askError(err)
 	}

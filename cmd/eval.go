@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -170,7 +171,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	}
 	defer el.close()
 	lib, e, papers, chunks := el.lib, el.embedder, el.papers, el.chunks
-	kept, ingestTime, failed := el.kept, el.ingestTime(), el.failed()
+	kept, ingestTime, failed := el.keptDir(), el.ingestTime(), el.failed()
 	missing, judged, err := scratch.MissingJudged(ctx, lib, queries, qrels)
 	if err != nil {
 		return err
@@ -228,26 +229,32 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	return nil
 }
 
-// evalLibrary is the library an eval run searches, with its embedder and
-// size, and the scratch library it is, if it is one.
+// evalLibrary is the library an eval run searches: --library, or a
+// scratch library, with its embedder and size.
 type evalLibrary struct {
 	lib            *store.Library
+	scratch        *scratch.Library // nil with --library
+	keep           bool
 	embedder       embed.Embedder
 	papers, chunks int
-	scratch        *scratch.Library // nil when evaluating --library
-	kept           string           // the scratch library's directory, when --keep keeps it
 }
 
 // close closes the library, then removes it if it is a scratch library
 // not kept.
 func (l *evalLibrary) close() {
 	l.lib.Close()
-	if l.scratch != nil && l.kept == "" {
+	if l.scratch != nil && !l.keep {
 		l.scratch.Remove()
 	}
 }
 
-// ingestTime and failed are the scratch library's (0 for --library).
+func (l *evalLibrary) keptDir() string {
+	if l.scratch != nil && l.keep {
+		return l.scratch.Dir
+	}
+	return ""
+}
+
 func (l *evalLibrary) ingestTime() time.Duration {
 	if l.scratch == nil {
 		return 0
@@ -262,34 +269,46 @@ func (l *evalLibrary) failed() int {
 	return len(l.scratch.Failed)
 }
 
-// openEvalLibrary opens --library, or builds a scratch library from src in
-// a temporary directory; a library with no papers is an error.
+// openEvalLibrary opens --library, or builds a scratch library from src
+// (records that fail to ingest are warned about and skipped: the
+// evaluation runs on the rest); a library with no papers is an error.
 func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*evalLibrary, error) {
-	l := &evalLibrary{}
+	l := &evalLibrary{keep: o.keep}
 	if o.library != "" {
 		// read only what is there: a mistyped path must not become an empty library
 		lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
 		if err != nil {
 			return nil, withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
 		}
-		l.lib = lib
 		if o.embedderSet {
 			if err := checkLibrarySpec(ctx, lib, o); err != nil {
 				lib.Close()
 				return nil, err
 			}
 		}
+		l.lib = lib
 	} else {
-		sc, err := buildScratch(ctx, o, src, logf)
+		e, err := o.embedder.parse(o.io)
 		if err != nil {
 			return nil, err
 		}
-		l.lib, l.scratch = sc.Library, sc
+		sl, err := scratch.New(ctx, src, e)
+		if sl != nil {
+			warnFailed(o.io.ErrOut, sl, err == nil)
+		}
+		var none *scratch.NothingStoredError
+		if errors.As(err, &none) {
+			return nil, withHint(err, "check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
+		}
+		if err != nil {
+			return nil, embedHint(err)
+		}
 		if o.keep {
 			// asked for, so said even with --json (where it is also a field)
-			fmt.Fprintf(o.io.ErrOut, "scratch library: %s\n", sc.Dir)
-			l.kept = sc.Dir
+			fmt.Fprintf(o.io.ErrOut, "scratch library: %s\n", sl.Dir)
 		}
+		logf("ingested %s in %.1f s", plural(sl.Stored, "paper"), sl.Took.Seconds())
+		l.lib, l.scratch = sl.Library, sl
 	}
 	var err error
 	if l.embedder, err = libraryEmbedder(ctx, l.lib, o.io.ErrOut); err == nil {
@@ -305,37 +324,20 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 	return l, nil
 }
 
-// buildScratch fills a scratch library from src through the normal ingest
-// path. Records that fail are warned about and skipped: the evaluation
-// runs on the rest (a judged document among them shows in the
-// missing-documents warning).
-func buildScratch(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*scratch.Library, error) {
-	errw := o.io.ErrOut
-	e, err := o.embedder.parse(o.io)
-	if err != nil {
-		return nil, err
+// warnFailed warns about the records of a scratch library that could not
+// be ingested, and, when some were stored, that the rest is evaluated.
+func warnFailed(errw io.Writer, sl *scratch.Library, someStored bool) {
+	if len(sl.Failed) == 0 {
+		return
 	}
-	sc, err := scratch.New(ctx, e, src)
-	var none *scratch.NothingStoredError
-	if errors.As(err, &none) {
-		for _, f := range none.Failed[:min(5, len(none.Failed))] {
-			fmt.Fprintln(errw, safetext.Line("warning: "+f.Item+": "+f.Reason))
-		}
-		return nil, withHint(err, "check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
+	for _, f := range sl.Failed[:min(5, len(sl.Failed))] {
+		fmt.Fprintln(errw, safetext.Line("warning: "+f.Item+": "+f.Reason))
 	}
-	if err != nil {
-		return nil, embedHint(err)
-	}
-	if len(sc.Failed) > 0 {
-		for _, f := range sc.Failed[:min(5, len(sc.Failed))] {
-			fmt.Fprintln(errw, safetext.Line("warning: "+f.Item+": "+f.Reason))
-		}
+	if someStored {
 		// said even with --json (where it is also a field): the scores leave these out
 		fmt.Fprintf(errw, "warning: %d of %d corpus records failed to ingest; evaluating the %d that did\n",
-			len(sc.Failed), len(sc.Failed)+sc.Stored, sc.Stored)
+			len(sl.Failed), len(sl.Failed)+sl.Stored, sl.Stored)
 	}
-	logf("ingested %s in %.1f s", plural(sc.Stored, "paper"), sc.Took.Seconds())
-	return sc, nil
 }
 
 // checkLibrarySpec refuses an --embedder (and --dimensions) other than the

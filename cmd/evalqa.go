@@ -134,7 +134,7 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 	if err != nil {
 		return askError(embedHint(err))
 	}
-	full := evalQAReport{QAReport: rep, Mode: ask.ModeExtractive, Library: el.kept, Embedder: el.embedder.Name(),
+	full := evalQAReport{QAReport: rep, Mode: ask.ModeExtractive, Library: el.keptDir(), Embedder: el.embedder.Name(),
 		Papers: el.papers, Chunks: el.chunks, Failed: el.failed(),
 		IngestS: round(el.ingestTime().Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
 	if llm != nil {

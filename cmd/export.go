@@ -42,6 +42,7 @@ and in doi and url, which BibTeX reads verbatim.
 
 Choose papers by id (with or without version; the library holds one version
 of each paper, and asking for another exports it with a warning), by --topic,
+by --tag, --saved (the papers you saved),
 or --from the --json output of papers ask ("-" reads stdin): the papers the
 answer cites. With none of these it is a usage error (exit 2).`,
 		Example: `  papers export --bibtex 2501.12948 2210.03629v3 > refs.bib
@@ -58,7 +59,7 @@ answer cites. With none of these it is a usage error (exit 2).`,
 	o.format.register(c, "bibtex", []string{"bibtex", "csl-json"}, map[string]string{"bib": "bibtex", "csl": "csl-json", "csljson": "csl-json"}, "bibtex or csl-json")
 	o.format.shortcut(c, "bibtex", "bibtex", "BibTeX output (the default; same as --format bibtex)")
 	o.format.shortcut(c, "json", "csl-json", "print CSL-JSON (same as --format csl-json)")
-	o.filter.register(c, filterTopic)
+	o.filter.register(c, filterTopic|filterTag|filterSaved)
 	c.Flags().Lookup("topic").Usage = "export the papers of this followed topic (repeatable), with the ids given"
 	c.Flags().StringVar(&o.from, "from", "", "export the papers cited by the answer in `FILE`, written by papers ask --json (- for stdin)")
 	return c
@@ -66,8 +67,8 @@ answer cites. With none of these it is a usage error (exit 2).`,
 
 // complete checks the flags and takes the ids.
 func (o *exportOptions) complete(c *cobra.Command, args []string) error {
-	if len(args) == 0 && len(o.filter.topics) == 0 && o.from == "" {
-		return withHint(usageError("nothing to export"), "give paper ids, --topic NAME or --from answer.json")
+	if len(args) == 0 && !o.filter.selects() && o.from == "" {
+		return withHint(usageError("nothing to export"), "give paper ids, --topic NAME, --tag NAME, --saved or --from answer.json")
 	}
 	o.ids = args
 	var err error
@@ -90,7 +91,7 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	}
 	defer lib.Close()
 	sel := export.Selection{Refs: refs}
-	if len(o.filter.topics) > 0 {
+	if o.filter.selects() {
 		f, err := o.filter.resolve(ctx, lib)
 		if err != nil {
 			return err

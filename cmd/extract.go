@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -93,14 +92,14 @@ func runExtract(ctx context.Context, o *extractOptions) error {
 	return werr
 }
 
-// extractHint names the fix for the errors a user can do something about.
+// extractHint names the fix for the errors a user can do something about,
+// and only those: a damaged file, a page tree with no page or a feature
+// no tool here reads gets its one-line cause alone.
 func extractHint(err error) error {
 	switch {
 	case errors.Is(err, pdf.ErrEncrypted):
 		return withHint(err, "decrypt it first, e.g. `qpdf --decrypt --password=PASSWORD in.pdf out.pdf`")
-	case errors.Is(err, pdf.ErrUnsupported) && strings.Contains(err.Error(), "encrypt"):
-		return withHint(err, "rewrite it without encryption, e.g. `qpdf --decrypt in.pdf out.pdf`")
-	case errors.Is(err, pdf.ErrNoText):
+	case errors.Is(err, pdf.ErrScanned):
 		return withHint(err, "run OCR on it first, e.g. `ocrmypdf in.pdf out.pdf`")
 	case errors.Is(err, pdf.ErrTruncated):
 		return withHint(err, "the file is incomplete: download it again")

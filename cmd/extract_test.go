@@ -65,15 +65,21 @@ func TestExtractErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		name string
-		args []string
-		code int
-		want string
+		name  string
+		args  []string
+		code  int
+		want  string
+		lines int // of stderr, when not 0
 	}{
-		{"encrypted", []string{"extract", extractData(t, "awkward/user_password_is_password.pdf")}, 1, "hint: decrypt it first"},
-		{"scanned", []string{"extract", extractData(t, "awkward/scanned_chinese_book_image_only.pdf")}, 1, "hint: run OCR"},
-		{"not a pdf", []string{"extract", notPDF}, 1, "not a PDF file"},
-		{"no file", []string{"extract"}, 2, "accepts 1 arg"},
+		{"encrypted", []string{"extract", extractData(t, "awkward/user_password_is_password.pdf")}, 1, "hint: decrypt it first", 2},
+		{"scanned", []string{"extract", extractData(t, "awkward/scanned_chinese_book_image_only.pdf")}, 1, "hint: run OCR", 2},
+		{"not a pdf", []string{"extract", notPDF}, 1, "not a PDF file", 2},
+		{"no file", []string{"extract"}, 2, "accepts 1 arg", 0},
+		// causes no tool fixes get no hint: no OCR hint for a file with
+		// no pages or no images
+		{"page tree loop", []string{"extract", extractData(t, "hostile/page_tree_selfkid.pdf")}, 1, "malformed PDF: the page tree loops back on itself", 1},
+		{"object stream in itself", []string{"extract", extractData(t, "hostile/objstm_self.pdf")}, 1, "content streams are missing or damaged", 1},
+		{"no text, no image", []string{"extract", extractData(t, "peer/pdfs/pdfjs/GHOSTSCRIPT-698804-1-fuzzed.pdf")}, 1, "no text layer", 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -81,6 +87,9 @@ func TestExtractErrors(t *testing.T) {
 			code := Run(t.Context(), c.args, &out, &errb)
 			if code != c.code || !strings.Contains(errb.String(), c.want) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errb.String(), c.code, c.want)
+			}
+			if n := strings.Count(errb.String(), "\n"); c.lines > 0 && n != c.lines {
+				t.Errorf("stderr %q: %d lines, want %d", errb.String(), n, c.lines)
 			}
 		})
 	}

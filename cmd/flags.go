@@ -27,10 +27,12 @@ const (
 	filterCategory                       // --category CAT (repeatable)
 	filterAuthor                         // --author NAME (repeatable)
 	filterDates                          // --since DATE, --until DATE
+	filterTag                            // --tag NAME (repeatable)
+	filterSaved                          // --saved
 
 	// filterPapers is every flag that narrows by what a paper is, for
 	// commands that list papers rather than search one.
-	filterPapers = filterTopic | filterCategory | filterAuthor | filterDates
+	filterPapers = filterTopic | filterCategory | filterAuthor | filterDates | filterTag | filterSaved
 	filterAll    = filterPaper | filterPapers
 )
 
@@ -44,6 +46,8 @@ type filterFlags struct {
 	topics       []string
 	categories   []string
 	authors      []string
+	tags         []string
+	saved        bool
 	since, until string
 }
 
@@ -63,6 +67,12 @@ func (f *filterFlags) register(c *cobra.Command, which filterSet) {
 	if which&filterAuthor != 0 {
 		fl.StringArrayVar(&f.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
 	}
+	if which&filterTag != 0 {
+		fl.StringArrayVar(&f.tags, "tag", nil, "only papers with this tag, of any source: yours (papers tag), Zotero's or a corpus's (repeatable: any of them)")
+	}
+	if which&filterSaved != 0 {
+		fl.BoolVar(&f.saved, "saved", false, "only the papers you saved (papers save)")
+	}
 	if which&filterDates != 0 {
 		fl.StringVar(&f.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
 		fl.StringVar(&f.until, "until", "", "only papers published on or before this date (YYYY-MM-DD, YYYY-MM or YYYY: the whole period)")
@@ -72,7 +82,14 @@ func (f *filterFlags) register(c *cobra.Command, which filterSet) {
 // check validates what can be checked before the library is opened (dates,
 // categories) and returns the filter so far: mistakes are usage errors.
 func (f *filterFlags) check() (store.Filter, error) {
-	return buildFilter(f.since, f.until, f.categories, f.authors)
+	sf, err := buildFilter(f.since, f.until, f.categories, f.authors)
+	for _, t := range f.tags {
+		if strings.TrimSpace(t) == "" && err == nil {
+			err = usageError("--tag is empty: give a tag's name (papers show ID lists a paper's tags)")
+		}
+	}
+	sf.Tags, sf.Saved = f.tags, f.saved
+	return sf, err
 }
 
 // resolve returns the store.Filter the flags name. Papers and topics are
@@ -94,6 +111,10 @@ func (f *filterFlags) resolve(ctx context.Context, lib *store.Library) (store.Fi
 
 // namesPapers reports whether --paper was given.
 func (f *filterFlags) namesPapers() bool { return len(f.papers) > 0 }
+
+// selects reports whether any flag that selects papers by what they are
+// was given (--topic, --tag, --saved): export needs one of them or ids.
+func (f *filterFlags) selects() bool { return len(f.topics) > 0 || len(f.tags) > 0 || f.saved }
 
 // buildFilter builds the store filter from the date, category and author
 // flags.

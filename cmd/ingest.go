@@ -25,6 +25,7 @@ type ingestOptions struct {
 	*globalOptions
 	max           int
 	abstractsOnly bool
+	retryFailed   bool
 	jsonl         []string
 	zotero        string
 	json          bool
@@ -34,6 +35,7 @@ type ingestOptions struct {
 	overlapSet    bool // --chunk-overlap given
 	embedder      embedderFlags
 	workers       int
+	topic         string
 
 	args []string
 }
@@ -110,6 +112,7 @@ the files of a run; offline, the next run fills it in).`,
 	f := c.Flags()
 	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
+	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
 	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
 	f.Lookup("zotero").NoOptDefVal = zoteroDefault
@@ -118,6 +121,7 @@ the files of a run; offline, the next run fills it in).`,
 	f.IntVar(&o.chunkOverlap, "chunk-overlap", chunk.Defaults.Overlap, "words repeated between consecutive chunks, 0 for none (default: the library's, 30 for a new one)")
 	o.embedder.register(c, "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's, local for a new one)")
 	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
+	f.StringVar(&o.topic, "topic", "", "the papers of this run join the followed topic `NAME` (papers topic add it first), as a topic's update makes them: a corpus becomes a topic to browse, digest and ask")
 	return c
 }
 
@@ -171,12 +175,22 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	if err != nil {
 		return err
 	}
+	var member *store.Membership
+	if o.topic != "" {
+		tp, err := getTopic(ctx, lib, o.topic)
+		if err != nil {
+			return err
+		}
+		member = &store.Membership{Topic: tp.Name}
+	}
 	in, _, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunking, o.abstractsOnly, o.workers)
 	if err != nil {
 		return err
 	}
+	in.Topic = member
+	in.RetryFailed = o.retryFailed
 	total, runErr := in.Run(ctx, src)
-	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added), len(total.Updated), ""); err != nil {
+	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added)+len(total.Failed), len(total.Updated), "", runErr); err != nil {
 		return err
 	}
 	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early
@@ -269,9 +283,16 @@ func newIngester(ctx context.Context, g *globalOptions, lib *store.Library, e em
 // rebuild now, not in the next search, when papers were added or updated,
 // and ends the progress display; on an interruption it says what was kept
 // (then, again) and returns the context's error.
-func finishIngest(ctx context.Context, g *globalOptions, lib *store.Library, prog *ingestProgress, added, updated int, again string) error {
+//
+// A refresh that finds the disk full is not reported when the run itself
+// stopped on the full disk (runErr): that error and its hint say it once.
+func finishIngest(ctx context.Context, g *globalOptions, lib *store.Library, prog *ingestProgress, added, updated int, again string, runErr error) error {
 	if added+updated > 0 && ctx.Err() == nil {
-		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
+		err := lib.Refresh(ctx)
+		if errors.Is(err, store.ErrDiskFull) && errors.Is(runErr, store.ErrDiskFull) {
+			err = nil
+		}
+		if err != nil && ctx.Err() == nil {
 			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
 		}
 	}

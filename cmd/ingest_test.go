@@ -263,3 +263,33 @@ func TestChunkerIsTheLibrarys(t *testing.T) {
 		t.Errorf("chunker %q after --chunk-overlap 10", got)
 	}
 }
+
+// TestIngestHostilePDFsFailAlone: files that used to kill the process
+// (out of memory, stack overflow) each fail with a one-line reason or are
+// read, and the run goes on to the paper after them.
+func TestIngestHostilePDFsFailAlone(t *testing.T) {
+	ingestEnv(t)
+	hostile := sharedData(t, "pdfs/hostile")
+	fuzzed := sharedData(t, "pdfs/peer/pdfs/pdfjs/GHOSTSCRIPT-698804-1-fuzzed.pdf")
+	paper := sharedData(t, "pdfs/papers/toolformer_2302.04761v1.pdf")
+	code, out, errs := runCmd(t, "ingest", "--json", hostile, fuzzed, paper)
+	if code != ExitError {
+		t.Errorf("exit %d, want %d (some files fail)", code, ExitError)
+	}
+	s := parseSummary(t, out)
+	files, _ := filepath.Glob(filepath.Join(hostile, "*.pdf"))
+	if got := len(s.Added) + len(s.Failed); got != len(files)+2 {
+		t.Errorf("%d added + %d failed, want %d files accounted for\n%s", len(s.Added), len(s.Failed), len(files)+2, errs)
+	}
+	if len(s.Added) < 7 {
+		t.Errorf("added %v: want the paper and the hostile files that have text", s.Added)
+	}
+	for _, f := range s.Failed {
+		if f.Item == paper {
+			t.Errorf("the paper after the hostile files failed: %s", f.Reason)
+		}
+		if strings.ContainsAny(f.Reason, "\n\r") || strings.Contains(f.Reason, "internal error") {
+			t.Errorf("%s: reason %q is not one line of cause", f.Item, f.Reason)
+		}
+	}
+}

@@ -17,6 +17,7 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
+	InTTY  bool // stdin is a terminal: full-screen programs (browse) may run
 	OutTTY bool // stdout is a terminal: aligned tables, wrapped blocks
 	ErrTTY bool // stderr is a terminal: live progress bars
 	Width  int  // columns of the terminal behind stdout; 0 when unknown
@@ -28,6 +29,9 @@ type IOStreams struct {
 // pipe).
 func NewIOStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 	s := &IOStreams{In: in, Out: out, ErrOut: errOut}
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		s.InTTY = true
+	}
 	if f := fileOf(out); f != nil && term.IsTerminal(int(f.Fd())) {
 		s.OutTTY = true
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +42,8 @@ type paperRecord struct {
 	Venue   string      `json:"venue,omitempty"`
 	Issued  string      `json:"issued,omitempty"`
 	Tags    []store.Tag `json:"tags"` // [{"name", "source"}]; source "zotero", "corpus" or "user"
+	Saved   bool        `json:"saved"`
+	SavedAt string      `json:"saved_at,omitempty"` // RFC 3339, UTC
 }
 
 func newPaperRecord(p store.Paper) paperRecord {
@@ -52,6 +55,9 @@ func newPaperRecord(p store.Paper) paperRecord {
 	}
 	if r.Tags == nil {
 		r.Tags = []store.Tag{}
+	}
+	if !p.Saved.IsZero() {
+		r.Saved, r.SavedAt = true, p.Saved.UTC().Format(time.RFC3339)
 	}
 	if r.Authors == nil {
 		r.Authors = []string{}

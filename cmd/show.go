@@ -219,6 +219,9 @@ func runShow(ctx context.Context, o *showOptions) error {
 		tags = append(tags, t.Name+" ("+t.Source+")")
 	}
 	w("tags", strings.Join(tags, ", "))
+	if !p.Saved.IsZero() {
+		w("saved", day(p.Saved))
+	}
 	var srcs []string
 	for _, f := range sortedKeys(p.MetadataSource) {
 		srcs = append(srcs, f+" from "+p.MetadataSource[f])

@@ -32,7 +32,7 @@ topics; ask, search, list, digest and export take --topic NAME.`,
 		Args: usageArgs(cobra.NoArgs), // an unknown subcommand is a usage error (exit 2)
 		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
 	}
-	c.AddCommand(newTopicAddCmd(g), newTopicListCmd(g), newTopicShowCmd(g), newTopicRmCmd(g))
+	c.AddCommand(newTopicAddCmd(g), newTopicListCmd(g), newTopicShowCmd(g), newTopicRmCmd(g), newTopicDescribeCmd(g))
 	return c
 }
 

@@ -22,6 +22,7 @@ func init() { register(newUpdateCmd) }
 type updateOptions struct {
 	*globalOptions
 	abstractsOnly bool
+	retryFailed   bool
 	json          bool
 	max           int
 	window        string
@@ -42,8 +43,10 @@ same version; ingest them (abstract and PDF, as papers ingest does) and
 record when the update ran. The first update of a topic reads back --window.
 
 Safe from cron: no terminal needed (progress goes to stderr as plain lines),
-exit 0 when everything went in, 1 when some paper failed (the rest is kept),
-130 when interrupted. Interrupting and re-running is safe: what was stored is
+exit 0 when every paper went in (a paper whose PDF failed is kept with its
+abstract, reported, and its PDF retried later: after 6 h, 1 day, 4 days, then
+weekly), 1 when some paper or topic failed (the rest is kept), 130 when
+interrupted. Interrupting and re-running is safe: what was stored is
 kept, and the next run goes over the same ground without downloading again.`,
 		Example: `  papers update
   papers update rl-agents --abstracts-only
@@ -60,6 +63,7 @@ kept, and the next run goes over the same ground without downloading again.`,
 	}
 	f := c.Flags()
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
+	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, and per topic)")
 	f.IntVar(&o.max, "max", topic.DefaultMax, "most papers to ingest per topic in one run (the rest come next run)")
 	f.StringVar(&o.window, "window", "12w", "how far back a topic's first update reads (e.g. 30d, 12w, 6m)")
@@ -108,6 +112,7 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if err != nil {
 		return err
 	}
+	in.RetryFailed = o.retryFailed
 	sum := topic.UpdateAll(ctx, lib, client, in, topics, topic.UpdateOptions{Window: window, Max: o.max})
 	var failed []error // one per failed topic, with its hint
 	for _, r := range sum.Topics {
@@ -118,7 +123,7 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 			failed = append(failed, updateHint(r.Err, r.Topic))
 		}
 	}
-	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(sum.Added), len(sum.Updated), "; run papers update again to finish"); err != nil {
+	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish", errors.Join(failed...)); err != nil {
 		return err
 	}
 	sum.Elapsed = time.Since(now).Seconds()
@@ -134,8 +139,13 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if len(failed) > 0 {
 		return quietError{code: ExitError}
 	}
-	if len(sum.Failed) > 0 {
-		return quietError{code: ExitError}
+	// Papers kept with their abstract (a PDF failed) are in the library:
+	// they are reported, retried on their schedule, and do not fail the run,
+	// so that `papers update && papers digest` sends the digest.
+	for _, f := range sum.Failed {
+		if !f.AbstractKept {
+			return quietError{code: ExitError}
+		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -131,6 +132,11 @@ func (in *Ingester) ingestEntries(ctx context.Context, r *run, entries []arxiv.E
 					continue
 				}
 				j.noPDF = keepText
+				if why := in.deferred(e.IDVersion(), time.Now()); why != "" && !j.noPDF && !in.AbstractsOnly && prev.Version == e.Version && prev.Pages == 0 {
+					r.record(i, outcome{id: prev.ID, result: store.Unchanged, stored: true})
+					r.emit(Event{Kind: Stored, Item: prev.ID, Result: store.Unchanged, Msg: why})
+					continue
+				}
 			}
 			if !in.AbstractsOnly && !j.noPDF {
 				j.pdfPath, j.pdfErr = in.fetchPDF(gctx, r, e)
@@ -262,6 +268,7 @@ func (in *Ingester) entryText(ctx context.Context, r *run, j job, c *candidate) 
 			var pages int
 			if body, pages, err = in.extract(ctx, r, c.paper.ID, j.pdfPath); err == nil {
 				c.chunks, c.body, c.pages, c.paper.Pages = body, true, pages, pages
+				in.clearTextFailure(j.entry.IDVersion())
 				return nil
 			}
 		}
@@ -271,6 +278,9 @@ func (in *Ingester) entryText(ctx context.Context, r *run, j job, c *candidate) 
 	}
 	c.paper.TextError, c.paper.ContentHash = err.Error(), ""
 	r.fail(j.pos, j.entry.ID, err, true)
+	if !Systemic(err) { // the paper's own failure, not the disk's: try again later, not every run
+		in.noteTextFailure(j.entry.IDVersion(), err.Error(), time.Now())
+	}
 	return nil
 }
 

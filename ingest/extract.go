@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +47,7 @@ func extractPDF(ctx context.Context, path string) (*pdf.Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read: %w", unwrapPathError(err))
 	}
-	doc, err := pdf.Extract(ctx, bytes.NewReader(data), int64(len(data)))
+	doc, err := pdf.ExtractBytes(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("extract text: %w", err)
 	}

@@ -54,6 +54,9 @@ type Ingester struct {
 	// MaxRecordBytes bounds one line of a JSONL corpus (default
 	// DefaultMaxRecordBytes); a longer record fails on its own.
 	MaxRecordBytes int
+	// RetryFailed tries again at once the PDFs of papers held without
+	// their full text, ignoring the backoff schedule (see retryAfter).
+	RetryFailed bool
 	// Topic, if not nil, is the topic every paper stored joins, in the
 	// transaction that stores it (a topic's update).
 	Topic    *store.Membership
@@ -115,7 +118,9 @@ type Missing struct {
 	Reason     string `json:"reason"`
 }
 
-// Report summarises a run: ids by outcome, in input order.
+// Report summarises a run: ids by outcome, in input order. Each item is
+// in one list: a paper stored without its full text (its PDF failed) is in
+// Failed, with AbstractKept, not in Added or Updated.
 type Report struct {
 	Added     []string  `json:"added"`
 	Updated   []string  `json:"updated"`
@@ -242,7 +247,9 @@ func (r *run) report() *Report {
 	slices.Sort(positions)
 	for _, p := range positions {
 		o := r.outcomes[p]
-		if o.stored {
+		// A paper stored with its abstract because its PDF failed is
+		// reported once: as failed, abstract kept.
+		if o.stored && (o.failure == nil || !o.failure.AbstractKept) {
 			switch o.result {
 			case store.Added:
 				rep.Added = append(rep.Added, o.id)

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -227,8 +228,8 @@ func TestTruncatedPDFKeepsAbstract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Added) != 1 || len(rep.Failed) != 1 || !rep.Failed[0].AbstractKept {
-		t.Fatalf("report %+v", rep)
+	if len(rep.Added) != 0 || len(rep.Failed) != 1 || !rep.Failed[0].AbstractKept {
+		t.Fatalf("report %+v: want the paper reported once, failed with its abstract kept", rep)
 	}
 	if !strings.Contains(rep.Failed[0].Reason, "truncated") {
 		t.Errorf("reason %q should say the PDF was truncated", rep.Failed[0].Reason)
@@ -237,7 +238,7 @@ func TestTruncatedPDFKeepsAbstract(t *testing.T) {
 	if p.Chunks != 1 || p.TextError == "" {
 		t.Errorf("paper %+v should hold its abstract and the reason", p)
 	}
-	if files, _ := filepath.Glob(filepath.Join(f.in.CacheDir, "*")); len(files) != 0 {
+	if files, _ := filepath.Glob(filepath.Join(f.in.CacheDir, "*.pdf*")); len(files) != 0 {
 		t.Errorf("a failed download left files in the cache: %v", files)
 	}
 }
@@ -449,5 +450,80 @@ func TestIDClashBetweenSourcesKeepsThePaperHeld(t *testing.T) {
 				t.Errorf("%s is now from %q (%v), want the %s paper kept", tc.id, p.Source, err, tc.held)
 			}
 		})
+	}
+}
+
+// TestFailedPDFIsRetriedOnASchedule: a PDF that 404s is tried once, the
+// paper reported once (failed, abstract kept); later runs do not download
+// it again until its retry time (they report it unchanged, saying when);
+// --retry-failed tries at once; once the PDF is there, the full text comes
+// in and the failure is forgotten.
+func TestFailedPDFIsRetriedOnASchedule(t *testing.T) {
+	data := arxivtest.DataDir(t)
+	e := entryFromReference(t, data, "2302.04761", 1, time.Now())
+	f := newFixture(t, arxivtest.Options{PDFs: map[string]string{}}, e) // no PDF: 404
+	ctx := context.Background()
+	pdfRequests := func() int {
+		n := 0
+		for _, r := range f.srv.Requests() {
+			if r.Kind == "pdf" {
+				n++
+			}
+		}
+		return n
+	}
+	rep, err := f.in.ArxivIDs(ctx, []string{"2302.04761"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Added) != 0 || len(rep.Failed) != 1 || !rep.Failed[0].AbstractKept || !strings.Contains(rep.Failed[0].Reason, "404") || pdfRequests() != 1 {
+		t.Fatalf("first run: %+v, %d PDF requests; want it failed once, abstract kept, after 1 request", rep, pdfRequests())
+	}
+	var notes []string
+	f.in.Observer = func(ev Event) {
+		if ev.Kind == Stored && ev.Msg != "" {
+			notes = append(notes, ev.Msg)
+		}
+	}
+	rep, err = f.in.ArxivIDs(ctx, []string{"2302.04761"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Unchanged) != 1 || len(rep.Failed) != 0 || pdfRequests() != 1 || len(notes) != 1 || !strings.Contains(notes[0], "next try after") {
+		t.Fatalf("second run: %+v, %d PDF requests, notes %q; want it unchanged without a download, saying when it is tried next", rep, pdfRequests(), notes)
+	}
+	f.in.RetryFailed = true
+	if rep, _ = f.in.ArxivIDs(ctx, []string{"2302.04761"}); len(rep.Failed) != 1 || pdfRequests() != 2 {
+		t.Fatalf("--retry-failed: %+v, %d PDF requests; want one more try", rep, pdfRequests())
+	}
+	fail, ok := f.in.textFailureOf("2302.04761v1")
+	if !ok || fail.Attempts != 2 {
+		t.Fatalf("recorded failure %+v (%v), want 2 attempts", fail, ok)
+	}
+	// the retry time passes, and arXiv has the PDF now
+	f.in.RetryFailed = false
+	fail.Last = fail.Last.Add(-retryAfter(2) - time.Minute)
+	b, _ := json.Marshal(fail)
+	os.WriteFile(f.in.failureFile("2302.04761v1"), b, 0o600)
+	g := newFixture(t, arxivtest.Options{}, e)
+	f.in.Arxiv = g.in.Arxiv
+	rep, err = f.in.ArxivIDs(ctx, []string{"2302.04761"})
+	if err != nil || len(rep.Updated) != 1 || len(rep.Failed) != 0 {
+		t.Fatalf("after the retry time: %+v, %v; want the full text in", rep, err)
+	}
+	if p, _ := f.lib.Get(ctx, "2302.04761"); p.Pages == 0 {
+		t.Error("the full text did not come in")
+	}
+	if _, ok := f.in.textFailureOf("2302.04761v1"); ok {
+		t.Error("the failure is still recorded after the full text came in")
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	want := []time.Duration{6 * time.Hour, 24 * time.Hour, 96 * time.Hour, 168 * time.Hour, 168 * time.Hour}
+	for i, w := range want {
+		if got := retryAfter(i + 1); got != w {
+			t.Errorf("retryAfter(%d) = %v, want %v", i+1, got, w)
+		}
 	}
 }

@@ -176,8 +176,19 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 					if Systemic(err) {
 						return err
 					}
+					// One record's failure fails its batch's transaction:
+					// store them one by one, so that each fails (or not)
+					// for its own reason.
 					for _, p := range todo {
-						r.fail(p.pos, p.paper.ID, err, false)
+						if err := r.storeBatch(gctx, []pending{p}); err != nil {
+							if isCancel(gctx, err) {
+								return gctx.Err()
+							}
+							if Systemic(err) {
+								return err
+							}
+							r.fail(p.pos, p.paper.ID, err, false)
+						}
 					}
 				}
 			}

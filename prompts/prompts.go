@@ -70,7 +70,7 @@ func init() {
 		"attr":     attr,
 		"noAnswer": func() string { return NoAnswer },
 	}
-	for _, name := range []string{"answer", "evidence", "digest"} {
+	for _, name := range []string{"answer", "evidence", "digest", "describe"} {
 		templates[name] = template.Must(template.New(name).Funcs(funcs).Option("missingkey=error").
 			ParseFS(files, name+".tmpl", "passage.tmpl"))
 	}
@@ -87,6 +87,10 @@ func Evidence(in EvidenceInput) (Prompt, error) { return render("evidence", in) 
 // Digest renders the prompt that summarises a topic's papers with [n]
 // citations.
 func Digest(in DigestInput) (Prompt, error) { return render("digest", in) }
+
+// Describe renders the prompt that describes a topic from its papers in
+// one paragraph citing them with [n] (DigestInput.Since is not used).
+func Describe(in DigestInput) (Prompt, error) { return render("describe", in) }
 
 func render(name string, data any) (Prompt, error) {
 	t := templates[name]

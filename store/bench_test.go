@@ -115,7 +115,7 @@ func BenchmarkSearchVectorsCold(b *testing.B) {
 				c0 := cpuTime()
 				for b.Loop() {
 					if mode == "rebuild" {
-						os.Remove(filepath.Join(dir, store.SidecarName))
+						os.RemoveAll(filepath.Join(dir, store.IndexDir))
 					}
 					lib, err := store.Open(ctx, dir)
 					if err != nil {
@@ -229,7 +229,7 @@ func BenchmarkRefreshAfterPut(b *testing.B) {
 					}
 					if mode == "full" {
 						lib.Close()
-						os.Remove(filepath.Join(dir, store.SidecarName))
+						os.RemoveAll(filepath.Join(dir, store.IndexDir))
 						if lib, err = store.Open(ctx, dir); err != nil {
 							b.Fatal(err)
 						}

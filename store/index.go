@@ -1,702 +1,1005 @@
 package store
 
 import (
-	"bytes"
-	"cmp"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
+	"sort"
 	"strconv"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/papers-cli/papers/internal/leview"
+	"github.com/papers-cli/papers/internal/sections"
 	"github.com/papers-cli/papers/store/fts"
 )
 
-// SidecarName is the search index cache in the library directory: every
-// chunk's vector and the full-text index. It may be deleted at any time;
-// the next search rebuilds it from the database.
-const SidecarName = "index.bin"
+// legacySidecars are the whole-library search caches of earlier versions
+// (index.bin, and vectors.f32 before it), deleted once the index directory
+// holds a commit.
+var legacySidecars = []string{"index.bin", "vectors.f32"}
 
-// legacySidecar is the vectors-only cache of earlier versions, deleted when
-// the new one is written.
-const legacySidecar = "vectors.f32"
+// segmentChunks is how many chunks a refresh puts in one new segment at
+// most: its full-text index is built in memory (about 1.5 KB per chunk of
+// ~100 words, so ~100 MB at this size) before it is written.
+var segmentChunks = 65536
 
-// chunkTable numbers the chunks of the library: chunk ordinal i is chunk
-// (papers[paperOf[i]], seqs[i]). papers is sorted, so comparing paper
-// indexes compares paper ids.
-type chunkTable struct {
-	papers  []string
-	paperOf []uint32
-	seqs    []uint32
-}
-
-func (x *chunkTable) len() int { return len(x.seqs) }
-
-// searchIndex is everything searches need in memory, for one generation of
-// the library: the chunk table, every vector in one contiguous slice
-// (chunk i at vecs[i*dims:(i+1)*dims]) and the full-text index (document i
-// is chunk i: its paper's title and its text).
-type searchIndex struct {
-	indexVersion
-	chunkTable
-	vecs  []float32
-	q8    []int8    // vecs quantised: chunk i at q8[i*dims:(i+1)*dims] ...
-	scale []float32 // ... times scale[i]
-	text  *fts.Index
-	fps   []byte       // the papers' fingerprints (fingerprintSize bytes each), to tell what a refresh can copy
-	raw   []byte       // the sidecar all this is a view of
-	unmap func() error // releases the mapped sidecar; nil when on the heap
-
-	reused int // chunks copied from the previous index when this one was built
-}
-
-// indexVersion is what a search index was built from: the library, its
-// vectors generation (bumped by every transaction that changes chunks), the
-// vectors' dimensions and their epoch (bumped when Reindex replaces them
-// all). An index of another version is stale; one of another library,
-// dimensions or epoch has nothing a refresh can copy.
+// indexVersion is what an index holds: the library (its random id), the
+// vectors' dimensions and epoch (bumped when Reindex replaces them all),
+// and the position in the library's change log (the index_log table, to
+// which a trigger adds every paper inserted, deleted or retitled) up to
+// which the index has taken the changes in. An index of another library,
+// dimensions or epoch is rebuilt from nothing; one behind in the log takes
+// in the papers logged since.
 type indexVersion struct {
 	libraryID string
-	gen       int64
 	dims      int
 	epoch     int64
+	pos       int64
 }
 
-func versionOf(m map[string]string) indexVersion {
-	v := indexVersion{libraryID: m[keyLibraryID]}
-	v.gen, _ = strconv.ParseInt(m[keyVectorsGen], 10, 64)
-	v.dims, _ = strconv.Atoi(m[keyDimensions])
-	v.epoch, _ = strconv.ParseInt(m[keyVectorsEpoch], 10, 64)
-	return v
+// sameVectors reports whether an index of version v can be brought up to
+// date with w by taking in the changes since v.
+func (v indexVersion) sameVectors(w indexVersion) bool {
+	return v.libraryID == w.libraryID && v.dims == w.dims && v.epoch == w.epoch
 }
 
-// Refresh brings the search index and its sidecar file up to date with the
-// library now, so that the next search (in this or another process) does
-// not pay for it. Ingest calls it after its last Put. The papers that did
-// not change are copied from the previous index rather than read and
-// tokenized again; at 100k chunks a build from nothing takes a few seconds
-// of CPU, mapping a current sidecar a few milliseconds.
-func (l *Library) Refresh(ctx context.Context) error {
-	if _, err := l.searchIndex(ctx); err != nil {
-		return fmt.Errorf("refresh the search index: %w", err)
+// libraryVersion reads the version of the library in q's snapshot, and how
+// far the change log was pruned (log rows up to it are gone). The log's
+// position is its AUTOINCREMENT counter, which pruning leaves alone (and
+// which is absent until the first row: position 0).
+func libraryVersion(ctx context.Context, q querier) (v indexVersion, pruned int64, err error) {
+	rows, err := q.QueryContext(ctx, `SELECT key, value FROM manifest WHERE key IN (?, ?, ?, ?)
+		UNION ALL SELECT 'index_log', seq FROM sqlite_sequence WHERE name = 'index_log'`,
+		keyLibraryID, keyDimensions, keyVectorsEpoch, keyIndexPruned)
+	if err != nil {
+		return v, 0, wrapBusy(err)
 	}
-	return nil
+	defer rows.Close()
+	for rows.Next() {
+		var k, val string
+		if err := rows.Scan(&k, &val); err != nil {
+			return v, 0, err
+		}
+		switch k {
+		case keyLibraryID:
+			v.libraryID = val
+		case keyDimensions:
+			v.dims, _ = strconv.Atoi(val)
+		case keyVectorsEpoch:
+			v.epoch, _ = strconv.ParseInt(val, 10, 64)
+		case keyIndexPruned:
+			pruned, _ = strconv.ParseInt(val, 10, 64)
+		case "index_log":
+			v.pos, _ = strconv.ParseInt(val, 10, 64)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return v, 0, err
+	}
+	if len(v.libraryID) != 32 {
+		return v, 0, errors.New("library id is not 32 hex digits")
+	}
+	return v, pruned, nil
 }
 
-// searchIndex returns the in-memory index, loading it if there is none or
-// the library changed since it was loaded (another Put, here or in another
-// process). The check costs one indexed read of the manifest.
-func (l *Library) searchIndex(ctx context.Context) (*searchIndex, error) {
-	m, err := readManifest(ctx, l.db)
+// indexLogSchema is the library's change log (schema 4): every paper
+// inserted, deleted or retitled (or renumbered) adds its id, so that the
+// search index can take in exactly the papers that changed since it was
+// committed. Chunks change only with their paper's row (Put replaces the
+// row, its chunks go by ON DELETE CASCADE) or all at once by Reindex
+// (which bumps vectors_epoch, and the index is rebuilt). AUTOINCREMENT
+// keeps ids growing after the log is pruned. Schema 4 also gave Count a
+// covering index.
+const indexLogSchema = `
+CREATE TABLE IF NOT EXISTS index_log (
+	id       INTEGER PRIMARY KEY AUTOINCREMENT,
+	paper_id TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS index_log_insert AFTER INSERT ON papers BEGIN
+	INSERT INTO index_log (paper_id) VALUES (new.id);
+END;
+CREATE TRIGGER IF NOT EXISTS index_log_delete AFTER DELETE ON papers BEGIN
+	INSERT INTO index_log (paper_id) VALUES (old.id);
+END;
+CREATE TRIGGER IF NOT EXISTS index_log_update AFTER UPDATE OF id, title, chunks ON papers BEGIN
+	INSERT INTO index_log (paper_id) VALUES (old.id);
+	INSERT INTO index_log (paper_id) SELECT new.id WHERE new.id != old.id;
+END;
+-- Count's sum of chunks from an index (2 MB at 100k papers) instead of a
+-- scan of the papers table with its abstracts (700 MB, all of it mapped).
+CREATE INDEX IF NOT EXISTS papers_chunks ON papers (chunks);
+`
+
+// keyIndexPruned is the manifest key recording up to which id the change
+// log was pruned.
+const keyIndexPruned = "index_log_pruned"
+
+// liveSeg is a segment as one view of the index has it: with the chunks
+// deleted from it by then.
+type liveSeg struct {
+	*segment
+	del     *fts.Deleted
+	delName string // the deletion file del was read from or written to ("" if none or in memory)
+}
+
+// searchIndex is one consistent view of the index, for searches: live
+// segments, one after the other. Chunk i of the view is chunk i-base[s]
+// of segment s. It is read-only and safe for concurrent use while held
+// (Library.acquireIndex).
+type searchIndex struct {
+	indexVersion
+	segs  []liveSeg
+	base  []int
+	total int
+	text  *fts.Set
+	refs  int    // guarded by indexState.mu: holders, plus one while it is the current view
+	gen   uint64 // the commit it is (or would be)
+
+	rebuilt bool // refreshLocked built it from nothing
+}
+
+func (x *searchIndex) len() int { return x.total }
+
+// live is the number of chunks not deleted.
+func (x *searchIndex) live() int { return x.text.Live() }
+
+// locate returns the segment and the segment's chunk of view chunk i.
+func (x *searchIndex) locate(i int) (int, int) {
+	s := sort.Search(len(x.base), func(j int) bool { return x.base[j] > i }) - 1
+	return s, i - x.base[s]
+}
+
+// chunkAt returns chunk i's paper id (a view of the mapped segment) and seq.
+func (x *searchIndex) chunkAt(i int) (string, int) {
+	s, d := x.locate(i)
+	seg := x.segs[s]
+	return seg.paperID(int(seg.paperOf[d])), int(seg.seqs[d])
+}
+
+func newView(v indexVersion, gen uint64, segs []liveSeg) *searchIndex {
+	x := &searchIndex{indexVersion: v, gen: gen, segs: segs, base: make([]int, len(segs))}
+	parts := make([]fts.Part, len(segs))
+	for i, s := range segs {
+		x.base[i] = x.total
+		x.total += s.n
+		parts[i] = fts.Part{X: s.text, Del: s.del}
+	}
+	x.text = fts.NewSet(parts...)
+	return x
+}
+
+// indexState is a Library's hold on the search index: the current view and
+// the segments mapped for it and for views still in use.
+type indexState struct {
+	mu   sync.Mutex
+	cur  *searchIndex
+	open map[string]*segment // by name; memory segments are not in it
+}
+
+// drop releases one hold on view x; the last one releases its segments
+// that no other view holds.
+func (st *indexState) drop(x *searchIndex) {
+	if x == nil {
+		return
+	}
+	if x.refs--; x.refs > 0 {
+		return
+	}
+	for _, s := range x.segs {
+		if s.views--; s.views > 0 {
+			continue
+		}
+		if st.open[s.name] == s.segment {
+			delete(st.open, s.name)
+		}
+		s.release()
+	}
+}
+
+// close releases everything; holders must have released their views.
+func (st *indexState) close() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.drop(st.cur)
+	st.cur = nil
+	for _, s := range st.open {
+		s.release()
+	}
+	st.open = nil
+}
+
+// acquireIndex returns a view of the search index as up to date as the
+// library, held until releaseIndex. The check costs one small query; when
+// the library changed since the current view, the new view comes from the
+// index directory if it is current, else the index is brought up to date
+// (by this process if it can take the write lock at once, else in memory:
+// searches never wait for writers; a library opened read-only is always
+// caught up in memory).
+func (l *Library) acquireIndex(ctx context.Context) (*searchIndex, error) {
+	v, _, err := libraryVersion(ctx, l.db)
 	if err != nil {
 		return nil, err
 	}
-	v := versionOf(m)
-
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if x := l.idx; x != nil && x.indexVersion == v {
+	st := &l.ix
+	st.mu.Lock()
+	if x := st.cur; x != nil && x.indexVersion == v {
+		x.refs++
+		st.mu.Unlock()
 		return x, nil
 	}
-	prev := l.idx // what the new index can copy
-	if l.idx != nil {
-		// Searches in flight may still use the old index: unmap it at Close.
-		l.retired = append(l.retired, l.idx)
-		l.idx = nil
+	st.mu.Unlock()
+	x, err := l.loadIndex(ctx, v, true)
+	if err != nil {
+		return nil, err
 	}
-	path := filepath.Join(l.dir, SidecarName)
-	if x, unmap, err := readSidecar(path); err == nil {
-		x.unmap = unmap
-		if x.indexVersion == v {
-			l.idx = x
-			return x, nil
+	return l.install(x), nil
+}
+
+// install makes x the current view if it is newer than the current one,
+// and returns the view the caller holds (x, or the current one if it is
+// as new; one hold on x is given up then).
+func (l *Library) install(x *searchIndex) *searchIndex {
+	st := &l.ix
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if cur := st.cur; cur != nil && cur.indexVersion == x.indexVersion && cur.gen >= x.gen {
+		cur.refs++
+		st.drop(x)
+		return cur
+	}
+	st.drop(st.cur)
+	x.refs++
+	st.cur = x
+	return x
+}
+
+func (l *Library) releaseIndex(x *searchIndex) {
+	l.ix.mu.Lock()
+	defer l.ix.mu.Unlock()
+	l.ix.drop(x)
+}
+
+func (l *Library) indexDir() string { return filepath.Join(l.dir, IndexDir) }
+
+// loadIndex returns a view at version v or later with one hold, from the
+// index directory: as committed if the commit is at v, else updated (on
+// disk if refresh and the write lock is free, in memory otherwise).
+func (l *Library) loadIndex(ctx context.Context, v indexVersion, refresh bool) (*searchIndex, error) {
+	dir := l.indexDir()
+	for attempt := 0; ; attempt++ {
+		c, err := readCommit(dir)
+		if err == nil && c != nil && c.indexVersion == v {
+			x, err := l.openView(c)
+			if err == nil {
+				return x, nil
+			}
+			if !errors.Is(err, fs.ErrNotExist) || attempt >= 5 {
+				// Damaged: rebuilt below, from nothing.
+				c = nil
+			} else {
+				continue // a merge committed and deleted a file meanwhile
+			}
+		} else if err != nil {
+			c = nil
 		}
-		if prev == nil || prev.gen < x.gen {
-			prev = x
-			defer unmap() // after the build has copied what it needs
-		} else {
-			unmap()
-		}
-	}
-	x, err := l.writeIndex(ctx, prev, path)
-	if err == nil {
-		os.Remove(filepath.Join(l.dir, legacySidecar))
-	} else if ctx.Err() == nil {
-		// Best effort: a library on a read-only medium or a full disk still
-		// searches, only slower at each start.
-		x, err = l.loadIndex(ctx, prev)
-	}
-	if err != nil {
-		return nil, err
-	}
-	l.idx = x
-	return x, nil
-}
-
-// discardIndex forgets the loaded index and deletes the sidecar, so that
-// the next search rebuilds both from the database.
-func (l *Library) discardIndex() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.idx != nil {
-		l.retired = append(l.retired, l.idx)
-		l.idx = nil
-	}
-	if err := os.Remove(filepath.Join(l.dir, SidecarName)); err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	return nil
-}
-
-// loadIndex builds the index in memory, for a library whose directory
-// cannot take a sidecar (and for tests); see buildSidecar.
-func (l *Library) loadIndex(ctx context.Context, prev *searchIndex) (*searchIndex, error) {
-	var m memFile
-	reused, err := l.buildSidecar(ctx, prev, &m)
-	if err != nil {
-		return nil, err
-	}
-	x, err := parseSidecar(m.b)
-	if err != nil {
-		return nil, fmt.Errorf("load the search index: %w", err)
-	}
-	x.reused = reused
-	return x, nil
-}
-
-// writeIndex builds the index into a new sidecar file (see buildSidecar),
-// makes it durable, maps it and renames it into place as path.
-//
-// The vectors and postings are not checksummed (that would cost a pass
-// over hundreds of MB at every start): instead the file is durable before
-// it is renamed, so a crash leaves the old sidecar or the complete new one.
-func (l *Library) writeIndex(ctx context.Context, prev *searchIndex, path string) (*searchIndex, error) {
-	removeStaleTemps(path)
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())  // no-op after the rename
-	defer holdTemp(tmp.Name())() // until renamed: removeStaleTemps leaves it alone
-	reused, err := l.buildSidecar(ctx, prev, tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	// Mapped before the rename: another process may put a sidecar of its
-	// own at path at any moment.
-	x, unmap, err := readSidecar(tmp.Name())
-	if err != nil {
-		return nil, fmt.Errorf("load the search index: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		unmap()
-		return nil, err
-	}
-	x.unmap, x.reused = unmap, reused
-	return x, nil
-}
-
-// memFile is a file in memory, for buildSidecar.
-type memFile struct{ b []byte }
-
-func (m *memFile) WriteAt(p []byte, off int64) (int, error) {
-	if end := int(off) + len(p); end > len(m.b) {
-		m.b = slices.Grow(m.b, end-len(m.b))[:end]
-	}
-	return copy(m.b[off:], p), nil
-}
-
-// buildSidecar builds the search index from the database, in one snapshot,
-// and writes it to w laid out as a sidecar (see sidecarMagic), returning
-// how many chunks it copied from prev. The chunks of papers that prev
-// holds as they are now (the same fingerprint, library, dimensions and
-// vectors epoch) are copied from it, tokens and vectors alike; the others
-// are read from the database and their text tokenized on a second
-// goroutine. Either way the result is the one a build from nothing gives,
-// byte for byte. prev may be nil; it must stay mapped until buildSidecar
-// returns. The vectors go to w as they come: the only large allocation is
-// the full-text index's.
-func (l *Library) buildSidecar(ctx context.Context, prev *searchIndex, w io.WriterAt) (reused int, err error) {
-	// doc is one chunk for the tokenizer: chunk from of prev, or a text.
-	type doc struct {
-		paper uint32
-		from  int32
-		text  string
-	}
-	batches := make(chan []doc, 4)
-	text := fts.NewBuilder()
-	var titles []string
-	built := make(chan error, 1)
-	go func() {
-		var err error
-		for b := range batches {
-			for _, d := range b {
-				if d.from >= 0 {
-					err = cmp.Or(err, text.AddFrom(prev.text, int(d.from)))
-				} else {
-					text.Add(titles[d.paper], d.text)
+		if refresh && l.readOnly == "" {
+			release, lerr := l.lockWrite(ctx, 0)
+			if lerr == nil {
+				x, err := l.refreshLocked(ctx)
+				release()
+				if err == nil && x.rebuilt {
+					// A rebuild from nothing leaves many segments of one
+					// size: merge them now, in the command that is slow
+					// anyway, not in the next ingest of one paper.
+					return l.mergedView(ctx, x), nil
+				}
+				if err == nil || ctx.Err() != nil {
+					return x, err
 				}
 			}
 		}
-		built <- err
-	}()
-	var x searchIndex // the chunk table, fingerprints and version
-	var lay sidecarLayout
-	var vecs, q8 sectionWriter
-	err = l.read(ctx, func(tx *sql.Tx) error {
-		defer close(batches)
-		m, err := readManifest(ctx, tx)
-		if err != nil {
-			return err
-		}
-		x.indexVersion = versionOf(m)
-		if len(x.libraryID) != 32 {
-			return errors.New("library id is not 32 hex digits")
-		}
-		if prev != nil && (prev.libraryID != x.libraryID || prev.dims != x.dims || prev.epoch != x.epoch) {
-			prev = nil
-		}
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT coalesce(sum(chunks), 0) FROM papers").Scan(&n); err != nil {
-			return err
-		}
-		rows, err := tx.QueryContext(ctx, "SELECT id, title, fingerprint FROM papers WHERE chunks > 0 ORDER BY id")
-		if err != nil {
-			return err
-		}
-		pos := map[string]uint32{}
-		for rows.Next() {
-			var id, title, fp string
-			if err := rows.Scan(&id, &title, &fp); err != nil {
-				rows.Close()
-				return err
-			}
-			pos[id] = uint32(len(x.papers))
-			x.papers = append(x.papers, id)
-			titles = append(titles, title)
-			x.fps = appendFingerprint(x.fps, fp)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		lay = layoutSidecar(x.papers, n, x.dims)
-		x.paperOf = make([]uint32, 0, n)
-		x.seqs = make([]uint32, 0, n)
-		x.scale = make([]float32, 0, n)
-		vecs = sectionWriter{w: w, off: int64(lay.vecs)}
-		q8 = sectionWriter{w: w, off: int64(lay.q8)}
-		batch := make([]doc, 0, 256)
-		emit := func(d doc) {
-			if batch = append(batch, d); len(batch) == cap(batch) {
-				batches <- batch
-				batch = make([]doc, 0, 256)
+		// In memory: from the commit's segments if they can be opened.
+		var base *searchIndex
+		if c != nil && c.sameVectors(v) {
+			if base, err = l.openView(c); err != nil {
+				if errors.Is(err, fs.ErrNotExist) && attempt < 5 {
+					continue
+				}
+				base = nil
 			}
 		}
-		var qbuf []int8
-		// add appends chunk (pid, seq) with vector blob and text body.
-		add := func(pid string, seq int, blob []byte, body string) error {
-			if len(blob) != 4*x.dims {
-				return fmt.Errorf("chunk %s has a vector of %d bytes, want %d", ChunkID(pid, seq), len(blob), 4*x.dims)
-			}
-			p, ok := pos[pid]
-			if !ok || len(x.paperOf) == n {
-				return fmt.Errorf("chunk %s of a paper with no chunks counted", ChunkID(pid, seq))
-			}
-			x.paperOf = append(x.paperOf, p)
-			x.seqs = append(x.seqs, uint32(seq))
-			var scale float32
-			qbuf, scale = quantize(qbuf[:0], leview.Of[float32](blob, x.dims))
-			x.scale = append(x.scale, scale)
-			vecs.write(blob)
-			q8.write(leview.Bytes(qbuf))
-			emit(doc{paper: p, from: -1, text: body})
-			return nil
+		x, err := l.updateInMemory(ctx, base)
+		if errors.Is(err, errLogPruned) && attempt < 5 {
+			continue // a newer commit is there
 		}
-		copied := func(p uint32, seq uint32, c int) error {
-			if len(x.paperOf) == n {
-				return fmt.Errorf("chunk %s of a paper with no chunks counted", ChunkID(x.papers[p], int(seq)))
-			}
-			d := x.dims
-			x.paperOf = append(x.paperOf, p)
-			x.seqs = append(x.seqs, seq)
-			x.scale = append(x.scale, prev.scale[c])
-			vecs.write(leview.Bytes(prev.vecs[c*d : (c+1)*d]))
-			q8.write(leview.Bytes(prev.q8[c*d : (c+1)*d]))
-			reused++
-			emit(doc{paper: p, from: int32(c)})
-			return nil
+		return x, err
+	}
+}
+
+// lockWrite takes the index's write lock (creating the directory).
+func (l *Library) lockWrite(ctx context.Context, wait time.Duration) (func(), error) {
+	if err := os.MkdirAll(l.indexDir(), 0o700); err != nil {
+		return nil, err
+	}
+	return lockIndex(ctx, l.indexDir(), writeLockName, wait)
+}
+
+// openView opens the segments and deletion files commit c names, reusing
+// those this Library has open. The view has one hold.
+func (l *Library) openView(c *commitInfo) (*searchIndex, error) {
+	dir := l.indexDir()
+	st := &l.ix
+	segs := make([]liveSeg, 0, len(c.segs))
+	// Segments already open are pinned (a view released meanwhile could
+	// otherwise unmap them); new ones join the map, unless another
+	// goroutine opened the same one meanwhile.
+	pin := func(s *segment) *segment {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if st.open == nil {
+			st.open = map[string]*segment{}
 		}
-		if reuse := x.reusable(prev); len(reuse) > n/2 {
-			// The new index will be about the size of the old one. (The
-			// tokenizer touches text only once it has a batch.)
-			text.Grow(n, prev.text.Postings()*n/max(prev.len(), 1))
-			err = copyOrRead(ctx, tx, reuse, pos, add, copied)
+		if o := st.open[s.name]; o != nil && o != s {
+			s.release()
+			s = o
 		} else {
-			err = scanChunks(ctx, tx, add)
+			st.open[s.name] = s
 		}
+		s.views++
+		return s
+	}
+	fail := func(err error) (*searchIndex, error) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		st.drop(&searchIndex{segs: segs, refs: 1})
+		return nil, err
+	}
+	for _, cs := range c.segs {
+		st.mu.Lock()
+		s := st.open[cs.name]
+		if s != nil {
+			s.views++
+		}
+		st.mu.Unlock()
+		if s == nil {
+			var err error
+			if s, err = openSegment(dir, cs.name); err != nil {
+				return fail(err)
+			}
+			s = pin(s)
+		}
+		segs = append(segs, liveSeg{segment: s, delName: cs.del})
+		if s.n != cs.docs || s.dims != c.dims {
+			return fail(fmt.Errorf("segment %s: %w", cs.name, errBadSegment))
+		}
+		if cs.del != "" {
+			d, err := l.deletions(s, cs.del)
+			if err != nil {
+				return fail(err)
+			}
+			segs[len(segs)-1].del = d
+		}
+	}
+	x := newView(c.indexVersion, c.gen, segs)
+	x.refs = 1
+	return x, nil
+}
+
+// deletions reads deletion file name of segment s, or takes it from the
+// last one read.
+func (l *Library) deletions(s *segment, name string) (*fts.Deleted, error) {
+	l.ix.mu.Lock()
+	if s.lastDelName == name {
+		d := s.lastDel
+		l.ix.mu.Unlock()
+		return d, nil
+	}
+	l.ix.mu.Unlock()
+	d, err := readDeleted(l.indexDir(), name, s.text)
+	if err != nil {
+		return nil, err
+	}
+	l.ix.mu.Lock()
+	s.lastDelName, s.lastDel = name, d
+	l.ix.mu.Unlock()
+	return d, nil
+}
+
+// Refresh brings the search index up to date with the library now, so
+// that the next search (in this or another process) does not pay for it,
+// then merges segments if the merge policy asks for it (see merge.go).
+// Ingest calls it after its last Put. Taking in a change costs about what
+// the changed papers cost (their chunks are read, tokenized and written
+// as a new segment; the chunks they replace are marked deleted), not what
+// the library costs. It waits up to the busy timeout for another process
+// writing the index.
+//
+// The index is a cache of the library: when its directory cannot be
+// written (a full disk, a read-only medium, no permission) Refresh leaves
+// it behind and returns nil, and searches take the changes in in memory.
+func (l *Library) Refresh(ctx context.Context) error {
+	if l.readOnly != "" {
+		return fmt.Errorf("refresh the search index: %w", l.errReadOnly())
+	}
+	release, err := l.lockWrite(ctx, busyTimeout)
+	if err != nil {
+		if cannotWriteIndex(err) {
+			return nil
+		}
+		return fmt.Errorf("refresh the search index: %w", err)
+	}
+	x, err := l.refreshLocked(ctx)
+	release()
+	if err != nil {
+		if cannotWriteIndex(err) {
+			return nil
+		}
+		return fmt.Errorf("refresh the search index: %w", wrapBusy(err))
+	}
+	l.releaseIndex(l.install(x))
+	if err := l.mergeIndex(ctx); err != nil && !cannotWriteIndex(err) {
+		return fmt.Errorf("merge search index segments: %w", err)
+	}
+	return nil
+}
+
+// cannotWriteIndex reports whether err says the index directory cannot
+// be written now.
+func cannotWriteIndex(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
+}
+
+// mergedView merges the segments of x's commit as the merge policy asks
+// and returns a view of the commit after, giving up the hold on x (or x
+// itself, if merging or reading the result fails).
+func (l *Library) mergedView(ctx context.Context, x *searchIndex) *searchIndex {
+	if err := l.mergeIndex(ctx); err != nil {
+		return x
+	}
+	c, err := readCommit(l.indexDir())
+	if err != nil || c == nil || c.indexVersion != x.indexVersion {
+		return x
+	}
+	y, err := l.openView(c)
+	if err != nil {
+		return x
+	}
+	l.releaseIndex(x)
+	return y
+}
+
+// refreshLocked brings the index directory up to date with the library
+// and returns a view of the new commit with one hold. The caller holds the
+// write lock.
+func (l *Library) refreshLocked(ctx context.Context) (*searchIndex, error) {
+	dir := l.indexDir()
+	c, err := readCommit(dir)
+	var base *searchIndex
+	if err == nil && c != nil {
+		if base, err = l.openView(c); err != nil {
+			base = nil // damaged: rebuilt from nothing
+		}
+	}
+	if base != nil {
+		defer l.releaseIndex(base)
+	}
+	gen := uint64(1)
+	if c != nil {
+		gen = c.gen + 1
+	}
+	u, err := l.update(ctx, base, segSink{dir: dir, gen: gen})
+	if err != nil {
+		return nil, err
+	}
+	if base != nil && u.v == base.indexVersion {
+		x := base
+		l.ix.mu.Lock()
+		x.refs++
+		l.ix.mu.Unlock()
+		removeUnused(dir, c)
+		return x, nil
+	}
+	nc := &commitInfo{indexVersion: u.v, gen: gen}
+	for i := range u.segs {
+		s := &u.segs[i]
+		if s.del.Len() == s.n {
+			continue // nothing left in it
+		}
+		if s.changed {
+			s.delName = delFileName(s.name, gen)
+			if err := writeDurable(dir, s.delName, frame(delMagic, s.del.AppendBinary(nil))); err != nil {
+				u.abort()
+				return nil, fmt.Errorf("write deletions: %w", err)
+			}
+		}
+		nc.segs = append(nc.segs, commitSeg{name: s.name, docs: s.n, del: s.delName})
+	}
+	if err := writeCommit(dir, nc); err != nil {
+		u.abort()
+		return nil, err
+	}
+	removeUnused(dir, nc)
+	for _, f := range legacySidecars {
+		os.Remove(filepath.Join(l.dir, f))
+	}
+	l.pruneLog(ctx, nc.pos)
+	u.abort() // the new segments are opened again, from their files, as the commit's
+	x, err := l.openView(nc)
+	if err == nil {
+		x.rebuilt = u.rebuilt
+	}
+	return x, err
+}
+
+// updateInMemory returns a view of the library now: base (nil for none)
+// with the changes since taken in, in memory, for a process that cannot
+// write the index. The view has one hold.
+func (l *Library) updateInMemory(ctx context.Context, base *searchIndex) (*searchIndex, error) {
+	if base != nil {
+		defer l.releaseIndex(base)
+	}
+	u, err := l.update(ctx, base, segSink{mem: true})
+	if err != nil {
+		return nil, err
+	}
+	return l.memoryView(u, base), nil
+}
+
+// memoryView is the view of an update made in memory, with one hold.
+func (l *Library) memoryView(u *pendingUpdate, base *searchIndex) *searchIndex {
+	var gen uint64
+	if base != nil {
+		gen = base.gen
+	}
+	x := newView(u.v, gen, u.segs.liveSegs())
+	l.ix.mu.Lock()
+	for _, s := range x.segs {
+		s.views++
+	}
+	x.refs = 1
+	l.ix.mu.Unlock()
+	return x
+}
+
+// pendingSeg is a segment of an update: one of the base's, maybe with new
+// deletions, or a new one.
+type pendingSeg struct {
+	liveSeg
+	changed bool // del is new (to be written)
+	fresh   bool // a new segment
+}
+
+type pendingSegs []pendingSeg
+
+func (ps pendingSegs) liveSegs() []liveSeg {
+	out := make([]liveSeg, len(ps))
+	for i, p := range ps {
+		out[i] = p.liveSeg
+	}
+	return out
+}
+
+// pendingUpdate is an index update made but not committed: the version it
+// brings the index to and its segments.
+type pendingUpdate struct {
+	v       indexVersion
+	segs    pendingSegs
+	rebuilt bool // from nothing: there was no usable base
+}
+
+// abort releases the update's new segments (if it was not committed,
+// their files are deleted as unused by the next commit).
+func (u *pendingUpdate) abort() {
+	for _, s := range u.segs {
+		if s.fresh {
+			s.release()
+		}
+	}
+}
+
+// errLogPruned is update's error when base is older than what the change
+// log still holds, so that a newer commit must be read first.
+var errLogPruned = errors.New("the index is older than the change log")
+
+// update reads, in one snapshot of the library, what changed since base
+// (nil: everything) and returns base's segments with the chunks of changed
+// papers deleted, followed by new segments (made through dest) holding
+// the changed papers as they are now. A base of other vectors (library,
+// dimensions, epoch) is ignored; one older than the pruned change log is
+// an error (errLogPruned) unless the caller holds the write lock, for
+// which such a base is rebuilt from nothing.
+func (l *Library) update(ctx context.Context, base *searchIndex, sink segSink) (*pendingUpdate, error) {
+	var u *pendingUpdate
+	err := l.readLarge(ctx, func(tx *sql.Tx) error {
+		var err error
+		u, err = updateTx(ctx, tx, base, sink)
+		return err
+	})
+	return u, err
+}
+
+// updateTx is update in the snapshot of tx.
+func updateTx(ctx context.Context, tx *sql.Tx, base *searchIndex, sink segSink) (*pendingUpdate, error) {
+	u := &pendingUpdate{}
+	err := func() error {
+		v, pruned, err := libraryVersion(ctx, tx)
 		if err != nil {
 			return err
 		}
-		if len(x.paperOf) != n {
-			return fmt.Errorf("the papers table counts %d chunks, the chunks table holds %d", n, len(x.paperOf))
+		u.v = v
+		if base != nil && (!base.sameVectors(v) || base.pos > v.pos) {
+			base = nil
 		}
-		batches <- batch
-		return nil
-	})
-	if berr := <-built; err == nil {
-		err = berr
-	}
-	if err == nil {
-		err = cmp.Or(vecs.flush(), q8.flush())
-	}
-	if err == nil {
-		err = x.writeSidecar(w, lay, text.AppendBinary(nil))
-	}
+		if base != nil && base.pos < pruned {
+			if sink.mem {
+				return errLogPruned
+			}
+			base = nil
+		}
+		w := &segmentsWriter{ctx: ctx, dims: v.dims, sink: sink, out: &u.segs}
+		if base == nil {
+			u.rebuilt = true
+			return w.all(tx)
+		}
+		for _, s := range base.segs {
+			u.segs = append(u.segs, pendingSeg{liveSeg: s})
+		}
+		if base.pos == v.pos {
+			return nil
+		}
+		changed, err := changedPapers(ctx, tx, base.pos)
+		if err != nil {
+			return err
+		}
+		if err := u.segs.deletePapers(changed); err != nil {
+			return err
+		}
+		return w.papers(tx, changed)
+	}()
 	if err != nil {
-		return 0, fmt.Errorf("load the search index: %w", err)
+		u.abort()
+		return nil, err
 	}
-	return reused, nil
+	return u, nil
 }
 
-// sectionWriter writes a run of bytes to w from off on, in large writes.
-type sectionWriter struct {
-	w   io.WriterAt
-	off int64
-	buf []byte
-	err error
+// deletePapers marks the chunks of the given papers deleted in every
+// segment that holds them live.
+func (ps pendingSegs) deletePapers(ids []string) error {
+	for i := range ps {
+		s := &ps[i]
+		var docs []uint32
+		for _, id := range ids {
+			p := s.findPaper(id)
+			if p < 0 || s.del.Has(int(s.start[p])) {
+				continue
+			}
+			for d := s.start[p]; d < s.start[p+1]; d++ {
+				docs = append(docs, d)
+			}
+		}
+		if len(docs) == 0 {
+			continue
+		}
+		del, err := s.text.Delete(s.del, docs)
+		if err != nil {
+			return fmt.Errorf("segment %s: %w", s.name, err)
+		}
+		s.del, s.changed, s.delName = del, true, ""
+	}
+	return nil
 }
 
-func (s *sectionWriter) write(p []byte) {
-	if len(s.buf)+len(p) > cap(s.buf) {
-		s.flush()
-		if s.buf == nil {
-			s.buf = make([]byte, 0, 1<<20)
+// changedPapers returns the ids of the papers logged after pos, ascending.
+func changedPapers(ctx context.Context, tx *sql.Tx, pos int64) ([]string, error) {
+	return queryStrings(ctx, tx, "SELECT DISTINCT paper_id FROM index_log WHERE id > ? ORDER BY paper_id", pos)
+}
+
+// queryStrings returns the one text column of what a query selects.
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrapBusy(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// readLarge runs fn in a read-only transaction on a connection that does
+// not map the database: a scan of the whole chunks table through SQLite's
+// mmap would add the file (GBs at a million chunks) to the process's
+// resident memory.
+func (l *Library) readLarge(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return wrapBusy(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+strconv.Itoa(mmapSize))
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return wrapBusy(err)
+	}
+	defer tx.Rollback()
+	return wrapBusy(fn(tx))
+}
+
+// segmentsWriter cuts chunks given in (paper id, seq) order into new
+// segments of at most about segmentChunks chunks (a paper is never split).
+type segmentsWriter struct {
+	ctx  context.Context
+	dims int
+	sink segSink
+	cur  *segDest
+	w    *segmentWriter
+	out  *pendingSegs
+	last string
+}
+
+func (w *segmentsWriter) add(id, title string, seq int, blob []byte, body string) error {
+	if w.w != nil && id != w.last && w.w.chunks() >= segmentChunks {
+		if err := w.finish(); err != nil {
+			return err
 		}
 	}
-	s.buf = append(s.buf, p...)
-}
-
-func (s *sectionWriter) flush() error {
-	if len(s.buf) > 0 && s.err == nil {
-		_, s.err = s.w.WriteAt(s.buf, s.off)
-		s.off += int64(len(s.buf))
+	if w.w == nil {
+		d, err := w.sink.create()
+		if err != nil {
+			return err
+		}
+		w.cur, w.w = d, newSegmentWriter(w.dims, d.seg, d.vec)
 	}
-	s.buf = s.buf[:0]
-	return s.err
+	w.last = id
+	return w.w.add(id, title, seq, blob, body)
 }
 
-// scanChunks calls add for every chunk, in rowid order: sequential reads of
-// the table, and a paper's chunks together (they are inserted in one
-// transaction).
-func scanChunks(ctx context.Context, tx *sql.Tx, add func(pid string, seq int, blob []byte, body string) error) error {
-	rows, err := tx.QueryContext(ctx, "SELECT paper_id, seq, vector, text FROM chunks ORDER BY id")
+func (w *segmentsWriter) finish() error {
+	if w.w == nil {
+		return nil
+	}
+	err := w.w.finish()
+	var s *segment
+	if err == nil {
+		s, err = w.cur.done()
+	} else {
+		w.cur.abort()
+	}
+	w.w, w.cur = nil, nil
+	if err != nil {
+		return fmt.Errorf("write a search index segment: %w", err)
+	}
+	*w.out = append(*w.out, pendingSeg{liveSeg: liveSeg{segment: s}, fresh: true})
+	return nil
+}
+
+func (w *segmentsWriter) stop() {
+	if w.w != nil {
+		w.w.abort()
+		w.cur.abort()
+		w.w, w.cur = nil, nil
+	}
+}
+
+// all writes every chunk of the library.
+func (w *segmentsWriter) all(tx *sql.Tx) error {
+	defer w.stop()
+	rows, err := tx.QueryContext(w.ctx, `SELECT c.paper_id, p.title, c.seq, c.vector, c.text
+		FROM chunks c JOIN papers p ON p.id = c.paper_id ORDER BY c.paper_id, c.seq`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	var pid, body string
+	var id, title, body string
 	var seq int
 	var blob sql.RawBytes
 	for rows.Next() {
-		if err := rows.Scan(&pid, &seq, &blob, &body); err != nil {
+		if err := rows.Scan(&id, &title, &seq, &blob, &body); err != nil {
 			return err
 		}
-		if err := add(pid, seq, blob, body); err != nil {
+		if err := w.add(id, title, seq, blob, body); err != nil {
 			return err
 		}
 	}
-	return rows.Err()
-}
-
-// reusable maps each chunk of prev whose paper x holds unchanged (the same
-// fingerprint) to its ordinal in prev.
-func (x *searchIndex) reusable(prev *searchIndex) map[chunkKey]int32 {
-	if prev == nil {
-		return nil
-	}
-	same := make([]int32, len(prev.papers)) // prev paper -> x paper + 1, 0 if changed
-	for i, id := range prev.papers {
-		if j, ok := slices.BinarySearch(x.papers, id); ok && x.fingerprint(j) != nil && bytes.Equal(x.fingerprint(j), prev.fingerprint(i)) {
-			same[i] = int32(j) + 1
-		}
-	}
-	reuse := map[chunkKey]int32{}
-	for c, p := range prev.paperOf {
-		if same[p] > 0 {
-			reuse[chunkKey{uint32(same[p] - 1), prev.seqs[c]}] = int32(c)
-		}
-	}
-	return reuse
-}
-
-type chunkKey struct{ paper, seq uint32 }
-
-// copyOrRead goes through the chunks in rowid order, as scanChunks does,
-// handing those in reuse (their ordinal in the previous index) to copied
-// and reading the others for add.
-func copyOrRead(ctx context.Context, tx *sql.Tx, reuse map[chunkKey]int32, pos map[string]uint32,
-	add func(pid string, seq int, blob []byte, body string) error, copied func(paper, seq uint32, from int) error) error {
-	type row struct {
-		id       int64
-		pid      string
-		key      chunkKey
-		prevFrom int32
-	}
-	// The (paper_id, seq) index covers this: a few MB, not the table.
-	rows, err := tx.QueryContext(ctx, "SELECT id, paper_id, seq FROM chunks")
-	if err != nil {
-		return err
-	}
-	var order []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.pid, &r.key.seq); err != nil {
-			rows.Close()
-			return err
-		}
-		r.prevFrom = -1
-		if p, ok := pos[r.pid]; ok {
-			r.key.paper = p
-			if c, ok := reuse[r.key]; ok {
-				r.prevFrom = c
-			}
-		}
-		order = append(order, r)
-	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	slices.SortFunc(order, func(a, b row) int { return cmp.Compare(a.id, b.id) })
-	read, err := tx.PrepareContext(ctx, "SELECT vector, text FROM chunks WHERE id = ?")
+	return w.finish()
+}
+
+// papers writes the chunks of the given papers (ascending ids; those no
+// longer in the library have none).
+func (w *segmentsWriter) papers(tx *sql.Tx, ids []string) error {
+	defer w.stop()
+	title, err := tx.PrepareContext(w.ctx, "SELECT title FROM papers WHERE id = ?")
 	if err != nil {
 		return err
 	}
-	defer read.Close()
-	for _, r := range order {
-		if r.prevFrom >= 0 {
-			if err := copied(r.key.paper, r.key.seq, int(r.prevFrom)); err != nil {
-				return err
-			}
-			continue
+	defer title.Close()
+	chunks, err := tx.PrepareContext(w.ctx, "SELECT seq, vector, text FROM chunks WHERE paper_id = ? ORDER BY seq")
+	if err != nil {
+		return err
+	}
+	defer chunks.Close()
+	for _, id := range ids {
+		var t string
+		if err := title.QueryRowContext(w.ctx, id).Scan(&t); errors.Is(err, sql.ErrNoRows) {
+			continue // deleted
+		} else if err != nil {
+			return err
 		}
-		var blob []byte
+		rows, err := chunks.QueryContext(w.ctx, id)
+		if err != nil {
+			return err
+		}
+		var seq int
+		var blob sql.RawBytes
 		var body string
-		if err := read.QueryRowContext(ctx, r.id).Scan(&blob, &body); err != nil {
-			return err
+		for rows.Next() {
+			if err = rows.Scan(&seq, &blob, &body); err != nil {
+				break
+			}
+			if err = w.add(id, t, seq, blob, body); err != nil {
+				break
+			}
 		}
-		if err := add(r.pid, int(r.key.seq), blob, body); err != nil {
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+		if err != nil {
 			return err
 		}
 	}
+	return w.finish()
+}
+
+// segDest is a new segment being written: to temporary files in the
+// index directory, or to memory.
+type segDest struct {
+	name     string
+	seg, vec io.WriterAt
+	done     func() (*segment, error) // makes it durable and opens it
+	abort    func()
+}
+
+// segSink makes new segments: in memory when mem is set, else as files of
+// dir whose temporary names start with prefix, for commit generation gen.
+type segSink struct {
+	mem    bool
+	dir    string
+	prefix string
+	gen    uint64
+}
+
+func (k segSink) create() (*segDest, error) {
+	if k.mem {
+		var sm, vm sections.Mem
+		return &segDest{seg: &sm, vec: &vm, abort: func() {}, done: func() (*segment, error) {
+			s, err := parseSegment("", sm.B)
+			if err != nil {
+				return nil, err
+			}
+			s.vecs.mem = leview.Of[float32](vm.B, s.n*s.dims)
+			return s, nil
+		}}, nil
+	}
+	name := segmentName(k.gen)
+	sf, err := createTemp(k.dir, k.prefix, name+".seg")
+	if err != nil {
+		return nil, err
+	}
+	vf, err := createTemp(k.dir, k.prefix, name+".vec")
+	if err != nil {
+		sf.Close()
+		os.Remove(sf.Name())
+		return nil, err
+	}
+	// Held until renamed, so that removeStaleTemps leaves them alone.
+	holdS, holdV := holdTemp(sf.Name()), holdTemp(vf.Name())
+	abort := func() {
+		sf.Close()
+		vf.Close()
+		os.Remove(sf.Name())
+		os.Remove(vf.Name())
+		holdS()
+		holdV()
+	}
+	return &segDest{name: name, seg: sf, vec: vf, abort: abort, done: func() (*segment, error) {
+		err := syncFile(sf)
+		if cerr := syncFile(vf); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(vf.Name(), filepath.Join(k.dir, name+".vec"))
+		}
+		if err == nil {
+			err = os.Rename(sf.Name(), filepath.Join(k.dir, name+".seg"))
+		}
+		holdS()
+		holdV()
+		if err != nil {
+			os.Remove(sf.Name())
+			os.Remove(vf.Name())
+			return nil, err
+		}
+		return openSegment(k.dir, name)
+	}}, nil
+}
+
+// pruneLog deletes the change log up to pos, which a durable commit
+// holds, once there is enough of it to be worth a write; it never waits
+// for the database's write lock.
+func (l *Library) pruneLog(ctx context.Context, pos int64) {
+	var pruned int64
+	var s string
+	if err := l.db.QueryRowContext(ctx, "SELECT value FROM manifest WHERE key = ?", keyIndexPruned).Scan(&s); err == nil {
+		pruned, _ = strconv.ParseInt(s, 10, 64)
+	}
+	if pos-pruned < pruneEvery {
+		return
+	}
+	conn, err := l.db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
+		return
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA busy_timeout = "+strconv.Itoa(int(busyTimeout/time.Millisecond)))
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "DELETE FROM index_log WHERE id <= ?", pos); err != nil {
+		return
+	}
+	if err := setManifest(ctx, tx, keyIndexPruned, strconv.FormatInt(pos, 10)); err != nil {
+		return
+	}
+	tx.Commit()
+}
+
+// pruneEvery is how many change log rows a refresh lets pile up before it
+// prunes them.
+var pruneEvery int64 = 1000
+
+// discardIndex deletes the index directory's commit and segments and
+// forgets the current view, so that the next search rebuilds the index
+// from the database.
+func (l *Library) discardIndex(ctx context.Context) error {
+	release, err := l.lockWrite(ctx, busyTimeout)
+	if err != nil {
+		return err
+	}
+	defer release()
+	dir := l.indexDir()
+	if err := os.Remove(filepath.Join(dir, commitName)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	removeUnused(dir, &commitInfo{})
+	l.ix.mu.Lock()
+	defer l.ix.mu.Unlock()
+	l.ix.drop(l.ix.cur)
+	l.ix.cur = nil
 	return nil
-}
-
-// fingerprintSize is the length of a paper's fingerprint in the index (a
-// SHA-256; see fingerprint).
-const fingerprintSize = sha256.Size
-
-// appendFingerprint appends the fingerprint fp (hex) to fps, or zeros if fp
-// is not one (a paper then never counts as unchanged).
-func appendFingerprint(fps []byte, fp string) []byte {
-	b, err := hex.DecodeString(fp)
-	if err != nil || len(b) != fingerprintSize {
-		b = make([]byte, fingerprintSize)
-	}
-	return append(fps, b...)
-}
-
-// fingerprint returns paper i's fingerprint, or nil if it has none.
-func (x *searchIndex) fingerprint(i int) []byte {
-	fp := x.fps[i*fingerprintSize : (i+1)*fingerprintSize]
-	if bytes.Count(fp, []byte{0}) == fingerprintSize {
-		return nil
-	}
-	return fp
-}
-
-// Sidecar layout, little-endian:
-//
-//	magic "PAPIDX03" | crc32c of the bytes from the end of the header to the
-//	start of the vectors (u32) |
-//	dims u32 | gen i64 | papers u32 | chunks u32 | library id (32 bytes hex)
-//	| epoch i64
-//	| papers x (len u32, bytes) | zero padding to 4 bytes
-//	| fingerprints [papers][32]byte
-//	| paperOf [chunks]u32 | seqs [chunks]u32 | vectors [chunks*dims]f32
-//	| scales [chunks]f32 | int8 vectors [chunks*dims]i8 | zero padding to 4
-//	| the full-text index (fts.Builder.AppendBinary), to the end
-//
-// It is written to a temporary file, fsynced and renamed into place; the
-// length, the header (library id, generation, dimensions), a CRC of the ids
-// and the full-text index's offsets are checked when it is mapped, and any
-// mismatch rebuilds it from the database.
-const sidecarMagic = "PAPIDX03" // 03: epoch and fingerprints
-
-const sidecarHeader = 8 + 4 + 4 + 8 + 4 + 4 + 32 + 8
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// sidecarLayout is where a sidecar's sections start.
-type sidecarLayout struct {
-	fps, table, vecs, scales, q8, fts int
-}
-
-func layoutSidecar(papers []string, chunks, dims int) sidecarLayout {
-	var lay sidecarLayout
-	o := sidecarHeader
-	for _, p := range papers {
-		o += 4 + len(p)
-	}
-	lay.fps = (o + 3) &^ 3
-	lay.table = lay.fps + fingerprintSize*len(papers)
-	lay.vecs = lay.table + 8*chunks
-	lay.scales = lay.vecs + 4*chunks*dims
-	lay.q8 = lay.scales + 4*chunks
-	lay.fts = (lay.q8 + chunks*dims + 3) &^ 3
-	return lay
-}
-
-// writeSidecar writes to w what buildSidecar has not written yet: the
-// header, the papers and chunk table, the scales and the full-text index
-// enc (the vectors are already there).
-func (x *searchIndex) writeSidecar(w io.WriterAt, lay sidecarLayout, enc []byte) error {
-	b := make([]byte, lay.vecs)
-	copy(b, sidecarMagic)
-	le := binary.LittleEndian
-	le.PutUint32(b[12:], uint32(x.dims))
-	le.PutUint64(b[16:], uint64(x.gen))
-	le.PutUint32(b[24:], uint32(len(x.papers)))
-	le.PutUint32(b[28:], uint32(x.len()))
-	copy(b[32:], x.libraryID)
-	le.PutUint64(b[64:], uint64(x.epoch))
-	o := sidecarHeader
-	for _, p := range x.papers {
-		le.PutUint32(b[o:], uint32(len(p)))
-		o += 4 + copy(b[o+4:], p)
-	}
-	copy(b[lay.fps:], x.fps)
-	o = lay.table
-	for _, v := range x.paperOf {
-		le.PutUint32(b[o:], v)
-		o += 4
-	}
-	for _, v := range x.seqs {
-		le.PutUint32(b[o:], v)
-		o += 4
-	}
-	le.PutUint32(b[8:], crc32.Checksum(b[sidecarHeader:], castagnoli))
-	if _, err := w.WriteAt(leview.Bytes(x.scale), int64(lay.scales)); err != nil {
-		return err
-	}
-	// The zero padding between the int8 vectors and enc is written too, so
-	// that a file's length is the sidecar's.
-	pad := make([]byte, lay.fts-(lay.q8+x.len()*x.dims))
-	if _, err := w.WriteAt(pad, int64(lay.fts-len(pad))); err != nil {
-		return err
-	}
-	if _, err := w.WriteAt(enc, int64(lay.fts)); err != nil {
-		return err
-	}
-	_, err := w.WriteAt(b, 0)
-	return err
-}
-
-var errBadSidecar = errors.New("search index sidecar is torn or not ours")
-
-// readSidecar maps the sidecar and checks it; the caller owns the returned
-// unmap function (nil on error).
-func readSidecar(path string) (x *searchIndex, unmap func() error, err error) {
-	b, unmap, err := mapFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	x, err = parseSidecar(b)
-	if err != nil {
-		unmap()
-		return nil, nil, err
-	}
-	return x, unmap, nil
-}
-
-func parseSidecar(b []byte) (*searchIndex, error) {
-	if len(b) < sidecarHeader || string(b[:8]) != sidecarMagic {
-		return nil, errBadSidecar
-	}
-	x := &searchIndex{indexVersion: indexVersion{
-		dims:      int(binary.LittleEndian.Uint32(b[12:])),
-		gen:       int64(binary.LittleEndian.Uint64(b[16:])),
-		libraryID: string(b[32:64]),
-		epoch:     int64(binary.LittleEndian.Uint64(b[64:])),
-	}}
-	np := int(binary.LittleEndian.Uint32(b[24:]))
-	n := int(binary.LittleEndian.Uint32(b[28:]))
-	// Bound the counts by the file before allocating or multiplying: each
-	// paper takes at least 4 bytes, each chunk at least 8 and each dimension
-	// of each chunk 5.
-	if (4+fingerprintSize)*np > len(b) || 8*n > len(b) || x.dims > len(b) || n*x.dims > len(b) {
-		return nil, errBadSidecar
-	}
-	o := sidecarHeader
-	x.papers = make([]string, np)
-	for i := range x.papers {
-		if o+4 > len(b) {
-			return nil, errBadSidecar
-		}
-		l := int(binary.LittleEndian.Uint32(b[o:]))
-		o += 4
-		if l < 0 || o+l > len(b) {
-			return nil, errBadSidecar
-		}
-		x.papers[i] = string(b[o : o+l])
-		o += l
-	}
-	o = (o + 3) &^ 3
-	if o+fingerprintSize*np > len(b) {
-		return nil, errBadSidecar
-	}
-	x.fps = b[o : o+fingerprintSize*np]
-	o += fingerprintSize * np
-	vecEnd := o + 8*n + 4*n*x.dims
-	q8 := vecEnd + 4*n
-	ftsAt := q8 + (n*x.dims+3)&^3
-	if n < 0 || x.dims < 0 || ftsAt > len(b) || fts.Size(b[ftsAt:]) != len(b)-ftsAt {
-		return nil, errBadSidecar
-	}
-	if crc32.Checksum(b[sidecarHeader:o+8*n], castagnoli) != binary.LittleEndian.Uint32(b[8:]) {
-		return nil, errBadSidecar
-	}
-	x.paperOf = leview.Of[uint32](b[o:], n)
-	x.seqs = leview.Of[uint32](b[o+4*n:], n)
-	x.vecs = leview.Of[float32](b[o+8*n:], n*x.dims)
-	x.scale = leview.Of[float32](b[vecEnd:], n)
-	x.q8 = leview.Of[int8](b[q8:], n*x.dims)
-	for _, p := range x.paperOf {
-		if int(p) >= np {
-			return nil, errBadSidecar
-		}
-	}
-	text, err := fts.Parse(b[ftsAt:])
-	if err != nil || text.Docs() != n {
-		return nil, errBadSidecar
-	}
-	x.text = text
-	x.raw = b
-	return x, nil
 }

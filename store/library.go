@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
@@ -22,11 +23,16 @@ const FileName = "library.db"
 
 // SchemaVersion is the schema this package writes (PRAGMA user_version).
 // Version 2 dropped version 1's FTS5 table chunks_fts: the full-text index
-// lives in the search index sidecar (package fts), built from chunks.text.
+// lives in the search index (package fts), built from chunks.text.
 // Version 3 added bibliographic columns, tags and identifiers, and merged
-// the duplicates earlier versions made (see migrate3.go). Version 4 made the
-// topic tables part of the schema (they were made on a topic's first use).
-const SchemaVersion = 4
+// the duplicates earlier versions made (see migrate3.go). Version 4 added
+// the change log the search index is updated from (index_log, filled by
+// triggers; see index.go). Version 5 made the topic tables part of the
+// schema (they were made on a topic's first use).
+const SchemaVersion = 5
+
+// mmapSize is how much of the database file SQLite reads in place (1 GiB).
+const mmapSize = 1 << 30
 
 // busyTimeout is how long a write waits for another connection or process
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
@@ -60,9 +66,9 @@ type Library struct {
 	// be written (see ReadOnly).
 	readOnly string
 
-	mu      sync.Mutex     // guards idx, retired and embedder
-	idx     *searchIndex   // loaded by the first search
-	retired []*searchIndex // replaced indexes whose mappings are released at Close
+	ix indexState // the search index, opened by the first search (index.go)
+
+	mu sync.Mutex // guards embedder
 	// embedder is the name EnsureEmbedder last agreed to on this handle:
 	// PutBatch refuses vectors once the manifest names another.
 	embedder string
@@ -121,7 +127,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		"&_pragma=foreign_keys(1)" +
 		"&_pragma=temp_store(MEMORY)" + // sorts and FTS scratch never spill to temp files
 		"&_pragma=cache_size(-16384)" + // 16 MiB of page cache per connection, used as needed
-		"&_pragma=mmap_size(1073741824)" + // read pages in place from the OS cache: no copy into the page cache
+		"&_pragma=mmap_size(" + strconv.Itoa(mmapSize) + ")" + // read pages in place from the OS cache: no copy into the page cache
 		"&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -163,7 +169,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 // openWritable brings a read-write library up: removes what a killed
 // index rebuild left and migrates the schema.
 func (l *Library) openWritable(ctx context.Context) error {
-	removeStaleTemps(filepath.Join(l.dir, SidecarName)) // left by a killed index rebuild
+	removeIndexTemps(l.dir) // left by a killed index write
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -171,7 +177,11 @@ func (l *Library) openWritable(ctx context.Context) error {
 	deadline := time.Now().Add(busyTimeout)
 	for {
 		err := l.migrate(ctx)
-		if err == nil || !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
+		if err == nil {
+			l.ensureSaved(ctx) // a library of this schema made before saves existed
+			return nil
+		}
+		if !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
 			return err
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -181,14 +191,7 @@ func (l *Library) openWritable(ctx context.Context) error {
 // Close releases the database and the vector index. Searches in flight
 // must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
-	l.mu.Lock()
-	for _, x := range append(l.retired, l.idx) {
-		if x != nil && x.unmap != nil {
-			x.unmap()
-		}
-	}
-	l.idx, l.retired = nil, nil
-	l.mu.Unlock()
+	l.ix.close()
 	return l.db.Close()
 }
 
@@ -277,6 +280,10 @@ func (l *Library) migrate(ctx context.Context) error {
 			return nil
 		}
 		l.notes = nil // a retried migration says what the last attempt did
+		// Migrations delete papers, and with them their saves.
+		if _, err := tx.ExecContext(ctx, savedSchema); err != nil {
+			return err
+		}
 		for v < SchemaVersion {
 			switch v {
 			case 0:
@@ -297,8 +304,13 @@ func (l *Library) migrate(ctx context.Context) error {
 				}
 				l.notes = append(l.notes, notes...)
 			case 3:
-				if err := migrateTopics(ctx, tx); err != nil {
+				// The index of schema 3 (index.bin) is rebuilt as segments.
+				if _, err := tx.ExecContext(ctx, indexLogSchema); err != nil {
 					return fmt.Errorf("migrate schema 3 to 4: %w", err)
+				}
+			case 4:
+				if err := migrateTopics(ctx, tx); err != nil {
+					return fmt.Errorf("migrate schema 4 to 5: %w", err)
 				}
 			default:
 				return fmt.Errorf("no migration from schema %d", v)
@@ -365,6 +377,9 @@ func (l *Library) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 func wrapBusy(err error) error {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
+		if errors.Is(err, syscall.ENOSPC) && !errors.Is(err, ErrDiskFull) {
+			return fmt.Errorf("%w: %w", ErrDiskFull, err) // a file of the index, not SQLite's
+		}
 		return err
 	}
 	switch se.Code() & 0xff {
@@ -493,10 +508,11 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 }
 
 // Check verifies the library: SQLite's integrity_check and
-// foreign_key_check, and that every paper's chunk count matches its chunks
-// and every chunk has a full-text entry. It returns nil when all hold.
+// foreign_key_check, that every paper's chunk count matches its chunks,
+// and that the search index is whole and holds exactly the library's
+// chunks (see checkIndex). It returns nil when all hold.
 func (l *Library) Check(ctx context.Context) error {
-	return l.read(ctx, func(tx *sql.Tx) error {
+	err := l.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
 		if err != nil {
 			return fmt.Errorf("integrity check: %w", err)
@@ -533,4 +549,8 @@ func (l *Library) Check(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return l.checkIndex(ctx)
 }

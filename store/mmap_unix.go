@@ -32,3 +32,13 @@ func mapFile(path string) ([]byte, func() error, error) {
 	}
 	return b, func() error { return syscall.Munmap(b) }, nil
 }
+
+// dropPages tells the kernel the process is done with b's pages for now:
+// a mapped file's pages leave the process's resident set (they stay in the
+// page cache, and are mapped again if touched). Merges call it as they go
+// through their inputs, so that their memory stays bounded.
+func dropPages(b []byte) {
+	if len(b) > 0 {
+		syscall.Madvise(b, syscall.MADV_DONTNEED)
+	}
+}

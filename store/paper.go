@@ -57,6 +57,10 @@ type Paper struct {
 
 	// Tags are the paper's labels with where each came from (see Tag).
 	Tags []Tag `json:"tags,omitempty"`
+	// Saved is when the user saved the paper (Library.Save); zero when it
+	// is not saved. Like user tags it is the user's, not the sources': Put
+	// ignores it and keeps it.
+	Saved time.Time `json:"-"`
 	// MetadataSource says where each metadata field came from, by field
 	// name ("title", "authors", "published", "doi", "arxiv_id", "abstract",
 	// "venue", ...): "arxiv", "zotero", "corpus", or for local PDFs

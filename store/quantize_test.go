@@ -18,13 +18,9 @@ import (
 func TestQuantizedSearchIsExact(t *testing.T) {
 	const n, dims = 20000, 384
 	r := rand.New(rand.NewPCG(7, 8))
-	x := &searchIndex{indexVersion: indexVersion{dims: dims}}
+	var chunks []testChunk
+	var vecs []float32
 	for i := range n {
-		if i%50 == 0 {
-			x.papers = append(x.papers, fmt.Sprintf("p%05d", i/50))
-		}
-		x.paperOf = append(x.paperOf, uint32(i/50))
-		x.seqs = append(x.seqs, uint32(i%50))
 		v := make([]float32, dims)
 		for j := range v {
 			v[j] = float32(r.NormFloat64())
@@ -33,11 +29,10 @@ func TestQuantizedSearchIsExact(t *testing.T) {
 			v[r.IntN(dims)] *= 40 // a coarse quantisation step for the rest
 		}
 		v = normalized(v)
-		x.vecs = append(x.vecs, v...)
-		var s float32
-		x.q8, s = quantize(x.q8, v)
-		x.scale = append(x.scale, s)
+		vecs = append(vecs, v...)
+		chunks = append(chunks, testChunk{paper: fmt.Sprintf("p%05d", i/50), seq: i % 50, vec: v})
 	}
+	x := memIndex(t, dims, chunks)
 	queries := 40
 	if RaceEnabled {
 		queries = 8
@@ -55,7 +50,7 @@ func TestQuantizedSearchIsExact(t *testing.T) {
 		}
 		exact := make([]scored, n)
 		for i := range n {
-			exact[i] = scored{dot(q, x.vecs[i*dims:(i+1)*dims]), int32(i)}
+			exact[i] = scored{dot(q, vecs[i*dims:(i+1)*dims]), int32(i)}
 		}
 		want := x.hits(exact, k)
 		if !slices.Equal(got, want) {

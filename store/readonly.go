@@ -67,7 +67,7 @@ func openReadOnly(ctx context.Context, path string) (*sql.DB, string, error) {
 		"&_pragma=query_only(1)" +
 		"&_pragma=temp_store(MEMORY)" +
 		"&_pragma=cache_size(-16384)" +
-		"&_pragma=mmap_size(1073741824)"
+		"&_pragma=mmap_size(" + strconv.Itoa(mmapSize) + ")"
 	var firstErr error
 	for _, extra := range []string{"", "&immutable=1"} {
 		db, err := sql.Open("sqlite", base+extra)

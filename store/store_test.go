@@ -468,7 +468,7 @@ func TestSearchVectors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	lib := openTest(t, dir)
-	// The vectors-only cache of earlier versions goes when index.bin comes.
+	// The caches of earlier versions go when the index directory comes.
 	legacy := filepath.Join(dir, "vectors.f32")
 	if err := os.WriteFile(legacy, []byte("PAPVEC01"), 0o600); err != nil {
 		t.Fatal(err)
@@ -522,9 +522,9 @@ func TestSearchVectors(t *testing.T) {
 			t.Errorf("hit %d score %v, cosine %v", i, h.Score, cos(q, all[i].vec))
 		}
 	}
-	// The sidecar was written; a fresh handle reads it and agrees.
-	if _, err := os.Stat(filepath.Join(dir, store.SidecarName)); err != nil {
-		t.Fatalf("sidecar: %v", err)
+	// The index was written; a fresh handle reads it and agrees.
+	if _, err := os.Stat(filepath.Join(dir, store.IndexDir, "commit")); err != nil {
+		t.Fatalf("index commit: %v", err)
 	}
 	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
 		t.Errorf("the legacy vectors.f32 is still there: %v", err)
@@ -534,18 +534,19 @@ func TestSearchVectors(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(hits, hits2) {
 		t.Errorf("second handle: %v, %v; want %v", hits2, err, hits)
 	}
-	// A torn sidecar is rebuilt from the database.
-	path := filepath.Join(dir, store.SidecarName)
-	b, _ := os.ReadFile(path)
-	os.WriteFile(path, b[:len(b)-7], 0o600)
-	lib3 := openTest(t, dir)
-	hits3, err := lib3.SearchVectors(ctx, q, 5, store.Filter{})
-	if err != nil || !reflect.DeepEqual(hits, hits3) {
-		t.Errorf("torn sidecar: %v, %v; want %v", hits3, err, hits)
-	}
-	b2, _ := os.ReadFile(path)
-	if len(b2) != len(b) {
-		t.Errorf("torn sidecar not rewritten: %d bytes, want %d", len(b2), len(b))
+	// A torn segment or commit is rebuilt from the database.
+	segs, _ := filepath.Glob(filepath.Join(dir, store.IndexDir, "*.seg"))
+	for _, torn := range append(segs, filepath.Join(dir, store.IndexDir, "commit")) {
+		b, _ := os.ReadFile(torn)
+		os.WriteFile(torn, b[:len(b)-7], 0o600)
+		lib3 := openTest(t, dir)
+		hits3, err := lib3.SearchVectors(ctx, q, 5, store.Filter{})
+		if err != nil || !reflect.DeepEqual(hits, hits3) {
+			t.Errorf("torn %s: %v, %v; want %v", filepath.Base(torn), hits3, err, hits)
+		}
+		if err := lib3.Check(ctx); err != nil {
+			t.Errorf("after the torn %s: %v", filepath.Base(torn), err)
+		}
 	}
 
 	// k clamped to the number of chunks, all sorted, deterministic.
@@ -731,6 +732,12 @@ func TestReindex(t *testing.T) {
 	}
 }
 
+// schema4Undo takes a library back to schema 3: the change log goes.
+var schema4Undo = []string{
+	"DROP TRIGGER index_log_insert", "DROP TRIGGER index_log_delete", "DROP TRIGGER index_log_update", "DROP TABLE index_log",
+	"DROP INDEX papers_chunks",
+}
+
 // schema3Undo takes a library back to schema 2: what schema 3 added goes.
 var schema3Undo = []string{
 	"DROP TABLE paper_tags", "DROP TABLE paper_identifiers",
@@ -755,7 +762,7 @@ func TestMigrateFromSchema1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range append(schema3Undo, // back to what schema 1 held
+	for _, q := range append(append(schema4Undo, schema3Undo...), // back to what schema 1 held
 		`CREATE VIRTUAL TABLE chunks_fts USING fts5 (title, text, content = '', contentless_delete = 1,
 			tokenize = 'porter unicode61 remove_diacritics 2')`,
 		`INSERT INTO chunks_fts (rowid, title, text) SELECT c.id, p.title, c.text FROM chunks c JOIN papers p ON p.id = c.paper_id`,

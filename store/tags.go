@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -80,9 +82,17 @@ func putTags(ctx context.Context, tx *sql.Tx, p Paper) error {
 	return nil
 }
 
-// moveTags gives paper into the tags of paper from (merging duplicates).
+// moveTags gives paper into the tags and the save of paper from (merging
+// duplicates: the earlier save wins).
 func moveTags(ctx context.Context, tx *sql.Tx, from, into string) error {
 	if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO paper_tags (paper_id, tag, source) SELECT ?, tag, source FROM paper_tags WHERE paper_id = ?", into, from); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO saved_papers (paper_id, saved_at) SELECT ?, saved_at FROM saved_papers WHERE paper_id = ?
+		ON CONFLICT (paper_id) DO UPDATE SET saved_at = min(saved_at, excluded.saved_at)`, into, from); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM saved_papers WHERE paper_id = ?", from); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, "DELETE FROM paper_tags WHERE paper_id = ?", from)
@@ -127,4 +137,87 @@ func sourcedTags(ts []Tag) []Tag {
 		}
 	}
 	return out
+}
+
+// ErrEmptyTag is the error of AddTags and RemoveTags for a tag name that is
+// empty once cleaned (spaces, control characters).
+var ErrEmptyTag = errors.New("empty tag name")
+
+// AddTags gives paper id the user tags names (TagUser), in one
+// transaction. Names are cleaned as Put cleans tags; a name the paper has
+// as a user tag already (in any case) is left as it is. It returns the
+// names newly added. A paper not in the library is an error wrapping
+// ErrNotFound; an empty name, ErrEmptyTag (nothing is written).
+func (l *Library) AddTags(ctx context.Context, id string, names []string) ([]string, error) {
+	ts, err := userTags(names)
+	if err != nil {
+		return nil, fmt.Errorf("tag paper %s: %w", id, err)
+	}
+	var added []string
+	err = l.write(ctx, func(tx *sql.Tx) error {
+		added = nil
+		if err := paperExists(ctx, tx, id); err != nil {
+			return err
+		}
+		for _, t := range ts {
+			res, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO paper_tags (paper_id, tag, source) VALUES (?, ?, ?)", id, t.Name, TagUser)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				added = append(added, t.Name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tag paper %s: %w", id, err)
+	}
+	return added, nil
+}
+
+// RemoveTags takes the user tags names (case-insensitive) off paper id and
+// returns those it had. Tags of other sources are not the user's to remove
+// (the next ingest would bring them back): they stay, and are not counted.
+// Errors as for AddTags.
+func (l *Library) RemoveTags(ctx context.Context, id string, names []string) ([]string, error) {
+	ts, err := userTags(names)
+	if err != nil {
+		return nil, fmt.Errorf("untag paper %s: %w", id, err)
+	}
+	var removed []string
+	err = l.write(ctx, func(tx *sql.Tx) error {
+		removed = nil
+		if err := paperExists(ctx, tx, id); err != nil {
+			return err
+		}
+		for _, t := range ts {
+			var name string
+			err := tx.QueryRowContext(ctx, "DELETE FROM paper_tags WHERE paper_id = ? AND source = ? AND tag = ? RETURNING tag", id, TagUser, t.Name).Scan(&name)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			removed = append(removed, name)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("untag paper %s: %w", id, err)
+	}
+	return removed, nil
+}
+
+// userTags cleans names into user tags; an empty one is ErrEmptyTag.
+func userTags(names []string) ([]Tag, error) {
+	ts := make([]Tag, 0, len(names))
+	for _, n := range names {
+		if strings.Join(strings.Fields(safetext.Clean(n)), " ") == "" {
+			return nil, fmt.Errorf("%w %q: give a word or phrase", ErrEmptyTag, n)
+		}
+		ts = append(ts, Tag{Name: n, Source: TagUser})
+	}
+	return cleanTags(ts), nil
 }

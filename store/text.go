@@ -25,31 +25,39 @@ import (
 // pass over one score per chunk (about a millisecond at 100k chunks), twice
 // with feedback.
 func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter, fb Feedback) ([]Hit, error) {
-	hits, err := l.searchText(ctx, query, k, f, fb)
-	if errors.Is(err, fts.ErrCorrupt) {
-		// The sidecar's postings are not checksummed (see writeSidecar): one
-		// that turns out damaged is rebuilt from the database, once.
-		if err := l.discardIndex(); err != nil {
-			return nil, fmt.Errorf("search text: %w", err)
-		}
-		hits, err = l.searchText(ctx, query, k, f, fb)
-	}
-	return hits, err
-}
-
-func (l *Library) searchText(ctx context.Context, query string, k int, f Filter, fb Feedback) ([]Hit, error) {
 	terms := fts.QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
-	idx, err := l.searchIndex(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("search text: %w", err)
-	}
-	var allowed []bool
-	if !f.empty() {
-		if allowed, err = l.allowedPapers(ctx, &idx.chunkTable, f); err != nil {
+	for attempt := 0; ; attempt++ {
+		idx, err := l.acquireIndex(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("search text: %w", err)
+		}
+		hits, err := l.searchText(ctx, idx, terms, k, f, fb)
+		l.releaseIndex(idx)
+		if errors.Is(err, fts.ErrCorrupt) && attempt == 0 {
+			// Postings are checksummed but not checked at every start (that
+			// would cost a pass over them): an index found damaged is
+			// rebuilt from the database, once.
+			if err := l.discardIndex(ctx); err != nil {
+				return nil, fmt.Errorf("search text: %w", err)
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("search text: %w", err)
+		}
+		return hits, nil
+	}
+}
+
+func (l *Library) searchText(ctx context.Context, idx *searchIndex, terms []string, k int, f Filter, fb Feedback) ([]Hit, error) {
+	var allowed selection
+	if !f.empty() {
+		var err error
+		if allowed, err = l.allowedPapers(ctx, idx, f); err != nil {
+			return nil, err
 		}
 		if allowed == nil {
 			return nil, nil
@@ -74,7 +82,7 @@ func (l *Library) searchText(ctx context.Context, query string, k int, f Filter,
 	}
 	exp, err := idx.text.Expand(docs, weights, terms, fb.Terms, fb.MinIDF)
 	if err != nil {
-		return nil, fmt.Errorf("search text: %w", err)
+		return nil, err
 	}
 	if len(exp) == 0 {
 		return idx.hits(ranked, k), nil
@@ -92,15 +100,22 @@ func (l *Library) searchText(ctx context.Context, query string, k int, f Filter,
 
 // rankText scores terms into acc (zeroed first) and returns the best k
 // allowed chunks, best first.
-func (idx *searchIndex) rankText(terms []string, weights []float64, k int, allowed []bool, acc []float64) ([]scored, error) {
+func (idx *searchIndex) rankText(terms []string, weights []float64, k int, allowed selection, acc []float64) ([]scored, error) {
 	clear(acc)
 	if err := idx.text.Score(terms, weights, acc); err != nil {
-		return nil, fmt.Errorf("search text: %w", err)
+		return nil, err
 	}
-	top := topK{x: &idx.chunkTable, h: make([]scored, 0, min(k, 1024))}
-	for i, s := range acc {
-		if s > 0 && (allowed == nil || allowed[idx.paperOf[i]]) {
-			top.offer(scored{float32(s), int32(i)}, k)
+	top := topK{x: idx, h: make([]scored, 0, min(k, 1024))}
+	for s, seg := range idx.segs {
+		base := idx.base[s]
+		var mask []bool
+		if allowed != nil {
+			mask = allowed[s]
+		}
+		for d, v := range acc[base : base+seg.n] {
+			if v > 0 && (mask == nil || mask[seg.paperOf[d]]) {
+				top.offer(scored{float32(v), int32(base + d)}, k)
+			}
 		}
 	}
 	idx.sort(top.h)

@@ -91,7 +91,7 @@ type Topic struct {
 // (it was not there before), so rm --purge deletes only those; stored_at is
 // when an update of the topic last stored the paper new or revised (NULL:
 // never, the library's added_at counts). Both came after the first topic
-// release: the migration to schema 4 adds them to older tables
+// release: the migration to schema 5 adds them to older tables
 // (topicColumns), and rows from before count as brought, as purge treated
 // them then.
 const topicSchema = `
@@ -121,7 +121,7 @@ var topicColumns = []struct{ name, def string }{
 	{"stored_at", "stored_at INTEGER"},
 }
 
-// migrateTopics is the migration of schema 3 to 4: the topic tables, made
+// migrateTopics is the migration of schema 4 to 5: the topic tables, made
 // on first use before (so a library may have them already, maybe without
 // the columns added since), become part of the schema.
 func migrateTopics(ctx context.Context, tx *sql.Tx) error {
@@ -418,6 +418,26 @@ func (l *Library) MarkTopicUpdated(ctx context.Context, name string, ran, cursor
 	})
 	if err != nil {
 		return fmt.Errorf("mark topic %s updated: %w", name, err)
+	}
+	return nil
+}
+
+// SetTopicDescription replaces the topic's description (what topic show,
+// digest and browse show of it). A topic that does not exist is an error
+// wrapping ErrNotFound.
+func (l *Library) SetTopicDescription(ctx context.Context, name, description string) error {
+	err := l.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE topics SET description = ? WHERE name = ?", strings.TrimSpace(description), name)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("describe topic %s: %w", name, err)
 	}
 	return nil
 }

@@ -183,8 +183,8 @@ func TestPutBatchJoinsTopic(t *testing.T) {
 	}
 }
 
-// A schema 3 library whose topic_papers is from before the brought column
-// gets it from the migration to schema 4, its rows counting as brought
+// A schema 4 library whose topic_papers is from before the brought column
+// gets it from the migration to schema 5, its rows counting as brought
 // (what purge assumed of them then).
 func TestTopicPapersMigration(t *testing.T) {
 	ctx := context.Background()
@@ -204,8 +204,8 @@ func TestTopicPapersMigration(t *testing.T) {
 	for _, q := range []string{
 		`DROP TABLE topic_papers`,
 		`DROP TABLE topics`,
-		`UPDATE manifest SET value = '3' WHERE key = 'schema'`,
-		`PRAGMA user_version = 3`,
+		`UPDATE manifest SET value = '4' WHERE key = 'schema'`,
+		`PRAGMA user_version = 4`,
 		`CREATE TABLE topics (name TEXT PRIMARY KEY COLLATE NOCASE, query TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',
 			created INTEGER NOT NULL, last_update INTEGER, cursor INTEGER)`,
 		`CREATE TABLE topic_papers (topic TEXT NOT NULL COLLATE NOCASE REFERENCES topics (name) ON DELETE CASCADE ON UPDATE CASCADE,

@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -30,80 +31,103 @@ var ErrDimensions = errors.New("the query vector is not of the library's embedde
 // ignored), best first, ties by (paper id, seq) ascending. k is clamped to
 // the number of chunks; k <= 0 returns no hits.
 //
-// The first call loads every vector into memory (from the sidecar file, or
-// from the database when the sidecar is missing or stale, rewriting it);
-// later calls reload only when the library changed since. Filters pre-select
-// the allowed papers with one SQL query, then the scan skips the others, so a
-// filter never returns fewer than k hits while k matching chunks exist.
+// The search reads the index's segments (see Refresh): the first call of
+// a process maps them, later calls reopen only what changed since. Filters
+// pre-select the allowed papers with one SQL query, then the scan skips
+// the others, so a filter never returns fewer than k hits while k matching
+// chunks exist.
 func (l *Library) SearchVectors(ctx context.Context, q []float32, k int, f Filter) ([]Hit, error) {
-	idx, err := l.searchIndex(ctx)
+	idx, err := l.acquireIndex(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
-	if k <= 0 || idx.len() == 0 {
+	defer l.releaseIndex(idx)
+	if k <= 0 || idx.live() == 0 {
 		return nil, nil
 	}
 	if len(q) != idx.dims {
 		return nil, fmt.Errorf("search vectors: query has %d dimensions, the library's vectors %d: %w", len(q), idx.dims, ErrDimensions)
 	}
-	var allowed []bool
+	var allowed selection
 	if !f.empty() {
-		if allowed, err = l.allowedPapers(ctx, &idx.chunkTable, f); err != nil {
+		if allowed, err = l.allowedPapers(ctx, idx, f); err != nil {
 			return nil, fmt.Errorf("search vectors: %w", err)
 		}
 		if allowed == nil {
 			return nil, nil
 		}
 	}
-	return idx.search(ctx, normalized(q), k, allowed)
+	hits, err := idx.search(ctx, normalized(q), k, allowed)
+	if err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
+	}
+	return hits, nil
 }
 
-// allowedPapers returns a mask over idx.papers of the papers f selects, or
-// nil when it selects none.
-func (l *Library) allowedPapers(ctx context.Context, idx *chunkTable, f Filter) ([]bool, error) {
+// selection is the papers a filter allows: per segment of a view, per
+// paper of the segment. A nil selection allows everything.
+type selection [][]bool
+
+// allowedPapers returns the papers of idx that f selects, or nil when it
+// selects none.
+func (l *Library) allowedPapers(ctx context.Context, idx *searchIndex, f Filter) (selection, error) {
 	cond, args := f.where("")
-	rows, err := l.db.QueryContext(ctx, "SELECT id FROM papers WHERE "+cond, args...)
+	ids, err := queryStrings(ctx, l.db, "SELECT id FROM papers WHERE "+cond+" ORDER BY id", args...)
 	if err != nil {
-		return nil, wrapBusy(err)
+		return nil, err
 	}
-	defer rows.Close()
-	var mask []bool
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		if i, ok := slices.BinarySearch(idx.papers, id); ok {
-			if mask == nil {
-				mask = make([]bool, len(idx.papers))
+	sel := make(selection, len(idx.segs))
+	any := false
+	for s, seg := range idx.segs {
+		mask := make([]bool, seg.papers())
+		// Both lists ascend: one walk through each.
+		for i, p := 0, 0; i < len(ids) && p < len(mask); {
+			switch id := seg.paperID(p); {
+			case id < ids[i]:
+				p++
+			case id > ids[i]:
+				i++
+			default:
+				mask[p], any = true, true
+				p++
+				i++
 			}
-			mask[i] = true
 		}
+		sel[s] = mask
 	}
-	return mask, rows.Err()
+	if !any {
+		return nil, nil
+	}
+	return sel, nil
 }
 
 type scored struct {
 	score float32
-	i     int32 // chunk ordinal
+	i     int32 // chunk of the view
 }
 
 // topK is a min-heap of the best hits so far: its root is the worst kept.
 type topK struct {
-	x *chunkTable
+	x *searchIndex
 	h []scored
 }
 
 // better orders hits: higher score first, then paper id, then seq.
-func (x *chunkTable) better(a, b scored) bool {
+func (x *searchIndex) better(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	pa, pb := x.paperOf[a.i], x.paperOf[b.i]
+	sa, da := x.locate(int(a.i))
+	sb, db := x.locate(int(b.i))
+	if sa == sb {
+		return da < db // a segment's chunks are in (paper id, seq) order
+	}
+	pa, qa := x.chunkAt(int(a.i))
+	pb, qb := x.chunkAt(int(b.i))
 	if pa != pb {
 		return pa < pb
 	}
-	return x.seqs[a.i] < x.seqs[b.i]
+	return qa < qb
 }
 
 func (t *topK) Len() int           { return len(t.h) }
@@ -117,45 +141,74 @@ func (t *topK) offer(s scored, k int) {
 		heap.Push(t, s)
 		return
 	}
+	if s.score < t.h[0].score {
+		return // the common case, decided without the tie-breaks
+	}
 	if t.x.better(s, t.h[0]) {
 		t.h[0] = s
 		heap.Fix(t, 0)
 	}
 }
 
-// search scans all (allowed) vectors with one goroutine per CPU, each
-// keeping its own top candidates, then merges them. The scan reads the
-// int8 copies of the vectors (a quarter of the memory traffic of float32:
-// the scan is memory-bound) and keeps k+k/2+64 candidates; those are then
-// scored exactly with the float32 vectors and the best k returned. The int8
-// scores err by about 5e-4 on unit vectors, about ten ranks where 100k
-// random vectors crowd, so a chunk of the true top k is not lost in
-// practice (TestQuantizedSearchIsExact, TestFlatIndexAgreesWithChromem).
-func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed []bool) ([]Hit, error) {
-	n := x.len()
-	k = min(k, n)
-	kc := min(n, k+k/2+64)
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/2048))
+// span is a run of one segment's chunks, for a scan.
+type span struct{ seg, lo, hi int }
+
+// spans cuts the view's chunks into n runs of about equal length, each
+// within one segment or more.
+func (x *searchIndex) spans(n int) [][]span {
+	out := make([][]span, n)
+	for w := range n {
+		lo, hi := x.total*w/n, x.total*(w+1)/n
+		for s := range x.segs {
+			a, b := max(lo, x.base[s]), min(hi, x.base[s]+x.segs[s].n)
+			if a < b {
+				out[w] = append(out[w], span{s, a - x.base[s], b - x.base[s]})
+			}
+		}
+	}
+	return out
+}
+
+// search scans all (allowed, live) vectors with one goroutine per CPU,
+// each keeping its own top candidates. The scan reads the int8 copies of
+// the vectors (a quarter of the memory traffic of float32: the scan is
+// memory-bound) and keeps k+k/2+64 candidates; those are then scored
+// exactly with the float32 vectors (read from the segments' .vec files)
+// and the best k returned. The int8 scores err by about 5e-4 on unit
+// vectors, about ten ranks where 100k random vectors crowd, so a chunk of
+// the true top k is not lost in practice (TestQuantizedSearchIsExact,
+// TestFlatIndexAgreesWithChromem).
+func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed selection) ([]Hit, error) {
+	k = min(k, x.live())
+	kc := min(x.live(), k+k/2+64)
+	workers := min(runtime.GOMAXPROCS(0), max(1, x.total/2048))
 	parts := make([]topK, workers)
 	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := n*w/workers, n*(w+1)/workers
+	for w, spans := range x.spans(workers) {
 		t := &parts[w]
-		t.x = &x.chunkTable
+		t.x = x
 		t.h = make([]scored, 0, kc)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			d := x.dims
-			for i := lo; i < hi; i++ {
-				if i&4095 == 0 && ctx.Err() != nil {
-					return
+			for _, sp := range spans {
+				seg := x.segs[sp.seg]
+				base := int32(x.base[sp.seg])
+				var mask []bool
+				if allowed != nil {
+					mask = allowed[sp.seg]
 				}
-				if allowed != nil && !allowed[x.paperOf[i]] {
-					continue
+				for i := sp.lo; i < sp.hi; i++ {
+					if i&4095 == 0 && ctx.Err() != nil {
+						return
+					}
+					if seg.del != nil && seg.del.Has(i) || mask != nil && !mask[seg.paperOf[i]] {
+						continue
+					}
+					s := seg.scale[i] * dotI8(q, seg.q8[i*d:(i+1)*d:(i+1)*d])
+					t.offer(scored{s, base + int32(i)}, kc)
 				}
-				s := x.scale[i] * dotI8(q, x.q8[i*d:(i+1)*d:(i+1)*d])
-				t.offer(scored{s, int32(i)}, kc)
 			}
 		}()
 	}
@@ -167,10 +220,17 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed []
 	for _, p := range parts {
 		all = append(all, p.h...)
 	}
-	d := x.dims
+	// The best kc of all the workers' candidates are the ones to re-score.
+	x.sort(all)
+	all = all[:min(kc, len(all))]
+	buf := make([]byte, 4*x.dims)
 	for j, c := range all {
-		i := int(c.i)
-		all[j].score = dot(q, x.vecs[i*d:(i+1)*d:(i+1)*d])
+		s, d := x.locate(int(c.i))
+		v, err := x.segs[s].vecs.vector(d, x.dims, buf)
+		if err != nil {
+			return nil, err
+		}
+		all[j].score = dot(q, v)
 	}
 	return x.hits(all, k), nil
 }
@@ -202,7 +262,7 @@ func quantize(dst []int8, v []float32) ([]int8, float32) {
 }
 
 // sort orders candidates best first.
-func (x *chunkTable) sort(candidates []scored) {
+func (x *searchIndex) sort(candidates []scored) {
 	slices.SortFunc(candidates, func(a, b scored) int {
 		if x.better(a, b) {
 			return -1
@@ -215,12 +275,13 @@ func (x *chunkTable) sort(candidates []scored) {
 }
 
 // hits returns the best k of candidates as hits, best first.
-func (x *chunkTable) hits(candidates []scored, k int) []Hit {
+func (x *searchIndex) hits(candidates []scored, k int) []Hit {
 	x.sort(candidates)
 	candidates = candidates[:min(k, len(candidates))]
 	hits := make([]Hit, len(candidates))
 	for i, s := range candidates {
-		pid, seq := x.papers[x.paperOf[s.i]], int(x.seqs[s.i])
+		pid, seq := x.chunkAt(int(s.i))
+		pid = strings.Clone(pid) // a view of the mapped segment
 		hits[i] = Hit{ChunkID: ChunkID(pid, seq), PaperID: pid, Seq: seq, Score: s.score}
 	}
 	return hits

@@ -44,6 +44,9 @@ type DigestOptions struct {
 	Max int
 	// Workers bounds the model calls at once (default 4).
 	Workers int
+	// Tags, if any, keeps only the papers with one of these tags
+	// (store.Filter.Tags).
+	Tags []string
 }
 
 // DigestPaper is one paper of a digest.
@@ -86,7 +89,7 @@ func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestO
 	}
 	var ps []store.Paper
 	if len(ids) > 0 { // no ids in a Filter selects every paper
-		if ps, err = lib.List(ctx, store.Filter{IDs: ids, Topics: []string{t.Name}}); err != nil {
+		if ps, err = lib.List(ctx, store.Filter{IDs: ids, Topics: []string{t.Name}, Tags: opts.Tags}); err != nil {
 			return nil, fmt.Errorf("digest of %s: %w", t.Name, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -163,4 +164,67 @@ func Bars(weekly []Week, width int) string {
 		fmt.Fprintf(&b, "%s %-*s %d\n", w.Start, width, bar, w.Count)
 	}
 	return b.String()
+}
+
+// MomentumLibrary measures the whole library as MomentumOffline measures a
+// topic: its papers of the last Weeks weeks by submission date. SharePct is
+// nil (the library is all of itself).
+func MomentumLibrary(ctx context.Context, lib *store.Library, now time.Time) (*Momentum, error) {
+	start, end := weekBounds(now)
+	ps, err := lib.List(ctx, store.Filter{Since: start, Until: end.Add(-time.Nanosecond), Brief: true})
+	if err != nil {
+		return nil, fmt.Errorf("momentum of the library: %w", err)
+	}
+	counts := make([]int, Weeks)
+	for _, p := range ps {
+		if i := weekIndex(start, p.Published); i >= 0 && i < Weeks {
+			counts[i]++
+		}
+	}
+	m := newMomentum("", "library", start, counts, 0)
+	return m, nil
+}
+
+// Sentence words the momentum as a research feed's topic page does:
+// "70 papers in the last four weeks, up 141% on the four weeks before.
+// 0.7% of all new papers." The share names the library when it was
+// counted there, and is left out when unknown.
+func (m *Momentum) Sentence() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s in the last four weeks", m.Last4, plural(m.Last4, "paper", "papers"))
+	switch {
+	case m.ChangePct == nil && m.Last4 > 0:
+		b.WriteString(", none in the four weeks before.")
+	case m.ChangePct == nil:
+		b.WriteString(".")
+	case math.Round(*m.ChangePct) > 0:
+		fmt.Fprintf(&b, ", up %.0f%% on the four weeks before.", *m.ChangePct)
+	case math.Round(*m.ChangePct) < 0:
+		fmt.Fprintf(&b, ", down %.0f%% on the four weeks before.", -*m.ChangePct)
+	default:
+		b.WriteString(", as many as in the four weeks before.")
+	}
+	if m.SharePct != nil {
+		whole := "all new papers"
+		if m.Source == "library" {
+			whole = "the library's new papers"
+		}
+		fmt.Fprintf(&b, " %s%% of %s.", shareText(*m.SharePct), whole)
+	}
+	return b.String()
+}
+
+// shareText prints a share with one decimal, or two when it would read 0.0.
+func shareText(p float64) string {
+	if p > 0 && p < 0.05 {
+		return strconv.FormatFloat(p, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(p, 'f', 1, 64)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

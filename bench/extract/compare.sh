@@ -3,24 +3,28 @@
 # run (interleaved rounds, so load from other processes hits both alike), and
 # reports peak RSS per file for papers extract.
 #
-#   bench/extract/compare.sh [ROUNDS] [DIR]
+#   bench/extract/compare.sh [ROUNDS] [DIR...]
 #
-# DIR is searched recursively (the peer set keeps its PDFs in one folder per
-# suite): bench/extract/compare.sh 1 ../shared/data/pdfs/peer/pdfs
+# DIR (default: the 8 shared papers) is searched recursively (the peer set
+# keeps its PDFs in one folder per suite):
+# bench/extract/compare.sh 1 ../shared/data/pdfs/peer/pdfs ../shared/data/pdfs/hostile
 #
 # RSS=0 skips the per-file memory table; LIMIT (default 30s) caps each
-# command (pdftotext takes minutes on pdf.js's bomb_giant.pdf).
+# command (pdftotext takes minutes on pdf.js's bomb_giant.pdf and over 16
+# minutes on hostile/xobject_fanout.pdf); a capped run counts LIMIT.
 # Needs pdftotext (apt-get install poppler-utils) and GNU time (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-5}
 limit=${LIMIT:-30s}
-dir=${2:-../shared/data/pdfs/papers}
+shift || true
+dirs=("$@")
+[ ${#dirs[@]} -gt 0 ] || dirs=(../shared/data/pdfs/papers)
 bin=$(mktemp -d)/papers
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 CGO_ENABLED=0 go build -o "$bin" ./cmd/papers
 command -v pdftotext >/dev/null || { echo "pdftotext not found: apt-get install poppler-utils" >&2; exit 1; }
-mapfile -t files < <(find "$dir" -name '*.pdf' | sort)
+mapfile -t files < <(find "${dirs[@]}" -name '*.pdf' | sort)
 
 now() { date +%s.%N; }
 ours=0 theirs=0

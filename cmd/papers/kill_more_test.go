@@ -23,9 +23,13 @@ import (
 // uninterrupted run (calibrated here, under this machine's load) and checks
 // that the library opens, passes PRAGMA integrity_check and that search
 // agrees with it. They use small libraries, so a round costs a fraction of
-// a second, and run in parallel with each other.
+// a second, and run in parallel with each other. Under the race detector
+// the children run some tenfold slower and it finds nothing in them that
+// the packages' own tests do not: 5 rounds each then keep the suite within
+// its time (the 20 run in every test run without -race), and the checks
+// that the kills landed where they prove something are left to those runs.
 
-const killRounds = 20
+var killRounds = map[bool]int{false: 20, true: 5}[raceDetector]
 
 // killAfter runs c, kills it with SIGKILL after wait and returns what it
 // printed on stderr until then.
@@ -140,6 +144,27 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 }
 
+// copyIndex copies the search index of the library in src (its commit,
+// segments and deletion files) into the library in dst.
+func copyIndex(t *testing.T, src, dst string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(src, store.IndexDir, "*"))
+	if err := os.MkdirAll(filepath.Join(dst, store.IndexDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".lock") {
+			copyFile(t, f, filepath.Join(dst, store.IndexDir, filepath.Base(f)))
+		}
+	}
+}
+
+// indexTemps lists the temporary files in home's search index.
+func indexTemps(home string) []string {
+	tmps, _ := filepath.Glob(filepath.Join(home, store.IndexDir, "*.tmp-*"))
+	return tmps
+}
+
 // ingestSlice ingests lines [from, to) of SciFact into home.
 func ingestSlice(t *testing.T, home string, from, to int) {
 	t.Helper()
@@ -214,7 +239,7 @@ func TestKillUpdate(t *testing.T) {
 			t.Fatalf("%s: topic rm --purge removed %d of %d papers (%v): the rest are orphans of the killed run", when, len(purged), held, err)
 		}
 	}
-	if midRun < 5 {
+	if midRun < killRounds/4 && !raceDetector {
 		t.Fatalf("only %d of %d rounds were killed after a paper was stored: the test proves too little", midRun, killRounds)
 	}
 }
@@ -230,7 +255,7 @@ func templateLibrary(t *testing.T, n int) func(index bool) string {
 		home := t.TempDir()
 		copyFile(t, filepath.Join(template, store.FileName), filepath.Join(home, store.FileName))
 		if index {
-			copyFile(t, filepath.Join(template, store.SidecarName), filepath.Join(home, store.SidecarName))
+			copyIndex(t, template, home)
 		}
 		return home
 	}
@@ -276,9 +301,10 @@ func TestKillReindex(t *testing.T) {
 			t.Fatalf("%s: the manifest names %q", when, m.Embedder)
 		}
 	}
-	if switched == 0 || switched == killRounds {
+	if (switched == 0 || switched == killRounds) && !raceDetector {
 		t.Fatalf("%d of %d rounds ended with the new embedder: the kills did not land inside the reindex", switched, killRounds)
 	}
+	t.Logf("%d of %d rounds ended with the new embedder", switched, killRounds)
 }
 
 // TestKillRm kills `papers rm` of 20 ids: all of them are removed or none
@@ -340,14 +366,14 @@ func TestKillRm(t *testing.T) {
 }
 
 // TestKillRefresh kills the rebuild of the search index (a search of a
-// library whose index.bin is gone): the next open removes the temporary
-// file it left, and search agrees with the library.
+// library whose index directory is gone): the next open removes the
+// temporary files it left, and search agrees with the library.
 func TestKillRefresh(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 20 processes")
 	}
 	t.Parallel()
-	fresh := templateLibrary(t, 600)
+	fresh := templateLibrary(t, 300)
 	cmd := func(home string) *exec.Cmd { return papersCmd(home, "search", "--json", "cancer cells") }
 	span := timed(t, cmd(fresh(false)))
 	t.Logf("one search rebuilding the index takes %v here", span)
@@ -358,15 +384,15 @@ func TestKillRefresh(t *testing.T) {
 		wait := moment(rng, span)
 		killAfter(t, cmd(home), wait)
 		when := fmt.Sprintf("round %d (killed after %v)", round, wait)
-		if tmps, _ := filepath.Glob(filepath.Join(home, store.SidecarName+".tmp*")); len(tmps) > 0 {
+		if tmps := indexTemps(home); len(tmps) > 0 {
 			leftovers++
 		}
 		checkSearchAgrees(t, home, when, 10)
-		if tmps, _ := filepath.Glob(filepath.Join(home, store.SidecarName+".tmp*")); len(tmps) > 0 {
+		if tmps := indexTemps(home); len(tmps) > 0 {
 			t.Fatalf("%s: %v left after the next open", when, tmps)
 		}
 	}
-	if leftovers == 0 {
+	if leftovers == 0 && !raceDetector { // 5 rounds under -race may all miss it
 		t.Fatalf("no kill left a temporary index behind: none landed in the rebuild, the test proves too little")
 	}
 	t.Logf("%d of %d kills left a temporary index behind (removed at the next open)", leftovers, killRounds)

@@ -1,9 +1,8 @@
 // Package scratch owns the scratch library of an evaluation: a library in a
-// temporary directory that holds a test collection's documents, stored
-// through the same path as papers ingest (ingest.Build), searched, then
-// removed or kept to be looked at. It is apart from package eval, which
-// only measures, so that the packages eval measures can use eval in their
-// tests.
+// temporary directory that holds a BEIR corpus or a question set's PDFs,
+// stored through the same path as `papers ingest` (ingest.Build), searched,
+// then removed (or kept to be looked at). It is apart from package eval, which only measures, so that
+// the packages eval measures can use eval in their tests.
 package scratch
 
 import (
@@ -20,50 +19,54 @@ import (
 	"github.com/papers-cli/papers/store"
 )
 
-// NothingStoredError is New's error for sources none of whose records could
-// be stored (not a corpus, the wrong files).
-type NothingStoredError struct {
-	What   string           // the sources, as named
-	Failed []ingest.Failure // why each record failed
-}
+// NothingStoredError is New's error for sources none of whose records
+// could be stored (not a BEIR corpus, or the wrong file); Corpus names them.
+type NothingStoredError struct{ Corpus string }
 
 func (e *NothingStoredError) Error() string {
-	return fmt.Sprintf("no record of %s could be ingested", e.What)
+	return fmt.Sprintf("no record of %s could be ingested", e.Corpus)
 }
 
-// Library is a scratch library. Close it, then Remove it unless it is to
-// be kept.
+// Library is a scratch library holding a corpus. Close it; Remove it too
+// unless it is to be kept.
 type Library struct {
 	*store.Library
 	Dir    string           // the temporary directory
-	Stored int              // records stored
+	Stored int              // corpus records stored
 	Failed []ingest.Failure // records that could not be (the evaluation runs on the rest)
-	Took   time.Duration    // the time storing them took
+	Took   time.Duration    // the ingest's time
 }
 
 // New makes a library in a new temporary directory and stores src in it
-// with ingest.Build, embedded by e. Records that fail are in Failed; if
-// there were some and none was stored, the error is a *NothingStoredError.
-// On any error the directory is removed.
-func New(ctx context.Context, e embed.Embedder, src ingest.Sources) (*Library, error) {
+// with ingest.Build (a corpus's records as title+abstract chunks, PDFs
+// with their full text), embedded by e, which is recorded as the library's
+// embedder (with the dimensions it answers with). Records that fail are in
+// Failed; if none was stored the error is a *NothingStoredError (with the
+// library, for its Failed). On any error the directory is removed.
+func New(ctx context.Context, src ingest.Sources, e embed.Embedder) (l *Library, err error) {
 	dir, err := os.MkdirTemp("", "papers-eval-*")
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
 	start := time.Now()
 	rep, err := ingest.Build(ctx, dir, e, src)
 	if err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
-	l := &Library{Dir: dir, Stored: len(rep.Added) + len(rep.Updated) + len(rep.Unchanged), Failed: rep.Failed, Took: time.Since(start)}
-	if l.Stored == 0 && len(l.Failed) > 0 {
-		os.RemoveAll(dir)
-		return nil, &NothingStoredError{What: strings.Join(append(slices.Clone(src.PDFs), src.Corpora...), ", "), Failed: l.Failed}
-	}
-	if l.Library, err = store.Open(ctx, dir); err != nil {
-		os.RemoveAll(dir)
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
 		return nil, fmt.Errorf("open the library at %s: %w", dir, err)
+	}
+	l = &Library{Library: lib, Dir: dir, Took: time.Since(start), Failed: rep.Failed,
+		Stored: len(rep.Added) + len(rep.Updated) + len(rep.Unchanged)}
+	if l.Stored == 0 && len(l.Failed) > 0 {
+		lib.Close()
+		return l, &NothingStoredError{Corpus: strings.Join(append(slices.Clone(src.PDFs), src.Corpora...), ", ")}
 	}
 	return l, nil
 }

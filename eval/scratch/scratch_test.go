@@ -16,7 +16,7 @@ const topicCorpus = "../../../shared/data/topic/rl-for-llm-agents.jsonl"
 
 // TestNew: the scratch library holds the corpus, with a bad line counted as
 // failed; it is removed when asked; a corpus of nothing but bad lines is a
-// NothingStoredError.
+// NothingStoredError and leaves no directory behind.
 func TestNew(t *testing.T) {
 	ctx := context.Background()
 	b, err := os.ReadFile(topicCorpus)
@@ -27,7 +27,7 @@ func TestNew(t *testing.T) {
 	if err := os.WriteFile(corpus, append(b, []byte("{oops\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l, err := New(ctx, embed.NewLocal(), ingest.Sources{Corpora: []string{corpus}})
+	l, err := New(ctx, ingest.Sources{Corpora: []string{corpus}}, embed.NewLocal())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +50,12 @@ func TestNew(t *testing.T) {
 
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(bad, []byte("{oops\n"), 0o644)
-	l, err = New(ctx, embed.NewLocal(), ingest.Sources{Corpora: []string{bad}})
+	l, err = New(ctx, ingest.Sources{Corpora: []string{bad}}, embed.NewLocal())
 	var none *NothingStoredError
-	if !errors.As(err, &none) || l != nil || len(none.Failed) != 1 || none.What != bad {
+	if !errors.As(err, &none) || l == nil || len(l.Failed) != 1 {
 		t.Fatalf("New(bad corpus) = %v, %v; want a NothingStoredError with the failure", l, err)
+	}
+	if _, err := os.Stat(l.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the scratch library of a failed New is left at %s", l.Dir)
 	}
 }

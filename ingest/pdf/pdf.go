@@ -20,13 +20,15 @@
 // Text that cannot be decoded (fonts without a Unicode mapping) is left out
 // rather than emitted as garbage, with a warning.
 //
-// Extract never panics and never runs unbounded: malformed input is
-// recovered per page and per document, and the work per document is capped
-// (see MaxDuration, MaxOps) on top of the caller's context.
+// Extract never panics and never runs unbounded: the library reads only a
+// file our own layer wrote from the input (normalize.go: the objects,
+// cross-reference data, encryption and filters are read by our code, which
+// trusts no count in the file), malformed input is recovered per page and
+// per document, and the work per document is capped (see MaxDuration,
+// MaxOps, MaxDecodedBytes) on top of the caller's context.
 package pdf
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -87,7 +89,7 @@ func (d *Document) Text() string {
 // Sentinel errors; callers branch on them with errors.Is.
 var (
 	ErrEncrypted = errors.New("encrypted: password required")
-	ErrNoText    = errors.New("no text layer: scanned PDF?")
+	ErrNoText    = errors.New("no text layer")
 	ErrNotPDF    = errors.New("not a PDF file")
 	// ErrGarbled means the text layer looks like garbage (a bad OCR layer)
 	// or cannot be decoded (fonts without a Unicode mapping). When there is
@@ -100,6 +102,12 @@ var (
 	ErrUnsupported = errors.New("unsupported PDF")
 	// ErrTooLarge means the document hit the work limit before it ended.
 	ErrTooLarge = errors.New("PDF too large or too complex")
+	// ErrMalformed means the file is damaged past repair: no document
+	// catalog, a page tree with no page.
+	ErrMalformed = errors.New("malformed PDF")
+	// ErrScanned wraps ErrNoText when the pages hold images: a scan
+	// without a text layer, which OCR can read.
+	ErrScanned = fmt.Errorf("%w: its pages are images (scanned?)", ErrNoText)
 )
 
 // Limits per document. Extract also stops when ctx is done.
@@ -117,21 +125,16 @@ func ExtractFile(ctx context.Context, path string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := Extract(ctx, bytes.NewReader(data), int64(len(data)))
+	doc, err := ExtractBytes(ctx, data)
 	if err != nil {
 		return doc, fmt.Errorf("extract %s: %w", path, err)
 	}
 	return doc, nil
 }
 
-// Extract extracts the text of the PDF in r. It is safe to call from several
-// goroutines at once. On ErrGarbled the Document is returned too.
-//
-// The work runs in its own goroutine so that Extract returns when ctx is
-// done or MaxDuration has passed even if the PDF library were to loop
-// without calling back; the walker notices the cancellation at its next
-// operator and stops.
-func Extract(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) {
+// ExtractBytes extracts the PDF held in data, which it does not modify or
+// keep. See Extract.
+func ExtractBytes(ctx context.Context, data []byte) (*Document, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, MaxDuration, ErrTooLarge)
 	defer cancel()
 	type result struct {
@@ -140,7 +143,7 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) 
 	}
 	done := make(chan result, 1)
 	go func() {
-		d, err := extract(ctx, r, size)
+		d, err := extract(ctx, data)
 		done <- result{d, err}
 	}()
 	select {
@@ -150,6 +153,30 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) 
 		return nil, context.Cause(ctx)
 	}
 }
+
+// Extract extracts the text of the PDF in r. It is safe to call from several
+// goroutines at once. On ErrGarbled the Document is returned too.
+//
+// The file is read into memory and normalised by our own layer before the
+// PDF library sees it (see normalize.go), so that nothing in the file can
+// make the library allocate without bound, recurse or loop. The work runs
+// in its own goroutine so that Extract returns as soon as ctx is done or
+// MaxDuration has passed; the work itself checks the context at every
+// object it reads, every read the library makes and every content stream
+// operator, and stops there: nothing keeps running after Extract returns.
+func Extract(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) {
+	if size < 0 || size > MaxFileBytes {
+		return nil, errorf(ErrTooLarge, "the file is larger than %d MB", MaxFileBytes>>20)
+	}
+	data := make([]byte, size)
+	if _, err := r.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return ExtractBytes(ctx, data)
+}
+
+// MaxFileBytes caps the size of a file Extract reads into memory.
+var MaxFileBytes = int64(1 << 30)
 
 // extraction is the state of one document's extraction.
 type extraction struct {
@@ -179,56 +206,34 @@ func (e *extraction) tick() {
 	}
 }
 
-func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err error) {
+func extract(ctx context.Context, data []byte) (doc *Document, err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			if a, ok := x.(abort); ok {
 				doc, err = nil, a.err
 				return
 			}
-			doc, err = nil, fmt.Errorf("malformed PDF: %v", x)
+			doc, err = nil, fmt.Errorf("%w: %v", errInternal, x)
 			if os.Getenv("PAPERS_PDF_DEBUG") != "" {
 				err = fmt.Errorf("%w\n%s", err, debug.Stack())
 			}
 		}
 	}()
-	start, err := checkHeader(r, size)
+	norm, err := normalize(ctx, data)
 	if err != nil {
 		return nil, err
 	}
-	// The library accepts only "%PDF-1.0".."%PDF-1.7" + EOL at byte 0;
-	// present PDF 2.0, other header lines and leading junk as that.
-	r, size = &headerFix{r: r, off: start}, size-start
-	rd, err := lpdf.NewReader(r, size)
-	if err != nil && strings.Contains(err.Error(), "missing %%EOF") {
-		// Bytes appended after the last %%EOF (some servers and mailers
-		// add them) are not a truncation: retry without them.
-		if end := lastEOF(r, size); end > 0 {
-			r, size = io.NewSectionReader(r, 0, end), end
-			rd, err = lpdf.NewReader(r, size)
-		}
-	}
-	var rebuilt bool
-	if err != nil && rebuildable(err) && size <= maxRebuildBytes {
-		// A damaged cross-reference table: rebuild it from the objects.
-		data := make([]byte, size)
-		if _, rerr := r.ReadAt(data, 0); rerr == nil || rerr == io.EOF {
-			if fixed, ferr := rebuildXref(data); ferr == nil {
-				if rd2, err2 := lpdf.NewReader(bytes.NewReader(fixed), int64(len(fixed))); err2 == nil {
-					rd, err, rebuilt = rd2, nil, true
-				}
-			}
-		}
-	}
+	rd, err := lpdf.NewReader(&guardedReader{ctx: ctx, b: norm.out}, int64(len(norm.out)))
 	if err != nil {
-		return nil, classifyOpenError(r, size, err)
+		var a abort
+		if errors.As(err, &a) {
+			return nil, a.err
+		}
+		return nil, fmt.Errorf("%w: %v", errInternal, err)
 	}
 	x := &extraction{ctx: ctx, fonts: map[objKey]*font{}}
 	x.acroForm = rd.Trailer().Key("Root").Key("AcroForm").Kind() == lpdf.Dict
-	doc = &Document{}
-	if rebuilt {
-		doc.warnf("the cross-reference table was damaged and has been rebuilt")
-	}
+	doc = &Document{Warnings: norm.warnings}
 	pages, truncated := collectPages(rd.Trailer().Key("Root").Key("Pages"))
 	if truncated {
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf("only the first %d pages were read", MaxPages))
@@ -255,7 +260,7 @@ func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err
 	doc.Title = chooseTitle(rd, layouts, doc)
 	readMetadata(rd, layouts, doc)
 	if len(pages) == 0 {
-		return nil, fmt.Errorf("%w: no pages", ErrNoText)
+		return nil, errorf(ErrMalformed, "no pages")
 	}
 	var glyphs, invisible, unmapped int
 	for _, pl := range layouts {
@@ -272,6 +277,12 @@ func extract(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err
 	err = judge(doc)
 	if errors.Is(err, ErrNoText) && glyphs >= 100 && unmapped*2 > glyphs {
 		return nil, fmt.Errorf("%w: its fonts have no Unicode mapping", ErrGarbled)
+	}
+	switch {
+	case errors.Is(err, ErrNoText) && norm.brokenContent > 0:
+		err = errorf(ErrMalformed, "its content streams are missing or damaged (%d of %d)", norm.brokenContent, norm.contentStreams)
+	case errors.Is(err, ErrNoText) && norm.images > 0:
+		err = ErrScanned
 	}
 	if err != nil {
 		if errors.Is(err, ErrGarbled) {
@@ -355,107 +366,31 @@ func collectPages(root lpdf.Value) (pages []pageRef, truncated bool) {
 	return pages, truncated
 }
 
-// lastEOF returns the offset just after the last "%%EOF" in the final 64 KB
-// of the file, or 0.
-func lastEOF(r io.ReaderAt, size int64) int64 {
-	n := int64(64 << 10)
-	if size < n {
-		n = size
-	}
-	buf := make([]byte, n)
-	if _, err := r.ReadAt(buf, size-n); err != nil && err != io.EOF {
-		return 0
-	}
-	i := bytes.LastIndex(buf, []byte("%%EOF"))
-	if i < 0 {
-		return 0
-	}
-	end := size - n + int64(i) + 5
-	if end >= size {
-		return 0
-	}
-	return end
+// errInternal marks a failure of our own code rather than of the file (a
+// recovered panic): the fuzz test fails on it.
+var errInternal = errors.New("malformed PDF (internal error)")
+
+// guardedReader is the file as the library reads it: every read checks the
+// context, so the library stops at its next read once the work is over
+// budget or cancelled (its own loops all read).
+type guardedReader struct {
+	ctx context.Context
+	b   []byte
 }
 
-// checkHeader finds "%PDF-" in the first 1 KB, as readers do.
-func checkHeader(r io.ReaderAt, size int64) (int64, error) {
-	if size < 8 {
-		return 0, ErrNotPDF
+func (g *guardedReader) ReadAt(p []byte, off int64) (int, error) {
+	if err := g.ctx.Err(); err != nil {
+		panic(abort{context.Cause(g.ctx)})
 	}
-	n := int64(1024)
-	if size < n {
-		n = size
+	if off < 0 || off >= int64(len(g.b)) {
+		return 0, io.EOF
 	}
-	buf := make([]byte, n)
-	if _, err := r.ReadAt(buf, 0); err != nil && err != io.EOF {
-		return 0, err
+	n := copy(p, g.b[off:])
+	if n < len(p) {
+		return n, io.EOF
 	}
-	i := bytes.Index(buf, []byte("%PDF-"))
-	if i < 0 {
-		return 0, ErrNotPDF
-	}
-	return int64(i), nil
+	return n, nil
 }
-
-// headerFix shows r from off on, with its first line rewritten to
-// "%PDF-1.7\n" (same length as "%PDF-x.y" plus one byte).
-type headerFix struct {
-	r   io.ReaderAt
-	off int64
-}
-
-const fixedHeader = "%PDF-1.7\n"
-
-func (h *headerFix) ReadAt(p []byte, o int64) (int, error) {
-	n, err := h.r.ReadAt(p, o+h.off)
-	for i := int64(0); i < int64(len(fixedHeader)); i++ {
-		if j := i - o; j >= 0 && j < int64(n) {
-			p[j] = fixedHeader[i]
-		}
-	}
-	return n, err
-}
-
-const maxRebuildBytes = 256 << 20
-
-// rebuildable says whether an open error may be a damaged cross-reference
-// table rather than encryption, truncation or another format.
-func rebuildable(err error) bool {
-	msg := err.Error()
-	if errors.Is(err, lpdf.ErrInvalidPassword) || strings.Contains(msg, "encrypt") ||
-		strings.Contains(msg, "missing %%EOF") || strings.Contains(msg, "invalid header") {
-		return false
-	}
-	return strings.Contains(msg, "malformed") || strings.Contains(msg, "xref") || strings.Contains(msg, "startxref")
-}
-
-// classifyOpenError maps the library's open errors to the sentinels.
-func classifyOpenError(r io.ReaderAt, size int64, err error) error {
-	msg := err.Error()
-	switch {
-	case errors.Is(err, lpdf.ErrInvalidPassword):
-		return ErrEncrypted
-	case strings.Contains(msg, "encryption revision R=5"), strings.Contains(msg, "encryption revision R=6"),
-		strings.Contains(msg, "encryption version V=5"):
-		if hasUserPassword(msg) {
-			return ErrEncrypted
-		}
-		return fmt.Errorf("%w: AES-256 encryption (%v)", ErrUnsupported, err)
-	case strings.Contains(msg, "unsupported PDF"):
-		return fmt.Errorf("%w: %v", ErrUnsupported, err)
-	case strings.Contains(msg, "missing %%EOF"):
-		return fmt.Errorf("%w (no %%%%EOF trailer)", ErrTruncated)
-	case strings.Contains(msg, "missing final startxref"):
-		return fmt.Errorf("%w (no startxref)", ErrTruncated)
-	case strings.Contains(msg, "invalid header"):
-		return fmt.Errorf("%w: %v", ErrNotPDF, err)
-	}
-	return fmt.Errorf("malformed PDF: %v", err)
-}
-
-// hasUserPassword cannot tell for AES-256 without implementing it; the
-// library's message is reported as unsupported instead.
-func hasUserPassword(string) bool { return false }
 
 var arxivStamp = regexp.MustCompile(`arXiv:\s*((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)\s*(?:\[[^\]]*\]\s*)?(\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})?`)
 

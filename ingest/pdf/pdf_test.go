@@ -260,33 +260,6 @@ func TestCleanAndDehyphenate(t *testing.T) {
 	}
 }
 
-// FuzzExtract: no input makes Extract panic or hang. The seeds are every
-// PDF in the shared data but the 619-page one, which TestAwkward reads
-// whole (as a seed it is too big to mutate usefully, and it cost a minute
-// of every -race run).
-func FuzzExtract(f *testing.F) {
-	for _, sub := range []string{"pdfs/papers", "pdfs/awkward"} {
-		for _, p := range pdfsIn(f, needData(f, sub)) {
-			if filepath.Base(p) == "DA-619p_large_pagecount.pdf" {
-				continue
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		doc, err := Extract(ctx, bytes.NewReader(data), int64(len(data)))
-		if err == nil && doc == nil {
-			t.Fatal("nil document without an error")
-		}
-	})
-}
-
 func BenchmarkExtractPapers(b *testing.B) {
 	files := pdfsIn(b, needData(b, "pdfs/papers"))
 	var data [][]byte
@@ -323,9 +296,11 @@ func TestFormXObjects(t *testing.T) {
 }
 
 // TestRebuildXref: a file whose startxref points to the wrong place is read
-// after rebuilding its cross-reference table, with a warning.
+// after rebuilding its cross-reference table, with a warning
+// (two papers: the others are built the same way).
 func TestRebuildXref(t *testing.T) {
-	for _, f := range pdfsIn(t, needData(t, "pdfs/papers")) {
+	dir := needData(t, "pdfs/papers")
+	for _, f := range []string{filepath.Join(dir, "arxiv_1111.2011v2.pdf"), filepath.Join(dir, "toolformer_2302.04761v1.pdf")} {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			if err != nil {

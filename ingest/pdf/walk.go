@@ -2,6 +2,8 @@ package pdf
 
 import (
 	"bytes"
+	"compress/zlib"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -63,6 +65,7 @@ type walker struct {
 	warnings  []string
 	invisible int // glyphs drawn invisibly
 	unmapped  int // glyphs with no Unicode mapping
+	formCalls int // Form XObjects drawn on this page
 	// page is the MediaBox in default user space; glyphs wholly outside it
 	// are not on the page (clip says whether there is one to apply).
 	page    rect
@@ -336,6 +339,11 @@ func (w *walker) content(strm lpdf.Value) []byte {
 	}
 	var out []byte
 	for _, p := range parts {
+		// A page's parts together get no more than one stream may.
+		if len(out) >= maxStreamBytes {
+			w.warnings = append(w.warnings, fmt.Sprintf("content over %d MB: the rest is skipped", maxStreamBytes>>20))
+			break
+		}
 		out = append(out, w.readStream(p)...)
 		out = append(out, '\n')
 	}
@@ -356,7 +364,8 @@ func (w *walker) readStream(v lpdf.Value) (data []byte) {
 	}
 	var buf bytes.Buffer
 	_, err := io.Copy(&buf, io.LimitReader(v.Reader(), maxStreamBytes))
-	if err != nil {
+	// A wrong Adler-32 comes after all the data: nothing is missing.
+	if err != nil && !errors.Is(err, zlib.ErrChecksum) {
 		w.warnings = append(w.warnings, fmt.Sprintf("content stream: %v", err))
 	}
 	w.doc.bytes += int64(buf.Len())
@@ -506,6 +515,14 @@ func (w *walker) runForm(x lpdf.Value, what string, res *resources, g gstate) {
 	if w.forms[id] {
 		return
 	}
+	// Forms that each draw the next one many times grow exponentially
+	// with depth (ten deep and ten wide is 10^10 calls): cap them.
+	if w.formCalls++; w.formCalls > maxFormCalls {
+		if w.formCalls == maxFormCalls+1 {
+			w.warnings = append(w.warnings, fmt.Sprintf("more than %d Form XObjects drawn: the rest is skipped", maxFormCalls))
+		}
+		return
+	}
 	w.forms[id] = true
 	defer delete(w.forms, id)
 	g.ctm = formMatrix(x).mul(g.ctm)
@@ -532,6 +549,7 @@ const (
 	maxAnnots        = 2000
 	maxLinkRun       = 24 // links in a row after which annotations are not read
 	maxFormDepth     = 12
+	maxFormCalls     = 10_000  // per page
 	maxGlyphsPerPage = 1 << 18 // 20x a dense page; bounds memory on crafted files
 	maxStreamBytes   = 64 << 20
 )

@@ -8,13 +8,17 @@
 // document's share of the score into an array, which costs a few
 // nanoseconds per posting. Terms and scores agree with FTS5's exactly
 // (TestTermsAgreeWithFTS5, and the store's TestSearchTextAgreesWithFTS5).
+//
+// An Index is immutable. The store's index changes by parts: a Set of
+// indexes (segments), each with the documents deleted from it (Deleted),
+// scored with exact collection statistics, and merged by Merge, which
+// streams (segments.go).
 package fts
 
 import (
 	"cmp"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 
@@ -46,8 +50,6 @@ type Builder struct {
 	lastHead string
 	headIDs  []uint32
 	distinct []uint32
-	from     *Index   // the index AddFrom last copied from ...
-	fromIDs  []uint32 // ... and its term numbers' ids here, plus one (0: not yet known)
 }
 
 // NewBuilder returns an empty Builder.
@@ -96,58 +98,6 @@ func (bl *Builder) Add(head, body string) {
 	}
 	bl.docEnd = append(bl.docEnd, uint32(len(bl.entTerm)))
 	bl.distinct = d
-}
-
-// Grow makes room for docs more documents holding entries distinct terms
-// in all (x.Postings() of an index being copied, say), so that adding them
-// does not reallocate.
-func (bl *Builder) Grow(docs, entries int) {
-	bl.docLen = slices.Grow(bl.docLen, docs)
-	bl.docEnd = slices.Grow(bl.docEnd, docs)
-	bl.entTerm = slices.Grow(bl.entTerm, entries)
-	bl.entTF = slices.Grow(bl.entTF, entries)
-}
-
-// Postings is the number of (term, document) pairs in x.
-func (x *Index) Postings() int { return len(x.postDoc) }
-
-// AddFrom adds document doc of x as x indexed it (its terms, their
-// frequencies and its length) without tokenizing anything: the index comes
-// out exactly as if the document's head and body had been given to Add.
-// Refreshing an index after a few documents changed copies the others
-// this way, at a few nanoseconds per distinct term of each document.
-func (bl *Builder) AddFrom(x *Index, doc int) error {
-	if doc < 0 || doc >= len(x.docLen) {
-		return fmt.Errorf("fts: document %d of an index of %d", doc, len(x.docLen))
-	}
-	if bl.from != x {
-		bl.from, bl.fromIDs = x, make([]uint32, len(x.termEnd))
-	}
-	var lo uint32
-	if doc > 0 {
-		lo = x.docEnd[doc-1]
-	}
-	hi := x.docEnd[doc]
-	if lo > hi || int(hi) > len(x.fwdTerm) {
-		return ErrCorrupt
-	}
-	for e := lo; e < hi; e++ {
-		t := x.fwdTerm[e]
-		if int(t) >= len(bl.fromIDs) {
-			return ErrCorrupt
-		}
-		id := bl.fromIDs[t]
-		if id == 0 {
-			id = bl.stemID(x.termAt(int(t))) + 1
-			bl.fromIDs[t] = id
-		}
-		bl.entTerm = append(bl.entTerm, id-1)
-		bl.entTF = append(bl.entTF, x.fwdTF[e])
-		bl.df[id-1]++
-	}
-	bl.docLen = append(bl.docLen, x.docLen[doc])
-	bl.docEnd = append(bl.docEnd, uint32(len(bl.entTerm)))
-	return nil
 }
 
 // termID returns the id of the term of the folded word w, adding it if new.
@@ -215,6 +165,17 @@ func layoutOf(nDocs, nTerms, nPost int) layout {
 	return l
 }
 
+// putHeader writes an encoding's header to b.
+func putHeader(b []byte, nDocs, nTerms, nPost int, tokens uint64) {
+	copy(b, magic)
+	le := binary.LittleEndian
+	le.PutUint32(b[8:], uint32(nDocs))
+	le.PutUint32(b[12:], uint32(nTerms))
+	le.PutUint32(b[16:], uint32(nPost))
+	le.PutUint32(b[20:], 0)
+	le.PutUint64(b[24:], tokens)
+}
+
 // counts reads the header of b; ok is false if b does not start with one.
 func counts(b []byte) (nDocs, nTerms, nPost int, tokens uint64, ok bool) {
 	if len(b) < headerSize || string(b[:8]) != magic {
@@ -248,13 +209,8 @@ func (bl *Builder) AppendBinary(dst []byte) []byte {
 	o := len(dst)
 	dst = slices.Grow(dst, lay.terms+termBytes)[:o+lay.terms+termBytes]
 	b := dst[o:]
-	copy(b, magic)
+	putHeader(b, nDocs, nTerms, nPost, tokens)
 	le := binary.LittleEndian
-	le.PutUint32(b[8:], uint32(nDocs))
-	le.PutUint32(b[12:], uint32(nTerms))
-	le.PutUint32(b[16:], uint32(nPost))
-	le.PutUint32(b[20:], 0)
-	le.PutUint64(b[24:], tokens)
 	for d, l := range bl.docLen {
 		le.PutUint32(b[lay.docLen+4*d:], l)
 		le.PutUint32(b[lay.docEnd+4*d:], bl.docEnd[d])
@@ -295,7 +251,7 @@ type Index struct {
 	fwdTerm []uint32
 	fwdTF   []uint16
 	terms   string
-	avgdl   float64
+	tokens  uint64 // the documents' lengths, summed
 	enc     []byte // what it was parsed from
 }
 
@@ -355,9 +311,7 @@ func Parse(b []byte) (*Index, error) {
 	if int(prevP) != nPost {
 		return nil, ErrCorrupt
 	}
-	if nDocs > 0 {
-		x.avgdl = float64(tokens) / float64(nDocs)
-	}
+	x.tokens = tokens
 	x.enc = b[:lay.terms+termBytes]
 	return x, nil
 }
@@ -393,21 +347,7 @@ func (x *Index) termAt(i int) string {
 
 // IDF returns the inverse document frequency Score uses for term t (0 for
 // a term no document holds).
-func (x *Index) IDF(t string) float64 {
-	i := x.lookup(t)
-	if i < 0 {
-		return 0
-	}
-	return x.idfAt(i)
-}
-
-func (x *Index) idfAt(i int) float64 {
-	var lo uint32
-	if i > 0 {
-		lo = x.postEnd[i-1]
-	}
-	return idf(float64(len(x.docLen)), float64(x.postEnd[i]-lo))
-}
+func (x *Index) IDF(t string) float64 { return NewSet(Part{X: x}).IDF(t) }
 
 func idf(n, nHit float64) float64 {
 	idf := math.Log((n - nHit + 0.5) / (nHit + 0.5))
@@ -424,60 +364,7 @@ func idf(n, nHit float64) float64 {
 // under minIDF (common everywhere) are left out. Ties go to the
 // alphabetically first term.
 func (x *Index) Expand(docs []int, weights []float64, exclude []string, n int, minIDF float64) ([]string, error) {
-	if len(weights) != len(docs) {
-		return nil, errors.New("fts: documents and weights differ in length")
-	}
-	skip := map[uint32]bool{}
-	for _, t := range exclude {
-		if i := x.lookup(t); i >= 0 {
-			skip[uint32(i)] = true
-		}
-	}
-	share := map[uint32]float64{}
-	for di, d := range docs {
-		if d < 0 || d >= len(x.docLen) {
-			return nil, ErrCorrupt
-		}
-		var lo uint32
-		if d > 0 {
-			lo = x.docEnd[d-1]
-		}
-		hi := x.docEnd[d]
-		if lo > hi || int(hi) > len(x.fwdTerm) {
-			return nil, ErrCorrupt
-		}
-		l := float64(max(x.docLen[d], 1))
-		for j := lo; j < hi; j++ {
-			t := x.fwdTerm[j]
-			if int(t) >= len(x.termEnd) {
-				return nil, ErrCorrupt
-			}
-			if !skip[t] {
-				share[t] += weights[di] * float64(x.fwdTF[j]) / l
-			}
-		}
-	}
-	type cand struct {
-		term uint32
-		w    float64
-	}
-	cands := make([]cand, 0, len(share))
-	for t, w := range share {
-		if idf := x.idfAt(int(t)); idf >= minIDF {
-			cands = append(cands, cand{t, w * idf})
-		}
-	}
-	slices.SortFunc(cands, func(a, b cand) int {
-		if c := cmp.Compare(b.w, a.w); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.term, b.term) // term numbers are in alphabetical order
-	})
-	out := make([]string, 0, min(n, len(cands)))
-	for _, c := range cands[:min(n, len(cands))] {
-		out = append(out, x.termAt(int(c.term)))
-	}
-	return out, nil
+	return NewSet(Part{X: x}).Expand(docs, weights, exclude, n, minIDF)
 }
 
 // lookup returns the number of term t, or -1.
@@ -501,36 +388,7 @@ func (x *Index) lookup(t string) int {
 // term are not touched; the others gain a positive score (if the weights
 // are positive). Terms are index terms (see Terms).
 func (x *Index) Score(terms []string, weights []float64, acc []float64) error {
-	if len(acc) != len(x.docLen) {
-		return errors.New("fts: score array and index differ in length")
-	}
-	if weights != nil && len(weights) != len(terms) {
-		return errors.New("fts: terms and weights differ in length")
-	}
-	n := float64(len(x.docLen))
-	for ti, t := range terms {
-		i := x.lookup(t)
-		if i < 0 {
-			continue
-		}
-		var lo uint32
-		if i > 0 {
-			lo = x.postEnd[i-1]
-		}
-		docs, tfs := x.postDoc[lo:x.postEnd[i]], x.postTF[lo:x.postEnd[i]]
-		idf := idf(n, float64(len(docs)))
-		if weights != nil {
-			idf *= weights[ti]
-		}
-		for j, d := range docs {
-			if int(d) >= len(acc) {
-				return ErrCorrupt
-			}
-			f := float64(tfs[j])
-			acc[d] += idf * (f * (k1 + 1)) / (f + k1*(1-b+b*float64(x.docLen[d])/x.avgdl))
-		}
-	}
-	return nil
+	return NewSet(Part{X: x}).Score(terms, weights, acc)
 }
 
 // QueryTerms returns the index terms of free text as a query: the terms of
@@ -547,4 +405,20 @@ func QueryTerms(s string) []string {
 		out = append(out, string(Stem(w, buf[:0])))
 	}
 	return out
+}
+
+// DocLen is document d's length: its tokens, each counted once (as Add
+// counts them for BM25's |d|).
+func (x *Index) DocLen(d int) int { return int(x.docLen[d]) }
+
+// Length is the length Add gives the document made of head and body.
+func Length(head, body string) int {
+	n := 0
+	for range Words(head) {
+		n++
+	}
+	for range Words(body) {
+		n++
+	}
+	return n
 }

@@ -15,7 +15,11 @@ import (
 const scifactCorpus = "../../../shared/data/scifact/corpus.jsonl"
 
 // readCorpus returns the title and text of every SciFact abstract.
-func readCorpus(t testing.TB) []string {
+func readCorpus(t testing.TB) []string { return readCorpusN(t, 0) }
+
+// readCorpusN returns the title and text of the first n SciFact abstracts
+// (all of them for n = 0).
+func readCorpusN(t testing.TB, n int) []string {
 	t.Helper()
 	f, err := os.Open(scifactCorpus)
 	if err != nil {
@@ -25,7 +29,7 @@ func readCorpus(t testing.TB) []string {
 	var docs []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
+	for sc.Scan() && (n == 0 || len(docs) < n) {
 		var d struct{ Title, Text string }
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
 			t.Fatal(err)

@@ -49,19 +49,52 @@ var vocabulary = func() []string {
 // over 2020-2025 and three categories. Paper ids are "syn-%06d". The same
 // seed gives the same library.
 func Synthetic(ctx context.Context, dir string, papers, chunksPerPaper, dims int, seed uint64) error {
+	return Build(ctx, dir, Options{Papers: papers, ChunksPerPaper: chunksPerPaper, Dims: dims, Seed: seed})
+}
+
+// Options configure Build.
+type Options struct {
+	Papers, ChunksPerPaper, Dims int
+	Seed                         uint64
+	// First is the number of the first paper (ids "syn-%06d" from it), so
+	// that a library can be grown in steps.
+	First int
+	// Embedder is the embedder name recorded (default Embedder(Dims)).
+	// Recording the local embedder's lets the papers command search and
+	// ingest into the library (its vectors are random all the same).
+	Embedder string
+	// Batch is how many papers go in one transaction (default 1).
+	Batch int
+	// RefreshEvery refreshes the search index after this many papers and
+	// at the end (0: never), as repeated ingests would.
+	RefreshEvery int
+	// Progress, if set, is called after each transaction with the papers
+	// written so far.
+	Progress func(done int)
+	// Refreshed, if set, is called after each refresh with its duration
+	// (its merges included).
+	Refreshed func(done int, took time.Duration)
+}
+
+// Build writes the synthetic library o describes into dir (see Synthetic).
+func Build(ctx context.Context, dir string, o Options) error {
 	lib, err := store.Open(ctx, dir)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	if err := lib.EnsureEmbedder(ctx, Embedder(dims), dims); err != nil {
+	name := o.Embedder
+	if name == "" {
+		name = Embedder(o.Dims)
+	}
+	if err := lib.EnsureEmbedder(ctx, name, o.Dims); err != nil {
 		return err
 	}
 	if err := lib.SetChunker(ctx, "synthetic"); err != nil {
 		return err
 	}
-	r := rand.New(rand.NewPCG(seed, 0xbe7c4))
-	zipf := rand.NewZipf(rand.New(rand.NewPCG(seed, 2)), 1.1, 1, uint64(len(vocabulary)-1))
+	r := rand.New(rand.NewPCG(o.Seed, 0xbe7c4))
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(o.Seed, 2)), 1.1, 1, uint64(len(vocabulary)-1))
 	text := func(n int) string {
 		var b strings.Builder
 		for i := range n {
@@ -74,9 +107,12 @@ func Synthetic(ctx context.Context, dir string, papers, chunksPerPaper, dims int
 	}
 	cats := []string{"cs.AI", "cs.CL", "cs.LG", "stat.ML"}
 	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range papers {
+	batch := max(o.Batch, 1)
+	var items []store.Item
+	sinceRefresh := 0
+	for i := range o.Papers {
 		p := store.Paper{
-			ID:         fmt.Sprintf("syn-%06d", i),
+			ID:         fmt.Sprintf("syn-%06d", o.First+i),
 			Version:    1,
 			Title:      text(8),
 			Abstract:   text(120),
@@ -84,14 +120,33 @@ func Synthetic(ctx context.Context, dir string, papers, chunksPerPaper, dims int
 			Categories: []string{cats[r.IntN(len(cats))], cats[r.IntN(len(cats))]},
 			Published:  start.Add(time.Duration(r.IntN(6*365*24)) * time.Hour),
 			Source:     "arxiv",
-			Pages:      chunksPerPaper / 3,
+			Pages:      o.ChunksPerPaper / 3,
 		}
-		cs := make([]store.Chunk, chunksPerPaper)
+		cs := make([]store.Chunk, o.ChunksPerPaper)
 		for s := range cs {
-			cs[s] = store.Chunk{Seq: s, PageStart: s / 3, PageEnd: s/3 + 1, Text: text(100), Vector: Vector(r, dims)}
+			cs[s] = store.Chunk{Seq: s, PageStart: s / 3, PageEnd: s/3 + 1, Text: text(100), Vector: Vector(r, o.Dims)}
 		}
-		if _, err := lib.Put(ctx, p, cs); err != nil {
+		items = append(items, store.Item{Paper: p, Chunks: cs})
+		if len(items) < batch && i < o.Papers-1 {
+			continue
+		}
+		if _, err := lib.PutBatch(ctx, items); err != nil {
 			return err
+		}
+		sinceRefresh += len(items)
+		items = items[:0]
+		if o.RefreshEvery > 0 && (sinceRefresh >= o.RefreshEvery || i == o.Papers-1) {
+			t0 := time.Now()
+			if err := lib.Refresh(ctx); err != nil {
+				return err
+			}
+			if o.Refreshed != nil {
+				o.Refreshed(i+1, time.Since(t0))
+			}
+			sinceRefresh = 0
+		}
+		if o.Progress != nil {
+			o.Progress(i + 1)
 		}
 	}
 	return nil

@@ -54,6 +54,7 @@ type result struct {
 	Chars    int     `json:"chars"`     // our text, runes
 	RefChars int     `json:"ref_chars"` // pdftotext's text, runes
 	Millis   int64   `json:"ms"`
+	RSSKB    int64   `json:"rss_kb"` // the child's peak resident set
 	HasRef   bool    `json:"has_ref"`
 }
 
@@ -195,7 +196,15 @@ func runChild(self, pdfPath, refPath string, timeout time.Duration) result {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	var r result
+	var rss int64
+	if cmd.ProcessState != nil {
+		if u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = u.Maxrss // KB on Linux
+		}
+	}
+	r.RSSKB = rss
 	if jerr := json.Unmarshal(stdout.Bytes(), &r); jerr == nil && r.Status != "" {
+		r.RSSKB = rss
 		return r
 	}
 	r.HasRef, r.RefChars = refInfo(refPath)
@@ -303,10 +312,10 @@ func readLabels(path string) (map[string]label, error) {
 
 func writeResults(path string, rs []result) error {
 	var b strings.Builder
-	b.WriteString("file\tstatus\tword_f1\tbigram_f1\tword_p\tword_r\tchars\tref_chars\tms\thas_ref\terr\n")
+	b.WriteString("file\tstatus\tword_f1\tbigram_f1\tword_p\tword_r\tchars\tref_chars\tms\thas_ref\terr\trss_kb\n")
 	for _, r := range rs {
-		fmt.Fprintf(&b, "%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%v\t%s\n", r.File, r.Status, r.WordF1, r.BigramF1,
-			r.WordP, r.WordR, r.Chars, r.RefChars, r.Millis, r.HasRef, r.Err)
+		fmt.Fprintf(&b, "%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%v\t%s\t%d\n", r.File, r.Status, r.WordF1, r.BigramF1,
+			r.WordP, r.WordR, r.Chars, r.RefChars, r.Millis, r.HasRef, r.Err, r.RSSKB)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
@@ -326,6 +335,11 @@ func readResults(path string) (map[string]result, error) {
 		n := func(s string) int { v, _ := strconv.Atoi(s); return v }
 		m[c[0]] = result{File: c[0], Status: c[1], WordF1: f(c[2]), BigramF1: f(c[3]), WordP: f(c[4]), WordR: f(c[5]),
 			Chars: n(c[6]), RefChars: n(c[7]), Millis: int64(n(c[8])), HasRef: c[9] == "true", Err: c[10]}
+		if len(c) > 11 {
+			r := m[c[0]]
+			r.RSSKB = int64(n(c[11]))
+			m[c[0]] = r
+		}
 	}
 	if len(m) == 0 {
 		return nil, errors.New(path + ": no results")
@@ -392,6 +406,16 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "\n(wordF1, bigrF1: means over files with a reference; lost: we fail or print < 10% of the words where pdftotext reads >= 500 characters)")
+	var big, slow result
+	for _, r := range rs {
+		if r.RSSKB > big.RSSKB {
+			big = r
+		}
+		if r.Millis > slow.Millis {
+			slow = r
+		}
+	}
+	fmt.Fprintf(w, "peak RSS %.0f MB (%s); slowest %.2f s (%s)\n", float64(big.RSSKB)/1024, big.File, float64(slow.Millis)/1000, slow.File)
 	if old != nil {
 		type mv struct {
 			r result

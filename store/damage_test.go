@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/leview"
 )
 
-// TestDamagedSidecarNeverPanics builds a real sidecar, then flips bytes in
-// copies of it: each copy is either refused by parseSidecar or searchable
-// (dense and text, with feedback) without a panic; a refused one is what
-// makes the store rebuild the index from the database.
-func TestDamagedSidecarNeverPanics(t *testing.T) {
+// TestDamagedSegmentNeverPanics builds a real segment, then flips bytes
+// in copies of its .seg file: each copy is either refused by parseSegment
+// or searchable (dense and text, with feedback) without a panic; a refused
+// one is what makes the store rebuild the index from the database.
+func TestDamagedSegmentNeverPanics(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	lib := openWithEmbedder(t, dir, 16)
@@ -36,7 +41,12 @@ func TestDamagedSidecarNeverPanics(t *testing.T) {
 	if err := lib.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	good, err := os.ReadFile(filepath.Join(dir, SidecarName))
+	name := onlySegment(t, lib)
+	good, err := os.ReadFile(filepath.Join(lib.indexDir(), name+".seg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecs, err := os.ReadFile(filepath.Join(lib.indexDir(), name+".vec"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,29 +58,41 @@ func TestDamagedSidecarNeverPanics(t *testing.T) {
 		for range 1 + n%3 {
 			bad[r.IntN(len(bad))] ^= byte(1 + r.IntN(255))
 		}
-		x, err := parseSidecar(bad)
+		s, err := parseSegment("x", bad)
 		if err != nil {
 			continue
 		}
 		parsed++
-		if len(q) != x.dims {
-			continue
-		}
-		if _, err := x.search(ctx, normalized(q), 5, nil); err != nil {
-			t.Fatal(err)
+		s.vecs.mem = leview.Of[float32](vecs, len(vecs)/4)
+		x := newView(indexVersion{dims: s.dims}, 0, []liveSeg{{segment: s}})
+		if len(q) == x.dims {
+			if _, err := x.search(ctx, normalized(q), 5, nil); err != nil && !errors.Is(err, errBadSegment) {
+				t.Fatal(err)
+			}
 		}
 		acc := make([]float64, x.len())
 		terms := []string{"reward", "agent", "plan"}
-		if err := x.text.Score(terms, nil, acc); err == nil {
+		if err := x.text.Score(terms, nil, acc); err == nil && x.len() >= 2 {
 			x.text.Expand([]int{0, 1}, []float64{0.5, 0.5}, terms, 5, 0)
 		}
 	}
 	t.Logf("%d of 3000 damaged copies parsed (the damage was in vectors, postings or padding)", parsed)
 }
 
-// TestCorruptPostingsAreRebuilt damages a posting of a current index.bin
-// (a chunk number out of range, which parsing does not check): the next
+// onlySegment returns the name of the one segment of lib's index.
+func onlySegment(t *testing.T, lib *Library) string {
+	t.Helper()
+	c, err := readCommit(lib.indexDir())
+	if err != nil || c == nil || len(c.segs) != 1 {
+		t.Fatalf("commit %+v, %v: want one segment", c, err)
+	}
+	return c.segs[0].name
+}
+
+// TestCorruptPostingsAreRebuilt damages the postings of a segment (chunk
+// numbers out of range, which opening a segment does not check): the next
 // text search notices, rebuilds the index from the database and answers.
+// The index check finds the damage too.
 func TestCorruptPostingsAreRebuilt(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -84,20 +106,21 @@ func TestCorruptPostingsAreRebuilt(t *testing.T) {
 	if err != nil || len(want) != 2 {
 		t.Fatalf("SearchText = %v, %v", want, err)
 	}
+	name := onlySegment(t, lib)
 	lib.Close()
 
-	path := filepath.Join(dir, SidecarName)
+	path := filepath.Join(dir, IndexDir, name+".seg")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := parseSidecar(b)
+	s, err := parseSegment(name, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The full-text index is the sidecar's tail; its postings start after
+	// The full-text index is the segment's tail; its postings start after
 	// a 32-byte header and four arrays (fts's layout).
-	at := len(b) - len(x.text.Encoding())
+	at := len(b) - len(s.text.Encoding())
 	le := binary.LittleEndian
 	nDocs, nTerms, nPost := int(le.Uint32(b[at+8:])), int(le.Uint32(b[at+12:])), int(le.Uint32(b[at+16:]))
 	postDoc := at + 32 + 8*nDocs + 8*nTerms
@@ -113,9 +136,15 @@ func TestCorruptPostingsAreRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lib.Close()
+	if err := lib.Check(ctx); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("Check of the damaged index = %v, want a checksum mismatch", err)
+	}
 	got, err := lib.SearchText(ctx, "reward", 5, Filter{}, Feedback{})
-	if err != nil || len(got) != len(want) || got[0].ChunkID != want[0].ChunkID {
+	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("after damage: %v, %v; want %v", got, err, want)
+	}
+	if err := lib.Check(ctx); err != nil {
+		t.Errorf("Check after the rebuild: %v", err)
 	}
 }
 

@@ -1,0 +1,216 @@
+package browse
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/related"
+	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/topic"
+)
+
+// Backend is what the page reads and does: the library behind it. The
+// model calls it only from tea.Cmds, never from Update or View.
+type Backend interface {
+	Topics(ctx context.Context) ([]store.Topic, error)
+	// Page loads a topic's page, or the whole library's for "".
+	Page(ctx context.Context, topic string) (*Page, error)
+	// OnlineMomentum measures the topic on arXiv (nil, nil when there is
+	// no arXiv to ask).
+	OnlineMomentum(ctx context.Context, t store.Topic) (*topic.Momentum, error)
+	Paper(ctx context.Context, id string) (*Detail, error)
+	SetSaved(ctx context.Context, id string, save bool) error
+	// Ask answers question from the papers f selects, writing the answer
+	// as it comes to w, in the mode `papers ask` would use.
+	Ask(ctx context.Context, question string, f store.Filter, w io.Writer) (*ask.Result, error)
+	Search(ctx context.Context, query string, f store.Filter) ([]ask.Passage, error)
+	Related(ctx context.Context, id, topic string) ([]related.Result, error)
+	// URL is where o opens a paper: its PDF when the library keeps one,
+	// else its page ("" when it has neither).
+	URL(p store.Paper) string
+}
+
+// Page is what the page shows: the topic (zero for the whole library),
+// its momentum and its papers, newest first, without abstracts.
+type Page struct {
+	Topic    store.Topic
+	All      bool // the whole library, not a topic
+	Momentum *topic.Momentum
+	Papers   []store.Paper
+}
+
+// Detail is one paper opened: its record with the abstract, and its
+// chunks (text, pages and section; no vectors).
+type Detail struct {
+	Paper  store.Paper
+	Chunks []store.Chunk
+}
+
+// Library is the Backend of a library on disk.
+type Library struct {
+	Lib      *store.Library
+	Embedder embed.Embedder // the library's (ask.LibraryEmbedder)
+	// LLM writes answers; nil answers offline (extractive), as ask does
+	// without a model.
+	LLM        ask.LLM
+	Extractive bool
+	// Arxiv, if not nil, measures momentum on arXiv as `papers momentum`
+	// does; the page shows the library's count until it answers.
+	Arxiv topic.Arxiv
+	// Now is the clock of momentum (nil: time.Now).
+	Now func() time.Time
+
+	mu  sync.Mutex
+	rel *related.Index // built by the first Related
+}
+
+var _ Backend = (*Library)(nil)
+
+func (b *Library) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
+}
+
+// Topics returns the followed topics.
+func (b *Library) Topics(ctx context.Context) ([]store.Topic, error) {
+	return b.Lib.Topics(ctx)
+}
+
+// Page loads the page of topic name, or of the whole library for "".
+func (b *Library) Page(ctx context.Context, name string) (*Page, error) {
+	pg := &Page{All: name == ""}
+	f := store.Filter{Brief: true}
+	var err error
+	if name != "" {
+		if pg.Topic, err = b.Lib.Topic(ctx, name); err != nil {
+			return nil, err
+		}
+		f.Topics = []string{pg.Topic.Name}
+		pg.Momentum, err = topic.MomentumOffline(ctx, b.Lib, pg.Topic, b.now())
+	} else {
+		pg.Momentum, err = topic.MomentumLibrary(ctx, b.Lib, b.now())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if pg.Papers, err = b.Lib.List(ctx, f); err != nil {
+		return nil, err
+	}
+	return pg, nil
+}
+
+// OnlineMomentum asks arXiv, when there is an arXiv to ask.
+func (b *Library) OnlineMomentum(ctx context.Context, t store.Topic) (*topic.Momentum, error) {
+	if b.Arxiv == nil {
+		return nil, nil
+	}
+	return topic.MomentumOnline(ctx, b.Arxiv, t, b.now())
+}
+
+// Paper loads paper id with its abstract and chunks.
+func (b *Library) Paper(ctx context.Context, id string) (*Detail, error) {
+	p, err := b.Lib.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := b.Lib.Chunks(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &Detail{Paper: p, Chunks: cs}, nil
+}
+
+// SetSaved saves or unsaves paper id.
+func (b *Library) SetSaved(ctx context.Context, id string, save bool) error {
+	var err error
+	if save {
+		_, err = b.Lib.Save(ctx, []string{id})
+	} else {
+		_, err = b.Lib.Unsave(ctx, []string{id})
+	}
+	return err
+}
+
+// Ask answers as `papers ask` does, on the papers f selects.
+func (b *Library) Ask(ctx context.Context, question string, f store.Filter, w io.Writer) (*ask.Result, error) {
+	r := &ask.Retriever{Index: b.Lib, Embedder: b.Embedder}
+	return r.Ask(ctx, question, b.LLM, ask.AskOptions{
+		Retrieve: ask.RetrieveOptions{Filter: f},
+		Answer:   ask.Options{Extractive: b.Extractive},
+	}, w)
+}
+
+// Search returns the passages `papers search` would, 20 at most.
+func (b *Library) Search(ctx context.Context, query string, f store.Filter) ([]ask.Passage, error) {
+	ps, _, err := ask.Search(ctx, b.Lib, query, ask.SearchOptions{RetrieveOptions: ask.RetrieveOptions{K: 20, Filter: f}})
+	return ps, err
+}
+
+// Related returns the papers most like id (in topic, when given). The
+// paper-vector collection is built once, by the first call.
+func (b *Library) Related(ctx context.Context, id, topicName string) ([]related.Result, error) {
+	b.mu.Lock()
+	x := b.rel
+	b.mu.Unlock()
+	if x == nil {
+		var err error
+		if x, err = related.Open(ctx, b.Lib); err != nil {
+			return nil, err
+		}
+		b.mu.Lock()
+		if b.rel == nil {
+			b.rel = x
+		} else {
+			x.Close()
+			x = b.rel
+		}
+		b.mu.Unlock()
+	}
+	hits, err := x.Related(ctx, id, related.Options{K: related.DefaultK, Topic: topicName})
+	if err != nil {
+		return nil, err
+	}
+	return related.Papers(ctx, b.Lib, hits)
+}
+
+// Close releases what Related built.
+func (b *Library) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.rel != nil {
+		err := b.rel.Close()
+		b.rel = nil
+		return err
+	}
+	return nil
+}
+
+// URL is the PDF the library downloaded for p, when it did, else p's page.
+func (b *Library) URL(p store.Paper) string {
+	if p.Version > 0 && p.ArxivID != "" {
+		name := strings.ReplaceAll(fmt.Sprintf("%sv%d", p.ArxivID, p.Version), "/", "_") + ".pdf"
+		path := filepath.Join(b.Lib.Dir(), store.PDFCacheDir, name)
+		if _, err := os.Stat(path); err == nil {
+			return "file://" + path
+		}
+	}
+	switch {
+	case p.URL != "":
+		return p.URL
+	case p.ArxivID != "":
+		return "https://arxiv.org/abs/" + p.ArxivID
+	case p.Source == "arxiv":
+		return "https://arxiv.org/abs/" + p.ID
+	}
+	return ""
+}

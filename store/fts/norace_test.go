@@ -1,0 +1,6 @@
+//go:build !race
+
+package fts
+
+// RaceEnabled is set when the tests run under the race detector.
+const RaceEnabled = false

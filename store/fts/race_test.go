@@ -1,0 +1,8 @@
+//go:build race
+
+package fts
+
+// RaceEnabled is set when the tests run under the race detector, which
+// slows SQLite (C translated to Go) about tenfold: the tests that compare
+// against FTS5 then use part of the collection.
+const RaceEnabled = true

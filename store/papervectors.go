@@ -1,0 +1,504 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/papers-cli/papers/internal/leview"
+)
+
+// PaperVectorsName is the file, inside the library directory, that keeps
+// one vector per paper (see PaperVectors). It is derived data: deleting it
+// is always safe, the next call rebuilds it.
+const PaperVectorsName = "papers.vec"
+
+// PaperVectors are the library's papers at the level of papers: one vector
+// each, the mean of its chunk vectors (each normalised, as stored),
+// normalised again, with what related papers filter on. Papers with no
+// chunk vector are left out. It is a snapshot: it does not follow later
+// changes to the library.
+//
+// The vectors may be a read-only mapping of the sidecar file: nothing may
+// write to them, and they are valid until Close.
+type PaperVectors struct {
+	Embedder string // the library's embedder, as the manifest records it
+	Dims     int
+	Papers   []PaperMeta // by ID, ascending
+	vecs     []float32   // len(Papers)*Dims; row i is Papers[i]
+	unmap    func() error
+
+	// Reused and Computed say how the vectors were had: taken from the
+	// sidecar as they were, or computed from the chunks (new or changed
+	// papers, or every paper of a new sidecar).
+	Reused, Computed int
+}
+
+// PaperMeta is what PaperVectors keeps of a paper besides its vector.
+type PaperMeta struct {
+	ID         string
+	Published  time.Time // zero when unknown
+	Categories []string  // primary first
+	Topics     []string  // the followed topics it belongs to, as named
+}
+
+// Vector returns paper i's vector (normalised, Dims long), a view into the
+// PaperVectors: do not modify it.
+func (pv *PaperVectors) Vector(i int) []float32 {
+	return pv.vecs[i*pv.Dims : (i+1)*pv.Dims : (i+1)*pv.Dims]
+}
+
+// Index returns the position of paper id in Papers, or -1.
+func (pv *PaperVectors) Index(id string) int {
+	i, ok := slices.BinarySearchFunc(pv.Papers, id, func(m PaperMeta, id string) int { return strings.Compare(m.ID, id) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// Close releases the mapping of the sidecar, if the vectors are one.
+// Vectors obtained from Vector must not be used afterwards.
+func (pv *PaperVectors) Close() error {
+	if pv.unmap == nil {
+		return nil
+	}
+	err := pv.unmap()
+	pv.unmap, pv.vecs = nil, nil
+	return err
+}
+
+// PaperVectors returns the library's paper vectors and their papers'
+// topics, categories and dates, read in one snapshot. The vectors come from
+// the sidecar PaperVectorsName when it is current; papers new or changed
+// since (by their fingerprint, or all of them after a Reindex) are computed
+// from their chunks, and the sidecar is then rewritten (temporary file,
+// fsync, rename; a library that cannot be written only loses the cache).
+// The metadata is always read from the database, so topic membership is
+// never stale. The caller must Close the result.
+func (l *Library) PaperVectors(ctx context.Context) (*PaperVectors, error) {
+	pv, write, err := l.paperVectors(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("paper vectors: %w", err)
+	}
+	if write != nil {
+		_ = write() // best effort: the vectors are right either way
+	}
+	return pv, nil
+}
+
+// pvKey is what a paper vector was computed from.
+type pvKey struct {
+	libraryID string
+	epoch     int64
+	embedder  string
+	dims      int
+}
+
+func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error, error) {
+	path := filepath.Join(l.dir, PaperVectorsName)
+	var pv *PaperVectors
+	var write func() error
+	err := l.read(ctx, func(tx *sql.Tx) error {
+		m, err := readManifest(ctx, tx)
+		if err != nil {
+			return err
+		}
+		key := pvKey{libraryID: m[keyLibraryID], embedder: m[keyEmbedder]}
+		key.epoch, _ = strconv.ParseInt(m[keyVectorsEpoch], 10, 64)
+		key.dims, _ = strconv.Atoi(m[keyDimensions])
+		metas, fps, err := paperMetas(ctx, tx)
+		if err != nil {
+			return err
+		}
+		pv = &PaperVectors{Embedder: key.embedder, Dims: key.dims}
+		if key.dims <= 0 || len(metas) == 0 {
+			return nil
+		}
+		old, _ := readPaperVectors(path, key) // missing, torn or of another key: computed anew
+		if old != nil && old.matches(metas, fps) {
+			pv.Papers, pv.vecs, pv.unmap, pv.Reused = metas, old.vecs, old.unmap, len(metas)
+			return nil
+		}
+		// Reuse what is current, compute the rest.
+		vecs := make([]float32, 0, len(metas)*key.dims)
+		var stale []int // positions in metas
+		have := make([]bool, len(metas))
+		rows := make([][]float32, len(metas))
+		for i, mt := range metas {
+			if v := old.lookup(mt.ID, fps[i]); v != nil {
+				rows[i], have[i] = v, true
+				pv.Reused++
+			} else {
+				stale = append(stale, i)
+			}
+		}
+		computed, err := meanVectors(ctx, tx, metas, stale, key.dims)
+		if err != nil {
+			old.close()
+			return err
+		}
+		for _, i := range stale {
+			if v := computed[i]; v != nil {
+				rows[i], have[i] = v, true
+				pv.Computed++
+			}
+		}
+		var keep []PaperMeta
+		var keepFPs []string
+		for i, mt := range metas {
+			if !have[i] {
+				continue // no chunk vector: nothing to relate
+			}
+			keep = append(keep, mt)
+			keepFPs = append(keepFPs, fps[i])
+			vecs = append(vecs, rows[i]...)
+		}
+		old.close() // the rows reused were copied into vecs
+		pv.Papers, pv.vecs = keep, vecs
+		write = func() error { return writePaperVectors(path, key, keep, keepFPs, vecs) }
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return pv, write, nil
+}
+
+// paperMetas reads every paper's metadata and fingerprint, by id.
+func paperMetas(ctx context.Context, tx *sql.Tx) ([]PaperMeta, []string, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT id, fingerprint, published, categories FROM papers ORDER BY id")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var metas []PaperMeta
+	var fps []string
+	for rows.Next() {
+		var m PaperMeta
+		var fp, cats string
+		var pub sql.NullInt64
+		if err := rows.Scan(&m.ID, &fp, &pub, &cats); err != nil {
+			return nil, nil, err
+		}
+		m.Published, m.Categories = timeOf(pub), parseList(cats)
+		metas = append(metas, m)
+		fps = append(fps, fp)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	rows.Close()
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'topic_papers'").Scan(&n); err != nil || n == 0 {
+		return metas, fps, err
+	}
+	trows, err := tx.QueryContext(ctx, "SELECT tp.paper_id, t.name FROM topic_papers tp JOIN topics t ON t.name = tp.topic ORDER BY t.name")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer trows.Close()
+	for trows.Next() {
+		var id, name string
+		if err := trows.Scan(&id, &name); err != nil {
+			return nil, nil, err
+		}
+		if i, ok := slices.BinarySearchFunc(metas, id, func(m PaperMeta, id string) int { return strings.Compare(m.ID, id) }); ok {
+			metas[i].Topics = append(metas[i].Topics, name)
+		}
+	}
+	return metas, fps, trows.Err()
+}
+
+// meanVectors computes the vectors of metas[i] for i in which, from their
+// chunks: a map from position to vector, without the papers that have no
+// chunk vector. Many papers are read in one pass over the chunks; a few,
+// one indexed query each.
+func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int, dims int) (map[int][]float32, error) {
+	out := make(map[int][]float32, len(which))
+	if len(which) == 0 {
+		return out, nil
+	}
+	sum := make([]float64, dims)
+	flush := func(i int, n int) {
+		if n == 0 {
+			return
+		}
+		v := make([]float32, dims)
+		var s float64
+		for d, x := range sum {
+			s += x * x
+			v[d] = float32(x)
+		}
+		if s > 0 {
+			inv := 1 / math.Sqrt(s)
+			for d := range v {
+				v[d] = float32(sum[d] * inv)
+			}
+			out[i] = v
+		}
+		clear(sum)
+	}
+	add := func(blob []byte) bool {
+		if len(blob) != 4*dims {
+			return false // another embedder's vector, or none
+		}
+		for d := range sum {
+			sum[d] += float64(math.Float32frombits(binary.LittleEndian.Uint32(blob[4*d:])))
+		}
+		return true
+	}
+	if len(which) <= 256 {
+		for _, i := range which {
+			rows, err := tx.QueryContext(ctx, "SELECT vector FROM chunks WHERE paper_id = ? ORDER BY seq", metas[i].ID)
+			if err != nil {
+				return nil, err
+			}
+			n := 0
+			for rows.Next() {
+				var blob []byte
+				if err := rows.Scan(&blob); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				if add(blob) {
+					n++
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
+			flush(i, n)
+		}
+		return out, nil
+	}
+	want := make(map[string]int, len(which))
+	for _, i := range which {
+		want[metas[i].ID] = i
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT paper_id, vector FROM chunks ORDER BY paper_id, seq")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cur, n := -1, 0
+	for rows.Next() {
+		var id string
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, err
+		}
+		i, ok := want[id]
+		if !ok {
+			continue
+		}
+		if i != cur {
+			if cur >= 0 {
+				flush(cur, n)
+			}
+			cur, n = i, 0
+		}
+		if add(blob) {
+			n++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if cur >= 0 {
+		flush(cur, n)
+	}
+	return out, nil
+}
+
+// The sidecar: a 64-byte header, then the embedder's name, each paper's id
+// and fingerprint (u32 length + bytes each), padding to 4 bytes and the
+// vectors, n x dims little-endian float32. The CRC covers everything after
+// the header.
+//
+//	0  magic "PAPVEC01"   8  crc32c      12 dims   16 n   20 (zero)
+//	24 epoch (u64)        32 library id (32 bytes)
+const (
+	pvMagic  = "PAPVEC01"
+	pvHeader = 64
+)
+
+var pvCRC = crc32.MakeTable(crc32.Castagnoli)
+
+var errBadPaperVectors = errors.New("paper vectors sidecar is torn or not ours")
+
+// storedVectors is a parsed sidecar.
+type storedVectors struct {
+	ids, fps []string
+	vecs     []float32
+	dims     int
+	unmap    func() error
+}
+
+func readPaperVectors(path string, key pvKey) (*storedVectors, error) {
+	b, unmap, err := mapFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := parsePaperVectors(b, key)
+	if err != nil {
+		unmap()
+		return nil, err
+	}
+	s.unmap = unmap
+	return s, nil
+}
+
+func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
+	if len(b) < pvHeader || string(b[:8]) != pvMagic {
+		return nil, errBadPaperVectors
+	}
+	dims := int(binary.LittleEndian.Uint32(b[12:]))
+	n := int(binary.LittleEndian.Uint32(b[16:]))
+	if dims != key.dims || int64(binary.LittleEndian.Uint64(b[24:])) != key.epoch || string(b[32:64]) != libraryIDField(key.libraryID) {
+		return nil, errBadPaperVectors // another library, embedder or epoch: nothing to reuse
+	}
+	if crc32.Checksum(b[pvHeader:], pvCRC) != binary.LittleEndian.Uint32(b[8:]) {
+		return nil, errBadPaperVectors
+	}
+	if 8*n > len(b) || n*dims > len(b) {
+		return nil, errBadPaperVectors
+	}
+	o := pvHeader
+	str := func() (string, bool) {
+		if o+4 > len(b) {
+			return "", false
+		}
+		l := int(binary.LittleEndian.Uint32(b[o:]))
+		o += 4
+		if l < 0 || o+l > len(b) {
+			return "", false
+		}
+		s := string(b[o : o+l])
+		o += l
+		return s, true
+	}
+	emb, ok := str()
+	if !ok || emb != key.embedder {
+		return nil, errBadPaperVectors
+	}
+	s := &storedVectors{ids: make([]string, n), fps: make([]string, n), dims: dims}
+	for i := range n {
+		if s.ids[i], ok = str(); !ok {
+			return nil, errBadPaperVectors
+		}
+		if s.fps[i], ok = str(); !ok {
+			return nil, errBadPaperVectors
+		}
+		if i > 0 && s.ids[i] <= s.ids[i-1] {
+			return nil, errBadPaperVectors
+		}
+	}
+	o = (o + 3) &^ 3
+	if o+4*n*dims != len(b) {
+		return nil, errBadPaperVectors
+	}
+	s.vecs = leview.Of[float32](b[o:], n*dims)
+	return s, nil
+}
+
+// libraryIDField is the library id as the header holds it: 32 bytes.
+func libraryIDField(id string) string {
+	b := make([]byte, 32)
+	copy(b, id)
+	return string(b)
+}
+
+// matches reports whether s holds exactly the papers metas, each at the
+// fingerprint fps gives: the sidecar is current and its vectors are used
+// as they are.
+func (s *storedVectors) matches(metas []PaperMeta, fps []string) bool {
+	if len(s.ids) != len(metas) {
+		return false
+	}
+	for i, m := range metas {
+		if s.ids[i] != m.ID || s.fps[i] != fps[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup returns the stored vector of paper id at fingerprint fp, or nil.
+func (s *storedVectors) lookup(id, fp string) []float32 {
+	if s == nil {
+		return nil
+	}
+	i, ok := slices.BinarySearch(s.ids, id)
+	if !ok || s.fps[i] != fp {
+		return nil
+	}
+	return s.vecs[i*s.dims : (i+1)*s.dims]
+}
+
+func (s *storedVectors) close() {
+	if s != nil && s.unmap != nil {
+		s.unmap()
+		s.unmap = nil
+	}
+}
+
+// writePaperVectors writes the sidecar for papers (their fingerprints fps
+// and vectors vecs) atomically: a temporary file, fsynced, renamed.
+func writePaperVectors(path string, key pvKey, papers []PaperMeta, fps []string, vecs []float32) error {
+	size := pvHeader + 4 + len(key.embedder)
+	for i, p := range papers {
+		size += 8 + len(p.ID) + len(fps[i])
+	}
+	size = (size+3)&^3 + 4*len(vecs)
+	b := make([]byte, pvHeader, size)
+	copy(b, pvMagic)
+	binary.LittleEndian.PutUint32(b[12:], uint32(key.dims))
+	binary.LittleEndian.PutUint32(b[16:], uint32(len(papers)))
+	binary.LittleEndian.PutUint64(b[24:], uint64(key.epoch))
+	copy(b[32:64], libraryIDField(key.libraryID))
+	str := func(s string) {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+		b = append(b, s...)
+	}
+	str(key.embedder)
+	for i, p := range papers {
+		str(p.ID)
+		str(fps[i])
+	}
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	b = append(b, leview.Bytes(vecs)...)
+	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[pvHeader:], pvCRC))
+
+	removeStaleTemps(path)
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())  // no-op after the rename
+	defer holdTemp(tmp.Name())() // until renamed
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,120 @@
+package store_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/papers-cli/papers/store"
+)
+
+// PaperVectors: one vector per paper, the normalised mean of its chunk
+// vectors; the sidecar is reused while current, only changed papers are
+// computed again, a reindex or a torn file recomputes all, and topics are
+// read fresh every time.
+func TestPaperVectors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	lib := openTest(t, dir)
+	r := rand.New(rand.NewPCG(21, 21))
+	for _, id := range []string{"b", "a", "c"} {
+		if _, err := lib.Put(ctx, paper(id, "2025-03-04", []string{"cs.CL"}, nil), chunks(r, "one", "two", "three")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := lib.Put(ctx, paper("empty", "2025-03-04", nil, nil), nil); err != nil { // no chunk: no vector
+		t.Fatal(err)
+	}
+	load := func() *store.PaperVectors {
+		t.Helper()
+		pv, err := lib.PaperVectors(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pv.Close() })
+		return pv
+	}
+	pv := load()
+	if pv.Dims != dims || len(pv.Papers) != 3 || pv.Papers[0].ID != "a" || pv.Papers[2].ID != "c" || pv.Computed != 3 || pv.Reused != 0 {
+		t.Fatalf("first load: %d dims, papers %+v, computed %d reused %d", pv.Dims, pv.Papers, pv.Computed, pv.Reused)
+	}
+	cs, err := lib.ChunksWithVectors(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, dims)
+	for _, c := range cs {
+		for d, v := range c.Vector {
+			want[d] += float64(v)
+		}
+	}
+	var norm float64
+	for _, v := range want {
+		norm += v * v
+	}
+	for d, v := range pv.Vector(pv.Index("b")) {
+		if math.Abs(float64(v)-want[d]/math.Sqrt(norm)) > 1e-6 {
+			t.Fatalf("vector of b = %v, want the normalised mean %v", pv.Vector(1), want)
+		}
+	}
+	if pv.Papers[0].Published.Year() != 2025 || pv.Papers[0].Categories[0] != "cs.CL" {
+		t.Errorf("metadata of a: %+v", pv.Papers[0])
+	}
+
+	if pv := load(); pv.Reused != 3 || pv.Computed != 0 {
+		t.Errorf("second load: reused %d, computed %d; want the sidecar reused whole", pv.Reused, pv.Computed)
+	}
+	if err := lib.AddTopic(ctx, store.Topic{Name: "RL", Query: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddToTopic(ctx, "rl", []string{"c"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.Put(ctx, paper("a", "2025-03-05", nil, nil), chunks(r, "new")); err != nil {
+		t.Fatal(err)
+	}
+	pv = load()
+	if pv.Reused != 2 || pv.Computed != 1 || len(pv.Papers[2].Topics) != 1 || pv.Papers[2].Topics[0] != "RL" {
+		t.Errorf("after a change: reused %d, computed %d, topics of c %v; want 2, 1, [RL]", pv.Reused, pv.Computed, pv.Papers[2].Topics)
+	}
+	if err := lib.Delete(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if pv := load(); len(pv.Papers) != 2 || pv.Reused != 2 {
+		t.Errorf("after a delete: %d papers, reused %d", len(pv.Papers), pv.Reused)
+	}
+
+	// A torn sidecar is ignored and rewritten.
+	path := filepath.Join(dir, store.PaperVectorsName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b[:len(b)-5], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if pv := load(); pv.Computed != 2 || len(pv.Papers) != 2 {
+		t.Errorf("torn sidecar: computed %d of %d", pv.Computed, len(pv.Papers))
+	}
+
+	err = lib.Reindex(ctx, "new/3", 3, 8, func(ctx context.Context, cs []store.Chunk) ([][]float32, error) {
+		out := make([][]float32, len(cs))
+		for i := range out {
+			out[i] = []float32{0, 3, 4}
+		}
+		return out, nil
+	}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv = load()
+	if pv.Dims != 3 || pv.Computed != 2 || pv.Embedder != "new/3" {
+		t.Fatalf("after reindex: %d dims, computed %d, embedder %q", pv.Dims, pv.Computed, pv.Embedder)
+	}
+	if v := pv.Vector(0); v[0] != 0 || math.Abs(float64(v[1])-0.6) > 1e-6 || math.Abs(float64(v[2])-0.8) > 1e-6 {
+		t.Errorf("vector after reindex = %v, want [0 0.6 0.8]", v)
+	}
+}
