@@ -427,9 +427,17 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 		return extraction{reason: reason}
 	}
 	x := extraction{names: names, papers: q.kind == kindPapers}
+	// Passages of one paper share its words, which idf weights would count
+	// for nothing: there every term counts the same. Across papers the
+	// weights keep a common word ("point") from standing in for the
+	// thing asked about ("the boiling point of mercury").
+	support := qu.coverage
+	if len(names) == 1 {
+		support = qu.flat
+	}
 	for _, p := range ps {
 		if allowed[p.paper] {
-			x.support = max(x.support, qu.flat(p.stems))
+			x.support = max(x.support, support(p.stems))
 		}
 	}
 
@@ -534,7 +542,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 			x.lead = n
 		}
 	}
-	x.leadWin = qu.flat(window(leads[0], ps)...)
+	x.leadWin = support(window(leads[0], ps)...)
 	if minSupport >= 0 && (x.support+x.leadWin)/2 < minSupport {
 		x.reason = "the passages share too little with the question"
 		return x
