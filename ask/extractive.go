@@ -301,7 +301,7 @@ func focusTerms(question string) []string {
 		if w == "" || auxVerb[w] || (i > 0 && focusVerb[w]) || (n > 0 && len(w) > 4 && strings.HasSuffix(w, "ed")) {
 			break // "What group size *gives*", "Which curated dataset *supplied*"
 		}
-		if n > 0 && strings.HasSuffix(w, "s") && i+1 < len(words) && verbFollower[clean(words[i+1])] {
+		if n > 0 && strings.HasSuffix(w, "s") && i+1 < len(words) && verbFollower[clean(words[i+1])] && !pluralVerbLater(words[i+1:]) {
 			break // "Which model *acts* as", "What method *uses* the"
 		}
 		for _, t := range terms(w, true) {
@@ -547,7 +547,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 		x.reason = "the passages share too little with the question"
 		return x
 	}
-	x.sentences = compose(q, qu, leads, cands, ps, ev)
+	x.sentences = compose(q, qu, w, leads, cands, ps, ev)
 	return x
 }
 
@@ -565,12 +565,17 @@ type Weights struct {
 	Focus    float64 // the words of the thing asked for in the sentence
 	Kind     float64 // it states what is asked: a quantity, a name, a reason (answerType)
 	Length   float64 // per word beyond 25: long sentences cover more by chance
+	// Close is how near the lead's score another sentence of the leads'
+	// papers must come to join the answer though it adds no word of the
+	// question: the scores cannot tell them apart, and the passages
+	// ranked below the lead's often hold the rest of the answer.
+	Close float64
 }
 
 // DefaultWeights were chosen on the development questions
 // (BENCHMARKS.md, "Ask": bench/qacv tunes them and reports the cross-
 // validated figures).
-var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15}
+var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15, Close: 0.8}
 
 func newPassage(i int, e *evidence) *passage {
 	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
@@ -949,6 +954,19 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 			}
 		}
 	}
+	if part.kind == kindDefinition && len(part.attr) > 0 && part.expand == "" {
+		// "What is the boiling point of mercury": a passage that never
+		// says "boiling" does not define it
+		for _, c := range cands {
+			if c.scores[j] < 0.6*best.scores[j] {
+				break
+			}
+			if qu.share(part.attr, window(c, ps)...) > 0 {
+				return c, ""
+			}
+		}
+		return nil, missing(part, best, ev, names)
+	}
 	if part.kind != kindNumber {
 		return best, ""
 	}
@@ -968,17 +986,26 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 		}
 		return c, ""
 	}
+	return nil, missing(part, best, ev, names)
+}
+
+// missing says what no passage states: "no passage of ECHO states the
+// learning rate".
+func missing(part *question, best *sentence, ev []evidence, names map[string]string) string {
 	what := focusWords(part.text)
-	if what == "" {
+	switch {
+	case what == "" && part.kind == kindNumber:
 		what = "the quantity asked for"
-	} else {
+	case what == "":
+		what = "what is asked"
+	default:
 		what = "the " + what
 	}
 	about := ""
 	if n := names[ev[best.passage].Paper.ID]; n != "" && len(part.entities) > 0 {
 		about = " of " + n
 	}
-	return nil, fmt.Sprintf("no passage%s states %s", about, what)
+	return fmt.Sprintf("no passage%s states %s", about, what)
 }
 
 func hasAll(st map[string]bool, ts []string) bool {
@@ -1016,7 +1043,12 @@ func focusWords(question string) string {
 		return ""
 	}
 	var out []string
-	for i, w := range strings.Fields(question[loc[1]:]) {
+	words := strings.Fields(question[loc[1]:])
+	clean := func(w string) string { return strings.ToLower(strings.Trim(w, "?,.;:'\"")) }
+	if len(words) > 2 && copula[clean(words[0])] && determiner[clean(words[1])] {
+		words = words[2:] // "What is the boiling point of ..."
+	}
+	for i, w := range words {
 		lw := strings.ToLower(strings.Trim(w, "?,.;:'\""))
 		if i >= 3 || auxVerb[lw] || lw == "" {
 			break
@@ -1029,10 +1061,15 @@ func focusWords(question string) string {
 // compose orders the answer: each lead, followed by what completes it
 // from the next sentences of its passage (the name or number one line
 // further on when the lead does not state it; the items of a list the lead
-// announces, "three main limitations" or a colon); then up to extractMax
-// sentences in all (more for a list) of the leads' papers that add question
-// words the answer lacks, in reading order. Never filler from other papers.
-func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []*passage, ev []evidence) []sentence {
+// announces, "three main limitations" or a colon) and by its followers
+// (the sentences just after it that go on with the question, where a
+// method's settings, a definition's details and a finding's numbers are
+// written); then up to extractMax sentences in all (more for a list) of
+// the leads' papers that add question words the answer lacks, each with
+// the one sentence after it that goes on with the question, in reading
+// order, while the answer is shorter than extractWords. Never filler from
+// other papers.
+func compose(q *question, qu *query, w *Weights, leads []*sentence, cands []*sentence, ps []*passage, ev []evidence) []sentence {
 	listN := 0
 	for _, p := range q.parts {
 		listN = max(listN, p.listN)
@@ -1041,20 +1078,25 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 	if q.kind == kindList {
 		limit = max(limit, 5)
 	}
-	var out, more []*sentence
+	var out []*sentence
+	var more [][]*sentence // each added sentence with its followers
 	same := func(o, s *sentence) bool { return o == s || o.text == s.text || jaccard(o.stems, s.stems) > 0.5 }
 	has := func(s *sentence) bool {
 		// overlapping chunks repeat sentences: never twice
 		return slices.ContainsFunc(out, func(o *sentence) bool { return same(o, s) }) ||
-			slices.ContainsFunc(more, func(o *sentence) bool { return same(o, s) })
+			slices.ContainsFunc(more, func(g []*sentence) bool {
+				return slices.ContainsFunc(g, func(o *sentence) bool { return same(o, s) })
+			})
 	}
 	papers := map[string]bool{}
+	heads := 0 // sentences counted against the limit: leads and added ones, not what follows them
 	for _, lead := range leads {
 		papers[ev[lead.passage].Paper.ID] = true
 		if has(lead) {
 			continue
 		}
 		out = append(out, lead)
+		heads++
 		next := following(lead, ps)
 		part := partOf(q, lead)
 		for _, n := range completion(part, lead, next) {
@@ -1062,6 +1104,7 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 				out = append(out, n)
 			}
 		}
+		out = append(out, followers(lead, next, leadFollowers, has)...)
 	}
 	covered := make([]map[string]bool, len(out))
 	for i, o := range out {
@@ -1069,7 +1112,10 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 	}
 	top := leads[0].score
 	for _, c := range cands {
-		if len(out)+len(more) >= limit || c.score < 0.6*top {
+		if heads >= limit || c.score < 0.6*top {
+			break
+		}
+		if answerWords(out, more) >= extractWords {
 			break
 		}
 		if !papers[ev[c.passage].Paper.ID] || has(c) || c.debris > 0.3 {
@@ -1077,24 +1123,65 @@ func compose(q *question, qu *query, leads []*sentence, cands []*sentence, ps []
 		}
 		gain := qu.coverage(append(slices.Clone(covered), c.stems)...) - qu.coverage(covered...)
 		isList := listN > 0 || q.kind == kindList
-		close := c.score >= closeShare*top // as good as the lead: it may be the answer
+		close := c.score >= w.Close*top // nearly as good as the lead: it may be the answer
 		if gain < 0.1 && !(isList && len(c.names) > 0) && !close {
 			continue
 		}
-		more = append(more, c)
-		covered = append(covered, c.stems)
+		g := []*sentence{c}
+		more = append(more, g)
+		g = append(g, followers(c, following(c, ps), 1, has)...)
+		more[len(more)-1] = g
+		heads++
+		for _, s := range g {
+			covered = append(covered, s.stems)
+		}
 	}
 	sort.SliceStable(more, func(a, b int) bool {
-		if more[a].passage != more[b].passage {
-			return more[a].passage < more[b].passage
+		if more[a][0].passage != more[b][0].passage {
+			return more[a][0].passage < more[b][0].passage
 		}
-		return more[a].pos < more[b].pos
+		return more[a][0].pos < more[b][0].pos
 	})
 	res := make([]sentence, 0, len(out)+len(more))
-	for _, o := range append(out, more...) {
+	for _, o := range out {
 		res = append(res, *o)
 	}
+	for _, g := range more {
+		for _, o := range g {
+			res = append(res, *o)
+		}
+	}
 	return res
+}
+
+const (
+	// leadFollowers is how many sentences after a lead are read for its
+	// followers.
+	leadFollowers = 3
+	// extractWords is the length past which an answer takes no more
+	// sentences from other passages (its leads, what completes them and
+	// their followers are always written).
+	extractWords = 150
+)
+
+// followers are the sentences among the n after s (next: the sentences
+// after it in its passage) that go on with the question: they have a
+// word of it or open by referring back ("This", "It", "To mitigate
+// this"). Table rows and figure labels are skipped (prose with inline
+// mathematics is not: "C = 1/8" is the answer); a caption ends them (the
+// paragraph ended); sentences the answer has (has) are not repeated.
+func followers(s *sentence, next []*sentence, n int, has func(*sentence) bool) []*sentence {
+	var out []*sentence
+	for _, f := range next[:min(len(next), n)] {
+		if captionLine.MatchString(f.text) {
+			break
+		}
+		if f.debris > 0.5 || has(f) || (f.cov == 0 && !anaphoric.MatchString(f.text)) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // items are the n items of a list that follow its announcement: the next
@@ -1123,7 +1210,10 @@ func items(next []*sentence, n int) []*sentence {
 	return next[:min(len(next), n)]
 }
 
-var enumerator = regexp.MustCompile(`^(?:(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+// enumerator opens an item of a list: an ordinal word, a number or letter
+// in parentheses, a bullet, or a short label and a colon ("Molecular
+// distance: ...", as a bulleted list reads once its bullets are gone).
+var enumerator = regexp.MustCompile(`^(?:[A-Z][a-z]+(?:[ -][a-z]+){0,3}: |(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
 
 // completion is what the sentences after a lead add to it, for the part
 // of the question it answers:
@@ -1198,7 +1288,7 @@ func hasAny(st map[string]bool, ts []string) bool {
 
 var (
 	// anaphoric openers of a sentence that goes on about the one before
-	anaphoric = regexp.MustCompile(`^(This|These|It|Its|They|Their|Such|Here|Thus|That is|Namely|Specifically|In particular|In other words|Concretely|To do so|To this end|For this|For example|For instance)\b`)
+	anaphoric = regexp.MustCompile(`^(This|These|It|Its|They|Their|She|He|Such|To (?:mitigate|address|solve|overcome|avoid|handle|tackle|fix|remedy) (?:this|these|that|it|them)|Here|Thus|That is|Namely|Specifically|In particular|In other words|Concretely|To do so|To this end|For this|For example|For instance)\b`)
 	causal    = regexp.MustCompile(`(?i)\b(because|due to|since|owing to|as a result|the reason|we hypothesi[sz]e|this is likely|caused by|attribute[sd]? (?:this|it) to|stems from)\b`)
 )
 
@@ -1222,11 +1312,6 @@ func continues(s *sentence, part *question) bool {
 	}
 	return false
 }
-
-// closeShare is how close to the lead's score another sentence of its
-// paper must be to follow it though it adds no word of the question: the
-// scores cannot tell them apart.
-const closeShare = 0.9
 
 // following are the sentences after s in its passage.
 func following(s *sentence, ps []*passage) []*sentence {
@@ -1367,4 +1452,18 @@ func withCitation(s string, n int) string {
 		return strings.TrimRight(end, " ") + cite + s[len(end):]
 	}
 	return s + cite
+}
+
+// answerWords is the length of an answer being composed, in words.
+func answerWords(out []*sentence, more [][]*sentence) int {
+	n := 0
+	for _, s := range out {
+		n += textseg.WordCount(s.text)
+	}
+	for _, g := range more {
+		for _, s := range g {
+			n += textseg.WordCount(s.text)
+		}
+	}
+	return n
 }

@@ -74,7 +74,9 @@ var (
 	reasonRe  = regexp.MustCompile(`(?i)^why\b|\bwhat (makes|explains|causes|leads to)\b|\bfor what reason\b`)
 	// a clause before the question word: "According to the authors, why"
 	leadIn = regexp.MustCompile(`^[^?]{3,80}?,\s+((?:(?:on|in|at|to|by|for|with|from|of|under)\s+)?(?:which|what|how|why|who|whom|whose|when|where)\b)`)
-	whRe   = regexp.MustCompile(`(?i)\b(what|which|who|whom|whose|how many|how much|how)\b\s*`)
+	// adverbs that only insist: "what exactly is a session"
+	hedge = regexp.MustCompile(`(?i)\b(?:exactly|precisely|actually|really)\s+`)
+	whRe  = regexp.MustCompile(`(?i)\b(what|which|who|whom|whose|how many|how much|how)\b\s*`)
 )
 
 // genericFocus are words of "what X" that say a quantity or a thing is
@@ -153,6 +155,7 @@ func analyse(text string) *question {
 
 // analysePart reads one question (or one part of it).
 func analysePart(text string) *question {
+	text = hedge.ReplaceAllString(text, "")
 	q := &question{text: text}
 	// "According to the authors, why ...", "In the Rust ablation, what ...":
 	// the kind is read from the question word on
@@ -237,10 +240,24 @@ func pluralFocus(text string) bool {
 		}
 		content++
 		if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
-			if content == 1 || i+1 >= len(words) || auxiliary[clean(i+1)] {
+			if content == 1 || i+1 >= len(words) || auxiliary[clean(i+1)] || pluralVerbLater(words[i+1:]) {
 				return true
 			}
 			return false
+		}
+	}
+	return false
+}
+
+// pluralVerbLater reports a plural verb among the next words of a
+// question ("Which open problems for XAI *are* listed"): the word in -s
+// before them is a plural noun, its subject, not a verb ("Which model acts
+// as").
+func pluralVerbLater(words []string) bool {
+	for _, w := range words[:min(len(words), 8)] {
+		switch strings.ToLower(strings.Trim(w, "?,.;:'\"()")) {
+		case "are", "were", "do", "have":
+			return true
 		}
 	}
 	return false

@@ -30,6 +30,9 @@ func TestAnalyse(t *testing.T) {
 		{"What score does AdaRefiner obtain when a 13B-parameter model replaces Llama2-7B as the Adapter LM?", kindNumber, 0, []string{"score"}, []string{"AdaRefiner", "13B", "Llama2-7B", "Adapter"}, 1},
 		{"On the 200-pair Selector benchmark, what F1 score and precision does PaSa's Selector reach?", kindNumber, 0, nil, []string{"Selector", "F1", "PaSa"}, 2},
 		{"What does reinforcement learning help the CAD generation agent avoid during retrieval?", kindName, 0, nil, []string{"CAD"}, 1},
+		{"Which safety risks for agents in finance are named in the discussion?", kindList, 0, []string{"safeti", "risk"}, nil, 1},
+		{"Which model acts as the judge?", kindName, 0, []string{"model"}, nil, 1},
+		{"In ECHO's replay buffer, what exactly is an episode?", kindDefinition, 0, []string{"episod"}, []string{"ECHO"}, 1},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			q := analyse(tc.q)

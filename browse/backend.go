@@ -21,8 +21,9 @@ import (
 // model calls it only from tea.Cmds, never from Update or View.
 type Backend interface {
 	Topics(ctx context.Context) ([]store.Topic, error)
-	// Page loads a topic's page, or the whole library's for "".
-	Page(ctx context.Context, topic string) (*Page, error)
+	// Page loads a topic's page, or the whole library's for "": its
+	// newest limit papers (0: all of them).
+	Page(ctx context.Context, topic string, limit int) (*Page, error)
 	// OnlineMomentum measures the topic on arXiv (nil, nil when there is
 	// no arXiv to ask).
 	OnlineMomentum(ctx context.Context, t store.Topic) (*topic.Momentum, error)
@@ -45,7 +46,17 @@ type Page struct {
 	All      bool // the whole library, not a topic
 	Momentum *topic.Momentum
 	Papers   []store.Paper
+	// Total is how many papers the page has: more than len(Papers) when
+	// only the newest were loaded (the model then loads the rest).
+	Total int
 }
+
+// Partial reports whether the page holds only its newest papers.
+func (pg *Page) Partial() bool { return pg != nil && len(pg.Papers) < pg.Total }
+
+// FirstPapers is how many papers the first frame loads: screens full, so
+// that it shows at once however large the library; the rest follows.
+const FirstPapers = 100
 
 // Detail is one paper opened: its record with the abstract, and its
 // chunks (text, pages and section; no vectors).
@@ -86,10 +97,11 @@ func (b *Library) Topics(ctx context.Context) ([]store.Topic, error) {
 	return b.Lib.Topics(ctx)
 }
 
-// Page loads the page of topic name, or of the whole library for "".
-func (b *Library) Page(ctx context.Context, name string) (*Page, error) {
+// Page loads the page of topic name, or of the whole library for "",
+// with its newest limit papers (0: all).
+func (b *Library) Page(ctx context.Context, name string, limit int) (*Page, error) {
 	pg := &Page{All: name == ""}
-	f := store.Filter{Brief: true}
+	f := store.Filter{Brief: true, Limit: limit}
 	var err error
 	if name != "" {
 		if pg.Topic, err = b.Lib.Topic(ctx, name); err != nil {
@@ -105,6 +117,18 @@ func (b *Library) Page(ctx context.Context, name string) (*Page, error) {
 	}
 	if pg.Papers, err = b.Lib.List(ctx, f); err != nil {
 		return nil, err
+	}
+	pg.Total = len(pg.Papers)
+	if limit > 0 && len(pg.Papers) == limit {
+		if pg.All {
+			pg.Total, _, err = b.Lib.Count(ctx)
+		} else {
+			pg.Total = pg.Topic.Papers
+		}
+		if err != nil {
+			return nil, err
+		}
+		pg.Total = max(pg.Total, len(pg.Papers))
 	}
 	return pg, nil
 }

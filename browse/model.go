@@ -117,13 +117,15 @@ type Model struct {
 	cancel context.CancelFunc
 	seq    int // of the work running; results of other work are dropped
 
+	saves map[string]time.Time // saves and unsaves (zero) made here, by paper
+
 	status string // one line for the user: an error, a URL, "saved"
 	err    error  // a failure to load the page itself
 }
 
 // New builds the model of papers browse on be.
 func New(be Backend, opts Options) *Model {
-	m := &Model{be: be, opts: opts, st: newStyles(opts.Color), w: opts.Width, h: opts.Height, page: opts.Page}
+	m := &Model{be: be, opts: opts, st: newStyles(opts.Color), w: opts.Width, h: opts.Height, page: opts.Page, saves: map[string]time.Time{}}
 	if m.w <= 0 {
 		m.w = 80
 	}
@@ -153,7 +155,7 @@ func (m *Model) Init() tea.Cmd {
 		cmds = append(cmds, m.loadPage(m.opts.Topic))
 	}
 	if m.page != nil {
-		cmds = append(cmds, m.onlineMomentum())
+		cmds = append(cmds, m.onlineMomentum(), m.loadRest())
 	}
 	return tea.Batch(cmds...)
 }
@@ -162,6 +164,7 @@ func (m *Model) Init() tea.Cmd {
 type (
 	pageMsg struct {
 		page *Page
+		rest bool // all the papers of the page shown, its newest first loaded
 		err  error
 	}
 	momentumMsg struct {
@@ -246,11 +249,29 @@ func (m *Model) stopWork() {
 	m.cancel, m.busy, m.stream = nil, "", nil
 }
 
+// loadPage loads the newest papers of page name (FirstPapers; the rest
+// follows, loadRest).
 func (m *Model) loadPage(name string) tea.Cmd {
 	be := m.be
 	return func() tea.Msg {
-		pg, err := be.Page(context.Background(), name)
+		pg, err := be.Page(context.Background(), name, FirstPapers)
 		return pageMsg{page: pg, err: err}
+	}
+}
+
+// loadRest loads every paper of the page shown when it holds only its
+// newest.
+func (m *Model) loadRest() tea.Cmd {
+	if !m.page.Partial() {
+		return nil
+	}
+	be, name := m.be, ""
+	if !m.page.All {
+		name = m.page.Topic.Name
+	}
+	return func() tea.Msg {
+		pg, err := be.Page(context.Background(), name, 0)
+		return pageMsg{page: pg, rest: true, err: err}
 	}
 }
 
@@ -309,6 +330,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) result(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case pageMsg:
+		if msg.rest {
+			// The rest of the page shown: keep its cursor, its momentum
+			// (arXiv's, if it came) and the saves made meanwhile.
+			if m.page == nil || msg.err != nil || msg.page.All != m.page.All || !strings.EqualFold(msg.page.Topic.Name, m.page.Topic.Name) {
+				return nil
+			}
+			msg.page.Momentum = m.page.Momentum
+			m.page = msg.page
+			for id, at := range m.saves {
+				m.markSaved(id, at)
+			}
+			m.layout()
+			return nil
+		}
 		if msg.err != nil {
 			m.err = msg.err
 			return nil
@@ -316,7 +351,7 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 		m.page, m.err = msg.page, nil
 		m.pageList = cursor{}
 		m.layout()
-		return m.onlineMomentum()
+		return tea.Batch(m.onlineMomentum(), m.loadRest())
 	case momentumMsg:
 		if m.page != nil && !m.page.All && m.page.Topic.Name == msg.topic {
 			m.page.Momentum = msg.m
@@ -353,7 +388,12 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 			m.status = msg.err.Error()
 			return nil
 		}
-		m.markSaved(msg.id, msg.saved)
+		at := time.Time{}
+		if msg.saved {
+			at = time.Now()
+		}
+		m.saves[msg.id] = at
+		m.markSaved(msg.id, at)
 		if msg.saved {
 			m.status = "saved " + msg.id + " (papers list --saved)"
 		} else {
@@ -420,12 +460,9 @@ func (m *Model) next() tea.Cmd {
 	}
 }
 
-// markSaved updates every copy of paper id the model holds.
-func (m *Model) markSaved(id string, saved bool) {
-	at := time.Time{}
-	if saved {
-		at = time.Now()
-	}
+// markSaved updates every copy of paper id the model holds: saved at at
+// (zero: not saved).
+func (m *Model) markSaved(id string, at time.Time) {
 	set := func(p *store.Paper) {
 		if p.ID == id {
 			p.Saved = at
@@ -543,8 +580,12 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 
 // currentList is the list of the screen shown, its length and its rows
 // per item.
-func (m *Model) currentList() (*cursor, int, int) {
-	switch m.top() {
+func (m *Model) currentList() (*cursor, int, int) { return m.listOf(m.top()) }
+
+// listOf is the list screen s shows (nil for a screen without one), its
+// length and its rows per item.
+func (m *Model) listOf(s screen) (*cursor, int, int) {
+	switch s {
 	case scrSearch:
 		return &m.searchList, len(m.hits), 2
 	case scrRelated:
@@ -560,8 +601,11 @@ func (m *Model) currentList() (*cursor, int, int) {
 
 // selected is the paper under the cursor of the screen shown (the paper
 // itself when one is open).
-func (m *Model) selected() (store.Paper, bool) {
-	switch m.top() {
+func (m *Model) selected() (store.Paper, bool) { return m.selectedOn(m.top()) }
+
+// selectedOn is the paper under the cursor of screen s.
+func (m *Model) selectedOn(s screen) (store.Paper, bool) {
+	switch s {
 	case scrPaper:
 		if m.paper != nil {
 			return m.paper.Paper, true
@@ -588,6 +632,8 @@ func (m *Model) paperKey(s string) tea.Cmd {
 	}
 	p, _ := m.selected()
 	switch s {
+	case "J", "K":
+		return m.nextPaper(map[string]int{"J": 1, "K": -1}[s])
 	case "s":
 		return m.toggleSave(p)
 	case "o":
@@ -605,6 +651,34 @@ func (m *Model) paperKey(s string) tea.Cmd {
 		return m.loadTopics()
 	}
 	return nil
+}
+
+// nextPaper opens, in place of the paper shown, the paper d places
+// after it in the list it was opened from (the feed's reader: J/K move).
+func (m *Model) nextPaper(d int) tea.Cmd {
+	from := scrPage
+	if n := len(m.stack); n >= 2 {
+		from = m.stack[n-2]
+	}
+	l, n, per := m.listOf(from)
+	if l == nil || n == 0 {
+		return nil
+	}
+	was := l.i
+	l.move(d, n, max(1, m.listRowsOf(from)/per))
+	if l.i == was {
+		if d > 0 {
+			m.status = "the last paper of the list"
+		} else {
+			m.status = "the first paper of the list"
+		}
+		return nil
+	}
+	p, ok := m.selectedOn(from)
+	if !ok {
+		return nil
+	}
+	return m.openPaper(p.ID)
 }
 
 // scroll moves a viewport by a key; it reports whether the key was one.
@@ -704,7 +778,7 @@ func (m *Model) startInput(k inputKind) tea.Cmd {
 	switch k {
 	case inAskPaper:
 		p, _ := m.selected()
-		m.input.Prompt = "Ask " + p.ID + ": "
+		m.input.Prompt = "Ask " + oneLine(p.ID) + ": "
 		m.input.Placeholder = "a question about this paper"
 	case inAskTopic:
 		m.input.Prompt = "Ask " + m.scopeName() + ": "

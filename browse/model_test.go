@@ -3,6 +3,7 @@ package browse_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +20,8 @@ import (
 	"github.com/papers-cli/papers/browse"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -388,6 +391,60 @@ func TestSearch(t *testing.T) {
 	d.contains(`Search "memory consolidation" in rl`, "▸ 2026-05-20 Auto-Dreamer")
 	d.keys("enter")
 	d.contains("Auto-Dreamer: Learning Offline Memory Consolidation", "Abstract")
+	// J/K in the reader move along the hits it was opened from.
+	d.keys("J")
+	d.contains("What Training Data Teaches RL Memory Agents", "Abstract")
+	d.keys("esc")
+	d.contains(`Search "memory consolidation"`, "▸ 2026-05-21 What Training Data")
+}
+
+// A large page shows its newest papers at once and loads the rest after
+// the first frame: the count is the whole page's from the start, the
+// cursor stays where it was, and a save made before the rest came stays.
+func TestPageLoadsInTwoSteps(t *testing.T) {
+	lib := library(t)
+	be := backend(lib)
+	first, err := be.Page(context.Background(), "rl", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Papers) != 5 || first.Total != 30 || !first.Partial() {
+		t.Fatalf("Page(rl, 5): %d papers of %d", len(first.Papers), first.Total)
+	}
+	d := &driver{t: t, m: browse.New(be, browse.Options{Topic: "rl", Page: first, Width: 80, Height: 24})}
+	rest := d.m.Init()
+	d.contains("Latest papers 30", "ECHO: Terminal Agents")
+	d.keys("G")
+	d.contains("▸ 2026-05-21 cs.CL    What Training Data") // the 5th, the last loaded
+	d.keys("k", "s")
+	d.contains("saved topic-004")
+	d.run(rest)
+	d.contains("Latest papers 30", "▸ 2026-05-22 cs.CL    From Correctness to Preference: A Framework for Persona… ★")
+	d.keys("G")
+	d.contains("▸ 2026-05-12 cs.LG    Missing Old Logits")
+	if p, _ := lib.Get(context.Background(), "topic-004"); p.Saved.IsZero() {
+		t.Error("s did not save topic-004")
+	}
+}
+
+// J/K in the reader open the next and previous papers of the page, as the
+// feed's reader does; at either end it says so and stays.
+func TestReaderMoves(t *testing.T) {
+	d := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
+	d.keys("enter")
+	d.contains("topic-001 · 0%", "ECHO: Terminal Agents")
+	d.keys("K")
+	d.contains("topic-001 · 0%", "the first paper of the list")
+	d.keys("J", "J")
+	d.contains("topic-003 · 0%", "Co-ReAct")
+	d.keys("K")
+	d.contains("topic-002 · 0%")
+	d.keys("G", "J", "J", "J", "J", "J")
+	d.contains("topic-007 · 0%")
+	d.keys("esc")
+	d.contains("▸ 2026-05-21 cs.CL    DeferMem")
+	d.keys("G", "enter", "J")
+	d.contains("topic-030", "the last paper of the list")
 }
 
 // r lists the papers most like the one under the cursor, with scores.
@@ -433,4 +490,104 @@ func TestColor(t *testing.T) {
 	if !strings.Contains(color, "\x1b[") {
 		t.Error("the screen with colour has no styles")
 	}
+}
+
+// A topic whose papers are all older than the chart's 12 weeks says when
+// they are from, and one without a description says how to get one.
+func TestStalePageWithoutDescription(t *testing.T) {
+	lib := library(t)
+	ctx := context.Background()
+	if err := lib.AddTopic(ctx, store.Topic{Name: "bare", Query: "abs:agent", Created: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddToTopic(ctx, "bare", []string{"topic-001", "topic-002"}); err != nil {
+		t.Fatal(err)
+	}
+	be := backend(lib)
+	be.Now = func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
+	d := newDriver(t, be, browse.Options{Topic: "bare", Width: 120, Height: 40})
+	d.contains("bare · no description yet: papers topic describe bare writes one",
+		"0 papers in the last four weeks. (from the library; the newest paper is of 2026-05-23)", "Latest papers 2")
+}
+
+// Text from a corpus, a PDF or a model reaches the screen inert: a paper
+// whose title, abstract, authors, tags, section, chunk and id carry escape
+// sequences, C1 controls and bidirectional overrides draws none of them on
+// any screen (page, paper, search, related, answer, status), colour off.
+func TestUntrustedTextIsInert(t *testing.T) {
+	lib := library(t)
+	ctx := context.Background()
+	const id = "evil\x1b]0;pwned\x07"
+	text := "Cancer cells \x1b[2Jevade the immune\u009b31m system by expressing PD-L1 \u202eevil\u202c, which binds PD-1 on T cells."
+	e := embed.NewLocal()
+	vs, err := e.EmbedDocuments(ctx, []string{text, text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := store.Paper{ID: id, Title: "Evil \x1b]0;pwned\x07title\x1b[2J", Abstract: text, Source: "jsonl",
+		Authors: []string{"A. \x1b[31mRed"}, Affiliations: []string{"Lab\u009b2J"}, Categories: []string{"cs.\x1b[2JLG"},
+		Tags: []store.Tag{{Name: "tag\x1b]0;x\x07", Source: "corpus"}}, Published: time.Date(2026, 5, 24, 0, 0, 0, 0, time.UTC)}
+	chunks := []store.Chunk{{Seq: 0, Text: text, Vector: vs[0]}, {Seq: 1, PageStart: 1, PageEnd: 1, Section: "1 Intro\x1b[2J", Text: text, Vector: vs[1]}}
+	if _, err := lib.Put(ctx, p, chunks); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddToTopic(ctx, "rl", []string{id}); err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(t, backend(lib), browse.Options{Topic: "rl", Width: 100, Height: 30})
+	inert := func(screen string) {
+		t.Helper()
+		s := d.screen()
+		if strings.ContainsAny(s, "\x1b\x07\u009b\u202e\u202c") {
+			t.Errorf("the %s screen draws a control character:\n%q", screen, s)
+		}
+	}
+	d.contains("Evil ]0;pwned title")
+	inert("page")
+	d.keys("enter")
+	d.contains("Red", "1 Intro")
+	inert("paper")
+	d.keys("G")
+	inert("paper's end")
+	d.keys("s")
+	d.contains("saved evil")
+	inert("status")
+	d.keys("esc", "/", "cancer cells immune system", "enter")
+	d.contains("Evil ]0;pwned title")
+	inert("search")
+	d.keys("esc", "r")
+	d.contains("Related to evil")
+	inert("related")
+	d.keys("esc", "a", "How do cancer cells evade the immune system?", "enter")
+	d.contains("Sources:")
+	inert("answer")
+}
+
+// With arXiv reachable the header's momentum is arXiv's, as papers
+// momentum counts it (here an arXiv faked at the wire: 12 papers in the
+// last four weeks, 6 in the four before), in place of the library's.
+func TestMomentumFromArxiv(t *testing.T) {
+	var entries []arxiv.Entry
+	for i := range 18 {
+		days := 1 + i*2 // 12 within 27 days of now, 6 in the four weeks before
+		if i >= 12 {
+			days = 30 + (i-12)*4
+		}
+		at := now.AddDate(0, 0, -days)
+		entries = append(entries, arxiv.Entry{ID: fmt.Sprintf("2605.%05d", i+1), Version: 1, Title: fmt.Sprintf("Agents %d", i),
+			Summary: "An agent paper.", Published: at, Updated: at})
+	}
+	srv := arxivtest.NewServer(t, arxivtest.Options{Entries: entries})
+	ax := arxiv.New()
+	ax.APIURL, ax.PDFURL, ax.Delay = srv.APIURL(), srv.PDFURL(), -1
+	be := backend(library(t))
+	be.Arxiv = ax
+	d := newDriver(t, be, browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
+	d.contains("12 papers in the last four weeks, up 100% on the four weeks before.", "Latest papers 30")
+	t.Log(strings.SplitN(d.screen(), "\n", 3)[1])
+	if strings.Contains(d.screen(), "(from the library)") {
+		t.Errorf("the momentum is still the library's:\n%s", d.screen())
+	}
+	off := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
+	off.contains("30 papers in the last four weeks", "(from the library)")
 }

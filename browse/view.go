@@ -11,6 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -49,10 +50,9 @@ func (m *Model) layout() {
 		m.renderAnswer(false)
 	}
 	m.input.SetWidth(max(10, m.w-len(m.input.Prompt)-2))
-	rows := max(1, m.listRows()/3)
-	m.pageList.fit(rows)
-	m.relatedList.fit(rows)
-	m.searchList.fit(max(1, m.listRows()/2))
+	m.pageList.fit(max(1, m.listRowsOf(scrPage)/3))
+	m.relatedList.fit(max(1, m.listRowsOf(scrRelated)/3))
+	m.searchList.fit(max(1, m.listRowsOf(scrSearch)/2))
 }
 
 // View draws the screen: exactly the terminal's height in lines, none
@@ -61,7 +61,7 @@ func (m *Model) View() tea.View {
 	var lines []string
 	switch {
 	case m.err != nil:
-		lines = []string{m.st.warn.Render("papers browse: " + m.err.Error()), "", "q quits"}
+		lines = []string{m.st.warn.Render("papers browse: " + oneLine(m.err.Error())), "", "q quits"}
 	default:
 		switch m.top() {
 		case scrPage:
@@ -98,8 +98,11 @@ func (m *Model) View() tea.View {
 }
 
 // listRows is how many lines the list of the screen shown gets.
-func (m *Model) listRows() int {
-	switch m.top() {
+func (m *Model) listRows() int { return m.listRowsOf(m.top()) }
+
+// listRowsOf is how many lines the list of screen s gets.
+func (m *Model) listRowsOf(s screen) int {
+	switch s {
 	case scrSearch, scrRelated:
 		return max(1, m.h-3)
 	}
@@ -118,11 +121,14 @@ func (m *Model) headerLines() []string {
 	if pg.All {
 		name = "All papers"
 	}
-	title := m.st.title.Render(name)
 	desc := pg.Topic.Description
 	if pg.All {
 		desc = "the whole library"
+	} else if strings.TrimSpace(desc) == "" {
+		desc = "no description yet: papers topic describe " + pg.Topic.Name + " writes one"
 	}
+	name, desc = oneLine(name), oneLine(desc)
+	title := m.st.title.Render(name)
 	if desc != "" && ansi.StringWidth(name)+3+ansi.StringWidth(desc) <= m.w {
 		out = append(out, title+m.st.dim.Render(" · "+desc))
 	} else {
@@ -133,15 +139,23 @@ func (m *Model) headerLines() []string {
 	}
 	if mo := pg.Momentum; mo != nil {
 		sentence := mo.Sentence()
+		note := ""
 		if mo.Source == "library" && !pg.All {
-			sentence += " (from the library)"
+			note = "from the library"
+		}
+		if mo.Last4 == 0 && len(pg.Papers) > 0 && !pg.Papers[0].Published.IsZero() {
+			// An empty chart: say when the page's papers are from.
+			note = strings.TrimPrefix(note+"; the newest paper is of "+day(pg.Papers[0].Published), "; ")
+		}
+		if note != "" {
+			sentence += " (" + note + ")"
 		}
 		out = append(out, wrap(sentence, m.w, 2)...)
 		if m.h >= 20 {
 			out = append(out, m.chart(mo.Weekly)...)
 		}
 	}
-	out = append(out, "", m.st.heading.Render(fmt.Sprintf("Latest papers %d", len(pg.Papers))))
+	out = append(out, "", m.st.heading.Render(fmt.Sprintf("Latest papers %d", max(pg.Total, len(pg.Papers)))))
 	return out
 }
 
@@ -234,7 +248,7 @@ func (m *Model) paperItems(ps []store.Paper, scores []float32, c *cursor, rows i
 		}
 		cat := ""
 		if len(p.Categories) > 0 {
-			cat = p.Categories[0]
+			cat = oneLine(p.Categories[0])
 		}
 		star := ""
 		if !p.Saved.IsZero() {
@@ -256,7 +270,7 @@ func (m *Model) paperItems(ps []store.Paper, scores []float32, c *cursor, rows i
 		if len(p.Affiliations) > 0 {
 			who += " · " + strings.Join(p.Affiliations, "; ")
 		}
-		tags := tagLine(p.Tags)
+		tags := oneLine(tagLine(p.Tags))
 		out = append(out, line, m.st.dim.Render(indent+oneLine(who)), m.st.dim.Render(indent+tags))
 	}
 	return out
@@ -339,7 +353,7 @@ func (m *Model) renderPaper() {
 			head += " title and abstract"
 		}
 		if c.Section != "" {
-			head += " · " + c.Section
+			head += " · " + oneLine(c.Section)
 		}
 		b = append(b, "", m.st.dim.Render(head))
 		if c.Seq == 0 && p.Abstract != "" && strings.Contains(oneLine(c.Text), oneLine(p.Abstract)) {
@@ -406,7 +420,7 @@ func (m *Model) paperLines() []string {
 	if m.paper == nil {
 		return nil
 	}
-	top := m.st.dim.Render(fmt.Sprintf("%s · %d%%", m.paper.Paper.ID, int(m.paperView.ScrollPercent()*100)))
+	top := m.st.dim.Render(fmt.Sprintf("%s · %d%%", oneLine(m.paper.Paper.ID), int(m.paperView.ScrollPercent()*100)))
 	return append([]string{top}, strings.Split(m.paperView.View(), "\n")...)
 }
 
@@ -420,13 +434,13 @@ func (m *Model) renderAnswer(follow bool) {
 	case m.answerErr != nil && m.answerErr.Error() == "context canceled":
 		b = append(b, "", m.st.warn.Render("cancelled"))
 	case m.answerErr != nil && m.answerRes != nil && m.answerRes.Abstained:
-		b = append(b, "", m.st.warn.Render("no answer: "+m.answerErr.Error()))
+		b = append(b, "", m.st.warn.Render("no answer: "+oneLine(m.answerErr.Error())))
 	case m.answerErr != nil:
-		b = append(b, "", m.st.warn.Render("error: "+m.answerErr.Error()))
+		b = append(b, "", m.st.warn.Render("error: "+oneLine(m.answerErr.Error())))
 	}
 	if m.answerRes != nil {
 		for _, wn := range m.answerRes.Warnings {
-			b = append(b, m.st.warn.Render("warning: "+wn))
+			b = append(b, m.st.warn.Render("warning: "+oneLine(wn)))
 		}
 	}
 	m.answerView.SetContentLines(b)
@@ -438,7 +452,7 @@ func (m *Model) renderAnswer(follow bool) {
 func (m *Model) answerLines() []string {
 	mode := "offline"
 	if m.answerRes != nil && m.answerRes.Model != "" {
-		mode = m.answerRes.Model
+		mode = oneLine(m.answerRes.Model)
 	}
 	head := m.st.title.Render("Ask") + m.st.dim.Render(" "+oneLine(m.answerOn))
 	q := m.st.heading.Render("Q: ") + oneLine(m.answerQ)
@@ -470,7 +484,7 @@ func (m *Model) searchLines() []string {
 			where = "p. " + pg
 		}
 		if h.Section != "" && h.Seq > 0 {
-			where += " · " + h.Section
+			where += " · " + oneLine(h.Section)
 		}
 		out = append(out, head, m.st.dim.Render("    "+where+" · "+snippet(h.Text, h.Paper.Title, m.searchQ)))
 	}
@@ -478,7 +492,7 @@ func (m *Model) searchLines() []string {
 }
 
 func (m *Model) relatedLines() []string {
-	out := []string{m.st.title.Render("Related") + m.st.dim.Render(" to "+m.relatedTo.ID+" "+oneLine(m.relatedTo.Title)), ""}
+	out := []string{m.st.title.Render("Related") + m.st.dim.Render(" to "+oneLine(m.relatedTo.ID)+" "+oneLine(m.relatedTo.Title)), ""}
 	if len(m.rel) == 0 {
 		return append(out, m.st.dim.Render("no related paper (the paper has no vector, or no other paper passes)"))
 	}
@@ -518,6 +532,7 @@ var helpKeys = [][2]string{
 	{"g/G", "first / last"},
 	{"PgDn/PgUp", "a page down / up"},
 	{"Enter", "open the paper: abstract, sections, chunks"},
+	{"J/K", "in a paper: the next / previous paper"},
 	{"o", "open its PDF or arXiv page in the browser"},
 	{"s", "save or unsave it (papers list --saved)"},
 	{"a", "ask this paper (AskPDF)"},
@@ -548,12 +563,12 @@ func (m *Model) footer() string {
 		return m.spin.View() + " " + m.busy + "… " + m.st.dim.Render("Esc cancels")
 	}
 	if m.status != "" {
-		return m.st.accent.Render(m.status)
+		return m.st.accent.Render(oneLine(m.status))
 	}
 	var keys string
 	switch m.top() {
 	case scrPaper:
-		keys = "j/k scroll · o open · s save · a AskPDF · r related · Esc back · ? help · q quit"
+		keys = "J/K move · j/k scroll · s save · o open · a AskPDF · r related · ? help · q quit"
 	case scrAnswer:
 		keys = "j/k scroll · Esc back · q quit"
 	case scrPicker:
@@ -567,9 +582,10 @@ func (m *Model) footer() string {
 }
 
 // wrap wraps s to width w, at most n lines (0: all; the last one then
-// ends in an ellipsis when cut).
+// ends in an ellipsis when cut), made inert first (safetext.Clean): what
+// it wraps is untrusted (abstracts, chunks, answers).
 func wrap(s string, w, n int) []string {
-	s = strings.TrimRight(s, "\n")
+	s = strings.TrimRight(safetext.Clean(s), "\n")
 	if s == "" {
 		return nil
 	}
@@ -617,7 +633,9 @@ func snippet(text, title, query string) string {
 	return text
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine is untrusted text (a title, an id, an error naming one) made
+// inert (safetext.Line) and on one line, its runs of spaces one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(safetext.Line(s)), " ") }
 
 func day(t time.Time) string {
 	if t.IsZero() {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/browse"
+	"github.com/papers-cli/papers/resolve"
 )
 
 func init() { register(newBrowseCmd) }
@@ -53,7 +54,11 @@ exits 2 (papers list prints the same papers).`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
 			if !o.io.InTTY || !o.io.OutTTY {
-				return withHint(usageError("papers browse needs a terminal"), "papers list --topic NAME prints the papers (--json for scripts)")
+				list := "papers list"
+				if o.topic != "" {
+					list += " --topic " + shellArg(o.topic)
+				}
+				return withHint(usageError("papers browse needs a terminal"), "%s prints the same papers (--json for scripts)", list)
 			}
 			return runBrowse(c.Context(), o)
 		},
@@ -90,7 +95,7 @@ func runBrowse(ctx context.Context, o *browseOptions) error {
 	}
 	opts := browse.Options{Color: o.io.Color, Open: openInBrowser, Online: !o.offline, Width: o.io.Width}
 	if o.topic != "" {
-		tp, err := getTopic(ctx, lib, o.topic)
+		tp, err := resolve.Topic(ctx, lib, o.topic)
 		if err != nil {
 			return err
 		}
@@ -102,7 +107,7 @@ func runBrowse(ctx context.Context, o *browseOptions) error {
 	}
 	if !opts.PickTopic {
 		// The first frame shows the page, not "loading".
-		if opts.Page, err = be.Page(ctx, opts.Topic); err != nil {
+		if opts.Page, err = be.Page(ctx, opts.Topic, browse.FirstPapers); err != nil {
 			return err
 		}
 	}

@@ -96,7 +96,7 @@ func runDigest(ctx context.Context, o *digestOptions) error {
 		return err
 	}
 	defer lib.Close()
-	d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: o.sinceTime, Rank: o.rank, LLM: llm, Max: o.max, Tags: o.filter.tags})
+	d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: o.sinceTime, Rank: o.rank, LLM: llm, Max: o.max, Tags: o.filter.Tags})
 	if err != nil {
 		return askError(err)
 	}

@@ -99,6 +99,8 @@ func extractHint(err error) error {
 	switch {
 	case errors.Is(err, pdf.ErrEncrypted):
 		return withHint(err, "decrypt it first, e.g. `qpdf --decrypt --password=PASSWORD in.pdf out.pdf`")
+	case errors.Is(err, pdf.ErrNoUnicode):
+		return withHint(err, "only the glyphs' shapes can be read: run OCR on it, e.g. `ocrmypdf --force-ocr in.pdf out.pdf`")
 	case errors.Is(err, pdf.ErrScanned):
 		return withHint(err, "run OCR on it first, e.g. `ocrmypdf in.pdf out.pdf`")
 	case errors.Is(err, pdf.ErrTruncated):

@@ -73,6 +73,7 @@ func TestExtractErrors(t *testing.T) {
 	}{
 		{"encrypted", []string{"extract", extractData(t, "awkward/user_password_is_password.pdf")}, 1, "hint: decrypt it first", 2},
 		{"scanned", []string{"extract", extractData(t, "awkward/scanned_chinese_book_image_only.pdf")}, 1, "hint: run OCR", 2},
+		{"fonts without Unicode", []string{"extract", extractData(t, "peer/pdfs/pymupdf/test_3072.pdf")}, 1, "hint: only the glyphs' shapes can be read: run OCR", 2},
 		{"not a pdf", []string{"extract", notPDF}, 1, "not a PDF file", 2},
 		{"no file", []string{"extract"}, 2, "accepts 1 arg", 0},
 		// causes no tool fixes get no hint: no OCR hint for a file with

@@ -11,6 +11,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -41,14 +42,8 @@ const (
 // register and its value in resolve: every command that takes the group
 // gets it with the same name, help and checks.
 type filterFlags struct {
-	set          filterSet
-	papers       []string
-	topics       []string
-	categories   []string
-	authors      []string
-	tags         []string
-	saved        bool
-	since, until string
+	set filterSet
+	resolve.Filter
 }
 
 // register declares the flags of which on c.
@@ -56,88 +51,50 @@ func (f *filterFlags) register(c *cobra.Command, which filterSet) {
 	f.set = which
 	fl := c.Flags()
 	if which&filterPaper != 0 {
-		fl.StringArrayVar(&f.papers, "paper", nil, "only this paper: an arXiv id in any form or a library id (repeatable)")
+		fl.StringArrayVar(&f.Papers, "paper", nil, "only this paper: an arXiv id in any form or a library id (repeatable)")
 	}
 	if which&filterTopic != 0 {
-		fl.StringArrayVar(&f.topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
+		fl.StringArrayVar(&f.Topics, "topic", nil, "only papers of this followed topic (repeatable: any of them)")
 	}
 	if which&filterCategory != 0 {
-		fl.StringArrayVar(&f.categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
+		fl.StringArrayVar(&f.Categories, "category", nil, "only papers in this arXiv category, e.g. cs.CL (repeatable: any of them)")
 	}
 	if which&filterAuthor != 0 {
-		fl.StringArrayVar(&f.authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
+		fl.StringArrayVar(&f.Authors, "author", nil, "only papers with an author whose name contains this (repeatable)")
 	}
 	if which&filterTag != 0 {
-		fl.StringArrayVar(&f.tags, "tag", nil, "only papers with this tag, of any source: yours (papers tag), Zotero's or a corpus's (repeatable: any of them)")
+		fl.StringArrayVar(&f.Tags, "tag", nil, "only papers with this tag, of any source: yours (papers tag), Zotero's (a collection as zotero:Collection) or a corpus's (repeatable: any of them)")
 	}
 	if which&filterSaved != 0 {
-		fl.BoolVar(&f.saved, "saved", false, "only the papers you saved (papers save)")
+		fl.BoolVar(&f.Saved, "saved", false, "only the papers you saved (papers save)")
 	}
 	if which&filterDates != 0 {
-		fl.StringVar(&f.since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
-		fl.StringVar(&f.until, "until", "", "only papers published on or before this date (YYYY-MM-DD, YYYY-MM or YYYY: the whole period)")
+		fl.StringVar(&f.Since, "since", "", "only papers published on or after this date (YYYY-MM-DD, or 7d, 4w, 3m, 1y back)")
+		fl.StringVar(&f.Until, "until", "", "only papers published on or before this date (YYYY-MM-DD, YYYY-MM or YYYY: the whole period)")
 	}
 }
 
 // check validates what can be checked before the library is opened (dates,
 // categories) and returns the filter so far: mistakes are usage errors.
 func (f *filterFlags) check() (store.Filter, error) {
-	sf, err := buildFilter(f.since, f.until, f.categories, f.authors)
-	for _, t := range f.tags {
-		if strings.TrimSpace(t) == "" && err == nil {
-			err = usageError("--tag is empty: give a tag's name (papers show ID lists a paper's tags)")
-		}
-	}
-	sf.Tags, sf.Saved = f.tags, f.saved
-	return sf, err
+	sf, err := f.Filter.Check(time.Now())
+	return sf, usage(err)
 }
 
 // resolve returns the store.Filter the flags name. Papers and topics are
 // looked up in lib: one it does not hold is an error naming it, not an
 // empty result.
 func (f *filterFlags) resolve(ctx context.Context, lib *store.Library) (store.Filter, error) {
-	sf, err := f.check()
-	if err != nil {
-		return sf, err
-	}
-	if sf.IDs, err = resolvePapers(ctx, lib, f.papers); err != nil {
-		return sf, err
-	}
-	if sf.Topics, err = topicFilter(ctx, lib, f.topics); err != nil {
-		return sf, err
-	}
-	return sf, nil
+	sf, err := f.Filter.Resolve(ctx, lib, time.Now())
+	return sf, usage(err)
 }
 
 // namesPapers reports whether --paper was given.
-func (f *filterFlags) namesPapers() bool { return len(f.papers) > 0 }
+func (f *filterFlags) namesPapers() bool { return len(f.Papers) > 0 }
 
 // selects reports whether any flag that selects papers by what they are
 // was given (--topic, --tag, --saved): export needs one of them or ids.
-func (f *filterFlags) selects() bool { return len(f.topics) > 0 || len(f.tags) > 0 || f.saved }
-
-// buildFilter builds the store filter from the date, category and author
-// flags.
-func buildFilter(since, until string, categories, authors []string) (store.Filter, error) {
-	now := time.Now()
-	f := store.Filter{Categories: categories, Authors: authors}
-	var err error
-	if f.Since, err = parseDate(since, now); err != nil {
-		return f, err
-	}
-	if _, f.Until, err = parsePeriod(until, now); err != nil { // the whole day, month or year
-		return f, err
-	}
-	if !f.Since.IsZero() && !f.Until.IsZero() && f.Since.After(f.Until) {
-		return f, usageError("--since %s is after --until %s: nothing can match", since, until)
-	}
-	for _, c := range categories {
-		if strings.ContainsAny(c, ", ") {
-			return f, usageError("--category %q: give one category per flag (--category cs.LG --category cs.CL)", c)
-		}
-	}
-	return f, nil
-}
+func (f *filterFlags) selects() bool { return len(f.Topics) > 0 || len(f.Tags) > 0 || f.Saved }
 
 // llmFlags choose the model that writes answers and summaries (ask,
 // digest): --llm and --extractive, with OPENAI_API_KEY, OPENAI_BASE_URL and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,8 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -177,7 +180,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	}
 	var member *store.Membership
 	if o.topic != "" {
-		tp, err := getTopic(ctx, lib, o.topic)
+		tp, err := resolve.Topic(ctx, lib, o.topic)
 		if err != nil {
 			return err
 		}
@@ -205,6 +208,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		}
 		if len(total.Missing) > 0 {
 			skipped += fmt.Sprintf(", %s missing", plural(len(total.Missing), "attachment"))
+			warnMissing(o.io.ErrOut, total.Missing)
 		}
 		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s (%s, %s) in %.1fs\n",
 			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
@@ -255,6 +259,23 @@ func libraryChunker(ctx context.Context, lib *store.Library) (chunk.Options, boo
 	}
 	o, err := chunk.ParseVersion(m.Chunker)
 	return o, err == nil, nil
+}
+
+// warnMissing names the Zotero attachments whose files are absent, the
+// first ten of them (a library never synced can miss thousands; --json
+// lists all).
+func warnMissing(w io.Writer, ms []ingest.Missing) {
+	const shown = 10
+	for _, m := range ms[:min(shown, len(ms))] {
+		fmt.Fprintf(w, "warning: %s: attachment %s is missing: %s\n", safetext.Line(m.Item), safetext.Line(m.Attachment), safetext.Line(m.Reason))
+	}
+	if len(ms) > shown {
+		what := "attachments are"
+		if len(ms)-shown == 1 {
+			what = "attachment is"
+		}
+		fmt.Fprintf(w, "warning: %d more %s missing (--json lists them all)\n", len(ms)-shown, what)
+	}
 }
 
 // newIngester builds the ingester of ingest and update: the arXiv client of

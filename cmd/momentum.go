@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/topic"
 )
 
@@ -56,7 +57,7 @@ func runMomentum(ctx context.Context, o *momentumOptions) error {
 		return err
 	}
 	defer lib.Close()
-	topics, err := selectTopics(ctx, lib, o.names)
+	topics, err := resolve.Topics(ctx, lib, o.names)
 	if err != nil {
 		return err
 	}
@@ -67,21 +68,13 @@ func runMomentum(ctx context.Context, o *momentumOptions) error {
 	client.MaxTries = 2 // an unreachable arXiv falls back to the library soon
 	now := time.Now()
 	for i, tp := range topics {
-		var m *topic.Momentum
-		if !offline {
-			m, err = topic.MomentumOnline(ctx, client, tp, now)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				fmt.Fprintf(errw, "warning: arXiv could not be asked (%v); counting from the library instead\n", err)
-				offline = true // do not wait for it again for the next topics
-			}
+		m, unreachable, err := topic.Measure(ctx, client, lib, tp, now, offline)
+		if unreachable != nil {
+			fmt.Fprintf(errw, "warning: arXiv could not be asked (%v); counting from the library instead\n", unreachable)
+			offline = true // do not wait for it again for the next topics
 		}
-		if m == nil {
-			if m, err = topic.MomentumOffline(ctx, lib, tp, now); err != nil {
-				return err
-			}
+		if err != nil {
+			return err
 		}
 		if o.json {
 			if err := writeJSON(out, m); err != nil {

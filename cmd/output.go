@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/resolve"
 )
 
 // table prints rows as aligned columns on a terminal and as tab-separated
@@ -87,55 +88,11 @@ func day(t time.Time) string {
 	return t.UTC().Format("2006-01-02")
 }
 
-// parseDate reads an absolute date (YYYY-MM-DD, YYYY-MM, YYYY) or a
-// duration back from now (7d, 4w, 3m, 1y) for --since/--until.
+// parseDate reads a date or a span back from now (resolve.Date); a
+// malformed one is a usage error.
 func parseDate(s string, now time.Time) (time.Time, error) {
-	t, _, err := parsePeriod(s, now)
-	return t, err
-}
-
-// parsePeriod is parseDate that also returns the last instant of the period
-// s names: the end of the day, month or year for YYYY-MM-DD, YYYY-MM and
-// YYYY ("--until 2023" includes all of 2023), the instant itself otherwise.
-func parsePeriod(s string, now time.Time) (start, end time.Time, err error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, time.Time{}, nil
-	}
-	for _, p := range []struct {
-		layout      string
-		years, mons int
-		days        int
-	}{{"2006-01-02", 0, 0, 1}, {"2006-01", 0, 1, 0}, {"2006", 1, 0, 0}} {
-		if t, err := time.Parse(p.layout, s); err == nil {
-			return t, t.AddDate(p.years, p.mons, p.days).Add(-time.Nanosecond), nil
-		}
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, t, nil
-	}
-	t, err := parseSpan(s, now)
-	return t, t, err
-}
-
-// parseSpan reads a span back from now: 7d, 4w, 3m, 1y.
-func parseSpan(s string, now time.Time) (time.Time, error) {
-	if len(s) >= 2 {
-		n, err := strconv.Atoi(s[:len(s)-1])
-		if err == nil && n >= 0 {
-			switch s[len(s)-1] {
-			case 'd':
-				return now.AddDate(0, 0, -n), nil
-			case 'w':
-				return now.AddDate(0, 0, -7*n), nil
-			case 'm':
-				return now.AddDate(0, -n, 0), nil
-			case 'y':
-				return now.AddDate(-n, 0, 0), nil
-			}
-		}
-	}
-	return time.Time{}, usageError("invalid date %q: use YYYY-MM-DD, YYYY-MM, YYYY or a span back from today like 7d, 4w, 3m, 1y", s)
+	t, err := resolve.Date(s, now)
+	return t, usage(err)
 }
 
 // plural says "1 paper", "2 papers", "0 papers": n and the noun, with an s

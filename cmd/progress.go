@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,10 +62,15 @@ func (p *ingestProgress) println(format string, args ...any) {
 	}
 }
 
+// logf prints a message of the arXiv client: a note, or a warning as it
+// is when it says it is one.
 func (p *ingestProgress) logf(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.println("note: "+format, args...)
+	if !strings.HasPrefix(format, "warning: ") {
+		format = "note: " + format
+	}
+	p.println(format, args...)
 }
 
 func (p *ingestProgress) event(e ingest.Event) {

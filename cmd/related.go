@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/related"
+	"github.com/papers-cli/papers/resolve"
 )
 
 func init() { register(newRelatedCmd) }
@@ -82,31 +83,22 @@ func runRelated(ctx context.Context, o *relatedOptions) error {
 		return err
 	}
 	defer lib.Close()
-	p, err := resolvePaper(ctx, lib, o.ref)
+	p, err := resolve.Paper(ctx, lib, o.ref)
 	if err != nil {
 		return err
 	}
 	opts := related.Options{K: o.k, Category: o.category, Year: o.year, Since: o.sinceTime}
 	if o.topic != "" {
-		tp, err := getTopic(ctx, lib, o.topic)
+		tp, err := resolve.Topic(ctx, lib, o.topic)
 		if err != nil {
 			return err
 		}
 		opts.Topic = tp.Name
 	}
-	x, err := related.Open(ctx, lib)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
-	hits, err := x.Related(ctx, p.ID, opts)
+	res, err := related.Find(ctx, lib, p.ID, opts)
 	if errors.Is(err, related.ErrNoVector) {
 		return withHint(err, "the paper has no chunks to compare it by: papers ingest %s again", o.ref)
 	}
-	if err != nil {
-		return err
-	}
-	res, err := related.Papers(ctx, lib, hits)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/resolve"
 )
 
 func init() { register(newRmCmd) }
@@ -48,7 +49,7 @@ func runRm(ctx context.Context, o *rmOptions) error {
 		return err
 	}
 	defer lib.Close()
-	ids, err := resolvePapers(ctx, lib, refs) // all or nothing: a typo removes none
+	ids, err := resolve.Papers(ctx, lib, refs) // all or nothing: a typo removes none
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/resolve"
 )
 
 // Version is the version of papers, printed by --version and sent in the
@@ -99,22 +101,17 @@ func report(ctx context.Context, err error, stderr io.Writer) int {
 	return code
 }
 
-// hintError carries a hint naming the fix, printed after the error.
-type hintError struct {
-	err  error
-	hint string
-}
+// withHint attaches a hint naming the fix to err, printed after the
+// error; nil stays nil.
+func withHint(err error, format string, args ...any) error { return hint.With(err, format, args...) }
 
-func (e *hintError) Error() string { return e.err.Error() }
-func (e *hintError) Unwrap() error { return e.err }
-func (e *hintError) Hint() string  { return e.hint }
-
-// withHint attaches a hint to err; nil stays nil.
-func withHint(err error, format string, args ...any) error {
-	if err == nil {
-		return nil
+// usage makes a value resolve found invalid (a malformed date, say) a
+// usage error (exit 2); other errors pass as they are.
+func usage(err error) error {
+	if errors.Is(err, resolve.ErrInvalid) {
+		return withExit(err, ExitUsage)
 	}
-	return &hintError{err: err, hint: fmt.Sprintf(format, args...)}
+	return err
 }
 
 // exitError gives err a specific exit code.

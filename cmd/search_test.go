@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/papers-cli/papers/embed/embedtest"
 )
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -232,31 +234,26 @@ func TestReindex(t *testing.T) {
 			<-r.Context().Done()        // accept, never answer
 			return
 		}
-		if r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer sk-reindex" {
+		if r.Header.Get("Authorization") != "Bearer sk-reindex" {
 			t.Errorf("%s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
 		}
-		var req struct {
-			Input []string `json:"input"`
+		texts, err := embedtest.Inputs(r)
+		if err != nil {
+			t.Error(err)
 		}
-		json.NewDecoder(r.Body).Decode(&req)
-		if fail.Load() && len(req.Input) > 1 { // the dimension probe passes, the batches fail
+		if fail.Load() && len(texts) > 1 { // the dimension probe passes, the batches fail
 			w.WriteHeader(400)
 			io.WriteString(w, `{"error":{"message":"bad input","type":"invalid_request_error"}}`)
 			return
 		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		var data []item
-		for i, s := range req.Input {
-			v := []float32{1, 0, 0, 0}
+		vecs := make([][]float32, len(texts))
+		for i, s := range texts {
+			vecs[i] = []float32{1, 0, 0, 0}
 			if strings.Contains(strings.ToLower(s), "terminal") {
-				v = []float32{0, 1, 0, 0}
+				vecs[i] = []float32{0, 1, 0, 0}
 			}
-			data = append(data, item{i, v})
 		}
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "m"})
+		embedtest.Reply(w, "m", vecs)
 	}))
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL)

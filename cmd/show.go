@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -13,7 +11,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
-	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/resolve"
 )
 
 func init() { register(newShowCmd) }
@@ -73,80 +71,6 @@ func newShowCmd(g *globalOptions) *cobra.Command {
 	return c
 }
 
-// resolvePaper finds the one paper ref names: a paper stored under ref
-// exactly (local PDFs, corpus records) or, for an arXiv id in any form
-// (versions, "arXiv:", URLs), under its versionless id. A ref that names
-// two papers is refused with both named, never taken as either.
-func resolvePaper(ctx context.Context, lib *store.Library, ref string) (store.Paper, error) {
-	ref = strings.TrimSpace(ref)
-	var aliases []string
-	if id, _, err := arxiv.ParseID(ref); err == nil {
-		aliases = append(aliases, id)
-	}
-	p, err := lib.FindPaper(ctx, ref, aliases...)
-	var amb *store.AmbiguousError
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		id := ref
-		if len(aliases) > 0 {
-			id = aliases[0]
-		}
-		return p, notInLibrary(id, ref)
-	case errors.As(err, &amb):
-		return p, withHint(err, "%s", ambiguityHint(amb))
-	}
-	return p, err
-}
-
-// ambiguityHint says how to name each paper of an ambiguous reference: the
-// arXiv paper by its bare id; the other, stored under an arXiv-form id by
-// an older papers (ingest now refuses such corpus ids), once the arXiv
-// paper is out of the way.
-func ambiguityHint(amb *store.AmbiguousError) string {
-	var arxivID string
-	var others []string
-	for _, p := range amb.Candidates {
-		if p.Source == "arxiv" {
-			arxivID = p.ID
-		} else {
-			others = append(others, p.ID)
-		}
-	}
-	if arxivID == "" {
-		return "papers list shows the ids as stored"
-	}
-	return fmt.Sprintf("%s alone names the arXiv paper; %s was stored under an arXiv-like id before papers refused those: "+
-		"to remove it, `papers rm %s`, then `papers rm %s`, then `papers ingest %s` brings the arXiv paper back",
-		arxivID, strings.Join(others, ", "), arxivID, shellArg(others[0]), arxivID)
-}
-
-// resolvePapers turns --paper references (arXiv ids in any form, URLs,
-// other ids as they are) into the library's keys (see resolvePaper); one
-// the library does not hold, or one naming two papers, is an error naming
-// it, not an empty result.
-func resolvePapers(ctx context.Context, lib *store.Library, refs []string) ([]string, error) {
-	ids := make([]string, 0, len(refs))
-	for _, ref := range refs {
-		p, err := resolvePaper(ctx, lib, ref)
-		if err != nil {
-			return nil, err
-		}
-		if !slices.Contains(ids, p.ID) {
-			ids = append(ids, p.ID)
-		}
-	}
-	return ids, nil
-}
-
-// notInLibrary is the error for a paper id the library does not hold.
-func notInLibrary(id, ref string) error {
-	hint := "papers list shows what is there; papers ingest " + ref + " adds it"
-	if !arxiv.LooksLikeID(id) {
-		hint = "papers list shows what is there (ids of local PDFs and corpus records come from ingesting the file)"
-	}
-	return withHint(fmt.Errorf("%s is not in the library", id), "%s", hint)
-}
-
 func runShow(ctx context.Context, o *showOptions) error {
 	ref, out := o.ref, o.io.Out
 	lib, err := openExisting(ctx, o.globalOptions)
@@ -154,7 +78,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 		return err
 	}
 	defer lib.Close()
-	p, err := resolvePaper(ctx, lib, ref)
+	p, err := resolve.Paper(ctx, lib, ref)
 	if err != nil {
 		return err
 	}

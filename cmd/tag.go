@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -63,7 +64,7 @@ func runTag(ctx context.Context, o *tagOptions) error {
 		return err
 	}
 	defer lib.Close()
-	p, err := resolvePaper(ctx, lib, o.ref)
+	p, err := resolve.Paper(ctx, lib, o.ref)
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func runSave(ctx context.Context, o *saveOptions) error {
 		return err
 	}
 	defer lib.Close()
-	ids, err := resolvePapers(ctx, lib, o.refs) // all or nothing
+	ids, err := resolve.Papers(ctx, lib, o.refs) // all or nothing
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -311,33 +313,8 @@ func runTopicRm(ctx context.Context, o *topicRmOptions) error {
 	return nil
 }
 
-// shellArg quotes s for a POSIX shell when it needs it, so that a command
-// in a hint can be pasted as it is: papers update 'my agents'.
-func shellArg(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/@%+=", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// getTopic reads a topic; an unknown name is an error naming the topics.
-func getTopic(ctx context.Context, lib *store.Library, name string) (store.Topic, error) {
-	tp, err := lib.Topic(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		ts, _ := lib.Topics(ctx)
-		var names []string
-		for _, t := range ts {
-			names = append(names, t.Name)
-		}
-		if len(names) == 0 {
-			return tp, withHint(fmt.Errorf("no topic %q: no topics are followed yet", name), "papers topic add %s --query 'ARXIV QUERY'", shellArg(name))
-		}
-		return tp, withHint(fmt.Errorf("no topic %q", name), "the topics are: %s (papers topic list)", strings.Join(names, ", "))
-	}
-	return tp, err
-}
+// shellArg quotes s for a POSIX shell when it needs it (hint.Shell).
+func shellArg(s string) string { return hint.Shell(s) }
 
 // openTopic opens the library and finds the named topic in it; on error
 // nothing is left open.
@@ -346,48 +323,10 @@ func openTopic(ctx context.Context, g *globalOptions, name string) (*store.Libra
 	if err != nil {
 		return nil, store.Topic{}, err
 	}
-	tp, err := getTopic(ctx, lib, name)
+	tp, err := resolve.Topic(ctx, lib, name)
 	if err != nil {
 		lib.Close()
 		return nil, store.Topic{}, err
 	}
 	return lib, tp, nil
-}
-
-// selectTopics returns the named topics, or every followed topic when no
-// name is given; an empty selection is an error saying how to follow one.
-func selectTopics(ctx context.Context, lib *store.Library, names []string) ([]store.Topic, error) {
-	if len(names) == 0 {
-		topics, err := lib.Topics(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if len(topics) == 0 {
-			return nil, withHint(errors.New("no topics are followed yet"), "follow one first: papers topic add NAME --query 'ARXIV QUERY'")
-		}
-		return topics, nil
-	}
-	var topics []store.Topic
-	for _, n := range names {
-		tp, err := getTopic(ctx, lib, n)
-		if err != nil {
-			return nil, err
-		}
-		topics = append(topics, tp)
-	}
-	return topics, nil
-}
-
-// topicFilter checks the --topic names of ask, search, list and export and
-// returns them for store.Filter.Topics.
-func topicFilter(ctx context.Context, lib *store.Library, names []string) ([]string, error) {
-	var out []string
-	for _, n := range names {
-		tp, err := getTopic(ctx, lib, n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, tp.Name)
-	}
-	return out, nil
 }

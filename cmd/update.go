@@ -13,6 +13,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -41,6 +42,9 @@ func newUpdateCmd(g *globalOptions) *cobra.Command {
 update, newest first, stopping at papers the library already holds at the
 same version; ingest them (abstract and PDF, as papers ingest does) and
 record when the update ran. The first update of a topic reads back --window.
+Then the papers held with an arXiv id but not arXiv's record (local PDFs and
+Zotero items ingested offline) get it, in one look-up; with no topic
+followed, that is all an update does.
 
 Safe from cron: no terminal needed (progress goes to stderr as plain lines),
 exit 0 when every paper went in (a paper whose PDF failed is kept with its
@@ -88,9 +92,9 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 		return err
 	}
 	defer lib.Close()
-	topics, err := selectTopics(ctx, lib, o.names)
-	if err != nil {
-		return err
+	topics, err := resolve.Topics(ctx, lib, o.names)
+	if err != nil && (len(o.names) > 0 || !pendingArxiv(ctx, lib)) {
+		return err // with no topic followed, the run still fills in arXiv's records
 	}
 	release, err := holdEmbedder(ctx, lib, stderr)
 	if err != nil {
@@ -122,6 +126,9 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 		if r.Err != nil {
 			failed = append(failed, updateHint(r.Err, r.Topic))
 		}
+	}
+	if sum.FillErr != nil {
+		failed = append(failed, sum.FillErr)
 	}
 	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish", errors.Join(failed...)); err != nil {
 		return err
@@ -173,7 +180,18 @@ func printUpdate(ctx context.Context, o *updateOptions, lib *store.Library, sum 
 			fmt.Fprintf(stdout, "  (stopped at --max %d; run papers update %s again for the rest)\n", o.max, shellArg(r.Topic))
 		}
 	}
+	if len(sum.ArxivFilled) > 0 {
+		fmt.Fprintf(stdout, "arXiv's record for papers held without it: %d\n", len(sum.ArxivFilled))
+		return listPapers(ctx, lib, stdout, "  ~ ", sum.ArxivFilled)
+	}
 	return nil
+}
+
+// pendingArxiv says whether the library holds papers with an arXiv id but
+// not arXiv's record, which an update fills in.
+func pendingArxiv(ctx context.Context, lib *store.Library) bool {
+	ps, err := lib.WithoutArxivRecord(ctx)
+	return err == nil && len(ps) > 0
 }
 
 // warnGap says which span a run with too short a window left unread and

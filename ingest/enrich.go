@@ -14,7 +14,8 @@ import (
 // stored them (keyed by the id, with what the file says), one id_list
 // request for all of them, paced as every arXiv request is, brings arXiv's
 // record (title, authors, categories, dates), which replaces the file's.
-// Offline, they keep the file's record and a later run fills it in.
+// Offline, they keep the file's record and a later run fills it in: an
+// ingest of the same files, or FillArxiv (papers update).
 
 // arxivWant is a paper of the run with an arXiv id but not arXiv's record.
 type arxivWant struct {
@@ -31,13 +32,42 @@ type arxivWant struct {
 // wantArxiv queues p for the run's arXiv look-up if it needs one: it has
 // an arXiv id, and its record (or its version) is not arXiv's.
 func (r *run) wantArxiv(pos int, p store.Paper) {
-	if p.ArxivID == "" || p.Source == "arxiv" && p.MetadataSource["version"] == "" {
+	if !needsArxiv(p) {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.wants = append(r.wants, arxivWant{pos: pos, id: p.ArxivID, version: p.Version, title: p.Title,
 		mention: strings.HasPrefix(p.MetadataSource["arxiv_id"], "pdf:text")})
+}
+
+// needsArxiv says whether p has an arXiv id but not arXiv's record (as
+// store.Library.WithoutArxivRecord selects).
+func needsArxiv(p store.Paper) bool {
+	return p.ArxivID != "" && (p.Source != "arxiv" || p.MetadataSource["version"] != "")
+}
+
+// FillArxiv brings arXiv's record to the papers of the library that carry
+// an arXiv id but not arXiv's record (local PDFs and Zotero items stored
+// while arXiv was out of reach): one id_list look-up for all of them (100
+// ids a request), paced as every arXiv request is, each merged as a run's
+// enrichment merges it. The report's Updated lists the papers that got
+// arXiv's record, Unchanged those that did not (arXiv does not know the
+// id, or its title is not the file's); a failed look-up is a Warning event
+// and leaves every paper as it was. The error is a cancellation or a
+// failure of the library.
+func (in *Ingester) FillArxiv(ctx context.Context) (*Report, error) {
+	ps, err := in.Lib.WithoutArxivRecord(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := in.newRun()
+	for i, p := range ps {
+		r.record(i, outcome{id: p.ID, result: store.Unchanged, stored: true})
+		r.wantArxiv(i, p)
+	}
+	err = in.enrichArxiv(ctx, r)
+	return r.report(), err
 }
 
 // enrichArxiv looks up the papers the run queued (wantArxiv) and merges
@@ -72,7 +102,7 @@ func (in *Ingester) enrichArxiv(ctx context.Context, r *run) error {
 		if isCancel(ctx, err) {
 			return err
 		}
-		r.emit(Event{Kind: Warning, Msg: fmt.Sprintf("arXiv could not be reached (%v): %d %s keep the record of their PDF, keyed by their arXiv id; ingest them again to fill it in",
+		r.emit(Event{Kind: Warning, Msg: fmt.Sprintf("arXiv could not be reached (%v): %d %s keep the record of their PDF, keyed by their arXiv id; papers update (or ingesting them again) fills it in",
 			err, len(wants), plural(len(wants), "paper", "papers"))})
 		return nil
 	}

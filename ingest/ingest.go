@@ -30,6 +30,9 @@ type Library interface {
 	Identifier(ctx context.Context, kind, value string) (store.IdentifierRecord, error)
 	// PutBatch commits papers with their chunks in one transaction.
 	PutBatch(ctx context.Context, items []store.Item) ([]store.PutResult, error)
+	// WithoutArxivRecord returns the papers with an arXiv id but not
+	// arXiv's record.
+	WithoutArxivRecord(ctx context.Context) ([]store.Paper, error)
 }
 
 // Arxiv is what ingest needs of the arXiv client.
@@ -245,18 +248,26 @@ func (r *run) report() *Report {
 		positions = append(positions, p)
 	}
 	slices.Sort(positions)
+	// Items of one paper (two Zotero items with one DOI, two files of one
+	// arXiv paper) report it once, under the first item's place, in the
+	// strongest list it reached: added, else updated, else unchanged.
+	best := map[string]store.PutResult{}
+	var order []string
 	for _, p := range positions {
 		o := r.outcomes[p]
 		// A paper stored with its abstract because its PDF failed is
 		// reported once: as failed, abstract kept.
 		if o.stored && (o.failure == nil || !o.failure.AbstractKept) {
-			switch o.result {
-			case store.Added:
-				rep.Added = append(rep.Added, o.id)
-			case store.Updated:
-				rep.Updated = append(rep.Updated, o.id)
-			default:
-				rep.Unchanged = append(rep.Unchanged, o.id)
+			res := o.result
+			if res != store.Added && res != store.Updated {
+				res = store.Unchanged
+			}
+			prev, seen := best[o.id]
+			if !seen {
+				order = append(order, o.id)
+			}
+			if !seen || rank(res) > rank(prev) {
+				best[o.id] = res
 			}
 		}
 		if o.failure != nil {
@@ -272,8 +283,29 @@ func (r *run) report() *Report {
 		rep.Pages += o.pages
 		rep.Chunks += o.chunks
 	}
+	for _, id := range order {
+		switch best[id] {
+		case store.Added:
+			rep.Added = append(rep.Added, id)
+		case store.Updated:
+			rep.Updated = append(rep.Updated, id)
+		default:
+			rep.Unchanged = append(rep.Unchanged, id)
+		}
+	}
 	rep.Elapsed = time.Since(r.start).Seconds()
 	return rep
+}
+
+// rank orders the outcomes a paper can be reported with.
+func rank(res store.PutResult) int {
+	switch res {
+	case store.Added:
+		return 2
+	case store.Updated:
+		return 1
+	}
+	return 0
 }
 
 // pending is a paper ready to be embedded and stored.

@@ -332,6 +332,15 @@ func TestLocalPDFsAndCorpus(t *testing.T) {
 	if tp.Published.Format("2006-01-02") != "2026-05-23" || len(tp.Authors) == 0 || len(tp.Categories) == 0 {
 		t.Errorf("corpus metadata not kept: %+v", tp)
 	}
+	// The feed separates affiliations with " · " and numbers them as the
+	// paper's header does: one affiliation each, without its number.
+	tp2, _ := f.lib.Get(ctx, "topic-002")
+	if got := strings.Join(tp2.Affiliations, "|"); got != "Oregon State University|Pennsylvania State University|Adobe Inc. +1" {
+		t.Errorf("topic-002 affiliations %q", tp2.Affiliations)
+	}
+	if got := strings.Join(tp.Affiliations, "|"); got != "Microsoft Research" {
+		t.Errorf("topic-001 affiliations %q", tp.Affiliations)
+	}
 	rep, _ = f.in.JSONL(ctx, corpus)
 	if len(rep.Unchanged) != 30 || len(rep.Added) != 0 {
 		t.Errorf("re-ingesting the corpus: %d unchanged, %d added", len(rep.Unchanged), len(rep.Added))
@@ -524,6 +533,23 @@ func TestRetryAfter(t *testing.T) {
 	for i, w := range want {
 		if got := retryAfter(i + 1); got != w {
 			t.Errorf("retryAfter(%d) = %v, want %v", i+1, got, w)
+		}
+	}
+}
+
+// TestFootnoted: footnote numbers come off only when every affiliation
+// carries its own, in order.
+func TestFootnoted(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"1Oregon State University|2Adobe Inc. +1", "Oregon State University|Adobe Inc. +1"},
+		{"3M Company|Stanford University", "3M Company|Stanford University"},
+		{"1A|3B", "1A|3B"},
+		{"1Tsinghua|2Zhejiang|3CUHK|4A|5B|6C|7D|8E|9F|10G|11H", "Tsinghua|Zhejiang|CUHK|A|B|C|D|E|F|G|H"},
+		{"12 Rue de la Paix", "12 Rue de la Paix"},
+		{"1|2", "1|2"},
+	} {
+		if got := strings.Join(footnoted(strings.Split(c.in, "|")), "|"); got != c.want {
+			t.Errorf("footnoted(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -333,9 +334,9 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 	}
 	p.Categories = metaList(md["categories"], " ,")
 	p.Authors = metaList(md["authors"], ",")
-	p.Affiliations = metaList(md["affiliations"], ";")
+	p.Affiliations = footnoted(metaList(md["affiliations"], ";·"))
 	p.URL = metaString(md["url"])
-	for _, t := range metaList(md["tags"], ",;|") {
+	for _, t := range metaList(md["tags"], ",;|·") {
 		p.Tags = append(p.Tags, store.Tag{Name: moreTags.ReplaceAllString(t, ""), Source: "corpus"})
 	}
 	p.DOI = store.NormalizeDOI(metaString(md["doi"]))
@@ -346,6 +347,29 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 		}
 	}
 	return p, text, nil
+}
+
+// footnoted strips the footnote numbers a paper's header puts before its
+// affiliations ("1Oregon State University · 2Pennsylvania State
+// University", as research feeds copy them): only when every affiliation
+// starts with its own number, 1, 2, 3..., so that a name starting with a
+// digit ("3M") is left alone.
+func footnoted(as []string) []string {
+	if len(as) < 2 {
+		return as
+	}
+	for i, a := range as {
+		n := strconv.Itoa(i + 1)
+		rest, ok := strings.CutPrefix(a, n)
+		if !ok || rest == "" || rest[0] >= '0' && rest[0] <= '9' {
+			return as
+		}
+	}
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = strings.TrimSpace(strings.TrimPrefix(a, strconv.Itoa(i+1)))
+	}
+	return out
 }
 
 // moreTags is the "+2" a tag list ends with where it left tags out.

@@ -337,3 +337,18 @@ func writeFile(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReportNamesEachPaperOnce: items of one run that are one paper (two
+// Zotero items with one DOI: the second joins the first) report it once,
+// where the first came, as added.
+func TestReportNamesEachPaperOnce(t *testing.T) {
+	r := (&Ingester{}).newRun()
+	r.record(0, outcome{id: "zotero:AXKNRJCL", result: store.Added, stored: true})
+	r.record(1, outcome{id: "2410.01698", result: store.Unchanged, stored: true})
+	r.record(2, outcome{id: "zotero:AXKNRJCL", result: store.Updated, stored: true}) // the duplicate item
+	r.record(3, outcome{id: "2410.01698", result: store.Updated, stored: true})
+	rep := r.report()
+	if strings.Join(rep.Added, ",") != "zotero:AXKNRJCL" || strings.Join(rep.Updated, ",") != "2410.01698" || len(rep.Unchanged) != 0 {
+		t.Errorf("added %v, updated %v, unchanged %v; want each paper once, in its strongest list", rep.Added, rep.Updated, rep.Unchanged)
+	}
+}

@@ -177,12 +177,32 @@ func pdfCandidate(doc *pdf.Document, path, hash string, opt chunk.Options) candi
 			p.MetadataSource[f.field] = src(f.src)
 		}
 	}
+	if p.Type = venueType(p.Venue, p.Volume, p.DOI); p.Type != "" {
+		p.MetadataSource["type"] = src("venue")
+	}
 	pages := toChunkPages(doc)
 	if p.Abstract = findAbstract(pages); p.Abstract != "" {
 		p.MetadataSource["abstract"] = "pdf:text"
 	}
 	chunks := append([]store.Chunk{chunk.Abstract(p.ID, p.Title, p.Abstract)}, chunk.Body(p.ID, pages, 1, opt)...)
 	return candidate{paper: p, chunks: chunks, body: true, pages: len(doc.Pages)}
+}
+
+var proceedingsRe = regexp.MustCompile(`(?i)\b(conference|proceedings|symposium|workshop|congress|meeting)\b`)
+
+// venueType is the CSL type a PDF's own venue (PRISM's publicationName)
+// implies: a conference paper when the venue says it is one, a journal
+// article when it has a volume or the paper a DOI; "" without a venue.
+func venueType(venue, volume, doi string) string {
+	switch {
+	case venue == "":
+		return ""
+	case proceedingsRe.MatchString(venue):
+		return "paper-conference"
+	case volume != "" || doi != "":
+		return "article-journal"
+	}
+	return ""
 }
 
 // issuedTime reads a date of the precision sources give ("2023",
@@ -204,7 +224,9 @@ func absPath(p string) string {
 }
 
 // localTitle is the PDF's title, else its first non-trivial line, else the
-// file name.
+// file name. A first line that is a heading ("1 Introduction", "Table of
+// Contents") or a line of a contents page names no document: the file
+// name does better.
 func localTitle(doc *pdf.Document, path string) string {
 	if t := strings.Join(strings.Fields(doc.Title), " "); t != "" {
 		return t
@@ -213,6 +235,9 @@ func localTitle(doc *pdf.Document, path string) string {
 		for _, line := range strings.Split(doc.Pages[0].Text, "\n") {
 			line = strings.TrimSpace(line)
 			if len(strings.Fields(line)) >= 2 && len(line) <= 200 {
+				if pdf.SectionHeading(line) || strings.Contains(line, "....") {
+					break
+				}
 				return line
 			}
 		}

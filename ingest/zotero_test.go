@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/papers-cli/papers/export"
+	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/store"
 )
@@ -23,7 +25,11 @@ import (
 // database, the files shared).
 func TestZoteroImport(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, arxivtest.Options{})
+	cosmicEntry := arxiv.Entry{ID: "2410.01698", Version: 1, Title: "COSMIC: Compress Satellite Images Efficiently via Diffusion Compensation",
+		Summary: "With the rapidly increasing number of satellites in space ...", Authors: []arxiv.Author{{Name: "Ziyuan Zhang"}, {Name: "Han Qiu"}},
+		Published: time.Date(2024, 10, 2, 0, 0, 0, 0, time.UTC), Updated: time.Date(2024, 10, 9, 0, 0, 0, 0, time.UTC),
+		PrimaryCategory: "eess.IV", Categories: []string{"eess.IV", "cs.CV"}, AbsURL: "https://arxiv.org/abs/2410.01698v1"}
+	f := newFixture(t, arxivtest.Options{}, cosmicEntry)
 	ctx := context.Background()
 	src := filepath.Join(f.data, "zotero", "yi1699-zotero7")
 	dir := t.TempDir()
@@ -99,6 +105,10 @@ func TestZoteroImport(t *testing.T) {
 	if sat.Title != "Satellite Image Compression and Denoising With Neural Networks" || sat.MetadataSource["title"] != "pdf:info" {
 		t.Errorf("standalone PDF: %q from %s", sat.Title, sat.MetadataSource["title"])
 	}
+	// its XMP names a journal, with a volume: a journal article
+	if sat.Type != "article-journal" || sat.Venue != "IEEE Geoscience and Remote Sensing Letters" || sat.MetadataSource["type"] != "pdf:xmp" {
+		t.Errorf("standalone PDF: type %q (from %s), venue %q", sat.Type, sat.MetadataSource["type"], sat.Venue)
+	}
 	if cjk := get("zotero:ES6V7V4U"); cjk.Title != "基于JPEG2000的卫星图像压缩_解压技术" {
 		t.Errorf("CJK standalone PDF title %q", cjk.Title)
 	}
@@ -110,7 +120,7 @@ func TestZoteroImport(t *testing.T) {
 	if err := export.BibTeX(&bib, ps); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"@inproceedings{hore2010image,", "@article{liu2023infrared,", "journal       = {IEEE Transactions on Image Processing}",
+	for _, want := range []string{"@inproceedings{hore2010image,", "@article{liu2023infrared,", "@article{deoliveira2022satellite,", "journal       = {IEEE Transactions on Image Processing}",
 		"pages         = {5921--5932}", "@misc{zhang2024cosmic,", "eprint        = {2410.01698v1}"} {
 		if !strings.Contains(bib.String(), want) {
 			t.Errorf("BibTeX lacks %q", want)
@@ -134,6 +144,21 @@ func TestZoteroImport(t *testing.T) {
 	}
 
 	zoteroEdits(t, ctx, f, dir)
+
+	// papers update: the items with an arXiv id get arXiv's record; what
+	// only Zotero knows (type, tags, collections) and the text stay
+	rep, err = f.in.FillArxiv(ctx)
+	if err != nil || !slices.Contains(rep.Updated, "2410.01698") {
+		t.Fatalf("FillArxiv: updated %v, %v", rep.Updated, err)
+	}
+	c := get("2410.01698")
+	if c.Source != "arxiv" || strings.Join(c.Categories, " ") != "eess.IV cs.CV" || c.Type != "article" || c.Pages != cosmic.Pages ||
+		!slices.Contains(c.Tags, store.Tag{Name: "zotero:卫星图像压缩", Source: "zotero"}) {
+		t.Errorf("COSMIC with arXiv's record: source %s, categories %v, type %q, %d pages, tags %v", c.Source, c.Categories, c.Type, c.Pages, c.Tags)
+	}
+	if p, err := f.lib.FindPaper(ctx, "zotero:753V43SM"); err != nil || p.ID != "2410.01698" {
+		t.Errorf("the Zotero item's key: %s, %v", p.ID, err)
+	}
 }
 
 // zoteroEdits: an item edited in Zotero since the last run (its

@@ -301,6 +301,22 @@ func Papers(ctx context.Context, lib Library, hits []Hit) ([]Result, error) {
 	return out, nil
 }
 
+// Find returns the papers of lib most like paper id (Index.Related), with
+// their records: what papers related prints. A paper without a vector is
+// ErrNoVector.
+func Find(ctx context.Context, lib Library, id string, o Options) ([]Result, error) {
+	x, err := Open(ctx, lib)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	hits, err := x.Related(ctx, id, o)
+	if err != nil {
+		return nil, err
+	}
+	return Papers(ctx, lib, hits)
+}
+
 // SeeAlsoK is how many papers `papers ask --json` lists under "see_also".
 const SeeAlsoK = 5
 

@@ -177,3 +177,24 @@ func (l *Library) Identifier(ctx context.Context, kind, value string) (Identifie
 	}
 	return r, nil
 }
+
+// WithoutArxivRecord returns the papers that carry an arXiv id (ArxivID)
+// but not arXiv's record: their source is not arXiv (a local PDF or a
+// Zotero item stored while arXiv was out of reach), or their version came
+// from elsewhere (MetadataSource["version"]). By id. It reads every paper
+// row once (no index serves it): a cost for `papers update`, not for
+// searches.
+func (l *Library) WithoutArxivRecord(ctx context.Context) ([]Paper, error) {
+	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+` FROM papers
+		WHERE arxiv_id != '' AND (source != 'arxiv' OR meta_source LIKE '%"version":%') ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("find papers without arXiv's record: %w", err)
+	}
+	out := ps[:0]
+	for _, p := range ps {
+		if p.Source != "arxiv" || p.MetadataSource["version"] != "" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

@@ -84,6 +84,13 @@ func TestIdentifiers(t *testing.T) {
 			t.Errorf("FindByIdentifiers(%v) = %v, %v", id, ids(ps), err)
 		}
 	}
+	// "zotero:KEY" names the paper holding the Zotero item, keyed by its arXiv id
+	if p, err := lib.FindPaper(ctx, "zotero:ABCD1234"); err != nil || p.ID != a.ID {
+		t.Errorf("FindPaper(zotero:ABCD1234) = %s, %v; want %s", p.ID, err, a.ID)
+	}
+	if _, err := lib.FindPaper(ctx, "zotero:ZZZZ9999"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("FindPaper of an unknown Zotero key: %v", err)
+	}
 	zs, err := lib.Identifiers(ctx, store.IDZotero)
 	if err != nil || zs["u/ABCD1234"] != (store.IdentifierRecord{PaperID: a.ID, Stamp: "2024-01-01 00:00:00"}) {
 		t.Errorf("zotero identifiers = %v, %v", zs, err)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -472,7 +473,9 @@ func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
 // FindPaper returns the one paper named by ref: the paper whose id is ref
 // exactly, or one of spellings (other spellings of the same reference,
 // such as the versionless arXiv id of "arXiv:2501.12948v1"), or that
-// absorbed a paper known by one of them (an IDAlias; see Item.Absorb). None
+// absorbed a paper known by one of them (an IDAlias; see Item.Absorb), or
+// for "zotero:KEY" ("zotero:gGROUP/KEY") the paper that holds that Zotero
+// item (an IDZotero), keyed by its arXiv id or merged into another. None
 // held: an error wrapping ErrNotFound; two different papers: an
 // *AmbiguousError naming both (a corpus record stored under "2501.12948v1"
 // and the arXiv paper 2501.12948, say), so that no command acts on the
@@ -486,8 +489,22 @@ func (l *Library) FindPaper(ctx context.Context, ref string, spellings ...string
 	}
 	in := placeholders(len(ids))
 	args := append(anys(ids), anys(ids)...)
-	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+" FROM papers WHERE id IN ("+in+`)
-		OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'alias' AND value IN (`+in+")) ORDER BY id", args...)
+	q := "SELECT " + paperColumns + " FROM papers WHERE id IN (" + in + `)
+		OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'alias' AND value IN (` + in + "))"
+	var items []string // "zotero:KEY" names the paper holding Zotero item u/KEY, whatever its id
+	for _, id := range ids {
+		if key, ok := strings.CutPrefix(id, "zotero:"); ok && key != "" {
+			if !strings.Contains(key, "/") {
+				key = "u/" + key
+			}
+			items = append(items, key)
+		}
+	}
+	if len(items) > 0 {
+		q += " OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'zotero' AND value IN (" + placeholders(len(items)) + "))"
+		args = append(args, anys(items)...)
+	}
+	ps, err := l.queryPapers(ctx, q+" ORDER BY id", args...)
 	switch {
 	case err != nil:
 		return Paper{}, fmt.Errorf("get paper %s: %w", ref, err)
@@ -547,9 +564,11 @@ func (l *Library) FindByHash(ctx context.Context, hash string) (Paper, error) {
 //     date are left out when either is set.
 //   - Topics: papers belonging to any of these topics (case-insensitive
 //     names; see AddToTopic). A topic that does not exist selects nothing.
-//   - Tags: papers with any of these tags, of any source (case-insensitive).
+//   - Tags: papers with any of these tags, of any source (case-insensitive;
+//     a Zotero collection is the tag "zotero:Collection/Sub").
 //   - Saved: only saved papers (Library.Save).
 //   - Limit: at most this many papers (List only; 0 = no limit).
+//   - Offset: skip this many papers first (List only), for paging.
 type Filter struct {
 	IDs        []string
 	Topics     []string
@@ -560,6 +579,7 @@ type Filter struct {
 	Since      time.Time
 	Until      time.Time
 	Limit      int
+	Offset     int
 	// Brief makes List leave Abstract empty: listing thousands of papers
 	// then reads a fraction of the bytes.
 	Brief bool
@@ -650,8 +670,11 @@ func (f Filter) listQuery() (string, []any) {
 		cols = strings.Replace(cols, "abstract,", "'',", 1)
 	}
 	q := "SELECT " + cols + " FROM papers WHERE " + cond + " ORDER BY published DESC, id" // the papers_published index; NULLs sort last in DESC
-	if f.Limit > 0 {
-		q += " LIMIT " + strconv.Itoa(f.Limit)
+	if f.Limit > 0 || f.Offset > 0 {
+		q += " LIMIT " + strconv.Itoa(cmp.Or(f.Limit, -1)) // -1: no limit
+	}
+	if f.Offset > 0 {
+		q += " OFFSET " + strconv.Itoa(f.Offset)
 	}
 	return q, args
 }

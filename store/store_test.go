@@ -379,13 +379,16 @@ func TestListFilters(t *testing.T) {
 	ctx := context.Background()
 	lib := openTest(t, t.TempDir())
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, p := range []store.Paper{
+	ps := []store.Paper{
 		paper("a", "2024-05-01", []string{"cs.CL", "cs.AI"}, []string{"Ada Lovelace"}),
 		paper("b", "2025-01-01", []string{"cs.LG"}, []string{"Alan Turing", "Grace Hopper"}),
 		paper("c", "2025-01-01", []string{"astro-ph.CO"}, []string{"Vera Rubin"}),
 		paper("d", "", []string{"cs.AI"}, nil),
 		paper("e", "2023-03-03", []string{"stat.ML", "cs.LG"}, []string{"Grace Wahba"}),
-	} {
+	}
+	ps[0].Tags = []store.Tag{{Name: "Reading", Source: "zotero"}}
+	ps[4].Tags = []store.Tag{{Name: "reading", Source: store.TagUser}, {Name: "zotero:RL/Agents", Source: "zotero"}}
+	for _, p := range ps {
 		if _, err := lib.Put(ctx, p, chunks(r, "text of "+p.ID)); err != nil {
 			t.Fatal(err)
 		}
@@ -398,6 +401,8 @@ func TestListFilters(t *testing.T) {
 	}{
 		{"all newest first, ties by id, undated last", store.Filter{}, "b,c,a,e,d"},
 		{"limit", store.Filter{Limit: 2}, "b,c"},
+		{"offset", store.Filter{Limit: 2, Offset: 2}, "a,e"},
+		{"offset alone", store.Filter{Offset: 3}, "e,d"},
 		{"ids", store.Filter{IDs: []string{"e", "a", "zz"}}, "a,e"},
 		{"category exact, case-insensitive", store.Filter{Categories: []string{"CS.ai"}}, "a,d"},
 		{"categories ORed", store.Filter{Categories: []string{"cs.LG", "astro-ph.CO"}}, "b,c,e"},
@@ -409,6 +414,9 @@ func TestListFilters(t *testing.T) {
 		{"until inclusive", store.Filter{Until: day("2024-05-01")}, "a,e"},
 		{"since and until", store.Filter{Since: day("2024-01-01"), Until: day("2024-12-31")}, "a"},
 		{"kinds ANDed", store.Filter{Categories: []string{"cs.LG"}, Authors: []string{"Hopper"}}, "b"},
+		{"tags of any source, case-insensitive", store.Filter{Tags: []string{"READING"}}, "a,e"},
+		{"collection tag", store.Filter{Tags: []string{"zotero:rl/agents", "none"}}, "e"},
+		{"tags and categories", store.Filter{Tags: []string{"reading"}, Categories: []string{"cs.CL"}}, "a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ps, err := lib.List(ctx, tc.f)

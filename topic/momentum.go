@@ -84,6 +84,25 @@ func MomentumOnline(ctx context.Context, ax Arxiv, t store.Topic, now time.Time)
 	return newMomentum(t.Name, "arxiv", start, counts, all), nil
 }
 
+// Measure measures the topic on arXiv (MomentumOnline) or, when offline
+// is set or arXiv cannot be asked, from the library (MomentumOffline; its
+// Source says "library"). unreachable is why arXiv was not used (nil when
+// it was, or when offline was asked for); err is what stopped both, or the
+// context's error when it ended.
+func Measure(ctx context.Context, ax Arxiv, lib *store.Library, t store.Topic, now time.Time, offline bool) (m *Momentum, unreachable, err error) {
+	if !offline {
+		if m, err = MomentumOnline(ctx, ax, t, now); err == nil {
+			return m, nil, nil
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		unreachable = err
+	}
+	m, err = MomentumOffline(ctx, lib, t, now)
+	return m, unreachable, err
+}
+
 // MomentumOffline measures the topic from the library alone: the topic's
 // papers held, and the share of all papers the library holds from the same
 // 4 weeks. It is only as complete as the last `papers update`.

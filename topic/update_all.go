@@ -16,7 +16,14 @@ type Summary struct {
 	Unchanged []string         `json:"unchanged"`
 	Failed    []ingest.Failure `json:"failed"`
 	Topics    []TopicResult    `json:"topics"`
-	Elapsed   float64          `json:"elapsed_s"`
+	// ArxivFilled are the papers held with an arXiv id but not arXiv's
+	// record (local PDFs, Zotero items stored offline) that got it in this
+	// run (ingest.Ingester.FillArxiv); they are in Updated too.
+	ArxivFilled []string `json:"arxiv_filled"`
+	// FillErr is why that step stopped (a cancellation or the library
+	// failing), nil when it ran; a look-up arXiv failed is a warning.
+	FillErr error   `json:"-"`
+	Elapsed float64 `json:"elapsed_s"`
 }
 
 // TopicResult is one topic of a Summary: what its update did, and why it
@@ -31,9 +38,12 @@ type TopicResult struct {
 // zero, is the time each topic's update starts). A topic whose update fails
 // is in the summary with its error, and the others go on; a cancelled
 // context stops the run, and the topic it was in is left out of Topics (its
-// papers stored so far are in the summary's lists).
+// papers stored so far are in the summary's lists). Then the papers held
+// with an arXiv id but not arXiv's record get it (ingest.Ingester.FillArxiv:
+// one look-up for all), so a folder of PDFs ingested offline becomes the
+// arXiv papers it is; topics may be empty for that step alone.
 func UpdateAll(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingester, topics []store.Topic, o UpdateOptions) *Summary {
-	sum := &Summary{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Topics: []TopicResult{}}
+	sum := &Summary{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Topics: []TopicResult{}, ArxivFilled: []string{}}
 	for _, tp := range topics {
 		res, err := Update(ctx, lib, ax, in, tp, o)
 		if res.Report != nil {
@@ -51,6 +61,16 @@ func UpdateAll(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ing
 		}
 		sum.Topics = append(sum.Topics, tr)
 	}
+	if ctx.Err() != nil {
+		return sum
+	}
+	rep, err := in.FillArxiv(ctx)
+	if rep != nil {
+		sum.ArxivFilled = appendNew(sum.ArxivFilled, rep.Updated)
+		sum.Updated = appendNew(sum.Updated, rep.Updated)
+		sum.Failed = append(sum.Failed, rep.Failed...)
+	}
+	sum.FillErr = err
 	return sum
 }
 

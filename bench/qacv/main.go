@@ -197,7 +197,7 @@ func tune(p params, set []eval.Question, score func(params, []eval.Question) (ev
 		return p, err
 	}
 	best := objective(rep)
-	fields := []*float64{&p.w.Coverage, &p.w.Window, &p.w.Passage, &p.w.Rank, &p.w.Names, &p.w.Focus, &p.w.Kind}
+	fields := []*float64{&p.w.Coverage, &p.w.Window, &p.w.Passage, &p.w.Rank, &p.w.Names, &p.w.Focus, &p.w.Kind, &p.w.Close}
 	for range rounds {
 		for _, f := range fields {
 			orig := *f

@@ -170,4 +170,8 @@ func TestBrowseNeedsTerminal(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "papers list") {
 		t.Errorf("papers browse on a pipe: %v\n%s", err, out)
 	}
+	out, err = papersCmd(home, "browse", "--topic", "my agents").CombinedOutput()
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "hint: papers list --topic 'my agents' prints the same papers") {
+		t.Errorf("papers browse --topic on a pipe: %v\n%s", err, out)
+	}
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/papers-cli/papers/embed/embedtest"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -60,21 +59,15 @@ func (g *gatedEmbedder) shut() {
 func newGatedEmbedder(t *testing.T) *gatedEmbedder {
 	g := &gatedEmbedder{open: make(chan struct{}), blocked: make(chan struct{}, 100)}
 	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
-			t.Errorf("%s %s, want POST /v1/embeddings", r.Method, r.URL.Path)
-			http.NotFound(w, r)
-			return
-		}
-		var req struct {
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		texts, err := embedtest.Inputs(r)
+		if err != nil {
 			if !errors.Is(err, io.ErrUnexpectedEOF) { // a killed client's request is cut short
-				t.Errorf("embedding request: %v", err)
+				t.Error(err)
 			}
+			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if len(req.Input) > 1 {
+		if len(texts) > 1 {
 			select {
 			case g.blocked <- struct{}{}:
 			default:
@@ -85,20 +78,11 @@ func newGatedEmbedder(t *testing.T) *gatedEmbedder {
 				return
 			}
 		}
-		type item struct {
-			Object    string    `json:"object"`
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
+		vecs := make([][]float32, len(texts))
+		for i, s := range texts {
+			vecs[i] = embedtest.Hash4(s)
 		}
-		data := make([]item, len(req.Input))
-		for i, s := range req.Input {
-			h := fnv.New32a()
-			io.WriteString(h, s)
-			v := h.Sum32()
-			data[i] = item{"embedding", i, []float32{float32(v & 0xff), float32(v >> 8 & 0xff), float32(v >> 16 & 0xff), float32(v>>24) + 1}}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "tiny"})
+		embedtest.Reply(w, "tiny", vecs)
 	}))
 	t.Cleanup(g.Close)
 	t.Cleanup(g.release)

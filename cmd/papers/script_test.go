@@ -110,7 +110,7 @@ func fakeArxiv(t *testing.T, data string, ts *testscript.TestScript, args []stri
 	day := time.Date(2025, 1, 20, 12, 0, 0, 0, time.UTC)
 	ids := []string{"2501.12948", "2501.10120", "2302.04761", "2212.08073"}
 	for i, id := range ids {
-		opts.Entries = append(opts.Entries, referenceEntry(ts, data, id, day.AddDate(0, 0, -10*i)))
+		opts.Entries = append(opts.Entries, referenceEntry(ts.Check, data, id, day.AddDate(0, 0, -10*i)))
 	}
 	for _, a := range args {
 		k, v, _ := strings.Cut(a, "=")
@@ -149,10 +149,10 @@ var scriptPapers = map[string]string{
 // referenceEntry makes the arXiv record of a real paper from its pdftotext
 // reference text: the first line as title, the text after "Abstract" as
 // summary.
-func referenceEntry(ts *testscript.TestScript, data, id string, published time.Time) arxiv.Entry {
+func referenceEntry(check func(error), data, id string, published time.Time) arxiv.Entry {
 	name := strings.TrimSuffix(scriptPapers[id], ".pdf") + ".txt"
 	b, err := os.ReadFile(filepath.Join(data, "pdfs", "reference-text", name))
-	ts.Check(err)
+	check(err)
 	text := strings.TrimSpace(string(b))
 	title := strings.TrimSpace(strings.SplitN(text, "\n", 2)[0])
 	if i := strings.Index(strings.ToLower(text), "abstract"); i >= 0 {

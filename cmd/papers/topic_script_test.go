@@ -64,12 +64,15 @@ const topicWord = "model"
 // and DeepSeek-R1 PDFs as two papers from the last days. The papers of the
 // last 3 days are held back unless "more" is given, which also brings a
 // revised version (v2, updated a day ago) of an older paper that matches
-// the topic.
+// the topic. With "bad", the newest paper that matches the topic is served
+// under an id that is no arXiv id ("not-an-id"), as one unreadable entry of
+// a real page.
 //
 //	faketopic
 //	faketopic more
+//	faketopic bad
 func fakeTopic(t *testing.T, data string, ts *testscript.TestScript, args []string) {
-	more := slices.Contains(args, "more")
+	more, bad := slices.Contains(args, "more"), slices.Contains(args, "bad")
 	f := feedOf(ts)
 	if f.now.IsZero() {
 		f.now = time.Now().UTC() // one clock per script: the papers keep their dates across faketopic calls
@@ -91,7 +94,7 @@ func fakeTopic(t *testing.T, data string, ts *testscript.TestScript, args []stri
 		es[i].Updated = es[i].Published
 	}
 	for i, id := range []string{"2302.04761", "2501.12948"} {
-		e := referenceEntry(ts, data, id, now.Add(-time.Duration(30+24*i)*time.Hour))
+		e := referenceEntry(ts.Check, data, id, now.Add(-time.Duration(30+24*i)*time.Hour))
 		e.Summary += " We study language models."
 		es = append(es, e)
 	}
@@ -110,6 +113,12 @@ func fakeTopic(t *testing.T, data string, ts *testscript.TestScript, args []stri
 			revised = true
 		}
 		served = append(served, e)
+	}
+	for i := len(served) - 1; bad && i >= 0; i-- {
+		if strings.Contains(strings.ToLower(served[i].Title+" "+served[i].Summary), topicWord) {
+			served[i].ID = "not-an-id"
+			break
+		}
 	}
 	opts := arxivtest.Options{DataDir: data, Entries: served, MatchQuery: true, PDFs: map[string]string{}}
 	for id, f := range scriptPapers {

@@ -262,3 +262,41 @@ func headingEnd(text string, words []string) int {
 	}
 	return pos
 }
+
+// Trim returns next without the leading sentences it repeats from the end
+// of prev: the overlap Body gives consecutive chunks of one section. The
+// text of a paper is its chunks in order, each trimmed by the one before.
+// Text shared by coincidence is trimmed only when it is whole sentences at
+// the end of prev and the start of next.
+func Trim(prev, next string) string {
+	best := 0
+	for i := 0; i < len(next) && i <= len(prev); i++ {
+		if next[i] != ' ' && next[i] != '\n' {
+			continue
+		}
+		if strings.HasSuffix(prev, next[:i]) && sentenceStart(prev, len(prev)-i) {
+			best = i
+		}
+	}
+	if best == 0 && len(next) <= len(prev) && strings.HasSuffix(prev, next) {
+		return "" // all of next is repeated
+	}
+	return strings.TrimLeft(next[best:], " \n")
+}
+
+// sentenceStart reports whether a sentence of text can start at byte i:
+// at its start, or after a separator that follows no lower-case word or
+// comma (a sentence's end, a heading, a footnote mark).
+func sentenceStart(text string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	if text[i-1] == '\n' {
+		return true
+	}
+	if text[i-1] != ' ' || i < 2 {
+		return false
+	}
+	c := text[i-2]
+	return !(c >= 'a' && c <= 'z' || c == ',')
+}

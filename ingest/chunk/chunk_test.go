@@ -168,3 +168,50 @@ func TestOptionsAreExplicit(t *testing.T) {
 		}
 	}
 }
+
+// TestTrimRejoinsText: the chunks of a real paper, each trimmed by the one
+// before, hold the paper's words once each, in order.
+func TestTrimRejoinsText(t *testing.T) {
+	pages := refPages(t, "toolformer_2302.04761v1.txt")
+	words := func(cs []string) []string { return strings.Fields(strings.Join(cs, " ")) }
+	var plain []string
+	for _, p := range pages {
+		plain = append(plain, p.Text)
+	}
+	chunks := Body("p", pages, 1, Options{Size: 120, Overlap: 30})
+	var joined []string
+	trimmed := 0
+	for i, c := range chunks {
+		text := c.Text
+		if i > 0 {
+			text = Trim(chunks[i-1].Text, c.Text)
+			if len(text) < len(c.Text) {
+				trimmed++
+			}
+		}
+		joined = append(joined, text)
+	}
+	if trimmed < len(chunks)/3 {
+		t.Errorf("only %d of %d chunks had an overlap trimmed", trimmed, len(chunks))
+	}
+	got, want := words(joined), words(plain)
+	if !reflect.DeepEqual(got, want) {
+		n := 0
+		for n < min(len(got), len(want)) && got[n] == want[n] {
+			n++
+		}
+		t.Errorf("rejoined text has %d words, the text %d; they part at word %d: %q vs %q",
+			len(got), len(want), n, strings.Join(got[n:min(n+8, len(got))], " "), strings.Join(want[n:min(n+8, len(want))], " "))
+	}
+	for _, c := range []struct{ prev, next, want string }{
+		{"One. Two three.", "Two three. Four.", "Four."},
+		{"One. Two.", "Three.", "Three."},
+		{"One.\nTwo.", "Two.\nThree.", "Three."},
+		{"One. Two.", "Two.", ""},
+		{"A big cat.", "cat. Dog.", "cat. Dog."}, // not a whole sentence of prev
+	} {
+		if got := Trim(c.prev, c.next); got != c.want {
+			t.Errorf("Trim(%q, %q) = %q, want %q", c.prev, c.next, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package pdf
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -24,8 +25,13 @@ func layoutAuthors(pls []pageLayout, title string) []string {
 		if affiliationLine(l.text) {
 			continue
 		}
-		for _, p := range l.pieces {
-			pieces = append(pieces, clean(p))
+		for j := 0; j < len(l.pieces); j++ {
+			p := clean(l.pieces[j])
+			if rs := []rune(p); len(rs) == 1 && unicode.Is(unicode.Han, rs[0]) && j+1 < len(l.pieces) {
+				j++ // "于 恒,梅红岩": the spaced name's second character is the next piece
+				p += " " + clean(l.pieces[j])
+			}
+			pieces = append(pieces, p)
 		}
 		pieces = append(pieces, lineBreak)
 	}
@@ -45,6 +51,9 @@ func layoutAuthors(pls []pageLayout, title string) []string {
 				pending = ""
 			}
 			ws := strings.Fields(seg)
+			if spacedCJKName(ws) {
+				ws = []string{strings.Join(ws, "")} // "于 恒": a two-character name spaced to the width of three
+			}
 			if membership(ws) {
 				continue // "Senior Member, IEEE" after a name
 			}
@@ -60,7 +69,7 @@ func layoutAuthors(pls []pageLayout, title string) []string {
 		singles = append(singles, pending)
 	}
 	if len(names) > 0 {
-		return names
+		return slices.Compact(names) // a name twice in a row is one name read twice
 	}
 	// No person: an organisation signs the paper alone ("DeepSeek-AI").
 	if len(singles) == 1 && (strings.Contains(singles[0], "-") || len(block) <= 3) {
@@ -123,7 +132,10 @@ func authorBlock(ls []line, title string) []line {
 	return block
 }
 
-var abstractLine = regexp.MustCompile(`(?i)^(abstract|a b s t r a c t|summary|keywords|index terms)\b`)
+// abstractLine matches the first line below the author block: the
+// abstract's or keywords' heading, in English or Chinese (摘要, 关键词;
+// typesetters space the characters out: "摘 要").
+var abstractLine = regexp.MustCompile(`(?i)^((abstract|a b s t r a c t|summary|keywords|key words|index terms)\b|摘\s*要|关\s*键\s*词|關\s*鍵\s*詞)`)
 
 // runningText says whether a line reads as a sentence of the body: many
 // words, a good share of them in lower case.
@@ -340,6 +352,21 @@ func hasCJK(s string) bool {
 		}
 	}
 	return false
+}
+
+// spacedCJKName says whether ws are the characters of one Han name set
+// apart ("于 恒", "王 小 明"): two or three words of one character each.
+func spacedCJKName(ws []string) bool {
+	if len(ws) < 2 || len(ws) > 3 {
+		return false
+	}
+	for _, w := range ws {
+		rs := []rune(w)
+		if len(rs) != 1 || !unicode.Is(unicode.Han, rs[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // cjkName says whether a word of Han (or Hangul) characters reads as a

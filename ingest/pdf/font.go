@@ -29,6 +29,10 @@ type font struct {
 	dw        float64     // default width (text space units)
 	vscale    float64     // glyph-space height of 1 em in text space (Type3 FontMatrix)
 	unknown   bool        // no way to map codes to text (Identity-H without ToUnicode)
+	collect   []string    // text by CID of the font's Adobe character collection (Identity encodings)
+	legacy    *legacyCMap // a predefined CJK CMap read as its character set (no ToUnicode)
+	vertical  bool        // writing mode 1: glyphs advance down the page
+	w1        float64     // vertical mode: the advance of each glyph (text space units, negative: down)
 	builtin   lpdf.Value  // embedded Type 1 program whose encoding is not read yet
 	base      [256]string // glyph names of the base encoding
 	fromDiff  [256]bool   // the code's name comes from /Differences
@@ -65,6 +69,7 @@ func loadFont(v lpdf.Value) *font {
 			f.dw = 1
 		}
 		f.cidW = parseCIDWidths(d.Key("W"))
+		f.vertical, f.w1 = verticalMode(v.Key("Encoding"), d.Key("DW2"))
 		if fl := desc.Key("Flags").Int64(); fl&(1<<18) != 0 {
 			f.bold = true
 		}
@@ -120,13 +125,20 @@ func loadFont(v lpdf.Value) *font {
 			f.toUni = nil // decoded as UTF-16 below
 		case enc == "Identity-H" || enc == "Identity-V":
 			// codes are CIDs: the embedded program may say what they draw
-			if m := embeddedUnicode(v.Key("DescendantFonts").Index(0)); m != nil {
+			// (then, as pdftotext does, what its Adobe collection's CIDs are).
+			d := v.Key("DescendantFonts").Index(0)
+			info := d.Key("CIDSystemInfo")
+			if m := embeddedUnicode(d); m != nil {
 				f.toUni = m
+			} else if c := collectionText(info.Key("Registry").Text(), info.Key("Ordering").Text()); c != nil {
+				f.collect = c
 			} else {
 				f.unknown = true
 			}
 		default:
-			f.unknown = true
+			if f.legacy = predefinedCMap(enc); f.legacy == nil {
+				f.unknown = true
+			}
 		}
 	}
 	if f.composite && f.space[1] == nil && f.space[0] == nil && f.space[2] == nil && f.space[3] == nil {
@@ -152,6 +164,31 @@ func (f *font) distrustToUnicode() {
 			delete(f.toUni, code)
 		}
 	}
+}
+
+// verticalMode reads a composite font's writing mode from its /Encoding (a
+// predefined CMap whose name ends in -V, or an embedded one with /WMode 1)
+// and, for vertical fonts, the glyph advance from the descendant's /DW2
+// (default [880 -1000]: one em down). Per-CID /W2 metrics are not read: the
+// default advance places glyphs close enough for the layout to read them
+// as one column.
+func verticalMode(enc, dw2 lpdf.Value) (vertical bool, w1 float64) {
+	switch enc.Kind() {
+	case lpdf.Name:
+		vertical = strings.HasSuffix(enc.Name(), "-V")
+	case lpdf.Stream:
+		vertical = enc.Key("WMode").Int64() == 1
+	}
+	if !vertical {
+		return false, 0
+	}
+	w1 = -1
+	if a := dw2.Index(1); a.Kind() == lpdf.Integer || a.Kind() == lpdf.Real {
+		if v := a.Float64() / 1000; v < -0.05 && v > -10 {
+			w1 = v
+		}
+	}
+	return true, w1
 }
 
 func parseCIDWidths(w lpdf.Value) map[uint32]float64 {
@@ -741,14 +778,34 @@ func (f *font) each(raw string, fn func(code uint32, n int, text string, w float
 		}
 		return
 	}
+	if f.legacy != nil && f.toUni == nil {
+		for len(raw) > 0 {
+			n := min(f.legacy.split(raw), len(raw))
+			code := raw[:n]
+			raw = raw[n:]
+			w := f.dw
+			if cid, ok := f.legacy.cid(code); ok {
+				if cw, ok := f.cidW[cid]; ok {
+					w = cw
+				}
+			}
+			fn(beUint(code), n, f.legacy.text(code), w)
+		}
+		return
+	}
 	for len(raw) > 0 {
 		n := f.codeLen(raw)
 		code := beUint(raw[:n])
 		raw = raw[n:]
 		var t string
-		if f.toUni != nil {
+		switch {
+		case f.toUni != nil:
 			t = f.toUni[code]
-		} else if !f.unknown && n == 2 {
+		case f.collect != nil:
+			if int64(code) < int64(len(f.collect)) {
+				t = f.collect[code]
+			}
+		case !f.unknown && n == 2:
 			t = string(utf16.Decode([]uint16{uint16(code)}))
 		}
 		w, ok := f.cidW[code]

@@ -179,6 +179,13 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 				}
 			}
 		}
+		if cur != nil && cur.nchar == 1 && cur.size > 1.6*size && y-cur.base > sameLineEm*size && y-cur.base < cur.size &&
+			x-cur.x1 > -0.2*size && x-cur.x1 < size && unicode.IsUpper(firstRune(cur.text.String())) {
+			// A drop cap (an initial two or three lines tall, IEEE's "R" of
+			// "REMOTE"): the line beside its top is the line it starts, and
+			// the lines below are lines of their own.
+			cur.base, cur.size, cur.lastY, cur.lastSize = y, size, y, size
+		}
 		if cur != nil {
 			sz := math.Max(cur.size, size)
 			dy := y - cur.base
@@ -690,7 +697,7 @@ func groupLines(frags []*frag, col int) []line {
 			nbold += f.nbold
 			prev = f
 		}
-		l.text = strings.TrimSpace(b.String())
+		l.text = logicalOrder(strings.TrimSpace(b.String()))
 		l.bold = nchar > 0 && nbold == nchar
 		if len(out) > 0 {
 			p := out[len(out)-1]

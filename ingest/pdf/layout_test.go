@@ -246,13 +246,47 @@ func TestLayoutTableColumns(t *testing.T) {
 }
 
 // TestOverprint: a word drawn again half a point to the right (fake bold)
-// is read once; a double letter is not taken for a copy.
+// is read once; a double letter is not taken for a copy; a line drawn
+// again after another line is read once too.
 func TestOverprint(t *testing.T) {
-	w := &walker{glyphs: glyphsOf(72, 700, "al")}
+	w := &walker{}
+	draw := func(gs []glyph) (copies string) {
+		for _, g := range gs {
+			if w.overprint(g.x, g.y, g.size, g.w, g.text) {
+				copies += g.text
+				continue
+			}
+			w.glyphs = append(w.glyphs, g)
+		}
+		return copies
+	}
+	if c := draw(glyphsOf(72, 700, "al")); c != "" {
+		t.Errorf("%q of a first drawing taken for copies", c)
+	}
 	if !w.overprint(72.4, 700, 10, 5, "a") {
 		t.Error("a copy of 'a' 0.4pt to the right was kept")
 	}
 	if w.overprint(82, 700, 10, 5, "l") {
 		t.Error("the second 'l' of 'all' (next to the first) was taken for a copy")
+	}
+	footer := "2010 International Conference on Pattern Recognition"
+	draw(glyphsOf(200, 740, footer))
+	draw(glyphsOf(50, 45, "1051-4651/10 $26.00 2010 IEEE"))
+	if c, want := draw(glyphsOf(200, 740, footer)), strings.ReplaceAll(footer, " ", ""); c != want {
+		t.Errorf("the footer drawn again after another line: copies %q, want %q", c, want)
+	}
+}
+
+// TestLayoutDropCap: an initial two lines tall (IEEE's) starts the first
+// line beside it; the second line is a line of its own, not glued to the
+// first ("thathelps").
+func TestLayoutDropCap(t *testing.T) {
+	gs := []glyph{{x: 50, y: 688, w: 15, size: 24, text: "R"}}
+	gs = append(gs, glyphsOf(66, 700, "EMOTE sensing data provide essential information that")...)
+	gs = append(gs, glyphsOf(66, 688, "helps in various applications, such as meteorology,")...)
+	gs = append(gs, glyphsOf(50, 676, "hydrology and agriculture.")...)
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 3 || !strings.HasSuffix(got[0], "information that") || !strings.HasPrefix(got[1], "helps in") {
+		t.Errorf("lines %q: want the drop cap's two lines apart, then the third", got)
 	}
 }

@@ -81,6 +81,12 @@ func readMetadata(rd *lpdf.Reader, pls []pageLayout, doc *Document) {
 		doc.Title = t
 		m.set("title", "xmp")
 	}
+	if SectionHeading(doc.Title) {
+		// a contents page or an excerpt: the page's largest line names a
+		// part, and what follows it is no author block
+		doc.Title = ""
+		delete(m.Sources, "title")
+	}
 	// Authors: XMP dc:creator, Info /Author, else the block under the title.
 	switch {
 	case len(x.creators) > 0 && plausibleAuthors(x.creators):

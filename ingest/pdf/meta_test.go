@@ -115,6 +115,41 @@ func TestMetadataFromXMPAndInfo(t *testing.T) {
 	}
 }
 
+// TestMetadataInventsNothing: a Chinese paper's author line spaces a
+// two-character name out ("于 恒") and the Chinese abstract (摘 要) and
+// keywords follow it; an excerpt starts at "1 Introduction", which is no
+// title, and has no authors on it (nor has a game book whose first page is
+// its table of contents: 619 pages, too slow for a test; SectionHeading
+// is checked here).
+func TestMetadataInventsNothing(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	awk := needData(t, "pdfs/awkward")
+	cases := []struct {
+		path, title string
+		authors     []string
+	}{
+		{filepath.Join(z, "I4W6ZZ9W", "基于深度学习的图像压缩算法研究综述.pdf"), "基于深度学习的图像压缩算法研究综述", []string{"于恒", "梅红岩", "许晓明", "贾慧萍"}},
+		{filepath.Join(awk, "autogen_excerpt_markitdown_test.pdf"), "", nil},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.path), func(t *testing.T) {
+			doc, err := ExtractFile(context.Background(), c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Title != c.title || strings.Join(doc.Meta.Authors, "|") != strings.Join(c.authors, "|") {
+				t.Errorf("title %q, authors %q; want %q, %q", doc.Title, doc.Meta.Authors, c.title, c.authors)
+			}
+		})
+	}
+	for in, want := range map[string]bool{"Table of Contents": true, "1 Introduction": true, "IV. References": true, "Appendix A": true,
+		"Introduction to Reinforcement Learning": false, "Contents of the Mind": false} {
+		if got := SectionHeading(in); got != want {
+			t.Errorf("SectionHeading(%q) = %v", in, got)
+		}
+	}
+}
+
 func TestSplitNames(t *testing.T) {
 	cases := []struct {
 		in   string
@@ -156,5 +191,30 @@ func TestArxivMentionAndDates(t *testing.T) {
 		if got := xmpDate(in); got != want {
 			t.Errorf("xmpDate(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestArxivStampsElsewhere: the other stamped PDFs of the shared data (an
+// iOS re-save, an AES copy-protected excerpt, a peer tool's fixture, a
+// Zotero user's v10) give their arXiv id with its version too, so every
+// shared PDF that carries a stamp gets it (with TestMetadataOffline's four
+// and TestMetadataFromXMPAndInfo's two).
+func TestArxivStampsElsewhere(t *testing.T) {
+	data := needData(t, "")
+	for file, want := range map[string]string{
+		"pdfs/awkward/reflexion_2303.11366v4_ios_resaved.pdf": "2303.11366v4",
+		"pdfs/awkward/layoutparser_2p_copy_protected_aes.pdf": "2103.15348v2",
+		"pdfs/peer/pdfs/pdfplumber/issue-982-example.pdf":     "1601.03642v1",
+		"zotero/yi1699-zotero7/storage/Z236VBWT/_.pdf":        "2209.02646v10",
+	} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			doc, err := extractShared(filepath.Join(data, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Meta.ArxivID != want || doc.Meta.Sources["arxiv_id"] != "stamp" {
+				t.Errorf("arXiv id %q from %q, want %q from the stamp", doc.Meta.ArxivID, doc.Meta.Sources["arxiv_id"], want)
+			}
+		})
 	}
 }

@@ -95,6 +95,11 @@ var (
 	// or cannot be decoded (fonts without a Unicode mapping). When there is
 	// text, Extract returns the Document along with it.
 	ErrGarbled = errors.New("text layer looks garbled")
+	// ErrNoUnicode wraps ErrGarbled when most glyphs use fonts that say
+	// nothing of the characters they draw (no ToUnicode, no usable
+	// encoding, an embedded font without cmap or glyph names): only their
+	// shapes, so OCR, can read them.
+	ErrNoUnicode = fmt.Errorf("%w: its fonts have no Unicode mapping", ErrGarbled)
 	// ErrTruncated means the file ends early (an incomplete download).
 	ErrTruncated = errors.New("truncated PDF: file ends early")
 	// ErrUnsupported is a PDF feature the parser cannot read, such as
@@ -276,7 +281,7 @@ func extract(ctx context.Context, data []byte) (doc *Document, err error) {
 	}
 	err = judge(doc)
 	if errors.Is(err, ErrNoText) && glyphs >= 100 && unmapped*2 > glyphs {
-		return nil, fmt.Errorf("%w: its fonts have no Unicode mapping", ErrGarbled)
+		return nil, ErrNoUnicode
 	}
 	switch {
 	case errors.Is(err, ErrNoText) && norm.brokenContent > 0:

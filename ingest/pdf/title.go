@@ -57,6 +57,17 @@ func onFirstPage(t string, pls []pageLayout) bool {
 
 var badTitle = regexp.MustCompile(`(?i)(\.(pdf|docx?|tex|dvi|ps|indd)$|^untitled|^microsoft word|^arxiv:|^title$|^paper$|^\s*$|^[\w\-]+\.\w+$|^doi:)`)
 
+// headingRe matches the headings a document's first page may set largest
+// that name a part of it, not the document: "Table of Contents", "1
+// Introduction", "Preface".
+var headingRe = regexp.MustCompile(`(?i)^((\d+(\.\d+)*|[IVX]+)\.?\s+)?(table of contents|contents|introduction|preface|foreword|abstract|summary|acknowledge?ments|references|bibliography|appendix( [A-Z])?|index|glossary|chapter \d+)$`)
+
+// SectionHeading says whether t is a heading of a part of a document
+// ("Table of Contents", "1 Introduction"), which is no title of it.
+func SectionHeading(t string) bool {
+	return headingRe.MatchString(strings.Join(strings.Fields(t), " "))
+}
+
 func sensibleTitle(t string) bool {
 	if len(t) < 6 || len(t) > 300 || letters(t) < 4 || !strings.Contains(t, " ") {
 		return false

@@ -71,31 +71,41 @@ type walker struct {
 	page    rect
 	clip    bool
 	offPage int // glyphs dropped as outside the page
-	// lineY and lineMaxX are the baseline of the last glyph drawn and the
-	// rightmost start on it (see overprint).
-	lineY, lineMaxX float64
+	// lineMaxX is the rightmost glyph start drawn on each baseline so far,
+	// by 2-point band of y (see overprint).
+	lineMaxX map[int]float64
 }
 
 // overprint says whether the same text was drawn at nearly the same place
 // among the page's last glyphs: producers fake bold type by drawing a word
 // two or three times with a slight offset, and pdftotext reads it once.
 func (w *walker) overprint(x, y, size, adv float64, text string) bool {
-	// well under a glyph's width: a double letter ("ll") is not a copy
+	// well under a glyph's width: a double letter ("ll") is not a copy,
+	// but a narrow letter of a copy drawn 1pt over is (i, l, t)
 	tol := 0.15 * size
 	if adv > 0 {
-		tol = math.Min(tol, 0.3*adv)
+		tol = math.Min(tol, 0.6*adv)
 	}
-	// Text running on to the right of everything drawn on its line so
-	// far copies nothing (the usual case: no look back).
-	onLine := math.Abs(y-w.lineY) < tol
-	if onLine && x > w.lineMaxX+tol {
-		w.lineMaxX = x
+	// Text running on to the right of everything drawn on its baseline
+	// so far copies nothing (the usual case: no look back). The bands
+	// beside this one count too, for a baseline near a band's edge; a
+	// line drawn again after other lines is caught (a footer drawn five
+	// times over, each copy after the page number).
+	if w.lineMaxX == nil {
+		w.lineMaxX = map[int]float64{}
+	}
+	band := int(math.Floor(y / 2))
+	maxX, seen := 0.0, false
+	for b := band - 1; b <= band+1; b++ {
+		if m, ok := w.lineMaxX[b]; ok && (!seen || m > maxX) {
+			maxX, seen = m, true
+		}
+	}
+	if m, ok := w.lineMaxX[band]; !ok || x > m {
+		w.lineMaxX[band] = x
+	}
+	if !seen || x > maxX+tol {
 		return false
-	}
-	if onLine {
-		w.lineMaxX = math.Max(w.lineMaxX, x)
-	} else {
-		w.lineY, w.lineMaxX = y, x
 	}
 	for i := len(w.glyphs) - 1; i >= 0 && i >= len(w.glyphs)-overprintWindow; i-- {
 		g := &w.glyphs[i]
@@ -272,6 +282,22 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			// after it, and word breaks are read from gaps.
 			ext := wd * g.tfs * g.th
 			adv := math.Hypot(ext*m[0], ext*m[1])
+			var ty float64
+			if f.vertical {
+				// Writing mode 1: the glyph advances down its column by
+				// w1 (horizontal scaling does not apply; Tc and Tw add to
+				// the gap, as pdf.js reads them).
+				ty = f.w1 * g.tfs
+				if ty < 0 {
+					ty -= g.tc
+					if n == 1 && code == 32 {
+						ty -= g.tw
+					}
+				}
+				ext = -f.w1 * g.tfs
+				adv = math.Hypot(ext*m[2], ext*m[3])
+				tx = 0
+			}
 			var dir uint8
 			a, b := trm[0], trm[1]
 			switch {
@@ -285,6 +311,9 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 				dir = 3
 			default:
 				dir = 4 // skewed: kept out of the body
+			}
+			if f.vertical && dir < 4 {
+				dir = (dir + 3) % 4 // down the column: upright text is rotated 270°
 			}
 			// Tw applies to code 32 whatever it draws, but only a glyph
 			// that decodes to a space is a word break (subset fonts reuse 32).
@@ -303,7 +332,7 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 			case len(w.glyphs) < maxGlyphsPerPage:
 				w.glyphs = append(w.glyphs, glyph{x: trm[4], y: trm[5], w: adv, size: size, text: text, font: f, dir: dir, space: isSpace})
 			}
-			tm = matrix{1, 0, 0, 1, tx, 0}.mul(tm)
+			tm = matrix{1, 0, 0, 1, tx, ty}.mul(tm)
 		})
 	}
 	data := w.content(strm)
@@ -481,6 +510,10 @@ func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, t
 			case kStr:
 				show(x.s)
 			case kNum:
+				if g.f != nil && g.f.vertical {
+					*tm = matrix{1, 0, 0, 1, 0, -x.num / 1000 * g.tfs}.mul(*tm)
+					continue
+				}
 				tx := -x.num / 1000 * g.tfs * g.th
 				*tm = matrix{1, 0, 0, 1, tx, 0}.mul(*tm)
 			}
@@ -545,7 +578,7 @@ func (w *walker) runForm(x lpdf.Value, what string, res *resources, g gstate) {
 }
 
 const (
-	overprintWindow  = 48 // glyphs looked back at for fake bold
+	overprintWindow  = 256 // glyphs looked back at for fake bold (a footer drawn 5 times over: 60 glyphs a copy)
 	maxAnnots        = 2000
 	maxLinkRun       = 24 // links in a row after which annotations are not read
 	maxFormDepth     = 12

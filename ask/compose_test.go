@@ -1,0 +1,87 @@
+package ask
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/store"
+)
+
+// pdfPassages reads a shared PDF and cuts it as ingest does (pages, then
+// body chunks), returning the chunks as evidence of one paper.
+func pdfPassages(t *testing.T, file, id, title string) []evidence {
+	t.Helper()
+	path := filepath.Join("..", "..", "shared", "data", "pdfs", "papers", file)
+	doc, err := pdf.ExtractFile(t.Context(), path)
+	if err != nil {
+		t.Fatalf("the shared PDF %s is needed (see shared/data/README.md): %v", path, err)
+	}
+	var pages []chunk.Page
+	for i, p := range doc.Pages {
+		pages = append(pages, chunk.Page{N: i + 1, Text: p.Text})
+	}
+	var ev []evidence
+	for _, c := range chunk.Body(id, pages, 1, chunk.Options{}) {
+		ev = append(ev, evidence{ChunkID: store.ChunkID(id, c.Seq), Paper: store.Paper{ID: id, Title: title},
+			PageStart: c.PageStart, PageEnd: c.PageEnd, Section: c.Section, Text: c.Text, Score: 1})
+	}
+	return ev
+}
+
+// answerFrom answers question from the passages of ev that hold anchor
+// (as retrieval would bring them), failing when none does or it abstains.
+func answerFrom(t *testing.T, ev []evidence, anchor, question string) (extraction, string) {
+	t.Helper()
+	var picked []evidence
+	for _, e := range ev {
+		if strings.Contains(e.Text, anchor) {
+			picked = append(picked, e)
+		}
+	}
+	if len(picked) == 0 {
+		t.Fatalf("no chunk holds %q: the extraction changed", anchor)
+	}
+	x := extract(picked, question, DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	var text []string
+	for _, s := range x.sentences {
+		text = append(text, s.text)
+	}
+	return x, strings.Join(text, " ")
+}
+
+// The fact a "how" question asks for is often in the sentence after the
+// one that shares the question's words: the answer goes on with it, from
+// the same passage, and does not stop at the sentence that only restates
+// the problem.
+func TestExtractiveFollowsTheLead(t *testing.T) {
+	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+	x, answer := answerFrom(t, ev, "sparse rewards during training", "How does PaSa keep the Crawler's rewards from being sparse during training?")
+	if !strings.Contains(answer, "auxiliary reward model") {
+		t.Errorf("the answer lacks the sentence that states the remedy:\n%s", answer)
+	}
+	lead := x.sentences[0]
+	for _, s := range x.sentences {
+		if strings.Contains(s.text, "auxiliary reward model") && (s.passage != lead.passage || s.pos <= lead.pos || s.pos > lead.pos+leadFollowers) {
+			t.Errorf("the remedy should follow the lead in its passage (lead %d.%d, remedy %d.%d)", lead.passage, lead.pos, s.passage, s.pos)
+		}
+	}
+}
+
+// A list whose bullets the PDF text lost reads as "Label: ..." sentences:
+// the answer to "which X are listed" goes on with them after the sentence
+// that announces them.
+func TestExtractiveListsLabelledItems(t *testing.T) {
+	ev := pdfPassages(t, "explanations_molecular_prediction_paperqa.pdf", "pdf:xai", "A Perspective on Explanations of Molecular Prediction Models")
+	_, answer := answerFrom(t, ev, "major open", "Which major open questions of XAI in chemistry are highlighted by the authors?")
+	for _, want := range []string{"Explanation representation:", "Molecular distance:"} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("the answer lacks the item %q:\n%s", want, answer)
+		}
+	}
+}

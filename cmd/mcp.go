@@ -1,0 +1,110 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/mcpserver"
+)
+
+func init() { register(newMCPCmd) }
+
+type mcpOptions struct {
+	*globalOptions
+	readOnly bool
+	llm      llmFlags
+	workers  int
+}
+
+func newMCPCmd(g *globalOptions) *cobra.Command {
+	o := &mcpOptions{globalOptions: g}
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the library to MCP clients (Claude Desktop, Cursor, VS Code, Zed) on stdin/stdout",
+		Long: `Run a Model Context Protocol server on stdin and stdout, for an assistant
+to search, ask, read and cite the library, browse topics and add papers.
+
+Tools: search, ask, get_paper, read_paper, list_papers, related,
+list_topics, momentum, digest, export_bibtex, ingest, update (the last two
+refused with --read-only). Resources: each paper as papers://ID. Prompts:
+literature_review, topic_digest. Errors are tool results marked isError
+with the message papers would print. stdout carries only the protocol;
+notes go to stderr.
+
+Add it to a client's mcpServers configuration:
+
+  {"mcpServers": {"papers": {"command": "papers", "args": ["mcp"]}}}
+
+The library is $PAPERS_HOME (or --home); the model of ask and digest is
+chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
+		Example: `  papers mcp
+  papers mcp --read-only --home ~/papers-lab
+  papers mcp --llm ollama:llama3.1`,
+		Args: exactArgs(0),
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.workers <= 0 {
+				return usageError("--workers must be at least 1, got %d", o.workers)
+			}
+			return runMCP(c.Context(), o)
+		},
+	}
+	c.Flags().BoolVar(&o.readOnly, "read-only", false, "refuse the tools that write (ingest, update)")
+	c.Flags().IntVar(&o.workers, "workers", 2, "papers ingest extracts and embeds at once")
+	o.llm.register(c, "answer and digest offline even when a model is configured")
+	return c
+}
+
+func runMCP(ctx context.Context, o *mcpOptions) error {
+	dir, err := o.libraryDir()
+	if err != nil {
+		return err
+	}
+	if o.llm.firstToken < 0 || o.llm.idle < 0 {
+		return usageError("--first-token-timeout and --idle-timeout must not be negative")
+	}
+	cfg := o.llm.config(false)
+	if o.llm.extractive {
+		cfg = ask.LLMConfig{} // no model
+	}
+	s := mcpserver.New(mcpserver.Options{
+		Dir: dir, ReadOnly: o.readOnly, Version: Version,
+		Embed: embedOptions(0, o.io.ErrOut), LLM: cfg, Arxiv: newArxivClient,
+		Explain: explainTool, Log: o.io.ErrOut, Workers: o.workers,
+	})
+	defer s.Close()
+	t := &mcp.IOTransport{Reader: io.NopCloser(o.io.In), Writer: nopWriteCloser{o.io.Out}}
+	return s.Run(ctx, t)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// explainTool adds to an error of an MCP tool the hint the command of the
+// same name gives it.
+func explainTool(tool string, err error) error {
+	if hint.Of(err) != "" {
+		return err
+	}
+	err = libraryEmbedderHint(err)
+	switch tool {
+	case "search":
+		return searchEmbedHint(err)
+	case "ask", "digest":
+		return askError(embedHint(err))
+	case "ingest", "update":
+		var api *arxiv.APIError
+		if errors.Is(err, ingest.ErrZoteroUnreadable) || ingest.Systemic(err) || errors.As(err, &api) {
+			return arxivHint(err)
+		}
+	}
+	return embedHint(err)
+}

@@ -1,0 +1,150 @@
+// Drives `papers mcp` from the official TypeScript MCP client, as an
+// assistant would: list the tools, call each, check shapes and content,
+// cancel a long ingest. Run by cmd/papers/mcp_e2e_test.go, which starts the
+// fake arXiv and passes in the environment:
+//   PAPERS_BIN       the papers binary (run as: PAPERS_BIN mcp)
+//   PAPERS_HOME      an empty library directory
+//   PAPERS_ARXIV_*   the fake arXiv
+// It exits non-zero with a message on the first check that fails, and
+// prints one JSON line of what it saw at the end.
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const transport = new StdioClientTransport({
+  command: process.env.PAPERS_BIN,
+  args: ["mcp"],
+  env: { ...process.env },
+  stderr: "inherit",
+});
+const client = new Client({ name: "papers-e2e", version: "1.0.0" });
+// stdout must carry only the protocol: a line that is no JSON-RPC message
+// (a log, a progress bar) reaches onerror, which is checked at the end
+const protocolErrors = [];
+client.onerror = (e) => protocolErrors.push(String(e));
+await client.connect(transport);
+const seen = { server: client.getServerVersion() };
+
+// tools/list: every tool, with descriptions and both schemas
+const { tools } = await client.listTools();
+const names = tools.map((t) => t.name).sort();
+assert.deepEqual(names, ["ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers",
+  "list_topics", "momentum", "read_paper", "related", "search", "update"]);
+for (const t of tools) {
+  assert.ok(t.description.length > 60, `${t.name}: description`);
+  assert.equal(t.inputSchema.type, "object", `${t.name}: inputSchema`);
+  assert.equal(t.outputSchema?.type, "object", `${t.name}: outputSchema`);
+}
+seen.tools = names;
+
+// a call: structured content (validated by the SDK against the output
+// schema) and the same JSON as text
+async function call(name, args, options) {
+  const res = await client.callTool({ name, arguments: args }, undefined, options);
+  if (res.isError) return res;
+  assert.ok(res.structuredContent, `${name}: structuredContent`);
+  assert.equal(res.content[0].type, "text");
+  assert.deepEqual(JSON.parse(res.content[0].text), res.structuredContent, `${name}: text content`);
+  return res;
+}
+function failed(res, ...words) {
+  assert.equal(res.isError, true, `want a tool error, got ${JSON.stringify(res).slice(0, 300)}`);
+  const text = res.content.map((c) => c.text).join("");
+  for (const w of words) assert.ok(text.includes(w), `the error ${JSON.stringify(text)} does not say ${w}`);
+  return text;
+}
+
+// before any paper: the message papers would print
+failed(await call("search", { query: "tools" }), "no papers in the library", "hint:");
+
+// ingest a real paper, with progress on our token
+const progress = [];
+let res = await call("ingest", { ids: ["2302.04761"] }, { onprogress: (p) => progress.push(p) });
+assert.ok(!res.isError, JSON.stringify(res));
+assert.deepEqual(res.structuredContent.added, ["2302.04761"]);
+assert.ok(res.structuredContent.pages >= 17);
+assert.ok(progress.length >= 2, `progress: ${JSON.stringify(progress)}`);
+for (let i = 1; i < progress.length; i++) assert.ok(progress[i].progress > progress[i - 1].progress);
+assert.ok(progress.some((p) => p.message.startsWith("added 2302.04761")), JSON.stringify(progress));
+seen.progress = progress.length;
+
+res = await call("search", { query: "teach themselves to use tools via API calls", k: 3 });
+const ps = res.structuredContent.passages;
+assert.equal(ps.length, 3);
+assert.equal(ps[0].id, "2302.04761");
+assert.equal(ps[0].version, 1);
+for (const p of ps) for (const f of ["id", "version", "title", "pages", "section", "score", "text"]) assert.ok(f in p, f);
+seen.search = ps.map((p) => `${p.id}v${p.version} p.${p.pages}`);
+
+res = await call("ask", { question: "Which tools does Toolformer use?", mode: "extractive" });
+const a = res.structuredContent;
+assert.equal(a.abstained, false);
+assert.ok(a.citations.length > 0 && a.citations[0].id === "2302.04761" && a.citations[0].passage.length > 0);
+seen.ask = a.citations.map((c) => `[${c.n}] ${c.id}v${c.version} p.${c.pages}`);
+
+res = await call("get_paper", { id: "https://arxiv.org/abs/2302.04761v1" });
+assert.equal(res.structuredContent.pages, 17);
+assert.ok(res.structuredContent.sections.length > 2);
+
+let start = 0, reads = 0, text = "";
+for (;;) {
+  res = await call("read_paper", { id: "2302.04761", start, max_chars: 20000 });
+  const r = res.structuredContent;
+  assert.ok(r.text.length <= 20000 * 2); // UTF-16 code units
+  text += r.text;
+  reads++;
+  if (r.next_start === null) break;
+  start = r.next_start;
+}
+assert.ok(reads >= 3 && text.includes("[page 17]"), `${reads} reads`);
+seen.read = reads;
+
+res = await call("list_papers", { limit: 10 });
+assert.equal(res.structuredContent.papers.length, 1);
+assert.equal(res.structuredContent.next_offset, null);
+res = await call("related", { id: "2302.04761v1" });
+assert.equal(res.structuredContent.id, "2302.04761");
+assert.deepEqual(res.structuredContent.related, []); // the only paper
+assert.ok(res.structuredContent.note.includes("no other paper"), res.structuredContent.note);
+res = await call("list_topics", {});
+assert.deepEqual(res.structuredContent.topics, []);
+failed(await call("momentum", {}), "no topics are followed yet", "hint:");
+failed(await call("update", {}), "no topics are followed yet");
+failed(await call("digest", { topic: "agents" }), 'no topic "agents"');
+res = await call("export_bibtex", { answer: a });
+const bib = res.structuredContent.text;
+assert.ok(bib.startsWith("@misc{") && bib.includes("Toolformer") && /eprint\s*=\s*\{2302\.04761v1\}/.test(bib), bib);
+assert.deepEqual(res.structuredContent.papers, ["2302.04761"]);
+failed(await call("get_paper", { id: "2210.03629" }), "2210.03629 is not in the library", "hint:");
+failed(await call("search", { query: "x", since: "yesterday-ish" }), "invalid date");
+failed(await call("read_paper", { id: 42 }), "id");
+
+const { resources } = await client.listResources();
+assert.deepEqual(resources.map((r) => r.uri), ["papers://2302.04761"]);
+const rr = await client.readResource({ uri: "papers://2302.04761" });
+assert.ok(rr.contents[0].text.startsWith("# Toolformer"));
+const pr = await client.getPrompt({ name: "literature_review", arguments: { question: "How do language models learn to use tools?" } });
+assert.ok(pr.messages[0].content.text.includes("2302.04761v1"));
+
+// a long ingest, cancelled: notifications/cancelled with our request
+const ctl = new AbortController();
+const longProgress = [];
+const long = client.callTool({ name: "ingest", arguments: { query: "all:testing", max: 60 } }, undefined, {
+  signal: ctl.signal,
+  onprogress: (p) => {
+    longProgress.push(p);
+    if (longProgress.length === 3) ctl.abort("enough");
+  },
+  timeout: 120000,
+});
+await assert.rejects(long, (e) => String(e).includes("enough") || e.name === "AbortError" || String(e).includes("abort"));
+seen.cancelledAfter = longProgress.length;
+
+// the server lives on after the cancellation
+res = await call("list_papers", { limit: 500 });
+seen.papersAfterCancel = res.structuredContent.papers.length;
+assert.ok(seen.papersAfterCancel < 61, `${seen.papersAfterCancel} papers: the ingest ran to the end`);
+
+await client.close();
+assert.deepEqual(protocolErrors, [], "papers mcp wrote to stdout what is not the protocol");
+console.log(JSON.stringify(seen));

@@ -1,0 +1,144 @@
+package mcpserver
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/store"
+)
+
+// paperText is a paper's text as read_paper serves it: the title and
+// abstract, then the body chunks in order without the sentences each
+// repeats of the one before (chunk.Trim), "[page N]" where a chunk starts
+// a new page. Offsets count characters (Unicode code points), which stay
+// put for as long as the paper is not re-ingested.
+type paperText struct {
+	runes  []rune
+	pieces []textPiece
+}
+
+// textPiece is where one chunk's text starts (at its page mark, if it has
+// one), with its pages and section.
+type textPiece struct {
+	start              int
+	pageStart, pageEnd int
+	section            string
+}
+
+func textOf(chunks []store.Chunk) *paperText {
+	chunks = append([]store.Chunk(nil), chunks...)
+	sort.Slice(chunks, func(i, j int) bool { return chunks[i].Seq < chunks[j].Seq })
+	var b strings.Builder
+	var pieces []textPiece
+	n, page := 0, 0
+	for i, c := range chunks {
+		text := c.Text
+		if i > 0 && c.Seq > 1 && chunks[i-1].Section == c.Section {
+			text = chunk.Trim(chunks[i-1].Text, c.Text)
+		}
+		text = strings.TrimSpace(safetext.Clean(text))
+		if text == "" {
+			continue
+		}
+		if n > 0 {
+			b.WriteString("\n\n")
+			n += 2
+		}
+		pieces = append(pieces, textPiece{start: n, pageStart: c.PageStart, pageEnd: c.PageEnd, section: c.Section})
+		if c.PageStart > 0 && c.PageStart != page {
+			page = c.PageStart
+			m := fmt.Sprintf("[page %d]\n", page)
+			b.WriteString(m)
+			n += len(m) // ASCII
+		}
+		b.WriteString(text)
+		n += len([]rune(text))
+	}
+	return &paperText{runes: []rune(b.String()), pieces: pieces}
+}
+
+func (t *paperText) chars() int { return len(t.runes) }
+
+// end is where piece i's text ends (the next one's start, or the end).
+func (t *paperText) end(i int) int {
+	if i+1 < len(t.pieces) {
+		return t.pieces[i+1].start
+	}
+	return len(t.runes)
+}
+
+// sections lists the headings in force, in reading order, each once per
+// stretch, with their pages and where they start.
+func (t *paperText) sections() []Section {
+	out := []Section{}
+	for _, p := range t.pieces {
+		if p.section == "" {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Title == p.section {
+			out[n-1].PageEnd = max(out[n-1].PageEnd, p.pageEnd)
+			continue
+		}
+		out = append(out, Section{Title: p.section, PageStart: p.pageStart, PageEnd: p.pageEnd, Start: p.start})
+	}
+	return out
+}
+
+// window is the stretch of text pages from..to cover (0: unbounded); the
+// whole text when neither is given.
+func (t *paperText) window(from, to int) (start, end int) {
+	if from <= 0 && to <= 0 {
+		return 0, len(t.runes)
+	}
+	start, end = -1, -1
+	for i, p := range t.pieces {
+		if p.pageStart <= 0 || p.pageEnd < from || to > 0 && p.pageStart > to {
+			continue
+		}
+		if start < 0 {
+			start = p.start
+		}
+		end = t.end(i)
+	}
+	if start < 0 {
+		return 0, 0
+	}
+	return start, end
+}
+
+// textRead is a piece of the text read.
+type textRead struct {
+	text               string
+	n                  int // characters read
+	pageStart, pageEnd int
+}
+
+// read returns the text from start to at most end, cut back to the last
+// white space when it would end inside a word (unless the word is longer
+// than half the piece).
+func (t *paperText) read(start, end int) textRead {
+	if end < len(t.runes) && end > start && !unicode.IsSpace(t.runes[end]) {
+		cut := end
+		for cut > start+(end-start)/2 && !unicode.IsSpace(t.runes[cut-1]) {
+			cut--
+		}
+		if cut > start+(end-start)/2 {
+			end = cut
+		}
+	}
+	r := textRead{text: string(t.runes[start:end]), n: end - start}
+	for i, p := range t.pieces {
+		if t.end(i) <= start || p.start >= end || p.pageStart <= 0 {
+			continue
+		}
+		if r.pageStart == 0 {
+			r.pageStart = p.pageStart
+		}
+		r.pageEnd = max(r.pageEnd, p.pageEnd)
+	}
+	return r
+}

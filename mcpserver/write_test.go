@@ -1,0 +1,420 @@
+package mcpserver_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/mcpserver"
+	"github.com/papers-cli/papers/store"
+)
+
+// progressLog collects the progress notifications a client receives.
+type progressLog struct {
+	mu    sync.Mutex
+	notes []*mcp.ProgressNotificationParams
+	first chan struct{}
+	once  sync.Once
+}
+
+func newProgressLog() *progressLog { return &progressLog{first: make(chan struct{})} }
+
+func (p *progressLog) handler(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+	p.mu.Lock()
+	p.notes = append(p.notes, r.Params)
+	p.mu.Unlock()
+	p.once.Do(func() { close(p.first) })
+}
+
+func (p *progressLog) all() []*mcp.ProgressNotificationParams {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*mcp.ProgressNotificationParams(nil), p.notes...)
+}
+
+// TestIngestReportsProgress: an arXiv query with abstracts only, through
+// the fake arXiv: the report says what was added, and progress comes on
+// the client's token, rising, with the papers' count as total.
+func TestIngestReportsProgress(t *testing.T) {
+	srv := arxivtest.NewServer(t, arxivtest.Options{}) // the recorded results of all:testing
+	prog := newProgressLog()
+	dir := t.TempDir()
+	cs, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ingest", Meta: mcp.Meta{"progressToken": "tok-1"},
+		Arguments: map[string]any{"query": "all:testing", "max": 5, "abstracts_only": true}})
+	if err != nil || res.IsError {
+		t.Fatalf("ingest: %v %s", err, text(res))
+	}
+	var rep struct {
+		Added []string `json:"added"`
+	}
+	call(t, cs, "ingest", map[string]any{"query": "all:testing", "max": 5, "abstracts_only": true}, &rep)
+	if len(rep.Added) != 0 {
+		t.Errorf("a second ingest of the same papers added %v", rep.Added)
+	}
+	notes := prog.all()
+	if len(notes) < 6 {
+		for _, n := range notes {
+			t.Logf("%+v", n)
+		}
+		t.Fatalf("%d progress notifications for 5 papers", len(notes))
+	}
+	for i, n := range notes {
+		if n.ProgressToken != "tok-1" || n.Message == "" || i > 0 && n.Progress <= notes[i-1].Progress {
+			t.Errorf("notification %d: %+v after %+v", i, n, notes[max(i-1, 0)])
+		}
+	}
+	if last := notes[len(notes)-1]; last.Total != 5 || last.Progress < 5 {
+		t.Errorf("last notification %+v, want progress 5 of 5", last)
+	}
+	// the new papers are resources, and searchable
+	var found struct {
+		Passages []passage `json:"passages"`
+	}
+	call(t, cs, "search", map[string]any{"query": "testing"}, &found)
+	if len(found.Passages) == 0 {
+		t.Error("the papers ingested are not found")
+	}
+	n := 0
+	for r, err := range cs.Resources(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.URI != "" {
+			n++
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d resources after ingesting 5 papers", n)
+	}
+
+	failure(t, "nothing to ingest", call(t, cs, "ingest", map[string]any{}, nil), "nothing to ingest")
+	failure(t, "a query given as an id", call(t, cs, "ingest", map[string]any{"ids": "reinforcement learning"}, nil), "not an arXiv id")
+	failure(t, "update with no topics", call(t, cs, "update", map[string]any{}, nil), "no topics are followed yet", "hint: ")
+}
+
+func TestReadOnlyRefusesWrites(t *testing.T) {
+	srv := fakeArxiv(t, arxivtest.Options{})
+	dir := t.TempDir()
+	cs, _ := session(t, mcpserver.Options{Dir: dir, ReadOnly: true, Arxiv: clientOf(srv, -1)}, nil)
+	failure(t, "ingest on a read-only server", call(t, cs, "ingest", map[string]any{"ids": "2302.04761"}, nil), "ingest is refused", "--read-only", "hint: ")
+	failure(t, "update on a read-only server", call(t, cs, "update", nil, nil), "update is refused", "--read-only")
+	if len(srv.Requests()) != 0 {
+		t.Errorf("a refused ingest asked arXiv %d times", len(srv.Requests()))
+	}
+	if _, err := os.Stat(filepath.Join(dir, store.FileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused ingest made a library: %v", err)
+	}
+}
+
+// TestIngestCancelled: a client that cancels a long ingest (a slow arXiv,
+// arXiv's pacing) stops it soon: no request to arXiv after the call ended,
+// what was stored is kept and the library stays usable.
+func TestIngestCancelled(t *testing.T) {
+	for _, how := range []string{"cancel", "disconnect"} {
+		t.Run(how, func(t *testing.T) {
+			srv := arxivtest.NewServer(t, arxivtest.Options{Latency: 20 * time.Millisecond}) // all:testing, PDFs missing
+			prog := newProgressLog()
+			dir := t.TempDir()
+			cs, s, conn := sessionOn(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, 300*time.Millisecond)}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ingest", Meta: mcp.Meta{"progressToken": 7},
+					Arguments: map[string]any{"query": "all:testing", "max": 40}})
+				done <- err
+			}()
+			select {
+			case <-prog.first:
+			case <-time.After(30 * time.Second):
+				t.Fatal("no progress within 30 s")
+			}
+			time.Sleep(700 * time.Millisecond) // a paper or two
+			if how == "cancel" {
+				cancel()
+			} else {
+				conn.conn.Close() // the client process died
+			}
+			select {
+			case err := <-done:
+				if how == "cancel" && !errors.Is(err, context.Canceled) {
+					t.Errorf("the cancelled call returned %v, want context.Canceled", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the call did not end")
+			}
+			cancel()
+			if how == "disconnect" {
+				s.Close() // waits for the handler
+			} else {
+				waitIdle(t, s)
+			}
+			n := len(srv.Requests())
+			time.Sleep(time.Second)
+			if m := len(srv.Requests()); m != n {
+				t.Errorf("%d requests to arXiv after the call was cancelled", m-n)
+			}
+			if n > 20 {
+				t.Errorf("%d requests: the ingest ran on", n)
+			}
+			if how == "cancel" { // the same session goes on
+				var out struct {
+					Papers []struct {
+						ID string `json:"id"`
+					} `json:"papers"`
+				}
+				call(t, cs, "list_papers", nil, &out)
+				if len(out.Papers) >= 40 {
+					t.Errorf("%d papers: the ingest was not stopped", len(out.Papers))
+				}
+				// the cancelled call got no answer: initialize and list_papers did
+				rs := conn.answered()
+				if len(rs) != 2 {
+					for _, r := range rs {
+						t.Logf("response %v: %s %v", r.ID, r.Result, r.Error)
+					}
+					t.Errorf("%d responses, want 2: a cancelled call is not answered", len(rs))
+				}
+			}
+		})
+	}
+}
+
+// waitIdle waits until the server's calls have returned (a cancelled call
+// returns to the client before its handler has stopped).
+func waitIdle(t *testing.T, s *mcpserver.Server) {
+	t.Helper()
+	ch := make(chan struct{})
+	go func() { s.Wait(); close(ch) }()
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the cancelled ingest did not stop")
+	}
+}
+
+// TestUpdateReportsProgress: update fetches a followed topic's new papers
+// from the fake arXiv (real recorded records, dated in the last weeks) and
+// ingests them, with progress on the client's token; the topic then holds
+// them and a second update finds nothing new.
+func TestUpdateReportsProgress(t *testing.T) {
+	data := arxivtest.DataDir(t)
+	now := time.Now().UTC()
+	var entries []arxiv.Entry
+	seen := map[string]bool{}
+	for _, e := range arxivtest.RecordedEntries(t, data) {
+		if !seen[e.ID] && e.Title != "" && e.Summary != "" && len(entries) < 6 {
+			seen[e.ID] = true
+			e.Version, e.Published = 1, now.Add(-time.Duration(len(entries)+1)*36*time.Hour)
+			e.Updated = e.Published
+			entries = append(entries, e)
+		}
+	}
+	srv := arxivtest.NewServer(t, arxivtest.Options{DataDir: data, Entries: entries})
+	dir := t.TempDir()
+	lib, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.AddTopic(context.Background(), store.Topic{Name: "testing", Query: "all:testing"}); err != nil {
+		t.Fatal(err)
+	}
+	lib.Close()
+	prog := newProgressLog()
+	cs, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "update", Meta: mcp.Meta{"progressToken": "up"},
+		Arguments: map[string]any{"topic": "testing", "abstracts_only": true, "window": "30d"}})
+	if err != nil || res.IsError {
+		t.Fatalf("update: %v %s", err, text(res))
+	}
+	var sum struct {
+		Added  []string `json:"added"`
+		Topics []struct {
+			Topic   string `json:"topic"`
+			Fetched int    `json:"fetched"`
+		} `json:"topics"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Added) != len(entries) || len(sum.Topics) != 1 || sum.Topics[0].Topic != "testing" || sum.Topics[0].Fetched != len(entries) {
+		t.Fatalf("update summary %s, want the %d papers added", b, len(entries))
+	}
+	notes := prog.all()
+	if len(notes) < len(entries)+1 {
+		t.Fatalf("%d progress notifications for %d papers", len(notes), len(entries))
+	}
+	for i, n := range notes {
+		if n.ProgressToken != "up" || n.Message == "" || i > 0 && n.Progress <= notes[i-1].Progress {
+			t.Errorf("notification %d: %+v after %+v", i, n, notes[max(i-1, 0)])
+		}
+	}
+	var topics struct {
+		Topics []struct {
+			Papers     int     `json:"papers"`
+			LastUpdate *string `json:"last_update"`
+		} `json:"topics"`
+	}
+	call(t, cs, "list_topics", nil, &topics)
+	if len(topics.Topics) != 1 || topics.Topics[0].Papers != len(entries) || topics.Topics[0].LastUpdate == nil {
+		t.Errorf("the topic after its update: %+v", topics.Topics)
+	}
+	call(t, cs, "update", map[string]any{"topic": []string{"testing"}, "abstracts_only": true}, &sum)
+	if len(sum.Added) != 0 {
+		t.Errorf("a second update added %v", sum.Added)
+	}
+	failure(t, "an unknown topic", call(t, cs, "update", map[string]any{"topic": "rl"}, nil), `no topic "rl"`)
+	failure(t, "a window ahead", call(t, cs, "update", map[string]any{"window": "2999-01-01"}, nil), "window must reach back")
+}
+
+// TestLibraryShared: the server takes the library's locks as any papers
+// process does and holds none between calls. An ingest waits for a
+// writer of another process rather than failing, and what another
+// process (here a second server, as papers ingest would) adds meanwhile
+// is seen by the next calls.
+func TestLibraryShared(t *testing.T) {
+	srv := fakeArxiv(t, arxivtest.Options{})
+	dir := t.TempDir()
+	a, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, nil)
+	var rep struct {
+		Added []string `json:"added"`
+	}
+	call(t, a, "ingest", map[string]any{"ids": "2302.04761", "abstracts_only": true}, &rep)
+	if len(rep.Added) != 1 {
+		t.Fatalf("first ingest added %v", rep.Added)
+	}
+
+	// another process holds the write lock for a while
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, store.FileName)+"?_pragma=busy_timeout(10000)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("CREATE TABLE held_by_another_process (x)"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := a.CallTool(context.Background(), &mcp.CallToolParams{Name: "ingest", Arguments: map[string]any{"ids": "2501.10120", "abstracts_only": true}})
+		if err != nil {
+			t.Errorf("ingest while locked: %v", err)
+		}
+		done <- res
+	}()
+	time.Sleep(300 * time.Millisecond) // the ingest reaches the lock
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; res == nil || res.IsError {
+		t.Fatalf("an ingest that waited for the lock failed: %s", text(res))
+	}
+
+	// a second process adds a paper: the first server's next calls see it
+	rec := arxivtest.RecordedEntries(t, arxivtest.DataDir(t))[0]
+	b, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, nil)
+	call(t, b, "ingest", map[string]any{"ids": rec.ID, "abstracts_only": true}, &rep)
+	if len(rep.Added) != 1 {
+		t.Fatalf("the second server's ingest added %v", rep.Added)
+	}
+	var list struct {
+		Papers []struct {
+			ID string `json:"id"`
+		} `json:"papers"`
+	}
+	call(t, a, "list_papers", nil, &list)
+	if len(list.Papers) != 3 {
+		t.Errorf("the first server lists %v, want the 3 papers", list.Papers)
+	}
+	var found struct {
+		Passages []passage `json:"passages"`
+	}
+	call(t, a, "search", map[string]any{"query": rec.Title, "k": 1, "paper": rec.ID}, &found)
+	if len(found.Passages) != 1 || found.Passages[0].ID != rec.ID {
+		t.Errorf("the first server's search does not find what the second added: %+v", found.Passages)
+	}
+}
+
+// TestIngestLocalPDFs: paths on the server's machine, a file and a folder
+// of them; a path that is not there is the command line's error.
+func TestIngestLocalPDFs(t *testing.T) {
+	data := arxivtest.DataDir(t)
+	folder := t.TempDir()
+	for _, f := range []string{"adarefiner_naacl2024findings.pdf", "papermage_emnlp2023demo.pdf"} {
+		b, err := os.ReadFile(filepath.Join(data, "pdfs", "papers", f))
+		if err != nil {
+			t.Fatalf("shared test data missing (../shared/data beside the repository): %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(folder, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ingested := t.TempDir()
+	cs, _ := session(t, mcpserver.Options{Dir: ingested, Arxiv: clientOf(fakeArxiv(t, arxivtest.Options{}), -1)}, nil)
+	var rep struct {
+		Added  []string `json:"added"`
+		Failed []any    `json:"failed"`
+		Pages  int      `json:"pages"`
+	}
+	res := call(t, cs, "ingest", map[string]any{"paths": []string{folder}}, &rep)
+	if res.IsError || len(rep.Added) != 2 || len(rep.Failed) != 0 || rep.Pages < 10 {
+		t.Fatalf("ingest of a folder of 2 PDFs: %s", text(res))
+	}
+	for _, id := range rep.Added {
+		if !strings.HasPrefix(id, "pdf:") {
+			t.Errorf("a local PDF's id %q", id)
+		}
+	}
+	var found struct {
+		Passages []passage `json:"passages"`
+	}
+	call(t, cs, "search", map[string]any{"query": "PaperMage toolkit for visually-rich scientific documents", "k": 1}, &found)
+	if len(found.Passages) != 1 || found.Passages[0].Pages == "" && found.Passages[0].Section == "" {
+		t.Errorf("search after a local ingest: %+v", found.Passages)
+	}
+	// local papers are resources too, on this server and on one started
+	// later on the library (which lists them as it starts)
+	dir := ""
+	for _, c := range []*mcp.ClientSession{cs, nil} {
+		if c == nil {
+			c, _ = session(t, mcpserver.Options{Dir: dir}, nil)
+		}
+		var uris []string
+		for r, err := range c.Resources(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			uris = append(uris, r.URI)
+		}
+		if len(uris) != 2 || !strings.HasPrefix(uris[0], "papers:///pdf:") {
+			t.Fatalf("resources %v, want the 2 local PDFs as papers:///pdf:...", uris)
+		}
+		rr, err := c.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uris[0]})
+		if err != nil || len(rr.Contents) != 1 || !strings.HasPrefix(rr.Contents[0].Text, "# ") || !strings.Contains(rr.Contents[0].Text, "[page 2]") {
+			t.Fatalf("read %s: %v %+v", uris[0], err, rr)
+		}
+		dir = ingested
+	}
+	res = call(t, cs, "ingest", map[string]any{"paths": filepath.Join(folder, "none.pdf")}, &rep)
+	if !res.IsError && len(rep.Failed) == 0 {
+		t.Errorf("a missing file neither failed nor was reported: %s", text(res))
+	}
+	if res.IsError && !strings.Contains(text(res), "none.pdf") {
+		t.Errorf("the error does not name the missing file: %s", text(res))
+	}
+}

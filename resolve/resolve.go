@@ -1,0 +1,169 @@
+// Package resolve turns what a user names into what the library keys it
+// by: a paper by any spelling of its id, a followed topic by its name, a
+// date or a span back from today, a set of filters. Every way into papers
+// (the command line's flags, the MCP server's tool arguments) resolves
+// through it, so a name means the same thing, and a mistake reads the same,
+// everywhere. Errors carry the hint naming the fix (package hint); a
+// malformed value is an *InvalidError (errors.Is ErrInvalid), which the
+// command line reports as a usage error.
+package resolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/store"
+)
+
+// ErrInvalid is matched by every *InvalidError.
+var ErrInvalid = errors.New("invalid value")
+
+// InvalidError is a value that cannot mean anything: a malformed date,
+// contradictory bounds. Nothing was looked up.
+type InvalidError struct{ Msg string }
+
+func (e *InvalidError) Error() string        { return e.Msg }
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(format string, args ...any) error {
+	return &InvalidError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Library is what resolving needs of the library; *store.Library
+// satisfies it.
+type Library interface {
+	FindPaper(ctx context.Context, ref string, spellings ...string) (store.Paper, error)
+	Topic(ctx context.Context, name string) (store.Topic, error)
+	Topics(ctx context.Context) ([]store.Topic, error)
+}
+
+var _ Library = (*store.Library)(nil)
+
+// Paper finds the one paper ref names: a paper stored under ref exactly
+// (local PDFs, corpus records) or, for an arXiv id in any form (versions,
+// "arXiv:", URLs), under its versionless id. A ref that names two papers
+// is refused with both named, never taken as either; one the library does
+// not hold is an error wrapping store.ErrNotFound.
+func Paper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
+	ref = strings.TrimSpace(ref)
+	var aliases []string
+	if id, _, err := arxiv.ParseID(ref); err == nil {
+		aliases = append(aliases, id)
+	}
+	p, err := lib.FindPaper(ctx, ref, aliases...)
+	var amb *store.AmbiguousError
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		id := ref
+		if len(aliases) > 0 {
+			id = aliases[0]
+		}
+		return p, NotInLibrary(id, ref)
+	case errors.As(err, &amb):
+		return p, hint.With(err, "%s", ambiguityHint(amb))
+	}
+	return p, err
+}
+
+// Papers turns references (see Paper) into the library's keys, each once,
+// in order; one the library does not hold, or one naming two papers, is
+// an error naming it, not an empty result.
+func Papers(ctx context.Context, lib Library, refs []string) ([]string, error) {
+	ids := make([]string, 0, len(refs))
+	for _, ref := range refs {
+		p, err := Paper(ctx, lib, ref)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(ids, p.ID) {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids, nil
+}
+
+// NotInLibrary is the error for a paper id the library does not hold
+// (ref as the user gave it); it wraps store.ErrNotFound.
+func NotInLibrary(id, ref string) error {
+	h := "papers list shows what is there; papers ingest " + ref + " adds it"
+	if !arxiv.LooksLikeID(id) {
+		h = "papers list shows what is there (ids of local PDFs and corpus records come from ingesting the file)"
+	}
+	return hint.With(notFound(fmt.Sprintf("%s is not in the library", id)), "%s", h)
+}
+
+// notFound is an error about something the library does not hold, in a
+// sentence of its own; it matches store.ErrNotFound.
+type notFound string
+
+func (e notFound) Error() string        { return string(e) }
+func (e notFound) Is(target error) bool { return target == store.ErrNotFound }
+
+// ambiguityHint says how to name each paper of an ambiguous reference: the
+// arXiv paper by its bare id; the other, stored under an arXiv-form id by
+// an older papers (ingest now refuses such corpus ids), once the arXiv
+// paper is out of the way.
+func ambiguityHint(amb *store.AmbiguousError) string {
+	var arxivID string
+	var others []string
+	for _, p := range amb.Candidates {
+		if p.Source == "arxiv" {
+			arxivID = p.ID
+		} else {
+			others = append(others, p.ID)
+		}
+	}
+	if arxivID == "" {
+		return "papers list shows the ids as stored"
+	}
+	return fmt.Sprintf("%s alone names the arXiv paper; %s was stored under an arXiv-like id before papers refused those: "+
+		"to remove it, `papers rm %s`, then `papers rm %s`, then `papers ingest %s` brings the arXiv paper back",
+		arxivID, strings.Join(others, ", "), arxivID, hint.Shell(others[0]), arxivID)
+}
+
+// Topic reads a followed topic; an unknown name is an error (wrapping
+// store.ErrNotFound) naming the topics there are.
+func Topic(ctx context.Context, lib Library, name string) (store.Topic, error) {
+	tp, err := lib.Topic(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		ts, _ := lib.Topics(ctx)
+		var names []string
+		for _, t := range ts {
+			names = append(names, t.Name)
+		}
+		if len(names) == 0 {
+			return tp, hint.With(notFound(fmt.Sprintf("no topic %q: no topics are followed yet", name)), "papers topic add %s --query 'ARXIV QUERY'", hint.Shell(name))
+		}
+		return tp, hint.With(notFound(fmt.Sprintf("no topic %q", name)), "the topics are: %s (papers topic list)", strings.Join(names, ", "))
+	}
+	return tp, err
+}
+
+// Topics returns the named topics, or every followed topic when no name is
+// given; an empty selection is an error saying how to follow one.
+func Topics(ctx context.Context, lib Library, names []string) ([]store.Topic, error) {
+	if len(names) == 0 {
+		topics, err := lib.Topics(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(topics) == 0 {
+			return nil, hint.With(errors.New("no topics are followed yet"), "follow one first: papers topic add NAME --query 'ARXIV QUERY'")
+		}
+		return topics, nil
+	}
+	var topics []store.Topic
+	for _, n := range names {
+		tp, err := Topic(ctx, lib, n)
+		if err != nil {
+			return nil, err
+		}
+		topics = append(topics, tp)
+	}
+	return topics, nil
+}
