@@ -28,9 +28,7 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(client, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Fatalf("the TypeScript MCP client is not installed: run `npm ci` in %s (.ci/run does): %v", client, err)
-	}
+	installMCPClient(t, client)
 	data := sharedData(t)
 	opts := arxivtest.Options{DataDir: data, PDFs: map[string]string{"2302.04761": filepath.Join(data, "pdfs", "papers", scriptPapers["2302.04761"])}}
 	// every recorded paper answers any search (a long ingest), and Toolformer with its PDF
@@ -67,5 +65,26 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	time.Sleep(time.Second)
 	if m := len(srv.Requests()); m != n {
 		t.Errorf("%d requests to arXiv after the client ended", m-n)
+	}
+}
+
+// installMCPClient makes sure the TypeScript client's packages are in
+// dir/node_modules: .ci/run installs them before the tests, and a newcomer's
+// plain go test installs them here, from package-lock.json, with npm ci.
+func installMCPClient(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err == nil {
+		return
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Fatalf("the TypeScript MCP client is not installed and npm is not there to install it (install nodejs and npm, then run npm ci in %s): %v", dir, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	install := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	install.Dir = dir
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in %s (installing the TypeScript MCP client from the npm registry) failed: %v\n%s", dir, err, out)
 	}
 }
