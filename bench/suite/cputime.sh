@@ -26,8 +26,9 @@ for pkg in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{en
 	bin=$(realpath "$out/bin/$name.test")
 	log=$(realpath -m "$out/$name.log")
 	( cd "$rel" && /usr/bin/time -f '%U %S %e' -o "$log.time" "$bin" -test.v -test.timeout 20m >"$log" 2>&1 ) || echo "FAIL $pkg (see $log)"
-	read -r u s e < <(tail -n 1 "$log.time") || true
-	printf '%-40s %8s %8s %8s\n' "$rel" "$u" "$s" "$e"
-	total_cpu=$(echo "$total_cpu + $u + $s" | bc)
+	# the last line of time's output (a failed binary adds a line before it)
+	read -r u s e <<<"$(tail -n 1 "$log.time")" || true
+	printf '%-40s %8s %8s %8s\n' "$rel" "${u:-?}" "${s:-?}" "${e:-?}"
+	total_cpu=$(awk -v t="$total_cpu" -v u="${u:-0}" -v s="${s:-0}" 'BEGIN { print t + u + s }')
 done
 echo "total CPU (user+sys) $total_cpu s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
