@@ -276,25 +276,10 @@ func scoredIDs(s []Scored) []string {
 func TestRetrieveSciFactSubset(t *testing.T) {
 	sf := loadSciFact(t)
 	// not more: under -race a query of one mode costs 0.1-0.3 s of CPU
-	queries := sf.Queries[:100]
-	want := map[string]bool{}
-	for _, q := range queries {
-		for id := range sf.Qrels[q.ID] {
-			want[id] = true
-		}
-	}
-	var docs []eval.Doc
-	others := 0
-	for _, d := range sf.Docs {
-		if want[d.ID] || others < 1000 {
-			if !want[d.ID] {
-				others++
-			}
-			docs = append(docs, d)
-		}
-	}
+	sl := sf.Slice(100, 1000)
+	queries := sl.Queries
 	e := embed.NewLocal()
-	lib := sciFactLibrary(t, docs, e)
+	lib := sciFactLibrary(t, sl.Docs, e)
 	r := &Retriever{Index: lib, Embedder: e}
 	got := map[Mode]eval.Report{}
 	for _, m := range []Mode{BM25, Dense, Hybrid} {

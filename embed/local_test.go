@@ -107,7 +107,7 @@ func TestLocalSciFactQuality(t *testing.T) {
 	// Measured 0.5432 when the defaults were chosen (TestLocalTune).
 	floor := 0.54
 	if raceEnabled {
-		sf = sciFactSlice(sf, 200, 1000)
+		sf = sf.Slice(200, 1000)
 		floor = sliceFloor
 	}
 	got := denseNDCG(t, NewLocal(), sf, sf.Queries)
@@ -127,33 +127,12 @@ func TestLocalSciFactSlice(t *testing.T) {
 	if raceEnabled {
 		return // TestLocalSciFactQuality ranks it
 	}
-	sf := sciFactSlice(loadSciFact(t), 200, 1000)
+	sf := loadSciFact(t).Slice(200, 1000)
 	got := denseNDCG(t, NewLocal(), sf, sf.Queries)
 	t.Logf("slice (%d queries, %d abstracts): nDCG@10 = %.4f", len(sf.Queries), len(sf.Docs), got)
 	if got < sliceFloor {
 		t.Errorf("nDCG@10 = %.4f, want >= %.2f", got, sliceFloor)
 	}
-}
-
-// sciFactSlice keeps the first nq queries, the abstracts judged for them
-// and the first others abstracts judged for none of them.
-func sciFactSlice(sf eval.Collection, nq, others int) eval.Collection {
-	out := eval.Collection{Queries: sf.Queries[:nq], Qrels: sf.Qrels}
-	judged := map[string]bool{}
-	for _, q := range out.Queries {
-		for id := range sf.Qrels[q.ID] {
-			judged[id] = true
-		}
-	}
-	for _, d := range sf.Docs {
-		if judged[d.ID] || others > 0 {
-			if !judged[d.ID] {
-				others--
-			}
-			out.Docs = append(out.Docs, d)
-		}
-	}
-	return out
 }
 
 func TestLocalTune(t *testing.T) {
