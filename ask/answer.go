@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/prompts"
-	"github.com/papers-cli/papers/store"
 )
 
 // ErrNoEvidence means the library holds no evidence for the question: the
@@ -104,7 +104,7 @@ func citationFor(n int, e *evidence) Citation {
 	p := &e.Paper
 	c := Citation{
 		N: n, ID: p.ID, Version: p.Version, Title: p.Title, Authors: p.Authors,
-		Section: e.Section, URL: paperURL(p), Passage: e.Text, Score: e.Score,
+		Section: e.Section, URL: cite.URL(*p), Passage: e.Text, Score: e.Score,
 		CitedBy: []string{},
 	}
 	if c.Authors == nil {
@@ -113,31 +113,11 @@ func citationFor(n int, e *evidence) Citation {
 	if !p.Published.IsZero() {
 		c.Published = p.Published.Format("2006-01-02")
 	}
-	switch {
-	case e.PageStart <= 0:
-		if c.Section == "" {
-			c.Section = "abstract"
-		}
-	case e.PageEnd > e.PageStart:
-		c.Pages = strconv.Itoa(e.PageStart) + "-" + strconv.Itoa(e.PageEnd)
-	default:
-		c.Pages = strconv.Itoa(e.PageStart)
+	c.Pages = cite.Pages(e.PageStart, e.PageEnd)
+	if e.PageStart <= 0 && c.Section == "" {
+		c.Section = "abstract"
 	}
 	return c
-}
-
-func paperURL(p *store.Paper) string {
-	if p.URL != "" {
-		return p.URL
-	}
-	if p.Source == "arxiv" && p.ID != "" {
-		u := "https://arxiv.org/abs/" + p.ID
-		if p.Version > 0 {
-			u += "v" + strconv.Itoa(p.Version)
-		}
-		return u
-	}
-	return ""
 }
 
 // sourceLabel is the one-line origin of a passage shown to the model:
@@ -377,7 +357,7 @@ func FormatSource(c Citation) string {
 		id += "v" + strconv.Itoa(c.Version)
 	}
 	var meta []string
-	if a := authorLine(c.Authors); a != "" {
+	if a := cite.Authors(c.Authors); a != "" {
 		if len(c.Published) >= 4 {
 			a += ", " + c.Published[:4]
 		}
@@ -401,18 +381,6 @@ func FormatSource(c Citation) string {
 		s += "    " + safetext.Line(strings.Join(meta, "; ")) + "\n"
 	}
 	return s
-}
-
-func authorLine(authors []string) string {
-	switch len(authors) {
-	case 0:
-		return ""
-	case 1:
-		return authors[0]
-	case 2:
-		return authors[0] + " and " + authors[1]
-	}
-	return authors[0] + " et al."
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

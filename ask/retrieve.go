@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -36,16 +36,7 @@ type Passage struct {
 
 // Pages renders the page span for people and citations: "" for the
 // abstract, "3" for one page, "3-4" for a span.
-func (p Passage) Pages() string {
-	switch {
-	case p.PageStart <= 0:
-		return ""
-	case p.PageEnd <= p.PageStart:
-		return strconv.Itoa(p.PageStart)
-	default:
-		return fmt.Sprintf("%d-%d", p.PageStart, p.PageEnd)
-	}
-}
+func (p Passage) Pages() string { return cite.Pages(p.PageStart, p.PageEnd) }
 
 // Mode selects the retrieval signals.
 type Mode string

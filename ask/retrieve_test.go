@@ -271,29 +271,15 @@ func scoredIDs(s []Scored) []string {
 }
 
 // TestRetrieveSciFactSubset checks the ranking quality of each mode on the
-// first 200 SciFact train queries over their relevant abstracts plus 1,000
+// first 100 SciFact train queries over their relevant abstracts plus 1,000
 // others (the full split is measured by papers eval, see BENCHMARKS.md).
 func TestRetrieveSciFactSubset(t *testing.T) {
 	sf := loadSciFact(t)
-	queries := sf.Queries[:200]
-	want := map[string]bool{}
-	for _, q := range queries {
-		for id := range sf.Qrels[q.ID] {
-			want[id] = true
-		}
-	}
-	var docs []eval.Doc
-	others := 0
-	for _, d := range sf.Docs {
-		if want[d.ID] || others < 1000 {
-			if !want[d.ID] {
-				others++
-			}
-			docs = append(docs, d)
-		}
-	}
+	// not more: under -race a query of one mode costs 0.1-0.3 s of CPU
+	sl := sf.Slice(100, 1000)
+	queries := sl.Queries
 	e := embed.NewLocal()
-	lib := sciFactLibrary(t, docs, e)
+	lib := sciFactLibrary(t, sl.Docs, e)
 	r := &Retriever{Index: lib, Embedder: e}
 	got := map[Mode]eval.Report{}
 	for _, m := range []Mode{BM25, Dense, Hybrid} {
@@ -307,8 +293,11 @@ func TestRetrieveSciFactSubset(t *testing.T) {
 	// The local embedder is lexical too, so fusion moves little: on the
 	// full train split it adds +0.003 nDCG@10; on this slice it may cost
 	// as much. Guard against a fusion that hurts.
-	if got[Hybrid].NDCG10 < got[BM25].NDCG10-0.01 || got[Hybrid].NDCG10 < 0.78 || got[Dense].NDCG10 < 0.62 {
-		t.Errorf("nDCG@10 hybrid %.4f, bm25 %.4f, dense %.4f: want hybrid >= bm25-0.01, hybrid >= 0.78, dense >= 0.62",
+	// Measured on these 100 queries: hybrid 0.7669, bm25 0.7656, dense
+	// 0.6431, hybrid Recall@100 0.96 (on the first 200: 0.8109, 0.8105,
+	// 0.6561, 0.965, when the floors were 0.78, 0.62 and 0.93).
+	if got[Hybrid].NDCG10 < got[BM25].NDCG10-0.01 || got[Hybrid].NDCG10 < 0.74 || got[Dense].NDCG10 < 0.61 {
+		t.Errorf("nDCG@10 hybrid %.4f, bm25 %.4f, dense %.4f: want hybrid >= bm25-0.01, hybrid >= 0.74, dense >= 0.61",
 			got[Hybrid].NDCG10, got[BM25].NDCG10, got[Dense].NDCG10)
 	}
 	if got[Hybrid].Recall100 < 0.93 {

@@ -127,7 +127,7 @@ func runAsk(ctx context.Context, o *askOptions) error {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		if o.verbose {
-			fmt.Fprintf(stderr, "retrieval: %d passages in %s\n", res.Passages, (res.Retrieval + opened).Round(time.Millisecond))
+			fmt.Fprintf(stderr, "retrieval: %s in %s\n", plural(res.Passages, "passage"), (res.Retrieval + opened).Round(time.Millisecond))
 			if res.Model != "" {
 				fmt.Fprintf(stderr, "model %s: %d prompt + %d completion tokens; first token after %s; answer in %s\n",
 					res.Model, res.Usage.PromptTokens, res.Usage.CompletionTokens,

@@ -271,7 +271,10 @@ func TestAskInterrupted(t *testing.T) {
 	home := askLibrary(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ReBel improves\"}}]}\n\n")
+		// a whole sentence and the next one begun: the first is checked and
+		// shown at once (a sentence still open would be held until the
+		// stream's idle timeout, a minute)
+		io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ReBel improves task success over GRPO [1]. It\"}}]}\n\n")
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}))

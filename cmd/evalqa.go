@@ -197,7 +197,7 @@ func formatQAReport(r evalQAReport) string {
 	if r.Model != "" {
 		mode += " " + r.Model
 	}
-	fmt.Fprintf(&b, "library          %d papers, %d chunks, %s; answers %s\n", r.Papers, r.Chunks, r.Embedder, mode)
+	fmt.Fprintf(&b, "library          %s, %s, %s; answers %s\n", plural(r.Papers, "paper"), plural(r.Chunks, "chunk"), r.Embedder, mode)
 	if r.IngestS > 0 {
 		fmt.Fprintf(&b, "ingest           %.1f s\n", r.IngestS)
 	}

@@ -34,6 +34,8 @@ type ingestOptions struct {
 	json          bool
 	chunkSize     int
 	chunkOverlap  int
+	sizeSet       bool // --chunk-size given
+	overlapSet    bool // --chunk-overlap given
 	embedder      embedderFlags
 	workers       int
 	topic         string
@@ -99,13 +101,14 @@ the files of a run; offline, the next run fills it in).`,
 			if o.chunkSize <= 0 {
 				return usageError("--chunk-size must be at least 1 word, got %d", o.chunkSize)
 			}
-			if o.chunkOverlap < 0 || o.chunkOverlap >= o.chunkSize {
+			if o.chunkOverlap < 0 || o.chunkOverlap >= o.chunkSize && c.Flags().Changed("chunk-size") {
 				return usageError("--chunk-overlap must be from 0 to %d (less than --chunk-size), got %d", o.chunkSize-1, o.chunkOverlap)
 			}
 			if o.workers <= 0 {
 				return usageError("--workers must be at least 1, got %d", o.workers)
 			}
 			o.args = args
+			o.sizeSet, o.overlapSet = c.Flags().Changed("chunk-size"), c.Flags().Changed("chunk-overlap")
 			return runIngest(c.Context(), o)
 		},
 	}
@@ -117,8 +120,8 @@ the files of a run; offline, the next run fills it in).`,
 	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
 	f.Lookup("zotero").NoOptDefVal = zoteroDefault
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, skipped)")
-	f.IntVar(&o.chunkSize, "chunk-size", 180, "target words per chunk")
-	f.IntVar(&o.chunkOverlap, "chunk-overlap", 30, "words repeated between consecutive chunks")
+	f.IntVar(&o.chunkSize, "chunk-size", chunk.Defaults.Size, "target words per chunk (default: the library's, 180 for a new one)")
+	f.IntVar(&o.chunkOverlap, "chunk-overlap", chunk.Defaults.Overlap, "words repeated between consecutive chunks, 0 for none (default: the library's, 30 for a new one)")
 	o.embedder.register(c, "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's, local for a new one)")
 	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
 	f.StringVar(&o.topic, "topic", "", "the papers of this run join the followed topic `NAME` (papers topic add it first), as a topic's update makes them: a corpus becomes a topic to browse, digest and ask")
@@ -171,6 +174,10 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	if err != nil {
 		return err
 	}
+	chunking, err := o.chunking(ctx, lib)
+	if err != nil {
+		return err
+	}
 	var member *store.Membership
 	if o.topic != "" {
 		tp, err := resolve.Topic(ctx, lib, o.topic)
@@ -179,7 +186,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		}
 		member = &store.Membership{Topic: tp.Name}
 	}
-	in, _, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunk.Options{Size: o.chunkSize, Overlap: o.chunkOverlap}, o.abstractsOnly, o.workers)
+	in, _, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunking, o.abstractsOnly, o.workers)
 	if err != nil {
 		return err
 	}
@@ -213,6 +220,45 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		return quietError{code: ExitError}
 	}
 	return nil
+}
+
+// chunking is the chunker of this ingest: the library's own (the one its
+// manifest records; Defaults for a new library), with what --chunk-size
+// and --chunk-overlap change. A change is said, as the papers held keep
+// their chunks.
+func (o *ingestOptions) chunking(ctx context.Context, lib *store.Library) (chunk.Options, error) {
+	held, ok, err := libraryChunker(ctx, lib)
+	if err != nil {
+		return held, err
+	}
+	if !ok {
+		held = chunk.Defaults
+	}
+	given := held
+	if o.sizeSet {
+		given.Size = o.chunkSize
+	}
+	if o.overlapSet {
+		given.Overlap = o.chunkOverlap
+	}
+	if given.Check() != nil {
+		return given, usageError("--chunk-overlap must be from 0 to %d (less than the chunk size), got %d", given.Size-1, given.Overlap)
+	}
+	if _, chunks, err := lib.Count(ctx); err == nil && ok && chunks > 0 && held != given {
+		fmt.Fprintf(o.io.ErrOut, "note: the library's papers were chunked with %s; papers stored from now on are chunked with %s (those held keep their chunks)\n", held.Version(), given.Version())
+	}
+	return given, nil
+}
+
+// libraryChunker is the chunker the library's manifest records, if it
+// records one this version reads.
+func libraryChunker(ctx context.Context, lib *store.Library) (chunk.Options, bool, error) {
+	m, err := lib.Manifest(ctx)
+	if err != nil {
+		return chunk.Options{}, false, err
+	}
+	o, err := chunk.ParseVersion(m.Chunker)
+	return o, err == nil, nil
 }
 
 // warnMissing names the Zotero attachments whose files are absent, the

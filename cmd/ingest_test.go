@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/store"
 )
 
 // ingestEnv points papers at a library in a temporary directory and at
@@ -213,6 +215,52 @@ func TestIngestDirectoryWithNothing(t *testing.T) {
 				t.Errorf("added %v, failed %+v; want the PDF added and %s failed", s.Added, s.Failed, dir)
 			}
 		})
+	}
+}
+
+// TestChunkerIsTheLibrarys: the chunker of the first ingest is the
+// library's (--chunk-overlap 0 is no overlap, not the default 30); later
+// ingests and updates cut with it unless the flags say otherwise, which is
+// said.
+func TestChunkerIsTheLibrarys(t *testing.T) {
+	home := ingestEnv(t)
+	corpus := sharedData(t, "topic/rl-for-llm-agents.jsonl")
+	chunker := func() string {
+		t.Helper()
+		lib, err := store.Open(t.Context(), home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lib.Close()
+		m, err := lib.Manifest(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Chunker
+	}
+	if code, _, errs := runCmd(t, "ingest", "--chunk-size", "100", "--chunk-overlap", "0", "--jsonl", corpus); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if got := chunker(); got != "v2/words100-overlap0" {
+		t.Errorf("chunker %q after --chunk-size 100 --chunk-overlap 0", got)
+	}
+	if code, _, errs := runCmd(t, "ingest", "--jsonl", corpus); code != 0 || strings.Contains(errs, "note:") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCmd(t, "topic", "add", "rl", "--query", "abs:agent"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// arXiv is nowhere: the update fails, after choosing its chunker
+	runCmd(t, "update", "--abstracts-only")
+	if got := chunker(); got != "v2/words100-overlap0" {
+		t.Errorf("chunker %q after an ingest and an update with no chunk flags", got)
+	}
+	code, _, errs := runCmd(t, "ingest", "--chunk-overlap", "10", "--jsonl", corpus)
+	if code != 0 || !strings.Contains(errs, "note: the library's papers were chunked with v2/words100-overlap0; papers stored from now on are chunked with v2/words100-overlap10") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if got := chunker(); got != "v2/words100-overlap10" {
+		t.Errorf("chunker %q after --chunk-overlap 10", got)
 	}
 }
 

@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,4 +54,23 @@ func TestTerminalRendering(t *testing.T) {
 			t.Errorf("terminal list is not an aligned table with a count:\n%s", tty)
 		}
 	})
+}
+
+// TestPlurals: counts of one read "1 paper", "1 chunk", "1 passage".
+func TestPlurals(t *testing.T) {
+	home := ingestEnv(t)
+	one := filepath.Join(t.TempDir(), "one.jsonl")
+	if err := os.WriteFile(one, []byte(`{"_id": "a", "title": "Reward models", "text": "We train reward models for agents."}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "ingest", "--jsonl", one)
+	if code != 0 || !strings.Contains(out, "(0 pages, 1 chunk)") {
+		t.Errorf("ingest: exit %d, %q %q", code, out, errs)
+	}
+	if _, out, _ := runTTY(t, 100, false, "--home", home, "list"); !strings.HasSuffix(out, "\n1 paper\n") {
+		t.Errorf("list on a terminal ends %q", out)
+	}
+	if _, _, errs := runCmd(t, "-v", "search", "--mode", "bm25", "reward"); !strings.Contains(errs, "1 passage in") {
+		t.Errorf("search -v says %q", errs)
+	}
 }

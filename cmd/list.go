@@ -131,7 +131,7 @@ func runList(ctx context.Context, o *listOptions) error {
 	}
 	t.flush()
 	if t.tty {
-		fmt.Fprintf(out, "%d papers\n", n)
+		fmt.Fprintln(out, plural(n, "paper"))
 	}
 	return nil
 }

@@ -104,8 +104,8 @@ func writeMomentum(s *IOStreams, m *topic.Momentum) {
 	if m.SharePct != nil {
 		share = fmt.Sprintf("%.2f%%", *m.SharePct)
 	}
-	fmt.Fprintf(out, "%s: %d papers in the last 4 weeks, %d in the 4 before (%s); %s %s\n",
-		m.Topic, m.Last4, m.Prev4, change, share, whole)
+	fmt.Fprintf(out, "%s: %s in the last 4 weeks, %d in the 4 before (%s); %s %s\n",
+		m.Topic, plural(m.Last4, "paper"), m.Prev4, change, share, whole)
 	if s.OutTTY {
 		width := 40
 		if w := s.Width; w > 0 {

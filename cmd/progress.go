@@ -99,11 +99,9 @@ func (p *ingestProgress) event(e ingest.Event) {
 			line := fmt.Sprintf("%s %s", what, e.Item)
 			switch {
 			case e.Pages > 0:
-				line += fmt.Sprintf(" (%d pages, %d chunks)", e.Pages, e.Chunks)
-			case e.Chunks == 1:
-				line += " (1 chunk)"
-			case e.Chunks > 1:
-				line += fmt.Sprintf(" (%d chunks)", e.Chunks)
+				line += fmt.Sprintf(" (%s, %s)", plural(e.Pages, "page"), plural(e.Chunks, "chunk"))
+			case e.Chunks > 0:
+				line += " (" + plural(e.Chunks, "chunk") + ")"
 			}
 			if e.Msg != "" {
 				line += ": " + e.Msg
@@ -146,9 +144,9 @@ func (p *ingestProgress) event(e ingest.Event) {
 		secs := time.Since(p.start).Seconds()
 		desc := "papers"
 		if p.pdfs > 0 {
-			desc += fmt.Sprintf(" · %d PDFs (%.1f MB)", p.pdfs, float64(p.bytes)/1e6)
+			desc += fmt.Sprintf(" · %s (%.1f MB)", plural(p.pdfs, "PDF"), float64(p.bytes)/1e6)
 		}
-		desc += fmt.Sprintf(" · %d pages · %d chunks (%.0f chunks/s)", p.pages, p.chunks, float64(p.chunks)/max(secs, 0.001))
+		desc += fmt.Sprintf(" · %s · %s (%.0f chunks/s)", plural(p.pages, "page"), plural(p.chunks, "chunk"), float64(p.chunks)/max(secs, 0.001))
 		p.bar.Describe(desc)
 		p.bar.Set(p.finished)
 	}

@@ -106,7 +106,7 @@ func runReindex(ctx context.Context, o *reindexOptions) error {
 	if o.json {
 		return writeJSON(out, map[string]any{"embedder": e.Name(), "dimensions": dims, "chunks": total, "elapsed_s": round(elapsed.Seconds(), 2)})
 	}
-	fmt.Fprintf(out, "re-embedded %d chunks with %s (%d dimensions) in %.1f s\n", total, e.Name(), dims, elapsed.Seconds())
+	fmt.Fprintf(out, "re-embedded %s with %s (%d dimensions) in %.1f s\n", plural(total, "chunk"), e.Name(), dims, elapsed.Seconds())
 	return nil
 }
 

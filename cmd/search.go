@@ -150,7 +150,7 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 		if e != nil {
 			name = e.Name()
 		}
-		fmt.Fprintf(errw, "%d passages in %.1f ms (%s, %s)\n", len(ps), float64(time.Since(start).Microseconds())/1e3, mode, name)
+		fmt.Fprintf(errw, "%s in %.1f ms (%s, %s)\n", plural(len(ps), "passage"), float64(time.Since(start).Microseconds())/1e3, mode, name)
 	}
 	if len(ps) == 0 {
 		if len(embed.ContentWords(query)) == 0 {

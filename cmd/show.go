@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/resolve"
 )
@@ -70,17 +71,6 @@ func newShowCmd(g *globalOptions) *cobra.Command {
 	return c
 }
 
-// pageSpan renders a chunk's pages as "3" or "3-4" ("" for the abstract).
-func pageSpan(start, end int) string {
-	switch {
-	case start <= 0:
-		return ""
-	case end <= start:
-		return fmt.Sprint(start)
-	}
-	return fmt.Sprintf("%d-%d", start, end)
-}
-
 func runShow(ctx context.Context, o *showOptions) error {
 	ref, out := o.ref, o.io.Out
 	lib, err := openExisting(ctx, o.globalOptions)
@@ -113,7 +103,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 			rec.Sections = append(rec.Sections, c.Section)
 		}
 		if o.chunks {
-			rec.ChunkList = append(rec.ChunkList, chunkRecord{Seq: c.Seq, Pages: pageSpan(c.PageStart, c.PageEnd), Section: c.Section, Text: c.Text})
+			rec.ChunkList = append(rec.ChunkList, chunkRecord{Seq: c.Seq, Pages: cite.Pages(c.PageStart, c.PageEnd), Section: c.Section, Text: c.Text})
 		}
 	}
 	if o.json {

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -64,21 +63,16 @@ func newTopicAddCmd(g *globalOptions) *cobra.Command {
 
 func runTopicAdd(ctx context.Context, o *topicAddOptions) error {
 	name, query := o.name, o.query
-	if name == "" {
-		return withHint(usageError("a topic needs a name"), "name it in one word or quote it: papers topic add rl-agents --query 'ARXIV QUERY'")
-	}
-	if strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return withHint(usageError("topic name %q has a control character (newline, tab)", name), "give a name on one line without tabs")
-	}
-	if strings.TrimSpace(query) == "" {
-		return withHint(usageError("a topic needs --query"), "give an arXiv query: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\"")
+	tp := store.Topic{Name: name, Query: query, Description: o.description}
+	if err := topicHint(store.CheckTopic(tp)); err != nil {
+		return err // before anything is opened
 	}
 	lib, err := openLibrary(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	err = lib.AddTopic(ctx, store.Topic{Name: name, Query: query, Description: o.description})
+	err = lib.AddTopic(ctx, tp)
 	if errors.Is(err, store.ErrTopicExists) {
 		return withHint(err, "see it with `papers topic show %s`, or remove it first with `papers topic rm %s`", shellArg(name), shellArg(name))
 	}
@@ -88,6 +82,22 @@ func runTopicAdd(ctx context.Context, o *topicAddOptions) error {
 	fmt.Fprintf(o.io.Out, "following %s: %s\n", name, query)
 	fmt.Fprintf(o.io.ErrOut, "fetch its papers with: papers update %s\n", shellArg(name))
 	return nil
+}
+
+// topicHint makes a topic store.CheckTopic refuses a usage error with the
+// fix.
+func topicHint(err error) error {
+	var bad *store.InvalidTopicError
+	if !errors.As(err, &bad) {
+		return err
+	}
+	switch bad.Problem {
+	case store.TopicNoName:
+		return withHint(withExit(err, ExitUsage), "name it in one word or quote it: papers topic add rl-agents --query 'ARXIV QUERY'")
+	case store.TopicControlChar:
+		return withHint(withExit(err, ExitUsage), "give a name on one line without tabs")
+	}
+	return withHint(usageError("a topic needs --query"), "give an arXiv query: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\"")
 }
 
 // topicRecord is the --json shape of a topic in topic list and topic show.
@@ -296,9 +306,9 @@ func runTopicRm(ctx context.Context, o *topicRmOptions) error {
 		return err
 	}
 	if o.purge {
-		fmt.Fprintf(o.io.Out, "removed topic %s and %d of its %d papers (the others belong to other topics or were in the library before it)\n", tp.Name, len(purged), tp.Papers)
+		fmt.Fprintf(o.io.Out, "removed topic %s and %d of its %s (the others belong to other topics or were in the library before it)\n", tp.Name, len(purged), plural(tp.Papers, "paper"))
 	} else {
-		fmt.Fprintf(o.io.Out, "removed topic %s; its %d papers stay in the library\n", tp.Name, tp.Papers)
+		fmt.Fprintf(o.io.Out, "removed topic %s; its %s %s in the library\n", tp.Name, plural(tp.Papers, "paper"), map[bool]string{true: "stays", false: "stay"}[tp.Papers == 1])
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/resolve"
@@ -104,7 +105,14 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if err != nil {
 		return err
 	}
-	in, client, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunk.Options{Size: 180, Overlap: 30}, o.abstractsOnly, o.workers) // ingest's defaults
+	chunking, ok, err := libraryChunker(ctx, lib) // as papers ingest cut the library's papers
+	if err != nil {
+		return err
+	}
+	if !ok {
+		chunking = chunk.Defaults
+	}
+	in, client, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunking, o.abstractsOnly, o.workers)
 	if err != nil {
 		return err
 	}
@@ -199,12 +207,11 @@ func warnGap(w io.Writer, r *topic.UpdateResult, now time.Time) {
 // updateHint adds what to do about the error that stopped a topic's
 // update: arXiv's rate limit and outages are waited out, not debugged.
 func updateHint(err error, name string) error {
-	msg := err.Error()
+	var status *arxiv.StatusError
 	switch {
-	case strings.Contains(msg, " 429 Too Many Requests"):
+	case errors.As(err, &status) && status.RateLimited():
 		return withHint(err, "arXiv is limiting requests: wait a few minutes, then run `papers update %s` again; what was stored is kept", shellArg(name))
-	case strings.Contains(msg, " 500 Internal Server Error"), strings.Contains(msg, " 502 Bad Gateway"),
-		strings.Contains(msg, " 503 Service Unavailable"), strings.Contains(msg, " 504 Gateway Timeout"):
+	case errors.As(err, &status) && status.Unavailable():
 		return withHint(err, "arXiv is not answering for now: try `papers update %s` again later; what was stored is kept", shellArg(name))
 	}
 	return arxivHint(err)

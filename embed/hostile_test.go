@@ -42,14 +42,16 @@ func TestEmbeddingServerThatNeverAnswers(t *testing.T) {
 
 // Replies that are not usable vectors say what is wrong with them.
 func TestUnusableVectors(t *testing.T) {
-	huge := "[" + strings.Repeat("0.001,", 640000-1) + "0.001]"
+	// one number more than accepted: the bound itself, not a size that
+	// costs the JSON decoder seconds under the race detector
+	huge := "[" + strings.Repeat("0.001,", MaxDimensions) + "0.001]"
 	for _, tc := range []struct {
 		name, body, msg string
 	}{
 		{"NaN literal", `{"object":"list","data":[{"index":0,"embedding":[NaN,0.5]}]}`, "invalid character"},
 		{"NaN string", `{"object":"list","data":[{"index":0,"embedding":["NaN",0.5]}]}`, "unmarshal"},
 		{"overflowing float32", `{"object":"list","data":[{"index":0,"embedding":[1e39,0.5]}]}`, "unmarshal"},
-		{"640,000 dimensions", `{"object":"list","data":[{"index":0,"embedding":` + huge + `}]}`, "640000 dimensions"},
+		{"one dimension too many", `{"object":"list","data":[{"index":0,"embedding":` + huge + `}]}`, fmt.Sprintf("%d dimensions", MaxDimensions+1)},
 		{"no vectors", `{"object":"list","data":[]}`, "0 vectors for 1 inputs"},
 		{"empty vector", `{"object":"list","data":[{"index":0,"embedding":[]}]}`, "empty vector"},
 	} {

@@ -9,10 +9,11 @@ import (
 	"github.com/kljensen/snowball/english"
 )
 
-// Terms splits text into the lexical terms that the local embedder and the
-// BM25 ranker in package ask share: lower-cased runs of letters and digits,
-// English stop words dropped, each word reduced by the Porter2 (Snowball
-// English) stemmer. Safe for concurrent use.
+// Terms splits text into the lexical terms of the local embedder (which the
+// snippets of search match query words by): lower-cased runs of letters and
+// digits, English stop words dropped, each word reduced by the Porter2
+// (Snowball English) stemmer. BM25 does not use it: store/fts reproduces
+// SQLite FTS5's own tokenizer. Safe for concurrent use.
 func Terms(text string) []string {
 	out := make([]string, 0, len(text)/7)
 	forEachWord(text, func(w string) {

@@ -201,6 +201,28 @@ type Collection struct {
 	Qrels   Qrels
 }
 
+// Slice is a smaller collection for quick checks: the first nq queries
+// (all if fewer), the documents judged for them and the first others
+// documents judged for none of them, in corpus order.
+func (c Collection) Slice(nq, others int) Collection {
+	out := Collection{Queries: c.Queries[:min(nq, len(c.Queries))], Qrels: c.Qrels}
+	judged := map[string]bool{}
+	for _, q := range out.Queries {
+		for id := range c.Qrels[q.ID] {
+			judged[id] = true
+		}
+	}
+	for _, d := range c.Docs {
+		if judged[d.ID] || others > 0 {
+			if !judged[d.ID] {
+				others--
+			}
+			out.Docs = append(out.Docs, d)
+		}
+	}
+	return out
+}
+
 // ReadCollection reads dir/corpus.jsonl, dir/queries.jsonl and
 // dir/qrels/SPLIT.tsv (the BEIR layout, e.g. split "train" or "test").
 func ReadCollection(dir, split string) (Collection, error) {

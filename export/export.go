@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -471,7 +472,7 @@ func urlOf(p store.Paper) string {
 		return p.URL
 	}
 	if id := arxivID(p); id != "" {
-		return "https://arxiv.org/abs/" + id
+		return cite.ArxivURL(id, 0)
 	}
 	return ""
 }

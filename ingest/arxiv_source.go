@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -298,7 +299,7 @@ func paperFromEntry(e arxiv.Entry) store.Paper {
 		URL: e.AbsURL, Source: "arxiv", ArxivID: e.ID,
 	}
 	if p.URL == "" {
-		p.URL = fmt.Sprintf("https://arxiv.org/abs/%sv%d", e.ID, e.Version)
+		p.URL = cite.ArxivURL(e.ID, e.Version)
 	}
 	seen := map[string]bool{}
 	for _, a := range e.Authors {

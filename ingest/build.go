@@ -49,7 +49,7 @@ func Build(ctx context.Context, dir string, e embed.Embedder, src Sources) (*Rep
 	if err := lib.EnsureEmbedder(ctx, e.Name(), dims); err != nil {
 		return nil, err
 	}
-	opts := chunk.Options{}
+	opts := chunk.Defaults
 	if err := lib.SetChunker(ctx, opts.Version()); err != nil {
 		return nil, err
 	}

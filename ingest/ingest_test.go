@@ -197,7 +197,9 @@ func TestSearchWithFaults(t *testing.T) {
 	data := arxivtest.DataDir(t)
 	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var entries []arxiv.Entry
-	for i, id := range []string{"2302.04761", "2501.12948", "2212.08073", "2501.10120"} {
+	// the three newest, which the search takes, are the shorter papers
+	// (17, 22 and 15 pages; Constitutional AI's 34 come fourth)
+	for i, id := range []string{"2302.04761", "2501.12948", "2501.10120", "2212.08073"} {
 		entries = append(entries, entryFromReference(t, data, id, 1, day.AddDate(0, 0, -i)))
 	}
 	f := newFixture(t, arxivtest.Options{TooManyRequests: 1, Resets: 1, HTMLPDFs: 1}, entries...)

@@ -27,8 +27,9 @@ const FileName = "library.db"
 // Version 3 added bibliographic columns, tags and identifiers, and merged
 // the duplicates earlier versions made (see migrate3.go). Version 4 added
 // the change log the search index is updated from (index_log, filled by
-// triggers; see index.go).
-const SchemaVersion = 4
+// triggers; see index.go). Version 5 made the topic tables part of the
+// schema (they were made on a topic's first use).
+const SchemaVersion = 5
 
 // mmapSize is how much of the database file SQLite reads in place (1 GiB).
 const mmapSize = 1 << 30
@@ -306,6 +307,10 @@ func (l *Library) migrate(ctx context.Context) error {
 				// The index of schema 3 (index.bin) is rebuilt as segments.
 				if _, err := tx.ExecContext(ctx, indexLogSchema); err != nil {
 					return fmt.Errorf("migrate schema 3 to 4: %w", err)
+				}
+			case 4:
+				if err := migrateTopics(ctx, tx); err != nil {
+					return fmt.Errorf("migrate schema 4 to 5: %w", err)
 				}
 			default:
 				return fmt.Errorf("no migration from schema %d", v)

@@ -602,8 +602,6 @@ func (f Filter) where(col string) (string, []any) {
 		}
 	}
 	if len(f.Topics) > 0 {
-		// topic_papers exists once any topic was made (ensureTopics); a
-		// caller naming a topic has read it first.
 		conds = append(conds, "EXISTS (SELECT 1 FROM topic_papers tp WHERE tp.paper_id = "+col+"id AND tp.topic IN ("+placeholders(len(f.Topics))+"))")
 		for _, t := range f.Topics {
 			args = append(args, t)

@@ -13,6 +13,52 @@ import (
 // ErrTopicExists is returned by AddTopic when the name is taken.
 var ErrTopicExists = errors.New("topic already exists")
 
+// ErrInvalidTopic is wrapped by the *InvalidTopicError of CheckTopic and
+// AddTopic.
+var ErrInvalidTopic = errors.New("invalid topic")
+
+// TopicProblem says what makes a topic invalid.
+type TopicProblem int
+
+const (
+	TopicNoName      TopicProblem = iota + 1 // the name is empty (or only spaces)
+	TopicControlChar                         // the name holds a newline, tab or other control character
+	TopicNoQuery                             // the query is empty
+)
+
+// InvalidTopicError is a topic AddTopic refuses, and why.
+type InvalidTopicError struct {
+	Name    string
+	Problem TopicProblem
+}
+
+func (e *InvalidTopicError) Error() string {
+	switch e.Problem {
+	case TopicNoName:
+		return "a topic needs a name"
+	case TopicControlChar:
+		return fmt.Sprintf("topic name %q has a control character (newline, tab)", e.Name)
+	}
+	return fmt.Sprintf("topic %s needs a query", e.Name)
+}
+
+func (e *InvalidTopicError) Unwrap() error { return ErrInvalidTopic }
+
+// CheckTopic reports whether AddTopic would take t (spaces around its name
+// and query are trimmed): an *InvalidTopicError if not.
+func CheckTopic(t Topic) error {
+	name := strings.TrimSpace(t.Name)
+	switch {
+	case name == "":
+		return &InvalidTopicError{Problem: TopicNoName}
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return &InvalidTopicError{Name: name, Problem: TopicControlChar}
+	case strings.TrimSpace(t.Query) == "":
+		return &InvalidTopicError{Name: name, Problem: TopicNoQuery}
+	}
+	return nil
+}
+
 // Topic is a followed arXiv search: its query, what `papers update` last
 // did for it, and how many of its papers the library holds.
 //
@@ -45,8 +91,9 @@ type Topic struct {
 // (it was not there before), so rm --purge deletes only those; stored_at is
 // when an update of the topic last stored the paper new or revised (NULL:
 // never, the library's added_at counts). Both came after the first topic
-// release: topicColumns adds them to older tables, and rows from before
-// count as brought, as purge treated them then.
+// release: the migration to schema 5 adds them to older tables
+// (topicColumns), and rows from before count as brought, as purge treated
+// them then.
 const topicSchema = `
 CREATE TABLE IF NOT EXISTS topics (
 	name        TEXT PRIMARY KEY COLLATE NOCASE,
@@ -74,62 +121,37 @@ var topicColumns = []struct{ name, def string }{
 	{"stored_at", "stored_at INTEGER"},
 }
 
-// errNoTopics is wrapped by ensureTopics' error on a read-only library
-// that never had a topic: readers then find none.
-var errNoTopics = errors.New("no topic tables")
-
-// ensureTopics creates the topic tables unless they exist, and adds the
-// columns older tables lack. The check is a read, so the write lock is
-// taken once per library, not per call.
-func (l *Library) ensureTopics(ctx context.Context) error {
-	var tables, cols int
-	err := l.db.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('topics', 'topic_papers')),
-		(SELECT count(*) FROM pragma_table_info('topic_papers') WHERE name IN ('brought', 'stored_at'))`).Scan(&tables, &cols)
-	if err != nil {
-		return wrapBusy(err)
+// migrateTopics is the migration of schema 4 to 5: the topic tables, made
+// on first use before (so a library may have them already, maybe without
+// the columns added since), become part of the schema.
+func migrateTopics(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, topicSchema); err != nil {
+		return err
 	}
-	if tables == 2 && cols == len(topicColumns) {
-		return nil
-	}
-	if l.readOnly != "" {
-		return fmt.Errorf("%w (%w)", l.errReadOnly(), errNoTopics)
-	}
-	return l.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, topicSchema); err != nil {
+	for _, c := range topicColumns {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('topic_papers') WHERE name = ?", c.name).Scan(&n); err != nil {
 			return err
 		}
-		for _, c := range topicColumns {
-			var n int
-			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('topic_papers') WHERE name = ?", c.name).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
-				if _, err := tx.ExecContext(ctx, "ALTER TABLE topic_papers ADD COLUMN "+c.def); err != nil {
-					return fmt.Errorf("add column topic_papers.%s: %w", c.name, err)
-				}
+		if n == 0 {
+			if _, err := tx.ExecContext(ctx, "ALTER TABLE topic_papers ADD COLUMN "+c.def); err != nil {
+				return fmt.Errorf("add column topic_papers.%s: %w", c.name, err)
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
-// AddTopic records a new topic. Name and Query must not be empty, and Name
-// must hold no control character (newline, tab); a name already taken (in
+// AddTopic records a new topic. A topic CheckTopic refuses gives its
+// *InvalidTopicError (wrapping ErrInvalidTopic); a name already taken (in
 // any case) gives an error wrapping ErrTopicExists.
 func (l *Library) AddTopic(ctx context.Context, t Topic) error {
+	if err := CheckTopic(t); err != nil {
+		return fmt.Errorf("add topic: %w", err)
+	}
 	t.Name, t.Query = strings.TrimSpace(t.Name), strings.TrimSpace(t.Query)
-	if t.Name == "" || t.Query == "" {
-		return errors.New("add topic: name and query must not be empty")
-	}
-	if strings.IndexFunc(t.Name, unicode.IsControl) >= 0 {
-		return fmt.Errorf("add topic %q: the name has a control character (newline, tab)", t.Name)
-	}
 	if t.Created.IsZero() {
 		t.Created = time.Now()
-	}
-	if err := l.ensureTopics(ctx); err != nil {
-		return fmt.Errorf("add topic %s: %w", t.Name, err)
 	}
 	err := l.write(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -176,11 +198,6 @@ func (l *Library) Topics(ctx context.Context) ([]Topic, error) {
 }
 
 func (l *Library) queryTopics(ctx context.Context, q string, args ...any) ([]Topic, error) {
-	if err := l.ensureTopics(ctx); errors.Is(err, errNoTopics) {
-		return nil, nil // read-only, and never had a topic
-	} else if err != nil {
-		return nil, err
-	}
 	rows, err := l.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, wrapBusy(err)
@@ -208,9 +225,6 @@ func (l *Library) queryTopics(ctx context.Context, q string, args ...any) ([]Top
 // ids returned; papers that were in the library before the topic found them
 // stay. Without purge, every paper stays in the library.
 func (l *Library) RemoveTopic(ctx context.Context, name string, purge bool) ([]string, error) {
-	if err := l.ensureTopics(ctx); err != nil {
-		return nil, fmt.Errorf("remove topic %s: %w", name, err)
-	}
 	var purged []string
 	err := l.write(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -290,9 +304,6 @@ func (l *Library) AddTopicMembers(ctx context.Context, name string, m TopicMembe
 	if len(m.IDs) == 0 {
 		return nil
 	}
-	if err := l.ensureTopics(ctx); err != nil {
-		return fmt.Errorf("add papers to topic %s: %w", name, err)
-	}
 	brought, stored := setOf(m.Brought), setOf(m.Stored)
 	now := time.Now().UnixNano()
 	err := l.write(ctx, func(tx *sql.Tx) error {
@@ -362,9 +373,6 @@ func joinTopic(ctx context.Context, tx *sql.Tx, m Membership, id string, r PutRe
 // update's backfill, papers joined from the library, rows from before
 // stored_at), published then.
 func (l *Library) TopicPapersSince(ctx context.Context, name string, since time.Time) ([]string, error) {
-	if err := l.ensureTopics(ctx); err != nil {
-		return nil, fmt.Errorf("papers of topic %s: %w", name, err)
-	}
 	rows, err := l.db.QueryContext(ctx, `SELECT tp.paper_id FROM topic_papers tp JOIN papers p ON p.id = tp.paper_id
 		WHERE tp.topic = ? AND coalesce(tp.stored_at, p.published) >= ? ORDER BY tp.paper_id`, name, since.UnixNano())
 	if err != nil {
@@ -397,9 +405,6 @@ func setOf(ids []string) map[string]bool {
 // A non-zero cursor replaces the stored one (see Topic.Cursor); a zero
 // cursor leaves it.
 func (l *Library) MarkTopicUpdated(ctx context.Context, name string, ran, cursor time.Time) error {
-	if err := l.ensureTopics(ctx); err != nil {
-		return fmt.Errorf("mark topic %s updated: %w", name, err)
-	}
 	err := l.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "UPDATE topics SET last_update = ?, cursor = coalesce(?, cursor) WHERE name = ?",
 			ran.UnixNano(), timeValue(cursor), name)
@@ -421,9 +426,6 @@ func (l *Library) MarkTopicUpdated(ctx context.Context, name string, ran, cursor
 // digest and browse show of it). A topic that does not exist is an error
 // wrapping ErrNotFound.
 func (l *Library) SetTopicDescription(ctx context.Context, name, description string) error {
-	if err := l.ensureTopics(ctx); err != nil {
-		return fmt.Errorf("describe topic %s: %w", name, err)
-	}
 	err := l.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "UPDATE topics SET description = ? WHERE name = ?", strings.TrimSpace(description), name)
 		if err != nil {

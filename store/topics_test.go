@@ -183,8 +183,9 @@ func TestPutBatchJoinsTopic(t *testing.T) {
 	}
 }
 
-// topic_papers from before the brought column gets it on first use, its
-// rows counting as brought (what purge assumed of them then).
+// A schema 4 library whose topic_papers is from before the brought column
+// gets it from the migration to schema 5, its rows counting as brought
+// (what purge assumed of them then).
 func TestTopicPapersMigration(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -201,6 +202,10 @@ func TestTopicPapersMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
+		`DROP TABLE topic_papers`,
+		`DROP TABLE topics`,
+		`UPDATE manifest SET value = '4' WHERE key = 'schema'`,
+		`PRAGMA user_version = 4`,
 		`CREATE TABLE topics (name TEXT PRIMARY KEY COLLATE NOCASE, query TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',
 			created INTEGER NOT NULL, last_update INTEGER, cursor INTEGER)`,
 		`CREATE TABLE topic_papers (topic TEXT NOT NULL COLLATE NOCASE REFERENCES topics (name) ON DELETE CASCADE ON UPDATE CASCADE,
@@ -240,5 +245,36 @@ func TestAddTopicRejectsBadNames(t *testing.T) {
 	}
 	if ts, _ := lib.Topics(ctx); len(ts) != 0 {
 		t.Errorf("topics after bad names: %+v", ts)
+	}
+}
+
+// TestAddTopicRefusesInvalid: an empty name or query, or a name with a
+// control character, is an *InvalidTopicError saying which, and adds nothing.
+func TestAddTopicRefusesInvalid(t *testing.T) {
+	ctx := context.Background()
+	lib := openTest(t, t.TempDir())
+	for _, c := range []struct {
+		topic store.Topic
+		want  store.TopicProblem
+	}{
+		{store.Topic{Name: "  ", Query: "abs:agent"}, store.TopicNoName},
+		{store.Topic{Name: "two\nlines", Query: "abs:agent"}, store.TopicControlChar},
+		{store.Topic{Name: "tab\tbed", Query: "abs:agent"}, store.TopicControlChar},
+		{store.Topic{Name: "rl", Query: " "}, store.TopicNoQuery},
+	} {
+		err := lib.AddTopic(ctx, c.topic)
+		var bad *store.InvalidTopicError
+		if !errors.As(err, &bad) || bad.Problem != c.want || !errors.Is(err, store.ErrInvalidTopic) {
+			t.Errorf("AddTopic(%q, %q) = %v, want problem %d", c.topic.Name, c.topic.Query, err, c.want)
+		}
+		if store.CheckTopic(c.topic) == nil {
+			t.Errorf("CheckTopic(%q, %q) = nil", c.topic.Name, c.topic.Query)
+		}
+	}
+	if ts, err := lib.Topics(ctx); err != nil || len(ts) != 0 {
+		t.Errorf("topics after refusals: %v, %v", ts, err)
+	}
+	if err := store.CheckTopic(store.Topic{Name: " rl ", Query: "abs:agent"}); err != nil {
+		t.Errorf("CheckTopic of a valid topic: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/store"
@@ -107,7 +108,7 @@ func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestO
 	for i, p := range ps {
 		res.Papers = append(res.Papers, DigestPaper{
 			N: i + 1, ID: p.ID, Version: p.Version, Title: p.Title, Authors: nonNil(p.Authors),
-			Published: p.Published.UTC().Format("2006-01-02"), URL: paperURL(p),
+			Published: p.Published.UTC().Format("2006-01-02"), URL: cite.URL(p),
 			Summary: KeySentence(p.Abstract),
 		})
 	}
@@ -155,16 +156,6 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-func paperURL(p store.Paper) string {
-	if p.URL != "" {
-		return p.URL
-	}
-	if p.Source == "arxiv" {
-		return fmt.Sprintf("https://arxiv.org/abs/%sv%d", p.ID, p.Version)
-	}
-	return ""
 }
 
 func passage(n int, p store.Paper) prompts.Passage {
@@ -387,7 +378,7 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 		b.WriteString("_Summaries are each abstract's key sentence, extracted (no model)._\n\n")
 	}
 	for _, p := range d.Papers {
-		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). arXiv:%s", p.N, oneLine(p.Title), authorLine(p.Authors), p.Published, p.ID)
+		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). arXiv:%s", p.N, oneLine(p.Title), authors(p.Authors), p.Published, p.ID)
 		if p.URL != "" {
 			fmt.Fprintf(&b, " <%s>", p.URL)
 		}
@@ -403,14 +394,10 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func authorLine(as []string) string {
-	switch len(as) {
-	case 0:
-		return "Unknown authors"
-	case 1:
-		return as[0]
-	case 2:
-		return as[0] + " and " + as[1]
+// authors is the digest's author line: cite.Authors, or "Unknown authors".
+func authors(as []string) string {
+	if a := cite.Authors(as); a != "" {
+		return a
 	}
-	return as[0] + " et al."
+	return "Unknown authors"
 }

@@ -366,7 +366,7 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 		return fn(resp)
 	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		r := &retryableError{err: fmt.Errorf("GET %s: %s", u, statusText(resp))}
+		r := &retryableError{err: &StatusError{URL: u, Code: resp.StatusCode}}
 		r.retryAfter, r.hasAfter = retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		return r
 	case http.StatusBadRequest:
@@ -378,23 +378,13 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 			}
 		}
 	}
-	return fmt.Errorf("GET %s: %s", u, statusText(resp))
+	return &StatusError{URL: u, Code: resp.StatusCode}
 }
 
 // ErrSlow is wrapped by the error of an attempt that a server accepted but
 // did not answer in time: no response within HeaderTimeout, no data for
 // IdleTimeout, or not finished within Timeout. It is retried.
 var ErrSlow = errors.New("too slow")
-
-// statusText is the status line of resp in Go's words for its code: the
-// reason phrase a server sends is its own text and may hold anything
-// (escape sequences for the terminal the error is printed on).
-func statusText(resp *http.Response) string {
-	if t := http.StatusText(resp.StatusCode); t != "" {
-		return fmt.Sprintf("%d %s", resp.StatusCode, t)
-	}
-	return fmt.Sprintf("HTTP status %d", resp.StatusCode)
-}
 
 // idleBody is a response body that calls stall (which cancels the
 // request) when no byte arrives for d.

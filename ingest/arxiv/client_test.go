@@ -312,6 +312,10 @@ func TestHTTPErrors(t *testing.T) {
 			if errors.As(err, &apiErr) != tc.apiErr {
 				t.Errorf("errors.As(*APIError) = %v, want %v (err %v)", !tc.apiErr, tc.apiErr, err)
 			}
+			var status *arxiv.StatusError
+			if !tc.apiErr && (!errors.As(err, &status) || status.Code != tc.status) {
+				t.Errorf("err %v is not a *StatusError with code %d", err, tc.status)
+			}
 			if !tc.apiErr && !strings.Contains(err.Error(), srv.URL) {
 				t.Errorf("err %v does not name the URL", err)
 			}
@@ -460,6 +464,10 @@ func TestRetriesAreBounded(t *testing.T) {
 	_, err := c.Search(context.Background(), "all:testing", 10)
 	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "3 tries") {
 		t.Errorf("err = %v, want a 503 after 3 tries", err)
+	}
+	var status *arxiv.StatusError
+	if !errors.As(err, &status) || !status.Unavailable() || status.RateLimited() {
+		t.Errorf("err %v is not a *StatusError of an outage", err)
 	}
 	if n := len(s.Requests()); n != 3 {
 		t.Errorf("%d requests, want 3", n)

@@ -30,28 +30,59 @@ type Page struct {
 }
 
 // Options size the chunks, in words (about 1.3 tokens each for English).
+// They are used as given (Overlap 0 is no overlap), except that the zero
+// Options stands for Defaults; Check says whether they are usable.
 type Options struct {
-	Size    int // target words per chunk; default 180
-	Overlap int // words of trailing sentences repeated at the start of the next chunk; default 30
+	Size    int // target words per chunk, at least 1
+	Overlap int // words of trailing sentences repeated at the start of the next chunk, from 0 to Size-1
 }
 
-func (o Options) withDefaults() Options {
-	if o.Size <= 0 {
-		o.Size = 180
+// Defaults are the chunks of papers ingest unless told otherwise
+// (--chunk-size, --chunk-overlap).
+var Defaults = Options{Size: 180, Overlap: 30}
+
+// Check reports options Body cannot use.
+func (o Options) Check() error {
+	if o == (Options{}) {
+		return nil // Defaults
+	}
+	if o.Size < 1 {
+		return fmt.Errorf("chunk size must be at least 1 word, got %d", o.Size)
 	}
 	if o.Overlap < 0 || o.Overlap >= o.Size {
-		o.Overlap = 0
-	} else if o.Overlap == 0 {
-		o.Overlap = 30
+		return fmt.Errorf("chunk overlap must be from 0 to %d words (less than the size), got %d", o.Size-1, o.Overlap)
+	}
+	return nil
+}
+
+// resolved is o, or Defaults for the zero Options or options Check refuses
+// (Body never cuts with a size below 1).
+func (o Options) resolved() Options {
+	if o == (Options{}) || o.Size < 1 || o.Overlap < 0 || o.Overlap >= o.Size {
+		return Defaults
 	}
 	return o
 }
 
-// Version names the algorithm and its parameters, recorded in the library's
-// manifest: libraries chunked with another version are re-chunked on reindex.
+// Version names the algorithm and its parameters ("v2/words180-overlap30"),
+// as the library's manifest records the chunker its papers are cut with.
 func (o Options) Version() string {
-	o = o.withDefaults()
+	o = o.resolved()
 	return fmt.Sprintf("%s/words%d-overlap%d", Algorithm, o.Size, o.Overlap)
+}
+
+// ParseVersion reads the options back from a Version string (of this or an
+// earlier algorithm).
+func ParseVersion(v string) (Options, error) {
+	var o Options
+	_, params, ok := strings.Cut(v, "/")
+	if !ok {
+		return o, fmt.Errorf("chunker version %q: want ALGORITHM/wordsN-overlapM", v)
+	}
+	if _, err := fmt.Sscanf(params, "words%d-overlap%d", &o.Size, &o.Overlap); err != nil || o.Check() != nil || o == (Options{}) {
+		return Options{}, fmt.Errorf("chunker version %q: want ALGORITHM/wordsN-overlapM", v)
+	}
+	return o, nil
 }
 
 // Abstract is the first chunk of every paper: title and abstract together.
@@ -80,7 +111,7 @@ type sentence struct {
 // order. A chunk never spans two sections: a heading starts a new chunk.
 // A sentence longer than Size words is cut into Size-word pieces.
 func Body(paperID string, pages []Page, firstSeq int, opt Options) []store.Chunk {
-	opt = opt.withDefaults()
+	opt = opt.resolved()
 	sents := split(pages, opt.Size)
 	var out []store.Chunk
 	var cur []sentence

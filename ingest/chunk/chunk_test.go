@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -127,6 +128,44 @@ func TestLongSentenceIsCut(t *testing.T) {
 	chunks := Body("p", []Page{{N: 1, Text: long}}, 1, Options{Size: 100, Overlap: 10})
 	if len(chunks) != 5 {
 		t.Fatalf("got %d chunks, want 5", len(chunks))
+	}
+}
+
+// TestOptionsAreExplicit: Overlap 0 is no overlap (it became 30); the zero
+// Options is Defaults; Version reads back; Check refuses what Body cannot
+// use.
+func TestOptionsAreExplicit(t *testing.T) {
+	if v := (Options{Size: 180, Overlap: 0}).Version(); v != "v2/words180-overlap0" {
+		t.Errorf("overlap 0 is version %q", v)
+	}
+	var text strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&text, "Sentence number %d has six words. ", i)
+	}
+	seen := map[string]bool{}
+	for _, c := range Body("p", []Page{{N: 1, Text: text.String()}}, 1, Options{Size: 30, Overlap: 0}) {
+		for _, s := range strings.SplitAfter(c.Text, ". ") {
+			if s = strings.TrimSpace(s); s != "" && seen[s] {
+				t.Errorf("%q is in two chunks with no overlap", s)
+			}
+			seen[s] = true
+		}
+	}
+	for _, o := range []Options{{}, Defaults, {Size: 100, Overlap: 0}, {Size: 7, Overlap: 6}} {
+		back, err := ParseVersion(o.Version())
+		if want := o.resolved(); err != nil || back != want {
+			t.Errorf("ParseVersion(%q) = %+v, %v; want %+v", o.Version(), back, err, want)
+		}
+	}
+	for _, bad := range []string{"", "v2", "v2/words0-overlap0", "v2/words10-overlap10", "v1/size180"} {
+		if o, err := ParseVersion(bad); err == nil {
+			t.Errorf("ParseVersion(%q) = %+v, want an error", bad, o)
+		}
+	}
+	for _, o := range []Options{{Size: 0, Overlap: 5}, {Size: 10, Overlap: 10}, {Size: 10, Overlap: -1}} {
+		if o.Check() == nil {
+			t.Errorf("Check(%+v) = nil", o)
+		}
 	}
 }
 

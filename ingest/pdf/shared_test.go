@@ -2,8 +2,21 @@ package pdf
 
 import (
 	"context"
+	"os"
 	"sync"
+	"testing"
+	"time"
 )
+
+// TestMain lifts the wall-clock guard of one extraction (MaxDuration, 2
+// minutes) for the tests, whose documents are the project's own: under
+// -race on a machine shared twentyfold the 619-page PDF took longer than
+// that and failed as "too large" (CPU-bound limits, MaxOps and the sizes,
+// still stop hostile input).
+func TestMain(m *testing.M) {
+	MaxDuration = 20 * time.Minute
+	os.Exit(m.Run())
+}
 
 // sharedDocs holds what ExtractFile made of each shared PDF, by path:
 // several tests read the same papers (quality, metadata, xref rebuilding),
