@@ -85,3 +85,41 @@ func TestExtractiveListsLabelledItems(t *testing.T) {
 		}
 	}
 }
+
+// The chunker cuts a list or a paragraph where its word budget ends: when
+// the chunk that follows the lead's is retrieved too, the list goes on
+// there (without the sentences the chunks' overlap repeats).
+func TestExtractiveListGoesOnInTheNextChunk(t *testing.T) {
+	ev := pdfPassages(t, "explanations_molecular_prediction_paperqa.pdf", "pdf:xai", "A Perspective on Explanations of Molecular Prediction Models")
+	var picked []evidence
+	for i, e := range ev {
+		if strings.Contains(e.Text, "major open") && i+1 < len(ev) {
+			picked = []evidence{e, ev[i+1]}
+			break
+		}
+	}
+	if len(picked) == 0 {
+		t.Fatal("no chunk holds \"major open\": the extraction changed")
+	}
+	if strings.Contains(picked[0].Text, "Chemical space:") || !strings.Contains(picked[1].Text, "Chemical space:") {
+		t.Fatal("the list no longer runs over into the next chunk: the chunking changed, pick another list")
+	}
+	picked[1].Score = 0.4 // retrieved below the lead's chunk
+	x := extract(picked, "Which major open questions of XAI in chemistry are highlighted by the authors?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	var answer []string
+	for _, s := range x.sentences {
+		answer = append(answer, s.text)
+	}
+	text := strings.Join(answer, " ")
+	for _, want := range []string{"Molecular distance:", "Chemical space:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the answer lacks the item %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "legally required") > 1 {
+		t.Errorf("an item the chunks' overlap repeats is written twice:\n%s", text)
+	}
+}

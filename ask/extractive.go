@@ -15,6 +15,7 @@ import (
 
 	"github.com/kljensen/snowball/english"
 	"github.com/papers-cli/papers/prompts"
+	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
 )
 
@@ -357,9 +358,12 @@ type sentence struct {
 type passage struct {
 	ev    int // index in ev
 	paper string
+	chunk string          // the paper part of its chunk id
+	seq   int             // the chunk's place in its paper, -1 when unknown
 	stems map[string]bool // text and title
 	names *nameIndex
 	sents []*sentence
+	next  *passage // the retrieved chunk that follows this one in its paper, nil for none
 }
 
 // extraction is what extract found: the sentences of the answer (their
@@ -407,6 +411,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 	if len(ps) == 0 {
 		return extraction{reason: "no passage was found for it"}
 	}
+	linkChunks(ps)
 	psets := make([]map[string]bool, len(ps))
 	for i, p := range ps {
 		psets[i] = p.stems
@@ -575,7 +580,10 @@ type Weights struct {
 var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15, Close: 0.8}
 
 func newPassage(i int, e *evidence) *passage {
-	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
+	p := &passage{ev: i, paper: e.Paper.ID, seq: -1, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
+	if id, seq, err := store.ParseChunkID(e.ChunkID); err == nil {
+		p.chunk, p.seq = id, seq
+	}
 	title := oneLine(e.Paper.Title)
 	lines := slices.DeleteFunc(strings.Split(e.Text, "\n"), func(l string) bool {
 		return strings.EqualFold(oneLine(l), title) // the title heading a title+abstract chunk
@@ -1310,14 +1318,46 @@ func continues(s *sentence, part *question) bool {
 	return false
 }
 
-// following are the sentences after s in its passage.
+// following are the sentences after s in its passage, then in the
+// retrieved chunks that continue it (a list or a paragraph the chunker
+// cut goes on there), without the sentences the chunks' overlap repeats.
 func following(s *sentence, ps []*passage) []*sentence {
 	for _, p := range ps {
-		if p.ev == s.passage {
-			return p.sents[s.pos+1:]
+		if p.ev != s.passage {
+			continue
 		}
+		out := slices.Clone(p.sents[s.pos+1:])
+		var read strings.Builder // what has been read, to drop the overlap
+		for _, o := range p.sents {
+			read.WriteString(o.text + "\n")
+		}
+		for n, hops := p.next, 0; n != nil && hops < 2; n, hops = n.next, hops+1 {
+			for _, o := range n.sents {
+				if !strings.Contains(read.String(), o.text) {
+					read.WriteString(o.text + "\n")
+					out = append(out, o)
+				}
+			}
+		}
+		return out
 	}
 	return nil
+}
+
+// linkChunks points each passage at the retrieved chunk that follows it
+// in its paper.
+func linkChunks(ps []*passage) {
+	at := map[string]*passage{}
+	for _, p := range ps {
+		if p.seq >= 0 {
+			at[store.ChunkID(p.chunk, p.seq)] = p
+		}
+	}
+	for _, p := range ps {
+		if p.seq >= 0 {
+			p.next = at[store.ChunkID(p.chunk, p.seq+1)]
+		}
+	}
 }
 
 // partOf is the part of the question s answers best.
