@@ -123,3 +123,49 @@ func TestExtractiveListGoesOnInTheNextChunk(t *testing.T) {
 		t.Errorf("an item the chunks' overlap repeats is written twice:\n%s", text)
 	}
 }
+
+// A definition question's best-scored sentences restate it ("we design a
+// novel session-level PPO algorithm"); the answer opens with the sentence
+// that says what the thing is ("we define a session as ..."), though it
+// shares fewer words with the question.
+func TestExtractiveDefinitionOpensWithTheDefinition(t *testing.T) {
+	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+	var picked []evidence
+	for _, e := range ev {
+		if strings.Contains(e.Text, "session-level PPO") || strings.Contains(e.Text, "define a session") {
+			picked = append(picked, e)
+		}
+	}
+	if len(picked) < 2 {
+		t.Fatalf("%d chunks hold the anchors: the extraction changed", len(picked))
+	}
+	x := extract(picked, "In the session-level PPO algorithm that PaSa designs, what is a session?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if lead := x.sentences[0].text; !strings.Contains(lead, "define a session as") {
+		t.Errorf("the answer opens with %q, not with the definition", lead)
+	}
+}
+
+func TestDefines(t *testing.T) {
+	session := analyse("What is a session?")
+	dateset := analyse("What is DATESET?")
+	for _, c := range []struct {
+		q    *question
+		s    string
+		want bool
+	}{
+		{session, "To address this issue, we define a session as a sub-trajectory that begins with a session’s initial state.", true},
+		{session, "A session is a sub-trajectory of the Crawler.", true},
+		{session, "Specifically, we design a novel session-level PPO algorithm to address the unique challenges of the paper search task.", false},
+		{session, "During PPO training, each device processes 4 user queries in each step, generating a search session for each user query.", false},
+		{dateset, "DATESET, described in Appendix D, is also generated through a series of templates.", true},
+		{dateset, "DATESET is created by first randomly selecting 500 “current dates”.", true},
+		{dateset, "Results shown in Table 7 illustrate that Toolformer outperforms all baselines for both TEMPLAMA and DATESET.", false},
+	} {
+		if got := defines(c.q.parts[0], c.s); got != c.want {
+			t.Errorf("defines(%q, %q) = %v, want %v", c.q.text, c.s, got, c.want)
+		}
+	}
+}

@@ -780,13 +780,70 @@ func answerType(q *question, s *sentence, short string) float64 {
 			}
 			return 0
 		}
-		if definitional.MatchString(s.text) {
+		if defines(q, s.text) {
 			return 1
+		}
+		if definitional.MatchString(s.text) {
+			return definitionalShare
 		}
 		return 0.3
 	}
 	return 0.5
 }
+
+// definitionalShare is what a sentence that may gloss something (it has
+// "is", "which", a parenthesis) scores for a definition question: less
+// than one that says what the thing asked about is.
+var definitionalShare = 0.6
+
+// definitionReach is how far below the best sentence's score the one that
+// defines the thing asked about may be and still open the answer.
+var definitionReach = 0.5
+
+// defines reports whether s says what the thing a definition question
+// asks about is (its focus words, else the names it mentions): s opens
+// with the thing and goes on with a defining verb ("DATESET is created by
+// ...", "Chemical space is the set of ..."), or defines it outright ("we
+// define a session as ...", "X refers to ...").
+func defines(q *question, s string) bool {
+	words := strings.Fields(s)
+	is := func(w string) bool {
+		w = strings.Trim(w, "?,.;:!\"'()[]“”‘’")
+		if w == "" {
+			return false
+		}
+		if len(q.focus) > 0 {
+			return slices.Contains(q.focus, stem(strings.ToLower(w)))
+		}
+		n := normName(w)
+		return n != "" && slices.ContainsFunc(q.entities, func(e entity) bool { return e.norm == n })
+	}
+	clean := func(w string) string { return strings.ToLower(strings.Trim(w, ",.;:()“”‘’\"'")) }
+	for i, w := range words {
+		if !is(w) {
+			continue
+		}
+		for j := max(0, i-4); j < i; j++ {
+			if strings.HasPrefix(clean(words[j]), "defin") && slices.ContainsFunc(words[i+1:min(len(words), i+6)], func(w string) bool { return clean(w) == "as" }) {
+				return true // "we define a session as"
+			}
+		}
+		after := words[i+1 : min(len(words), i+9)]
+		if i <= 2 && slices.ContainsFunc(after, func(w string) bool { return definingVerb[clean(w)] }) {
+			return true // the subject: "DATESET, described in Appendix D, is generated ..."
+		}
+		if len(after) > 1 && (outrightVerb[clean(after[0])] || clean(after[0]) == "is" && outrightVerb[clean(after[1])]) {
+			return true // "... a session refers to", "X is defined as"
+		}
+	}
+	return false
+}
+
+var (
+	definingVerb = map[string]bool{"is": true, "are": true, "was": true, "were": true, "refers": true, "denotes": true,
+		"means": true, "consists": true, "comprises": true, "represents": true, "describes": true, "defines": true}
+	outrightVerb = map[string]bool{"refers": true, "denotes": true, "means": true, "defined": true, "called": true, "consists": true, "comprises": true}
+)
 
 var naming = regexp.MustCompile(`(?i)\b(refer(?:s|red)? to (?:\w+ ){1,6}as|(?:is |are )?(?:called|named|dubbed|termed|coined|known as))\b`)
 
@@ -955,6 +1012,18 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 				break
 			}
 			if causal.MatchString(c.text) {
+				return c, ""
+			}
+		}
+	}
+	if part.kind == kindDefinition && part.expand == "" {
+		// the sentences that share most words with "What is X, the Y that
+		// Z?" restate it; the one saying what X is may share only X
+		for _, c := range cands {
+			if c.scores[j] < definitionReach*best.scores[j] {
+				break
+			}
+			if defines(part, c.text) {
 				return c, ""
 			}
 		}
