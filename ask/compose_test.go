@@ -169,3 +169,53 @@ func TestDefines(t *testing.T) {
 		}
 	}
 }
+
+// A "how is X computed" question: the best-scored sentences say that X is
+// used; the answer opens with the one that names X and how it is done
+// ("quantified using a cosine similarity score").
+func TestExtractiveMethodOpensWithTheMeans(t *testing.T) {
+	ev := pdfPassages(t, "adarefiner_naacl2024findings.pdf", "pdf:ada", "AdaRefiner: Refining Decisions of Language Models with Adaptive Feedback")
+	// as retrieval ranks them: the overview first, the Adapter LM's section
+	// half as high
+	var picked []evidence
+	for _, anchor := range []string{"incorporates a comprehension score", "quantified using a cosine"} {
+		for _, e := range ev {
+			if strings.Contains(e.Text, anchor) {
+				e.Score = 1 - 0.45*float64(len(picked))
+				picked = append(picked, e)
+				break
+			}
+		}
+	}
+	if len(picked) != 2 {
+		t.Fatal("no chunk holds an anchor: the extraction changed")
+	}
+	x := extract(picked, "How is the comprehension score in the Adapter LM prompt calculated?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if lead := x.sentences[0].text; !strings.Contains(lead, "cosine similarity") {
+		t.Errorf("the answer opens with %q, not with how the score is computed", lead)
+	}
+}
+
+func TestStatesMeans(t *testing.T) {
+	score := analyse("How is the comprehension score computed?").parts[0]
+	reward := analyse("How is the reward computed?").parts[0]
+	for _, c := range []struct {
+		q    *question
+		s    string
+		want bool
+	}{
+		{score, "The agent’s comprehension level of language guidance is quantified using a cosine similarity score l.", true},
+		{score, "To verify the necessity of using a fine-grained comprehension score, we investigate the impact of the score’s format.", false},
+		{score, "The prompt of the Adapter LM incorporates a comprehension score.", false},
+		{reward, "The reward is computed as the proportion of target language words in the CoT.", true},
+		{reward, "Rewards are estimated by sampling 16 responses per question.", true},
+		{reward, "We then formulate each prompt and pair into a multiple choice question.", false},
+	} {
+		if got := statesMeans(c.q, &sentence{text: c.s, stems: stemSet(c.s)}); got != c.want {
+			t.Errorf("statesMeans(%q, %q) = %v, want %v", c.q.text, c.s, got, c.want)
+		}
+	}
+}

@@ -796,6 +796,38 @@ func answerType(q *question, s *sentence, short string) float64 {
 // than one that says what the thing asked about is.
 var definitionalShare = 0.6
 
+// methodReach is how far below the best sentence's score the one that
+// states how the thing asked about is done may be and still open the
+// answer.
+var methodReach = 0.6
+
+// means are the words that say how something is done: "computed as",
+// "quantified using", "by sampling", "via", "through".
+var means = regexp.MustCompile(`(?i)\b(?:using|uses|via|through|by (?:\w+ing|means of|a|an|the)|(?:computed|calculated|measured|estimated|derived|determined|defined|formulated|implemented|quantified) (?:as|by|from|with|using|via))\b`)
+
+// statesMeans reports whether s names the thing a method question asks
+// about (all its focus words) and then says how it is done ("the
+// comprehension level ... is quantified using a cosine similarity"; not
+// "the necessity of using a comprehension score").
+func statesMeans(part *question, s *sentence) bool {
+	if len(part.focus) == 0 || !hasAll(s.stems, part.focus) {
+		return false
+	}
+	first := len(s.text)
+	for _, w := range strings.FieldsFunc(s.text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+		if slices.Contains(part.focus, stem(strings.ToLower(w))) {
+			first = strings.Index(s.text, w)
+			break
+		}
+	}
+	for _, loc := range means.FindAllStringIndex(s.text, -1) {
+		if loc[0] > first {
+			return true
+		}
+	}
+	return false
+}
+
 // definitionReach is how far below the best sentence's score the one that
 // defines the thing asked about may be and still open the answer.
 var definitionReach = 0.5
@@ -1024,6 +1056,20 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 				break
 			}
 			if defines(part, c.text) {
+				return c, ""
+			}
+		}
+	}
+	if part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best) {
+		// "How is the comprehension score computed?": the best-scored
+		// sentences say the score is used; the one saying how it is
+		// computed names the thing and the means ("quantified using a
+		// cosine similarity")
+		for _, c := range cands {
+			if c.scores[j] < methodReach*best.scores[j] {
+				break
+			}
+			if statesMeans(part, c) {
 				return c, ""
 			}
 		}
