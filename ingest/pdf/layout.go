@@ -617,7 +617,60 @@ func findGutter(frags []*frag) (float64, bool) {
 	if hi-lo < 4 {
 		return 0, false
 	}
-	g := minX + float64(lo+hi)/2
+	// Inside that strip, stand where the fewest of the lines that start
+	// or end in it cross it, in the middle of such a run, the run nearest
+	// the strip's centre: the strip may hold the ends of a few lines, such
+	// as the reference labels ("[13]") that hang out of a right column,
+	// and a gutter through them makes each of those lines full width,
+	// which cuts the columns into bands of a line or two read in turn.
+	// (Lines that run through the whole strip cross it anywhere, or have a
+	// gap there that splitAt cuts.)
+	crossing := make([]int, hi-lo+2) // over positions lo..hi
+	sLo, sHi := minX+float64(lo), minX+float64(hi)
+	for _, f := range frags {
+		if wide(f) || !(f.x0 > sLo && f.x0 < sHi || f.xmax > sLo && f.xmax < sHi) {
+			continue
+		}
+		for _, p := range pieces(f) {
+			// the positions strictly inside the piece
+			a := max(int(math.Floor(p.x0-minX))+1, lo) - lo
+			b := min(int(math.Ceil(p.x1-minX)), hi+1) - lo
+			if b > a {
+				crossing[a]++
+				crossing[b]--
+			}
+		}
+	}
+	for i := 1; i < len(crossing); i++ {
+		crossing[i] += crossing[i-1]
+	}
+	low := crossing[0]
+	for x := lo; x <= hi; x++ {
+		low = min(low, crossing[x-lo])
+	}
+	mid := (lo + hi) / 2
+	runLo, runHi, dist := lo, hi, math.MaxInt
+	for x := lo; x <= hi; {
+		if crossing[x-lo] != low {
+			x++
+			continue
+		}
+		y := x
+		for y+1 <= hi && crossing[y+1-lo] == low {
+			y++
+		}
+		d := 0
+		if mid < x {
+			d = x - mid
+		} else if mid > y {
+			d = mid - y
+		}
+		if d < dist {
+			runLo, runHi, dist = x, y, d
+		}
+		x = y + 1
+	}
+	g := minX + float64(runLo+runHi)/2
 	var l, r, cross, ll, rl int
 	for _, f := range frags {
 		switch {

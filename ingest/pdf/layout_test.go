@@ -290,3 +290,23 @@ func TestLayoutDropCap(t *testing.T) {
 		t.Errorf("lines %q: want the drop cap's two lines apart, then the third", got)
 	}
 }
+
+func TestLayoutGutterBesideHangingLabels(t *testing.T) {
+	// A references column whose labels ("[13]") hang into the gutter, up
+	// to past its middle: a gutter through them made each labelled line
+	// full width, and the columns were read a band of a few lines at a
+	// time (4LLXMVZB's conclusion beside its references).
+	var gs []glyph
+	for i := 0; i < 30; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(72, y, "left column text line here ok")...)
+		if i%6 == 0 {
+			gs = append(gs, glyphsOf(228, y, "["+itoa(10+i)+"]")...)
+		}
+		gs = append(gs, glyphsOf(262, y, "right column text line here ok")...)
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 60 || !strings.HasPrefix(got[29], "left") || got[30] != "[10] right column text line here ok" {
+		t.Fatalf("want 30 left lines then 30 right lines, the first labelled, got %d lines: %q", len(got), got)
+	}
+}
