@@ -23,6 +23,7 @@ const (
 	cutEm        = 0.5  // a gap inside a fragment a column gutter may run through
 	lineGroupEm  = 0.35 // fragments whose baselines differ less are one line
 	paraGapEm    = 1.6  // baseline distance (in line heights) that starts a new paragraph
+	capGapEm     = 0.2  // gap after a drop cap that makes a word break (under a shrunk interword space)
 	minColumnGap = 0.15 // each column holds at least this share of the page's characters
 )
 
@@ -40,6 +41,16 @@ type frag struct {
 	// cuts are the wide gaps inside the fragment, where it may be split
 	// if a column gutter runs through one (columns closer than fragBreakEm).
 	cuts []cut
+	// dropCap is set on the line a drop cap starts: the lines beside the
+	// cap are indented by it, which is not a paragraph's indent.
+	dropCap *dropCap
+	capGap  bool // the next glyph is the first after the drop cap
+}
+
+// dropCap is an initial set two or three lines tall: its baseline (the
+// lowest line beside it) and its right edge.
+type dropCap struct {
+	base, x1 float64
 }
 
 // cut is a gap inside a fragment: from x0 to x1, after the first at bytes
@@ -68,6 +79,7 @@ type line struct {
 	drop     bool // running head, page number, line number or arXiv stamp
 	heading  bool
 	hyphJoin bool
+	dropCap  *dropCap // the line starts with a drop cap
 	// pieces are the texts of the fragments the line was joined from, left
 	// to right: set apart by more than fragBreakEm (author names set with
 	// wide spaces, table cells).
@@ -184,7 +196,9 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 			// A drop cap (an initial two or three lines tall, IEEE's "R" of
 			// "REMOTE"): the line beside its top is the line it starts, and
 			// the lines below are lines of their own.
+			cur.dropCap = &dropCap{base: cur.base, x1: cur.x1}
 			cur.base, cur.size, cur.lastY, cur.lastSize = y, size, y, size
+			cur.capGap = true
 		}
 		if cur != nil {
 			sz := math.Max(cur.size, size)
@@ -196,7 +210,15 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 				// A superscript before a word is a marker of its own
 				// ("1Institute" is affiliation 1, then "Institute").
 				afterSup := cur.lastSize < 0.85*size && cur.lastY-y > 0.2*size && unicode.IsLetter(firstRune(text))
-				if cur.pending || afterSup || gap > breakGap(cur.lastSize, size, lastRune(&cur.text), firstRune(text)) {
+				brk := breakGap(cur.lastSize, size, lastRune(&cur.text), firstRune(text))
+				if cur.capGap {
+					// The rest of the word a drop cap starts ("R" and
+					// "EMOTE") follows the cap's advance at a small
+					// distance; a word of its own follows at a space.
+					brk = capGapEm * size
+					cur.capGap = false
+				}
+				if cur.pending || afterSup || gap > brk {
 					writeSpace(&cur.text)
 				}
 				if gap > cutEm*sz && len(cur.cuts) < 64 {
@@ -748,6 +770,9 @@ func groupLines(frags []*frag, col int) []line {
 			}
 			nchar += f.nchar
 			nbold += f.nbold
+			if f.dropCap != nil {
+				l.dropCap = f.dropCap
+			}
 			prev = f
 		}
 		l.text = logicalOrder(strings.TrimSpace(b.String()))
@@ -864,11 +889,16 @@ func markIndents(ls []line) {
 	if math.IsInf(left, 0) {
 		return
 	}
+	var cap *dropCap
 	for i := 1; i < len(ls); i++ {
 		l, p := &ls[i], &ls[i-1]
+		if p.dropCap != nil {
+			cap = p.dropCap
+		}
 		em := math.Max(l.size, 1)
 		indent := l.x0 - left
-		if indent > 0.7*em && indent < 4*em && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em {
+		besideCap := cap != nil && l.base > cap.base-0.5*em && l.x0 > cap.x1-0.5*em && l.x0 < cap.x1+2*em
+		if indent > 0.7*em && indent < 4*em && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em && !besideCap {
 			l.paraGap = true
 		}
 		if p.x1 < right-4*em && strings.ContainsAny(lastByte(p.text), ".:!?") && len(p.text) > 0 {

@@ -281,13 +281,22 @@ func TestOverprint(t *testing.T) {
 // line beside it; the second line is a line of its own, not glued to the
 // first ("thathelps").
 func TestLayoutDropCap(t *testing.T) {
+	// IEEE's drop cap: "R" two lines tall, "EMOTE" 0.12em after its
+	// advance (ZWX7T4QC), the second line indented beside the cap.
 	gs := []glyph{{x: 50, y: 688, w: 15, size: 24, text: "R"}}
-	gs = append(gs, glyphsOf(66, 700, "EMOTE sensing data provide essential information that")...)
-	gs = append(gs, glyphsOf(66, 688, "helps in various applications, such as meteorology,")...)
-	gs = append(gs, glyphsOf(50, 676, "hydrology and agriculture.")...)
-	got := strings.Split(pageText(t, gs), "\n")
-	if len(got) != 3 || !strings.HasSuffix(got[0], "information that") || !strings.HasPrefix(got[1], "helps in") {
-		t.Errorf("lines %q: want the drop cap's two lines apart, then the third", got)
+	gs = append(gs, glyphsOf(66.2, 700, "EMOTE sensing data provide essential information that")...)
+	gs = append(gs, glyphsOf(66.2, 688, "helps in various applications, such as meteorology,")...)
+	gs = append(gs, glyphsOf(50, 676, "hydrology and agriculture, and the other things.")...)
+	ls := layout(gs).lines
+	var got []string
+	for _, l := range ls {
+		got = append(got, l.text)
+	}
+	if len(got) != 3 || !strings.HasPrefix(got[0], "REMOTE sensing") || !strings.HasSuffix(got[0], "information that") || !strings.HasPrefix(got[1], "helps in") {
+		t.Fatalf("lines %q: want the drop cap's word whole, its two lines apart, then the third", got)
+	}
+	if ls[1].paraGap || ls[2].paraGap {
+		t.Errorf("the lines beside and below the drop cap start paragraphs (%v, %v): want one paragraph", ls[1].paraGap, ls[2].paraGap)
 	}
 }
 
