@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -792,12 +791,13 @@ func groupLines(frags []*frag, col int) []line {
 	return out
 }
 
-var numericCell = regexp.MustCompile(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
-
-// tableColumns reads a table of numbers column by column, as pdftotext
-// does: a run of at least three rows of three or more cells, most of them
-// numbers, becomes one row per cell, each column's cells top to bottom,
-// columns left to right (columns are the cells' overlapping x ranges).
+// tableColumns reads a table column by column, as pdftotext does: a run of
+// at least three rows of three or more cells (fragments over fragBreakEm
+// apart) set at about line spacing becomes one row per cell, each column's
+// cells top to bottom, columns left to right (columns are the cells'
+// overlapping x ranges). That holds for tables of words as of numbers, and
+// for any grid of short blocks side by side (authors, boxes of a figure,
+// a third column), but not for a display equation (see cellsOfText).
 // Other rows are returned as they are.
 func tableColumns(rows [][]*frag) [][]*frag {
 	var out [][]*frag
@@ -806,7 +806,7 @@ func tableColumns(rows [][]*frag) [][]*frag {
 		for j < len(rows) && len(rows[j]) >= 3 {
 			j++
 		}
-		if j-i < 3 || !mostlyNumbers(rows[i:j]) || !tightRows(rows[i:j]) {
+		if j-i < 3 || !tightRows(rows[i:j]) || !cellsOfText(rows[i:j]) {
 			if j == i {
 				j++
 			}
@@ -847,6 +847,22 @@ func tableColumns(rows [][]*frag) [][]*frag {
 	return out
 }
 
+// cellsOfText says whether most cells (two in three) hold a word or a
+// number of two characters or more, or a dash: the pieces of a display
+// equation (single letters, signs and brackets) are no table.
+func cellsOfText(rows [][]*frag) bool {
+	n, ok := 0, 0
+	for _, r := range rows {
+		for _, f := range r {
+			n++
+			if s := strings.TrimSpace(f.text.String()); letters(s) >= 2 || s == "-" || s == "–" || s == "—" {
+				ok++
+			}
+		}
+	}
+	return 3*ok >= 2*n
+}
+
 // tightRows says whether a table's rows are set at about the body's line
 // spacing (under 1.5 em apart), where pdftotext reads its columns as
 // blocks; rows set further apart it reads row by row.
@@ -857,19 +873,6 @@ func tightRows(rows [][]*frag) bool {
 	}
 	sort.Float64s(pitch)
 	return pitch[len(pitch)/2] < 1.5
-}
-
-func mostlyNumbers(rows [][]*frag) bool {
-	n, num := 0, 0
-	for _, r := range rows {
-		for _, f := range r {
-			n++
-			if numericCell.MatchString(strings.TrimSpace(f.text.String())) {
-				num++
-			}
-		}
-	}
-	return num*2 >= n
 }
 
 // markIndents starts a paragraph at a first-line indent, or after a short

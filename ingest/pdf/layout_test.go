@@ -223,10 +223,24 @@ func TestLayoutShortColumn(t *testing.T) {
 	}
 }
 
-// TestLayoutTableColumns: a table of numbers set at line spacing is read
-// column by column, as pdftotext reads it; one whose rows are set wide
-// apart row by row, as pdftotext reads that.
+// TestLayoutTableColumns: a table set at line spacing is read column by
+// column, as pdftotext reads it, whether its cells are numbers or words
+// (YIHBNPGU's table of constellations); one whose rows are set wide apart
+// row by row, as pdftotext reads that.
 func TestLayoutTableColumns(t *testing.T) {
+	words := func(pitch float64) string {
+		var gs []glyph
+		for i, row := range [][]string{{"Company", "Class", "Orbit"}, {"Kineis", "nano", "LEO"}, {"Planet Labs", "micro", "LEO"}, {"Telesat", "mini", "MEO"}} {
+			y := 700 - pitch*float64(i)
+			for j, cell := range row {
+				gs = append(gs, glyphsOf(72+80*float64(j), y, cell)...)
+			}
+		}
+		return strings.ReplaceAll(pageText(t, gs), "\n", " | ")
+	}
+	if got, want := words(12), "Company | Kineis | Planet Labs | Telesat | Class | nano | micro | mini | Orbit | LEO | LEO | MEO"; got != want {
+		t.Errorf("tight rows of words: got %q, want %q", got, want)
+	}
 	table := func(pitch float64) string {
 		var gs []glyph
 		for i, row := range [][]string{{"Model", "P", "R"}, {"base", "40.6", "38.3"}, {"big", "75.9", "80.0"}, {"ours", "92.0", "94.1"}} {
