@@ -219,3 +219,44 @@ func TestStatesMeans(t *testing.T) {
 		}
 	}
 }
+
+// A list question's best-scored sentences say that the things exist ("six
+// dense models distilled from DeepSeek-R1"); the answer opens with the
+// sentence that names them ("The base models we use here are A, B, ...").
+func TestExtractiveListOpensWithTheEnumeration(t *testing.T) {
+	ev := pdfPassages(t, "deepseek_r1_2501.12948.pdf", "pdf:r1", "DeepSeek-R1: Incentivizing Reasoning Capability in LLMs via Reinforcement Learning")
+	var picked []evidence
+	for _, anchor := range []string{"six dense models", "The base models we use here"} {
+		for _, e := range ev {
+			if strings.Contains(e.Text, anchor) {
+				e.Score = 1 - 0.2*float64(len(picked))
+				picked = append(picked, e)
+				break
+			}
+		}
+	}
+	if len(picked) != 2 {
+		t.Fatal("no chunk holds an anchor: the extraction changed")
+	}
+	x := extract(picked, "Which base checkpoints were the distilled models of DeepSeek-R1 trained from?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if lead := x.sentences[0].text; !strings.Contains(lead, "Llama-3.3-70B-Instruct") {
+		t.Errorf("the answer opens with %q, not with the list of base models", lead)
+	}
+}
+
+func TestEnumerated(t *testing.T) {
+	for s, want := range map[string]int{
+		"The base models we use here are Qwen2.5-Math-1.5B, Qwen2.5-Math-7B, Qwen2.5-14B, Qwen2.5-32B, Llama-3.1-8B, and Llama-3.3-70B-Instruct.": 6,
+		"To support the research community, we open-source DeepSeek-R1-Zero, DeepSeek-R1, and six dense models (1.5B, 7B, 8B, 14B, 32B, 70B).":    2,
+		"Experiments on MMLU, GSM8K and HumanEval show gains.": 3,
+		"We evaluate the models on three benchmarks.":          0,
+	} {
+		st := &sentence{text: s, names: newNames(s, map[string]bool{})}
+		if got := enumerated(st); got != want {
+			t.Errorf("enumerated(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
