@@ -1087,54 +1087,41 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 			}
 		}
 	}
-	if part.kind == kindDefinition && part.expand == "" {
-		// the sentences that share most words with "What is X, the Y that
-		// Z?" restate it; the one saying what X is may share only X
+	// The best-scored sentences often restate the question; the one that
+	// says what it asks for, of the kind it asks for, may share fewer of its
+	// words. Such a sentence of the best one's paper (the scores chose the
+	// paper; the kind only the sentence) scoring at least reach times the
+	// best opens the answer.
+	prefer := func(reach float64, answers func(*sentence) bool) *sentence {
 		for _, c := range cands {
-			if c.scores[j] < definitionReach*best.scores[j] {
+			if c.scores[j] < reach*best.scores[j] {
 				break
 			}
-			if ev[c.passage].Paper.ID != ev[best.passage].Paper.ID {
-				continue // the scores chose the paper; the kind only the sentence
-			}
-			if defines(part, c.text) {
-				return c, ""
+			if ev[c.passage].Paper.ID == ev[best.passage].Paper.ID && answers(c) {
+				return c
 			}
 		}
+		return nil
 	}
-	if part.kind == kindList && len(part.focus) > 0 && enumerated(best) < 3 {
-		// "Which base checkpoints were distilled?": the best-scored
-		// sentences say that models were distilled; the list is a sentence
-		// naming several of the thing ("The base models we use here are
-		// A, B, C and D"; not a run-on of authors and affiliations)
-		for _, c := range cands {
-			if c.scores[j] < listReach*best.scores[j] {
-				break
-			}
-			if ev[c.passage].Paper.ID != ev[best.passage].Paper.ID {
-				continue // the scores chose the paper; the kind only the sentence
-			}
-			if enumerated(c) >= 3 && hasAny(c.stems, part.focus) && textseg.WordCount(c.text) <= 60 {
-				return c, ""
-			}
-		}
+	var kindLead *sentence
+	switch {
+	case part.kind == kindDefinition && part.expand == "":
+		// "What is X, the Y that Z?": the one saying what X is may share only X
+		kindLead = prefer(definitionReach, func(c *sentence) bool { return defines(part, c.text) })
+	case part.kind == kindList && len(part.focus) > 0 && enumerated(best) < 3:
+		// "Which base checkpoints were distilled?": a sentence naming several
+		// of the thing ("The base models we use here are A, B, C and D"; not
+		// a run-on of authors and affiliations)
+		kindLead = prefer(listReach, func(c *sentence) bool {
+			return enumerated(c) >= 3 && hasAny(c.stems, part.focus) && textseg.WordCount(c.text) <= 60
+		})
+	case part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best):
+		// "How is the comprehension score computed?": the one naming the
+		// thing and the means ("quantified using a cosine similarity")
+		kindLead = prefer(methodReach, func(c *sentence) bool { return statesMeans(part, c) })
 	}
-	if part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best) {
-		// "How is the comprehension score computed?": the best-scored
-		// sentences say the score is used; the one saying how it is
-		// computed names the thing and the means ("quantified using a
-		// cosine similarity")
-		for _, c := range cands {
-			if c.scores[j] < methodReach*best.scores[j] {
-				break
-			}
-			if ev[c.passage].Paper.ID != ev[best.passage].Paper.ID {
-				continue // the scores chose the paper; the kind only the sentence
-			}
-			if statesMeans(part, c) {
-				return c, ""
-			}
-		}
+	if kindLead != nil {
+		return kindLead, ""
 	}
 	if part.kind == kindDefinition && len(part.attr) > 0 && part.expand == "" {
 		// "What is the boiling point of mercury": a passage that never
