@@ -254,3 +254,27 @@ func TestEnumerated(t *testing.T) {
 		}
 	}
 }
+
+// A question asking for a quantity among other things abstains when no
+// passage gives that quantity, saying which, rather than answering the
+// other part alone as if it were the whole answer.
+func TestExtractiveAbstainsOnAMissingQuantityOfATwoPartQuestion(t *testing.T) {
+	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+	picked := ranked(t, ev, 0.3, "registered functions", "session-level PPO")
+	q := "Which registered functions does the Crawler operate with, and how many GPU hours did its PPO training take?"
+	x := extract(picked, q, DefaultMinSupport, nil)
+	if x.reason == "" {
+		var text []string
+		for _, s := range x.sentences {
+			text = append(text, s.text)
+		}
+		t.Fatalf("answered without the hours:\n%s", strings.Join(text, " "))
+	}
+	if !strings.Contains(x.reason, "hours") {
+		t.Errorf("the reason %q does not say the hours are missing", x.reason)
+	}
+	// the question without its quantity is answered
+	if x := extract(picked, "Which registered functions does the Crawler operate with?", DefaultMinSupport, nil); x.reason != "" {
+		t.Errorf("the first part alone abstains: %s", x.reason)
+	}
+}

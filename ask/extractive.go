@@ -391,7 +391,8 @@ type extraction struct {
 // states what is asked (a number, a name); and answers with the best
 // sentence, followed by up to two more of the same paper that add what the
 // first one lacks. It abstains, with the reason, when a name of the question
-// is in no passage, when no sentence gives the quantity asked for, or when
+// is in no passage, when no sentence gives the quantity asked for (by any
+// part of the question), or when
 // the best passage shares too little with the question.
 func extract(ev []evidence, question string, minSupport float64, w *Weights) extraction {
 	if w == nil {
@@ -521,13 +522,17 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 	// one lead per thing asked, in the question's order
 	var leads []*sentence
 	why := ""
+	numberMissing := false // a part asking for a quantity finds none
 	for j, part := range q.parts {
 		byPart := slices.Clone(cands)
 		sort.SliceStable(byPart, func(a, b int) bool { return byPart[a].scores[j] > byPart[b].scores[j] })
 		lead, reason := chooseLead(part, j, qu, byPart, ps, ev, names)
 		if lead == nil {
-			if why == "" {
+			if why == "" || part.kind == kindNumber {
 				why = reason
+			}
+			if part.kind == kindNumber {
+				numberMissing = true
 			}
 			continue
 		}
@@ -535,7 +540,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 			leads = append(leads, lead)
 		}
 	}
-	if len(leads) == 0 || (why != "" && len(q.parts) == 1) {
+	if len(leads) == 0 || (why != "" && (len(q.parts) == 1 || numberMissing)) {
 		x.reason = why
 		return x
 	}
