@@ -278,3 +278,30 @@ func TestExtractiveAbstainsOnAMissingQuantityOfATwoPartQuestion(t *testing.T) {
 		t.Errorf("the first part alone abstains: %s", x.reason)
 	}
 }
+
+// A follower is read past a display equation (the PDF text of "(21)"
+// reads as a run of symbols), and a sentence pointing back at it ("One
+// sees from this expression that ...") goes on with the lead though it
+// has no word of the question.
+func TestFollowersReadPastAnEquation(t *testing.T) {
+	mk := func(s string, cov float64) *sentence {
+		return &sentence{text: s, stems: stemSet(s), debris: debris(s), cov: cov}
+	}
+	lead := mk("Although there is no divergence in the Green’s function, one can see that there are gapless excitations at the critical point by considering the spectral function.", 0.3)
+	next := []*sentence{
+		mk("1 A(ω, k) = − Im G0(ω, k) π 1 (21) = Θ ω2 − (k2 + r − rc) 2πt2 × (−ω2 + k2 + r)2 − r2c .", 0),
+		mk("One sees from this expression that there is a continuum √ of excitations, with the energy gap ∆ = r − rc.", 0),
+		mk("Such a picture is often employed in DMFT, in which case the impurity is a single quantum site.", 0),
+	}
+	if next[0].debris <= 0.5 {
+		t.Fatalf("the equation's debris is %.2f: the debris measure changed", next[0].debris)
+	}
+	got := followers(lead, next, 1, func(*sentence) bool { return false })
+	if len(got) != 1 || got[0] != next[1] {
+		var texts []string
+		for _, g := range got {
+			texts = append(texts, g.text)
+		}
+		t.Errorf("followers = %q, want the sentence after the equation", texts)
+	}
+}

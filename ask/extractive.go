@@ -1340,17 +1340,23 @@ const (
 
 // followers are the sentences among the n after s (next: the sentences
 // after it in its passage) that go on with the question: they have a
-// word of it or open by referring back ("This", "It", "To mitigate
-// this"). Table rows and figure labels are skipped (prose with inline
-// mathematics is not: "C = 1/8" is the answer); a caption ends them (the
-// paragraph ended); sentences the answer has (has) are not repeated.
+// word of it or refer back ("This", "It", "To mitigate this", "One sees
+// from this expression"). Table rows, figure labels and display equations
+// are skipped and not counted among the n (prose with inline mathematics
+// is not: "C = 1/8" is the answer); a caption ends them (the paragraph
+// ended); sentences the answer has (has) are not repeated.
 func followers(s *sentence, next []*sentence, n int, has func(*sentence) bool) []*sentence {
 	var out []*sentence
-	for _, f := range next[:min(len(next), n)] {
-		if captionLine.MatchString(f.text) {
+	read := 0
+	for _, f := range next {
+		if read == n || captionLine.MatchString(f.text) {
 			break
 		}
-		if f.debris > 0.5 || has(f) || (f.cov == 0 && !anaphoric.MatchString(f.text)) {
+		if f.debris > 0.5 {
+			continue // a display equation or a table row: not a sentence read
+		}
+		read++
+		if has(f) || (f.cov == 0 && !anaphoric.MatchString(f.text) && !refersBack(f.text)) {
 			continue
 		}
 		out = append(out, f)
@@ -1465,6 +1471,19 @@ var (
 	anaphoric = regexp.MustCompile(`^(This|These|It|Its|They|Their|She|He|Such|To (?:mitigate|address|solve|overcome|avoid|handle|tackle|fix|remedy) (?:this|these|that|it|them)|Here|Thus|That is|Namely|Specifically|In particular|In other words|Concretely|To do so|To this end|For this|For example|For instance)\b`)
 	causal    = regexp.MustCompile(`(?i)\b(because|due to|since|owing to|as a result|the reason|we hypothesi[sz]e|this is likely|caused by|attribute[sd]? (?:this|it) to|stems from)\b`)
 )
+
+// refersBack reports a sentence that points at what came just before
+// within its first words: "One sees from this expression that ...".
+func refersBack(s string) bool {
+	ws := strings.Fields(s)
+	for _, w := range ws[:min(len(ws), 5)] {
+		switch strings.ToLower(strings.Trim(w, ",;:")) {
+		case "this", "these", "such":
+			return true
+		}
+	}
+	return false
+}
 
 // continues reports whether s goes on about what part asks: it opens with
 // an anaphoric word, or with the thing asked about (a name or the focus
