@@ -327,7 +327,7 @@ func (l *Library) migrate(ctx context.Context) error {
 
 // createSchema creates the tables of a new library and its manifest.
 func createSchema(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema+fingerprintIndexSchema); err != nil {
 		return fmt.Errorf("create schema: %w", err)
 	}
 	id := make([]byte, 16)

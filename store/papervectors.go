@@ -107,9 +107,14 @@ type pvKey struct {
 
 func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error, error) {
 	path := filepath.Join(l.dir, PaperVectorsName)
+	l.ensureFingerprintIndex(ctx)
 	var pv *PaperVectors
 	var write func() error
-	err := l.read(ctx, func(tx *sql.Tx) error {
+	// On a connection that does not map the database: the chunks read to
+	// compute vectors (and on a library without the fingerprint index, the
+	// papers table with its abstracts) would otherwise be resident, the
+	// whole file at 100k chunks.
+	err := l.readLarge(ctx, func(tx *sql.Tx) error {
 		m, err := readManifest(ctx, tx)
 		if err != nil {
 			return err
@@ -117,30 +122,46 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 		key := pvKey{libraryID: m[keyLibraryID], embedder: m[keyEmbedder]}
 		key.epoch, _ = strconv.ParseInt(m[keyVectorsEpoch], 10, 64)
 		key.dims, _ = strconv.Atoi(m[keyDimensions])
-		metas, fps, err := paperMetas(ctx, tx)
-		if err != nil {
+		pv = &PaperVectors{Embedder: key.embedder, Dims: key.dims}
+		if key.dims <= 0 {
+			return nil
+		}
+		// The sidecar is read and checked while the fingerprints are: two
+		// passes of ~15 ms each at 10k papers, on two cores.
+		sidecar := make(chan *storedVectors, 1)
+		go func() {
+			old, _ := readPaperVectors(path, key) // missing, torn or of another key: computed anew
+			sidecar <- old
+		}()
+		ids, fps, err := paperFingerprints(ctx, tx)
+		old := <-sidecar
+		if err != nil || len(ids) == 0 {
+			old.close()
 			return err
 		}
-		pv = &PaperVectors{Embedder: key.embedder, Dims: key.dims}
-		if key.dims <= 0 || len(metas) == 0 {
-			return nil
+		if old != nil && old.matches(ids, fps) {
+			// Current: the metadata the fingerprints cover comes with the
+			// vectors; topic memberships, which they do not, are read.
+			pv.Papers, pv.vecs, pv.unmap, pv.Reused = old.metas(), old.vecs, old.unmap, len(old.metaIdx)
+			return paperTopics(ctx, tx, pv.Papers)
 		}
-		old, _ := readPaperVectors(path, key) // missing, torn or of another key: computed anew
-		if old != nil && old.matches(metas, fps) {
-			pv.Papers, pv.vecs, pv.unmap, pv.Reused = metas, old.vecs, old.unmap, len(metas)
-			return nil
+		metas, err := paperMetas(ctx, tx, ids)
+		if err != nil {
+			old.close()
+			return err
 		}
 		// Reuse what is current, compute the rest.
-		vecs := make([]float32, 0, len(metas)*key.dims)
 		var stale []int // positions in metas
 		have := make([]bool, len(metas))
 		rows := make([][]float32, len(metas))
 		for i, mt := range metas {
-			if v := old.lookup(mt.ID, fps[i]); v != nil {
+			v, ok := old.lookup(mt.ID, fps[i])
+			switch {
+			case !ok:
+				stale = append(stale, i)
+			case v != nil:
 				rows[i], have[i] = v, true
 				pv.Reused++
-			} else {
-				stale = append(stale, i)
 			}
 		}
 		computed, err := meanVectors(ctx, tx, metas, stale, key.dims)
@@ -154,19 +175,23 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 				pv.Computed++
 			}
 		}
-		var keep []PaperMeta
-		var keepFPs []string
-		for i, mt := range metas {
-			if !have[i] {
-				continue // no chunk vector: nothing to relate
+		n := 0
+		for _, h := range have {
+			if h {
+				n++
 			}
-			keep = append(keep, mt)
-			keepFPs = append(keepFPs, fps[i])
-			vecs = append(vecs, rows[i]...)
+		}
+		keep := make([]PaperMeta, 0, n)
+		vecs := make([]float32, 0, n*key.dims)
+		for i, mt := range metas {
+			if have[i] {
+				keep = append(keep, mt)
+				vecs = append(vecs, rows[i]...)
+			}
 		}
 		old.close() // the rows reused were copied into vecs
 		pv.Papers, pv.vecs = keep, vecs
-		write = func() error { return writePaperVectors(path, key, keep, keepFPs, vecs) }
+		write = func() error { return writePaperVectors(path, key, metas, fps, have, vecs) }
 		return nil
 	})
 	if err != nil {
@@ -175,49 +200,105 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 	return pv, write, nil
 }
 
-// paperMetas reads every paper's metadata and fingerprint, by id.
-func paperMetas(ctx context.Context, tx *sql.Tx) ([]PaperMeta, []string, error) {
-	rows, err := tx.QueryContext(ctx, "SELECT id, fingerprint, published, categories FROM papers ORDER BY id")
+// fingerprintIndexSchema is the index that lets PaperVectors tell whether
+// its sidecar is current by reading every paper's id and fingerprint (80
+// bytes a paper) rather than every row of papers, abstracts included
+// (fingerprint is its last column). Libraries are made with it; one made
+// before gets it on its first PaperVectors (ensureFingerprintIndex). It
+// is not part of a schema version: papers of any version 5 reads the
+// library with or without it.
+const fingerprintIndexSchema = `CREATE INDEX IF NOT EXISTS papers_fingerprint ON papers (id, fingerprint);`
+
+// ensureFingerprintIndex creates the fingerprint index where it is
+// missing and the library can be written; without it PaperVectors is
+// right, only slower.
+func (l *Library) ensureFingerprintIndex(ctx context.Context) {
+	var n int
+	if err := l.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'papers_fingerprint'").Scan(&n); err != nil || n > 0 || l.readOnly != "" {
+		return
+	}
+	_ = l.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, fingerprintIndexSchema)
+		return err
+	})
+}
+
+// paperFingerprints reads every paper's id and fingerprint, by id (from
+// the fingerprint index where the library has it).
+func paperFingerprints(ctx context.Context, tx *sql.Tx) (ids, fps []string, err error) {
+	rows, err := tx.QueryContext(ctx, "SELECT id, fingerprint FROM papers ORDER BY id")
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rows.Close()
-	var metas []PaperMeta
-	var fps []string
+	for rows.Next() {
+		var id, fp string
+		if err := rows.Scan(&id, &fp); err != nil {
+			return nil, nil, err
+		}
+		ids = append(ids, id)
+		fps = append(fps, fp)
+	}
+	return ids, fps, rows.Err()
+}
+
+// paperMetas reads the metadata of the papers ids (ascending, every paper
+// of the library, as paperFingerprints read them in the same transaction),
+// in their order, topics included.
+func paperMetas(ctx context.Context, tx *sql.Tx, ids []string) ([]PaperMeta, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT id, published, categories FROM papers ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	metas := make([]PaperMeta, 0, len(ids))
 	for rows.Next() {
 		var m PaperMeta
-		var fp, cats string
+		var cats string
 		var pub sql.NullInt64
-		if err := rows.Scan(&m.ID, &fp, &pub, &cats); err != nil {
-			return nil, nil, err
+		if err := rows.Scan(&m.ID, &pub, &cats); err != nil {
+			return nil, err
 		}
 		m.Published, m.Categories = timeOf(pub), parseList(cats)
 		metas = append(metas, m)
-		fps = append(fps, fp)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rows.Close()
+	if len(metas) != len(ids) {
+		return nil, fmt.Errorf("read %d papers' metadata for %d papers", len(metas), len(ids))
+	}
+	for i := range metas {
+		if metas[i].ID != ids[i] {
+			return nil, fmt.Errorf("paper %s read in the place of %s", metas[i].ID, ids[i])
+		}
+	}
+	return metas, paperTopics(ctx, tx, metas)
+}
+
+// paperTopics sets the Topics of metas (by ID, ascending) from the
+// library's topic memberships.
+func paperTopics(ctx context.Context, tx *sql.Tx, metas []PaperMeta) error {
 	var n int
 	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'topic_papers'").Scan(&n); err != nil || n == 0 {
-		return metas, fps, err
+		return err
 	}
 	trows, err := tx.QueryContext(ctx, "SELECT tp.paper_id, t.name FROM topic_papers tp JOIN topics t ON t.name = tp.topic ORDER BY t.name")
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer trows.Close()
 	for trows.Next() {
 		var id, name string
 		if err := trows.Scan(&id, &name); err != nil {
-			return nil, nil, err
+			return err
 		}
 		if i, ok := slices.BinarySearchFunc(metas, id, func(m PaperMeta, id string) int { return strings.Compare(m.ID, id) }); ok {
 			metas[i].Topics = append(metas[i].Topics, name)
 		}
 	}
-	return metas, fps, trows.Err()
+	return trows.Err()
 }
 
 // meanVectors computes the vectors of metas[i] for i in which, from their
@@ -322,17 +403,23 @@ func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int
 	return out, nil
 }
 
-// The sidecar: a 64-byte header, then the embedder's name, each paper's id
-// and fingerprint (u32 length + bytes each), padding to 4 bytes and the
-// vectors, n x dims little-endian float32. The CRC covers everything after
-// the header.
+// The sidecar: a 64-byte header, then the embedder's name, an entry for
+// each paper of the library by id (id and fingerprint, u32 length + bytes
+// each; published, i64 Unix nanoseconds, pvUnknown when unknown; its
+// categories as the library stores them, u32 length + JSON; one byte, 1
+// when it has a vector), padding to 4 bytes and the vectors of the papers
+// that have one, in their order, nvec x dims little-endian float32. The
+// CRC covers everything after the header.
 //
-//	0  magic "PAPVEC01"   8  crc32c      12 dims   16 n   20 (zero)
+//	0  magic "PAPVEC02"   8  crc32c      12 dims   16 n   20 nvec
 //	24 epoch (u64)        32 library id (32 bytes)
 const (
-	pvMagic  = "PAPVEC01"
+	pvMagic  = "PAPVEC02"
 	pvHeader = 64
 )
+
+// pvUnknown is the published time of a paper whose date is unknown.
+const pvUnknown = math.MinInt64
 
 var pvCRC = crc32.MakeTable(crc32.Castagnoli)
 
@@ -341,6 +428,10 @@ var errBadPaperVectors = errors.New("paper vectors sidecar is torn or not ours")
 // storedVectors is a parsed sidecar.
 type storedVectors struct {
 	ids, fps []string
+	pubs     []int64
+	cats     []string
+	row      []int32 // the vector of entry i is row[i], -1 for none
+	metaIdx  []int   // the entries that have a vector, in order
 	vecs     []float32
 	dims     int
 	unmap    func() error
@@ -366,13 +457,14 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 	}
 	dims := int(binary.LittleEndian.Uint32(b[12:]))
 	n := int(binary.LittleEndian.Uint32(b[16:]))
+	nvec := int(binary.LittleEndian.Uint32(b[20:]))
 	if dims != key.dims || int64(binary.LittleEndian.Uint64(b[24:])) != key.epoch || string(b[32:64]) != libraryIDField(key.libraryID) {
 		return nil, errBadPaperVectors // another library, embedder or epoch: nothing to reuse
 	}
-	if crc32.Checksum(b[pvHeader:], pvCRC) != binary.LittleEndian.Uint32(b[8:]) {
+	if 21*n > len(b) || nvec > n || 4*nvec*dims > len(b) {
 		return nil, errBadPaperVectors
 	}
-	if 8*n > len(b) || n*dims > len(b) {
+	if crc32.Checksum(b[pvHeader:], pvCRC) != binary.LittleEndian.Uint32(b[8:]) {
 		return nil, errBadPaperVectors
 	}
 	o := pvHeader
@@ -393,7 +485,8 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 	if !ok || emb != key.embedder {
 		return nil, errBadPaperVectors
 	}
-	s := &storedVectors{ids: make([]string, n), fps: make([]string, n), dims: dims}
+	s := &storedVectors{ids: make([]string, n), fps: make([]string, n), pubs: make([]int64, n),
+		cats: make([]string, n), row: make([]int32, n), metaIdx: make([]int, 0, nvec), dims: dims}
 	for i := range n {
 		if s.ids[i], ok = str(); !ok {
 			return nil, errBadPaperVectors
@@ -404,12 +497,26 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 		if i > 0 && s.ids[i] <= s.ids[i-1] {
 			return nil, errBadPaperVectors
 		}
+		if o+8 > len(b) {
+			return nil, errBadPaperVectors
+		}
+		s.pubs[i] = int64(binary.LittleEndian.Uint64(b[o:]))
+		o += 8
+		if s.cats[i], ok = str(); !ok || o >= len(b) {
+			return nil, errBadPaperVectors
+		}
+		s.row[i] = -1
+		if b[o] == 1 {
+			s.row[i] = int32(len(s.metaIdx))
+			s.metaIdx = append(s.metaIdx, i)
+		}
+		o++
 	}
 	o = (o + 3) &^ 3
-	if o+4*n*dims != len(b) {
+	if len(s.metaIdx) != nvec || o+4*nvec*dims != len(b) {
 		return nil, errBadPaperVectors
 	}
-	s.vecs = leview.Of[float32](b[o:], n*dims)
+	s.vecs = leview.Of[float32](b[o:], nvec*dims)
 	return s, nil
 }
 
@@ -420,31 +527,42 @@ func libraryIDField(id string) string {
 	return string(b)
 }
 
-// matches reports whether s holds exactly the papers metas, each at the
-// fingerprint fps gives: the sidecar is current and its vectors are used
-// as they are.
-func (s *storedVectors) matches(metas []PaperMeta, fps []string) bool {
-	if len(s.ids) != len(metas) {
-		return false
-	}
-	for i, m := range metas {
-		if s.ids[i] != m.ID || s.fps[i] != fps[i] {
-			return false
-		}
-	}
-	return true
+// matches reports whether s holds exactly the papers ids, each at the
+// fingerprint fps gives: the sidecar is current and is used as it is.
+func (s *storedVectors) matches(ids, fps []string) bool {
+	return slices.Equal(s.ids, ids) && slices.Equal(s.fps, fps)
 }
 
-// lookup returns the stored vector of paper id at fingerprint fp, or nil.
-func (s *storedVectors) lookup(id, fp string) []float32 {
+// metas is the metadata of the papers of s that have a vector, in order
+// (Topics are not stored).
+func (s *storedVectors) metas() []PaperMeta {
+	out := make([]PaperMeta, len(s.metaIdx))
+	for j, i := range s.metaIdx {
+		m := PaperMeta{ID: s.ids[i], Categories: parseList(s.cats[i])}
+		if s.pubs[i] != pvUnknown {
+			m.Published = time.Unix(0, s.pubs[i]).UTC()
+		}
+		out[j] = m
+	}
+	return out
+}
+
+// lookup returns the stored vector of paper id at fingerprint fp (nil for a
+// paper stored as having none) and true, or false when s has nothing
+// current for it.
+func (s *storedVectors) lookup(id, fp string) ([]float32, bool) {
 	if s == nil {
-		return nil
+		return nil, false
 	}
 	i, ok := slices.BinarySearch(s.ids, id)
 	if !ok || s.fps[i] != fp {
-		return nil
+		return nil, false
 	}
-	return s.vecs[i*s.dims : (i+1)*s.dims]
+	if s.row[i] < 0 {
+		return nil, true
+	}
+	r := int(s.row[i])
+	return s.vecs[r*s.dims : (r+1)*s.dims], true
 }
 
 func (s *storedVectors) close() {
@@ -454,18 +572,25 @@ func (s *storedVectors) close() {
 	}
 }
 
-// writePaperVectors writes the sidecar for papers (their fingerprints fps
-// and vectors vecs) atomically: a temporary file, fsynced, renamed.
-func writePaperVectors(path string, key pvKey, papers []PaperMeta, fps []string, vecs []float32) error {
+// writePaperVectors writes the sidecar for papers (every paper of the
+// library, by id; their fingerprints fps; have says which have a vector)
+// and vecs, the vectors of those that have one, atomically: a temporary
+// file, fsynced, renamed.
+func writePaperVectors(path string, key pvKey, papers []PaperMeta, fps []string, have []bool, vecs []float32) error {
 	size := pvHeader + 4 + len(key.embedder)
+	nvec := 0
 	for i, p := range papers {
-		size += 8 + len(p.ID) + len(fps[i])
+		size += 21 + len(p.ID) + len(fps[i]) + 2 + 8*len(p.Categories)
+		if have[i] {
+			nvec++
+		}
 	}
 	size = (size+3)&^3 + 4*len(vecs)
 	b := make([]byte, pvHeader, size)
 	copy(b, pvMagic)
 	binary.LittleEndian.PutUint32(b[12:], uint32(key.dims))
 	binary.LittleEndian.PutUint32(b[16:], uint32(len(papers)))
+	binary.LittleEndian.PutUint32(b[20:], uint32(nvec))
 	binary.LittleEndian.PutUint64(b[24:], uint64(key.epoch))
 	copy(b[32:64], libraryIDField(key.libraryID))
 	str := func(s string) {
@@ -476,6 +601,17 @@ func writePaperVectors(path string, key pvKey, papers []PaperMeta, fps []string,
 	for i, p := range papers {
 		str(p.ID)
 		str(fps[i])
+		pub := int64(pvUnknown)
+		if !p.Published.IsZero() {
+			pub = p.Published.UnixNano()
+		}
+		b = binary.LittleEndian.AppendUint64(b, uint64(pub))
+		str(jsonList(p.Categories))
+		if have[i] {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
 	}
 	for len(b)%4 != 0 {
 		b = append(b, 0)

@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/papers-cli/papers/store"
 )
@@ -64,8 +66,22 @@ func TestPaperVectors(t *testing.T) {
 		t.Errorf("metadata of a: %+v", pv.Papers[0])
 	}
 
-	if pv := load(); pv.Reused != 3 || pv.Computed != 0 {
+	path := filepath.Join(dir, store.PaperVectorsName)
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Current (the paper without a vector included): used as it is, its
+	// metadata with it, and not written again.
+	pv = load()
+	if pv.Reused != 3 || pv.Computed != 0 {
 		t.Errorf("second load: reused %d, computed %d; want the sidecar reused whole", pv.Reused, pv.Computed)
+	}
+	if a := pv.Papers[0]; a.ID != "a" || !a.Published.Equal(time.Date(2025, 3, 4, 0, 0, 0, 0, time.UTC)) || !slices.Equal(a.Categories, []string{"cs.CL"}) {
+		t.Errorf("metadata of a from the sidecar: %+v", a)
+	}
+	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
+		t.Errorf("a current sidecar was written again (%v)", err)
 	}
 	if err := lib.AddTopic(ctx, store.Topic{Name: "RL", Query: "x"}); err != nil {
 		t.Fatal(err)
@@ -88,7 +104,6 @@ func TestPaperVectors(t *testing.T) {
 	}
 
 	// A torn sidecar is ignored and rewritten.
-	path := filepath.Join(dir, store.PaperVectorsName)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
