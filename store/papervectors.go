@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -161,46 +162,37 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 			old.close()
 			return err
 		}
-		// Reuse what is current, compute the rest.
-		var stale []int // positions in metas
+		// Reuse what is current, compute the rest, into one buffer whose
+		// row i is metas[i]'s vector; the rows of papers without one are
+		// then closed up. Memory: the vectors once, however many papers.
+		d := key.dims
+		all := make([]float32, len(metas)*d)
 		have := make([]bool, len(metas))
-		rows := make([][]float32, len(metas))
+		var stale []int // positions in metas
 		for i, mt := range metas {
 			v, ok := old.lookup(mt.ID, fps[i])
 			switch {
 			case !ok:
 				stale = append(stale, i)
 			case v != nil:
-				rows[i], have[i] = v, true
+				copy(all[i*d:(i+1)*d], v)
+				have[i] = true
 				pv.Reused++
 			}
 		}
-		computed, err := meanVectors(ctx, tx, metas, stale, key.dims)
-		if err != nil {
-			old.close()
+		old.close() // the rows reused were copied
+		if pv.Computed, err = meanVectors(ctx, tx, metas, stale, d, all, have); err != nil {
 			return err
 		}
-		for _, i := range stale {
-			if v := computed[i]; v != nil {
-				rows[i], have[i] = v, true
-				pv.Computed++
-			}
-		}
-		n := 0
-		for _, h := range have {
-			if h {
-				n++
-			}
-		}
-		keep := make([]PaperMeta, 0, n)
-		vecs := make([]float32, 0, n*key.dims)
+		keep := make([]PaperMeta, 0, pv.Reused+pv.Computed)
 		for i, mt := range metas {
 			if have[i] {
+				j := len(keep)
+				copy(all[j*d:(j+1)*d], all[i*d:(i+1)*d])
 				keep = append(keep, mt)
-				vecs = append(vecs, rows[i]...)
 			}
 		}
-		old.close() // the rows reused were copied into vecs
+		vecs := all[: len(keep)*d : len(keep)*d]
 		pv.Papers, pv.vecs = keep, vecs
 		write = func() error { return writePaperVectors(path, key, gen, metas, fps, have, vecs) }
 		return nil
@@ -221,17 +213,28 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 const fingerprintIndexSchema = `CREATE INDEX IF NOT EXISTS papers_fingerprint ON papers (id, fingerprint);`
 
 // ensureFingerprintIndex creates the fingerprint index where it is
-// missing and the library can be written; without it PaperVectors is
+// missing and the library can be written (one pass over papers, on a
+// connection that does not map the file); without it PaperVectors is
 // right, only slower.
 func (l *Library) ensureFingerprintIndex(ctx context.Context) {
 	var n int
 	if err := l.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'papers_fingerprint'").Scan(&n); err != nil || n > 0 || l.readOnly != "" {
 		return
 	}
-	_ = l.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, fingerprintIndexSchema)
-		return err
-	})
+	conn, release, err := l.unmappedConn(ctx)
+	if err != nil {
+		return
+	}
+	defer release()
+	tx, err := conn.BeginTx(ctx, nil) // IMMEDIATE (the DSN's _txlock)
+	if err != nil {
+		return
+	}
+	if _, err := tx.ExecContext(ctx, fingerprintIndexSchema); err != nil {
+		tx.Rollback()
+		return
+	}
+	tx.Commit()
 }
 
 // paperFingerprints reads every paper's id and fingerprint, by id (from
@@ -313,31 +316,32 @@ func paperTopics(ctx context.Context, tx *sql.Tx, metas []PaperMeta) error {
 }
 
 // meanVectors computes the vectors of metas[i] for i in which, from their
-// chunks: a map from position to vector, without the papers that have no
-// chunk vector. Many papers are read in one pass over the chunks; a few,
-// one indexed query each.
-func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int, dims int) (map[int][]float32, error) {
-	out := make(map[int][]float32, len(which))
+// chunks, into row i of dst (dims wide), and sets have[i] for each paper
+// that has a chunk vector; it returns how many have. Many papers are read
+// in one pass over the chunks; a few, one indexed query each. Each chunk's
+// vector is added as it is read (RawBytes: not kept).
+func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int, dims int, dst []float32, have []bool) (int, error) {
 	if len(which) == 0 {
-		return out, nil
+		return 0, nil
 	}
 	sum := make([]float64, dims)
+	computed := 0
 	flush := func(i int, n int) {
 		if n == 0 {
 			return
 		}
-		v := make([]float32, dims)
 		var s float64
-		for d, x := range sum {
+		for _, x := range sum {
 			s += x * x
-			v[d] = float32(x)
 		}
 		if s > 0 {
 			inv := 1 / math.Sqrt(s)
-			for d := range v {
-				v[d] = float32(sum[d] * inv)
+			row := dst[i*dims : (i+1)*dims]
+			for d := range row {
+				row[d] = float32(sum[d] * inv)
 			}
-			out[i] = v
+			have[i] = true
+			computed++
 		}
 		clear(sum)
 	}
@@ -354,14 +358,14 @@ func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int
 		for _, i := range which {
 			rows, err := tx.QueryContext(ctx, "SELECT vector FROM chunks WHERE paper_id = ? ORDER BY seq", metas[i].ID)
 			if err != nil {
-				return nil, err
+				return 0, err
 			}
 			n := 0
 			for rows.Next() {
-				var blob []byte
+				var blob sql.RawBytes
 				if err := rows.Scan(&blob); err != nil {
 					rows.Close()
-					return nil, err
+					return 0, err
 				}
 				if add(blob) {
 					n++
@@ -369,11 +373,11 @@ func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
-				return nil, err
+				return 0, err
 			}
 			flush(i, n)
 		}
-		return out, nil
+		return computed, nil
 	}
 	want := make(map[string]int, len(which))
 	for _, i := range which {
@@ -381,37 +385,38 @@ func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int
 	}
 	rows, err := tx.QueryContext(ctx, "SELECT paper_id, vector FROM chunks ORDER BY paper_id, seq")
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer rows.Close()
 	cur, n := -1, 0
+	var curID []byte
 	for rows.Next() {
-		var id string
-		var blob []byte
+		var id, blob sql.RawBytes
 		if err := rows.Scan(&id, &blob); err != nil {
-			return nil, err
+			return 0, err
 		}
-		i, ok := want[id]
-		if !ok {
-			continue
-		}
-		if i != cur {
+		if cur < 0 || !bytes.Equal(id, curID) {
 			if cur >= 0 {
 				flush(cur, n)
 			}
-			cur, n = i, 0
+			i, ok := want[string(id)]
+			if !ok {
+				cur, curID = -1, curID[:0]
+				continue
+			}
+			cur, n, curID = i, 0, append(curID[:0], id...)
 		}
 		if add(blob) {
 			n++
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if cur >= 0 {
 		flush(cur, n)
 	}
-	return out, nil
+	return computed, nil
 }
 
 // The sidecar: an 80-byte header, then the embedder's name, an entry for
@@ -636,8 +641,7 @@ func writePaperVectors(path string, key pvKey, gen uint64, papers []PaperMeta, f
 			nvec++
 		}
 	}
-	size = (size+3)&^3 + 4*len(vecs)
-	b := make([]byte, pvHeader, size)
+	b := make([]byte, pvHeader, size+3)
 	copy(b, pvMagic)
 	binary.LittleEndian.PutUint32(b[12:], uint32(key.dims))
 	binary.LittleEndian.PutUint32(b[16:], uint32(len(papers)))
@@ -665,11 +669,11 @@ func writePaperVectors(path string, key pvKey, gen uint64, papers []PaperMeta, f
 			b = append(b, 0)
 		}
 	}
-	vecStart := (len(b) + 3) &^ 3
 	binary.LittleEndian.PutUint32(b[72:], crc32.Checksum(leview.Bytes(vecs), pvCRC))
 	binary.LittleEndian.PutUint32(b[8:], crc32.Update(crc32.Checksum(b[12:pvHeader], pvCRC), pvCRC, b[pvHeader:]))
-	b = append(b, make([]byte, vecStart-len(b))...)
-	b = append(b, leview.Bytes(vecs)...)
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
 
 	removeStaleTemps(path)
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
@@ -679,6 +683,9 @@ func writePaperVectors(path string, key pvKey, gen uint64, papers []PaperMeta, f
 	defer os.Remove(tmp.Name())  // no-op after the rename
 	defer holdTemp(tmp.Name())() // until renamed
 	_, err = tmp.Write(b)
+	if err == nil {
+		_, err = tmp.Write(leview.Bytes(vecs)) // as they are: no copy
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}
