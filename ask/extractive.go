@@ -796,6 +796,45 @@ func answerType(q *question, s *sentence, short string) float64 {
 // than one that says what the thing asked about is.
 var definitionalShare = 0.6
 
+// listReach is how far below the best sentence's score one that lists
+// several names may be and still open the answer of a list question.
+var listReach = 0.5
+
+// itemSep separates the items of an enumeration: "A, B, and C", "A or B".
+var itemSep = regexp.MustCompile(`,\s*(?:and\s+|or\s+)?|;\s*|\s+(?:and|or)\s+`)
+
+// enumerated is the length of the longest enumeration of names in s that
+// the question does not have ("... are Qwen2.5-Math-1.5B, Qwen2.5-14B,
+// and Llama-3.1-8B": 3): items of at most three words, each ending or
+// starting with a name (the first item may be the clause that opens the
+// list, the last one the clause that closes it); numbers with units (7B,
+// 1.5B) are not names.
+func enumerated(s *sentence) int {
+	name := func(w string) bool {
+		w = strings.Trim(w, "?,.;:!\"'()[]“”‘’")
+		r, _ := utf8.DecodeRuneInString(w)
+		return w != "" && !unicode.IsDigit(r) && slices.Contains(s.names, w)
+	}
+	best, run := 0, 0
+	for _, item := range itemSep.Split(s.text, -1) {
+		ws := strings.Fields(item)
+		switch {
+		case len(ws) == 0:
+			run = 0
+		case len(ws) <= 3 && (name(ws[0]) || name(ws[len(ws)-1])):
+			run++
+		case run > 0 && name(ws[0]):
+			run++ // the last item and the clause closing the list: "C show gains"
+		case name(ws[len(ws)-1]):
+			run = 1 // the clause opening a list: "... we use here are A"
+		default:
+			run = 0
+		}
+		best = max(best, run)
+	}
+	return best
+}
+
 // methodReach is how far below the best sentence's score the one that
 // states how the thing asked about is done may be and still open the
 // answer.
@@ -1048,31 +1087,41 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 			}
 		}
 	}
-	if part.kind == kindDefinition && part.expand == "" {
-		// the sentences that share most words with "What is X, the Y that
-		// Z?" restate it; the one saying what X is may share only X
+	// The best-scored sentences often restate the question; the one that
+	// says what it asks for, of the kind it asks for, may share fewer of its
+	// words. Such a sentence of the best one's paper (the scores chose the
+	// paper; the kind only the sentence) scoring at least reach times the
+	// best opens the answer.
+	prefer := func(reach float64, answers func(*sentence) bool) *sentence {
 		for _, c := range cands {
-			if c.scores[j] < definitionReach*best.scores[j] {
+			if c.scores[j] < reach*best.scores[j] {
 				break
 			}
-			if defines(part, c.text) {
-				return c, ""
+			if ev[c.passage].Paper.ID == ev[best.passage].Paper.ID && answers(c) {
+				return c
 			}
 		}
+		return nil
 	}
-	if part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best) {
-		// "How is the comprehension score computed?": the best-scored
-		// sentences say the score is used; the one saying how it is
-		// computed names the thing and the means ("quantified using a
-		// cosine similarity")
-		for _, c := range cands {
-			if c.scores[j] < methodReach*best.scores[j] {
-				break
-			}
-			if statesMeans(part, c) {
-				return c, ""
-			}
-		}
+	var kindLead *sentence
+	switch {
+	case part.kind == kindDefinition && part.expand == "":
+		// "What is X, the Y that Z?": the one saying what X is may share only X
+		kindLead = prefer(definitionReach, func(c *sentence) bool { return defines(part, c.text) })
+	case part.kind == kindList && len(part.focus) > 0 && enumerated(best) < 3:
+		// "Which base checkpoints were distilled?": a sentence naming several
+		// of the thing ("The base models we use here are A, B, C and D"; not
+		// a run-on of authors and affiliations)
+		kindLead = prefer(listReach, func(c *sentence) bool {
+			return enumerated(c) >= 3 && hasAny(c.stems, part.focus) && textseg.WordCount(c.text) <= 60
+		})
+	case part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best):
+		// "How is the comprehension score computed?": the one naming the
+		// thing and the means ("quantified using a cosine similarity")
+		kindLead = prefer(methodReach, func(c *sentence) bool { return statesMeans(part, c) })
+	}
+	if kindLead != nil {
+		return kindLead, ""
 	}
 	if part.kind == kindDefinition && len(part.attr) > 0 && part.expand == "" {
 		// "What is the boiling point of mercury": a passage that never
