@@ -270,6 +270,7 @@ func TestCleanAndDehyphenate(t *testing.T) {
 		{"impressive zero-", "and few-shot", "impressive zero-", "and few-shot"},
 		{"the current state-of-", "the-art image", "the current state-of-the-art", "image"},
 		{"a state-of-", "the art", "a state-of-the", "art"},
+		{"Image Com-", "munication,2013,28(5):522-530.", "Image Communication,2013,28(5):522-530.", ""},
 	}
 	for _, c := range cases {
 		ls := []*line{{text: c.a}, {text: c.b}}
