@@ -270,8 +270,18 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 		}
 		lowFrag, lowCore := strings.ToLower(strings.TrimLeft(frag, "([\"'“‘")), strings.ToLower(core)
 		// A compound with hyphens of its own on either side ("state-of-" +
-		// "the-art") keeps the one at the line end too.
-		compound := strings.Contains(wordRun(lowFrag, true), "-") || strings.Contains(wordRun(lowCore, false), "-")
+		// "the-art") keeps the one at the line end too, unless the two
+		// elements beside it make a word of the document ("indus-" +
+		// "try-level": "industry").
+		left, right := wordRun(lowFrag, true), wordRun(lowCore, false)
+		compound := strings.Contains(left, "-") || strings.Contains(right, "-")
+		if compound {
+			l, r := left[strings.LastIndexByte(left, '-')+1:], right
+			if k := strings.IndexByte(r, '-'); k >= 0 {
+				r = r[:k]
+			}
+			compound = !vocab[l+r]
+		}
 		keep := compound || vocab[lowFrag+"-"+lowCore] && !vocab[lowFrag+lowCore]
 		if keep {
 			a.text = t + word
