@@ -180,7 +180,7 @@ func (x *searchIndex) spans(n int) [][]span {
 //     go on. This pass is approximate: a chunk of the true top k may be
 //     missed (BENCHMARKS.md gives the recall measured).
 //  2. Those candidates, and every chunk of the other segments (all of
-//     them in a smaller view: the scan is exact there), are scored with
+//     them in a smaller view: the search is exact there), are scored with
 //     their int8 vectors, and the best kc = k+k/2+64 go on. The int8
 //     scores err by about 5e-4 on unit vectors, about ten ranks where
 //     100k random vectors crowd, so this pass loses no chunk of the true
@@ -243,33 +243,56 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The best nc sign-code estimates of all the workers' are re-scored
+	// with the int8 vectors, read (not mapped) in file order: mapped, each
+	// of these scattered reads would fault in, and keep resident, the
+	// pages around it.
 	var all []scored
 	for _, c := range coarse {
 		all = append(all, c...)
 	}
-	if len(all) > 0 {
-		// The best nc estimates of all the workers' are re-scored with the
-		// int8 vectors.
-		slices.SortFunc(all, func(a, b scored) int {
-			if a.score != b.score {
-				return cmp.Compare(b.score, a.score)
-			}
-			return cmp.Compare(a.i, b.i)
-		})
-		all = all[:min(nc, len(all))]
-		for j, c := range all {
-			s, i := x.locate(int(c.i))
-			seg := x.segs[s]
-			all[j].score = seg.scale[i] * dotI8(q, seg.q8[i*x.dims:(i+1)*x.dims:(i+1)*x.dims])
+	slices.SortFunc(all, func(a, b scored) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
 		}
+		return cmp.Compare(a.i, b.i)
+	})
+	all = all[:min(nc, len(all))]
+	slices.SortFunc(all, func(a, b scored) int { return cmp.Compare(a.i, b.i) })
+	errs := make([]error, workers)
+	for w := range workers {
+		part := all[len(all)*w/workers : len(all)*(w+1)/workers]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, x.dims)
+			for j, c := range part {
+				if j%1024 == 1023 && ctx.Err() != nil {
+					errs[w] = ctx.Err()
+					return
+				}
+				s, d := x.locate(int(c.i))
+				seg := x.segs[s]
+				v, err := seg.int8Vector(d, buf)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				part[j].score = seg.scale[d] * dotI8(q, v)
+			}
+		}()
 	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 4*x.dims)
 	for _, p := range fine {
 		all = append(all, p.h...)
 	}
 	// The best kc of the int8 scores are the ones to re-score exactly.
 	x.sort(all)
 	all = all[:min(kc, len(all))]
-	buf := make([]byte, 4*x.dims)
 	for j, c := range all {
 		s, d := x.locate(int(c.i))
 		v, err := x.segs[s].vecs.vector(d, x.dims, buf)
@@ -332,7 +355,7 @@ var approxFrom = 250000
 
 // signCandidates is how many chunks the sign-code pass hands on to the
 // int8 pass when kc are wanted from it.
-var signCandidates = func(kc int) int { return max(8*kc, 4096) }
+var signCandidates = func(kc int) int { return max(8*kc, 8192) }
 
 // quantize appends v as int8s scaled by the largest magnitude in v, and
 // returns the scale (v[i] ~ scale*float32(q[i]), rounded half away from
