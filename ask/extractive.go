@@ -15,6 +15,7 @@ import (
 
 	"github.com/kljensen/snowball/english"
 	"github.com/papers-cli/papers/prompts"
+	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
 )
 
@@ -357,9 +358,12 @@ type sentence struct {
 type passage struct {
 	ev    int // index in ev
 	paper string
+	chunk string          // the paper part of its chunk id
+	seq   int             // the chunk's place in its paper, -1 when unknown
 	stems map[string]bool // text and title
 	names *nameIndex
 	sents []*sentence
+	next  *passage // the retrieved chunk that follows this one in its paper, nil for none
 }
 
 // extraction is what extract found: the sentences of the answer (their
@@ -407,6 +411,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 	if len(ps) == 0 {
 		return extraction{reason: "no passage was found for it"}
 	}
+	linkChunks(ps)
 	psets := make([]map[string]bool, len(ps))
 	for i, p := range ps {
 		psets[i] = p.stems
@@ -575,7 +580,10 @@ type Weights struct {
 var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15, Close: 0.8}
 
 func newPassage(i int, e *evidence) *passage {
-	p := &passage{ev: i, paper: e.Paper.ID, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
+	p := &passage{ev: i, paper: e.Paper.ID, seq: -1, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
+	if id, seq, err := store.ParseChunkID(e.ChunkID); err == nil {
+		p.chunk, p.seq = id, seq
+	}
 	title := oneLine(e.Paper.Title)
 	lines := slices.DeleteFunc(strings.Split(e.Text, "\n"), func(l string) bool {
 		return strings.EqualFold(oneLine(l), title) // the title heading a title+abstract chunk
@@ -772,13 +780,102 @@ func answerType(q *question, s *sentence, short string) float64 {
 			}
 			return 0
 		}
-		if definitional.MatchString(s.text) {
+		if defines(q, s.text) {
 			return 1
+		}
+		if definitional.MatchString(s.text) {
+			return definitionalShare
 		}
 		return 0.3
 	}
 	return 0.5
 }
+
+// definitionalShare is what a sentence that may gloss something (it has
+// "is", "which", a parenthesis) scores for a definition question: less
+// than one that says what the thing asked about is.
+var definitionalShare = 0.6
+
+// methodReach is how far below the best sentence's score the one that
+// states how the thing asked about is done may be and still open the
+// answer.
+var methodReach = 0.6
+
+// means are the words that say how something is done: "computed as",
+// "quantified using", "by sampling", "via", "through".
+var means = regexp.MustCompile(`(?i)\b(?:using|uses|via|through|by (?:\w+ing|means of|a|an|the)|(?:computed|calculated|measured|estimated|derived|determined|defined|formulated|implemented|quantified) (?:as|by|from|with|using|via))\b`)
+
+// statesMeans reports whether s names the thing a method question asks
+// about (all its focus words) and then says how it is done ("the
+// comprehension level ... is quantified using a cosine similarity"; not
+// "the necessity of using a comprehension score").
+func statesMeans(part *question, s *sentence) bool {
+	if len(part.focus) == 0 || !hasAll(s.stems, part.focus) {
+		return false
+	}
+	first := len(s.text)
+	for _, w := range strings.FieldsFunc(s.text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+		if slices.Contains(part.focus, stem(strings.ToLower(w))) {
+			first = strings.Index(s.text, w)
+			break
+		}
+	}
+	for _, loc := range means.FindAllStringIndex(s.text, -1) {
+		if loc[0] > first {
+			return true
+		}
+	}
+	return false
+}
+
+// definitionReach is how far below the best sentence's score the one that
+// defines the thing asked about may be and still open the answer.
+var definitionReach = 0.5
+
+// defines reports whether s says what the thing a definition question
+// asks about is (its focus words, else the names it mentions): s opens
+// with the thing and goes on with a defining verb ("DATESET is created by
+// ...", "Chemical space is the set of ..."), or defines it outright ("we
+// define a session as ...", "X refers to ...").
+func defines(q *question, s string) bool {
+	words := strings.Fields(s)
+	is := func(w string) bool {
+		w = strings.Trim(w, "?,.;:!\"'()[]“”‘’")
+		if w == "" {
+			return false
+		}
+		if len(q.focus) > 0 {
+			return slices.Contains(q.focus, stem(strings.ToLower(w)))
+		}
+		n := normName(w)
+		return n != "" && slices.ContainsFunc(q.entities, func(e entity) bool { return e.norm == n })
+	}
+	clean := func(w string) string { return strings.ToLower(strings.Trim(w, ",.;:()“”‘’\"'")) }
+	for i, w := range words {
+		if !is(w) {
+			continue
+		}
+		for j := max(0, i-4); j < i; j++ {
+			if strings.HasPrefix(clean(words[j]), "defin") && slices.ContainsFunc(words[i+1:min(len(words), i+6)], func(w string) bool { return clean(w) == "as" }) {
+				return true // "we define a session as"
+			}
+		}
+		after := words[i+1 : min(len(words), i+9)]
+		if i <= 2 && slices.ContainsFunc(after, func(w string) bool { return definingVerb[clean(w)] }) {
+			return true // the subject: "DATESET, described in Appendix D, is generated ..."
+		}
+		if len(after) > 1 && (outrightVerb[clean(after[0])] || clean(after[0]) == "is" && outrightVerb[clean(after[1])]) {
+			return true // "... a session refers to", "X is defined as"
+		}
+	}
+	return false
+}
+
+var (
+	definingVerb = map[string]bool{"is": true, "are": true, "was": true, "were": true, "refers": true, "denotes": true,
+		"means": true, "consists": true, "comprises": true, "represents": true, "describes": true, "defines": true}
+	outrightVerb = map[string]bool{"refers": true, "denotes": true, "means": true, "defined": true, "called": true, "consists": true, "comprises": true}
+)
 
 var naming = regexp.MustCompile(`(?i)\b(refer(?:s|red)? to (?:\w+ ){1,6}as|(?:is |are )?(?:called|named|dubbed|termed|coined|known as))\b`)
 
@@ -947,6 +1044,32 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 				break
 			}
 			if causal.MatchString(c.text) {
+				return c, ""
+			}
+		}
+	}
+	if part.kind == kindDefinition && part.expand == "" {
+		// the sentences that share most words with "What is X, the Y that
+		// Z?" restate it; the one saying what X is may share only X
+		for _, c := range cands {
+			if c.scores[j] < definitionReach*best.scores[j] {
+				break
+			}
+			if defines(part, c.text) {
+				return c, ""
+			}
+		}
+	}
+	if part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best) {
+		// "How is the comprehension score computed?": the best-scored
+		// sentences say the score is used; the one saying how it is
+		// computed names the thing and the means ("quantified using a
+		// cosine similarity")
+		for _, c := range cands {
+			if c.scores[j] < methodReach*best.scores[j] {
+				break
+			}
+			if statesMeans(part, c) {
 				return c, ""
 			}
 		}
@@ -1310,14 +1433,46 @@ func continues(s *sentence, part *question) bool {
 	return false
 }
 
-// following are the sentences after s in its passage.
+// following are the sentences after s in its passage, then in the
+// retrieved chunks that continue it (a list or a paragraph the chunker
+// cut goes on there), without the sentences the chunks' overlap repeats.
 func following(s *sentence, ps []*passage) []*sentence {
 	for _, p := range ps {
-		if p.ev == s.passage {
-			return p.sents[s.pos+1:]
+		if p.ev != s.passage {
+			continue
 		}
+		out := slices.Clone(p.sents[s.pos+1:])
+		var read strings.Builder // what has been read, to drop the overlap
+		for _, o := range p.sents {
+			read.WriteString(o.text + "\n")
+		}
+		for n, hops := p.next, 0; n != nil && hops < 2; n, hops = n.next, hops+1 {
+			for _, o := range n.sents {
+				if !strings.Contains(read.String(), o.text) {
+					read.WriteString(o.text + "\n")
+					out = append(out, o)
+				}
+			}
+		}
+		return out
 	}
 	return nil
+}
+
+// linkChunks points each passage at the retrieved chunk that follows it
+// in its paper.
+func linkChunks(ps []*passage) {
+	at := map[string]*passage{}
+	for _, p := range ps {
+		if p.seq >= 0 {
+			at[store.ChunkID(p.chunk, p.seq)] = p
+		}
+	}
+	for _, p := range ps {
+		if p.seq >= 0 {
+			p.next = at[store.ChunkID(p.chunk, p.seq+1)]
+		}
+	}
 }
 
 // partOf is the part of the question s answers best.

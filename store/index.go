@@ -782,21 +782,31 @@ func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]
 // mmap would add the file (GBs at a million chunks) to the process's
 // resident memory.
 func (l *Library) readLarge(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	conn, err := l.db.Conn(ctx)
+	conn, release, err := l.unmappedConn(ctx)
 	if err != nil {
-		return wrapBusy(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
 		return err
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+strconv.Itoa(mmapSize))
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	defer release()
+	return readOn(ctx, conn, fn)
+}
+
+// unmappedConn returns a connection of its own that reads the database
+// through SQLite's page cache (at most cache_size) rather than its memory
+// map, for a pass over a large part of the file; release gives it back
+// with the map restored.
+func (l *Library) unmappedConn(ctx context.Context) (conn *sql.Conn, release func(), err error) {
+	conn, err = l.db.Conn(ctx)
 	if err != nil {
-		return wrapBusy(err)
+		return nil, nil, wrapBusy(err)
 	}
-	defer tx.Rollback()
-	return wrapBusy(fn(tx))
+	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
+		conn.Close()
+		return nil, nil, wrapBusy(err)
+	}
+	return conn, func() {
+		conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+strconv.Itoa(mmapSize))
+		conn.Close()
+	}, nil
 }
 
 // segmentsWriter cuts chunks given in (paper id, seq) order into new

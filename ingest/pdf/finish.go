@@ -236,7 +236,8 @@ func vocabulary(pls []pageLayout) map[string]bool {
 // line starts with a lower-case letter. The hyphen is dropped ("exam-" +
 // "ple" gives "example") unless the document itself writes the compound with
 // a hyphen inside a line and never without ("multi-" + "turn" stays
-// "multi-turn" when "multi-turn" appears elsewhere): line-end hyphens are
+// "multi-turn" when "multi-turn" appears elsewhere, or when either part
+// holds a hyphen of its own, "state-of-" + "the-art"): line-end hyphens are
 // mostly the typesetter's, and the document's own usage is the best evidence
 // for the rest. "zero- and few-shot" (a suspended hyphen before and/or/to)
 // is left alone. The joined word moves to the end of the first line.
@@ -268,7 +269,10 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 			continue // "zero- and few-shot": a suspended hyphen, not a split word
 		}
 		lowFrag, lowCore := strings.ToLower(strings.TrimLeft(frag, "([\"'“‘")), strings.ToLower(core)
-		keep := vocab[lowFrag+"-"+lowCore] && !vocab[lowFrag+lowCore]
+		// A compound with hyphens of its own on either side ("state-of-" +
+		// "the-art") keeps the one at the line end too.
+		compound := strings.Contains(lowFrag, "-") || strings.Contains(lowCore, "-")
+		keep := compound || vocab[lowFrag+"-"+lowCore] && !vocab[lowFrag+lowCore]
 		if keep {
 			a.text = t + word
 		} else {

@@ -268,6 +268,8 @@ func TestCleanAndDehyphenate(t *testing.T) {
 		{"GPT-", "4 model", "GPT-", "4 model"},
 		{"see Smith-", "Jones", "see Smith-", "Jones"},
 		{"impressive zero-", "and few-shot", "impressive zero-", "and few-shot"},
+		{"the current state-of-", "the-art image", "the current state-of-the-art", "image"},
+		{"a state-of-", "the art", "a state-of-the", "art"},
 	}
 	for _, c := range cases {
 		ls := []*line{{text: c.a}, {text: c.b}}
