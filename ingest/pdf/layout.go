@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -847,15 +848,17 @@ func tableColumns(rows [][]*frag) [][]*frag {
 	return out
 }
 
-// cellsOfText says whether most cells (two in three) hold a word or a
-// number of two characters or more, or a dash: the pieces of a display
-// equation (single letters, signs and brackets) are no table.
+var numericCell = regexp.MustCompile(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
+
+// cellsOfText says whether most cells (two in three) hold a number, a dash
+// or a word of two letters or more: the pieces of a display equation
+// (single letters, signs and brackets) are no table.
 func cellsOfText(rows [][]*frag) bool {
 	n, ok := 0, 0
 	for _, r := range rows {
 		for _, f := range r {
 			n++
-			if s := strings.TrimSpace(f.text.String()); letters(s) >= 2 || s == "-" || s == "–" || s == "—" {
+			if s := strings.TrimSpace(f.text.String()); letters(s) >= 2 || numericCell.MatchString(s) {
 				ok++
 			}
 		}

@@ -241,6 +241,17 @@ func TestLayoutTableColumns(t *testing.T) {
 	if got, want := words(12), "Company | Kineis | Planet Labs | Telesat | Class | nano | micro | mini | Orbit | LEO | LEO | MEO"; got != want {
 		t.Errorf("tight rows of words: got %q, want %q", got, want)
 	}
+	// one-digit numbers are cells too (TraceMonkey's table of loops and
+	// aborts), where an equation's one-letter pieces are not
+	var gs []glyph
+	for i, row := range [][]string{{"", "Loops", "Aborts"}, {"3d-cube", "25", "3"}, {"access", "0", "5"}, {"crypto", "4", "0"}} {
+		for j, cell := range row {
+			gs = append(gs, glyphsOf(72+80*float64(j), 700-12*float64(i), cell)...)
+		}
+	}
+	if got, want := strings.ReplaceAll(pageText(t, gs), "\n", " | "), "Loops Aborts | 3d-cube | access | crypto | 25 | 0 | 4 | 3 | 5 | 0"; got != want {
+		t.Errorf("tight rows of one-digit numbers: got %q, want %q", got, want)
+	}
 	table := func(pitch float64) string {
 		var gs []glyph
 		for i, row := range [][]string{{"Model", "P", "R"}, {"base", "40.6", "38.3"}, {"big", "75.9", "80.0"}, {"ours", "92.0", "94.1"}} {
