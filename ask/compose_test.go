@@ -2,6 +2,7 @@ package ask
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,23 @@ func answerFrom(t *testing.T, ev []evidence, anchor, question string) (extractio
 	return x, strings.Join(text, " ")
 }
 
+// ranked picks the first chunk of ev holding each anchor, scored as
+// retrieval would rank them: 1 for the first, less by step for each next.
+func ranked(t *testing.T, ev []evidence, step float64, anchors ...string) []evidence {
+	t.Helper()
+	var picked []evidence
+	for _, anchor := range anchors {
+		i := slices.IndexFunc(ev, func(e evidence) bool { return strings.Contains(e.Text, anchor) })
+		if i < 0 {
+			t.Fatalf("no chunk holds %q: the extraction changed", anchor)
+		}
+		e := ev[i]
+		e.Score = 1 - step*float64(len(picked))
+		picked = append(picked, e)
+	}
+	return picked
+}
+
 // The fact a "how" question asks for is often in the sentence after the
 // one that shares the question's words: the answer goes on with it, from
 // the same passage, and does not stop at the sentence that only restates
@@ -83,5 +101,207 @@ func TestExtractiveListsLabelledItems(t *testing.T) {
 		if !strings.Contains(answer, want) {
 			t.Errorf("the answer lacks the item %q:\n%s", want, answer)
 		}
+	}
+}
+
+// The chunker cuts a list or a paragraph where its word budget ends: when
+// the chunk that follows the lead's is retrieved too, the list goes on
+// there (without the sentences the chunks' overlap repeats).
+func TestExtractiveListGoesOnInTheNextChunk(t *testing.T) {
+	ev := pdfPassages(t, "explanations_molecular_prediction_paperqa.pdf", "pdf:xai", "A Perspective on Explanations of Molecular Prediction Models")
+	var picked []evidence
+	for i, e := range ev {
+		if strings.Contains(e.Text, "major open") && i+1 < len(ev) {
+			picked = []evidence{e, ev[i+1]}
+			break
+		}
+	}
+	if len(picked) == 0 {
+		t.Fatal("no chunk holds \"major open\": the extraction changed")
+	}
+	if strings.Contains(picked[0].Text, "Chemical space:") || !strings.Contains(picked[1].Text, "Chemical space:") {
+		t.Fatal("the list no longer runs over into the next chunk: the chunking changed, pick another list")
+	}
+	picked[1].Score = 0.4 // retrieved below the lead's chunk
+	x := extract(picked, "Which major open questions of XAI in chemistry are highlighted by the authors?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	var answer []string
+	for _, s := range x.sentences {
+		answer = append(answer, s.text)
+	}
+	text := strings.Join(answer, " ")
+	for _, want := range []string{"Molecular distance:", "Chemical space:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the answer lacks the item %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "legally required") > 1 {
+		t.Errorf("an item the chunks' overlap repeats is written twice:\n%s", text)
+	}
+}
+
+// A definition question's best-scored sentences restate it ("we design a
+// novel session-level PPO algorithm"); the answer opens with the sentence
+// that says what the thing is ("we define a session as ..."), though it
+// shares fewer words with the question.
+func TestExtractiveDefinitionOpensWithTheDefinition(t *testing.T) {
+	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+	var picked []evidence
+	for _, e := range ev {
+		if strings.Contains(e.Text, "session-level PPO") || strings.Contains(e.Text, "define a session") {
+			picked = append(picked, e)
+		}
+	}
+	if len(picked) < 2 {
+		t.Fatalf("%d chunks hold the anchors: the extraction changed", len(picked))
+	}
+	x := extract(picked, "In the session-level PPO algorithm that PaSa designs, what is a session?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if lead := x.sentences[0].text; !strings.Contains(lead, "define a session as") {
+		t.Errorf("the answer opens with %q, not with the definition", lead)
+	}
+}
+
+func TestDefines(t *testing.T) {
+	session := analyse("What is a session?")
+	dateset := analyse("What is DATESET?")
+	for _, c := range []struct {
+		q    *question
+		s    string
+		want bool
+	}{
+		{session, "To address this issue, we define a session as a sub-trajectory that begins with a session’s initial state.", true},
+		{session, "A session is a sub-trajectory of the Crawler.", true},
+		{session, "Specifically, we design a novel session-level PPO algorithm to address the unique challenges of the paper search task.", false},
+		{session, "During PPO training, each device processes 4 user queries in each step, generating a search session for each user query.", false},
+		{dateset, "DATESET, described in Appendix D, is also generated through a series of templates.", true},
+		{dateset, "DATESET is created by first randomly selecting 500 “current dates”.", true},
+		{dateset, "Results shown in Table 7 illustrate that Toolformer outperforms all baselines for both TEMPLAMA and DATESET.", false},
+	} {
+		if got := defines(c.q.parts[0], c.s); got != c.want {
+			t.Errorf("defines(%q, %q) = %v, want %v", c.q.text, c.s, got, c.want)
+		}
+	}
+}
+
+// A "how is X computed" question: the best-scored sentences say that X is
+// used; the answer opens with the one that names X and how it is done
+// ("quantified using a cosine similarity score").
+func TestExtractiveMethodOpensWithTheMeans(t *testing.T) {
+	ev := pdfPassages(t, "adarefiner_naacl2024findings.pdf", "pdf:ada", "AdaRefiner: Refining Decisions of Language Models with Adaptive Feedback")
+	// as retrieval ranks them: the overview first, the Adapter LM's section
+	// half as high
+	picked := ranked(t, ev, 0.45, "incorporates a comprehension score", "quantified using a cosine")
+	x := extract(picked, "How is the comprehension score in the Adapter LM prompt calculated?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if lead := x.sentences[0].text; !strings.Contains(lead, "cosine similarity") {
+		t.Errorf("the answer opens with %q, not with how the score is computed", lead)
+	}
+}
+
+func TestStatesMeans(t *testing.T) {
+	score := analyse("How is the comprehension score computed?").parts[0]
+	reward := analyse("How is the reward computed?").parts[0]
+	for _, c := range []struct {
+		q    *question
+		s    string
+		want bool
+	}{
+		{score, "The agent’s comprehension level of language guidance is quantified using a cosine similarity score l.", true},
+		{score, "To verify the necessity of using a fine-grained comprehension score, we investigate the impact of the score’s format.", false},
+		{score, "The prompt of the Adapter LM incorporates a comprehension score.", false},
+		{reward, "The reward is computed as the proportion of target language words in the CoT.", true},
+		{reward, "Rewards are estimated by sampling 16 responses per question.", true},
+		{reward, "We then formulate each prompt and pair into a multiple choice question.", false},
+	} {
+		if got := statesMeans(c.q, &sentence{text: c.s, stems: stemSet(c.s)}); got != c.want {
+			t.Errorf("statesMeans(%q, %q) = %v, want %v", c.q.text, c.s, got, c.want)
+		}
+	}
+}
+
+// A list question's best-scored sentences say that the things exist ("six
+// dense models distilled from DeepSeek-R1"); the answer opens with the
+// sentence that names them ("The base models we use here are A, B, ...").
+func TestExtractiveListOpensWithTheEnumeration(t *testing.T) {
+	ev := pdfPassages(t, "deepseek_r1_2501.12948.pdf", "pdf:r1", "DeepSeek-R1: Incentivizing Reasoning Capability in LLMs via Reinforcement Learning")
+	picked := ranked(t, ev, 0.2, "six dense models", "The base models we use here")
+	x := extract(picked, "Which base checkpoints were the distilled models of DeepSeek-R1 trained from?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if lead := x.sentences[0].text; !strings.Contains(lead, "Llama-3.3-70B-Instruct") {
+		t.Errorf("the answer opens with %q, not with the list of base models", lead)
+	}
+}
+
+func TestEnumerated(t *testing.T) {
+	for s, want := range map[string]int{
+		"The base models we use here are Qwen2.5-Math-1.5B, Qwen2.5-Math-7B, Qwen2.5-14B, Qwen2.5-32B, Llama-3.1-8B, and Llama-3.3-70B-Instruct.": 6,
+		"To support the research community, we open-source DeepSeek-R1-Zero, DeepSeek-R1, and six dense models (1.5B, 7B, 8B, 14B, 32B, 70B).":    2,
+		"Experiments on MMLU, GSM8K and HumanEval show gains.": 3,
+		"We evaluate the models on three benchmarks.":          0,
+	} {
+		st := &sentence{text: s, names: newNames(s, map[string]bool{})}
+		if got := enumerated(st); got != want {
+			t.Errorf("enumerated(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// A question asking for a quantity among other things abstains when no
+// passage gives that quantity, saying which, rather than answering the
+// other part alone as if it were the whole answer.
+func TestExtractiveAbstainsOnAMissingQuantityOfATwoPartQuestion(t *testing.T) {
+	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+	picked := ranked(t, ev, 0.3, "registered functions", "session-level PPO")
+	q := "Which registered functions does the Crawler operate with, and how many GPU hours did its PPO training take?"
+	x := extract(picked, q, DefaultMinSupport, nil)
+	if x.reason == "" {
+		var text []string
+		for _, s := range x.sentences {
+			text = append(text, s.text)
+		}
+		t.Fatalf("answered without the hours:\n%s", strings.Join(text, " "))
+	}
+	if !strings.Contains(x.reason, "hours") {
+		t.Errorf("the reason %q does not say the hours are missing", x.reason)
+	}
+	// the question without its quantity is answered
+	if x := extract(picked, "Which registered functions does the Crawler operate with?", DefaultMinSupport, nil); x.reason != "" {
+		t.Errorf("the first part alone abstains: %s", x.reason)
+	}
+}
+
+// A follower is read past a display equation (the PDF text of "(21)"
+// reads as a run of symbols), and a sentence pointing back at it ("One
+// sees from this expression that ...") goes on with the lead though it
+// has no word of the question.
+func TestFollowersReadPastAnEquation(t *testing.T) {
+	mk := func(s string, cov float64) *sentence {
+		return &sentence{text: s, stems: stemSet(s), debris: debris(s), cov: cov}
+	}
+	lead := mk("Although there is no divergence in the Green’s function, one can see that there are gapless excitations at the critical point by considering the spectral function.", 0.3)
+	next := []*sentence{
+		mk("1 A(ω, k) = − Im G0(ω, k) π 1 (21) = Θ ω2 − (k2 + r − rc) 2πt2 × (−ω2 + k2 + r)2 − r2c .", 0),
+		mk("One sees from this expression that there is a continuum √ of excitations, with the energy gap ∆ = r − rc.", 0),
+		mk("Such a picture is often employed in DMFT, in which case the impurity is a single quantum site.", 0),
+	}
+	if next[0].debris <= 0.5 {
+		t.Fatalf("the equation's debris is %.2f: the debris measure changed", next[0].debris)
+	}
+	got := followers(lead, next, 1, func(*sentence) bool { return false })
+	if len(got) != 1 || got[0] != next[1] {
+		var texts []string
+		for _, g := range got {
+			texts = append(texts, g.text)
+		}
+		t.Errorf("followers = %q, want the sentence after the equation", texts)
 	}
 }

@@ -18,11 +18,14 @@ package related
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/philippgille/chromem-go"
@@ -66,20 +69,47 @@ type Index struct {
 // Build puts every paper of pv in a new in-memory chromem-go collection
 // (chromem's own persistence is not used: the vectors persist in the
 // library, see store.PaperVectors).
+//
+// The papers are added by one worker per CPU, each adding its share with
+// AddDocument (safe for concurrent use): what it costs is its check that
+// the vector is normalised (a norm in float64) and its copy of the
+// metadata, per document; chromem's AddDocuments would start a goroutine
+// per document for the same work.
 func Build(ctx context.Context, pv *store.PaperVectors) (*Index, error) {
 	db := chromem.NewDB()
 	coll, err := db.CreateCollection("papers", nil, noEmbedding)
 	if err != nil {
 		return nil, fmt.Errorf("related: %w", err)
 	}
-	for i, p := range pv.Papers {
-		if i%1024 == 0 && ctx.Err() != nil {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(pv.Papers)/1024))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var keys keyCache
+			lo, hi := w*len(pv.Papers)/workers, (w+1)*len(pv.Papers)/workers
+			for i := lo; i < hi; i++ {
+				if (i-lo)%1024 == 0 && ctx.Err() != nil {
+					errs[w] = ctx.Err()
+					return
+				}
+				p := pv.Papers[i]
+				doc := chromem.Document{ID: p.ID, Metadata: keys.metadataOf(p), Embedding: pv.Vector(i)}
+				if err := coll.AddDocument(ctx, doc); err != nil {
+					errs[w] = fmt.Errorf("related: add paper %s: %w", p.ID, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		doc := chromem.Document{ID: p.ID, Metadata: metadataOf(p), Embedding: pv.Vector(i)}
-		if err := coll.AddDocument(ctx, doc); err != nil {
-			return nil, fmt.Errorf("related: add paper %s: %w", p.ID, err)
-		}
+		return nil, err
 	}
 	return &Index{pv: pv, coll: coll}, nil
 }
@@ -90,23 +120,72 @@ func noEmbedding(context.Context, string) ([]float32, error) {
 	return nil, errors.New("related: paper vectors come from the library, not from text")
 }
 
+// keyCache makes each metadata key and year string once, and one metadata
+// map for all the papers whose metadata is the same: the papers of a
+// library share a few hundred combinations of topics, categories and
+// year. Sharing is safe because neither chromem-go nor this package ever
+// writes a document's metadata after it is added.
+type keyCache struct {
+	topics, categories map[string]string
+	years              map[int]string
+	maps               map[string]map[string]string // by signature
+	sig                []byte
+}
+
 // metadataOf is a paper's chromem metadata: one key per topic, category and
 // archive (where is exact match on one value), and the year.
-func metadataOf(p store.PaperMeta) map[string]string {
-	m := make(map[string]string, 2+len(p.Topics)+2*len(p.Categories))
-	for _, t := range p.Topics {
-		m[topicKey(t)] = "1"
+func (k *keyCache) metadataOf(p store.PaperMeta) map[string]string {
+	if k.topics == nil {
+		k.topics, k.categories, k.years, k.maps = map[string]string{}, map[string]string{}, map[int]string{}, map[string]map[string]string{}
 	}
-	for _, c := range p.Categories {
-		m[categoryKey(c)] = "1"
-		if a, _, ok := strings.Cut(c, "."); ok {
-			m[categoryKey(a)] = "1"
+	// The signature: the numbers of topics and categories, each of them
+	// length-prefixed, then the year if known; equal signatures give equal
+	// maps.
+	k.sig = binary.AppendUvarint(k.sig[:0], uint64(len(p.Topics)))
+	k.sig = binary.AppendUvarint(k.sig, uint64(len(p.Categories)))
+	for _, list := range [][]string{p.Topics, p.Categories} {
+		for _, s := range list {
+			k.sig = binary.AppendUvarint(k.sig, uint64(len(s)))
+			k.sig = append(k.sig, s...)
 		}
 	}
 	if !p.Published.IsZero() {
-		m["year"] = strconv.Itoa(p.Published.Year())
+		k.sig = binary.AppendVarint(k.sig, int64(p.Published.Year()))
 	}
+	if m, ok := k.maps[string(k.sig)]; ok {
+		return m
+	}
+	m := make(map[string]string, 1+len(p.Topics)+2*len(p.Categories))
+	for _, t := range p.Topics {
+		m[cached(k.topics, t, topicKey)] = "1"
+	}
+	for _, c := range p.Categories {
+		m[cached(k.categories, c, categoryKey)] = "1"
+		if a, _, ok := strings.Cut(c, "."); ok {
+			m[cached(k.categories, a, categoryKey)] = "1"
+		}
+	}
+	if !p.Published.IsZero() {
+		y := p.Published.Year()
+		s, ok := k.years[y]
+		if !ok {
+			s = strconv.Itoa(y)
+			k.years[y] = s
+		}
+		m["year"] = s
+	}
+	k.maps[string(k.sig)] = m
 	return m
+}
+
+// cached returns mk(name) from c, making it once.
+func cached(c map[string]string, name string, mk func(string) string) string {
+	s, ok := c[name]
+	if !ok {
+		s = mk(name)
+		c[name] = s
+	}
+	return s
 }
 
 func topicKey(name string) string    { return "topic:" + strings.ToLower(strings.TrimSpace(name)) }

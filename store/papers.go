@@ -565,7 +565,10 @@ func (l *Library) FindByHash(ctx context.Context, hash string) (Paper, error) {
 //   - Topics: papers belonging to any of these topics (case-insensitive
 //     names; see AddToTopic). A topic that does not exist selects nothing.
 //   - Tags: papers with any of these tags, of any source (case-insensitive;
-//     a Zotero collection is the tag "zotero:Collection/Sub").
+//     a Zotero collection is the tag "zotero:Collection/Sub"); a tag from a
+//     corpus also matches when it holds the asked tag as a run of whole
+//     words, since corpora copied from feed pages glue a paper's tags into
+//     one string.
 //   - Saved: only saved papers (Library.Save).
 //   - Limit: at most this many papers (List only; 0 = no limit).
 //   - Offset: skip this many papers first (List only), for paging.
@@ -608,10 +611,19 @@ func (f Filter) where(col string) (string, []any) {
 		}
 	}
 	if len(f.Tags) > 0 {
-		conds = append(conds, "EXISTS (SELECT 1 FROM paper_tags pt WHERE pt.paper_id = "+col+"id AND pt.tag IN ("+placeholders(len(f.Tags))+"))")
+		// A corpus tag is also matched as a phrase of whole words: research
+		// feeds' pages copied as text glue a paper's tags into one string
+		// ("World Model Learning Computer-Use Agents RL for LLM Agents"),
+		// and the tag a user asks for is one run of words in it.
+		var phrases []string
 		for _, t := range f.Tags {
 			args = append(args, t)
 		}
+		for _, t := range f.Tags {
+			phrases = append(phrases, `(' ' || pt.tag || ' ') LIKE ? ESCAPE '\'`)
+			args = append(args, "% "+likeEscape(strings.Join(strings.Fields(t), " "))+" %")
+		}
+		conds = append(conds, "EXISTS (SELECT 1 FROM paper_tags pt WHERE pt.paper_id = "+col+"id AND (pt.tag IN ("+placeholders(len(f.Tags))+") OR (pt.source = 'corpus' AND ("+strings.Join(phrases, " OR ")+"))))")
 	}
 	if f.Saved {
 		conds = append(conds, col+"id IN (SELECT paper_id FROM saved_papers)")
@@ -689,15 +701,11 @@ func (l *Library) EachPaper(ctx context.Context, f Filter, fn func(Paper) error)
 	// rather than the memory map: mapped pages of a whole library's file
 	// (and the neighbours the kernel maps with each) count as the
 	// process's memory, 0.7 GB for 200k papers.
-	conn, err := l.db.Conn(ctx)
+	conn, release, err := l.unmappedConn(ctx)
 	if err != nil {
-		return fmt.Errorf("list papers: %w", wrapBusy(err))
+		return fmt.Errorf("list papers: %w", err)
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
-		return fmt.Errorf("list papers: %w", wrapBusy(err))
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+strconv.Itoa(mmapSize))
+	defer release()
 	err = readOn(ctx, conn, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {

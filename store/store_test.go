@@ -388,6 +388,8 @@ func TestListFilters(t *testing.T) {
 	}
 	ps[0].Tags = []store.Tag{{Name: "Reading", Source: "zotero"}}
 	ps[4].Tags = []store.Tag{{Name: "reading", Source: store.TagUser}, {Name: "zotero:RL/Agents", Source: "zotero"}}
+	ps[2].Tags = []store.Tag{{Name: "World Model Learning Computer-Use Agents RL for LLM Agents", Source: "corpus"}}
+	ps[1].Tags = []store.Tag{{Name: "RL for LLM Agents surveys", Source: "zotero"}}
 	for _, p := range ps {
 		if _, err := lib.Put(ctx, p, chunks(r, "text of "+p.ID)); err != nil {
 			t.Fatal(err)
@@ -417,6 +419,9 @@ func TestListFilters(t *testing.T) {
 		{"tags of any source, case-insensitive", store.Filter{Tags: []string{"READING"}}, "a,e"},
 		{"collection tag", store.Filter{Tags: []string{"zotero:rl/agents", "none"}}, "e"},
 		{"tags and categories", store.Filter{Tags: []string{"reading"}, Categories: []string{"cs.CL"}}, "a"},
+		{"a corpus's glued tags matched by phrase", store.Filter{Tags: []string{"rl  for LLM agents"}}, "c"},
+		{"a phrase matches whole words only", store.Filter{Tags: []string{"LLM Agent", "Model Learn"}}, ""},
+		{"a phrase with LIKE metachars", store.Filter{Tags: []string{"%", "_"}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ps, err := lib.List(ctx, tc.f)

@@ -23,6 +23,7 @@ const (
 	cutEm        = 0.5  // a gap inside a fragment a column gutter may run through
 	lineGroupEm  = 0.35 // fragments whose baselines differ less are one line
 	paraGapEm    = 1.6  // baseline distance (in line heights) that starts a new paragraph
+	capGapEm     = 0.2  // gap after a drop cap that makes a word break (under a shrunk interword space)
 	minColumnGap = 0.15 // each column holds at least this share of the page's characters
 )
 
@@ -40,6 +41,16 @@ type frag struct {
 	// cuts are the wide gaps inside the fragment, where it may be split
 	// if a column gutter runs through one (columns closer than fragBreakEm).
 	cuts []cut
+	// dropCap is set on the line a drop cap starts: the lines beside the
+	// cap are indented by it, which is not a paragraph's indent.
+	dropCap *dropCap
+	capGap  bool // the next glyph is the first after the drop cap
+}
+
+// dropCap is an initial set two or three lines tall: its baseline (the
+// lowest line beside it) and its right edge.
+type dropCap struct {
+	base, x1 float64
 }
 
 // cut is a gap inside a fragment: from x0 to x1, after the first at bytes
@@ -68,6 +79,7 @@ type line struct {
 	drop     bool // running head, page number, line number or arXiv stamp
 	heading  bool
 	hyphJoin bool
+	dropCap  *dropCap // the line starts with a drop cap
 	// pieces are the texts of the fragments the line was joined from, left
 	// to right: set apart by more than fragBreakEm (author names set with
 	// wide spaces, table cells).
@@ -184,7 +196,9 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 			// A drop cap (an initial two or three lines tall, IEEE's "R" of
 			// "REMOTE"): the line beside its top is the line it starts, and
 			// the lines below are lines of their own.
+			cur.dropCap = &dropCap{base: cur.base, x1: cur.x1}
 			cur.base, cur.size, cur.lastY, cur.lastSize = y, size, y, size
+			cur.capGap = true
 		}
 		if cur != nil {
 			sz := math.Max(cur.size, size)
@@ -196,7 +210,15 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 				// A superscript before a word is a marker of its own
 				// ("1Institute" is affiliation 1, then "Institute").
 				afterSup := cur.lastSize < 0.85*size && cur.lastY-y > 0.2*size && unicode.IsLetter(firstRune(text))
-				if cur.pending || afterSup || gap > breakGap(cur.lastSize, size, lastRune(&cur.text), firstRune(text)) {
+				brk := breakGap(cur.lastSize, size, lastRune(&cur.text), firstRune(text))
+				if cur.capGap {
+					// The rest of the word a drop cap starts ("R" and
+					// "EMOTE") follows the cap's advance at a small
+					// distance; a word of its own follows at a space.
+					brk = capGapEm * size
+					cur.capGap = false
+				}
+				if cur.pending || afterSup || gap > brk {
 					writeSpace(&cur.text)
 				}
 				if gap > cutEm*sz && len(cur.cuts) < 64 {
@@ -617,7 +639,60 @@ func findGutter(frags []*frag) (float64, bool) {
 	if hi-lo < 4 {
 		return 0, false
 	}
-	g := minX + float64(lo+hi)/2
+	// Inside that strip, stand where the fewest of the lines that start
+	// or end in it cross it, in the middle of such a run, the run nearest
+	// the strip's centre: the strip may hold the ends of a few lines, such
+	// as the reference labels ("[13]") that hang out of a right column,
+	// and a gutter through them makes each of those lines full width,
+	// which cuts the columns into bands of a line or two read in turn.
+	// (Lines that run through the whole strip cross it anywhere, or have a
+	// gap there that splitAt cuts.)
+	crossing := make([]int, hi-lo+2) // over positions lo..hi
+	sLo, sHi := minX+float64(lo), minX+float64(hi)
+	for _, f := range frags {
+		if wide(f) || !(f.x0 > sLo && f.x0 < sHi || f.xmax > sLo && f.xmax < sHi) {
+			continue
+		}
+		for _, p := range pieces(f) {
+			// the positions strictly inside the piece
+			a := max(int(math.Floor(p.x0-minX))+1, lo) - lo
+			b := min(int(math.Ceil(p.x1-minX)), hi+1) - lo
+			if b > a {
+				crossing[a]++
+				crossing[b]--
+			}
+		}
+	}
+	for i := 1; i < len(crossing); i++ {
+		crossing[i] += crossing[i-1]
+	}
+	low := crossing[0]
+	for x := lo; x <= hi; x++ {
+		low = min(low, crossing[x-lo])
+	}
+	mid := (lo + hi) / 2
+	runLo, runHi, dist := lo, hi, math.MaxInt
+	for x := lo; x <= hi; {
+		if crossing[x-lo] != low {
+			x++
+			continue
+		}
+		y := x
+		for y+1 <= hi && crossing[y+1-lo] == low {
+			y++
+		}
+		d := 0
+		if mid < x {
+			d = x - mid
+		} else if mid > y {
+			d = mid - y
+		}
+		if d < dist {
+			runLo, runHi, dist = x, y, d
+		}
+		x = y + 1
+	}
+	g := minX + float64(runLo+runHi)/2
 	var l, r, cross, ll, rl int
 	for _, f := range frags {
 		switch {
@@ -695,6 +770,9 @@ func groupLines(frags []*frag, col int) []line {
 			}
 			nchar += f.nchar
 			nbold += f.nbold
+			if f.dropCap != nil {
+				l.dropCap = f.dropCap
+			}
 			prev = f
 		}
 		l.text = logicalOrder(strings.TrimSpace(b.String()))
@@ -714,12 +792,13 @@ func groupLines(frags []*frag, col int) []line {
 	return out
 }
 
-var numericCell = regexp.MustCompile(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
-
-// tableColumns reads a table of numbers column by column, as pdftotext
-// does: a run of at least three rows of three or more cells, most of them
-// numbers, becomes one row per cell, each column's cells top to bottom,
-// columns left to right (columns are the cells' overlapping x ranges).
+// tableColumns reads a table column by column, as pdftotext does: a run of
+// at least three rows of three or more cells (fragments over fragBreakEm
+// apart) set at about line spacing becomes one row per cell, each column's
+// cells top to bottom, columns left to right (columns are the cells'
+// overlapping x ranges). That holds for tables of words as of numbers, and
+// for any grid of short blocks side by side (authors, boxes of a figure,
+// a third column), but not for a display equation (see cellsOfText).
 // Other rows are returned as they are.
 func tableColumns(rows [][]*frag) [][]*frag {
 	var out [][]*frag
@@ -728,7 +807,7 @@ func tableColumns(rows [][]*frag) [][]*frag {
 		for j < len(rows) && len(rows[j]) >= 3 {
 			j++
 		}
-		if j-i < 3 || !mostlyNumbers(rows[i:j]) || !tightRows(rows[i:j]) {
+		if j-i < 3 || !tightRows(rows[i:j]) || !cellsOfText(rows[i:j]) {
 			if j == i {
 				j++
 			}
@@ -769,6 +848,24 @@ func tableColumns(rows [][]*frag) [][]*frag {
 	return out
 }
 
+var numericCell = regexp.MustCompile(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
+
+// cellsOfText says whether most cells (two in three) hold a number, a dash
+// or a word of two letters or more: the pieces of a display equation
+// (single letters, signs and brackets) are no table.
+func cellsOfText(rows [][]*frag) bool {
+	n, ok := 0, 0
+	for _, r := range rows {
+		for _, f := range r {
+			n++
+			if s := strings.TrimSpace(f.text.String()); letters(s) >= 2 || numericCell.MatchString(s) {
+				ok++
+			}
+		}
+	}
+	return 3*ok >= 2*n
+}
+
 // tightRows says whether a table's rows are set at about the body's line
 // spacing (under 1.5 em apart), where pdftotext reads its columns as
 // blocks; rows set further apart it reads row by row.
@@ -779,19 +876,6 @@ func tightRows(rows [][]*frag) bool {
 	}
 	sort.Float64s(pitch)
 	return pitch[len(pitch)/2] < 1.5
-}
-
-func mostlyNumbers(rows [][]*frag) bool {
-	n, num := 0, 0
-	for _, r := range rows {
-		for _, f := range r {
-			n++
-			if numericCell.MatchString(strings.TrimSpace(f.text.String())) {
-				num++
-			}
-		}
-	}
-	return num*2 >= n
 }
 
 // markIndents starts a paragraph at a first-line indent, or after a short
@@ -811,11 +895,16 @@ func markIndents(ls []line) {
 	if math.IsInf(left, 0) {
 		return
 	}
+	var cap *dropCap
 	for i := 1; i < len(ls); i++ {
 		l, p := &ls[i], &ls[i-1]
+		if p.dropCap != nil {
+			cap = p.dropCap
+		}
 		em := math.Max(l.size, 1)
 		indent := l.x0 - left
-		if indent > 0.7*em && indent < 4*em && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em {
+		besideCap := cap != nil && l.base > cap.base-0.5*em && l.x0 > cap.x1-0.5*em && l.x0 < cap.x1+2*em
+		if indent > 0.7*em && indent < 4*em && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em && !besideCap {
 			l.paraGap = true
 		}
 		if p.x1 < right-4*em && strings.ContainsAny(lastByte(p.text), ".:!?") && len(p.text) > 0 {

@@ -223,10 +223,35 @@ func TestLayoutShortColumn(t *testing.T) {
 	}
 }
 
-// TestLayoutTableColumns: a table of numbers set at line spacing is read
-// column by column, as pdftotext reads it; one whose rows are set wide
-// apart row by row, as pdftotext reads that.
+// TestLayoutTableColumns: a table set at line spacing is read column by
+// column, as pdftotext reads it, whether its cells are numbers or words
+// (YIHBNPGU's table of constellations); one whose rows are set wide apart
+// row by row, as pdftotext reads that.
 func TestLayoutTableColumns(t *testing.T) {
+	words := func(pitch float64) string {
+		var gs []glyph
+		for i, row := range [][]string{{"Company", "Class", "Orbit"}, {"Kineis", "nano", "LEO"}, {"Planet Labs", "micro", "LEO"}, {"Telesat", "mini", "MEO"}} {
+			y := 700 - pitch*float64(i)
+			for j, cell := range row {
+				gs = append(gs, glyphsOf(72+80*float64(j), y, cell)...)
+			}
+		}
+		return strings.ReplaceAll(pageText(t, gs), "\n", " | ")
+	}
+	if got, want := words(12), "Company | Kineis | Planet Labs | Telesat | Class | nano | micro | mini | Orbit | LEO | LEO | MEO"; got != want {
+		t.Errorf("tight rows of words: got %q, want %q", got, want)
+	}
+	// one-digit numbers are cells too (TraceMonkey's table of loops and
+	// aborts), where an equation's one-letter pieces are not
+	var gs []glyph
+	for i, row := range [][]string{{"", "Loops", "Aborts"}, {"3d-cube", "25", "3"}, {"access", "0", "5"}, {"crypto", "4", "0"}} {
+		for j, cell := range row {
+			gs = append(gs, glyphsOf(72+80*float64(j), 700-12*float64(i), cell)...)
+		}
+	}
+	if got, want := strings.ReplaceAll(pageText(t, gs), "\n", " | "), "Loops Aborts | 3d-cube | access | crypto | 25 | 0 | 4 | 3 | 5 | 0"; got != want {
+		t.Errorf("tight rows of one-digit numbers: got %q, want %q", got, want)
+	}
 	table := func(pitch float64) string {
 		var gs []glyph
 		for i, row := range [][]string{{"Model", "P", "R"}, {"base", "40.6", "38.3"}, {"big", "75.9", "80.0"}, {"ours", "92.0", "94.1"}} {
@@ -281,12 +306,41 @@ func TestOverprint(t *testing.T) {
 // line beside it; the second line is a line of its own, not glued to the
 // first ("thathelps").
 func TestLayoutDropCap(t *testing.T) {
+	// IEEE's drop cap: "R" two lines tall, "EMOTE" 0.12em after its
+	// advance (ZWX7T4QC), the second line indented beside the cap.
 	gs := []glyph{{x: 50, y: 688, w: 15, size: 24, text: "R"}}
-	gs = append(gs, glyphsOf(66, 700, "EMOTE sensing data provide essential information that")...)
-	gs = append(gs, glyphsOf(66, 688, "helps in various applications, such as meteorology,")...)
-	gs = append(gs, glyphsOf(50, 676, "hydrology and agriculture.")...)
+	gs = append(gs, glyphsOf(66.2, 700, "EMOTE sensing data provide essential information that")...)
+	gs = append(gs, glyphsOf(66.2, 688, "helps in various applications, such as meteorology,")...)
+	gs = append(gs, glyphsOf(50, 676, "hydrology and agriculture, and the other things.")...)
+	ls := layout(gs).lines
+	var got []string
+	for _, l := range ls {
+		got = append(got, l.text)
+	}
+	if len(got) != 3 || !strings.HasPrefix(got[0], "REMOTE sensing") || !strings.HasSuffix(got[0], "information that") || !strings.HasPrefix(got[1], "helps in") {
+		t.Fatalf("lines %q: want the drop cap's word whole, its two lines apart, then the third", got)
+	}
+	if ls[1].paraGap || ls[2].paraGap {
+		t.Errorf("the lines beside and below the drop cap start paragraphs (%v, %v): want one paragraph", ls[1].paraGap, ls[2].paraGap)
+	}
+}
+
+func TestLayoutGutterBesideHangingLabels(t *testing.T) {
+	// A references column whose labels ("[13]") hang into the gutter, up
+	// to past its middle: a gutter through them made each labelled line
+	// full width, and the columns were read a band of a few lines at a
+	// time (4LLXMVZB's conclusion beside its references).
+	var gs []glyph
+	for i := 0; i < 30; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(72, y, "left column text line here ok")...)
+		if i%6 == 0 {
+			gs = append(gs, glyphsOf(228, y, "["+itoa(10+i)+"]")...)
+		}
+		gs = append(gs, glyphsOf(262, y, "right column text line here ok")...)
+	}
 	got := strings.Split(pageText(t, gs), "\n")
-	if len(got) != 3 || !strings.HasSuffix(got[0], "information that") || !strings.HasPrefix(got[1], "helps in") {
-		t.Errorf("lines %q: want the drop cap's two lines apart, then the third", got)
+	if len(got) != 60 || !strings.HasPrefix(got[29], "left") || got[30] != "[10] right column text line here ok" {
+		t.Fatalf("want 30 left lines then 30 right lines, the first labelled, got %d lines: %q", len(got), got)
 	}
 }

@@ -119,6 +119,22 @@ func (w *walker) overprint(x, y, size, adv float64, text string) bool {
 // rect is an axis-aligned box: x0 <= x1, y0 <= y1.
 type rect struct{ x0, y0, x1, y1 float64 }
 
+// under is the axis-aligned box around r mapped through m.
+func (r rect) under(m matrix) rect {
+	out := rect{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, p := range [4][2]float64{{r.x0, r.y0}, {r.x1, r.y0}, {r.x0, r.y1}, {r.x1, r.y1}} {
+		x, y := p[0]*m[0]+p[1]*m[2]+m[4], p[0]*m[1]+p[1]*m[3]+m[5]
+		out.x0, out.x1 = math.Min(out.x0, x), math.Max(out.x1, x)
+		out.y0, out.y1 = math.Min(out.y0, y), math.Max(out.y1, y)
+	}
+	return out
+}
+
+// intersect is the part of r inside o (x0 > x1 or y0 > y1 when none is).
+func (r rect) intersect(o rect) rect {
+	return rect{math.Max(r.x0, o.x0), math.Max(r.y0, o.y0), math.Min(r.x1, o.x1), math.Min(r.y1, o.y1)}
+}
+
 // pageBox reads a /MediaBox. pdftotext lays text out on the MediaBox (not
 // the CropBox) and drops every character wholly outside it: a page that
 // shows one half of a two-page spread, or a small crop of a big drawing,
@@ -535,6 +551,20 @@ func (w *walker) form(res *resources, name string, g gstate) {
 	if x.Kind() != lpdf.Stream || x.Key("Subtype").Name() != "Form" {
 		return
 	}
+	// The form's /BBox clips what it draws (PDF 32000-1 8.10.1): a figure
+	// made from a whole page of another PDF shows only its own part, and
+	// that page's text around it is not on this one (pdftotext prints it
+	// all). Annotations are not clipped: a text field's value that runs
+	// past its box is still the field's value.
+	if bb, ok := pageBox(x.Key("BBox")); ok {
+		box := bb.under(formMatrix(x).mul(g.ctm))
+		if w.clip {
+			box = box.intersect(w.page)
+		}
+		page, clip := w.page, w.clip
+		w.page, w.clip = box, true
+		defer func() { w.page, w.clip = page, clip }()
+	}
 	w.runForm(x, "form "+name, res, g)
 }
 
@@ -654,15 +684,8 @@ func annotMatrix(ap lpdf.Value, r rect) matrix {
 	if !ok {
 		return matrix{1, 0, 0, 1, r.x0, r.y0}
 	}
-	m := formMatrix(ap)
-	// the transformed box's corners
-	xs, ys := [4]float64{}, [4]float64{}
-	for i, p := range [4][2]float64{{bb.x0, bb.y0}, {bb.x1, bb.y0}, {bb.x0, bb.y1}, {bb.x1, bb.y1}} {
-		xs[i] = p[0]*m[0] + p[1]*m[2] + m[4]
-		ys[i] = p[0]*m[1] + p[1]*m[3] + m[5]
-	}
-	x0, x1 := math.Min(math.Min(xs[0], xs[1]), math.Min(xs[2], xs[3])), math.Max(math.Max(xs[0], xs[1]), math.Max(xs[2], xs[3]))
-	y0, y1 := math.Min(math.Min(ys[0], ys[1]), math.Min(ys[2], ys[3])), math.Max(math.Max(ys[0], ys[1]), math.Max(ys[2], ys[3]))
+	t := bb.under(formMatrix(ap))
+	x0, y0, x1, y1 := t.x0, t.y0, t.x1, t.y1
 	sx, sy := 1.0, 1.0
 	if x1-x0 > 1e-6 {
 		sx = (r.x1 - r.x0) / (x1 - x0)
