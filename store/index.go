@@ -181,6 +181,12 @@ type indexState struct {
 	mu   sync.Mutex
 	cur  *searchIndex
 	open map[string]*segment // by name; memory segments are not in it
+	// loading is held by the search of this process that is bringing the
+	// view up to date (acquireIndex): the others wait for its view rather
+	// than build the same in memory, as they would while it holds the
+	// index's write lock (a hybrid search's two rankings at once on a
+	// library without an index: 1.2 GB at 100k chunks instead of 0.2).
+	loading chan struct{}
 }
 
 // drop releases one hold on view x; the last one releases its segments
@@ -220,21 +226,42 @@ func (st *indexState) close() {
 // the library changed since the current view, the new view comes from the
 // index directory if it is current, else the index is brought up to date
 // (by this process if it can take the write lock at once, else in memory:
-// searches never wait for writers; a library opened read-only is always
-// caught up in memory).
+// searches never wait for other processes' writers; a library opened
+// read-only is always caught up in memory). Searches of this process wait
+// for the one of them already bringing the view up to date, and share it.
 func (l *Library) acquireIndex(ctx context.Context) (*searchIndex, error) {
 	v, _, err := libraryVersion(ctx, l.db)
 	if err != nil {
 		return nil, err
 	}
 	st := &l.ix
-	st.mu.Lock()
-	if x := st.cur; x != nil && x.indexVersion == v {
-		x.refs++
-		st.mu.Unlock()
+	current := func() *searchIndex {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if x := st.cur; x != nil && x.indexVersion == v {
+			x.refs++
+			return x
+		}
+		return nil
+	}
+	if x := current(); x != nil {
 		return x, nil
 	}
+	st.mu.Lock()
+	if st.loading == nil {
+		st.loading = make(chan struct{}, 1)
+	}
+	loading := st.loading
 	st.mu.Unlock()
+	select {
+	case loading <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-loading }()
+	if x := current(); x != nil { // brought up to date while this waited
+		return x, nil
+	}
 	x, err := l.loadIndex(ctx, v, true)
 	if err != nil {
 		return nil, err

@@ -270,8 +270,18 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 		}
 		lowFrag, lowCore := strings.ToLower(strings.TrimLeft(frag, "([\"'“‘")), strings.ToLower(core)
 		// A compound with hyphens of its own on either side ("state-of-" +
-		// "the-art") keeps the one at the line end too.
-		compound := strings.Contains(lowFrag, "-") || strings.Contains(lowCore, "-")
+		// "the-art") keeps the one at the line end too, unless the two
+		// elements beside it make a word of the document ("indus-" +
+		// "try-level": "industry").
+		left, right := wordRun(lowFrag, true), wordRun(lowCore, false)
+		compound := strings.Contains(left, "-") || strings.Contains(right, "-")
+		if compound {
+			l, r := left[strings.LastIndexByte(left, '-')+1:], right
+			if k := strings.IndexByte(r, '-'); k >= 0 {
+				r = r[:k]
+			}
+			compound = !vocab[l+r]
+		}
 		keep := compound || vocab[lowFrag+"-"+lowCore] && !vocab[lowFrag+lowCore]
 		if keep {
 			a.text = t + word
@@ -281,6 +291,22 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 		a.hyphJoin = true
 		b.text = strings.TrimLeft(rest[n:], " ")
 	}
+}
+
+// wordRun is the run of letters and inner hyphens that ends s (tail) or
+// starts it: "state-of" of "state-of", "munication" of
+// "munication,2013:522-530" (a number range is no compound).
+func wordRun(s string, tail bool) string {
+	rs := []rune(s)
+	i, j := 0, len(rs)
+	if tail {
+		for i = len(rs); i > 0 && (unicode.IsLetter(rs[i-1]) || rs[i-1] == '-'); i-- {
+		}
+	} else {
+		for j = 0; j < len(rs) && (unicode.IsLetter(rs[j]) || rs[j] == '-'); j++ {
+		}
+	}
+	return strings.Trim(string(rs[i:j]), "-")
 }
 
 var suspended = map[string]bool{"and": true, "or": true, "to": true, "nor": true, "vs": true, "versus": true, "und": true, "et": true, "ou": true}

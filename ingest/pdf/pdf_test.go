@@ -261,7 +261,7 @@ func TestCleanAndDehyphenate(t *testing.T) {
 	if got := clean("ef\ufb01cient  \ufb02ow\u00ad"); got != "efficient flow" {
 		t.Errorf("clean = %q", got)
 	}
-	vocab := map[string]bool{"multi-turn": true}
+	vocab := map[string]bool{"multi-turn": true, "industry": true}
 	cases := []struct{ a, b, wantA, wantB string }{
 		{"a multi-", "turn dialogue", "a multi-turn", "dialogue"},
 		{"an exam-", "ple here", "an example", "here"},
@@ -270,6 +270,8 @@ func TestCleanAndDehyphenate(t *testing.T) {
 		{"impressive zero-", "and few-shot", "impressive zero-", "and few-shot"},
 		{"the current state-of-", "the-art image", "the current state-of-the-art", "image"},
 		{"a state-of-", "the art", "a state-of-the", "art"},
+		{"Image Com-", "munication,2013,28(5):522-530.", "Image Communication,2013,28(5):522-530.", ""},
+		{"the indus-", "try-level data", "the industry-level", "data"},
 	}
 	for _, c := range cases {
 		ls := []*line{{text: c.a}, {text: c.b}}
