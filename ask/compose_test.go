@@ -2,6 +2,7 @@ package ask
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +54,23 @@ func answerFrom(t *testing.T, ev []evidence, anchor, question string) (extractio
 		text = append(text, s.text)
 	}
 	return x, strings.Join(text, " ")
+}
+
+// ranked picks the first chunk of ev holding each anchor, scored as
+// retrieval would rank them: 1 for the first, less by step for each next.
+func ranked(t *testing.T, ev []evidence, step float64, anchors ...string) []evidence {
+	t.Helper()
+	var picked []evidence
+	for _, anchor := range anchors {
+		i := slices.IndexFunc(ev, func(e evidence) bool { return strings.Contains(e.Text, anchor) })
+		if i < 0 {
+			t.Fatalf("no chunk holds %q: the extraction changed", anchor)
+		}
+		e := ev[i]
+		e.Score = 1 - step*float64(len(picked))
+		picked = append(picked, e)
+	}
+	return picked
 }
 
 // The fact a "how" question asks for is often in the sentence after the
@@ -167,5 +185,123 @@ func TestDefines(t *testing.T) {
 		if got := defines(c.q.parts[0], c.s); got != c.want {
 			t.Errorf("defines(%q, %q) = %v, want %v", c.q.text, c.s, got, c.want)
 		}
+	}
+}
+
+// A "how is X computed" question: the best-scored sentences say that X is
+// used; the answer opens with the one that names X and how it is done
+// ("quantified using a cosine similarity score").
+func TestExtractiveMethodOpensWithTheMeans(t *testing.T) {
+	ev := pdfPassages(t, "adarefiner_naacl2024findings.pdf", "pdf:ada", "AdaRefiner: Refining Decisions of Language Models with Adaptive Feedback")
+	// as retrieval ranks them: the overview first, the Adapter LM's section
+	// half as high
+	picked := ranked(t, ev, 0.45, "incorporates a comprehension score", "quantified using a cosine")
+	x := extract(picked, "How is the comprehension score in the Adapter LM prompt calculated?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if lead := x.sentences[0].text; !strings.Contains(lead, "cosine similarity") {
+		t.Errorf("the answer opens with %q, not with how the score is computed", lead)
+	}
+}
+
+func TestStatesMeans(t *testing.T) {
+	score := analyse("How is the comprehension score computed?").parts[0]
+	reward := analyse("How is the reward computed?").parts[0]
+	for _, c := range []struct {
+		q    *question
+		s    string
+		want bool
+	}{
+		{score, "The agent’s comprehension level of language guidance is quantified using a cosine similarity score l.", true},
+		{score, "To verify the necessity of using a fine-grained comprehension score, we investigate the impact of the score’s format.", false},
+		{score, "The prompt of the Adapter LM incorporates a comprehension score.", false},
+		{reward, "The reward is computed as the proportion of target language words in the CoT.", true},
+		{reward, "Rewards are estimated by sampling 16 responses per question.", true},
+		{reward, "We then formulate each prompt and pair into a multiple choice question.", false},
+	} {
+		if got := statesMeans(c.q, &sentence{text: c.s, stems: stemSet(c.s)}); got != c.want {
+			t.Errorf("statesMeans(%q, %q) = %v, want %v", c.q.text, c.s, got, c.want)
+		}
+	}
+}
+
+// A list question's best-scored sentences say that the things exist ("six
+// dense models distilled from DeepSeek-R1"); the answer opens with the
+// sentence that names them ("The base models we use here are A, B, ...").
+func TestExtractiveListOpensWithTheEnumeration(t *testing.T) {
+	ev := pdfPassages(t, "deepseek_r1_2501.12948.pdf", "pdf:r1", "DeepSeek-R1: Incentivizing Reasoning Capability in LLMs via Reinforcement Learning")
+	picked := ranked(t, ev, 0.2, "six dense models", "The base models we use here")
+	x := extract(picked, "Which base checkpoints were the distilled models of DeepSeek-R1 trained from?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if lead := x.sentences[0].text; !strings.Contains(lead, "Llama-3.3-70B-Instruct") {
+		t.Errorf("the answer opens with %q, not with the list of base models", lead)
+	}
+}
+
+func TestEnumerated(t *testing.T) {
+	for s, want := range map[string]int{
+		"The base models we use here are Qwen2.5-Math-1.5B, Qwen2.5-Math-7B, Qwen2.5-14B, Qwen2.5-32B, Llama-3.1-8B, and Llama-3.3-70B-Instruct.": 6,
+		"To support the research community, we open-source DeepSeek-R1-Zero, DeepSeek-R1, and six dense models (1.5B, 7B, 8B, 14B, 32B, 70B).":    2,
+		"Experiments on MMLU, GSM8K and HumanEval show gains.": 3,
+		"We evaluate the models on three benchmarks.":          0,
+	} {
+		st := &sentence{text: s, names: newNames(s, map[string]bool{})}
+		if got := enumerated(st); got != want {
+			t.Errorf("enumerated(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// A question asking for a quantity among other things abstains when no
+// passage gives that quantity, saying which, rather than answering the
+// other part alone as if it were the whole answer.
+func TestExtractiveAbstainsOnAMissingQuantityOfATwoPartQuestion(t *testing.T) {
+	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+	picked := ranked(t, ev, 0.3, "registered functions", "session-level PPO")
+	q := "Which registered functions does the Crawler operate with, and how many GPU hours did its PPO training take?"
+	x := extract(picked, q, DefaultMinSupport, nil)
+	if x.reason == "" {
+		var text []string
+		for _, s := range x.sentences {
+			text = append(text, s.text)
+		}
+		t.Fatalf("answered without the hours:\n%s", strings.Join(text, " "))
+	}
+	if !strings.Contains(x.reason, "hours") {
+		t.Errorf("the reason %q does not say the hours are missing", x.reason)
+	}
+	// the question without its quantity is answered
+	if x := extract(picked, "Which registered functions does the Crawler operate with?", DefaultMinSupport, nil); x.reason != "" {
+		t.Errorf("the first part alone abstains: %s", x.reason)
+	}
+}
+
+// A follower is read past a display equation (the PDF text of "(21)"
+// reads as a run of symbols), and a sentence pointing back at it ("One
+// sees from this expression that ...") goes on with the lead though it
+// has no word of the question.
+func TestFollowersReadPastAnEquation(t *testing.T) {
+	mk := func(s string, cov float64) *sentence {
+		return &sentence{text: s, stems: stemSet(s), debris: debris(s), cov: cov}
+	}
+	lead := mk("Although there is no divergence in the Green’s function, one can see that there are gapless excitations at the critical point by considering the spectral function.", 0.3)
+	next := []*sentence{
+		mk("1 A(ω, k) = − Im G0(ω, k) π 1 (21) = Θ ω2 − (k2 + r − rc) 2πt2 × (−ω2 + k2 + r)2 − r2c .", 0),
+		mk("One sees from this expression that there is a continuum √ of excitations, with the energy gap ∆ = r − rc.", 0),
+		mk("Such a picture is often employed in DMFT, in which case the impurity is a single quantum site.", 0),
+	}
+	if next[0].debris <= 0.5 {
+		t.Fatalf("the equation's debris is %.2f: the debris measure changed", next[0].debris)
+	}
+	got := followers(lead, next, 1, func(*sentence) bool { return false })
+	if len(got) != 1 || got[0] != next[1] {
+		var texts []string
+		for _, g := range got {
+			texts = append(texts, g.text)
+		}
+		t.Errorf("followers = %q, want the sentence after the equation", texts)
 	}
 }

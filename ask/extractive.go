@@ -391,7 +391,8 @@ type extraction struct {
 // states what is asked (a number, a name); and answers with the best
 // sentence, followed by up to two more of the same paper that add what the
 // first one lacks. It abstains, with the reason, when a name of the question
-// is in no passage, when no sentence gives the quantity asked for, or when
+// is in no passage, when no sentence gives the quantity asked for (by any
+// part of the question), or when
 // the best passage shares too little with the question.
 func extract(ev []evidence, question string, minSupport float64, w *Weights) extraction {
 	if w == nil {
@@ -521,13 +522,17 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 	// one lead per thing asked, in the question's order
 	var leads []*sentence
 	why := ""
+	numberMissing := false // a part asking for a quantity finds none
 	for j, part := range q.parts {
 		byPart := slices.Clone(cands)
 		sort.SliceStable(byPart, func(a, b int) bool { return byPart[a].scores[j] > byPart[b].scores[j] })
 		lead, reason := chooseLead(part, j, qu, byPart, ps, ev, names)
 		if lead == nil {
-			if why == "" {
+			if why == "" || part.kind == kindNumber {
 				why = reason
+			}
+			if part.kind == kindNumber {
+				numberMissing = true
 			}
 			continue
 		}
@@ -535,7 +540,7 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 			leads = append(leads, lead)
 		}
 	}
-	if len(leads) == 0 || (why != "" && len(q.parts) == 1) {
+	if len(leads) == 0 || (why != "" && (len(q.parts) == 1 || numberMissing)) {
 		x.reason = why
 		return x
 	}
@@ -796,6 +801,77 @@ func answerType(q *question, s *sentence, short string) float64 {
 // than one that says what the thing asked about is.
 var definitionalShare = 0.6
 
+// listReach is how far below the best sentence's score one that lists
+// several names may be and still open the answer of a list question.
+var listReach = 0.5
+
+// itemSep separates the items of an enumeration: "A, B, and C", "A or B".
+var itemSep = regexp.MustCompile(`,\s*(?:and\s+|or\s+)?|;\s*|\s+(?:and|or)\s+`)
+
+// enumerated is the length of the longest enumeration of names in s that
+// the question does not have ("... are Qwen2.5-Math-1.5B, Qwen2.5-14B,
+// and Llama-3.1-8B": 3): items of at most three words, each ending or
+// starting with a name (the first item may be the clause that opens the
+// list, the last one the clause that closes it); numbers with units (7B,
+// 1.5B) are not names.
+func enumerated(s *sentence) int {
+	name := func(w string) bool {
+		w = strings.Trim(w, "?,.;:!\"'()[]“”‘’")
+		r, _ := utf8.DecodeRuneInString(w)
+		return w != "" && !unicode.IsDigit(r) && slices.Contains(s.names, w)
+	}
+	best, run := 0, 0
+	for _, item := range itemSep.Split(s.text, -1) {
+		ws := strings.Fields(item)
+		switch {
+		case len(ws) == 0:
+			run = 0
+		case len(ws) <= 3 && (name(ws[0]) || name(ws[len(ws)-1])):
+			run++
+		case run > 0 && name(ws[0]):
+			run++ // the last item and the clause closing the list: "C show gains"
+		case name(ws[len(ws)-1]):
+			run = 1 // the clause opening a list: "... we use here are A"
+		default:
+			run = 0
+		}
+		best = max(best, run)
+	}
+	return best
+}
+
+// methodReach is how far below the best sentence's score the one that
+// states how the thing asked about is done may be and still open the
+// answer.
+var methodReach = 0.6
+
+// means are the words that say how something is done: "computed as",
+// "quantified using", "by sampling", "via", "through".
+var means = regexp.MustCompile(`(?i)\b(?:using|uses|via|through|by (?:\w+ing|means of|a|an|the)|(?:computed|calculated|measured|estimated|derived|determined|defined|formulated|implemented|quantified) (?:as|by|from|with|using|via))\b`)
+
+// statesMeans reports whether s names the thing a method question asks
+// about (all its focus words) and then says how it is done ("the
+// comprehension level ... is quantified using a cosine similarity"; not
+// "the necessity of using a comprehension score").
+func statesMeans(part *question, s *sentence) bool {
+	if len(part.focus) == 0 || !hasAll(s.stems, part.focus) {
+		return false
+	}
+	first := len(s.text)
+	for _, w := range strings.FieldsFunc(s.text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+		if slices.Contains(part.focus, stem(strings.ToLower(w))) {
+			first = strings.Index(s.text, w)
+			break
+		}
+	}
+	for _, loc := range means.FindAllStringIndex(s.text, -1) {
+		if loc[0] > first {
+			return true
+		}
+	}
+	return false
+}
+
 // definitionReach is how far below the best sentence's score the one that
 // defines the thing asked about may be and still open the answer.
 var definitionReach = 0.5
@@ -1016,17 +1092,41 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 			}
 		}
 	}
-	if part.kind == kindDefinition && part.expand == "" {
-		// the sentences that share most words with "What is X, the Y that
-		// Z?" restate it; the one saying what X is may share only X
+	// The best-scored sentences often restate the question; the one that
+	// says what it asks for, of the kind it asks for, may share fewer of its
+	// words. Such a sentence of the best one's paper (the scores chose the
+	// paper; the kind only the sentence) scoring at least reach times the
+	// best opens the answer.
+	prefer := func(reach float64, answers func(*sentence) bool) *sentence {
 		for _, c := range cands {
-			if c.scores[j] < definitionReach*best.scores[j] {
+			if c.scores[j] < reach*best.scores[j] {
 				break
 			}
-			if defines(part, c.text) {
-				return c, ""
+			if ev[c.passage].Paper.ID == ev[best.passage].Paper.ID && answers(c) {
+				return c
 			}
 		}
+		return nil
+	}
+	var kindLead *sentence
+	switch {
+	case part.kind == kindDefinition && part.expand == "":
+		// "What is X, the Y that Z?": the one saying what X is may share only X
+		kindLead = prefer(definitionReach, func(c *sentence) bool { return defines(part, c.text) })
+	case part.kind == kindList && len(part.focus) > 0 && enumerated(best) < 3:
+		// "Which base checkpoints were distilled?": a sentence naming several
+		// of the thing ("The base models we use here are A, B, C and D"; not
+		// a run-on of authors and affiliations)
+		kindLead = prefer(listReach, func(c *sentence) bool {
+			return enumerated(c) >= 3 && hasAny(c.stems, part.focus) && textseg.WordCount(c.text) <= 60
+		})
+	case part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best):
+		// "How is the comprehension score computed?": the one naming the
+		// thing and the means ("quantified using a cosine similarity")
+		kindLead = prefer(methodReach, func(c *sentence) bool { return statesMeans(part, c) })
+	}
+	if kindLead != nil {
+		return kindLead, ""
 	}
 	if part.kind == kindDefinition && len(part.attr) > 0 && part.expand == "" {
 		// "What is the boiling point of mercury": a passage that never
@@ -1240,17 +1340,23 @@ const (
 
 // followers are the sentences among the n after s (next: the sentences
 // after it in its passage) that go on with the question: they have a
-// word of it or open by referring back ("This", "It", "To mitigate
-// this"). Table rows and figure labels are skipped (prose with inline
-// mathematics is not: "C = 1/8" is the answer); a caption ends them (the
-// paragraph ended); sentences the answer has (has) are not repeated.
+// word of it or refer back ("This", "It", "To mitigate this", "One sees
+// from this expression"). Table rows, figure labels and display equations
+// are skipped and not counted among the n (prose with inline mathematics
+// is not: "C = 1/8" is the answer); a caption ends them (the paragraph
+// ended); sentences the answer has (has) are not repeated.
 func followers(s *sentence, next []*sentence, n int, has func(*sentence) bool) []*sentence {
 	var out []*sentence
-	for _, f := range next[:min(len(next), n)] {
-		if captionLine.MatchString(f.text) {
+	read := 0
+	for _, f := range next {
+		if read == n || captionLine.MatchString(f.text) {
 			break
 		}
-		if f.debris > 0.5 || has(f) || (f.cov == 0 && !anaphoric.MatchString(f.text)) {
+		if f.debris > 0.5 {
+			continue // a display equation or a table row: not a sentence read
+		}
+		read++
+		if has(f) || (f.cov == 0 && !anaphoric.MatchString(f.text) && !refersBack(f.text)) {
 			continue
 		}
 		out = append(out, f)
@@ -1365,6 +1471,19 @@ var (
 	anaphoric = regexp.MustCompile(`^(This|These|It|Its|They|Their|She|He|Such|To (?:mitigate|address|solve|overcome|avoid|handle|tackle|fix|remedy) (?:this|these|that|it|them)|Here|Thus|That is|Namely|Specifically|In particular|In other words|Concretely|To do so|To this end|For this|For example|For instance)\b`)
 	causal    = regexp.MustCompile(`(?i)\b(because|due to|since|owing to|as a result|the reason|we hypothesi[sz]e|this is likely|caused by|attribute[sd]? (?:this|it) to|stems from)\b`)
 )
+
+// refersBack reports a sentence that points at what came just before
+// within its first words: "One sees from this expression that ...".
+func refersBack(s string) bool {
+	ws := strings.Fields(s)
+	for _, w := range ws[:min(len(ws), 5)] {
+		switch strings.ToLower(strings.Trim(w, ",;:")) {
+		case "this", "these", "such":
+			return true
+		}
+	}
+	return false
+}
 
 // continues reports whether s goes on about what part asks: it opens with
 // an anaphoric word, or with the thing asked about (a name or the focus

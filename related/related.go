@@ -18,6 +18,7 @@ package related
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -119,18 +120,40 @@ func noEmbedding(context.Context, string) ([]float32, error) {
 	return nil, errors.New("related: paper vectors come from the library, not from text")
 }
 
-// keyCache makes each metadata key and year string once: the papers of a
-// library share a few hundred topics, categories and years.
+// keyCache makes each metadata key and year string once, and one metadata
+// map for all the papers whose metadata is the same: the papers of a
+// library share a few hundred combinations of topics, categories and
+// year. Sharing is safe because neither chromem-go nor this package ever
+// writes a document's metadata after it is added.
 type keyCache struct {
 	topics, categories map[string]string
 	years              map[int]string
+	maps               map[string]map[string]string // by signature
+	sig                []byte
 }
 
 // metadataOf is a paper's chromem metadata: one key per topic, category and
 // archive (where is exact match on one value), and the year.
 func (k *keyCache) metadataOf(p store.PaperMeta) map[string]string {
 	if k.topics == nil {
-		k.topics, k.categories, k.years = map[string]string{}, map[string]string{}, map[int]string{}
+		k.topics, k.categories, k.years, k.maps = map[string]string{}, map[string]string{}, map[int]string{}, map[string]map[string]string{}
+	}
+	// The signature: the numbers of topics and categories, each of them
+	// length-prefixed, then the year if known; equal signatures give equal
+	// maps.
+	k.sig = binary.AppendUvarint(k.sig[:0], uint64(len(p.Topics)))
+	k.sig = binary.AppendUvarint(k.sig, uint64(len(p.Categories)))
+	for _, list := range [][]string{p.Topics, p.Categories} {
+		for _, s := range list {
+			k.sig = binary.AppendUvarint(k.sig, uint64(len(s)))
+			k.sig = append(k.sig, s...)
+		}
+	}
+	if !p.Published.IsZero() {
+		k.sig = binary.AppendVarint(k.sig, int64(p.Published.Year()))
+	}
+	if m, ok := k.maps[string(k.sig)]; ok {
+		return m
 	}
 	m := make(map[string]string, 1+len(p.Topics)+2*len(p.Categories))
 	for _, t := range p.Topics {
@@ -151,6 +174,7 @@ func (k *keyCache) metadataOf(p store.PaperMeta) map[string]string {
 		}
 		m["year"] = s
 	}
+	k.maps[string(k.sig)] = m
 	return m
 }
 

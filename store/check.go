@@ -85,6 +85,11 @@ func (s *segment) verify(dir string) error {
 			return errors.New("vectors do not match their checksum")
 		}
 	}
+	if c := s.codes.Load(); c != nil {
+		if err := verifySignCodes(c, s); err != nil {
+			return err
+		}
+	}
 	for p := range s.papers() {
 		if p > 0 && s.paperID(p-1) >= s.paperID(p) {
 			return errors.New("papers out of order")

@@ -306,7 +306,7 @@ func removeUnused(dir string, c *commitInfo) {
 	}
 	keep := map[string]bool{}
 	for _, s := range c.segs {
-		keep[s.name+".seg"], keep[s.name+".vec"] = true, true
+		keep[s.name+".seg"], keep[s.name+".vec"], keep[s.name+".bits"] = true, true, true
 		if s.del != "" {
 			keep[s.del] = true
 		}

@@ -6,7 +6,7 @@
 //
 //	library.db      the store of record (plus library.db-wal / -shm while open)
 //	index/          the search index, derived from library.db (deleting it is
-//	                always safe): commit, segments (*.seg, *.vec), deletion
+//	                always safe): commit, segments (*.seg, *.vec, *.bits), deletion
 //	                files (*.del), write.lock and merge.lock
 //	embedder.lock   held by ingests against a Reindex (HoldEmbedder)
 //
@@ -40,6 +40,21 @@
 // and the best k+k/2+64 are re-scored exactly with the float32 vectors;
 // results are identical to chromem's (TestFlatIndexAgreesWithChromem), with
 // ties broken by (paper id, seq) instead of chromem's random order.
+//
+// At a million chunks of 768 dimensions that scan reads 768 MB a query
+// (about 160 ms of CPU). So from approxFrom live chunks on, a dense search
+// first scans sign codes (signcodes.go: RaBitQ's one bit per dimension of
+// the rotated int8 vector plus one factor, 100 bytes a chunk at 768
+// dimensions, an eighth of the int8 copy, scanned with POPCNT against the
+// query quantized to 4 bits), and only the best signCandidates of those
+// estimates go on to the int8 and float32 passes. This first pass is
+// approximate: BENCHMARKS.md ("Incremental search index") gives the
+// recall@10 and @300 measured against the exact scan; below approxFrom
+// (and so on SciFact) searches stay exact. Sign codes are a third file per
+// segment (.bits), derived from the .seg alone: segment writers and merges
+// write them, and a segment written before them gets them on the first
+// open of its index by a process that may write it (addSignCodes); until
+// then it is scanned with its int8 vectors.
 //
 // The vectors live in library.db (chunks.vector, little-endian float32), but
 // reading 150 MB of blobs through SQLite takes about a second of CPU at 100k

@@ -14,7 +14,16 @@ func dotAVX2(a, b []float32) float32
 //go:noescape
 func dotI8AVX2(a []float32, b []int8) float32
 
+// signPlanesPOPCNT is signPlanes with the POPCNT instruction
+// (signdot_amd64.s); len(planes) >= 5*len(code).
+//
+//go:noescape
+func signPlanesPOPCNT(code, planes []uint64) (ones, sum int)
+
 func init() {
+	if cpu.X86.HasPOPCNT {
+		signPlanes = func(code, planes []uint64) (int, int) { return signPlanesPOPCNT(code, planes[:5*len(code)]) }
+	}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		dot = func(a, b []float32) float32 { return dotAVX2(a, b[:len(a)]) }
 		dotI8 = func(a []float32, b []int8) float32 {

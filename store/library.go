@@ -90,8 +90,12 @@ const (
 	keyDimensions = "dimensions"
 	keyChunker    = "chunker"
 	keyCreated    = "created"
-	keyLibraryID  = "library_id"  // random, identifies this database for the vector sidecar
-	keyVectorsGen = "vectors_gen" // bumped by every transaction that changes chunks
+	keyLibraryID  = "library_id" // random, identifies this database for the vector sidecar
+	// keyVectorsGen is bumped by every transaction that changes chunks or
+	// writes or deletes a paper's row (Put of a paper not Unchanged,
+	// Delete, Reindex, a topic's purge): PaperVectors takes its sidecar
+	// of the same generation as current.
+	keyVectorsGen = "vectors_gen"
 	// keyVectorsEpoch is bumped by Reindex, which replaces every vector
 	// without changing the papers' fingerprints (absent: 0).
 	keyVectorsEpoch = "vectors_epoch"
@@ -509,8 +513,9 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 
 // Check verifies the library: SQLite's integrity_check and
 // foreign_key_check, that every paper's chunk count matches its chunks,
-// and that the search index is whole and holds exactly the library's
-// chunks (see checkIndex). It returns nil when all hold.
+// that the paper vectors (PaperVectorsName) match their checksum, and
+// that the search index is whole and holds exactly the library's chunks
+// (see checkIndex). It returns nil when all hold.
 func (l *Library) Check(ctx context.Context) error {
 	err := l.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
@@ -550,6 +555,9 @@ func (l *Library) Check(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	if err := l.checkPaperVectors(ctx); err != nil {
 		return err
 	}
 	return l.checkIndex(ctx)

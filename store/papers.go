@@ -701,15 +701,11 @@ func (l *Library) EachPaper(ctx context.Context, f Filter, fn func(Paper) error)
 	// rather than the memory map: mapped pages of a whole library's file
 	// (and the neighbours the kernel maps with each) count as the
 	// process's memory, 0.7 GB for 200k papers.
-	conn, err := l.db.Conn(ctx)
+	conn, release, err := l.unmappedConn(ctx)
 	if err != nil {
-		return fmt.Errorf("list papers: %w", wrapBusy(err))
+		return fmt.Errorf("list papers: %w", err)
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
-		return fmt.Errorf("list papers: %w", wrapBusy(err))
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+strconv.Itoa(mmapSize))
+	defer release()
 	err = readOn(ctx, conn, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -48,7 +49,7 @@ type PaperVectors struct {
 type PaperMeta struct {
 	ID         string
 	Published  time.Time // zero when unknown
-	Categories []string  // primary first
+	Categories []string  // primary first; may be shared with other papers: do not modify
 	Topics     []string  // the followed topics it belongs to, as named
 }
 
@@ -79,13 +80,16 @@ func (pv *PaperVectors) Close() error {
 }
 
 // PaperVectors returns the library's paper vectors and their papers'
-// topics, categories and dates, read in one snapshot. The vectors come from
-// the sidecar PaperVectorsName when it is current; papers new or changed
-// since (by their fingerprint, or all of them after a Reindex) are computed
-// from their chunks, and the sidecar is then rewritten (temporary file,
-// fsync, rename; a library that cannot be written only loses the cache).
-// The metadata is always read from the database, so topic membership is
-// never stale. The caller must Close the result.
+// topics, categories and dates, read in one snapshot. They come from the
+// sidecar PaperVectorsName when it is current: of the library's vectors
+// generation (vectors_gen, bumped by every transaction that writes or
+// deletes a paper), or, when that changed, holding every paper at its
+// fingerprint. Papers new or changed since (by their fingerprint, or all
+// of them after a Reindex) are computed from their chunks, and the
+// sidecar is then rewritten (temporary file, fsync, rename; a library
+// that cannot be written only loses the cache). Topic memberships are
+// always read from the database, so they are never stale. The caller must
+// Close the result.
 func (l *Library) PaperVectors(ctx context.Context) (*PaperVectors, error) {
 	pv, write, err := l.paperVectors(ctx)
 	if err != nil {
@@ -122,76 +126,75 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 		key := pvKey{libraryID: m[keyLibraryID], embedder: m[keyEmbedder]}
 		key.epoch, _ = strconv.ParseInt(m[keyVectorsEpoch], 10, 64)
 		key.dims, _ = strconv.Atoi(m[keyDimensions])
+		gen, genErr := strconv.ParseUint(m[keyVectorsGen], 10, 64)
 		pv = &PaperVectors{Embedder: key.embedder, Dims: key.dims}
 		if key.dims <= 0 {
 			return nil
 		}
-		// The sidecar is read and checked while the fingerprints are: two
-		// passes of ~15 ms each at 10k papers, on two cores.
-		sidecar := make(chan *storedVectors, 1)
-		go func() {
-			old, _ := readPaperVectors(path, key) // missing, torn or of another key: computed anew
-			sidecar <- old
-		}()
+		old, _ := readPaperVectors(path, key) // missing, torn or of another key: computed anew
+		current := func() error {
+			// The metadata the fingerprints cover comes with the vectors;
+			// topic memberships, which they do not, are read.
+			metas := old.metas()
+			if err := paperTopics(ctx, tx, metas); err != nil {
+				old.close()
+				return err
+			}
+			pv.Papers, pv.vecs, pv.unmap, pv.Reused = metas, old.vecs, old.unmap, len(old.metaIdx)
+			return nil
+		}
+		// vectors_gen is bumped by every transaction that writes a paper
+		// (its fingerprint changed) or deletes one: the sidecar of the
+		// same generation is current without reading a row of papers.
+		if old != nil && genErr == nil && old.gen == gen {
+			return current()
+		}
 		ids, fps, err := paperFingerprints(ctx, tx)
-		old := <-sidecar
 		if err != nil || len(ids) == 0 {
 			old.close()
 			return err
 		}
-		if old != nil && old.matches(ids, fps) {
-			// Current: the metadata the fingerprints cover comes with the
-			// vectors; topic memberships, which they do not, are read.
-			pv.Papers, pv.vecs, pv.unmap, pv.Reused = old.metas(), old.vecs, old.unmap, len(old.metaIdx)
-			return paperTopics(ctx, tx, pv.Papers)
+		if old != nil && genErr != nil && old.matches(ids, fps) {
+			return current() // a library without vectors_gen: by the fingerprints
 		}
 		metas, err := paperMetas(ctx, tx, ids)
 		if err != nil {
 			old.close()
 			return err
 		}
-		// Reuse what is current, compute the rest.
-		var stale []int // positions in metas
+		// Reuse what is current, compute the rest, into one buffer whose
+		// row i is metas[i]'s vector; the rows of papers without one are
+		// then closed up. Memory: the vectors once, however many papers.
+		d := key.dims
+		all := make([]float32, len(metas)*d)
 		have := make([]bool, len(metas))
-		rows := make([][]float32, len(metas))
+		var stale []int // positions in metas
 		for i, mt := range metas {
 			v, ok := old.lookup(mt.ID, fps[i])
 			switch {
 			case !ok:
 				stale = append(stale, i)
 			case v != nil:
-				rows[i], have[i] = v, true
+				copy(all[i*d:(i+1)*d], v)
+				have[i] = true
 				pv.Reused++
 			}
 		}
-		computed, err := meanVectors(ctx, tx, metas, stale, key.dims)
-		if err != nil {
-			old.close()
+		old.close() // the rows reused were copied
+		if pv.Computed, err = meanVectors(ctx, tx, metas, stale, d, all, have); err != nil {
 			return err
 		}
-		for _, i := range stale {
-			if v := computed[i]; v != nil {
-				rows[i], have[i] = v, true
-				pv.Computed++
-			}
-		}
-		n := 0
-		for _, h := range have {
-			if h {
-				n++
-			}
-		}
-		keep := make([]PaperMeta, 0, n)
-		vecs := make([]float32, 0, n*key.dims)
+		keep := make([]PaperMeta, 0, pv.Reused+pv.Computed)
 		for i, mt := range metas {
 			if have[i] {
+				j := len(keep)
+				copy(all[j*d:(j+1)*d], all[i*d:(i+1)*d])
 				keep = append(keep, mt)
-				vecs = append(vecs, rows[i]...)
 			}
 		}
-		old.close() // the rows reused were copied into vecs
+		vecs := all[: len(keep)*d : len(keep)*d]
 		pv.Papers, pv.vecs = keep, vecs
-		write = func() error { return writePaperVectors(path, key, metas, fps, have, vecs) }
+		write = func() error { return writePaperVectors(path, key, gen, metas, fps, have, vecs) }
 		return nil
 	})
 	if err != nil {
@@ -210,17 +213,28 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 const fingerprintIndexSchema = `CREATE INDEX IF NOT EXISTS papers_fingerprint ON papers (id, fingerprint);`
 
 // ensureFingerprintIndex creates the fingerprint index where it is
-// missing and the library can be written; without it PaperVectors is
+// missing and the library can be written (one pass over papers, on a
+// connection that does not map the file); without it PaperVectors is
 // right, only slower.
 func (l *Library) ensureFingerprintIndex(ctx context.Context) {
 	var n int
 	if err := l.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'papers_fingerprint'").Scan(&n); err != nil || n > 0 || l.readOnly != "" {
 		return
 	}
-	_ = l.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, fingerprintIndexSchema)
-		return err
-	})
+	conn, release, err := l.unmappedConn(ctx)
+	if err != nil {
+		return
+	}
+	defer release()
+	tx, err := conn.BeginTx(ctx, nil) // IMMEDIATE (the DSN's _txlock)
+	if err != nil {
+		return
+	}
+	if _, err := tx.ExecContext(ctx, fingerprintIndexSchema); err != nil {
+		tx.Rollback()
+		return
+	}
+	tx.Commit()
 }
 
 // paperFingerprints reads every paper's id and fingerprint, by id (from
@@ -302,31 +316,32 @@ func paperTopics(ctx context.Context, tx *sql.Tx, metas []PaperMeta) error {
 }
 
 // meanVectors computes the vectors of metas[i] for i in which, from their
-// chunks: a map from position to vector, without the papers that have no
-// chunk vector. Many papers are read in one pass over the chunks; a few,
-// one indexed query each.
-func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int, dims int) (map[int][]float32, error) {
-	out := make(map[int][]float32, len(which))
+// chunks, into row i of dst (dims wide), and sets have[i] for each paper
+// that has a chunk vector; it returns how many have. Many papers are read
+// in one pass over the chunks; a few, one indexed query each. Each chunk's
+// vector is added as it is read (RawBytes: not kept).
+func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int, dims int, dst []float32, have []bool) (int, error) {
 	if len(which) == 0 {
-		return out, nil
+		return 0, nil
 	}
 	sum := make([]float64, dims)
+	computed := 0
 	flush := func(i int, n int) {
 		if n == 0 {
 			return
 		}
-		v := make([]float32, dims)
 		var s float64
-		for d, x := range sum {
+		for _, x := range sum {
 			s += x * x
-			v[d] = float32(x)
 		}
 		if s > 0 {
 			inv := 1 / math.Sqrt(s)
-			for d := range v {
-				v[d] = float32(sum[d] * inv)
+			row := dst[i*dims : (i+1)*dims]
+			for d := range row {
+				row[d] = float32(sum[d] * inv)
 			}
-			out[i] = v
+			have[i] = true
+			computed++
 		}
 		clear(sum)
 	}
@@ -343,14 +358,14 @@ func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int
 		for _, i := range which {
 			rows, err := tx.QueryContext(ctx, "SELECT vector FROM chunks WHERE paper_id = ? ORDER BY seq", metas[i].ID)
 			if err != nil {
-				return nil, err
+				return 0, err
 			}
 			n := 0
 			for rows.Next() {
-				var blob []byte
+				var blob sql.RawBytes
 				if err := rows.Scan(&blob); err != nil {
 					rows.Close()
-					return nil, err
+					return 0, err
 				}
 				if add(blob) {
 					n++
@@ -358,11 +373,11 @@ func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
-				return nil, err
+				return 0, err
 			}
 			flush(i, n)
 		}
-		return out, nil
+		return computed, nil
 	}
 	want := make(map[string]int, len(which))
 	for _, i := range which {
@@ -370,52 +385,58 @@ func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int
 	}
 	rows, err := tx.QueryContext(ctx, "SELECT paper_id, vector FROM chunks ORDER BY paper_id, seq")
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer rows.Close()
 	cur, n := -1, 0
+	var curID []byte
 	for rows.Next() {
-		var id string
-		var blob []byte
+		var id, blob sql.RawBytes
 		if err := rows.Scan(&id, &blob); err != nil {
-			return nil, err
+			return 0, err
 		}
-		i, ok := want[id]
-		if !ok {
-			continue
-		}
-		if i != cur {
+		if cur < 0 || !bytes.Equal(id, curID) {
 			if cur >= 0 {
 				flush(cur, n)
 			}
-			cur, n = i, 0
+			i, ok := want[string(id)]
+			if !ok {
+				cur, curID = -1, curID[:0]
+				continue
+			}
+			cur, n, curID = i, 0, append(curID[:0], id...)
 		}
 		if add(blob) {
 			n++
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if cur >= 0 {
 		flush(cur, n)
 	}
-	return out, nil
+	return computed, nil
 }
 
-// The sidecar: a 64-byte header, then the embedder's name, an entry for
+// The sidecar: an 80-byte header, then the embedder's name, an entry for
 // each paper of the library by id (id and fingerprint, u32 length + bytes
 // each; published, i64 Unix nanoseconds, pvUnknown when unknown; its
 // categories as the library stores them, u32 length + JSON; one byte, 1
 // when it has a vector), padding to 4 bytes and the vectors of the papers
-// that have one, in their order, nvec x dims little-endian float32. The
-// CRC covers everything after the header.
+// that have one, in their order, nvec x dims little-endian float32.
 //
-//	0  magic "PAPVEC02"   8  crc32c      12 dims   16 n   20 nvec
-//	24 epoch (u64)        32 library id (32 bytes)
+//	0  magic "PAPVEC02"   8  crc32c of the header from 12 and the entries
+//	12 dims   16 n   20 nvec   24 epoch (u64)   32 library id (32 bytes)
+//	64 vectors_gen (u64) of the snapshot it holds   72 crc32c of the vectors
+//	76 (zero)
+//
+// As for the search index's segments, reading the sidecar checks the
+// header and the entries, and Library.Check the vectors (a pass over all
+// of them, 10 ms at 10k papers, which every papers related would pay).
 const (
 	pvMagic  = "PAPVEC02"
-	pvHeader = 64
+	pvHeader = 80
 )
 
 // pvUnknown is the published time of a paper whose date is unknown.
@@ -427,14 +448,17 @@ var errBadPaperVectors = errors.New("paper vectors sidecar is torn or not ours")
 
 // storedVectors is a parsed sidecar.
 type storedVectors struct {
-	ids, fps []string
-	pubs     []int64
-	cats     []string
-	row      []int32 // the vector of entry i is row[i], -1 for none
-	metaIdx  []int   // the entries that have a vector, in order
-	vecs     []float32
-	dims     int
-	unmap    func() error
+	gen     uint64 // the library's vectors_gen when it was written
+	ids     []string
+	fps     [][]byte // views of the file: valid until close
+	pubs    []int64
+	cats    [][]byte // the JSON lists, views of the file
+	row     []int32  // the vector of entry i is row[i], -1 for none
+	metaIdx []int    // the entries that have a vector, in order
+	vecs    []float32
+	vecSum  uint32 // crc32c of vecs, as written
+	dims    int
+	unmap   func() error
 }
 
 func readPaperVectors(path string, key pvKey) (*storedVectors, error) {
@@ -464,34 +488,33 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 	if 21*n > len(b) || nvec > n || 4*nvec*dims > len(b) {
 		return nil, errBadPaperVectors
 	}
-	if crc32.Checksum(b[pvHeader:], pvCRC) != binary.LittleEndian.Uint32(b[8:]) {
-		return nil, errBadPaperVectors
-	}
 	o := pvHeader
-	str := func() (string, bool) {
+	field := func() ([]byte, bool) { // a view of b
 		if o+4 > len(b) {
-			return "", false
+			return nil, false
 		}
 		l := int(binary.LittleEndian.Uint32(b[o:]))
 		o += 4
 		if l < 0 || o+l > len(b) {
-			return "", false
+			return nil, false
 		}
-		s := string(b[o : o+l])
+		f := b[o : o+l : o+l]
 		o += l
-		return s, true
+		return f, true
 	}
-	emb, ok := str()
-	if !ok || emb != key.embedder {
+	emb, ok := field()
+	if !ok || string(emb) != key.embedder {
 		return nil, errBadPaperVectors
 	}
-	s := &storedVectors{ids: make([]string, n), fps: make([]string, n), pubs: make([]int64, n),
-		cats: make([]string, n), row: make([]int32, n), metaIdx: make([]int, 0, nvec), dims: dims}
+	s := &storedVectors{gen: binary.LittleEndian.Uint64(b[64:]), ids: make([]string, n), fps: make([][]byte, n), pubs: make([]int64, n),
+		cats: make([][]byte, n), row: make([]int32, n), metaIdx: make([]int, 0, nvec), dims: dims}
 	for i := range n {
-		if s.ids[i], ok = str(); !ok {
+		id, ok := field()
+		if !ok {
 			return nil, errBadPaperVectors
 		}
-		if s.fps[i], ok = str(); !ok {
+		s.ids[i] = string(id)
+		if s.fps[i], ok = field(); !ok {
 			return nil, errBadPaperVectors
 		}
 		if i > 0 && s.ids[i] <= s.ids[i-1] {
@@ -502,7 +525,7 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 		}
 		s.pubs[i] = int64(binary.LittleEndian.Uint64(b[o:]))
 		o += 8
-		if s.cats[i], ok = str(); !ok || o >= len(b) {
+		if s.cats[i], ok = field(); !ok || o >= len(b) {
 			return nil, errBadPaperVectors
 		}
 		s.row[i] = -1
@@ -512,12 +535,48 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 		}
 		o++
 	}
+	// The entries were read with every bound checked; they count only
+	// when their checksum holds.
+	if crc32.Update(crc32.Checksum(b[12:pvHeader], pvCRC), pvCRC, b[pvHeader:o]) != binary.LittleEndian.Uint32(b[8:]) {
+		return nil, errBadPaperVectors
+	}
 	o = (o + 3) &^ 3
 	if len(s.metaIdx) != nvec || o+4*nvec*dims != len(b) {
 		return nil, errBadPaperVectors
 	}
 	s.vecs = leview.Of[float32](b[o:], nvec*dims)
+	s.vecSum = binary.LittleEndian.Uint32(b[72:])
 	return s, nil
+}
+
+// verify checks the vectors of s against their checksum.
+func (s *storedVectors) verify() error {
+	if crc32.Checksum(leview.Bytes(s.vecs), pvCRC) != s.vecSum {
+		return errors.New("the vectors do not match their checksum")
+	}
+	return nil
+}
+
+// checkPaperVectors verifies the vectors of the paper vectors sidecar, if
+// there is one for the library as it is now (one of another embedder,
+// epoch or library, or torn, is never used: it is rebuilt).
+func (l *Library) checkPaperVectors(ctx context.Context) error {
+	m, err := readManifest(ctx, l.db)
+	if err != nil {
+		return err
+	}
+	key := pvKey{libraryID: m[keyLibraryID], embedder: m[keyEmbedder]}
+	key.epoch, _ = strconv.ParseInt(m[keyVectorsEpoch], 10, 64)
+	key.dims, _ = strconv.Atoi(m[keyDimensions])
+	s, err := readPaperVectors(filepath.Join(l.dir, PaperVectorsName), key)
+	if err != nil {
+		return nil
+	}
+	defer s.close()
+	if err := s.verify(); err != nil {
+		return fmt.Errorf("paper vectors (%s): %w: delete the file, the next papers related rebuilds it", PaperVectorsName, err)
+	}
+	return nil
 }
 
 // libraryIDField is the library id as the header holds it: 32 bytes.
@@ -530,15 +589,30 @@ func libraryIDField(id string) string {
 // matches reports whether s holds exactly the papers ids, each at the
 // fingerprint fps gives: the sidecar is current and is used as it is.
 func (s *storedVectors) matches(ids, fps []string) bool {
-	return slices.Equal(s.ids, ids) && slices.Equal(s.fps, fps)
+	if !slices.Equal(s.ids, ids) || len(s.fps) != len(fps) {
+		return false
+	}
+	for i, fp := range fps {
+		if string(s.fps[i]) != fp {
+			return false
+		}
+	}
+	return true
 }
 
 // metas is the metadata of the papers of s that have a vector, in order
-// (Topics are not stored).
+// (Topics are not stored). Papers with the same categories share one
+// Categories slice.
 func (s *storedVectors) metas() []PaperMeta {
 	out := make([]PaperMeta, len(s.metaIdx))
+	lists := map[string][]string{}
 	for j, i := range s.metaIdx {
-		m := PaperMeta{ID: s.ids[i], Categories: parseList(s.cats[i])}
+		cats, ok := lists[string(s.cats[i])]
+		if !ok {
+			cats = parseList(string(s.cats[i]))
+			lists[string(s.cats[i])] = cats
+		}
+		m := PaperMeta{ID: s.ids[i], Categories: cats}
 		if s.pubs[i] != pvUnknown {
 			m.Published = time.Unix(0, s.pubs[i]).UTC()
 		}
@@ -555,7 +629,7 @@ func (s *storedVectors) lookup(id, fp string) ([]float32, bool) {
 		return nil, false
 	}
 	i, ok := slices.BinarySearch(s.ids, id)
-	if !ok || s.fps[i] != fp {
+	if !ok || string(s.fps[i]) != fp {
 		return nil, false
 	}
 	if s.row[i] < 0 {
@@ -573,10 +647,10 @@ func (s *storedVectors) close() {
 }
 
 // writePaperVectors writes the sidecar for papers (every paper of the
-// library, by id; their fingerprints fps; have says which have a vector)
-// and vecs, the vectors of those that have one, atomically: a temporary
-// file, fsynced, renamed.
-func writePaperVectors(path string, key pvKey, papers []PaperMeta, fps []string, have []bool, vecs []float32) error {
+// library at generation gen, by id; their fingerprints fps; have says
+// which have a vector) and vecs, the vectors of those that have one,
+// atomically: a temporary file, fsynced, renamed.
+func writePaperVectors(path string, key pvKey, gen uint64, papers []PaperMeta, fps []string, have []bool, vecs []float32) error {
 	size := pvHeader + 4 + len(key.embedder)
 	nvec := 0
 	for i, p := range papers {
@@ -585,14 +659,14 @@ func writePaperVectors(path string, key pvKey, papers []PaperMeta, fps []string,
 			nvec++
 		}
 	}
-	size = (size+3)&^3 + 4*len(vecs)
-	b := make([]byte, pvHeader, size)
+	b := make([]byte, pvHeader, size+3)
 	copy(b, pvMagic)
 	binary.LittleEndian.PutUint32(b[12:], uint32(key.dims))
 	binary.LittleEndian.PutUint32(b[16:], uint32(len(papers)))
 	binary.LittleEndian.PutUint32(b[20:], uint32(nvec))
 	binary.LittleEndian.PutUint64(b[24:], uint64(key.epoch))
 	copy(b[32:64], libraryIDField(key.libraryID))
+	binary.LittleEndian.PutUint64(b[64:], gen)
 	str := func(s string) {
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
 		b = append(b, s...)
@@ -613,11 +687,11 @@ func writePaperVectors(path string, key pvKey, papers []PaperMeta, fps []string,
 			b = append(b, 0)
 		}
 	}
+	binary.LittleEndian.PutUint32(b[72:], crc32.Checksum(leview.Bytes(vecs), pvCRC))
+	binary.LittleEndian.PutUint32(b[8:], crc32.Update(crc32.Checksum(b[12:pvHeader], pvCRC), pvCRC, b[pvHeader:]))
 	for len(b)%4 != 0 {
 		b = append(b, 0)
 	}
-	b = append(b, leview.Bytes(vecs)...)
-	binary.LittleEndian.PutUint32(b[8:], crc32.Checksum(b[pvHeader:], pvCRC))
 
 	removeStaleTemps(path)
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
@@ -627,6 +701,9 @@ func writePaperVectors(path string, key pvKey, papers []PaperMeta, fps []string,
 	defer os.Remove(tmp.Name())  // no-op after the rename
 	defer holdTemp(tmp.Name())() // until renamed
 	_, err = tmp.Write(b)
+	if err == nil {
+		_, err = tmp.Write(leview.Bytes(vecs)) // as they are: no copy
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}

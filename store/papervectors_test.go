@@ -2,11 +2,13 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +91,11 @@ func TestPaperVectors(t *testing.T) {
 	if err := lib.AddToTopic(ctx, "rl", []string{"c"}); err != nil {
 		t.Fatal(err)
 	}
+	// Topic memberships are no write to papers: the sidecar stays current,
+	// the topics are read fresh.
+	if pv := load(); pv.Reused != 3 || pv.Computed != 0 || len(pv.Papers[2].Topics) != 1 {
+		t.Errorf("after a topic's add: reused %d, computed %d, topics of c %v", pv.Reused, pv.Computed, pv.Papers[2].Topics)
+	}
 	if _, err := lib.Put(ctx, paper("a", "2025-03-05", nil, nil), chunks(r, "new")); err != nil {
 		t.Fatal(err)
 	}
@@ -101,6 +108,60 @@ func TestPaperVectors(t *testing.T) {
 	}
 	if pv := load(); len(pv.Papers) != 2 || pv.Reused != 2 {
 		t.Errorf("after a delete: %d papers, reused %d", len(pv.Papers), pv.Reused)
+	}
+
+	// A library without vectors_gen (the sidecar is current by the
+	// fingerprints), and one whose generation moved with nothing changed
+	// (it is rewritten, every vector reused).
+	db, err := sql.Open("sqlite", filepath.Join(dir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("UPDATE manifest SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vectors_gen'"); err != nil {
+		t.Fatal(err)
+	}
+	if pv := load(); pv.Reused != 2 || pv.Computed != 0 {
+		t.Errorf("another generation: reused %d, computed %d; want 2, 0", pv.Reused, pv.Computed)
+	}
+	if _, err := db.Exec("DELETE FROM manifest WHERE key = 'vectors_gen'"); err != nil {
+		t.Fatal(err)
+	}
+	before, err = os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pv := load(); pv.Reused != 2 || pv.Computed != 0 || len(pv.Papers) != 2 {
+		t.Errorf("without vectors_gen: reused %d, computed %d of %d", pv.Reused, pv.Computed, len(pv.Papers))
+	}
+	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
+		t.Errorf("without vectors_gen, a sidecar current by the fingerprints was written again (%v)", err)
+	}
+
+	// A damaged vector is found by Check (a load does not read them all);
+	// damaged entries make the sidecar ignored and rewritten.
+	if err := lib.Check(ctx); err != nil {
+		t.Fatalf("check of a sound library: %v", err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := slices.Clone(good)
+	bad[len(bad)-2] ^= 0x40
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.Check(ctx); err == nil || !strings.Contains(err.Error(), "papers.vec") {
+		t.Errorf("check with a damaged vector: %v, want an error naming papers.vec", err)
+	}
+	bad = slices.Clone(good)
+	bad[100] ^= 0x01 // in the embedder's name or the first entry
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if pv := load(); pv.Computed != 2 || len(pv.Papers) != 2 {
+		t.Errorf("damaged entries: computed %d of %d", pv.Computed, len(pv.Papers))
 	}
 
 	// A torn sidecar is ignored and rewritten.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/papers-cli/papers/internal/leview"
@@ -26,6 +27,10 @@ import (
 //	<name>.vec   the float32 vectors, read with ReadAt for the exact
 //	             re-scoring of a dense search's candidates (a few KB per
 //	             query) and never mapped, so that they cost no memory
+//	<name>.bits  the sign codes of the int8 vectors, mapped by searches
+//	             (signcodes.go): derived from the .seg alone, and optional
+//	             (a segment written before them is scanned with its int8
+//	             vectors until writeSignCodes adds them)
 //
 // .seg layout, little-endian:
 //
@@ -82,8 +87,9 @@ type segment struct {
 	text    *fts.Index
 	sums    segSums
 	vecs    vectorSource
-	raw     []byte       // the .seg file
-	unmap   func() error // releases raw; nil when on the heap
+	codes   atomic.Pointer[signCodes] // nil until there are sign codes
+	raw     []byte                    // the .seg file
+	unmap   func() error              // releases raw; nil when on the heap
 
 	views       int          // how many index views hold it (guarded by indexState.mu)
 	lastDel     *fts.Deleted // the deletions last read for it ...
@@ -123,12 +129,29 @@ func (s *segment) findPaper(id string) int {
 	return -1
 }
 
-// release unmaps the segment and closes its vector file.
+// release unmaps the segment and its sign codes and closes its vector
+// file.
 func (s *segment) release() {
 	if s.unmap != nil {
 		s.unmap()
 	}
+	s.codes.Load().release()
 	s.vecs.close()
+}
+
+// int8Vector returns chunk d's int8 vector: read from the .seg file (that
+// of codes, the segment's sign codes) into buf (dims bytes) rather than
+// through the mapping, for the sign-code candidates of a dense search,
+// which are scattered over the file: mapped, each would fault in (and
+// keep resident) the pages around it.
+func (s *segment) int8Vector(codes *signCodes, d int, buf []byte) ([]int8, error) {
+	if codes == nil || codes.seg == nil {
+		return s.q8[d*s.dims : (d+1)*s.dims : (d+1)*s.dims], nil
+	}
+	if _, err := codes.seg.ReadAt(buf[:s.dims], segHeader+int64(d)*int64(s.dims)); err != nil {
+		return nil, fmt.Errorf("read int8 vector %d: %w", d, err)
+	}
+	return leview.Of[int8](buf, s.dims), nil
 }
 
 // vectorSource reads a segment's float32 vectors: from the .vec file, or
@@ -243,6 +266,9 @@ func openSegment(dir, name string) (*segment, error) {
 		return nil, err
 	}
 	s.vecs.f = f
+	if c := openSignCodes(dir, name, s.n, s.dims); c != nil {
+		s.codes.Store(c)
+	}
 	return s, nil
 }
 
@@ -323,6 +349,7 @@ type segmentWriter struct {
 	dims     int
 	seg      io.WriterAt
 	q8, vec  *sections.Writer
+	signs    *signWriter
 	sums     segSums
 	qbuf     []int8
 	tab      segTables
@@ -336,11 +363,12 @@ type segmentWriter struct {
 
 type textDoc struct{ head, body string }
 
-func newSegmentWriter(dims int, seg, vec io.WriterAt) *segmentWriter {
+func newSegmentWriter(dims int, seg, vec, signs io.WriterAt) *segmentWriter {
 	w := &segmentWriter{
 		dims: dims, seg: seg,
 		q8:      sections.New(seg, segHeader, 1<<20),
 		vec:     sections.New(vec, 0, 1<<20),
+		signs:   newSignWriter(signs, dims),
 		batches: make(chan []textDoc, 4),
 		built:   make(chan error, 1),
 		text:    fts.NewBuilder(),
@@ -375,6 +403,7 @@ func (w *segmentWriter) add(id, title string, seq int, blob []byte, body string)
 	q := leview.Bytes(w.qbuf)
 	w.q8.Write(q)
 	w.sums.q8 = crc32.Update(w.sums.q8, castagnoli, q)
+	w.signs.add(w.qbuf, scale)
 	w.vec.Write(blob)
 	w.sums.vec = crc32.Update(w.sums.vec, castagnoli, blob)
 	w.tab.addChunk(id, seq, scale)
@@ -393,6 +422,9 @@ func (w *segmentWriter) finish() error {
 		return err
 	}
 	if err := w.vec.Flush(); err != nil {
+		return err
+	}
+	if err := w.signs.finish(); err != nil {
 		return err
 	}
 	lay := layoutSegment(w.chunks(), w.dims, len(w.tab.idEnd), len(w.tab.ids))
@@ -426,5 +458,5 @@ func segmentName(gen uint64) string {
 // isSegmentFile reports whether name is one of a segment's files or
 // deletion files (see commit.go).
 func isSegmentFile(name string) bool {
-	return strings.HasSuffix(name, ".seg") || strings.HasSuffix(name, ".vec") || strings.HasSuffix(name, ".del")
+	return strings.HasSuffix(name, ".seg") || strings.HasSuffix(name, ".vec") || strings.HasSuffix(name, ".bits") || strings.HasSuffix(name, ".del")
 }

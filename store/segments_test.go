@@ -23,7 +23,7 @@ func memSegment(t testing.TB, dims int, chunks []testChunk) *segment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newSegmentWriter(dims, d.seg, d.vec)
+	w := newSegmentWriter(dims, d.seg, d.vec, d.bits)
 	for _, c := range chunks {
 		if err := w.add(c.paper, c.title, c.seq, leview.Bytes(c.vec), c.text); err != nil {
 			t.Fatal(err)

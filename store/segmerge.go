@@ -260,6 +260,7 @@ func writeMerged(ctx context.Context, dest *segDest, inputs []liveSeg, dims int)
 	var sums segSums
 	q8 := sections.New(dest.seg, lay.q8, 1<<20)
 	vec := sections.New(dest.vec, 0, 1<<20)
+	signs := newSignWriter(dest.bits, dims)
 	readers := make([]*vecReader, len(inputs))
 	for i, s := range inputs {
 		readers[i] = &vecReader{src: &s.vecs, dims: dims}
@@ -281,6 +282,7 @@ func writeMerged(ctx context.Context, dest *segDest, inputs []liveSeg, dims int)
 			b := leview.Bytes(q)
 			q8.Write(b)
 			sums.q8 = crc32.Update(sums.q8, castagnoli, b)
+			signs.add(q, s.scale[d])
 			v, err := readers[o.in].read(d)
 			if err != nil {
 				return nil, err
@@ -298,6 +300,9 @@ func writeMerged(ctx context.Context, dest *segDest, inputs []liveSeg, dims int)
 		return nil, err
 	}
 	if err := vec.Flush(); err != nil {
+		return nil, err
+	}
+	if err := signs.finish(); err != nil {
 		return nil, err
 	}
 	parts := make([]fts.Part, len(inputs))

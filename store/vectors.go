@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"errors"
@@ -169,23 +170,40 @@ func (x *searchIndex) spans(n int) [][]span {
 	return out
 }
 
-// search scans all (allowed, live) vectors with one goroutine per CPU,
-// each keeping its own top candidates. The scan reads the int8 copies of
-// the vectors (a quarter of the memory traffic of float32: the scan is
-// memory-bound) and keeps k+k/2+64 candidates; those are then scored
-// exactly with the float32 vectors (read from the segments' .vec files)
-// and the best k returned. The int8 scores err by about 5e-4 on unit
-// vectors, about ten ranks where 100k random vectors crowd, so a chunk of
-// the true top k is not lost in practice (TestQuantizedSearchIsExact,
-// TestFlatIndexAgreesWithChromem).
+// search returns the k best (allowed, live) chunks for q, scanning the
+// vectors with one goroutine per CPU, each keeping its own candidates,
+// in up to three passes of decreasing width and increasing precision:
+//
+//  1. In a view of at least approxFrom live chunks, the segments that have
+//     sign codes (signcodes.go) are scanned by their codes, an eighth of
+//     the int8 vectors' bytes, and the best signCandidates(kc) estimates
+//     go on. This pass is approximate: a chunk of the true top k may be
+//     missed (BENCHMARKS.md gives the recall measured).
+//  2. Those candidates, and every chunk of the other segments (all of
+//     them in a smaller view: the search is exact there), are scored with
+//     their int8 vectors, and the best kc = k+k/2+64 go on. The int8
+//     scores err by about 5e-4 on unit vectors, about ten ranks where
+//     100k random vectors crowd, so this pass loses no chunk of the true
+//     top k in practice (TestQuantizedSearchIsExact,
+//     TestFlatIndexAgreesWithChromem).
+//  3. Those are scored exactly with the float32 vectors (read from the
+//     segments' .vec files), and the best k returned.
 func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed selection) ([]Hit, error) {
 	k = min(k, x.live())
 	kc := min(x.live(), k+k/2+64)
+	var sq *signQuery
+	nc := 0
+	if x.live() >= approxFrom {
+		if nc = signCandidates(kc); nc < x.live() {
+			sq = newSignQuery(q)
+		}
+	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, x.total/2048))
-	parts := make([]topK, workers)
+	coarse := make([]estimates, workers) // pass 1
+	fine := make([]topK, workers)        // pass 2
 	var wg sync.WaitGroup
 	for w, spans := range x.spans(workers) {
-		t := &parts[w]
+		c, t := &coarse[w], &fine[w]
 		t.x = x
 		t.h = make([]scored, 0, kc)
 		wg.Add(1)
@@ -199,11 +217,20 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 				if allowed != nil {
 					mask = allowed[sp.seg]
 				}
+				var codes *signCodes
+				if sq != nil {
+					codes = seg.codes.Load()
+				}
 				for i := sp.lo; i < sp.hi; i++ {
 					if i&4095 == 0 && ctx.Err() != nil {
 						return
 					}
 					if seg.del != nil && seg.del.Has(i) || mask != nil && !mask[seg.paperOf[i]] {
+						continue
+					}
+					if codes != nil {
+						w := codes.words
+						c.offer(scored{sq.estimate(codes.bits[i*w:(i+1)*w:(i+1)*w], codes.g[i]), base + int32(i)}, nc)
 						continue
 					}
 					s := seg.scale[i] * dotI8(q, seg.q8[i*d:(i+1)*d:(i+1)*d])
@@ -216,14 +243,56 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The best nc sign-code estimates of all the workers' are re-scored
+	// with the int8 vectors, read (not mapped) in file order: mapped, each
+	// of these scattered reads would fault in, and keep resident, the
+	// pages around it.
 	var all []scored
-	for _, p := range parts {
+	for _, c := range coarse {
+		all = append(all, c...)
+	}
+	slices.SortFunc(all, func(a, b scored) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	all = all[:min(nc, len(all))]
+	slices.SortFunc(all, func(a, b scored) int { return cmp.Compare(a.i, b.i) })
+	errs := make([]error, workers)
+	for w := range workers {
+		part := all[len(all)*w/workers : len(all)*(w+1)/workers]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, x.dims)
+			for j, c := range part {
+				if j%1024 == 1023 && ctx.Err() != nil {
+					errs[w] = ctx.Err()
+					return
+				}
+				s, d := x.locate(int(c.i))
+				seg := x.segs[s]
+				v, err := seg.int8Vector(seg.codes.Load(), d, buf)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				part[j].score = seg.scale[d] * dotI8(q, v)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 4*x.dims)
+	for _, p := range fine {
 		all = append(all, p.h...)
 	}
-	// The best kc of all the workers' candidates are the ones to re-score.
+	// The best kc of the int8 scores are the ones to re-score exactly.
 	x.sort(all)
 	all = all[:min(kc, len(all))]
-	buf := make([]byte, 4*x.dims)
 	for j, c := range all {
 		s, d := x.locate(int(c.i))
 		v, err := x.segs[s].vecs.vector(d, x.dims, buf)
@@ -234,6 +303,59 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	}
 	return x.hits(all, k), nil
 }
+
+// estimates is a min-heap of sign-code estimates, ordered by score then
+// chunk (no tie-break by paper: the pass is approximate anyway, and this
+// order is as deterministic).
+type estimates []scored
+
+func (e estimates) worse(a, b scored) bool {
+	return a.score < b.score || a.score == b.score && a.i > b.i
+}
+
+func (e *estimates) offer(s scored, k int) {
+	h := *e
+	if len(h) < k {
+		h = append(h, s)
+		for j := len(h) - 1; j > 0; {
+			p := (j - 1) / 2
+			if !h.worse(h[j], h[p]) {
+				break
+			}
+			h[j], h[p] = h[p], h[j]
+			j = p
+		}
+		*e = h
+		return
+	}
+	if !h.worse(h[0], s) {
+		return
+	}
+	h[0] = s
+	for j := 0; ; {
+		c := 2*j + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && h.worse(h[c+1], h[c]) {
+			c++
+		}
+		if !h.worse(h[c], h[j]) {
+			break
+		}
+		h[j], h[c] = h[c], h[j]
+		j = c
+	}
+}
+
+// approxFrom is the number of live chunks from which a dense search scans
+// sign codes first (a variable for tests and benchmarks): below it the
+// int8 scan is fast enough and exact.
+var approxFrom = 250000
+
+// signCandidates is how many chunks the sign-code pass hands on to the
+// int8 pass when kc are wanted from it.
+var signCandidates = func(kc int) int { return max(8*kc, 8192) }
 
 // quantize appends v as int8s scaled by the largest magnitude in v, and
 // returns the scale (v[i] ~ scale*float32(q[i]), rounded half away from

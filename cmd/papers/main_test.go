@@ -2,11 +2,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -27,9 +30,86 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.parallel"); f != nil {
 		_ = f.Value.Set(strconv.Itoa(3 * runtime.GOMAXPROCS(0)))
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withBinDir{m}, map[string]func(){
 		"papers": func() { os.Exit(cmd.Main()) },
 	})
+}
+
+// binDir holds the papers binary built for the scripts (plainBinary),
+// for as long as the tests run.
+var binDir string
+
+// withBinDir runs the tests with binDir made and removed after.
+type withBinDir struct{ m *testing.M }
+
+func (w withBinDir) Run() int {
+	dir, err := os.MkdirTemp("", "papers-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binDir = dir
+	return w.m.Run()
+}
+
+// plainBinary is the directory holding a papers binary built without the
+// race detector, once per test binary, when this one runs under it (else
+// "", and the scripts run this binary as papers, as testscript sets up).
+//
+// Why: the scripts and the kill tests check what whole commands do, or
+// leave behind, one process at a time; under -race each papers process is
+// 4-8 times slower (translated SQLite, PDF extraction), which made the
+// scripts 144 of the package's 246 CPU seconds (31 without -race;
+// BENCHMARKS.md, "Test suite time"), and a killed process's race report
+// goes unread. The data races such a process could have are in the
+// packages' concurrent code (ingest's sources, pdf, store's segments, ask),
+// whose own tests run under -race, and in the tests here that keep this
+// binary (papersCmd) because concurrency is their point and their
+// processes run to the end (a race then fails them, exit 66): the
+// concurrent ingests, ingest during reindex, papers mcp's cancelled tool
+// call, read-only and full media.
+var plainBinary = sync.OnceValues(func() (string, error) {
+	if !raceDetector {
+		return "", nil
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	// the package in this directory, as the test binary was built from it
+	build := exec.Command(gobin, "build", "-o", filepath.Join(binDir, "papers"), ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building papers without the race detector for the scripts (%s build .): %v\n%s", gobin, err, out)
+	}
+	return binDir, nil
+})
+
+// plainCmd is papersCmd running the plain papers binary (plainBinary)
+// instead of this one, when they differ.
+func plainCmd(t testing.TB, home string, args ...string) *exec.Cmd {
+	t.Helper()
+	c := papersCmd(home, args...)
+	dir, err := plainBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir != "" {
+		c.Path = filepath.Join(dir, "papers")
+		c.Args[0] = c.Path
+	}
+	return c
+}
+
+// usePlainBinary puts the plain papers binary (plainBinary) first on the
+// script's PATH, when there is one.
+func usePlainBinary(env *testscript.Env) error {
+	dir, err := plainBinary()
+	if err != nil || dir == "" {
+		return err
+	}
+	env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
+	return nil
 }
 
 // sharedData is the project's shared test data, beside the repository.

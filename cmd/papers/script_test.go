@@ -25,8 +25,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
 		Setup: func(env *testscript.Env) error {
-			scriptEnv(env, data)
-			return nil
+			return scriptEnv(env, data)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  exitCode,
@@ -82,9 +81,10 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // scriptEnv is the environment every script starts with: $DATA, a
-// library in the work dir, and arXiv and model servers that are nowhere
-// (a script starts its fakes when it needs them), so no test reaches out.
-func scriptEnv(env *testscript.Env, data string) {
+// library in the work dir, arXiv and model servers that are nowhere (a
+// script starts its fakes when it needs them), so no test reaches out, and
+// papers built without the race detector on PATH (plainBinary says why).
+func scriptEnv(env *testscript.Env, data string) error {
 	env.Setenv("DATA", data)
 	env.Setenv("PAPERS_HOME", filepath.Join(env.WorkDir, "lib"))
 	env.Setenv("PAPERS_ARXIV_DELAY", "0")
@@ -93,6 +93,7 @@ func scriptEnv(env *testscript.Env, data string) {
 	env.Setenv("OPENAI_API_KEY", "")
 	env.Setenv("OPENAI_BASE_URL", "")
 	env.Setenv("PAPERS_LLM", "")
+	return usePlainBinary(env)
 }
 
 // fakeArxiv starts a fake arXiv for the rest of the script and points

@@ -28,9 +28,8 @@ func TestTopicScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "topics"),
 		Setup: func(env *testscript.Env) error {
-			scriptEnv(env, data)
 			env.Values["feed"] = &topicFeed{}
-			return nil
+			return scriptEnv(env, data)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":      exitCode,

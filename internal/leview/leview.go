@@ -10,7 +10,7 @@ import (
 
 // Number is what the views hold.
 type Number interface {
-	~int8 | ~uint16 | ~uint32 | ~float32
+	~int8 | ~uint16 | ~uint32 | ~uint64 | ~float32
 }
 
 // littleEndian reports the machine's byte order.

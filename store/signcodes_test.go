@@ -1,0 +1,244 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// randomChunks returns n chunks of random unit vectors, 50 to a paper.
+func randomChunks(r *rand.Rand, n, dims int) []testChunk {
+	var out []testChunk
+	for i := range n {
+		v := make([]float32, dims)
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		out = append(out, testChunk{paper: fmt.Sprintf("p%05d", i/50), seq: i % 50, vec: normalized(v)})
+	}
+	return out
+}
+
+// TestSignEstimate checks the sign-code estimate of q·o: for q = o it is
+// about 1 (the factor makes it exact but for the query's 4-bit
+// quantisation), and over random pairs its error is within a few times
+// RaBitQ's bound of about 1/sqrt(dims).
+func TestSignEstimate(t *testing.T) {
+	const dims = 768
+	r := rand.New(rand.NewPCG(3, 4))
+	chunks := randomChunks(r, 200, dims)
+	var sumErr float64
+	for i, c := range chunks {
+		q8, scale := quantize(nil, c.vec)
+		code, g, _ := signCode(nil, q8, scale, nil)
+		self := newSignQuery(c.vec).estimate(code, g)
+		if math.Abs(float64(self)-1) > 0.05 {
+			t.Fatalf("chunk %d: estimate of its own similarity %.4f, want about 1", i, self)
+		}
+		o := chunks[(i+1)%len(chunks)].vec
+		est := newSignQuery(o).estimate(code, g)
+		sumErr += math.Abs(float64(est - dot(o, c.vec)))
+	}
+	if mean := sumErr / float64(len(chunks)); mean > 2/math.Sqrt(dims) {
+		t.Fatalf("mean error of the estimate %.4f, want under %.4f", mean, 2/math.Sqrt(dims))
+	}
+}
+
+// TestSignCodeSearch checks the dense search through sign codes: with as
+// many candidates as chunks it returns exactly the exact search's hits,
+// and with the usual number it still finds each of 40 near-duplicate
+// queries' original (a stored vector plus noise) first; a segment without
+// codes (written before them) is scanned exactly beside those with codes.
+func TestSignCodeSearch(t *testing.T) {
+	const dims = 256
+	r := rand.New(rand.NewPCG(5, 6))
+	all := randomChunks(r, 6000, dims)
+	x := memIndex(t, dims, all[:4000], all[4000:])
+	if x.segs[0].codes.Load() == nil || x.segs[1].codes.Load() == nil {
+		t.Fatal("segments written without sign codes")
+	}
+	defer func(a int, c func(int) int) { approxFrom, signCandidates = a, c }(approxFrom, signCandidates)
+	ctx := context.Background()
+	for _, without := range []bool{false, true} {
+		if without {
+			x.segs[1].codes.Store(nil) // as a segment of an older index
+		}
+		for qi := range 20 {
+			q := all[r.IntN(len(all))].vec
+			n := make([]float32, dims)
+			for j := range n {
+				n[j] = q[j] + float32(r.NormFloat64())*0.05
+			}
+			q = normalized(n)
+			approxFrom = math.MaxInt
+			exact, err := x.search(ctx, q, 10, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			approxFrom, signCandidates = 0, func(int) int { return len(all) }
+			wide, err := x.search(ctx, q, 10, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(wide, exact) {
+				t.Fatalf("query %d: with every chunk a candidate, the sign-code search differs from the exact one", qi)
+			}
+			signCandidates = func(kc int) int { return max(kc, 64) }
+			narrow, err := x.search(ctx, q, 10, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if narrow[0] != exact[0] {
+				t.Fatalf("query %d (codes of one segment removed: %v): first hit %s, want %s", qi, without, narrow[0].ChunkID, exact[0].ChunkID)
+			}
+		}
+	}
+}
+
+// TestSignCodesAddedToOlderIndex removes the sign codes of an index on
+// disk, as an index written before them has none: the next search that
+// may write the index writes them again, byte for byte as they were, and
+// Check verifies them.
+func TestSignCodesAddedToOlderIndex(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	lib, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.EnsureEmbedder(ctx, "test/rand-64", 64); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range 30 {
+		v := make([]float32, 64)
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		if _, err := lib.Put(ctx, Paper{ID: fmt.Sprintf("p%02d", i), Title: "t"}, []Chunk{{Text: "some words", Vector: v}}); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 9 {
+			if err := lib.Refresh(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lib.Close()
+	files, _ := filepath.Glob(filepath.Join(dir, IndexDir, "*.bits"))
+	segs, _ := filepath.Glob(filepath.Join(dir, IndexDir, "*.seg"))
+	if len(files) == 0 || len(files) != len(segs) {
+		t.Fatalf("%d sign code files for %d segments", len(files), len(segs))
+	}
+	was := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		was[f] = b
+		os.Remove(f)
+	}
+	q := make([]float32, 64)
+	q[0] = 1
+	lib, err = Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	if _, err := lib.SearchVectors(ctx, q, 3, Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	for f, b := range was {
+		got, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatalf("sign codes not written again: %v", err)
+		}
+		if !bytes.Equal(got, b) {
+			t.Fatalf("%s: written again, not as a segment writer writes it", filepath.Base(f))
+		}
+	}
+	if err := lib.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lib.Close()
+
+	// Damaged: a torn file is written again like a missing one; one whose
+	// bits were changed is used (it only costs recall: every hit is
+	// re-scored exactly) until Check finds it.
+	var f string
+	for f = range was {
+		break
+	}
+	if err := os.Truncate(f, 40); err != nil {
+		t.Fatal(err)
+	}
+	lib, err = Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	if _, err := lib.SearchVectors(ctx, q, 3, Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(f); !bytes.Equal(got, was[f]) {
+		t.Fatal("a torn sign code file was not written again")
+	}
+	b := slices.Clone(was[f])
+	b[bitsHeader] ^= 0xff
+	if err := os.WriteFile(f, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lib2, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib2.Close()
+	if _, err := lib2.SearchVectors(ctx, q, 3, Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib2.Check(ctx); err == nil || !strings.Contains(err.Error(), "sign code") {
+		t.Fatalf("Check of changed sign codes: %v, want an error naming them", err)
+	}
+}
+
+func BenchmarkSignCode(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	q := make([]int8, 768)
+	for i := range q {
+		q[i] = int8(r.IntN(255) - 127)
+	}
+	var code []uint64
+	var buf []float64
+	for b.Loop() {
+		code, _, buf = signCode(code[:0], q, 0.01, buf)
+	}
+}
+
+func BenchmarkSignEstimate(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 100000
+	codes := make([]uint64, n*12)
+	for i := range codes {
+		codes[i] = r.Uint64()
+	}
+	q := make([]float32, 768)
+	for i := range q {
+		q[i] = float32(r.NormFloat64())
+	}
+	sq := newSignQuery(normalized(q))
+	var sink float32
+	for b.Loop() {
+		for i := range n {
+			sink += sq.estimate(codes[i*12:(i+1)*12:(i+1)*12], 1)
+		}
+	}
+	_ = sink
+}
