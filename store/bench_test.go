@@ -409,3 +409,35 @@ func reportCPU(b *testing.B, c0 time.Duration) {
 		b.ReportMetric(float64(c-c0)/float64(b.N)/1e6, "cpu-ms/op")
 	}
 }
+
+// PaperVectors of a library of 10,000 papers (one chunk each, 768
+// dimensions) whose papers.vec is current: what each papers related
+// reads before building its collection.
+func BenchmarkPaperVectorsCurrent(b *testing.B) {
+	ctx := context.Background()
+	dir := filepath.Join(b.TempDir(), "lib")
+	if err := storetest.Build(ctx, dir, storetest.Options{Papers: 10000, ChunksPerPaper: 1, Dims: 768, Seed: 1, Batch: 500}); err != nil {
+		b.Fatal(err)
+	}
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer lib.Close()
+	pv, err := lib.PaperVectors(ctx) // computes and writes papers.vec
+	if err != nil {
+		b.Fatal(err)
+	}
+	pv.Close()
+	b.ReportAllocs()
+	b.ResetTimer()
+	c0 := cpuTime()
+	for b.Loop() {
+		pv, err := lib.PaperVectors(ctx)
+		if err != nil || len(pv.Papers) != 10000 || pv.Reused != 10000 {
+			b.Fatalf("%v, reused %d", err, pv.Reused)
+		}
+		pv.Close()
+	}
+	reportCPU(b, c0)
+}

@@ -610,12 +610,6 @@ func writeMissingSignCodes(dir string, x *searchIndex) {
 		if err != nil {
 			return
 		}
-		f, err := os.Open(filepath.Join(dir, s.name+".seg"))
-		if err != nil {
-			c.release()
-			return
-		}
-		s.file = f
 		if !s.codes.CompareAndSwap(nil, c) {
 			c.release()
 		}

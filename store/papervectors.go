@@ -49,7 +49,7 @@ type PaperVectors struct {
 type PaperMeta struct {
 	ID         string
 	Published  time.Time // zero when unknown
-	Categories []string  // primary first
+	Categories []string  // primary first; may be shared with other papers: do not modify
 	Topics     []string  // the followed topics it belongs to, as named
 }
 
@@ -448,16 +448,17 @@ var errBadPaperVectors = errors.New("paper vectors sidecar is torn or not ours")
 
 // storedVectors is a parsed sidecar.
 type storedVectors struct {
-	gen      uint64 // the library's vectors_gen when it was written
-	ids, fps []string
-	pubs     []int64
-	cats     []string
-	row      []int32 // the vector of entry i is row[i], -1 for none
-	metaIdx  []int   // the entries that have a vector, in order
-	vecs     []float32
-	vecSum   uint32 // crc32c of vecs, as written
-	dims     int
-	unmap    func() error
+	gen     uint64 // the library's vectors_gen when it was written
+	ids     []string
+	fps     [][]byte // views of the file: valid until close
+	pubs    []int64
+	cats    [][]byte // the JSON lists, views of the file
+	row     []int32  // the vector of entry i is row[i], -1 for none
+	metaIdx []int    // the entries that have a vector, in order
+	vecs    []float32
+	vecSum  uint32 // crc32c of vecs, as written
+	dims    int
+	unmap   func() error
 }
 
 func readPaperVectors(path string, key pvKey) (*storedVectors, error) {
@@ -488,30 +489,32 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 		return nil, errBadPaperVectors
 	}
 	o := pvHeader
-	str := func() (string, bool) {
+	field := func() ([]byte, bool) { // a view of b
 		if o+4 > len(b) {
-			return "", false
+			return nil, false
 		}
 		l := int(binary.LittleEndian.Uint32(b[o:]))
 		o += 4
 		if l < 0 || o+l > len(b) {
-			return "", false
+			return nil, false
 		}
-		s := string(b[o : o+l])
+		f := b[o : o+l : o+l]
 		o += l
-		return s, true
+		return f, true
 	}
-	emb, ok := str()
-	if !ok || emb != key.embedder {
+	emb, ok := field()
+	if !ok || string(emb) != key.embedder {
 		return nil, errBadPaperVectors
 	}
-	s := &storedVectors{gen: binary.LittleEndian.Uint64(b[64:]), ids: make([]string, n), fps: make([]string, n), pubs: make([]int64, n),
-		cats: make([]string, n), row: make([]int32, n), metaIdx: make([]int, 0, nvec), dims: dims}
+	s := &storedVectors{gen: binary.LittleEndian.Uint64(b[64:]), ids: make([]string, n), fps: make([][]byte, n), pubs: make([]int64, n),
+		cats: make([][]byte, n), row: make([]int32, n), metaIdx: make([]int, 0, nvec), dims: dims}
 	for i := range n {
-		if s.ids[i], ok = str(); !ok {
+		id, ok := field()
+		if !ok {
 			return nil, errBadPaperVectors
 		}
-		if s.fps[i], ok = str(); !ok {
+		s.ids[i] = string(id)
+		if s.fps[i], ok = field(); !ok {
 			return nil, errBadPaperVectors
 		}
 		if i > 0 && s.ids[i] <= s.ids[i-1] {
@@ -522,7 +525,7 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 		}
 		s.pubs[i] = int64(binary.LittleEndian.Uint64(b[o:]))
 		o += 8
-		if s.cats[i], ok = str(); !ok || o >= len(b) {
+		if s.cats[i], ok = field(); !ok || o >= len(b) {
 			return nil, errBadPaperVectors
 		}
 		s.row[i] = -1
@@ -586,15 +589,30 @@ func libraryIDField(id string) string {
 // matches reports whether s holds exactly the papers ids, each at the
 // fingerprint fps gives: the sidecar is current and is used as it is.
 func (s *storedVectors) matches(ids, fps []string) bool {
-	return slices.Equal(s.ids, ids) && slices.Equal(s.fps, fps)
+	if !slices.Equal(s.ids, ids) || len(s.fps) != len(fps) {
+		return false
+	}
+	for i, fp := range fps {
+		if string(s.fps[i]) != fp {
+			return false
+		}
+	}
+	return true
 }
 
 // metas is the metadata of the papers of s that have a vector, in order
-// (Topics are not stored).
+// (Topics are not stored). Papers with the same categories share one
+// Categories slice.
 func (s *storedVectors) metas() []PaperMeta {
 	out := make([]PaperMeta, len(s.metaIdx))
+	lists := map[string][]string{}
 	for j, i := range s.metaIdx {
-		m := PaperMeta{ID: s.ids[i], Categories: parseList(s.cats[i])}
+		cats, ok := lists[string(s.cats[i])]
+		if !ok {
+			cats = parseList(string(s.cats[i]))
+			lists[string(s.cats[i])] = cats
+		}
+		m := PaperMeta{ID: s.ids[i], Categories: cats}
 		if s.pubs[i] != pvUnknown {
 			m.Published = time.Unix(0, s.pubs[i]).UTC()
 		}
@@ -611,7 +629,7 @@ func (s *storedVectors) lookup(id, fp string) ([]float32, bool) {
 		return nil, false
 	}
 	i, ok := slices.BinarySearch(s.ids, id)
-	if !ok || s.fps[i] != fp {
+	if !ok || string(s.fps[i]) != fp {
 		return nil, false
 	}
 	if s.row[i] < 0 {

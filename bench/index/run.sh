@@ -9,7 +9,8 @@
 #                   a reboot
 #   warm            searches in one process after the first (coldsearch
 #                   -warm): text = BM25 with feedback, top 300; dense =
-#                   the int8 scan and exact re-score, top 10
+#                   the sign-code (from 250k chunks) or int8 scan and the
+#                   exact re-score, top 10
 #   ingest one      `papers ingest --jsonl` of one SciFact abstract (a new
 #                   id each run), and coldsearch -put: the Refresh alone
 #   rm one          `papers rm` of the paper just ingested, and
@@ -31,19 +32,7 @@ go build -o "$bin/coldsearch" ./store/internal/coldsearch
 go build -o "$bin/evict" ./bench/index/evict
 export PAPERS_HOME=$dir
 Q="reinforcement learning agent reward planning"
-load() { echo "(load average $(cut -d' ' -f1-3 /proc/loadavg))"; }
-
-# stats LABEL < lines of "seconds KB cpu-seconds": min / p50 / max wall,
-# p50 CPU (user+system: under a shared machine's load it moves less than
-# wall time), peak RSS
-stats() {
-  local lines cpu
-  lines=$(sort -n)
-  cpu=$(echo "$lines" | awk '{print $3}' | sort -n | awk '{c[NR]=$1*1000} END {printf "%.0f", c[int((NR+1)/2)]}')
-  echo "$lines" | awk -v label="$1" -v cpu="$cpu" '{ s[NR]=$1*1000; if ($2>m) m=$2 } END {
-    printf "%-30s min %6.0f  p50 %6.0f  max %6.0f ms  cpu p50 %5s ms  peak RSS %5.0f MB  (%d runs)\n", label, s[1], s[int((NR+1)/2)], s[NR], cpu, m/1024, NR }'
-}
-timed() { /usr/bin/time -f '%e %M %U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{print $1, $2, $3+$4}'; }
+. bench/index/timing.sh
 
 echo "library $dir: $(du -sh "$dir/library.db" | cut -f1) database, $(du -sh "$dir/index" | cut -f1) index, $(ls "$dir/index"/*.seg | wc -l) segments"; load
 for m in bm25 hybrid; do

@@ -20,7 +20,8 @@ import (
 // each kill the library must open and pass its check (which compares the
 // index with the library), and `papers search` must print exactly what it
 // prints on a copy of the library whose index was deleted (so rebuilt
-// from nothing).
+// from nothing). The processes are papers built without the race detector
+// (see kill_more_test.go).
 func TestKillDuringIndexRefresh(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 8 processes")
@@ -33,7 +34,7 @@ func TestKillDuringIndexRefresh(t *testing.T) {
 	home := filepath.Join(tmp, "home")
 	first := filepath.Join(tmp, "first.jsonl")
 	writeLines(t, corpus, first, 0, base)
-	if out, err := papersCmd(home, "ingest", "--jsonl", first).CombinedOutput(); err != nil {
+	if out, err := plainCmd(t, home, "ingest", "--jsonl", first).CombinedOutput(); err != nil {
 		t.Fatalf("first ingest: %v\n%s", err, out)
 	}
 	rng := rand.New(rand.NewPCG(4, 7))
@@ -41,7 +42,7 @@ func TestKillDuringIndexRefresh(t *testing.T) {
 	for round := range rounds {
 		slice := filepath.Join(tmp, fmt.Sprintf("round%d.jsonl", round))
 		writeLines(t, corpus, slice, base+round*size, base+(round+1)*size)
-		cmd := papersCmd(home, "ingest", "--jsonl", slice)
+		cmd := plainCmd(t, home, "ingest", "--jsonl", slice)
 		stderr, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -75,7 +76,7 @@ func TestKillDuringIndexRefresh(t *testing.T) {
 		// rm of two papers of this round, killed somewhere in its run
 		// (it deletes, then refreshes the index)
 		ids := scifactIDs(t, slice)
-		rm := papersCmd(home, "rm", ids[0], ids[1])
+		rm := plainCmd(t, home, "rm", ids[0], ids[1])
 		if err := rm.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -108,11 +109,11 @@ func checkIndexedLibrary(t *testing.T, home, tmp, when string) {
 		}
 	}
 	for _, q := range []string{"gene expression in tumour cells"} {
-		got, err := papersCmd(home, "search", "--json", "-k", "20", q).Output()
+		got, err := plainCmd(t, home, "search", "--json", "-k", "20", q).Output()
 		if err != nil {
 			t.Fatalf("%s: search: %v", when, err)
 		}
-		want, err := papersCmd(fresh, "search", "--json", "-k", "20", q).Output()
+		want, err := plainCmd(t, fresh, "search", "--json", "-k", "20", q).Output()
 		if err != nil {
 			t.Fatalf("%s: search of the rebuilt copy: %v", when, err)
 		}

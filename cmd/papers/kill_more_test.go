@@ -23,11 +23,16 @@ import (
 // uninterrupted run (calibrated here, under this machine's load) and checks
 // that the library opens, passes PRAGMA integrity_check and that search
 // agrees with it. They use small libraries, so a round costs a fraction of
-// a second, and run in parallel with each other. Under the race detector
-// the children run some tenfold slower and it finds nothing in them that
-// the packages' own tests do not: 5 rounds each then keep the suite within
-// its time (the 20 run in every test run without -race), and the checks
-// that the kills landed where they prove something are left to those runs.
+// a second, and run in parallel with each other.
+//
+// The processes they kill are papers built without the race detector
+// (plainCmd), even in a -race run: a killed process's race report would go
+// unread (nothing fails on it), the code they run is the packages' (whose
+// tests run under -race) and a -race child is 4-8 times slower. The checks
+// after each kill still run here, under -race, and cost most of a round's
+// CPU: under the race detector 5 rounds each keep the suite within its time
+// (the 20 run in every test run without -race), and the checks that the
+// kills landed where they prove something are left to those runs.
 
 var killRounds = map[bool]int{false: 20, true: 5}[raceDetector]
 
@@ -170,7 +175,7 @@ func ingestSlice(t *testing.T, home string, from, to int) {
 	t.Helper()
 	f := filepath.Join(t.TempDir(), "slice.jsonl")
 	writeLines(t, filepath.Join(sharedData(t), "scifact", "corpus.jsonl"), f, from, to)
-	run(t, papersCmd(home, "ingest", "--jsonl", f))
+	run(t, plainCmd(t, home, "ingest", "--jsonl", f))
 }
 
 // TestKillUpdate kills the first `papers update` of a topic, reruns it to
@@ -197,7 +202,7 @@ func TestKillUpdate(t *testing.T) {
 	}
 	srv := arxivtest.NewServer(t, arxivtest.Options{DataDir: data, Entries: entries})
 	cmd := func(home string, args ...string) *exec.Cmd {
-		c := papersCmd(home, args...)
+		c := plainCmd(t, home, args...)
 		c.Env = append(c.Env, "PAPERS_ARXIV_API_URL="+srv.APIURL(), "PAPERS_ARXIV_PDF_URL="+srv.PDFURL(), "PAPERS_ARXIV_DELAY=0")
 		return c
 	}
@@ -273,7 +278,7 @@ func TestKillReindex(t *testing.T) {
 	emb := newGatedEmbedder(t)
 	emb.release()
 	cmd := func(home string) *exec.Cmd {
-		c := papersCmd(home, "reindex", "--embedder", "openai:tiny", "--batch", "32")
+		c := plainCmd(t, home, "reindex", "--embedder", "openai:tiny", "--batch", "32")
 		c.Env = append(c.Env, "OPENAI_BASE_URL="+emb.URL+"/v1", "OPENAI_API_KEY=sk-test")
 		return c
 	}
@@ -334,14 +339,14 @@ func TestKillRm(t *testing.T) {
 		return ids, titles
 	}
 	ids, _ := pick()
-	span := timed(t, papersCmd(home, append([]string{"rm"}, ids...)...))
+	span := timed(t, plainCmd(t, home, append([]string{"rm"}, ids...)...))
 	t.Logf("one rm of 20 papers takes %v here", span)
 	removed := 0
 	for round := range killRounds {
 		home := fresh(true)
 		ids, titles := pick()
 		wait := moment(rng, span)
-		killAfter(t, papersCmd(home, append([]string{"rm"}, ids...)...), wait)
+		killAfter(t, plainCmd(t, home, append([]string{"rm"}, ids...)...), wait)
 		when := fmt.Sprintf("round %d (killed after %v)", round, wait)
 		checkSearchAgrees(t, home, when, 10, titles...)
 		lib, err := store.Open(context.Background(), home)
@@ -374,7 +379,7 @@ func TestKillRefresh(t *testing.T) {
 	}
 	t.Parallel()
 	fresh := templateLibrary(t, 300)
-	cmd := func(home string) *exec.Cmd { return papersCmd(home, "search", "--json", "cancer cells") }
+	cmd := func(home string) *exec.Cmd { return plainCmd(t, home, "search", "--json", "cancer cells") }
 	span := timed(t, cmd(fresh(false)))
 	t.Logf("one search rebuilding the index takes %v here", span)
 	rng := rand.New(rand.NewPCG(9, 10))

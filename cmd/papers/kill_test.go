@@ -30,7 +30,8 @@ var storedLine = regexp.MustCompile(`^(added|updated) (\S+)`)
 // over a run and checks, each time, that the library opens, passes SQLite's
 // integrity check and holds every paper the killed process had reported as
 // stored, with all of its chunks. A final run completes the corpus with
-// nothing duplicated.
+// nothing duplicated. The killed processes are papers built without the
+// race detector (see kill_more_test.go).
 func TestKillAnyMoment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills 8 processes")
@@ -61,7 +62,7 @@ func TestKillAnyMoment(t *testing.T) {
 	calib := filepath.Join(tmp, "calibrate.jsonl")
 	writeLines(t, corpus, calib, 0, size)
 	began := time.Now()
-	if out, err := papersCmd(t.TempDir(), "ingest", "--jsonl", calib, pdfs).CombinedOutput(); err != nil {
+	if out, err := plainCmd(t, t.TempDir(), "ingest", "--jsonl", calib, pdfs).CombinedOutput(); err != nil {
 		t.Fatalf("calibration ingest: %v\n%s", err, out)
 	}
 	span := time.Since(began)
@@ -77,7 +78,7 @@ func TestKillAnyMoment(t *testing.T) {
 		if round%3 == 0 {
 			args = append(args, pdfs)
 		}
-		cmd := papersCmd(home, args...)
+		cmd := plainCmd(t, home, args...)
 		stderr, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -140,7 +141,7 @@ func TestKillAnyMoment(t *testing.T) {
 	if midRun < rounds/2 {
 		t.Fatalf("only %d of %d rounds were killed after a commit: the test proves too little", midRun, rounds)
 	}
-	out, err := papersCmd(home, "ingest", "--jsonl", corpus, "--json", pdfs).Output()
+	out, err := plainCmd(t, home, "ingest", "--jsonl", corpus, "--json", pdfs).Output()
 	if err != nil {
 		t.Fatalf("final ingest: %v", err)
 	}

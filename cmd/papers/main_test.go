@@ -57,14 +57,16 @@ func (w withBinDir) Run() int {
 // race detector, once per test binary, when this one runs under it (else
 // "", and the scripts run this binary as papers, as testscript sets up).
 //
-// Why: the scripts check what the commands do, end to end, one process at a
-// time; under -race each papers process they start is 4-8 times slower
-// (translated SQLite, PDF extraction), which made the scripts 144 of the
-// package's 246 CPU seconds (62 without -race; BENCHMARKS.md, "Test suite
-// time"). The data races such a process could have are in the packages'
-// concurrent code (ingest's sources, pdf, store's segments, ask), whose own
-// tests run under -race, and in the tests here that keep this binary
-// (papersCmd) because concurrency is their point: the kill tests, the
+// Why: the scripts and the kill tests check what whole commands do, or
+// leave behind, one process at a time; under -race each papers process is
+// 4-8 times slower (translated SQLite, PDF extraction), which made the
+// scripts 144 of the package's 246 CPU seconds (31 without -race;
+// BENCHMARKS.md, "Test suite time"), and a killed process's race report
+// goes unread. The data races such a process could have are in the
+// packages' concurrent code (ingest's sources, pdf, store's segments, ask),
+// whose own tests run under -race, and in the tests here that keep this
+// binary (papersCmd) because concurrency is their point and their
+// processes run to the end (a race then fails them, exit 66): the
 // concurrent ingests, ingest during reindex, papers mcp's cancelled tool
 // call, read-only and full media.
 var plainBinary = sync.OnceValues(func() (string, error) {
@@ -82,6 +84,22 @@ var plainBinary = sync.OnceValues(func() (string, error) {
 	}
 	return binDir, nil
 })
+
+// plainCmd is papersCmd running the plain papers binary (plainBinary)
+// instead of this one, when they differ.
+func plainCmd(t testing.TB, home string, args ...string) *exec.Cmd {
+	t.Helper()
+	c := papersCmd(home, args...)
+	dir, err := plainBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir != "" {
+		c.Path = filepath.Join(dir, "papers")
+		c.Args[0] = c.Path
+	}
+	return c
+}
 
 // usePlainBinary puts the plain papers binary (plainBinary) first on the
 // script's PATH, when there is one.

@@ -385,16 +385,25 @@ func (s *Set) Score(terms []string, weights []float64, acc []float64) error {
 		return nil
 	}
 	norms := s.norms()
+	// Documents are scored a block at a time, every term's postings in the
+	// block before the next block: the block's scores and length terms
+	// (16 bytes a document) stay in the CPU's cache for all the terms,
+	// instead of being read from memory again for each term (at a million
+	// documents, 16 MB per term of the query). Each document's score is
+	// still the sum of its terms' shares in query order.
 	scoreRange := func(g0, g1 int) error {
-		for _, pl := range plan {
-			for _, h := range pl.hold {
-				part, base := s.parts[h.part], s.base[h.part]
-				lo, hi := max(g0-base, 0), min(g1-base, part.X.Docs())
-				if lo >= hi {
-					continue
-				}
-				if err := part.X.scoreTerm(h.term, pl.w, norms[h.part], part.Del, acc[base:base+part.X.Docs()], lo, hi); err != nil {
-					return err
+		for b0 := g0; b0 < g1; b0 += scoreBlock {
+			b1 := min(b0+scoreBlock, g1)
+			for _, pl := range plan {
+				for _, h := range pl.hold {
+					part, base := s.parts[h.part], s.base[h.part]
+					lo, hi := max(b0-base, 0), min(b1-base, part.X.Docs())
+					if lo >= hi {
+						continue
+					}
+					if err := part.X.scoreTerm(h.term, pl.w, norms[h.part], part.Del, acc[base:base+part.X.Docs()], lo, hi); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -419,6 +428,10 @@ func (s *Set) Score(terms []string, weights []float64, acc []float64) error {
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// scoreBlock is how many documents Score scores at a time (their scores
+// and length terms, 256 KB, fit a core's L2 cache).
+const scoreBlock = 1 << 14
 
 // parallelPostings is how many postings a query needs to be scored by more
 // than one goroutine (a variable for tests).
