@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/papers-cli/papers/ingest/chunk"
@@ -13,8 +14,15 @@ import (
 
 // pdfPassages reads a shared PDF and cuts it as ingest does (pages, then
 // body chunks), returning the chunks as evidence of one paper.
+// Each PDF is read once per test binary (tests read the same papers).
 func pdfPassages(t *testing.T, file, id, title string) []evidence {
 	t.Helper()
+	key := file + "\x00" + id + "\x00" + title
+	pdfCache.Lock()
+	defer pdfCache.Unlock()
+	if ev, ok := pdfCache.m[key]; ok {
+		return slices.Clone(ev)
+	}
 	path := filepath.Join("..", "..", "shared", "data", "pdfs", "papers", file)
 	doc, err := pdf.ExtractFile(t.Context(), path)
 	if err != nil {
@@ -29,7 +37,16 @@ func pdfPassages(t *testing.T, file, id, title string) []evidence {
 		ev = append(ev, evidence{ChunkID: store.ChunkID(id, c.Seq), Paper: store.Paper{ID: id, Title: title},
 			PageStart: c.PageStart, PageEnd: c.PageEnd, Section: c.Section, Text: c.Text, Score: 1})
 	}
-	return ev
+	if pdfCache.m == nil {
+		pdfCache.m = map[string][]evidence{}
+	}
+	pdfCache.m[key] = ev
+	return slices.Clone(ev)
+}
+
+var pdfCache struct {
+	sync.Mutex
+	m map[string][]evidence
 }
 
 // answerFrom answers question from the passages of ev that hold anchor

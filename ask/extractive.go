@@ -799,11 +799,11 @@ func answerType(q *question, s *sentence, short string) float64 {
 // definitionalShare is what a sentence that may gloss something (it has
 // "is", "which", a parenthesis) scores for a definition question: less
 // than one that says what the thing asked about is.
-var definitionalShare = 0.6
+const definitionalShare = 0.6
 
 // listReach is how far below the best sentence's score one that lists
 // several names may be and still open the answer of a list question.
-var listReach = 0.5
+const listReach = 0.5
 
 // itemSep separates the items of an enumeration: "A, B, and C", "A or B".
 var itemSep = regexp.MustCompile(`,\s*(?:and\s+|or\s+)?|;\s*|\s+(?:and|or)\s+`)
@@ -843,7 +843,7 @@ func enumerated(s *sentence) int {
 // methodReach is how far below the best sentence's score the one that
 // states how the thing asked about is done may be and still open the
 // answer.
-var methodReach = 0.6
+const methodReach = 0.6
 
 // means are the words that say how something is done: "computed as",
 // "quantified using", "by sampling", "via", "through".
@@ -874,7 +874,7 @@ func statesMeans(part *question, s *sentence) bool {
 
 // definitionReach is how far below the best sentence's score the one that
 // defines the thing asked about may be and still open the answer.
-var definitionReach = 0.5
+const definitionReach = 0.5
 
 // defines reports whether s says what the thing a definition question
 // asks about is (its focus words, else the names it mentions): s opens

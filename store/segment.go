@@ -88,7 +88,6 @@ type segment struct {
 	sums    segSums
 	vecs    vectorSource
 	codes   atomic.Pointer[signCodes] // nil until there are sign codes
-	file    *os.File                  // the .seg file, for int8Vector (nil in memory)
 	raw     []byte                    // the .seg file
 	unmap   func() error              // releases raw; nil when on the heap
 
@@ -137,21 +136,19 @@ func (s *segment) release() {
 		s.unmap()
 	}
 	s.codes.Load().release()
-	if s.file != nil {
-		s.file.Close()
-	}
 	s.vecs.close()
 }
 
-// int8Vector returns chunk d's int8 vector: read from the .seg file into
-// buf (dims bytes) rather than through the mapping, for the sign-code
-// candidates of a dense search, which are scattered over the file: mapped,
-// each would fault in (and keep resident) the pages around it.
-func (s *segment) int8Vector(d int, buf []byte) ([]int8, error) {
-	if s.file == nil {
+// int8Vector returns chunk d's int8 vector: read from the .seg file (that
+// of codes, the segment's sign codes) into buf (dims bytes) rather than
+// through the mapping, for the sign-code candidates of a dense search,
+// which are scattered over the file: mapped, each would fault in (and
+// keep resident) the pages around it.
+func (s *segment) int8Vector(codes *signCodes, d int, buf []byte) ([]int8, error) {
+	if codes == nil || codes.seg == nil {
 		return s.q8[d*s.dims : (d+1)*s.dims : (d+1)*s.dims], nil
 	}
-	if _, err := s.file.ReadAt(buf[:s.dims], segHeader+int64(d)*int64(s.dims)); err != nil {
+	if _, err := codes.seg.ReadAt(buf[:s.dims], segHeader+int64(d)*int64(s.dims)); err != nil {
 		return nil, fmt.Errorf("read int8 vector %d: %w", d, err)
 	}
 	return leview.Of[int8](buf, s.dims), nil
@@ -271,12 +268,6 @@ func openSegment(dir, name string) (*segment, error) {
 	s.vecs.f = f
 	if c := openSignCodes(dir, name, s.n, s.dims); c != nil {
 		s.codes.Store(c)
-		// Opened only for segments with codes: the others' int8 vectors
-		// are scanned through the mapping.
-		if s.file, err = os.Open(filepath.Join(dir, name+".seg")); err != nil {
-			s.release()
-			return nil, err
-		}
 	}
 	return s, nil
 }

@@ -181,11 +181,18 @@ type signCodes struct {
 	g     []float32
 	bits  []uint64
 	unmap func() error // nil when on the heap
+	seg   *os.File     // the segment's .seg file, for int8Vector (nil in memory)
 }
 
 func (c *signCodes) release() {
-	if c != nil && c.unmap != nil {
+	if c == nil {
+		return
+	}
+	if c.unmap != nil {
 		c.unmap()
+	}
+	if c.seg != nil {
+		c.seg.Close()
 	}
 }
 
@@ -208,8 +215,9 @@ func parseSignCodes(b []byte, docs, dims int) (*signCodes, [2]uint32, error) {
 	}, sums, nil
 }
 
-// openSignCodes maps dir/name.bits; a missing or unusable file gives nil
-// (the segment is then scanned with its int8 vectors).
+// openSignCodes maps dir/name.bits and opens dir/name.seg for reading the
+// candidates' int8 vectors; a missing or unusable file gives nil (the
+// segment is then scanned with its int8 vectors).
 func openSignCodes(dir, name string, docs, dims int) *signCodes {
 	b, unmap, err := mapFile(filepath.Join(dir, name+".bits"))
 	if err != nil {
@@ -221,6 +229,10 @@ func openSignCodes(dir, name string, docs, dims int) *signCodes {
 		return nil
 	}
 	c.unmap = unmap
+	if c.seg, err = os.Open(filepath.Join(dir, name+".seg")); err != nil {
+		c.release()
+		return nil
+	}
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -166,6 +167,45 @@ func TestSignCodesAddedToOlderIndex(t *testing.T) {
 	}
 	if err := lib.Check(ctx); err != nil {
 		t.Fatal(err)
+	}
+	lib.Close()
+
+	// Damaged: a torn file is written again like a missing one; one whose
+	// bits were changed is used (it only costs recall: every hit is
+	// re-scored exactly) until Check finds it.
+	var f string
+	for f = range was {
+		break
+	}
+	if err := os.Truncate(f, 40); err != nil {
+		t.Fatal(err)
+	}
+	lib, err = Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	if _, err := lib.SearchVectors(ctx, q, 3, Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(f); !bytes.Equal(got, was[f]) {
+		t.Fatal("a torn sign code file was not written again")
+	}
+	b := slices.Clone(was[f])
+	b[bitsHeader] ^= 0xff
+	if err := os.WriteFile(f, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lib2, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib2.Close()
+	if _, err := lib2.SearchVectors(ctx, q, 3, Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib2.Check(ctx); err == nil || !strings.Contains(err.Error(), "sign code") {
+		t.Fatalf("Check of changed sign codes: %v, want an error naming them", err)
 	}
 }
 

@@ -273,7 +273,7 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 				}
 				s, d := x.locate(int(c.i))
 				seg := x.segs[s]
-				v, err := seg.int8Vector(d, buf)
+				v, err := seg.int8Vector(seg.codes.Load(), d, buf)
 				if err != nil {
 					errs[w] = err
 					return

@@ -228,44 +228,32 @@ func TestLayoutShortColumn(t *testing.T) {
 // (YIHBNPGU's table of constellations); one whose rows are set wide apart
 // row by row, as pdftotext reads that.
 func TestLayoutTableColumns(t *testing.T) {
-	words := func(pitch float64) string {
+	// grid lays out rows of cells 80pt apart, rows pitch points apart, and
+	// returns the page's lines joined by " | ".
+	grid := func(pitch float64, rows [][]string) string {
 		var gs []glyph
-		for i, row := range [][]string{{"Company", "Class", "Orbit"}, {"Kineis", "nano", "LEO"}, {"Planet Labs", "micro", "LEO"}, {"Telesat", "mini", "MEO"}} {
-			y := 700 - pitch*float64(i)
+		for i, row := range rows {
 			for j, cell := range row {
-				gs = append(gs, glyphsOf(72+80*float64(j), y, cell)...)
+				gs = append(gs, glyphsOf(72+80*float64(j), 700-pitch*float64(i), cell)...)
 			}
 		}
 		return strings.ReplaceAll(pageText(t, gs), "\n", " | ")
 	}
-	if got, want := words(12), "Company | Kineis | Planet Labs | Telesat | Class | nano | micro | mini | Orbit | LEO | LEO | MEO"; got != want {
+	words := [][]string{{"Company", "Class", "Orbit"}, {"Kineis", "nano", "LEO"}, {"Planet Labs", "micro", "LEO"}, {"Telesat", "mini", "MEO"}}
+	if got, want := grid(12, words), "Company | Kineis | Planet Labs | Telesat | Class | nano | micro | mini | Orbit | LEO | LEO | MEO"; got != want {
 		t.Errorf("tight rows of words: got %q, want %q", got, want)
 	}
 	// one-digit numbers are cells too (TraceMonkey's table of loops and
 	// aborts), where an equation's one-letter pieces are not
-	var gs []glyph
-	for i, row := range [][]string{{"", "Loops", "Aborts"}, {"3d-cube", "25", "3"}, {"access", "0", "5"}, {"crypto", "4", "0"}} {
-		for j, cell := range row {
-			gs = append(gs, glyphsOf(72+80*float64(j), 700-12*float64(i), cell)...)
-		}
-	}
-	if got, want := strings.ReplaceAll(pageText(t, gs), "\n", " | "), "Loops Aborts | 3d-cube | access | crypto | 25 | 0 | 4 | 3 | 5 | 0"; got != want {
+	digits := [][]string{{"", "Loops", "Aborts"}, {"3d-cube", "25", "3"}, {"access", "0", "5"}, {"crypto", "4", "0"}}
+	if got, want := grid(12, digits), "Loops Aborts | 3d-cube | access | crypto | 25 | 0 | 4 | 3 | 5 | 0"; got != want {
 		t.Errorf("tight rows of one-digit numbers: got %q, want %q", got, want)
 	}
-	table := func(pitch float64) string {
-		var gs []glyph
-		for i, row := range [][]string{{"Model", "P", "R"}, {"base", "40.6", "38.3"}, {"big", "75.9", "80.0"}, {"ours", "92.0", "94.1"}} {
-			y := 700 - pitch*float64(i)
-			for j, cell := range row {
-				gs = append(gs, glyphsOf(72+80*float64(j), y, cell)...)
-			}
-		}
-		return strings.ReplaceAll(pageText(t, gs), "\n", " | ")
-	}
-	if got, want := table(12), "Model | base | big | ours | P | 40.6 | 75.9 | 92.0 | R | 38.3 | 80.0 | 94.1"; got != want {
+	numbers := [][]string{{"Model", "P", "R"}, {"base", "40.6", "38.3"}, {"big", "75.9", "80.0"}, {"ours", "92.0", "94.1"}}
+	if got, want := grid(12, numbers), "Model | base | big | ours | P | 40.6 | 75.9 | 92.0 | R | 38.3 | 80.0 | 94.1"; got != want {
 		t.Errorf("tight rows: got %q, want %q", got, want)
 	}
-	if got, want := table(20), "Model P R | base 40.6 38.3 | big 75.9 80.0 | ours 92.0 94.1"; got != want {
+	if got, want := grid(20, numbers), "Model P R | base 40.6 38.3 | big 75.9 80.0 | ours 92.0 94.1"; got != want {
 		t.Errorf("loose rows: got %q, want %q", got, want)
 	}
 }

@@ -109,9 +109,14 @@ func TestMaxBody(t *testing.T) {
 // A watchdog that is not fed stops the request with its cause; feeding it
 // keeps the request alive past the first deadline.
 func TestWatchdog(t *testing.T) {
-	ctx, wd := Watch(t.Context(), 20*time.Millisecond, &TimeoutError{What: "test server", URL: "http://x/v1", Phase: "first token"})
-	for i := 0; i < 5; i++ {
-		time.Sleep(10 * time.Millisecond) // far below the deadline, even on a loaded machine
+	// Fed every 10 ms for longer than the first deadline: it fires only on
+	// a stall of 300 ms before the first feed or of 1 s between feeds,
+	// which a loaded machine's scheduler does not make.
+	const first = 300 * time.Millisecond
+	start := time.Now()
+	ctx, wd := Watch(t.Context(), first, &TimeoutError{What: "test server", URL: "http://x/v1", Phase: "first token"})
+	for time.Since(start) < first+100*time.Millisecond {
+		time.Sleep(10 * time.Millisecond)
 		wd.Feed(time.Second, &TimeoutError{What: "test server", URL: "http://x/v1", Phase: "next token"})
 	}
 	if ctx.Err() != nil {

@@ -6,7 +6,8 @@
 // term, about 3 µs each: a 10-word query over 100k chunks costs 0.2-0.3 s.
 // Here a query walks the posting lists of its terms once, adding each
 // document's share of the score into an array, which costs a few
-// nanoseconds per posting. Terms and scores agree with FTS5's exactly
+// nanoseconds per posting (a block of documents at a time with all the
+// terms, so that the block's scores stay in cache: Set.Score). Terms and scores agree with FTS5's exactly
 // (TestTermsAgreeWithFTS5, and the store's TestSearchTextAgreesWithFTS5).
 //
 // An Index is immutable. The store's index changes by parts: a Set of
