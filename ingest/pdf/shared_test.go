@@ -18,6 +18,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// fullTests (PAPERS_FULL_TESTS=1) makes the race detector's run read the
+// whole of the data sets it reads a part of (TestPeerReadable).
+var fullTests = os.Getenv("PAPERS_FULL_TESTS") == "1"
+
 // sharedDocs holds what ExtractFile made of each shared PDF, by path:
 // several tests read the same papers (quality, metadata, xref rebuilding),
 // and under -race one extraction of a paper takes seconds, of the 619-page
