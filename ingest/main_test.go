@@ -12,11 +12,13 @@ import (
 	"testing"
 
 	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/internal/testmain"
 )
 
 // TestMain makes extractBytes extract each distinct PDF once for all the
 // tests (sharedExtract).
 func TestMain(m *testing.M) {
+	testmain.GC()
 	extractBytes = sharedExtract
 	code := m.Run()
 	if testing.Verbose() {

@@ -15,11 +15,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/papers-cli/papers/cmd"
+	"github.com/papers-cli/papers/internal/testmain"
 )
 
 // TestMain lets the test binary act as the papers command: testscript runs
 // it under the name "papers", and the kill test runs it with PAPERS_AS_MAIN=1.
 func TestMain(m *testing.M) {
+	testmain.GC()
 	if os.Getenv("PAPERS_AS_MAIN") == "1" {
 		os.Exit(cmd.Main())
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/internal/testmain"
 )
 
 // TestMain lifts the wall-clock guard of one extraction (MaxDuration, 2
@@ -14,6 +16,7 @@ import (
 // that and failed as "too large" (CPU-bound limits, MaxOps and the sizes,
 // still stop hostile input).
 func TestMain(m *testing.M) {
+	testmain.GC()
 	MaxDuration = 20 * time.Minute
 	os.Exit(m.Run())
 }
