@@ -11,3 +11,7 @@ func TestMain(m *testing.M) {
 	testmain.GC()
 	os.Exit(m.Run())
 }
+
+// fullTests (PAPERS_FULL_TESTS=1) makes the race detector's run check the
+// whole data of the tests that check a slice of it under -race (TestEval).
+var fullTests = os.Getenv("PAPERS_FULL_TESTS") == "1"
