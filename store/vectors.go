@@ -210,6 +210,10 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 		go func() {
 			defer wg.Done()
 			d := x.dims
+			var sums []uint64
+			if sq != nil {
+				sums = make([]uint64, signBlock)
+			}
 			for _, sp := range spans {
 				seg := x.segs[sp.seg]
 				base := int32(x.base[sp.seg])
@@ -221,16 +225,17 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 				if sq != nil {
 					codes = seg.codes.Load()
 				}
+				if codes != nil {
+					if !c.scan(ctx, sq, codes, seg, mask, base, sp, nc, sums) {
+						return
+					}
+					continue
+				}
 				for i := sp.lo; i < sp.hi; i++ {
 					if i&4095 == 0 && ctx.Err() != nil {
 						return
 					}
 					if seg.del != nil && seg.del.Has(i) || mask != nil && !mask[seg.paperOf[i]] {
-						continue
-					}
-					if codes != nil {
-						w := codes.words
-						c.offer(scored{sq.estimate(codes.bits[i*w:(i+1)*w:(i+1)*w], codes.g[i]), base + int32(i)}, nc)
 						continue
 					}
 					s := seg.scale[i] * dotI8(q, seg.q8[i*d:(i+1)*d:(i+1)*d])
@@ -302,6 +307,31 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 		all[j].score = dot(q, v)
 	}
 	return x.hits(all, k), nil
+}
+
+// signBlock is how many chunks' popcounts signSums computes at a time.
+const signBlock = 512
+
+// scan offers the sign-code estimates of the (live, allowed) chunks of
+// span sp of seg, whose codes are codes, to e, keeping the best nc; sums
+// is scratch space of signBlock. It reports false if ctx was done.
+func (e *estimates) scan(ctx context.Context, sq *signQuery, codes *signCodes, seg liveSeg, mask []bool, base int32, sp span, nc int, sums []uint64) bool {
+	w := codes.words
+	for lo := sp.lo; lo < sp.hi; lo += signBlock {
+		if ctx.Err() != nil {
+			return false
+		}
+		n := min(signBlock, sp.hi-lo)
+		signSums(sq, codes.bits[lo*w:(lo+n)*w], sums[:n])
+		for j, v := range sums[:n] {
+			i := lo + j
+			if seg.del != nil && seg.del.Has(i) || mask != nil && !mask[seg.paperOf[i]] {
+				continue
+			}
+			e.offer(scored{sq.fromSums(int(uint32(v)), int(v>>32), codes.g[i]), base + int32(i)}, nc)
+		}
+	}
+	return true
 }
 
 // estimates is a min-heap of sign-code estimates, ordered by score then
