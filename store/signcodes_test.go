@@ -275,7 +275,7 @@ func TestSignSumsMatchesPortable(t *testing.T) {
 
 func BenchmarkSignSums(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	const n = 100000
+	const n = 1000000
 	codes := make([]uint64, n*12)
 	for i := range codes {
 		codes[i] = r.Uint64()
@@ -347,6 +347,54 @@ func TestSignScanBlocksAreExact(t *testing.T) {
 					t.Fatalf("query %d, k=%d, filtered %v: %d hits, %d per chunk; they differ", qi, k, sel != nil, len(got), len(want))
 				}
 			}
+		}
+	}
+}
+
+// TestEstimatesKeepTheBest checks the selection of the sign-code pass
+// against a sort of everything offered: the same n estimates, for streams
+// with many equal scores, ascending and descending ones, and n from 1 to
+// more than were offered.
+func TestEstimatesKeepTheBest(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := range 200 {
+		m := r.IntN(3000)
+		all := make([]scored, m)
+		for i := range all {
+			var s float32
+			switch trial % 4 {
+			case 0:
+				s = float32(r.NormFloat64())
+			case 1:
+				s = float32(r.IntN(5)) // ties, broken by chunk
+			case 2:
+				s = float32(i)
+			case 3:
+				s = -float32(i)
+			}
+			all[i] = scored{s, int32(i)}
+		}
+		n := 1 + r.IntN(m+10)
+		e := estimates{n: n}
+		for _, s := range all {
+			e.offer(s)
+		}
+		got := slices.Clone(e.best())
+		want := slices.Clone(all)
+		order := func(a, b scored) int {
+			if worse(b, a) {
+				return -1
+			}
+			if worse(a, b) {
+				return 1
+			}
+			return 0
+		}
+		slices.SortFunc(want, order)
+		want = want[:min(n, m)]
+		slices.SortFunc(got, order)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: %d offered, best %d: kept %d, differ from the sorted best", trial, m, n, len(got))
 		}
 	}
 }

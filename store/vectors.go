@@ -204,6 +204,7 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	var wg sync.WaitGroup
 	for w, spans := range x.spans(workers) {
 		c, t := &coarse[w], &fine[w]
+		c.n = nc
 		t.x = x
 		t.h = make([]scored, 0, kc)
 		wg.Add(1)
@@ -226,7 +227,7 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 					codes = seg.codes.Load()
 				}
 				if codes != nil {
-					if !c.scan(ctx, sq, codes, seg, mask, base, sp, nc, sums) {
+					if !c.scan(ctx, sq, codes, seg, mask, base, sp, sums) {
 						return
 					}
 					continue
@@ -253,8 +254,8 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	// of these scattered reads would fault in, and keep resident, the
 	// pages around it.
 	var all []scored
-	for _, c := range coarse {
-		all = append(all, c...)
+	for i := range coarse {
+		all = append(all, coarse[i].best()...)
 	}
 	slices.SortFunc(all, func(a, b scored) int {
 		if a.score != b.score {
@@ -313,9 +314,9 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 const signBlock = 512
 
 // scan offers the sign-code estimates of the (live, allowed) chunks of
-// span sp of seg, whose codes are codes, to e, keeping the best nc; sums
-// is scratch space of signBlock. It reports false if ctx was done.
-func (e *estimates) scan(ctx context.Context, sq *signQuery, codes *signCodes, seg liveSeg, mask []bool, base int32, sp span, nc int, sums []uint64) bool {
+// span sp of seg, whose codes are codes, to e; sums is scratch space of
+// signBlock. It reports false if ctx was done.
+func (e *estimates) scan(ctx context.Context, sq *signQuery, codes *signCodes, seg liveSeg, mask []bool, base int32, sp span, sums []uint64) bool {
 	w := codes.words
 	for lo := sp.lo; lo < sp.hi; lo += signBlock {
 		if ctx.Err() != nil {
@@ -328,53 +329,94 @@ func (e *estimates) scan(ctx context.Context, sq *signQuery, codes *signCodes, s
 			if seg.del != nil && seg.del.Has(i) || mask != nil && !mask[seg.paperOf[i]] {
 				continue
 			}
-			e.offer(scored{sq.fromSums(int(uint32(v)), int(v>>32), codes.g[i]), base + int32(i)}, nc)
+			s := scored{sq.fromSums(int(uint32(v)), int(v>>32), codes.g[i]), base + int32(i)}
+			if e.full && !worse(e.cut, s) {
+				continue // offer's common case, inline
+			}
+			e.offer(s)
 		}
 	}
 	return true
 }
 
-// estimates is a min-heap of sign-code estimates, ordered by score then
-// chunk (no tie-break by paper: the pass is approximate anyway, and this
-// order is as deterministic).
-type estimates []scored
+// estimates keeps the best n sign-code estimates offered, ordered by
+// score then chunk (no tie-break by paper: the pass is approximate
+// anyway, and this order is as deterministic): every estimate better than
+// the cut, the worst of the best n when it last chose, goes into h, and
+// when h holds 2n it chooses again (a selection, linear, where a heap of
+// n would sift each of them).
+type estimates struct {
+	h    []scored
+	n    int
+	cut  scored
+	full bool // cut is set
+}
 
-func (e estimates) worse(a, b scored) bool {
+// worse orders estimates: a is worse than b.
+func worse(a, b scored) bool {
 	return a.score < b.score || a.score == b.score && a.i > b.i
 }
 
-func (e *estimates) offer(s scored, k int) {
-	h := *e
-	if len(h) < k {
-		h = append(h, s)
-		for j := len(h) - 1; j > 0; {
-			p := (j - 1) / 2
-			if !h.worse(h[j], h[p]) {
-				break
+func (e *estimates) offer(s scored) {
+	if e.full && !worse(e.cut, s) {
+		return
+	}
+	e.h = append(e.h, s)
+	if len(e.h) >= 2*e.n {
+		e.choose()
+	}
+}
+
+// choose keeps in h the best n, and sets the cut to the worst of them.
+func (e *estimates) choose() {
+	if len(e.h) <= e.n {
+		return
+	}
+	selectBest(e.h, e.n)
+	e.h = e.h[:e.n]
+	e.cut, e.full = e.h[e.n-1], true
+}
+
+// best returns the best n offered, in no order.
+func (e *estimates) best() []scored {
+	e.choose()
+	return e.h
+}
+
+// selectBest reorders h so that h[:n] holds its best n (by worse) and
+// h[n-1] the worst of them, 0 < n < len(h): quickselect with Lomuto's
+// partition around the median of three, so each round places its pivot.
+func selectBest(h []scored, n int) {
+	lo, hi := 0, len(h)-1 // the n-1th best is in h[lo:hi+1]
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		// Median of h[lo], h[m], h[hi] to h[hi], as the pivot.
+		if worse(h[lo], h[m]) {
+			h[lo], h[m] = h[m], h[lo]
+		}
+		if worse(h[m], h[hi]) {
+			h[m], h[hi] = h[hi], h[m]
+			if worse(h[lo], h[m]) {
+				h[lo], h[m] = h[m], h[lo]
 			}
-			h[j], h[p] = h[p], h[j]
-			j = p
 		}
-		*e = h
-		return
-	}
-	if !h.worse(h[0], s) {
-		return
-	}
-	h[0] = s
-	for j := 0; ; {
-		c := 2*j + 1
-		if c >= len(h) {
-			break
+		h[m], h[hi] = h[hi], h[m]
+		p, j := h[hi], lo
+		for i := lo; i < hi; i++ {
+			if worse(p, h[i]) {
+				h[i], h[j] = h[j], h[i]
+				j++
+			}
 		}
-		if c+1 < len(h) && h.worse(h[c+1], h[c]) {
-			c++
+		h[j], h[hi] = h[hi], h[j]
+		switch {
+		case j == n-1:
+			return
+		case j < n-1:
+			lo = j + 1
+		default:
+			hi = j - 1
 		}
-		if !h.worse(h[c], h[j]) {
-			break
-		}
-		h[j], h[c] = h[c], h[j]
-		j = c
 	}
 }
 
