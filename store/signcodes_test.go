@@ -379,7 +379,7 @@ func TestEstimatesKeepTheBest(t *testing.T) {
 		for _, s := range all {
 			e.offer(s)
 		}
-		got := slices.Clone(e.best())
+		got := slices.Clone(e.kept())
 		want := slices.Clone(all)
 		order := func(a, b scored) int {
 			if worse(b, a) {

@@ -255,15 +255,9 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	// pages around it.
 	var all []scored
 	for i := range coarse {
-		all = append(all, coarse[i].best()...)
+		all = append(all, coarse[i].kept()...)
 	}
-	slices.SortFunc(all, func(a, b scored) int {
-		if a.score != b.score {
-			return cmp.Compare(b.score, a.score)
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	all = all[:min(nc, len(all))]
+	all = best(all, nc, worse)
 	slices.SortFunc(all, func(a, b scored) int { return cmp.Compare(a.i, b.i) })
 	errs := make([]error, workers)
 	for w := range workers {
@@ -297,8 +291,7 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 		all = append(all, p.h...)
 	}
 	// The best kc of the int8 scores are the ones to re-score exactly.
-	x.sort(all)
-	all = all[:min(kc, len(all))]
+	all = best(all, kc, func(a, b scored) bool { return x.better(b, a) })
 	for j, c := range all {
 		s, d := x.locate(int(c.i))
 		v, err := x.segs[s].vecs.vector(d, x.dims, buf)
@@ -372,25 +365,29 @@ func (e *estimates) choose() {
 	if len(e.h) <= e.n {
 		return
 	}
-	selectBest(e.h, e.n)
-	e.h = e.h[:e.n]
+	e.h = best(e.h, e.n, worse)
 	e.cut, e.full = e.h[e.n-1], true
 }
 
-// best returns the best n offered, in no order.
-func (e *estimates) best() []scored {
+// kept returns the best n offered, in no order.
+func (e *estimates) kept() []scored {
 	e.choose()
 	return e.h
 }
 
-// selectBest reorders h so that h[:n] holds its best n (by worse) and
-// h[n-1] the worst of them, 0 < n < len(h): quickselect with Lomuto's
-// partition around the median of three, so each round places its pivot.
-func selectBest(h []scored, n int) {
+// best reorders h so that h[:n] holds its best n by worse, h[n-1] the
+// worst of them, and returns h[:n] (all of h if n >= len(h)): quickselect
+// with Lomuto's partition around the median of three, so each round
+// places its pivot. worse must be a strict total order for the result to
+// be the same as that of a sort.
+func best(h []scored, n int, worse func(a, b scored) bool) []scored {
+	if n >= len(h) {
+		return h
+	}
 	lo, hi := 0, len(h)-1 // the n-1th best is in h[lo:hi+1]
 	for lo < hi {
 		m := lo + (hi-lo)/2
-		// Median of h[lo], h[m], h[hi] to h[hi], as the pivot.
+		// The median of h[lo], h[m], h[hi] to h[hi], as the pivot.
 		if worse(h[lo], h[m]) {
 			h[lo], h[m] = h[m], h[lo]
 		}
@@ -411,13 +408,14 @@ func selectBest(h []scored, n int) {
 		h[j], h[hi] = h[hi], h[j]
 		switch {
 		case j == n-1:
-			return
+			lo = hi
 		case j < n-1:
 			lo = j + 1
 		default:
 			hi = j - 1
 		}
 	}
+	return h[:n]
 }
 
 // approxFrom is the number of live chunks from which a dense search scans
