@@ -205,6 +205,10 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	for w, spans := range x.spans(workers) {
 		c, t := &coarse[w], &fine[w]
 		c.n = nc
+		if sq != nil {
+			c.h = candidates.get(2 * nc)
+			defer candidates.put(c.h)
+		}
 		t.x = x
 		t.h = make([]scored, 0, kc)
 		wg.Add(1)
@@ -253,7 +257,8 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	// with the int8 vectors, read (not mapped) in file order: mapped, each
 	// of these scattered reads would fault in, and keep resident, the
 	// pages around it.
-	var all []scored
+	all := candidates.get(workers*nc + len(fine)*kc)
+	defer candidates.put(all)
 	for i := range coarse {
 		all = append(all, coarse[i].kept()...)
 	}
@@ -302,6 +307,24 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	}
 	return x.hits(all, k), nil
 }
+
+// candidates recycles the candidate lists of dense searches (128 KB for
+// 8,192 sign-code candidates, several per search): allocated anew, they
+// were most of a warm search's garbage at 1M chunks, and a collection
+// every other search.
+var candidates scoredPool
+
+type scoredPool struct{ p sync.Pool }
+
+// get returns an empty slice with room for n.
+func (sp *scoredPool) get(n int) []scored {
+	if v, ok := sp.p.Get().(*[]scored); ok && cap(*v) >= n {
+		return (*v)[:0]
+	}
+	return make([]scored, 0, n)
+}
+
+func (sp *scoredPool) put(s []scored) { sp.p.Put(&s) }
 
 // signBlock is how many chunks' popcounts signSums computes at a time.
 const signBlock = 512
