@@ -433,6 +433,10 @@ func (sq *signQuery) fromSums(ones, sum int, g float32) float32 {
 // (dot_amd64.go), about five times faster than POPCNT a word at a time.
 var signSums = signSumsGo
 
+// signSumsKernels is every version of signSums this CPU can run, by name
+// (for tests and benchmarks).
+var signSumsKernels = map[string]func(sq *signQuery, codes, out []uint64){"per-chunk": signSumsGo}
+
 func signSumsGo(sq *signQuery, codes, out []uint64) {
 	w := sq.words
 	for i := range out {

@@ -243,8 +243,8 @@ func BenchmarkSignEstimate(b *testing.B) {
 	_ = sink
 }
 
-// TestSignSumsMatchesPortable checks signSums (AVX-512 where the CPU has
-// it) against signPlanesGo chunk by chunk, for lengths that fill 8-word
+// TestSignSumsMatchesPortable checks every signSums kernel the CPU can
+// run (POPCNT, AVX-512) against signPlanesGo chunk by chunk, for lengths that fill 8-word
 // groups or not, codes with padding bits set (a damaged file: the mask
 // plane must still apply) and blocks of 0 to 40 chunks.
 func TestSignSumsMatchesPortable(t *testing.T) {
@@ -261,18 +261,23 @@ func TestSignSumsMatchesPortable(t *testing.T) {
 			for i := range codes {
 				codes[i] = r.Uint64()
 			}
-			out := make([]uint64, n)
-			signSums(sq, codes, out)
-			for i := range n {
-				ones, sum := signPlanesGo(codes[i*w:(i+1)*w], sq.planes)
-				if want := uint64(ones) | uint64(sum)<<32; out[i] != want {
-					t.Fatalf("dims %d, chunk %d of %d: signSums %#x, want %#x", dims, i, n, out[i], want)
+			for name, f := range signSumsKernels {
+				out := make([]uint64, n)
+				f(sq, codes, out)
+				for i := range n {
+					ones, sum := signPlanesGo(codes[i*w:(i+1)*w], sq.planes)
+					if want := uint64(ones) | uint64(sum)<<32; out[i] != want {
+						t.Fatalf("%s, dims %d, chunk %d of %d: %#x, want %#x", name, dims, i, n, out[i], want)
+					}
 				}
 			}
 		}
 	}
 }
 
+// BenchmarkSignSums: the popcounts of a sign-code scan of 1M chunks of
+// 768 dimensions (96 MB of codes, from memory), with each kernel the CPU
+// can run (signSumsKernels).
 func BenchmarkSignSums(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	const n = 1000000
@@ -286,10 +291,14 @@ func BenchmarkSignSums(b *testing.B) {
 	}
 	sq := newSignQuery(normalized(q))
 	out := make([]uint64, 512)
-	for b.Loop() {
-		for i := 0; i < n; i += 512 {
-			signSums(sq, codes[i*12:], out[:min(512, n-i)])
-		}
+	for name, f := range signSumsKernels {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				for i := 0; i < n; i += 512 {
+					f(sq, codes[i*12:], out[:min(512, n-i)])
+				}
+			}
+		})
 	}
 }
 
