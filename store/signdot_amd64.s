@@ -60,16 +60,14 @@ done:
 // fetched 8 KB ahead.
 TEXT ·signSumsPOPCNT(SB), NOSPLIT, $0-80
 	MOVQ codes_base+0(FP), SI
-	MOVQ words+24(FP), R13
-	MOVQ planes_base+32(FP), R14
-	MOVQ out_base+56(FP), R15
+	MOVQ out_base+56(FP), R13
 	MOVQ out_len+64(FP), DX
 	TESTQ DX, DX
 	JE    sdone
 
 schunk:
 	// Fetch the lines of the code 8 KB ahead.
-	MOVQ R13, CX
+	MOVQ words+24(FP), CX
 	SHLQ $3, CX
 	XORQ BX, BX
 
@@ -79,8 +77,8 @@ spf:
 	CMPQ       BX, CX
 	JL         spf
 
-	MOVQ R14, DI
-	MOVQ R13, CX
+	MOVQ planes_base+32(FP), DI
+	MOVQ words+24(FP), CX
 	XORQ R8, R8
 	XORQ R9, R9
 	XORQ R10, R10
@@ -121,8 +119,8 @@ sloop:
 	ADDQ R12, R9
 	SHLQ $32, R9
 	ORQ  R8, R9
-	MOVQ R9, (R15)
-	ADDQ $8, R15
+	MOVQ R9, (R13)
+	ADDQ $8, R13
 	DECQ DX
 	JNE  schunk
 

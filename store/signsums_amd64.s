@@ -73,12 +73,12 @@ loaded:
 	VPADDQ        Z11, Z14, Z14
 	VPSLLQ        $32, Z14, Z14
 	VPADDQ        Z10, Z14, Z14
-	VEXTRACTI64X4 $1, Z14, Y15
-	VPADDQ        Y15, Y14, Y14
-	VEXTRACTI128  $1, Y14, X15
-	VPADDQ        X15, X14, X14
-	VPSHUFD       $0x4e, X14, X15
-	VPADDQ        X15, X14, X14
+	VEXTRACTI64X4 $1, Z14, Y9
+	VPADDQ        Y9, Y14, Y14
+	VEXTRACTI128  $1, Y14, X9
+	VPADDQ        X9, X14, X14
+	VPSHUFD       $0x4e, X14, X9
+	VPADDQ        X9, X14, X14
 	VMOVQ         X14, AX
 	MOVQ          AX, (DX)
 	ADDQ          $8, DX
