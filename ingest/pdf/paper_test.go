@@ -1,0 +1,44 @@
+package pdf
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPaperCauses: research papers (a Zotero user's library, held out from
+// the peer set) where a general cause lost or broke text that pdftotext
+// reads; one case per cause, each checked by a phrase of the page as it is
+// printed. The whole set is scored by bench/extract/sweep (BENCHMARKS.md,
+// issue 17).
+func TestPaperCauses(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	cases := []struct {
+		file, cause string
+		want, not   []string
+	}{
+		// IEEE's Times-Roman uses /MacRomanEncoding: ı, the spacing
+		// accents TeX sets over letters and © sit in its upper half.
+		{"4LLXMVZB/Thung和Raveendran - 2009 - A survey of image quality measures.pdf", "MacRomanEncoding's upper half",
+			[]string{"İsmail Avcıbaş", "Boǧaziçi University"}, []string{"Avcbas"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.SplitN(c.file, "/", 2)[0], func(t *testing.T) {
+			doc, err := extractShared(filepath.Join(z, c.file))
+			if err != nil {
+				t.Fatalf("%s: %v", c.cause, err)
+			}
+			flat := strings.Join(strings.Fields(doc.Text()), " ")
+			for _, w := range c.want {
+				if !strings.Contains(flat, w) {
+					t.Errorf("%s: text lacks %q", c.cause, w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(flat, w) {
+					t.Errorf("%s: text has %q", c.cause, w)
+				}
+			}
+		})
+	}
+}
