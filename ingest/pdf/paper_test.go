@@ -21,6 +21,10 @@ func TestPaperCauses(t *testing.T) {
 		// accents TeX sets over letters and © sit in its upper half.
 		{"4LLXMVZB/Thung和Raveendran - 2009 - A survey of image quality measures.pdf", "MacRomanEncoding's upper half",
 			[]string{"İsmail Avcıbaş", "Boǧaziçi University"}, []string{"Avcbas"}},
+		// Source Han Serif with a ToUnicode that maps nothing: the
+		// embedded cmap maps both "⻓" (a radical) and "长" to one glyph.
+		{"8UTQ2DC7/3549a0b8-ecd6-478b-800d-9ce30dcdae56(翻译结果).pdf", "CJK radicals sharing an ideograph's glyph",
+			[]string{"另一个分支使用步长为 1 的 LCB", "不对齐"}, []string{"⻓", "⻬"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.SplitN(c.file, "/", 2)[0], func(t *testing.T) {
