@@ -36,7 +36,7 @@ func finish(doc *Document, pls []pageLayout) {
 }
 
 // clean applies NFKC (ligatures, compatibility characters), drops control
-// characters and collapses white space.
+// characters, reads soft hyphens as hyphens and collapses white space.
 func clean(s string) string {
 	s = norm.NFKC.String(s)
 	if strings.ContainsRune(s, 'ı') { // dotless i under an accent: í
@@ -47,8 +47,12 @@ func clean(s string) string {
 	space := false
 	for _, r := range s {
 		switch {
-		case r == '\u00ad': // soft hyphen
-			continue
+		case r == '\u00ad':
+			// A soft hyphen in a text layer is a hyphen glyph that was
+			// drawn: some producers (InDesign, Word) map every hyphen to
+			// it, mid-line ("pseudo-Avicenne") as at a line's end, which
+			// dehyphenate joins like any other.
+			r = '-'
 		case unicode.IsSpace(r):
 			space = true
 			continue

@@ -258,7 +258,7 @@ func TestMetadata(t *testing.T) {
 }
 
 func TestCleanAndDehyphenate(t *testing.T) {
-	if got := clean("ef\ufb01cient  \ufb02ow\u00ad"); got != "efficient flow" {
+	if got := clean("ef\ufb01cient  \ufb02ow pseudo\u00adAvicenne"); got != "efficient flow pseudo-Avicenne" {
 		t.Errorf("clean = %q", got)
 	}
 	vocab := map[string]bool{"multi-turn": true, "industry": true}
