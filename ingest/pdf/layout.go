@@ -837,13 +837,101 @@ func tableColumns(rows [][]*frag) [][]*frag {
 			i = j
 			continue
 		}
-		for _, c := range cols {
-			sort.SliceStable(c, func(a, b int) bool { return c[a].base > c[b].base })
-			for _, f := range c {
-				out = append(out, []*frag{f})
+		// The rows right above and below the run, where they sit between
+		// it and more rows of the table (a section row such as "Landmark
+		// Works" under the header or between two runs).
+		var near [][]*frag
+		if i > 1 && len(rows[i-2]) >= 3 {
+			near = append(near, rows[i-1])
+		}
+		if j+1 < len(rows) && len(rows[j+1]) >= 3 {
+			near = append(near, rows[j])
+		}
+		for _, c := range joinSpanned(cols, near, rows[i:j]) {
+			if len(c) == 1 {
+				sort.SliceStable(c[0], func(a, b int) bool { return c[0][a].base > c[0][b].base })
+				for _, f := range c[0] {
+					out = append(out, []*frag{f})
+				}
+				continue
+			}
+			// columns under one spanning heading: row by row
+			in := map[*frag]bool{}
+			for _, col := range c {
+				for _, f := range col {
+					in[f] = true
+				}
+			}
+			for _, r := range rows[i:j] {
+				for _, f := range r {
+					if in[f] {
+						out = append(out, []*frag{f})
+					}
+				}
 			}
 		}
 		i = j
+	}
+	return out
+}
+
+// joinSpanned groups a table's adjacent columns under a section row that
+// spans them, set right above or below the table's run of rows and between
+// it and more of the table ("Landmark Works" over "Discrete | Diffusion"
+// under the header, or between two runs): pdftotext reads such columns as
+// one block, row by row, and so does a reader. (A column heading over
+// sub-columns, "GROBIDCRF" over "P R F1", with nothing of the table above
+// it, it reads column by column like the rest.) A row of three or more cells, a line over
+// every column (a caption, the text around the table) or a fragment with
+// wide gaps of its own (values set close together) joins nothing.
+// Each group is one or more columns, left to right.
+func joinSpanned(cols [][]*frag, near [][]*frag, rows [][]*frag) [][][]*frag {
+	lo, hi := make([]float64, len(cols)), make([]float64, len(cols))
+	for k, c := range cols {
+		lo[k], hi[k] = math.Inf(1), math.Inf(-1)
+		for _, f := range c {
+			lo[k], hi[k] = math.Min(lo[k], f.x0), math.Max(hi[k], f.xmax)
+		}
+	}
+	join := make([]bool, len(cols)) // join[k]: column k goes with column k-1
+	top, bottom := rows[0][0], rows[len(rows)-1][0]
+	for _, r := range near {
+		if len(r) >= 3 {
+			continue
+		}
+		// at about line spacing from the table
+		gap := math.Min(math.Abs(r[0].base-top.base), math.Abs(r[0].base-bottom.base)) / math.Max(top.size, 1)
+		if gap > 1.5 {
+			continue
+		}
+		for _, f := range r {
+			if len(f.cuts) > 0 {
+				continue // a row of values set close ("40.6 38.3 39.1"), not a heading
+			}
+			first, last := -1, -1
+			for k := range cols {
+				if lo[k] < f.xmax && hi[k] > f.x0 {
+					if first < 0 {
+						first = k
+					}
+					last = k
+				}
+			}
+			if first < 0 || last == first || first == 0 && last == len(cols)-1 {
+				continue
+			}
+			for k := first + 1; k <= last; k++ {
+				join[k] = true
+			}
+		}
+	}
+	var out [][][]*frag
+	for k, c := range cols {
+		if k > 0 && join[k] {
+			out[len(out)-1] = append(out[len(out)-1], c)
+			continue
+		}
+		out = append(out, [][]*frag{c})
 	}
 	return out
 }

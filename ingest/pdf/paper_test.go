@@ -25,6 +25,12 @@ func TestPaperCauses(t *testing.T) {
 		// embedded cmap maps both "⻓" (a radical) and "长" to one glyph.
 		{"8UTQ2DC7/3549a0b8-ecd6-478b-800d-9ce30dcdae56(翻译结果).pdf", "CJK radicals sharing an ideograph's glyph",
 			[]string{"另一个分支使用步长为 1 的 LCB", "不对齐"}, []string{"⻓", "⻬"}},
+		// A table of methods whose "Framework" column holds two words in
+		// two columns ("Discrete | Diffusion"), under section rows that
+		// span both ("Landmark Works"): read row by row, as pdftotext does.
+		{"Z236VBWT/_.pdf", "columns under a spanning section row",
+			[]string{"Landmark Works Discrete Diffusion Discrete Diffusion Discrete Score Discrete Score Continuous SDE"},
+			[]string{"Landmark Works Discrete Discrete Discrete Discrete"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.SplitN(c.file, "/", 2)[0], func(t *testing.T) {
