@@ -313,7 +313,7 @@ func (f *frag) script(x, y, size float64, text string) int {
 	lowered := small && f.base-y > 0.1*f.size
 	lastRaised := f.lastY-f.base > 0.2*f.size
 	switch {
-	case lowered && f.subAt >= 0 && x-f.subX1 > -0.1*size && x-f.subX1 < 0.3*size:
+	case lowered && f.subAt >= 0 && x-f.subX1 > -0.1*size && x-f.subX1 < 0.3*size && f.text.Len() < maxScriptLine:
 		return f.subAt // the subscript goes on
 	case f.underSup(x, y, size):
 		at := f.supAt
@@ -335,13 +335,18 @@ func (f *frag) script(x, y, size float64, text string) int {
 	return -1
 }
 
+// maxScriptLine bounds the fragments whose scripts are reordered: each
+// glyph put before a superscript copies the fragment's text, and a line
+// of text is far shorter (a crafted one-line page is not).
+const maxScriptLine = 1024
+
 // underSup says whether a glyph at x, y of the given size starts a
 // subscript under the superscript the fragment ends with: set small and
 // low, at the end of the glyph the superscript sits on and left of where
 // the superscript starts (a wide superscript, "W^Q", ends further right
 // than the usual move back of a new fragment).
 func (f *frag) underSup(x, y, size float64) bool {
-	return size < 0.85*f.size && f.base-y > 0.1*f.size && f.supAt >= 0 && f.lastY-f.base > 0.2*f.size &&
+	return f.text.Len() < maxScriptLine && size < 0.85*f.size && f.base-y > 0.1*f.size && f.supAt >= 0 && f.lastY-f.base > 0.2*f.size &&
 		x < f.supX0-0.02*size && math.Abs(x-f.supX) < 0.15*f.size
 }
 
