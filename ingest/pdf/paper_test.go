@@ -40,6 +40,10 @@ func TestPaperCauses(t *testing.T) {
 			[]string{"matrices WiQ ∈ Rdmodel×dk , WiK ∈ Rdmodel×dk , WiV"}, []string{"WQi"}},
 		{"/toolformer_2302.04761v1.pdf", "subscripts under superscripts that start together",
 			[]string{"candidates c1i , c2i , . . . , cki ."}, nil},
+		// A capitalised word hyphenated at a line end, which the paper
+		// writes whole elsewhere (pdftotext joins every line-end hyphen).
+		{"/papermage_emnlp2023demo.pdf", "line-end hyphens before a capital",
+			[]string{"For example, GROBID (Grobid, 2008–2023)", "2019. SciBERT: A pretrained"}, []string{"GRO- BID"}},
 	}
 	for _, c := range cases {
 		path := filepath.Join(z, c.file)
