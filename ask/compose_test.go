@@ -66,11 +66,7 @@ func answerFrom(t *testing.T, ev []evidence, anchor, question string) (extractio
 	if x.reason != "" {
 		t.Fatalf("abstained: %s", x.reason)
 	}
-	var text []string
-	for _, s := range x.sentences {
-		text = append(text, s.text)
-	}
-	return x, strings.Join(text, " ")
+	return x, joined(x)
 }
 
 // ranked picks the first chunk of ev holding each anchor, scored as
@@ -88,6 +84,29 @@ func ranked(t *testing.T, ev []evidence, step float64, anchors ...string) []evid
 		picked = append(picked, e)
 	}
 	return picked
+}
+
+// leadOf answers question from picked, failing if it abstains, and checks
+// that the answer opens with a sentence holding want (what names the
+// sentence expected, for the failure message).
+func leadOf(t *testing.T, picked []evidence, question, want, what string) {
+	t.Helper()
+	x := extract(picked, question, DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if lead := x.sentences[0].text; !strings.Contains(lead, want) {
+		t.Errorf("the answer opens with %q, not with %s", lead, what)
+	}
+}
+
+// joined is the text of an extraction's sentences, in answer order.
+func joined(x extraction) string {
+	var text []string
+	for _, s := range x.sentences {
+		text = append(text, s.text)
+	}
+	return strings.Join(text, " ")
 }
 
 // The fact a "how" question asks for is often in the sentence after the
@@ -144,11 +163,7 @@ func TestExtractiveListGoesOnInTheNextChunk(t *testing.T) {
 	if x.reason != "" {
 		t.Fatalf("abstained: %s", x.reason)
 	}
-	var answer []string
-	for _, s := range x.sentences {
-		answer = append(answer, s.text)
-	}
-	text := strings.Join(answer, " ")
+	text := joined(x)
 	for _, want := range []string{"Molecular distance:", "Chemical space:"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the answer lacks the item %q:\n%s", want, text)
@@ -174,13 +189,7 @@ func TestExtractiveDefinitionOpensWithTheDefinition(t *testing.T) {
 	if len(picked) < 2 {
 		t.Fatalf("%d chunks hold the anchors: the extraction changed", len(picked))
 	}
-	x := extract(picked, "In the session-level PPO algorithm that PaSa designs, what is a session?", DefaultMinSupport, nil)
-	if x.reason != "" {
-		t.Fatalf("abstained: %s", x.reason)
-	}
-	if lead := x.sentences[0].text; !strings.Contains(lead, "define a session as") {
-		t.Errorf("the answer opens with %q, not with the definition", lead)
-	}
+	leadOf(t, picked, "In the session-level PPO algorithm that PaSa designs, what is a session?", "define a session as", "the definition")
 }
 
 func TestDefines(t *testing.T) {
@@ -213,13 +222,7 @@ func TestExtractiveMethodOpensWithTheMeans(t *testing.T) {
 	// as retrieval ranks them: the overview first, the Adapter LM's section
 	// half as high
 	picked := ranked(t, ev, 0.45, "incorporates a comprehension score", "quantified using a cosine")
-	x := extract(picked, "How is the comprehension score in the Adapter LM prompt calculated?", DefaultMinSupport, nil)
-	if x.reason != "" {
-		t.Fatalf("abstained: %s", x.reason)
-	}
-	if lead := x.sentences[0].text; !strings.Contains(lead, "cosine similarity") {
-		t.Errorf("the answer opens with %q, not with how the score is computed", lead)
-	}
+	leadOf(t, picked, "How is the comprehension score in the Adapter LM prompt calculated?", "cosine similarity", "how the score is computed")
 }
 
 func TestStatesMeans(t *testing.T) {
@@ -249,13 +252,7 @@ func TestStatesMeans(t *testing.T) {
 func TestExtractiveListOpensWithTheEnumeration(t *testing.T) {
 	ev := pdfPassages(t, "deepseek_r1_2501.12948.pdf", "pdf:r1", "DeepSeek-R1: Incentivizing Reasoning Capability in LLMs via Reinforcement Learning")
 	picked := ranked(t, ev, 0.2, "six dense models", "The base models we use here")
-	x := extract(picked, "Which base checkpoints were the distilled models of DeepSeek-R1 trained from?", DefaultMinSupport, nil)
-	if x.reason != "" {
-		t.Fatalf("abstained: %s", x.reason)
-	}
-	if lead := x.sentences[0].text; !strings.Contains(lead, "Llama-3.3-70B-Instruct") {
-		t.Errorf("the answer opens with %q, not with the list of base models", lead)
-	}
+	leadOf(t, picked, "Which base checkpoints were the distilled models of DeepSeek-R1 trained from?", "Llama-3.3-70B-Instruct", "the list of base models")
 }
 
 func TestEnumerated(t *testing.T) {

@@ -123,3 +123,68 @@ func TestFailedPutKeepsPreviousState(t *testing.T) {
 		t.Log("every Put finished before its cancellation: only the finished state was checked")
 	}
 }
+
+// A refresh that cannot get the index's write lock within the busy timeout
+// (another process refreshing on a saturated machine) does not fail the
+// ingest that asked for it: the paper is in the library, searches find it
+// from the change log, and the next refresh indexes it.
+func TestRefreshBehindABusyIndexWriter(t *testing.T) {
+	old := busyTimeout
+	busyTimeout = 300 * time.Millisecond
+	t.Cleanup(func() { busyTimeout = old })
+
+	ctx := context.Background()
+	dir := t.TempDir()
+	lib, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	if err := lib.EnsureEmbedder(ctx, "e", 2); err != nil {
+		t.Fatal(err)
+	}
+	put := func(id, text string) {
+		t.Helper()
+		if _, err := lib.Put(ctx, Paper{ID: id, Title: id}, []Chunk{{Text: text, Vector: []float32{1, 0}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a", "plain words about ribosomes")
+	if err := lib.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	holder, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	release, err := holder.lockWrite(ctx, busyTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put("b", "zymogen granules in acinar cells")
+	if err := lib.Refresh(ctx); err != nil {
+		t.Fatalf("Refresh while another handle writes the index = %v, want nil (the change waits in the log)", err)
+	}
+	found := func(when string) {
+		t.Helper()
+		hits, err := lib.SearchText(ctx, "zymogen", 5, Filter{}, Feedback{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 || hits[0].PaperID != "b" {
+			t.Fatalf("search for the new paper %s: %+v, want paper b", when, hits)
+		}
+	}
+	found("while the index is behind")
+	release()
+
+	if err := lib.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	found("after the next refresh")
+	if err := lib.Check(ctx); err != nil {
+		t.Errorf("Check after the index caught up: %v", err)
+	}
+}

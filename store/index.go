@@ -460,15 +460,18 @@ func (l *Library) deletions(s *segment, name string) (*fts.Deleted, error) {
 // writing the index.
 //
 // The index is a cache of the library: when its directory cannot be
-// written (a full disk, a read-only medium, no permission) Refresh leaves
-// it behind and returns nil, and searches take the changes in in memory.
+// written (a full disk, a read-only medium, no permission), or another
+// process held its write lock for the whole busy timeout (a refresh on a
+// saturated machine, a reindex), Refresh leaves it behind and returns nil:
+// the changes stay in the change log, searches take them in in memory,
+// and the next refresh indexes them.
 func (l *Library) Refresh(ctx context.Context) error {
 	if l.readOnly != "" {
 		return fmt.Errorf("refresh the search index: %w", l.errReadOnly())
 	}
 	release, err := l.lockWrite(ctx, busyTimeout)
 	if err != nil {
-		if cannotWriteIndex(err) {
+		if cannotWriteIndex(err) || errors.Is(err, errLockBusy) {
 			return nil
 		}
 		return fmt.Errorf("refresh the search index: %w", err)

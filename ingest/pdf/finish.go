@@ -36,7 +36,7 @@ func finish(doc *Document, pls []pageLayout) {
 }
 
 // clean applies NFKC (ligatures, compatibility characters), drops control
-// characters and collapses white space.
+// characters, reads soft hyphens as hyphens and collapses white space.
 func clean(s string) string {
 	s = norm.NFKC.String(s)
 	if strings.ContainsRune(s, 'ı') { // dotless i under an accent: í
@@ -47,8 +47,12 @@ func clean(s string) string {
 	space := false
 	for _, r := range s {
 		switch {
-		case r == '\u00ad': // soft hyphen
-			continue
+		case r == '\u00ad':
+			// A soft hyphen in a text layer is a hyphen glyph that was
+			// drawn: some producers (InDesign, Word) map every hyphen to
+			// it, mid-line ("pseudo-Avicenne") as at a line's end, which
+			// dehyphenate joins like any other.
+			r = '-'
 		case unicode.IsSpace(r):
 			space = true
 			continue
@@ -233,7 +237,9 @@ func vocabulary(pls []pageLayout) map[string]bool {
 }
 
 // dehyphenate joins a word split across lines with a hyphen when the next
-// line starts with a lower-case letter. The hyphen is dropped ("exam-" +
+// line starts with a lower-case letter, or with a capital where the document
+// writes the joined word elsewhere and never with the hyphen ("Trace-" +
+// "Monkey" is "TraceMonkey", "GRO-" + "BID" "GROBID"). The hyphen is dropped ("exam-" +
 // "ple" gives "example") unless the document itself writes the compound with
 // a hyphen inside a line and never without ("multi-" + "turn" stays
 // "multi-turn" when "multi-turn" appears elsewhere, or when either part
@@ -252,7 +258,8 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 		if !unicode.IsLetter(prev[len(prev)-1]) {
 			continue
 		}
-		if !unicode.IsLower(firstRune(b.text)) {
+		upper := !unicode.IsLower(firstRune(b.text))
+		if upper && !unicode.IsUpper(firstRune(b.text)) {
 			continue
 		}
 		// the fragment before the hyphen and the first word of the next line
@@ -269,6 +276,11 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 			continue // "zero- and few-shot": a suspended hyphen, not a split word
 		}
 		lowFrag, lowCore := strings.ToLower(strings.TrimLeft(frag, "([\"'“‘")), strings.ToLower(core)
+		if upper && (!vocab[lowFrag+lowCore] || vocab[lowFrag+"-"+lowCore]) {
+			// "Trace-" + "Monkey" is "TraceMonkey" where the document
+			// writes that word; "Smith-" + "Jones" stays as it is
+			continue
+		}
 		// A compound with hyphens of its own on either side ("state-of-" +
 		// "the-art") keeps the one at the line end too, unless the two
 		// elements beside it make a word of the document ("indus-" +

@@ -896,12 +896,27 @@ var winAnsiHigh = map[int]string{0x80: "Euro", 0x82: "quotesinglbase", 0x83: "fl
 	0x96: "endash", 0x97: "emdash", 0x98: "tilde", 0x99: "trademark", 0x9a: "scaron",
 	0x9b: "guilsinglright", 0x9c: "oe", 0x9e: "zcaron", 0x9f: "Ydieresis", 0xa0: "space"}
 
-var macRomanHigh = map[int]string{0x80: "Adieresis", 0x81: "Aring", 0x82: "Ccedilla", 0x83: "Eacute",
-	0x84: "Ntilde", 0x85: "Odieresis", 0x86: "Udieresis", 0x87: "aacute", 0x88: "agrave",
-	0x89: "acircumflex", 0x8a: "adieresis", 0x8b: "atilde", 0x8c: "aring", 0x8d: "ccedilla",
-	0x8e: "eacute", 0x8f: "egrave", 0x90: "ecircumflex", 0x91: "edieresis", 0x92: "iacute",
-	0x93: "igrave", 0x94: "icircumflex", 0x95: "idieresis", 0x96: "ntilde", 0x97: "oacute",
-	0x98: "ograve", 0x99: "ocircumflex", 0x9a: "odieresis", 0x9b: "otilde", 0x9c: "uacute",
-	0x9d: "ugrave", 0x9e: "ucircumflex", 0x9f: "udieresis", 0xa0: "dagger", 0xa5: "bullet",
-	0xa7: "germandbls", 0xd0: "endash", 0xd1: "emdash", 0xd2: "quotedblleft", 0xd3: "quotedblright",
-	0xd4: "quoteleft", 0xd5: "quoteright", 0xde: "fi", 0xdf: "fl", 0xc9: "ellipsis", 0xca: "space"}
+// macRomanHigh is the upper half of MacRomanEncoding (PDF 32000-1 annex
+// D.2), with the Mac OS Roman characters the annex leaves out (notequal,
+// infinity, ...) as poppler reads them: IEEE's Times-Roman sets "ı", "ş"
+// and the spacing accents TeX draws over letters through these codes.
+var macRomanHigh = func() map[int]string {
+	names := strings.Fields(`Adieresis Aring Ccedilla Eacute Ntilde Odieresis Udieresis aacute
+	agrave acircumflex adieresis atilde aring ccedilla eacute egrave ecircumflex edieresis iacute
+	igrave icircumflex idieresis ntilde oacute ograve ocircumflex odieresis otilde uacute ugrave
+	ucircumflex udieresis dagger degree cent sterling section bullet paragraph germandbls registered
+	copyright trademark acute dieresis notequal AE Oslash infinity plusminus lessequal greaterequal
+	yen mu partialdiff summation product pi integral ordfeminine ordmasculine Omega ae oslash
+	questiondown exclamdown logicalnot radical florin approxequal Delta guillemotleft guillemotright
+	ellipsis space Agrave Atilde Otilde OE oe endash emdash quotedblleft quotedblright quoteleft
+	quoteright divide lozenge ydieresis Ydieresis fraction currency guilsinglleft guilsinglright fi
+	fl daggerdbl periodcentered quotesinglbase quotedblbase perthousand Acircumflex Ecircumflex
+	Aacute Edieresis Egrave Iacute Icircumflex Idieresis Igrave Oacute Ocircumflex apple Ograve
+	Uacute Ucircumflex Ugrave dotlessi circumflex tilde macron breve dotaccent ring cedilla
+	hungarumlaut ogonek caron`)
+	m := make(map[int]string, len(names))
+	for i, n := range names {
+		m[0x80+i] = n
+	}
+	return m
+}()

@@ -157,7 +157,8 @@ func sfntGlyphText(b []byte) (func(int) string, int) {
 // reverseCmap reads the best Unicode subtable of a cmap table (Windows
 // Unicode full or BMP, Unicode platform, else Windows symbol with its
 // U+F0xx codes read as Latin-1) and returns, for each glyph, the lowest
-// character that maps to it.
+// character that maps to it, except that an ideograph wins over the radical
+// or compatibility form that shares its glyph (see variantForm).
 func reverseCmap(c []byte) map[int]rune {
 	n := beU16(c, 2)
 	best, bestRank := -1, 0
@@ -200,7 +201,8 @@ func reverseCmap(c []byte) map[int]rune {
 		if r < 0x20 || r >= 0xd800 && r < 0xe000 || r > 0x10ffff {
 			return
 		}
-		if old, ok := rev[g]; !ok || r < old && !(old >= 0x20 && old < 0x7f && r >= 0x7f) {
+		if old, ok := rev[g]; !ok || variantForm(old) && !variantForm(r) ||
+			r < old && variantForm(r) == variantForm(old) && !(old >= 0x20 && old < 0x7f && r >= 0x7f) {
 			rev[g] = r
 		}
 	}
@@ -252,6 +254,14 @@ func reverseCmap(c []byte) map[int]rune {
 		}
 	}
 	return rev
+}
+
+// variantForm reports a CJK radical (Kangxi or supplement) or compatibility
+// ideograph: CJK fonts such as Source Han map these to the glyph of the
+// unified ideograph they stand for ("⻓" U+2ED3 and "长" U+957F), where text
+// means the ideograph, as pdftotext reads it.
+func variantForm(r rune) bool {
+	return r >= 0x2e80 && r <= 0x2fdf || r >= 0xf900 && r <= 0xfaff || r >= 0x2f800 && r <= 0x2fa1f
 }
 
 // postNames returns the glyph names of a post table in format 2.

@@ -45,6 +45,16 @@ type frag struct {
 	// cap are indented by it, which is not a paragraph's indent.
 	dropCap *dropCap
 	capGap  bool // the next glyph is the first after the drop cap
+	// A superscript run and the subscript set under it (TeX's x_i^2
+	// draws the 2, then moves back for the i): supAt is where the
+	// superscript's text starts (before any space written ahead of it),
+	// supX where the glyph it sits on ends, supX0 where the superscript
+	// starts, supWrote whether a space was written before it; subAt is
+	// where the subscript's text goes while it runs, subX1 where its last
+	// glyph ends.
+	supAt, subAt       int
+	supX, supX0, subX1 float64
+	supWrote           bool
 }
 
 // dropCap is an initial set two or three lines tall: its baseline (the
@@ -200,12 +210,15 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 			cur.base, cur.size, cur.lastY, cur.lastSize = y, size, y, size
 			cur.capGap = true
 		}
+		insert := -1 // where this glyph's text goes, if not at the end
 		if cur != nil {
 			sz := math.Max(cur.size, size)
 			dy := y - cur.base
 			gap := x - cur.x1
-			if math.Abs(dy) > sameLineEm*sz || gap < -backMoveEm*sz || gap > fragBreakEm*sz {
+			if math.Abs(dy) > sameLineEm*sz || gap < -backMoveEm*sz && !cur.underSup(x, y, size) || gap > fragBreakEm*sz {
 				cur = nil
+			} else if insert = cur.script(x, y, size, text); insert >= 0 {
+				// a subscript under a superscript: placed before it
 			} else {
 				// A superscript before a word is a marker of its own
 				// ("1Institute" is affiliation 1, then "Institute").
@@ -218,8 +231,13 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 					brk = capGapEm * size
 					cur.capGap = false
 				}
+				at, wrote := cur.text.Len(), false
 				if cur.pending || afterSup || gap > brk {
+					wrote = !cur.pending && !afterSup
 					writeSpace(&cur.text)
+				}
+				if cur.supAt == -2 { // this glyph starts a superscript run
+					cur.supAt, cur.supWrote = at, wrote && cur.text.Len() > at
 				}
 				if gap > cutEm*sz && len(cur.cuts) < 64 {
 					cur.cuts = append(cur.cuts, cut{x0: cur.x1, x1: x, at: cur.text.Len(), nchar: cur.nchar})
@@ -231,8 +249,22 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 			}
 		}
 		if cur == nil {
-			cur = &frag{x0: x, base: y, size: size}
+			cur = &frag{x0: x, base: y, size: size, supAt: -1, subAt: -1}
 			out = append(out, cur)
+		}
+		if insert >= 0 {
+			cur.insertText(insert, text)
+			cur.subAt = insert + len(text)
+			cur.subX1 = x + g.w
+			cur.lastY, cur.lastSize = y, size
+			cur.x1 = math.Max(cur.x1, x+g.w)
+			if g.text != "" {
+				cur.nchar++
+				if g.font != nil && g.font.bold {
+					cur.nbold++
+				}
+			}
+			continue
 		}
 		cur.text.WriteString(text)
 		if cur.accent != 0 {
@@ -264,6 +296,75 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 		}
 	}
 	return out[:n]
+}
+
+// script tracks superscripts and the subscripts set under them, for the
+// glyph at x, y of the given size and text about to join the fragment
+// (which goes on). It returns where in the fragment's text the glyph goes
+// when it is (part of) a subscript under a superscript, or -1. The stream
+// draws the superscript first; pdftotext orders the two by where they
+// start, and the superscript of an italic letter starts after its italic
+// correction, so the subscript, which touches the letter, comes first
+// ("W_i^Q" is "WiQ", "σ_x^2" "σx2", "F_1^t" "F1t"); where both start at
+// the same place ("c_i^1") the superscript stays first ("c1i").
+func (f *frag) script(x, y, size float64, text string) int {
+	small := size < 0.85*f.size
+	raised := small && y-f.base > 0.2*f.size
+	lowered := small && f.base-y > 0.1*f.size
+	lastRaised := f.lastY-f.base > 0.2*f.size
+	switch {
+	case lowered && f.subAt >= 0 && x-f.subX1 > -0.1*size && x-f.subX1 < 0.3*size && f.text.Len() < maxScriptLine:
+		return f.subAt // the subscript goes on
+	case f.underSup(x, y, size):
+		at := f.supAt
+		if f.supWrote && x-f.supX < 0.1*f.size {
+			// the space before the superscript was its distance from
+			// the glyph it sits on: the subscript touches that glyph
+			s := f.text.String()
+			f.text.Reset()
+			f.text.WriteString(s[:at] + s[at+1:])
+			f.shiftCuts(at, -1)
+			f.supWrote = false
+		}
+		return at
+	case raised && !lastRaised && math.Abs(f.lastY-f.base) < 0.1*f.size && text != "":
+		f.supAt, f.supX, f.supX0, f.subAt = -2, f.x1, x, -1 // supAt is set once the space is written
+	case !raised:
+		f.supAt, f.subAt = -1, -1
+	}
+	return -1
+}
+
+// maxScriptLine bounds the fragments whose scripts are reordered: each
+// glyph put before a superscript copies the fragment's text, and a line
+// of text is far shorter (a crafted one-line page is not).
+const maxScriptLine = 1024
+
+// underSup says whether a glyph at x, y of the given size starts a
+// subscript under the superscript the fragment ends with: set small and
+// low, at the end of the glyph the superscript sits on and left of where
+// the superscript starts (a wide superscript, "W^Q", ends further right
+// than the usual move back of a new fragment).
+func (f *frag) underSup(x, y, size float64) bool {
+	return f.text.Len() < maxScriptLine && size < 0.85*f.size && f.base-y > 0.1*f.size && f.supAt >= 0 && f.lastY-f.base > 0.2*f.size &&
+		x < f.supX0-0.02*size && math.Abs(x-f.supX) < 0.15*f.size
+}
+
+// insertText puts s into the fragment's text at byte offset at.
+func (f *frag) insertText(at int, s string) {
+	t := f.text.String()
+	f.text.Reset()
+	f.text.WriteString(t[:at] + s + t[at:])
+	f.shiftCuts(at, len(s))
+}
+
+// shiftCuts moves the cuts after byte offset at by n bytes.
+func (f *frag) shiftCuts(at, n int) {
+	for i := range f.cuts {
+		if f.cuts[i].at > at {
+			f.cuts[i].at += n
+		}
+	}
 }
 
 // breakGap is the gap between two glyphs (of sizes a and b, the letters
@@ -837,13 +938,101 @@ func tableColumns(rows [][]*frag) [][]*frag {
 			i = j
 			continue
 		}
-		for _, c := range cols {
-			sort.SliceStable(c, func(a, b int) bool { return c[a].base > c[b].base })
-			for _, f := range c {
-				out = append(out, []*frag{f})
+		// The rows right above and below the run, where they sit between
+		// it and more rows of the table (a section row such as "Landmark
+		// Works" under the header or between two runs).
+		var near [][]*frag
+		if i > 1 && len(rows[i-2]) >= 3 {
+			near = append(near, rows[i-1])
+		}
+		if j+1 < len(rows) && len(rows[j+1]) >= 3 {
+			near = append(near, rows[j])
+		}
+		for _, c := range joinSpanned(cols, near, rows[i:j]) {
+			if len(c) == 1 {
+				sort.SliceStable(c[0], func(a, b int) bool { return c[0][a].base > c[0][b].base })
+				for _, f := range c[0] {
+					out = append(out, []*frag{f})
+				}
+				continue
+			}
+			// columns under one spanning heading: row by row
+			in := map[*frag]bool{}
+			for _, col := range c {
+				for _, f := range col {
+					in[f] = true
+				}
+			}
+			for _, r := range rows[i:j] {
+				for _, f := range r {
+					if in[f] {
+						out = append(out, []*frag{f})
+					}
+				}
 			}
 		}
 		i = j
+	}
+	return out
+}
+
+// joinSpanned groups a table's adjacent columns under a section row that
+// spans them, set right above or below the table's run of rows and between
+// it and more of the table ("Landmark Works" over "Discrete | Diffusion"
+// under the header, or between two runs): pdftotext reads such columns as
+// one block, row by row, and so does a reader. (A column heading over
+// sub-columns, "GROBIDCRF" over "P R F1", with nothing of the table above
+// it, it reads column by column like the rest.) A row of three or more cells, a line over
+// every column (a caption, the text around the table) or a fragment with
+// wide gaps of its own (values set close together) joins nothing.
+// Each group is one or more columns, left to right.
+func joinSpanned(cols [][]*frag, near [][]*frag, rows [][]*frag) [][][]*frag {
+	lo, hi := make([]float64, len(cols)), make([]float64, len(cols))
+	for k, c := range cols {
+		lo[k], hi[k] = math.Inf(1), math.Inf(-1)
+		for _, f := range c {
+			lo[k], hi[k] = math.Min(lo[k], f.x0), math.Max(hi[k], f.xmax)
+		}
+	}
+	join := make([]bool, len(cols)) // join[k]: column k goes with column k-1
+	top, bottom := rows[0][0], rows[len(rows)-1][0]
+	for _, r := range near {
+		if len(r) >= 3 {
+			continue
+		}
+		// at about line spacing from the table
+		gap := math.Min(math.Abs(r[0].base-top.base), math.Abs(r[0].base-bottom.base)) / math.Max(top.size, 1)
+		if gap > 1.5 {
+			continue
+		}
+		for _, f := range r {
+			if len(f.cuts) > 0 {
+				continue // a row of values set close ("40.6 38.3 39.1"), not a heading
+			}
+			first, last := -1, -1
+			for k := range cols {
+				if lo[k] < f.xmax && hi[k] > f.x0 {
+					if first < 0 {
+						first = k
+					}
+					last = k
+				}
+			}
+			if first < 0 || last == first || first == 0 && last == len(cols)-1 {
+				continue
+			}
+			for k := first + 1; k <= last; k++ {
+				join[k] = true
+			}
+		}
+	}
+	var out [][][]*frag
+	for k, c := range cols {
+		if k > 0 && join[k] {
+			out[len(out)-1] = append(out[len(out)-1], c)
+			continue
+		}
+		out = append(out, [][]*frag{c})
 	}
 	return out
 }

@@ -258,10 +258,10 @@ func TestMetadata(t *testing.T) {
 }
 
 func TestCleanAndDehyphenate(t *testing.T) {
-	if got := clean("ef\ufb01cient  \ufb02ow\u00ad"); got != "efficient flow" {
+	if got := clean("ef\ufb01cient  \ufb02ow pseudo\u00adAvicenne"); got != "efficient flow pseudo-Avicenne" {
 		t.Errorf("clean = %q", got)
 	}
-	vocab := map[string]bool{"multi-turn": true, "industry": true}
+	vocab := map[string]bool{"multi-turn": true, "industry": true, "tracemonkey": true}
 	cases := []struct{ a, b, wantA, wantB string }{
 		{"a multi-", "turn dialogue", "a multi-turn", "dialogue"},
 		{"an exam-", "ple here", "an example", "here"},
@@ -272,6 +272,8 @@ func TestCleanAndDehyphenate(t *testing.T) {
 		{"a state-of-", "the art", "a state-of-the", "art"},
 		{"Image Com-", "munication,2013,28(5):522-530.", "Image Communication,2013,28(5):522-530.", ""},
 		{"the indus-", "try-level data", "the industry-level", "data"},
+		{"the resulting VM Trace-", "Monkey. It", "the resulting VM TraceMonkey.", "It"},
+		{"the resulting VM Spider-", "Monkey. It", "the resulting VM Spider-", "Monkey. It"},
 	}
 	for _, c := range cases {
 		ls := []*line{{text: c.a}, {text: c.b}}

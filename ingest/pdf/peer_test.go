@@ -44,6 +44,7 @@ func TestPeerCauses(t *testing.T) {
 		{"tabula/mednine.pdf", "an Arabic table", 0.98, "ورقة كشف نتائج دائرة مدنين", ""},
 		{"pdfjs/issue13201.pdf", "research paper", 0.99, "Peer-to-Peer Electronic Cash", ""},
 		{"unstructured/copy-protected.pdf", "research paper", 0.98, "LayoutParser", ""},
+		{"pymupdf/test_2861.pdf", "every hyphen mapped to a soft hyphen (U+00AD), mid-line and at line ends", 0.98, "du pseudo-Avicenne by Sébastien Moureau", "impossibil ity"},
 		// pdftotext prints the p that poppler's renderer clips
 		{"pdfjs/knockout_groups_test.pdf", "a Form XObject's /BBox clips its text", 0.95, "sees transparent backdro", "backdrop"},
 	}

@@ -35,10 +35,14 @@ func Words(text string) []string {
 	return out
 }
 
-// joinHyphens removes "-\n" between two letters, as pdftotext does.
+// joinHyphens removes "-\n" between two letters, as pdftotext does, and a
+// soft hyphen (U+00AD) that ends a line likewise: pdftotext prints the
+// hyphen of "impossibil-" + "ity" as U+00AD where the PDF maps its hyphen
+// glyphs to it, and that is still a word split at a line end.
 func joinHyphens(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
+	s = strings.ReplaceAll(s, "\u00ad\n", "-\n")
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		if i+1 < len(lines) && strings.HasSuffix(l, "-") && len(l) > 1 {

@@ -1,0 +1,71 @@
+package pdf
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPaperCauses: research papers (a Zotero user's library, held out from
+// the peer set, and the shared papers) where a general cause lost or broke
+// text that pdftotext reads; one case per cause, each checked by a phrase
+// of the page as it is printed. The whole set is scored by bench/extract/sweep (BENCHMARKS.md,
+// issue 17).
+func TestPaperCauses(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	papers := needData(t, "pdfs/papers")
+	cases := []struct {
+		file, cause string // file: under the Zotero storage, or /NAME in pdfs/papers
+		want, not   []string
+	}{
+		// IEEE's Times-Roman uses /MacRomanEncoding: ı, the spacing
+		// accents TeX sets over letters and © sit in its upper half.
+		{"4LLXMVZB/Thung和Raveendran - 2009 - A survey of image quality measures.pdf", "MacRomanEncoding's upper half",
+			[]string{"İsmail Avcıbaş", "Boǧaziçi University"}, []string{"Avcbas"}},
+		// Source Han Serif with a ToUnicode that maps nothing: the
+		// embedded cmap maps both "⻓" (a radical) and "长" to one glyph.
+		{"8UTQ2DC7/3549a0b8-ecd6-478b-800d-9ce30dcdae56(翻译结果).pdf", "CJK radicals sharing an ideograph's glyph",
+			[]string{"另一个分支使用步长为 1 的 LCB", "不对齐"}, []string{"⻓", "⻬"}},
+		// A table of methods whose "Framework" column holds two words in
+		// two columns ("Discrete | Diffusion"), under section rows that
+		// span both ("Landmark Works"): read row by row, as pdftotext does.
+		{"Z236VBWT/_.pdf", "columns under a spanning section row",
+			[]string{"Landmark Works Discrete Diffusion Discrete Diffusion Discrete Score Discrete Score Continuous SDE"},
+			[]string{"Landmark Works Discrete Discrete Discrete Discrete"}},
+		// A subscript under a superscript: the stream draws W^Q, then
+		// moves back for the i; pdftotext puts the i first where it starts
+		// left of the superscript (after W's italic correction) and keeps
+		// the order where both start together (c_i^1, Toolformer).
+		{"TQJUQX4V/_.pdf", "subscripts under superscripts",
+			[]string{"matrices WiQ ∈ Rdmodel×dk , WiK ∈ Rdmodel×dk , WiV"}, []string{"WQi"}},
+		{"/toolformer_2302.04761v1.pdf", "subscripts under superscripts that start together",
+			[]string{"candidates c1i , c2i , . . . , cki ."}, nil},
+		// A capitalised word hyphenated at a line end, which the paper
+		// writes whole elsewhere (pdftotext joins every line-end hyphen).
+		{"/papermage_emnlp2023demo.pdf", "line-end hyphens before a capital",
+			[]string{"For example, GROBID (Grobid, 2008–2023)", "2019. SciBERT: A pretrained"}, []string{"GRO- BID"}},
+	}
+	for _, c := range cases {
+		path := filepath.Join(z, c.file)
+		if strings.HasPrefix(c.file, "/") {
+			path = filepath.Join(papers, c.file)
+		}
+		t.Run(strings.SplitN(strings.TrimPrefix(c.file, "/"), "/", 2)[0], func(t *testing.T) {
+			doc, err := extractShared(path)
+			if err != nil {
+				t.Fatalf("%s: %v", c.cause, err)
+			}
+			flat := strings.Join(strings.Fields(doc.Text()), " ")
+			for _, w := range c.want {
+				if !strings.Contains(flat, w) {
+					t.Errorf("%s: text lacks %q", c.cause, w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(flat, w) {
+					t.Errorf("%s: text has %q", c.cause, w)
+				}
+			}
+		})
+	}
+}
