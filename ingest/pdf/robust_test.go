@@ -187,12 +187,11 @@ var peerFloors = map[string]float64{
 // the race detector (unless PAPERS_FULL_TESTS=1), where reading the 86
 // took 10 s of CPU, 1 s without it. Extraction runs in one goroutine per
 // document (raceDetector), so the race detector's run needs no more than
-// the code paths: these are the 9 files that, added to the package's
-// other tests, cover every statement the whole set covers (greedy, by
-// `go test -cover -coverpkg=./ingest/pdf/...` of each file alone: 20
-// statements only the peer set reaches), one file of each collection the
-// 9 leave out, and the pending and floored files above. Runs without the
-// race detector read every file.
+// the code paths: these are 9 files that, added to the package's other
+// tests, cover every statement the whole set covers (the 19-20 statements
+// only the peer set reaches; bench/suite/peercover.sh checks it), one file
+// of each collection the 9 leave out, and the pending and floored files
+// above. Runs without the race detector read every file.
 var peerUnderRace = []string{
 	// the coverage
 	"pdfjs/issue17492.pdf", "pdfjs/issue16263.pdf", "tabula/us-007.pdf", "pymupdf/mupdf_explored.pdf",
