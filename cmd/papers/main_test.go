@@ -99,9 +99,16 @@ func plainCmd(t testing.TB, home string, args ...string) *exec.Cmd {
 	if dir != "" {
 		c.Path = filepath.Join(dir, "papers")
 		c.Args[0] = c.Path
+		if os.Getenv("GOGC") == "" {
+			c.Env = append(c.Env, plainGOGC)
+		}
 	}
 	return c
 }
+
+// plainGOGC is the plain papers processes' GOGC: the test binaries' own
+// (testmain.GCPercent), unless GOGC is set.
+var plainGOGC = "GOGC=" + strconv.Itoa(testmain.GCPercent)
 
 // usePlainBinary puts the plain papers binary (plainBinary) first on the
 // script's PATH, when there is one.
@@ -111,6 +118,9 @@ func usePlainBinary(env *testscript.Env) error {
 		return err
 	}
 	env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
+	if os.Getenv("GOGC") == "" {
+		env.Setenv("GOGC", strings.TrimPrefix(plainGOGC, "GOGC="))
+	}
 	return nil
 }
 
