@@ -319,3 +319,31 @@ func TestFollowersReadPastAnEquation(t *testing.T) {
 		t.Errorf("followers = %q, want the sentence after the equation", texts)
 	}
 }
+
+// A sentence that runs into a table (the PDF text sets the table's rows
+// right after it, with no full stop between) stays a sentence: the rows
+// do not go on with it, so it is not scored as table debris and its fact
+// reaches the answer.
+func TestATableDoesNotContinueTheSentenceBeforeIt(t *testing.T) {
+	ev := pdfPassages(t, "adarefiner_naacl2024findings.pdf", "pdf:ada", "AdaRefiner: Refining Decisions of Language Models with Adaptive Feedback")
+	picked := ranked(t, ev, 0.1, "set the training to 1 million")
+	if !strings.Contains(picked[0].Text, "Crafter paper\nMethod Type") {
+		t.Fatal("the table no longer follows the sentence on the next line: the extraction changed, pick another case")
+	}
+	p := newPassage(0, &picked[0])
+	i := slices.IndexFunc(p.sents, func(s *sentence) bool { return strings.Contains(s.text, "1 million steps") })
+	if i < 0 {
+		t.Fatal("no sentence states the 1 million steps")
+	}
+	if s := p.sents[i]; strings.Contains(s.text, "Method Type") || s.debris > 0.3 {
+		t.Errorf("the sentence runs on into the table (debris %.2f): %q", s.debris, s.text)
+	}
+	picked = ranked(t, ev, 0.1, "set the training to 1 million", "evaluated on 22 tasks within the Crafter environment")
+	x := extract(picked, "For how many environment steps were the RL baselines trained in the main Crafter comparison?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if answer := joined(x); !strings.Contains(answer, "1 million steps") {
+		t.Errorf("the answer lacks the number of steps:\n%s", answer)
+	}
+}

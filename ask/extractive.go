@@ -615,7 +615,9 @@ func newPassage(i int, e *evidence) *passage {
 // joinBroken rejoins the lines of a passage that a column or page break
 // cut inside a sentence: a line that does not end a sentence followed by
 // one that starts in lower case or with a quotation mark ("... the level-7
-// tasks" + "“Make Iron Pickaxe” and ...").
+// tasks" + "“Make Iron Pickaxe” and ..."). A table's rows never go on with
+// the prose line before them: "... following the standard set in the
+// Crafter paper" stays a sentence, not the head of the table it runs into.
 func joinBroken(lines []string, section string) []string {
 	var out []string
 	for _, l := range lines {
@@ -627,7 +629,7 @@ func joinBroken(lines []string, section string) []string {
 			prev := out[n-1]
 			r := []rune(l)
 			if !strings.ContainsAny(prev[len(prev)-1:], ".!?:;") && !isHeadingLine(prev, section) && !isHeadingLine(l, section) &&
-				!captionLine.MatchString(prev) && !captionLine.MatchString(l) &&
+				!captionLine.MatchString(prev) && !captionLine.MatchString(l) && !(debris(l) > 0.5 && debris(prev) <= 0.3) &&
 				(unicode.IsLower(r[0]) || strings.ContainsRune("“\"‘(", r[0]) || textseg.WordCount(prev) >= 8) {
 				out[n-1] = prev + " " + l
 				continue
