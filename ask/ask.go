@@ -3,6 +3,7 @@ package ask
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -52,7 +53,7 @@ func (r *Retriever) Ask(ctx context.Context, question string, llm LLM, opts AskO
 	res, err := Answer(ctx, passages, question, llm, aopts, out)
 	if res != nil {
 		res.Retrieval = retrieval
-		res.Passages = len(passages)
+		res.Passages = len(slices.DeleteFunc(slices.Clone(passages), func(p Passage) bool { return p.Neighbour }))
 	}
 	return res, err
 }
@@ -84,6 +85,11 @@ func (r *Retriever) Evidence(ctx context.Context, question string, llm LLM, opts
 	}
 	if err := r.complete(ctx, passages); err != nil {
 		return nil, Options{}, err
+	}
+	if llm == nil || opts.Answer.Extractive {
+		if passages, err = r.neighbours(ctx, passages); err != nil {
+			return nil, Options{}, err
+		}
 	}
 	a := opts.Answer
 	a.MaxPassages = k
@@ -120,6 +126,50 @@ func (r *Retriever) complete(ctx context.Context, ps []Passage) error {
 		}
 	}
 	return nil
+}
+
+// neighbourOf is how many of the best passages an offline answer reads on
+// into the chunk that follows (when retrieval did not bring it).
+const neighbourOf = 6
+
+// neighbours appends to ps, marked Neighbour, the chunk that follows each
+// of its first neighbourOf passages in its paper when ps lacks it: a list
+// or a paragraph the chunker cut goes on there ("there are some clear
+// limitations ..." and the last two of them), and the offline answer reads
+// its lead's list and followers on into it. They are never an answer's
+// lead, only what follows one.
+func (r *Retriever) neighbours(ctx context.Context, ps []Passage) ([]Passage, error) {
+	have := map[string]bool{}
+	for _, p := range ps {
+		have[p.ChunkID] = true
+	}
+	var ids []string
+	for _, p := range ps[:min(len(ps), neighbourOf)] {
+		if id := store.ChunkID(p.PaperID, p.Seq+1); !have[id] {
+			have[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return ps, nil
+	}
+	next, err := r.Index.ChunkTexts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	papers := map[string]store.Paper{}
+	for _, p := range ps {
+		papers[p.PaperID] = p.Paper
+	}
+	for _, id := range ids {
+		c, ok := next[id]
+		if !ok {
+			continue // the paper's last chunk
+		}
+		ps = append(ps, Passage{ChunkID: id, PaperID: c.PaperID, Seq: c.Seq, PageStart: c.PageStart, PageEnd: c.PageEnd,
+			Section: c.Section, Text: c.Text, Paper: papers[c.PaperID], Neighbour: true})
+	}
+	return ps, nil
 }
 
 // cutShort reports text that ends inside a sentence.

@@ -399,20 +399,21 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 		w = &DefaultWeights
 	}
 	q := analyse(question)
-	var ps []*passage
+	var ps, after []*passage // the retrieved passages; the neighbours that follow them
 	for i := range ev {
 		if backMatter.MatchString(ev[i].Section) {
 			continue // reference lists match every question a little and answer none
 		}
-		ps = append(ps, newPassage(i, &ev[i]))
-		if len(ps) == extractPassages {
-			break
+		if ev[i].Neighbour {
+			after = append(after, newPassage(i, &ev[i]))
+		} else if len(ps) < extractPassages {
+			ps = append(ps, newPassage(i, &ev[i]))
 		}
 	}
 	if len(ps) == 0 {
 		return extraction{reason: "no passage was found for it"}
 	}
-	linkChunks(ps)
+	linkChunks(ps, after)
 	psets := make([]map[string]bool, len(ps))
 	for i, p := range ps {
 		psets[i] = p.stems
@@ -506,6 +507,12 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 				s.score = max(s.score, s.scores[j])
 			}
 			cands = append(cands, s)
+		}
+	}
+	for _, p := range after {
+		for _, s := range p.sents { // what followers and completions read of them
+			s.cov = qu.coverage(s.stems)
+			s.names = newNames(s.text, qnames)
 		}
 	}
 	if len(cands) == 0 {
@@ -1368,12 +1375,27 @@ func followers(s *sentence, next []*sentence, n int, has func(*sentence) bool) [
 
 // items are the n items of a list that follow its announcement: the next
 // sentences that open with an enumerator ("First,", "Second,", "(3)",
-// "Finally,"), else the next n sentences.
+// "Finally,"), else the next n sentences. A list of no said length ("some
+// clear limitations") is read whole, in order, with what each item says:
+// from the announcement to its last item, as long as items keep coming
+// (at most listGap sentences between two), up to listSpan sentences.
 func items(next []*sentence, n int) []*sentence {
-	want, scan := n, 3*n
 	if n == 0 {
-		want, scan = 4, 8 // as many as the passage lists
+		last := -1
+		for i, s := range next[:min(len(next), listSpan)] {
+			if i-last > listGap && (last >= 0 || i >= 8) {
+				break
+			}
+			if enumerator.MatchString(s.text) {
+				last = i
+			}
+		}
+		if last < 0 {
+			return next[:min(len(next), 2)]
+		}
+		return slices.DeleteFunc(slices.Clone(next[:last+1]), func(s *sentence) bool { return s.debris > 0.5 })
 	}
+	want, scan := n, 3*n
 	var out []*sentence
 	for _, s := range next[:min(len(next), scan)] {
 		if enumerator.MatchString(s.text) {
@@ -1386,16 +1408,18 @@ func items(next []*sentence, n int) []*sentence {
 	if len(out) > 0 {
 		return out
 	}
-	if n == 0 {
-		return next[:min(len(next), 2)]
-	}
 	return next[:min(len(next), n)]
 }
+
+const (
+	listGap  = 3  // sentences between two items of a list read whole
+	listSpan = 14 // sentences of a list read whole
+)
 
 // enumerator opens an item of a list: an ordinal word, a number or letter
 // in parentheses, a bullet, or a short label and a colon ("Molecular
 // distance: ...", as a bulleted list reads once its bullets are gone).
-var enumerator = regexp.MustCompile(`^(?:[A-Z][a-z]+(?:[ -][a-z]+){0,3}: |(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+var enumerator = regexp.MustCompile(`^(?:[A-Z][a-z]+(?:[ -][a-z]+){0,3}: |(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also|Besides|Beyond (?:this|that|these)|Apart from (?:this|that|these))(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
 
 // completion is what the sentences after a lead add to it, for the part
 // of the question it answers:
@@ -1439,8 +1463,8 @@ func completion(part *question, lead *sentence, next []*sentence) []*sentence {
 // thing asked for: it names it with a count or "some", "several", "the
 // following", "major" ("XAI in chemistry has some major open questions").
 func announcesList(part *question, s *sentence) bool {
-	if !hasAny(s.stems, part.focus) {
-		return false
+	if !slices.ContainsFunc(part.focus, func(t string) bool { return found(t, []map[string]bool{s.stems}) }) {
+		return false // it names the thing asked for, or a synonym ("shortcomings": "limitations")
 	}
 	if strings.HasSuffix(s.text, ":") {
 		return true
@@ -1534,16 +1558,16 @@ func following(s *sentence, ps []*passage) []*sentence {
 	return nil
 }
 
-// linkChunks points each passage at the retrieved chunk that follows it
-// in its paper.
-func linkChunks(ps []*passage) {
+// linkChunks points each passage at the chunk that follows it in its
+// paper: a retrieved one, else one of the neighbours fetched for it.
+func linkChunks(ps, neighbours []*passage) {
 	at := map[string]*passage{}
-	for _, p := range ps {
+	for _, p := range slices.Concat(neighbours, ps) {
 		if p.seq >= 0 {
 			at[store.ChunkID(p.chunk, p.seq)] = p
 		}
 	}
-	for _, p := range ps {
+	for _, p := range slices.Concat(ps, neighbours) {
 		if p.seq >= 0 {
 			p.next = at[store.ChunkID(p.chunk, p.seq+1)]
 		}
