@@ -347,3 +347,45 @@ func TestATableDoesNotContinueTheSentenceBeforeIt(t *testing.T) {
 		t.Errorf("the answer lacks the number of steps:\n%s", answer)
 	}
 }
+
+// A bulleted list whose items are a label and what it says ("• Actionable.
+// Is it clear how ...") reads as labelled items, the label kept; a list
+// question opens with the sentence announcing the list ("We suggest the
+// following attributes ...") rather than the one pointing back at it ("...
+// based on the above attributes"), and the list is read whole, on into the
+// next chunk.
+func TestExtractiveReadsABulletedListWhole(t *testing.T) {
+	ev := pdfPassages(t, "explanations_molecular_prediction_paperqa.pdf", "pdf:xai", "A Perspective on Explanations of Molecular Prediction Models")
+	i := slices.IndexFunc(ev, func(e evidence) bool { return strings.Contains(e.Text, "following attributes") })
+	if i < 0 || i+1 == len(ev) {
+		t.Fatal("no chunk announces the attributes: the extraction changed")
+	}
+	var labels []string
+	for _, s := range newPassage(0, &ev[i]).sents {
+		if enumerator.MatchString(s.text) {
+			labels = append(labels, s.text)
+		}
+	}
+	if len(labels) < 2 || !strings.HasPrefix(labels[0], "Actionable: Is it clear") {
+		t.Errorf("the bullets do not read as labelled items: %q", labels)
+	}
+	// as retrieval ranks them: the chunk pointing back at the list first
+	picked := []evidence{ev[i+1], ev[i]}
+	if !strings.Contains(picked[0].Text, "Sparse/Succinct") || !strings.Contains(picked[0].Text, "evaluation of the SHAP") {
+		t.Fatal("the list no longer ends in the next chunk: the chunking changed, pick another list")
+	}
+	picked[1].Score = 0.5
+	x := extract(picked, "What attributes does the perspective propose for judging the quality of an explanation?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if !strings.Contains(x.sentences[0].text, "following attributes") {
+		t.Errorf("the answer opens with %q, not with the list's announcement", x.sentences[0].text)
+	}
+	answer := joined(x)
+	for _, want := range []string{"Actionable:", "Domain Applicable:", "Robust:", "Sparse/Succinct:"} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("the answer lacks the item %q:\n%s", want, answer)
+		}
+	}
+}

@@ -604,9 +604,17 @@ func newPassage(i int, e *evidence) *passage {
 		if line == "" || strings.EqualFold(line, title) || isHeadingLine(line, e.Section) {
 			continue // the title heading a title+abstract chunk; section headings
 		}
+		label := "" // a bullet's label: "• Actionable." before what it says
 		for _, raw := range textseg.Sentences(line) {
 			if isTOC(raw) {
 				continue
+			}
+			if m := bulletLabel.FindStringSubmatch(strings.TrimSpace(raw)); m != nil {
+				label = m[1]
+				continue
+			}
+			if label != "" {
+				raw, label = label+": "+raw, "" // "Actionable: Is it clear how ...", as a list item reads
 			}
 			t := tidy(raw, e.Section)
 			st := stemSet(t)
@@ -618,6 +626,15 @@ func newPassage(i int, e *evidence) *passage {
 	}
 	return p
 }
+
+// bulletLabel is a bulleted item's label set as a sentence of its own, its
+// text after it ("• Actionable. Is it clear how ...", "• Domain
+// Applicable."): up to four words.
+var bulletLabel = regexp.MustCompile(`^[` + bullets + `]\s*([A-Z][\w/-]*(?:\s+[\w/-]+){0,3})\.$`)
+
+// bullets open the items of a list: a line that starts with one is a new
+// item, never the rest of the line before.
+const bullets = "•·▪◦‣∙"
 
 // joinBroken rejoins the lines of a passage that a column or page break
 // cut inside a sentence: a line that does not end a sentence followed by
@@ -637,6 +654,7 @@ func joinBroken(lines []string, section string) []string {
 			r := []rune(l)
 			if !strings.ContainsAny(prev[len(prev)-1:], ".!?:;") && !isHeadingLine(prev, section) && !isHeadingLine(l, section) &&
 				!captionLine.MatchString(prev) && !captionLine.MatchString(l) && !(debris(l) > 0.5 && debris(prev) <= 0.3) &&
+				!strings.ContainsRune(bullets, r[0]) &&
 				(unicode.IsLower(r[0]) || strings.ContainsRune("“\"‘(", r[0]) || textseg.WordCount(prev) >= 8) {
 				out[n-1] = prev + " " + l
 				continue
@@ -1129,6 +1147,10 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 		kindLead = prefer(listReach, func(c *sentence) bool {
 			return enumerated(c) >= 3 && hasAny(c.stems, part.focus) && textseg.WordCount(c.text) <= 60
 		})
+		if kindLead == nil && !listFollows(part, best, ps) {
+			// "We suggest the following attributes ..." and its bullets
+			kindLead = prefer(listReach, func(c *sentence) bool { return listFollows(part, c, ps) })
+		}
 	case part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best):
 		// "How is the comprehension score computed?": the one naming the
 		// thing and the means ("quantified using a cosine similarity")
@@ -1419,7 +1441,7 @@ const (
 // enumerator opens an item of a list: an ordinal word, a number or letter
 // in parentheses, a bullet, or a short label and a colon ("Molecular
 // distance: ...", as a bulleted list reads once its bullets are gone).
-var enumerator = regexp.MustCompile(`^(?:[A-Z][a-z]+(?:[ -][a-z]+){0,3}: |(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also|Besides|Beyond (?:this|that|these)|Apart from (?:this|that|these))(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+var enumerator = regexp.MustCompile(`^(?:[A-Z][a-z]+(?:[/-][A-Za-z]+)?(?: [A-Za-z]+(?:[/-][A-Za-z]+)?){0,3}: |(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also|Besides|Beyond (?:this|that|these)|Apart from (?:this|that|these))(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
 
 // completion is what the sentences after a lead add to it, for the part
 // of the question it answers:
@@ -1457,6 +1479,22 @@ func completion(part *question, lead *sentence, next []*sentence) []*sentence {
 		}
 	}
 	return nil
+}
+
+// listFollows reports a sentence that announces a list of the thing asked
+// for (announcesList) whose items follow it: two or more of the next
+// sentences open with an enumerator (bullets, "First,", "(2)").
+func listFollows(part *question, s *sentence, ps []*passage) bool {
+	if !announcesList(part, s) {
+		return false
+	}
+	n := 0
+	for _, f := range items(following(s, ps), 0) {
+		if enumerator.MatchString(f.text) {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // announcesList reports a sentence that introduces items of the plural
