@@ -42,12 +42,14 @@
 // ties broken by (paper id, seq) instead of chromem's random order.
 //
 // At a million chunks of 768 dimensions that scan reads 768 MB a query
-// (about 160 ms of CPU). So from approxFrom live chunks on, a dense search
-// first scans sign codes (signcodes.go: RaBitQ's one bit per dimension of
-// the rotated int8 vector plus one factor, 100 bytes a chunk at 768
-// dimensions, an eighth of the int8 copy, scanned with POPCNT against the
-// query quantized to 4 bits), and only the best signCandidates of those
-// estimates go on to the int8 and float32 passes. This first pass is
+// (about 100 ms of CPU, memory-bound). So from approxFrom live chunks on, a
+// dense search first scans sign codes (signcodes.go: RaBitQ's one bit per
+// dimension of the rotated int8 vector plus one factor, 100 bytes a chunk
+// at 768 dimensions, an eighth of the int8 copy, scanned against the query
+// quantized to 4 bits with AVX-512's 512-bit popcounts where the CPU has
+// them, POPCNT a word at a time otherwise), and only the best
+// signCandidates of those estimates (chosen by a linear selection) go on
+// to the int8 and float32 passes. This first pass is
 // approximate: BENCHMARKS.md ("Incremental search index") gives the
 // recall@10 and @300 measured against the exact scan; below approxFrom
 // (and so on SciFact) searches stay exact. Sign codes are a third file per

@@ -343,6 +343,8 @@ func verifySignCodes(c *signCodes, s *segment) error {
 // per dimension, as bit planes.
 type signQuery struct {
 	planes      []uint64 // per word w: planes[5w] all ones (the real dimensions), then bit planes 0..3
+	groups      []uint64 // the same per group of 8 words: 8 words of each of the 5 planes (signSumsAVX512)
+	tail        uint64   // the mask of the last group's words
 	lo, delta   float32
 	sumQ        float32 // Σ of the quantized query
 	words, dims int
@@ -397,6 +399,14 @@ func newSignQuery(query []float32) *signQuery {
 		}
 	}
 	sq.sumQ = lo*float32(len(q)) + sq.delta*float32(sumU)
+	ng := (words + 7) / 8
+	sq.groups = make([]uint64, 40*ng)
+	for w := range words {
+		for j := range 5 {
+			sq.groups[40*(w/8)+8*j+w%8] = sq.planes[5*w+j]
+		}
+	}
+	sq.tail = 1<<(words-8*(ng-1)) - 1
 	return sq
 }
 
@@ -406,8 +416,33 @@ var signQueryBits = 4
 // factor g.
 func (sq *signQuery) estimate(b []uint64, g float32) float32 {
 	ones, sum := signPlanes(b, sq.planes)
+	return sq.fromSums(ones, sum, g)
+}
+
+// fromSums is the estimate from a code's popcounts as signPlanes returns
+// them.
+func (sq *signQuery) fromSums(ones, sum int, g float32) float32 {
 	set := sq.lo*float32(ones) + sq.delta*float32(sum)
 	return g * (2*set - sq.sumQ)
+}
+
+// signSums sets, for each chunk i < len(out) whose code is
+// codes[i*sq.words:(i+1)*sq.words], out[i] = ones | sum<<32 with ones and
+// sum as signPlanes returns them: a block of a scan in one call. On amd64
+// with AVX-512's VPOPCNTDQ it is replaced by an assembly version
+// (dot_amd64.go), about five times faster than POPCNT a word at a time.
+var signSums = signSumsGo
+
+// signSumsKernels is every version of signSums this CPU can run, by name
+// (for tests and benchmarks).
+var signSumsKernels = map[string]func(sq *signQuery, codes, out []uint64){"per-chunk": signSumsGo}
+
+func signSumsGo(sq *signQuery, codes, out []uint64) {
+	w := sq.words
+	for i := range out {
+		ones, sum := signPlanes(codes[i*w:(i+1)*w:(i+1)*w], sq.planes)
+		out[i] = uint64(ones) | uint64(sum)<<32
+	}
 }
 
 // signPlanes returns, over the words w of code, the sum of

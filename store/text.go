@@ -127,7 +127,11 @@ func (idx *searchIndex) rankText(terms []string, weights []float64, k int, allow
 				// enter: most chunks are decided by that one comparison.
 				thr := float32(0)
 				for d, v := range acc[base+sp.lo : base+sp.hi] {
-					if v <= 0 || float32(v) < thr || mask != nil && !mask[seg.paperOf[sp.lo+d]] {
+					// The comparison with thr first: it is almost always
+					// true, where v <= 0 holds for about half the chunks in
+					// an order no branch predictor guesses (first, it took
+					// half the CPU of a text search at 1M chunks).
+					if float32(v) < thr || v <= 0 || mask != nil && !mask[seg.paperOf[sp.lo+d]] {
 						continue
 					}
 					top.offer(scored{float32(v), int32(base + sp.lo + d)}, k)

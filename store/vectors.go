@@ -204,12 +204,21 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	var wg sync.WaitGroup
 	for w, spans := range x.spans(workers) {
 		c, t := &coarse[w], &fine[w]
+		c.n = nc
+		if sq != nil {
+			c.h = candidates.get(2 * nc)
+			defer candidates.put(c.h)
+		}
 		t.x = x
 		t.h = make([]scored, 0, kc)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			d := x.dims
+			var sums []uint64
+			if sq != nil {
+				sums = make([]uint64, signBlock)
+			}
 			for _, sp := range spans {
 				seg := x.segs[sp.seg]
 				base := int32(x.base[sp.seg])
@@ -221,16 +230,17 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 				if sq != nil {
 					codes = seg.codes.Load()
 				}
+				if codes != nil {
+					if !c.scan(ctx, sq, codes, seg, mask, base, sp, sums) {
+						return
+					}
+					continue
+				}
 				for i := sp.lo; i < sp.hi; i++ {
 					if i&4095 == 0 && ctx.Err() != nil {
 						return
 					}
 					if seg.del != nil && seg.del.Has(i) || mask != nil && !mask[seg.paperOf[i]] {
-						continue
-					}
-					if codes != nil {
-						w := codes.words
-						c.offer(scored{sq.estimate(codes.bits[i*w:(i+1)*w:(i+1)*w], codes.g[i]), base + int32(i)}, nc)
 						continue
 					}
 					s := seg.scale[i] * dotI8(q, seg.q8[i*d:(i+1)*d:(i+1)*d])
@@ -247,17 +257,12 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	// with the int8 vectors, read (not mapped) in file order: mapped, each
 	// of these scattered reads would fault in, and keep resident, the
 	// pages around it.
-	var all []scored
-	for _, c := range coarse {
-		all = append(all, c...)
+	all := candidates.get(workers*nc + len(fine)*kc)
+	defer candidates.put(all)
+	for i := range coarse {
+		all = append(all, coarse[i].kept()...)
 	}
-	slices.SortFunc(all, func(a, b scored) int {
-		if a.score != b.score {
-			return cmp.Compare(b.score, a.score)
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	all = all[:min(nc, len(all))]
+	all = best(all, nc, worse)
 	slices.SortFunc(all, func(a, b scored) int { return cmp.Compare(a.i, b.i) })
 	errs := make([]error, workers)
 	for w := range workers {
@@ -291,8 +296,7 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 		all = append(all, p.h...)
 	}
 	// The best kc of the int8 scores are the ones to re-score exactly.
-	x.sort(all)
-	all = all[:min(kc, len(all))]
+	all = best(all, kc, func(a, b scored) bool { return x.better(b, a) })
 	for j, c := range all {
 		s, d := x.locate(int(c.i))
 		v, err := x.segs[s].vecs.vector(d, x.dims, buf)
@@ -304,48 +308,137 @@ func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed se
 	return x.hits(all, k), nil
 }
 
-// estimates is a min-heap of sign-code estimates, ordered by score then
-// chunk (no tie-break by paper: the pass is approximate anyway, and this
-// order is as deterministic).
-type estimates []scored
+// candidates recycles the candidate lists of dense searches (128 KB for
+// 8,192 sign-code candidates, several per search): allocated anew, they
+// were most of a warm search's garbage at 1M chunks, and a collection
+// every other search.
+var candidates scoredPool
 
-func (e estimates) worse(a, b scored) bool {
+type scoredPool struct{ p sync.Pool }
+
+// get returns an empty slice with room for n.
+func (sp *scoredPool) get(n int) []scored {
+	if v, ok := sp.p.Get().(*[]scored); ok && cap(*v) >= n {
+		return (*v)[:0]
+	}
+	return make([]scored, 0, n)
+}
+
+func (sp *scoredPool) put(s []scored) { sp.p.Put(&s) }
+
+// signBlock is how many chunks' popcounts signSums computes at a time.
+const signBlock = 512
+
+// scan offers the sign-code estimates of the (live, allowed) chunks of
+// span sp of seg, whose codes are codes, to e; sums is scratch space of
+// signBlock. It reports false if ctx was done.
+func (e *estimates) scan(ctx context.Context, sq *signQuery, codes *signCodes, seg liveSeg, mask []bool, base int32, sp span, sums []uint64) bool {
+	w := codes.words
+	for lo := sp.lo; lo < sp.hi; lo += signBlock {
+		if ctx.Err() != nil {
+			return false
+		}
+		n := min(signBlock, sp.hi-lo)
+		signSums(sq, codes.bits[lo*w:(lo+n)*w], sums[:n])
+		for j, v := range sums[:n] {
+			i := lo + j
+			if seg.del != nil && seg.del.Has(i) || mask != nil && !mask[seg.paperOf[i]] {
+				continue
+			}
+			s := scored{sq.fromSums(int(uint32(v)), int(v>>32), codes.g[i]), base + int32(i)}
+			if e.full && !worse(e.cut, s) {
+				continue // offer's common case, inline
+			}
+			e.offer(s)
+		}
+	}
+	return true
+}
+
+// estimates keeps the best n sign-code estimates offered, ordered by
+// score then chunk (no tie-break by paper: the pass is approximate
+// anyway, and this order is as deterministic): every estimate better than
+// the cut, the worst of the best n when it last chose, goes into h, and
+// when h holds 2n it chooses again (a selection, linear, where a heap of
+// n would sift each of them).
+type estimates struct {
+	h    []scored
+	n    int
+	cut  scored
+	full bool // cut is set
+}
+
+// worse orders estimates: a is worse than b.
+func worse(a, b scored) bool {
 	return a.score < b.score || a.score == b.score && a.i > b.i
 }
 
-func (e *estimates) offer(s scored, k int) {
-	h := *e
-	if len(h) < k {
-		h = append(h, s)
-		for j := len(h) - 1; j > 0; {
-			p := (j - 1) / 2
-			if !h.worse(h[j], h[p]) {
-				break
+func (e *estimates) offer(s scored) {
+	if e.full && !worse(e.cut, s) {
+		return
+	}
+	e.h = append(e.h, s)
+	if len(e.h) >= 2*e.n {
+		e.choose()
+	}
+}
+
+// choose keeps in h the best n, and sets the cut to the worst of them.
+func (e *estimates) choose() {
+	if len(e.h) <= e.n {
+		return
+	}
+	e.h = best(e.h, e.n, worse)
+	e.cut, e.full = e.h[e.n-1], true
+}
+
+// kept returns the best n offered, in no order.
+func (e *estimates) kept() []scored {
+	e.choose()
+	return e.h
+}
+
+// best reorders h so that h[:n] holds its best n by worse, h[n-1] the
+// worst of them, and returns h[:n] (all of h if n >= len(h)): quickselect
+// with Lomuto's partition around the median of three, so each round
+// places its pivot. worse must be a strict total order for the result to
+// be the same as that of a sort.
+func best(h []scored, n int, worse func(a, b scored) bool) []scored {
+	if n >= len(h) {
+		return h
+	}
+	lo, hi := 0, len(h)-1 // the n-1th best is in h[lo:hi+1]
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		// The median of h[lo], h[m], h[hi] to h[hi], as the pivot.
+		if worse(h[lo], h[m]) {
+			h[lo], h[m] = h[m], h[lo]
+		}
+		if worse(h[m], h[hi]) {
+			h[m], h[hi] = h[hi], h[m]
+			if worse(h[lo], h[m]) {
+				h[lo], h[m] = h[m], h[lo]
 			}
-			h[j], h[p] = h[p], h[j]
-			j = p
 		}
-		*e = h
-		return
+		h[m], h[hi] = h[hi], h[m]
+		p, j := h[hi], lo
+		for i := lo; i < hi; i++ {
+			if worse(p, h[i]) {
+				h[i], h[j] = h[j], h[i]
+				j++
+			}
+		}
+		h[j], h[hi] = h[hi], h[j]
+		switch {
+		case j == n-1:
+			lo = hi
+		case j < n-1:
+			lo = j + 1
+		default:
+			hi = j - 1
+		}
 	}
-	if !h.worse(h[0], s) {
-		return
-	}
-	h[0] = s
-	for j := 0; ; {
-		c := 2*j + 1
-		if c >= len(h) {
-			break
-		}
-		if c+1 < len(h) && h.worse(h[c+1], h[c]) {
-			c++
-		}
-		if !h.worse(h[c], h[j]) {
-			break
-		}
-		h[j], h[c] = h[c], h[j]
-		j = c
-	}
+	return h[:n]
 }
 
 // approxFrom is the number of live chunks from which a dense search scans

@@ -4,9 +4,12 @@
 # apart in time are not comparable):
 #
 #   cold search   `papers search --mode M -k 10` in a fresh process, the
-#                 page cache warm, N runs of each side alternating
+#                 page cache warm, N runs of each side alternating (bm25,
+#                 dense, hybrid)
 #   warm          coldsearch -warm 30 (text: BM25 with feedback, top 300;
-#                 dense: top 10 of a random query vector), 3 runs a side
+#                 dense: top 10 of a random query vector; both: the two, at
+#                 once from 0a9bcc3 on, one after the other before), 3 runs
+#                 a side
 #
 # Both sides search the same files: code without sign codes ignores the
 # .bits files (and this code writes them on its first open if missing).
@@ -29,7 +32,7 @@ Q="reinforcement learning agent reward planning"
 
 echo "library $dir: $(du -sh "$dir/index" | cut -f1) index, $(ls "$dir/index"/*.seg | wc -l) segments; baseline $base"; load
 "$tmp/new/papers" search --mode dense -k 1 "$Q" >/dev/null # writes missing sign codes once
-for m in bm25 hybrid; do
+for m in bm25 dense hybrid; do
   : > "$tmp/b.$m"; : > "$tmp/n.$m"
   for _ in $(seq "$N"); do
     timed "$tmp/base/papers" search --mode $m -k 10 "$Q" >> "$tmp/b.$m"
@@ -39,7 +42,7 @@ for m in bm25 hybrid; do
   stats "cold $m, this tree" < "$tmp/n.$m"
 done
 load
-for m in text dense; do
+for m in text dense both; do
   for _ in 1 2 3; do
     echo "baseline:  $("$tmp/base/coldsearch" -dir "$dir" -mode $m -warm 30)"
     echo "this tree: $("$tmp/new/coldsearch" -dir "$dir" -mode $m -warm 30)"
