@@ -389,3 +389,29 @@ func TestExtractiveReadsABulletedListWhole(t *testing.T) {
 		}
 	}
 }
+
+// A list held in a table: the lead names the list and points at the table
+// ("The Crawler operates with three registered functions, as outlined in
+// Table 3."); the answer goes on with the table's caption and its rows,
+// from the retrieved passage that holds it.
+func TestExtractiveReadsTheTableTheLeadPointsAt(t *testing.T) {
+	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+	picked := ranked(t, ev, 0.5, "three registered functions", "Table 3: Functions of the Crawler")
+	x := extract(picked, "Which registered functions can the Crawler trigger, and what does each one do?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if !strings.Contains(x.sentences[0].text, "Table 3") {
+		t.Errorf("the answer opens with %q, not with the sentence pointing at the table", x.sentences[0].text)
+	}
+	answer := joined(x)
+	for _, want := range []string{"Table 3: Functions of the Crawler", "[Search]", "[Expand]", "[Stop]"} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("the answer lacks %q:\n%s", want, answer)
+		}
+	}
+	// a lead pointing at a table no passage holds reads nothing more
+	if rows := tableOf(&sentence{text: "The results are in Table 9."}, nil); rows != nil {
+		t.Errorf("tableOf found %d sentences of a table no passage holds", len(rows))
+	}
+}

@@ -1304,9 +1304,17 @@ func compose(q *question, qu *query, w *Weights, leads []*sentence, cands []*sen
 		heads++
 		next := following(lead, ps)
 		part := partOf(q, lead)
-		for _, n := range completion(part, lead, next) {
+		done := completion(part, lead, next)
+		for _, n := range done {
 			if n.debris <= 0.3 && !has(n) {
 				out = append(out, n)
+			}
+		}
+		if (part.kind == kindList || part.listN > 0) && !slices.ContainsFunc(done, func(s *sentence) bool { return enumerator.MatchString(s.text) }) {
+			for _, n := range tableOf(lead, ps) {
+				if !has(n) {
+					out = append(out, n) // "as outlined in Table 3": the list is the table
+				}
 			}
 		}
 		out = append(out, followers(lead, next, leadFollowers, has)...)
@@ -1495,6 +1503,69 @@ func listFollows(part *question, s *sentence, ps []*passage) bool {
 		}
 	}
 	return n >= 2
+}
+
+// tableRef is a sentence's pointer at a table: "as outlined in Table 3".
+var tableRef = regexp.MustCompile(`\bTable\s+(\d+)\b`)
+
+// tableRows is how many rows of a table a lead pointing at it reads.
+const tableRows = 5
+
+// tableOf is the table a lead points at, when a passage of its paper holds
+// it: its caption, then the rows next to it (above it, else below) that
+// name something the lead does not, as the PDF text reads them ("Generate
+// a search query and invoke [Search] the search tool."): lists are often
+// held in tables.
+func tableOf(lead *sentence, ps []*passage) []*sentence {
+	m := tableRef.FindStringSubmatch(lead.text)
+	if m == nil {
+		return nil
+	}
+	paper := ""
+	for _, p := range ps {
+		if p.ev == lead.passage {
+			paper = p.paper
+		}
+	}
+	leadNames := map[string]bool{}
+	for _, w := range strings.Fields(lead.text) {
+		leadNames[normName(strings.Trim(w, "?,.;:!\"'()[]“”‘’"))] = true
+	}
+	row := func(s *sentence) bool {
+		return s.debris <= 0.5 && !captionLine.MatchString(s.text) && len(newNames(s.text, leadNames)) > 0
+	}
+	head := "Table " + m[1]
+	for _, p := range ps {
+		if p.paper != paper {
+			continue
+		}
+		for i, s := range p.sents {
+			if !strings.HasPrefix(s.text, head+":") && !strings.HasPrefix(s.text, head+".") {
+				continue
+			}
+			var rows []*sentence
+			for j := i - 1; j >= max(0, i-tableRows) && !captionLine.MatchString(p.sents[j].text); j-- {
+				if row(p.sents[j]) {
+					rows = append([]*sentence{p.sents[j]}, rows...)
+				}
+			}
+			if len(rows) == 0 {
+				for _, r := range p.sents[i+1 : min(len(p.sents), i+1+tableRows)] {
+					if captionLine.MatchString(r.text) {
+						break
+					}
+					if row(r) {
+						rows = append(rows, r)
+					}
+				}
+			}
+			if len(rows) == 0 {
+				return nil
+			}
+			return append([]*sentence{s}, rows...)
+		}
+	}
+	return nil
 }
 
 // announcesList reports a sentence that introduces items of the plural
