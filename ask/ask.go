@@ -3,6 +3,7 @@ package ask
 import (
 	"context"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -87,6 +88,9 @@ func (r *Retriever) Evidence(ctx context.Context, question string, llm LLM, opts
 		return nil, Options{}, err
 	}
 	if llm == nil || opts.Answer.Extractive {
+		if passages, err = r.introductions(ctx, question, passages, ro.Filter); err != nil {
+			return nil, Options{}, err
+		}
 		if passages, err = r.neighbours(ctx, passages); err != nil {
 			return nil, Options{}, err
 		}
@@ -126,6 +130,88 @@ func (r *Retriever) complete(ctx context.Context, ps []Passage) error {
 		}
 	}
 	return nil
+}
+
+// namesThing finds where a text names a thing: "..., referred to as
+// PaSa-7b", "we call this X", "X, dubbed ...".
+var namesThing = regexp.MustCompile(`(?i)\b(?:referred to|denoted|known|abbreviated)(?: \w+){0,3} as\b|\b(?:called|named|dubbed|termed|we call)\b`)
+
+// introductions puts, in place of the last of ps, the chunk that
+// introduces a name of the question ("We sequentially trained the Selector
+// and Crawler, both based on the Qwen2.5-7b, ..., referred to as PaSa-7b")
+// when retrieval did not bring it: a question about a system asks what it
+// is made of or built on, which the sentence naming it says in words the
+// question does not share. The chunk is searched for by the name alone,
+// among the papers of the best three passages.
+func (r *Retriever) introductions(ctx context.Context, question string, ps []Passage, f store.Filter) ([]Passage, error) {
+	es := entities(question)
+	if len(es) == 0 || len(ps) < 2 {
+		return ps, nil
+	}
+	have := map[string]bool{}
+	var ids []string
+	for i, p := range ps {
+		have[p.ChunkID] = true
+		if i < 3 && !slices.Contains(ids, p.PaperID) {
+			ids = append(ids, p.PaperID)
+		}
+	}
+	f.IDs = ids
+	for _, e := range es[:min(len(es), 2)] {
+		hits, err := r.lexical(ctx, e.text, introScan, f)
+		if err != nil {
+			return nil, err
+		}
+		var cand []string
+		for _, h := range hits {
+			if !have[h.ID] {
+				cand = append(cand, h.ID)
+			}
+		}
+		if len(cand) == 0 {
+			continue
+		}
+		texts, err := r.Index.ChunkTexts(ctx, cand)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range cand {
+			c, ok := texts[id]
+			if !ok || !introducesName(c.Text, e) {
+				continue
+			}
+			got, err := r.hydrate(ctx, []Scored{{ID: id, Score: ps[len(ps)-1].Score}})
+			if err != nil {
+				return nil, err
+			}
+			if len(got) == 1 {
+				got[0].Rank = len(ps)
+				ps[len(ps)-1] = got[0]
+				return ps, nil // one: it takes the weakest passage's place
+			}
+		}
+	}
+	return ps, nil
+}
+
+// introScan is how many chunks matching a name are read for the one
+// introducing it.
+const introScan = 40
+
+// introducesName reports a sentence of text that names e: e is among the
+// three words after a naming phrase ("referred to as PaSa-7b", "we call it
+// X"; not "also known as the uniform mode, a feature of the Bethe
+// lattice").
+func introducesName(text string, e entity) bool {
+	for _, s := range textseg.Sentences(strings.Join(strings.Fields(text), " ")) {
+		for _, loc := range namesThing.FindAllStringIndex(s, -1) {
+			after := strings.Fields(s[loc[1]:])
+			if newNameIndex(strings.Join(after[:min(len(after), 3)], " ")).has(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // neighbourOf is how many of the best passages an offline answer reads on

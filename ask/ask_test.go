@@ -3,6 +3,7 @@ package ask
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,5 +143,64 @@ func TestEvidenceReadsTheListOnIntoTheNextChunk(t *testing.T) {
 	}
 	if len(res.Citations) == 0 || res.Citations[0].Passage != lead.Text {
 		t.Errorf("the answer does not open with the retrieved lead")
+	}
+}
+
+// A question about a system ("Which open LLM serves as the backbone for
+// both agents of PaSa-7b?") shares its words with the passages that report
+// the system's results, not with the one that introduces it ("..., both
+// based on the Qwen2.5-7b, ..., referred to as PaSa-7b"): Evidence brings
+// that one in place of the weakest passage, and the answer opens with it.
+func TestEvidenceBringsThePassageIntroducingAName(t *testing.T) {
+	ctx := t.Context()
+	lib, e := sharedLibrary(t)
+	r := &Retriever{Index: lib, Embedder: e}
+	q := "Which open LLM serves as the backbone for both agents of PaSa-7b?"
+	ps, _, err := r.Evidence(ctx, q, nil, AskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ps, func(p Passage) bool { return strings.Contains(p.Text, "referred to as PaSa-7b") })
+	if i < 0 || ps[i].Neighbour {
+		t.Fatal("the passage introducing PaSa-7b is not among the passages")
+	}
+	if n := len(ps) - countNeighbours(ps); n != DefaultExtractiveK {
+		t.Errorf("%d passages retrieved, want %d: the introduction takes the weakest one's place", n, DefaultExtractiveK)
+	}
+	res, err := r.Ask(ctx, q, nil, AskOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(res.Answer, " [1]"); !strings.Contains(first, "Qwen2.5-7b") {
+		t.Errorf("the answer does not open with the backbone:\n%s", res.Answer)
+	}
+}
+
+func countNeighbours(ps []Passage) int {
+	n := 0
+	for _, p := range ps {
+		if p.Neighbour {
+			n++
+		}
+	}
+	return n
+}
+
+func TestIntroducesName(t *testing.T) {
+	pasa := entity{text: "PaSa-7b", norm: "pasa7b"}
+	bethe := entity{text: "Bethe", norm: "bethe"}
+	for _, c := range []struct {
+		text string
+		e    entity
+		want bool
+	}{
+		{"We sequentially trained the Selector and Crawler, both based on the Qwen2.5-7b, to develop the final agent, referred to as PaSa-7b. Selector The Selector was fine-tuned.", pasa, true},
+		{"We call this agent PaSa-7b.", pasa, true},
+		{"PaSa-7b outperforms all baselines.", pasa, false},
+		{"It is necessary to eliminate the zero mode, also known as the uniform Perron-Frobenius mode, which is a general spectral feature of the Bethe lattice.", bethe, false},
+	} {
+		if got := introducesName(c.text, c.e); got != c.want {
+			t.Errorf("introducesName(%q, %s) = %v, want %v", c.text, c.e.text, got, c.want)
+		}
 	}
 }

@@ -867,6 +867,15 @@ func enumerated(s *sentence) int {
 	return best
 }
 
+// introReach is how far below the best sentence's score the one that
+// introduces a name the question asks about may be and still open the
+// answer of a name question.
+const introReach = 0.6
+
+func introducesAny(s string, es []entity) bool {
+	return slices.ContainsFunc(es, func(e entity) bool { return introducesName(s, e) })
+}
+
 // methodReach is how far below the best sentence's score the one that
 // states how the thing asked about is done may be and still open the
 // answer.
@@ -1151,6 +1160,16 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 			// "We suggest the following attributes ..." and its bullets
 			kindLead = prefer(listReach, func(c *sentence) bool { return listFollows(part, c, ps) })
 		}
+	case part.kind == kindName && !part.aboutPaper && len(part.entities) > 0 && !introducesAny(best.text, part.entities):
+		// "Which open LLM serves as the backbone of PaSa-7b?": the sentence
+		// that introduces PaSa-7b says what it is built on ("..., both based
+		// on the Qwen2.5-7b, ..., referred to as PaSa-7b"), in other words
+		kindLead = prefer(introReach, func(c *sentence) bool { return len(c.names) > 0 && introducesAny(c.text, part.entities) })
+		if kindLead != nil {
+			return kindLead, ""
+		}
+	}
+	switch {
 	case part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best):
 		// "How is the comprehension score computed?": the one naming the
 		// thing and the means ("quantified using a cosine similarity")
