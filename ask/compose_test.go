@@ -415,3 +415,27 @@ func TestExtractiveReadsTheTableTheLeadPointsAt(t *testing.T) {
 		t.Errorf("tableOf found %d sentences of a table no passage holds", len(rows))
 	}
 }
+
+// A code listing the PDF text runs into one long sentence ("Here is the
+// sequence of events ...: v0:= ld state[748] // load primes ...", from a
+// paper no question set is about) is not read as a follower, though it
+// opens by pointing back: it is no sentence of prose.
+func TestFollowersSkipACodeListing(t *testing.T) {
+	mk := func(s string, cov float64) *sentence {
+		return &sentence{text: s, stems: stemSet(s), debris: debris(s), cov: cov}
+	}
+	lead := mk("At the start of execution, the trace monitor counts the number of times each loop back edge is executed until a loop becomes hot, currently after 2 crossings.", 0.4)
+	code := mk("Here is the sequence of events broken down by outer loop iteration: v0:= ld state[748] // load primes from the trace activation record st sp[0], v0 // store primes to interpreter stack v1:= ld state[764] // load k from the trace activation record v2:= i2f(v1) // convert k from int to double st sp[8], v1 // store k to interpreter stack st sp[16], 0 // store false to interpreter stack v3:= ld v0[4] // load class word for primes v4:= and v3, -4 // mask out object class tag for primes v5:= eq v4, Array // test whether primes is an array", 0.1)
+	prose := mk("This loop becomes hot after the first iteration.", 0.2)
+	if code.debris <= 0.3 || code.debris > 0.5 {
+		t.Fatalf("the listing's debris is %.2f: the debris measure changed", code.debris)
+	}
+	got := followers(lead, []*sentence{code, prose}, 1, func(*sentence) bool { return false })
+	if len(got) != 1 || got[0] != prose {
+		var texts []string
+		for _, g := range got {
+			texts = append(texts, g.text[:min(40, len(g.text))])
+		}
+		t.Errorf("followers = %q, want the prose after the listing", texts)
+	}
+}

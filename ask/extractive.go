@@ -1410,8 +1410,8 @@ func followers(s *sentence, next []*sentence, n int, has func(*sentence) bool) [
 		if read == n || captionLine.MatchString(f.text) {
 			break
 		}
-		if f.debris > 0.5 {
-			continue // a display equation or a table row: not a sentence read
+		if f.debris > 0.5 || f.debris > 0.3 && textseg.WordCount(f.text) > 60 {
+			continue // a display equation, a table row, a code listing run together: not a sentence read
 		}
 		read++
 		if has(f) || (f.cov == 0 && !anaphoric.MatchString(f.text) && !refersBack(f.text)) {
