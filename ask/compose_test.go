@@ -439,3 +439,26 @@ func TestFollowersSkipACodeListing(t *testing.T) {
 		t.Errorf("followers = %q, want the prose after the listing", texts)
 	}
 }
+
+// A lead that points at a part of its paper ("DATESET, described in
+// Appendix D, is ...") goes on with what that part, when a passage under
+// its heading is at hand, says of the thing asked about ("DATESET is
+// created by first randomly selecting 500 “current dates”.").
+func TestExtractiveReadsThePartTheLeadPointsAt(t *testing.T) {
+	ev := pdfPassages(t, "toolformer_2302.04761v1.pdf", "2302.04761", "Toolformer: Language Models Can Teach Themselves to Use Tools")
+	picked := ranked(t, ev, 0.3, "described in Appendix D", "DATESET is created by first")
+	if picked[1].Section == "" {
+		picked[1].Section = "D DATESET" // the heading ingest records for it (chunk.Body alone does not)
+	}
+	x := extract(picked, "What is DATESET, the new evaluation set introduced to test the calendar tool?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if len(x.sentences) < 2 || !strings.Contains(x.sentences[0].text, "Appendix D") || !strings.Contains(x.sentences[1].text, "current dates") {
+		t.Errorf("the lead pointing at Appendix D is not followed by what it says of DATESET:\n%s", joined(x))
+	}
+	q := analyse("What is DATESET?")
+	if s := pointedAt(q, &sentence{text: "DATESET is described in Appendix F."}, nil); s != nil {
+		t.Errorf("a part no passage holds gave %q", s.text)
+	}
+}

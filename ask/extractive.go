@@ -356,14 +356,15 @@ type sentence struct {
 
 // passage is a retrieved passage as extraction sees it.
 type passage struct {
-	ev    int // index in ev
-	paper string
-	chunk string          // the paper part of its chunk id
-	seq   int             // the chunk's place in its paper, -1 when unknown
-	stems map[string]bool // text and title
-	names *nameIndex
-	sents []*sentence
-	next  *passage // the retrieved chunk that follows this one in its paper, nil for none
+	ev      int // index in ev
+	paper   string
+	section string          // the heading it is under
+	chunk   string          // the paper part of its chunk id
+	seq     int             // the chunk's place in its paper, -1 when unknown
+	stems   map[string]bool // text and title
+	names   *nameIndex
+	sents   []*sentence
+	next    *passage // the retrieved chunk that follows this one in its paper, nil for none
 }
 
 // extraction is what extract found: the sentences of the answer (their
@@ -592,7 +593,7 @@ type Weights struct {
 var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15, Close: 0.8}
 
 func newPassage(i int, e *evidence) *passage {
-	p := &passage{ev: i, paper: e.Paper.ID, seq: -1, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
+	p := &passage{ev: i, paper: e.Paper.ID, section: e.Section, seq: -1, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
 	if id, seq, err := store.ParseChunkID(e.ChunkID); err == nil {
 		p.chunk, p.seq = id, seq
 	}
@@ -1336,6 +1337,9 @@ func compose(q *question, qu *query, w *Weights, leads []*sentence, cands []*sen
 				}
 			}
 		}
+		if n := pointedAt(q, lead, ps); n != nil && !has(n) {
+			out = append(out, n) // "DATESET, described in Appendix D, ..." + what Appendix D says of it
+		}
 		out = append(out, followers(lead, next, leadFollowers, has)...)
 	}
 	covered := make([]map[string]bool, len(out))
@@ -1522,6 +1526,49 @@ func listFollows(part *question, s *sentence, ps []*passage) bool {
 		}
 	}
 	return n >= 2
+}
+
+// partRef is a sentence's pointer at a part of its paper where more is
+// said: "described in Appendix D", "detailed in Section 4.2", "see §3".
+var partRef = regexp.MustCompile(`\b(?:described|detailed|given|explained|defined|discussed|presented|see)\s+(?:in\s+)?(?:Appendix|Section|Sec\.|§)\s*([A-Z]|\d+(?:\.\d+)*)\b`)
+
+// pointedAt is the sentence of the part of the paper a lead points at
+// ("described in Appendix D") that speaks of what the question is about
+// (a name of it, else the words of the thing asked for), when a passage
+// under that heading is at hand ("D DATESET": "DATESET is created by
+// first randomly selecting 500 “current dates”."): nil for none.
+func pointedAt(q *question, lead *sentence, ps []*passage) *sentence {
+	m := partRef.FindStringSubmatch(lead.text)
+	if m == nil {
+		return nil
+	}
+	label := m[1]
+	paper := ""
+	for _, p := range ps {
+		if p.ev == lead.passage {
+			paper = p.paper
+		}
+	}
+	under := func(section string) bool {
+		section = strings.TrimPrefix(strings.TrimSpace(section), "Appendix ")
+		rest, ok := strings.CutPrefix(section, label)
+		return ok && (rest == "" || rest[0] == ' ' || rest[0] == '.' && (len(rest) == 1 || rest[1] == ' '))
+	}
+	for _, p := range ps {
+		if p.paper != paper || p.ev == lead.passage || !under(p.section) {
+			continue
+		}
+		for _, s := range p.sents {
+			if s.debris > 0.3 || captionLine.MatchString(s.text) {
+				continue // a caption says what a table holds, not what the thing is
+			}
+			ix := newNameIndex(s.text)
+			if slices.ContainsFunc(q.entities, ix.has) || len(q.entities) == 0 && len(q.focus) > 0 && hasAll(s.stems, q.focus) {
+				return s
+			}
+		}
+	}
+	return nil
 }
 
 // tableRef is a sentence's pointer at a table: "as outlined in Table 3".
