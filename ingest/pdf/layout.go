@@ -372,11 +372,20 @@ func (f *frag) shiftCuts(at, n int) {
 // where small capitals meet capitals ("G" and "ROBID" of GROBID, "S", "CI",
 // "BERT" of SciBERT, set in two sizes): there the fonts' own spacing and
 // kerning leave small gaps, and only a gap of a space's width (TeX's
-// interword space shrinks to about 0.22em) breaks the word.
+// interword space shrinks to about 0.22em) breaks the word. Other letters
+// and digits of two sizes are two words at any gap over 0.03em, as
+// pdftotext reads a change of size: the symbols of a product "q_i k_i"
+// (TeX sets the second right after the first's subscript), a subscript set
+// off its letter ("E_a" after an italic E) or a marker after a word; a
+// script that touches or overlaps its letter (x_i, W_i^Q) stays joined, and
+// punctuation after a script ("s_1,") takes no space.
 func breakGap(a, b float64, ra, rb rune) float64 {
 	lo, hi := math.Min(a, b), math.Max(a, b)
 	if lo < 0.95*hi && lo > 0.6*hi && unicode.IsUpper(ra) && unicode.IsUpper(rb) {
 		return 0.18 * hi
+	}
+	if lo < 0.95*hi && (unicode.IsLetter(rb) || unicode.IsDigit(rb)) && (unicode.IsLetter(ra) || unicode.IsDigit(ra)) {
+		return 0.03 * hi
 	}
 	return wordGapEm * lo
 }

@@ -40,6 +40,10 @@ func TestPaperCauses(t *testing.T) {
 			[]string{"matrices WiQ ∈ Rdmodel×dk , WiK ∈ Rdmodel×dk , WiV"}, []string{"WQi"}},
 		{"/toolformer_2302.04761v1.pdf", "subscripts under superscripts that start together",
 			[]string{"candidates c1i , c2i , . . . , cki ."}, nil},
+		// Letters of two sizes set apart (a product of two subscripted
+		// symbols) are two words, as pdftotext reads them.
+		{"TQJUQX4V/_.pdf", "a change of size at a small gap",
+			[]string{"qi ki, has mean 0 and variance dk ."}, []string{"qiki"}},
 		// A capitalised word hyphenated at a line end, which the paper
 		// writes whole elsewhere (pdftotext joins every line-end hyphen).
 		{"/papermage_emnlp2023demo.pdf", "line-end hyphens before a capital",
