@@ -223,6 +223,11 @@ func (p *progress) event(e ingest.Event) {
 	if p.token == nil || p.req.Session == nil {
 		return
 	}
+	if p.ctx.Err() != nil {
+		// the call was cancelled: the client has forgotten its token, and
+		// a notification on it would reach the client as an error
+		return
+	}
 	// progress must increase with every notification: count the events
 	p.sent = max(p.sent+0.001, float64(p.done))
 	params := &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: p.sent, Message: msg}
