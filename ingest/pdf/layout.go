@@ -25,6 +25,8 @@ const (
 	paraGapEm    = 1.6  // baseline distance (in line heights) that starts a new paragraph
 	capGapEm     = 0.2  // gap after a drop cap that makes a word break (under a shrunk interword space)
 	minColumnGap = 0.15 // each column holds at least this share of the page's characters
+	headGapEm    = 3.0  // a blank strip this tall across both columns ends a short band (author blocks side by side)
+	headFrags    = 10   // "short": at most this many fragments in each column
 )
 
 // frag is a run of glyphs drawn left to right on one baseline, in stream
@@ -577,14 +579,27 @@ func order(frags []*frag) []line {
 		out = append(out, groupLines(full, 0)...)
 		full = nil
 	}
+	var prev *frag
 	for _, f := range sorted {
+		p := prev
+		prev = f
 		switch col[f] {
-		case 1:
+		case 1, 2:
 			flushFull()
-			left = append(left, f)
-		case 2:
-			flushFull()
-			right = append(right, f)
+			// Blocks side by side over the columns (IEEE's author blocks,
+			// one per column, above an abstract in the left one) are read
+			// each whole, then the columns: a short band ends at a blank
+			// strip across the page, as tall as a few lines. Inside running
+			// columns both sides rarely leave such a strip at one height.
+			if p != nil && len(left) > 0 && len(right) > 0 && len(left) <= headFrags && len(right) <= headFrags &&
+				p.base-f.base > headGapEm*math.Max(p.size, f.size) {
+				flush()
+			}
+			if col[f] == 1 {
+				left = append(left, f)
+			} else {
+				right = append(right, f)
+			}
 		default:
 			// A full-width fragment on the same baseline as column text
 			// (a superscript, an equation number) does not end the band.
@@ -1102,7 +1117,9 @@ func markIndents(ls []line) {
 		em := math.Max(l.size, 1)
 		indent := l.x0 - left
 		besideCap := cap != nil && l.base > cap.base-0.5*em && l.x0 > cap.x1-0.5*em && l.x0 < cap.x1+2*em
-		if indent > 0.7*em && indent < 4*em && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em && !besideCap {
+		// a line centred under the one above (an affiliation) is no indent
+		centred := math.Abs(l.x0+l.x1-p.x0-p.x1) < 2*em && p.x1-l.x1 > 0.7*em
+		if indent > 0.7*em && indent < 4*em && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em && !besideCap && !centred {
 			l.paraGap = true
 		}
 		if p.x1 < right-4*em && strings.ContainsAny(lastByte(p.text), ".:!?") && len(p.text) > 0 {

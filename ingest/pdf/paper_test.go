@@ -48,6 +48,15 @@ func TestPaperCauses(t *testing.T) {
 		// writes whole elsewhere (pdftotext joins every line-end hyphen).
 		{"/papermage_emnlp2023demo.pdf", "line-end hyphens before a capital",
 			[]string{"For example, GROBID (Grobid, 2008–2023)", "2019. SciBERT: A pretrained"}, []string{"GRO- BID"}},
+		// Author blocks side by side above the columns, the abstract in
+		// the left one: each block whole, then the columns (the right
+		// block was read at the top of the right column).
+		{"4LLXMVZB/Thung和Raveendran - 2009 - A survey of image quality measures.pdf", "author blocks side by side",
+			[]string{"Kim-Han Thung Dept. of Electrical Engineering University of Malaya Lembah Pantai, 50603 Kuala Lumpur Paramesran Raveendran Dept. of Electrical Engineering University of Malaya Lembah Pantai, 50603 Kuala Lumpur Abstract—Image quality"},
+			nil},
+		{"8GEPCWSV/Hore和Ziou - 2010 - Image Quality Metrics PSNR vs. SSIM.pdf", "author blocks side by side",
+			[]string{"e-mail: alain.hore@usherbrooke.ca Djemel Ziou MOIVRE", "e-mail: djemel.ziou@usherbrooke.ca Abstract—In this paper"},
+			nil},
 	}
 	for _, c := range cases {
 		path := filepath.Join(z, c.file)
@@ -71,5 +80,20 @@ func TestPaperCauses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCentredLinesAreNoIndent: an affiliation's lines are centred, so each
+// shorter line starts right of the one above; that is no first-line indent
+// and starts no paragraph.
+func TestCentredLinesAreNoIndent(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	doc, err := extractShared(filepath.Join(z, "8GEPCWSV/Hore和Ziou - 2010 - Image Quality Metrics PSNR vs. SSIM.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Djemel Ziou\nMOIVRE, Département d’informatique, Faculté des\nsciences, Université de Sherbrooke\n"
+	if !strings.Contains(doc.Text(), want) {
+		t.Errorf("text lacks %q", want)
 	}
 }
