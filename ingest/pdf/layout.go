@@ -230,7 +230,10 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 					// The rest of the word a drop cap starts ("R" and
 					// "EMOTE") follows the cap's advance at a small
 					// distance; a word of its own follows at a space.
-					brk = capGapEm * size
+					// A cap followed by small capitals ("H" then "Ow" in
+					// IEEE TPAMI, the O at 0.8 of the body size): the
+					// gap is measured in the body's em, the next glyph's.
+					brk = capGapEm * math.Max(size, nextSize(glyphs, i, dir, y))
 					cur.capGap = false
 				}
 				at, wrote := cur.text.Len(), false
@@ -381,6 +384,22 @@ func (f *frag) shiftCuts(at, n int) {
 // off its letter ("E_a" after an italic E) or a marker after a word; a
 // script that touches or overlaps its letter (x_i, W_i^Q) stays joined, and
 // punctuation after a script ("s_1,") takes no space.
+// nextSize is the size of the glyph after glyphs[i] if it is drawn on the
+// same baseline (y in the frame of dir), else 0.
+func nextSize(glyphs []glyph, i int, dir uint8, y float64) float64 {
+	for j := i + 1; j < len(glyphs) && j < i+4; j++ {
+		g := &glyphs[j]
+		if g.space || g.text == "" || g.dir != glyphs[i].dir {
+			continue
+		}
+		if _, gy := frame(dir, g.x, g.y); math.Abs(gy-y) < sameLineEm*g.size {
+			return g.size
+		}
+		return 0
+	}
+	return 0
+}
+
 func breakGap(a, b float64, ra, rb rune) float64 {
 	lo, hi := math.Min(a, b), math.Max(a, b)
 	if lo < 0.95*hi && lo > 0.6*hi && unicode.IsUpper(ra) && unicode.IsUpper(rb) {

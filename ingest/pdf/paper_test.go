@@ -57,6 +57,10 @@ func TestPaperCauses(t *testing.T) {
 		{"8GEPCWSV/Hore和Ziou - 2010 - Image Quality Metrics PSNR vs. SSIM.pdf", "author blocks side by side",
 			[]string{"e-mail: alain.hore@usherbrooke.ca Djemel Ziou MOIVRE", "e-mail: djemel.ziou@usherbrooke.ca Abstract—In this paper"},
 			nil},
+		// A drop cap followed by a small capital: the gap after the cap
+		// (0.22em of the small capital, 0.18em of the body) is no space.
+		{"Z236VBWT/_.pdf", "a drop cap before small capitals",
+			[]string{"1 INTRODUCTION HOw can we enable machines"}, []string{"H Ow"}},
 	}
 	for _, c := range cases {
 		path := filepath.Join(z, c.file)
