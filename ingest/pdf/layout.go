@@ -25,8 +25,8 @@ const (
 	paraGapEm    = 1.6  // baseline distance (in line heights) that starts a new paragraph
 	capGapEm     = 0.2  // gap after a drop cap that makes a word break (under a shrunk interword space)
 	minColumnGap = 0.15 // each column holds at least this share of the page's characters
-	headGapEm    = 3.0  // a blank strip this tall across both columns ends a short band (author blocks side by side)
-	headFrags    = 10   // "short": at most this many fragments in each column
+	headGapEm    = 3.0  // a blank strip this tall across both columns ends a band of no running text (author blocks, a figure's labels)
+	headFrags    = 10   // a band of at most this many fragments a column ends there too
 )
 
 // frag is a run of glyphs drawn left to right on one baseline, in stream
@@ -598,6 +598,12 @@ func order(frags []*frag) []line {
 		out = append(out, groupLines(full, 0)...)
 		full = nil
 	}
+	// Lines of running text fill their column: over 0.9 of its width.
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
+	}
+	var prose [3]int // lines of running text in the band, by column
 	var prev *frag
 	for _, f := range sorted {
 		p := prev
@@ -606,13 +612,20 @@ func order(frags []*frag) []line {
 		case 1, 2:
 			flushFull()
 			// Blocks side by side over the columns (IEEE's author blocks,
-			// one per column, above an abstract in the left one) are read
-			// each whole, then the columns: a short band ends at a blank
-			// strip across the page, as tall as a few lines. Inside running
-			// columns both sides rarely leave such a strip at one height.
-			if p != nil && len(left) > 0 && len(right) > 0 && len(left) <= headFrags && len(right) <= headFrags &&
+			// one per column, above an abstract in the left one; the
+			// labels of a figure or table that spans the page) are read
+			// each whole, then the columns: a band that is short, or holds
+			// no running text, ends at a blank strip across the page as
+			// tall as a few lines. Inside running columns both sides
+			// rarely leave such a strip at one height.
+			if p != nil && len(left) > 0 && len(right) > 0 &&
+				(len(left) <= headFrags && len(right) <= headFrags || prose[1] <= 1 && prose[2] <= 1) &&
 				p.base-f.base > headGapEm*math.Max(p.size, f.size) {
 				flush()
+				prose = [3]int{}
+			}
+			if c := col[f]; c == 1 && f.xmax-f.x0 > 0.9*(gutter-minX) || c == 2 && f.xmax-f.x0 > 0.9*(maxX-gutter) {
+				prose[c]++
 			}
 			if col[f] == 1 {
 				left = append(left, f)
@@ -631,6 +644,7 @@ func order(frags []*frag) []line {
 				continue
 			}
 			flush()
+			prose = [3]int{}
 			full = append(full, f)
 		}
 	}

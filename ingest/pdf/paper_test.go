@@ -54,6 +54,13 @@ func TestPaperCauses(t *testing.T) {
 		{"4LLXMVZB/Thung和Raveendran - 2009 - A survey of image quality measures.pdf", "author blocks side by side",
 			[]string{"Kim-Han Thung Dept. of Electrical Engineering University of Malaya Lembah Pantai, 50603 Kuala Lumpur Paramesran Raveendran Dept. of Electrical Engineering University of Malaya Lembah Pantai, 50603 Kuala Lumpur Abstract—Image quality"},
 			nil},
+		// A taxonomy table over both columns, its labels on both sides
+		// of the gutter (some across it, on the baseline of others): the
+		// body's columns start below a blank strip (3.5em) and are read
+		// after the whole table, not each after its half of it.
+		{"Z236VBWT/_.pdf", "a table's labels over both columns",
+			[]string{"number of diffusion steps as a variable. Truncation, another approach, balances generation"},
+			[]string{"diffusion steps as a Progressive Distill"}},
 		{"8GEPCWSV/Hore和Ziou - 2010 - Image Quality Metrics PSNR vs. SSIM.pdf", "author blocks side by side",
 			[]string{"e-mail: alain.hore@usherbrooke.ca Djemel Ziou MOIVRE", "e-mail: djemel.ziou@usherbrooke.ca Abstract—In this paper"},
 			nil},
