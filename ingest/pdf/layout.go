@@ -1141,6 +1141,26 @@ func markIndents(ls []line) {
 	if math.IsInf(left, 0) {
 		return
 	}
+	indented := func(l *line) bool {
+		em := math.Max(l.size, 1)
+		return l.x0-left > 0.7*em && l.x0-left < 4*em
+	}
+	// A hanging indent (a reference list: each entry's first line at the
+	// left, the rest indented) is no run of first-line indents: the group
+	// has more indented lines than lines at the left, or the indented
+	// line is followed by another at its indent.
+	var nLeft, nIndent int
+	for i := range ls {
+		if len(ls[i].text) >= 30 {
+			switch {
+			case math.Abs(ls[i].x0-left) < 0.3*math.Max(ls[i].size, 1):
+				nLeft++
+			case indented(&ls[i]):
+				nIndent++
+			}
+		}
+	}
+	hanging := nIndent > nLeft
 	var cap *dropCap
 	for i := 1; i < len(ls); i++ {
 		l, p := &ls[i], &ls[i-1]
@@ -1148,12 +1168,14 @@ func markIndents(ls []line) {
 			cap = p.dropCap
 		}
 		em := math.Max(l.size, 1)
-		indent := l.x0 - left
 		besideCap := cap != nil && l.base > cap.base-0.5*em && l.x0 > cap.x1-0.5*em && l.x0 < cap.x1+2*em
 		// a line centred under the one above (an affiliation) is no indent
 		centred := math.Abs(l.x0+l.x1-p.x0-p.x1) < 2*em && p.x1-l.x1 > 0.7*em
-		if indent > 0.7*em && indent < 4*em && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em && !besideCap && !centred {
-			l.paraGap = true
+		if indented(l) && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em && !besideCap && !centred {
+			cont := hanging || i+1 < len(ls) && indented(&ls[i+1]) && math.Abs(ls[i+1].x0-l.x0) < 0.3*em
+			if !cont {
+				l.paraGap = true
+			}
 		}
 		if p.x1 < right-4*em && strings.ContainsAny(lastByte(p.text), ".:!?") && len(p.text) > 0 {
 			l.paraGap = true

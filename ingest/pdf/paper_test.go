@@ -108,3 +108,23 @@ func TestCentredLinesAreNoIndent(t *testing.T) {
 		t.Errorf("text lacks %q", want)
 	}
 }
+
+// TestHangingIndentIsOneParagraph: a reference list sets each entry's
+// first line at the left and the rest indented; the indent of the second
+// line starts no paragraph (IEEE's "[1] ... An introduction to" then
+// "variational autoencoders," was cut in two).
+func TestHangingIndentIsOneParagraph(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	doc, err := extractShared(filepath.Join(z, "Z236VBWT/_.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"[1] D. P. Kingma, M. Welling et al., “An introduction to\nvariational autoencoders,”",
+		"• H. Cao is with the Department of Computer Science and Engineering, The\nChinese University",
+	} {
+		if !strings.Contains(doc.Text(), want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+}
