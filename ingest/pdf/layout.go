@@ -81,17 +81,20 @@ var combining = map[string]rune{
 
 // line is a line of text in reading order, before document-level cleanup.
 type line struct {
-	text     string
-	x0, x1   float64
-	base     float64
-	size     float64
-	bold     bool // every character is in a bold font
-	paraGap  bool // a paragraph starts here
-	col      int  // 0 full width or single column, 1 left, 2 right
-	drop     bool // running head, page number, line number or arXiv stamp
-	heading  bool
-	hyphJoin bool
-	dropCap  *dropCap // the line starts with a drop cap
+	text    string
+	x0, x1  float64
+	base    float64
+	size    float64
+	bold    bool // every character is in a bold font
+	paraGap bool // a paragraph starts here
+	// groupStart: the first line of a column (or band) as order read it,
+	// whose paraGap says only that the column starts
+	groupStart bool
+	col        int  // 0 full width or single column, 1 left, 2 right
+	drop       bool // running head, page number, line number or arXiv stamp
+	heading    bool
+	hyphJoin   bool
+	dropCap    *dropCap // the line starts with a drop cap
 	// pieces are the texts of the fragments the line was joined from, left
 	// to right: set apart by more than fragBreakEm (author names set with
 	// wide spaces, table cells).
@@ -944,6 +947,7 @@ func groupLines(frags []*frag, col int) []line {
 		out = append(out, l)
 	}
 	if len(out) > 0 {
+		out[0].groupStart = !out[0].paraGap
 		out[0].paraGap = true
 	}
 	markIndents(out)

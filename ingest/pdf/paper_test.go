@@ -128,3 +128,18 @@ func TestHangingIndentIsOneParagraph(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceAcrossColumnsIsOneParagraph: the left column ends inside a
+// sentence ("... as a") and the right one goes on with it ("variable.
+// Truncation ..."): no paragraph break between them.
+func TestSentenceAcrossColumnsIsOneParagraph(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	doc, err := extractShared(filepath.Join(z, "Z236VBWT/_.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "number of diffusion steps as a\nvariable. Truncation, another approach"
+	if !strings.Contains(doc.Text(), want) {
+		t.Errorf("text lacks %q", want)
+	}
+}
