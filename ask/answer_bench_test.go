@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,26 +106,37 @@ func BenchmarkAskOffline(b *testing.B) {
 		b.Fatal(err)
 	}
 	opts := AskOptions{Answer: Options{MinSupport: -1}}
+	// the search ask does offline; what the offline answer reads beyond it
+	// (the chunks after the best passages, the passage introducing a name
+	// of the question) is counted in ask
 	b.Run("search", func(b *testing.B) {
 		b.ReportAllocs()
 		c0 := cpuTime()
 		for b.Loop() {
-			if ps, _, err := r.Evidence(ctx, q, nil, opts); err != nil || len(ps) != DefaultExtractiveK {
+			ps, err := r.Retrieve(ctx, q, RetrieveOptions{K: DefaultExtractiveK, PerPaper: extractivePerPaper})
+			if err != nil || len(ps) != DefaultExtractiveK {
 				b.Fatalf("%d passages, %v", len(ps), err)
 			}
-		}
-		reportCPU(b, c0)
-	})
-	b.Run("ask", func(b *testing.B) {
-		b.ReportAllocs()
-		c0 := cpuTime()
-		for b.Loop() {
-			if _, err := r.Ask(ctx, q, nil, opts, io.Discard); err != nil && !errors.Is(err, ErrNoEvidence) {
+			if err := r.complete(ctx, ps); err != nil {
 				b.Fatal(err)
 			}
 		}
 		reportCPU(b, c0)
 	})
+	// "Reward" is a name to the question (a capital inside it): ask also
+	// searches for the passage introducing it
+	for name, q := range map[string]string{"ask": q, "ask-name": "How much does the reinforcement learning agent improve Reward planning?"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := cpuTime()
+			for b.Loop() {
+				if _, err := r.Ask(ctx, q, nil, opts, io.Discard); err != nil && !errors.Is(err, ErrNoEvidence) {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, c0)
+		})
+	}
 }
 
 // BenchmarkExtractiveFullText is the extractive answer alone on 12
@@ -168,8 +180,9 @@ func fullTextPassages(b *testing.B) []evidence {
 	b.Cleanup(func() { lib.Close() })
 	r := &Retriever{Index: lib, Embedder: e}
 	ps, _, err := r.Evidence(b.Context(), "What sampling temperature and top-p value are used when generating the k responses for the pass@1 estimate?", nil, AskOptions{})
-	if err != nil || len(ps) != DefaultExtractiveK {
-		b.Fatalf("%d passages, %v", len(ps), err)
+	retrieved := slices.DeleteFunc(slices.Clone(ps), func(p Passage) bool { return p.Neighbour })
+	if err != nil || len(retrieved) != DefaultExtractiveK {
+		b.Fatalf("%d passages retrieved, %v", len(retrieved), err)
 	}
 	return fromPassages(ps)
 }

@@ -3,6 +3,8 @@ package ask
 import (
 	"context"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -52,7 +54,7 @@ func (r *Retriever) Ask(ctx context.Context, question string, llm LLM, opts AskO
 	res, err := Answer(ctx, passages, question, llm, aopts, out)
 	if res != nil {
 		res.Retrieval = retrieval
-		res.Passages = len(passages)
+		res.Passages = len(slices.DeleteFunc(slices.Clone(passages), func(p Passage) bool { return p.Neighbour }))
 	}
 	return res, err
 }
@@ -84,6 +86,14 @@ func (r *Retriever) Evidence(ctx context.Context, question string, llm LLM, opts
 	}
 	if err := r.complete(ctx, passages); err != nil {
 		return nil, Options{}, err
+	}
+	if llm == nil || opts.Answer.Extractive {
+		if passages, err = r.introductions(ctx, question, passages, ro.Filter); err != nil {
+			return nil, Options{}, err
+		}
+		if passages, err = r.neighbours(ctx, passages); err != nil {
+			return nil, Options{}, err
+		}
 	}
 	a := opts.Answer
 	a.MaxPassages = k
@@ -120,6 +130,132 @@ func (r *Retriever) complete(ctx context.Context, ps []Passage) error {
 		}
 	}
 	return nil
+}
+
+// namesThing finds where a text names a thing: "..., referred to as
+// PaSa-7b", "we call this X", "X, dubbed ...".
+var namesThing = regexp.MustCompile(`(?i)\b(?:referred to|denoted|known|abbreviated)(?: \w+){0,3} as\b|\b(?:called|named|dubbed|termed|we call)\b`)
+
+// introductions puts, in place of the last of ps, the chunk that
+// introduces a name of the question ("We sequentially trained the Selector
+// and Crawler, both based on the Qwen2.5-7b, ..., referred to as PaSa-7b")
+// when retrieval did not bring it: a question about a system asks what it
+// is made of or built on, which the sentence naming it says in words the
+// question does not share. The chunk is searched for by the name alone,
+// among the papers of the best three passages.
+func (r *Retriever) introductions(ctx context.Context, question string, ps []Passage, f store.Filter) ([]Passage, error) {
+	es := entities(question)
+	if len(es) == 0 || len(ps) < 2 {
+		return ps, nil
+	}
+	have := map[string]bool{}
+	var ids []string
+	for i, p := range ps {
+		have[p.ChunkID] = true
+		if i < 3 && !slices.Contains(ids, p.PaperID) {
+			ids = append(ids, p.PaperID)
+		}
+	}
+	f.IDs = ids
+	for _, e := range es[:min(len(es), 2)] {
+		hits, err := r.lexical(ctx, e.text, introScan, f)
+		if err != nil {
+			return nil, err
+		}
+		var cand []string
+		for _, h := range hits {
+			if !have[h.ID] {
+				cand = append(cand, h.ID)
+			}
+		}
+		if len(cand) == 0 {
+			continue
+		}
+		texts, err := r.Index.ChunkTexts(ctx, cand)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range cand {
+			c, ok := texts[id]
+			if !ok || !introducesName(c.Text, e) {
+				continue
+			}
+			got, err := r.hydrate(ctx, []Scored{{ID: id, Score: ps[len(ps)-1].Score}})
+			if err != nil {
+				return nil, err
+			}
+			if len(got) == 1 {
+				got[0].Rank = len(ps)
+				ps[len(ps)-1] = got[0]
+				return ps, nil // one: it takes the weakest passage's place
+			}
+		}
+	}
+	return ps, nil
+}
+
+// introScan is how many chunks matching a name are read for the one
+// introducing it.
+const introScan = 40
+
+// introducesName reports a sentence of text that names e: e is among the
+// three words after a naming phrase ("referred to as PaSa-7b", "we call it
+// X"; not "also known as the uniform mode, a feature of the Bethe
+// lattice").
+func introducesName(text string, e entity) bool {
+	for _, s := range textseg.Sentences(strings.Join(strings.Fields(text), " ")) {
+		for _, loc := range namesThing.FindAllStringIndex(s, -1) {
+			after := strings.Fields(s[loc[1]:])
+			if newNameIndex(strings.Join(after[:min(len(after), 3)], " ")).has(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// neighbourOf is how many of the best passages an offline answer reads on
+// into the chunk that follows (when retrieval did not bring it).
+const neighbourOf = 6
+
+// neighbours appends to ps, marked Neighbour, the chunk that follows each
+// of its first neighbourOf passages in its paper when ps lacks it: a list
+// or a paragraph the chunker cut goes on there ("there are some clear
+// limitations ..." and the last two of them), and the offline answer reads
+// its lead's list and followers on into it. They are never an answer's
+// lead, only what follows one.
+func (r *Retriever) neighbours(ctx context.Context, ps []Passage) ([]Passage, error) {
+	have := map[string]bool{}
+	for _, p := range ps {
+		have[p.ChunkID] = true
+	}
+	var ids []string
+	for _, p := range ps[:min(len(ps), neighbourOf)] {
+		if id := store.ChunkID(p.PaperID, p.Seq+1); !have[id] {
+			have[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return ps, nil
+	}
+	next, err := r.Index.ChunkTexts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	papers := map[string]store.Paper{}
+	for _, p := range ps {
+		papers[p.PaperID] = p.Paper
+	}
+	for _, id := range ids {
+		c, ok := next[id]
+		if !ok {
+			continue // the paper's last chunk
+		}
+		ps = append(ps, Passage{ChunkID: id, PaperID: c.PaperID, Seq: c.Seq, PageStart: c.PageStart, PageEnd: c.PageEnd,
+			Section: c.Section, Text: c.Text, Paper: papers[c.PaperID], Neighbour: true})
+	}
+	return ps, nil
 }
 
 // cutShort reports text that ends inside a sentence.

@@ -1,10 +1,14 @@
 package ask
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -64,5 +68,139 @@ func TestEvidenceCompletesCutSentences(t *testing.T) {
 	res, err := r.Ask(ctx, "What accuracy could DeepSeek-R1 reach on Chinese SimpleQA without safety RL?", nil, AskOptions{}, nil)
 	if err != nil || !strings.Contains(res.Answer, "70%") {
 		t.Errorf("answer %q, %v", res.Answer, err)
+	}
+}
+
+// sharedLibrary is a library of the 8 shared PDFs, ingested as papers
+// ingest and papers eval do, with the local embedder.
+func sharedLibrary(t *testing.T) (*store.Library, embed.Embedder) {
+	t.Helper()
+	dir := t.TempDir()
+	pdfs := filepath.Join("..", "..", "shared", "data", "pdfs", "papers")
+	if _, err := os.Stat(pdfs); err != nil {
+		t.Fatalf("the shared PDFs are needed at %s (see shared/data/README.md): %v", pdfs, err)
+	}
+	e := embed.NewLocal()
+	if _, err := ingest.Build(t.Context(), dir, e, ingest.Sources{PDFs: []string{pdfs}}); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := store.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	return lib, e
+}
+
+// The offline answer reads a list on into the chunk after its lead's when
+// retrieval did not bring that chunk (Toolformer's limitations run over
+// two chunks; the question shares its words with the first only): Evidence
+// adds it, marked, and the answer's list goes on there, in order, though
+// the answer never opens with it.
+func TestEvidenceReadsTheListOnIntoTheNextChunk(t *testing.T) {
+	ctx := t.Context()
+	lib, e := sharedLibrary(t)
+	r := &Retriever{Index: lib, Embedder: e}
+	q := "Which shortcomings of the current Toolformer approach do the authors acknowledge in their limitations discussion?"
+	opts := AskOptions{}
+	ps, _, err := r.Evidence(ctx, q, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	retrieved := map[string]bool{}
+	var lead, next *Passage
+	for i := range ps {
+		p := &ps[i]
+		if !p.Neighbour {
+			retrieved[p.ChunkID] = true
+			if lead == nil && strings.Contains(p.Text, "clear limitations") {
+				lead = p
+			}
+		} else if lead != nil && p.Seq == lead.Seq+1 {
+			next = p
+		}
+	}
+	if lead == nil {
+		t.Fatal("the chunk announcing the limitations is not retrieved: retrieval changed, pick another case")
+	}
+	if next == nil || retrieved[next.ChunkID] || !strings.Contains(next.Text, "wording") {
+		t.Fatalf("the chunk after the lead's is not added as its neighbour (retrieved: %v)", retrieved[store.ChunkID("2302.04761", lead.Seq+1)])
+	}
+	res, err := r.Ask(ctx, q, nil, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"in a chain", "wording", "computational cost"} {
+		if !strings.Contains(res.Answer, want) {
+			t.Errorf("the answer lacks the limitation %q:\n%s", want, res.Answer)
+		}
+	}
+	if i, j := strings.Index(res.Answer, "in a chain"), strings.Index(res.Answer, "computational cost"); i > j {
+		t.Errorf("the list is not read in order:\n%s", res.Answer)
+	}
+	if res.Passages != len(retrieved) {
+		t.Errorf("Passages = %d, want the %d retrieved", res.Passages, len(retrieved))
+	}
+	if len(res.Citations) == 0 || res.Citations[0].Passage != lead.Text {
+		t.Errorf("the answer does not open with the retrieved lead")
+	}
+}
+
+// A question about a system ("Which open LLM serves as the backbone for
+// both agents of PaSa-7b?") shares its words with the passages that report
+// the system's results, not with the one that introduces it ("..., both
+// based on the Qwen2.5-7b, ..., referred to as PaSa-7b"): Evidence brings
+// that one in place of the weakest passage, and the answer opens with it.
+func TestEvidenceBringsThePassageIntroducingAName(t *testing.T) {
+	ctx := t.Context()
+	lib, e := sharedLibrary(t)
+	r := &Retriever{Index: lib, Embedder: e}
+	q := "Which open LLM serves as the backbone for both agents of PaSa-7b?"
+	ps, _, err := r.Evidence(ctx, q, nil, AskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ps, func(p Passage) bool { return strings.Contains(p.Text, "referred to as PaSa-7b") })
+	if i < 0 || ps[i].Neighbour {
+		t.Fatal("the passage introducing PaSa-7b is not among the passages")
+	}
+	if n := len(ps) - countNeighbours(ps); n != DefaultExtractiveK {
+		t.Errorf("%d passages retrieved, want %d: the introduction takes the weakest one's place", n, DefaultExtractiveK)
+	}
+	res, err := r.Ask(ctx, q, nil, AskOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(res.Answer, " [1]"); !strings.Contains(first, "Qwen2.5-7b") {
+		t.Errorf("the answer does not open with the backbone:\n%s", res.Answer)
+	}
+}
+
+func countNeighbours(ps []Passage) int {
+	n := 0
+	for _, p := range ps {
+		if p.Neighbour {
+			n++
+		}
+	}
+	return n
+}
+
+func TestIntroducesName(t *testing.T) {
+	pasa := entity{text: "PaSa-7b", norm: "pasa7b"}
+	bethe := entity{text: "Bethe", norm: "bethe"}
+	for _, c := range []struct {
+		text string
+		e    entity
+		want bool
+	}{
+		{"We sequentially trained the Selector and Crawler, both based on the Qwen2.5-7b, to develop the final agent, referred to as PaSa-7b. Selector The Selector was fine-tuned.", pasa, true},
+		{"We call this agent PaSa-7b.", pasa, true},
+		{"PaSa-7b outperforms all baselines.", pasa, false},
+		{"It is necessary to eliminate the zero mode, also known as the uniform Perron-Frobenius mode, which is a general spectral feature of the Bethe lattice.", bethe, false},
+	} {
+		if got := introducesName(c.text, c.e); got != c.want {
+			t.Errorf("introducesName(%q, %s) = %v, want %v", c.text, c.e.text, got, c.want)
+		}
 	}
 }

@@ -319,3 +319,146 @@ func TestFollowersReadPastAnEquation(t *testing.T) {
 		t.Errorf("followers = %q, want the sentence after the equation", texts)
 	}
 }
+
+// A sentence that runs into a table (the PDF text sets the table's rows
+// right after it, with no full stop between) stays a sentence: the rows
+// do not go on with it, so it is not scored as table debris and its fact
+// reaches the answer.
+func TestATableDoesNotContinueTheSentenceBeforeIt(t *testing.T) {
+	ev := pdfPassages(t, "adarefiner_naacl2024findings.pdf", "pdf:ada", "AdaRefiner: Refining Decisions of Language Models with Adaptive Feedback")
+	picked := ranked(t, ev, 0.1, "set the training to 1 million")
+	if !strings.Contains(picked[0].Text, "Crafter paper\nMethod Type") {
+		t.Fatal("the table no longer follows the sentence on the next line: the extraction changed, pick another case")
+	}
+	p := newPassage(0, &picked[0])
+	i := slices.IndexFunc(p.sents, func(s *sentence) bool { return strings.Contains(s.text, "1 million steps") })
+	if i < 0 {
+		t.Fatal("no sentence states the 1 million steps")
+	}
+	if s := p.sents[i]; strings.Contains(s.text, "Method Type") || s.debris > 0.3 {
+		t.Errorf("the sentence runs on into the table (debris %.2f): %q", s.debris, s.text)
+	}
+	picked = ranked(t, ev, 0.1, "set the training to 1 million", "evaluated on 22 tasks within the Crafter environment")
+	x := extract(picked, "For how many environment steps were the RL baselines trained in the main Crafter comparison?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if answer := joined(x); !strings.Contains(answer, "1 million steps") {
+		t.Errorf("the answer lacks the number of steps:\n%s", answer)
+	}
+}
+
+// A bulleted list whose items are a label and what it says ("• Actionable.
+// Is it clear how ...") reads as labelled items, the label kept; a list
+// question opens with the sentence announcing the list ("We suggest the
+// following attributes ...") rather than the one pointing back at it ("...
+// based on the above attributes"), and the list is read whole, on into the
+// next chunk.
+func TestExtractiveReadsABulletedListWhole(t *testing.T) {
+	ev := pdfPassages(t, "explanations_molecular_prediction_paperqa.pdf", "pdf:xai", "A Perspective on Explanations of Molecular Prediction Models")
+	i := slices.IndexFunc(ev, func(e evidence) bool { return strings.Contains(e.Text, "following attributes") })
+	if i < 0 || i+1 == len(ev) {
+		t.Fatal("no chunk announces the attributes: the extraction changed")
+	}
+	var labels []string
+	for _, s := range newPassage(0, &ev[i]).sents {
+		if enumerator.MatchString(s.text) {
+			labels = append(labels, s.text)
+		}
+	}
+	if len(labels) < 2 || !strings.HasPrefix(labels[0], "Actionable: Is it clear") {
+		t.Errorf("the bullets do not read as labelled items: %q", labels)
+	}
+	// as retrieval ranks them: the chunk pointing back at the list first
+	picked := []evidence{ev[i+1], ev[i]}
+	if !strings.Contains(picked[0].Text, "Sparse/Succinct") || !strings.Contains(picked[0].Text, "evaluation of the SHAP") {
+		t.Fatal("the list no longer ends in the next chunk: the chunking changed, pick another list")
+	}
+	picked[1].Score = 0.5
+	x := extract(picked, "What attributes does the perspective propose for judging the quality of an explanation?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if !strings.Contains(x.sentences[0].text, "following attributes") {
+		t.Errorf("the answer opens with %q, not with the list's announcement", x.sentences[0].text)
+	}
+	answer := joined(x)
+	for _, want := range []string{"Actionable:", "Domain Applicable:", "Robust:", "Sparse/Succinct:"} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("the answer lacks the item %q:\n%s", want, answer)
+		}
+	}
+}
+
+// A list held in a table: the lead names the list and points at the table
+// ("The Crawler operates with three registered functions, as outlined in
+// Table 3."); the answer goes on with the table's caption and its rows,
+// from the retrieved passage that holds it.
+func TestExtractiveReadsTheTableTheLeadPointsAt(t *testing.T) {
+	ev := pdfPassages(t, "pasa_2501.10120.pdf", "2501.10120", "PaSa: An LLM Agent for Comprehensive Academic Paper Search")
+	picked := ranked(t, ev, 0.5, "three registered functions", "Table 3: Functions of the Crawler")
+	x := extract(picked, "Which registered functions can the Crawler trigger, and what does each one do?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if !strings.Contains(x.sentences[0].text, "Table 3") {
+		t.Errorf("the answer opens with %q, not with the sentence pointing at the table", x.sentences[0].text)
+	}
+	answer := joined(x)
+	for _, want := range []string{"Table 3: Functions of the Crawler", "[Search]", "[Expand]", "[Stop]"} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("the answer lacks %q:\n%s", want, answer)
+		}
+	}
+	// a lead pointing at a table no passage holds reads nothing more
+	if rows := tableOf(&sentence{text: "The results are in Table 9."}, nil); rows != nil {
+		t.Errorf("tableOf found %d sentences of a table no passage holds", len(rows))
+	}
+}
+
+// A code listing the PDF text runs into one long sentence ("Here is the
+// sequence of events ...: v0:= ld state[748] // load primes ...", from a
+// paper no question set is about) is not read as a follower, though it
+// opens by pointing back: it is no sentence of prose.
+func TestFollowersSkipACodeListing(t *testing.T) {
+	mk := func(s string, cov float64) *sentence {
+		return &sentence{text: s, stems: stemSet(s), debris: debris(s), cov: cov}
+	}
+	lead := mk("At the start of execution, the trace monitor counts the number of times each loop back edge is executed until a loop becomes hot, currently after 2 crossings.", 0.4)
+	code := mk("Here is the sequence of events broken down by outer loop iteration: v0:= ld state[748] // load primes from the trace activation record st sp[0], v0 // store primes to interpreter stack v1:= ld state[764] // load k from the trace activation record v2:= i2f(v1) // convert k from int to double st sp[8], v1 // store k to interpreter stack st sp[16], 0 // store false to interpreter stack v3:= ld v0[4] // load class word for primes v4:= and v3, -4 // mask out object class tag for primes v5:= eq v4, Array // test whether primes is an array", 0.1)
+	prose := mk("This loop becomes hot after the first iteration.", 0.2)
+	if code.debris <= 0.3 || code.debris > 0.5 {
+		t.Fatalf("the listing's debris is %.2f: the debris measure changed", code.debris)
+	}
+	got := followers(lead, []*sentence{code, prose}, 1, func(*sentence) bool { return false })
+	if len(got) != 1 || got[0] != prose {
+		var texts []string
+		for _, g := range got {
+			texts = append(texts, g.text[:min(40, len(g.text))])
+		}
+		t.Errorf("followers = %q, want the prose after the listing", texts)
+	}
+}
+
+// A lead that points at a part of its paper ("DATESET, described in
+// Appendix D, is ...") goes on with what that part, when a passage under
+// its heading is at hand, says of the thing asked about ("DATESET is
+// created by first randomly selecting 500 “current dates”.").
+func TestExtractiveReadsThePartTheLeadPointsAt(t *testing.T) {
+	ev := pdfPassages(t, "toolformer_2302.04761v1.pdf", "2302.04761", "Toolformer: Language Models Can Teach Themselves to Use Tools")
+	picked := ranked(t, ev, 0.3, "described in Appendix D", "DATESET is created by first")
+	if picked[1].Section == "" {
+		picked[1].Section = "D DATESET" // the heading ingest records for it (chunk.Body alone does not)
+	}
+	x := extract(picked, "What is DATESET, the new evaluation set introduced to test the calendar tool?", DefaultMinSupport, nil)
+	if x.reason != "" {
+		t.Fatalf("abstained: %s", x.reason)
+	}
+	if len(x.sentences) < 2 || !strings.Contains(x.sentences[0].text, "Appendix D") || !strings.Contains(x.sentences[1].text, "current dates") {
+		t.Errorf("the lead pointing at Appendix D is not followed by what it says of DATESET:\n%s", joined(x))
+	}
+	q := analyse("What is DATESET?")
+	if s := pointedAt(q, &sentence{text: "DATESET is described in Appendix F."}, nil); s != nil {
+		t.Errorf("a part no passage holds gave %q", s.text)
+	}
+}

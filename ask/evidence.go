@@ -13,6 +13,7 @@ type evidence struct {
 	Section   string
 	Text      string
 	Score     float64
+	Neighbour bool // not retrieved: it follows a retrieved passage (Passage.Neighbour)
 }
 
 func fromPassages(ps []Passage) []evidence {
@@ -23,7 +24,7 @@ func fromPassages(ps []Passage) []evidence {
 			paper.ID = p.PaperID
 		}
 		ev[i] = evidence{ChunkID: p.ChunkID, Paper: paper, PageStart: p.PageStart, PageEnd: p.PageEnd,
-			Section: p.Section, Text: p.Text, Score: p.Score}
+			Section: p.Section, Text: p.Text, Score: p.Score, Neighbour: p.Neighbour}
 	}
 	return ev
 }

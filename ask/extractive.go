@@ -356,14 +356,15 @@ type sentence struct {
 
 // passage is a retrieved passage as extraction sees it.
 type passage struct {
-	ev    int // index in ev
-	paper string
-	chunk string          // the paper part of its chunk id
-	seq   int             // the chunk's place in its paper, -1 when unknown
-	stems map[string]bool // text and title
-	names *nameIndex
-	sents []*sentence
-	next  *passage // the retrieved chunk that follows this one in its paper, nil for none
+	ev      int // index in ev
+	paper   string
+	section string          // the heading it is under
+	chunk   string          // the paper part of its chunk id
+	seq     int             // the chunk's place in its paper, -1 when unknown
+	stems   map[string]bool // text and title
+	names   *nameIndex
+	sents   []*sentence
+	next    *passage // the retrieved chunk that follows this one in its paper, nil for none
 }
 
 // extraction is what extract found: the sentences of the answer (their
@@ -399,20 +400,21 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 		w = &DefaultWeights
 	}
 	q := analyse(question)
-	var ps []*passage
+	var ps, after []*passage // the retrieved passages; the neighbours that follow them
 	for i := range ev {
 		if backMatter.MatchString(ev[i].Section) {
 			continue // reference lists match every question a little and answer none
 		}
-		ps = append(ps, newPassage(i, &ev[i]))
-		if len(ps) == extractPassages {
-			break
+		if ev[i].Neighbour {
+			after = append(after, newPassage(i, &ev[i]))
+		} else if len(ps) < extractPassages {
+			ps = append(ps, newPassage(i, &ev[i]))
 		}
 	}
 	if len(ps) == 0 {
 		return extraction{reason: "no passage was found for it"}
 	}
-	linkChunks(ps)
+	linkChunks(ps, after)
 	psets := make([]map[string]bool, len(ps))
 	for i, p := range ps {
 		psets[i] = p.stems
@@ -508,6 +510,12 @@ func extract(ev []evidence, question string, minSupport float64, w *Weights) ext
 			cands = append(cands, s)
 		}
 	}
+	for _, p := range after {
+		for _, s := range p.sents { // what followers and completions read of them
+			s.cov = qu.coverage(s.stems)
+			s.names = newNames(s.text, qnames)
+		}
+	}
 	if len(cands) == 0 {
 		x.reason = "no sentence of the passages addresses it"
 		return x
@@ -585,7 +593,7 @@ type Weights struct {
 var DefaultWeights = Weights{Coverage: 0.4, Window: 0.15, Passage: 0.20, Rank: 0.10, Names: 0.10, Focus: 0.15, Kind: 0.15, Close: 0.8}
 
 func newPassage(i int, e *evidence) *passage {
-	p := &passage{ev: i, paper: e.Paper.ID, seq: -1, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
+	p := &passage{ev: i, paper: e.Paper.ID, section: e.Section, seq: -1, stems: stemSet(e.Paper.Title + " " + e.Section + " " + e.Text), names: newNameIndex(e.Paper.Title + " " + e.Text)}
 	if id, seq, err := store.ParseChunkID(e.ChunkID); err == nil {
 		p.chunk, p.seq = id, seq
 	}
@@ -597,9 +605,17 @@ func newPassage(i int, e *evidence) *passage {
 		if line == "" || strings.EqualFold(line, title) || isHeadingLine(line, e.Section) {
 			continue // the title heading a title+abstract chunk; section headings
 		}
+		label := "" // a bullet's label: "• Actionable." before what it says
 		for _, raw := range textseg.Sentences(line) {
 			if isTOC(raw) {
 				continue
+			}
+			if m := bulletLabel.FindStringSubmatch(strings.TrimSpace(raw)); m != nil {
+				label = m[1]
+				continue
+			}
+			if label != "" {
+				raw, label = label+": "+raw, "" // "Actionable: Is it clear how ...", as a list item reads
 			}
 			t := tidy(raw, e.Section)
 			st := stemSet(t)
@@ -612,10 +628,21 @@ func newPassage(i int, e *evidence) *passage {
 	return p
 }
 
+// bulletLabel is a bulleted item's label set as a sentence of its own, its
+// text after it ("• Actionable. Is it clear how ...", "• Domain
+// Applicable."): up to four words.
+var bulletLabel = regexp.MustCompile(`^[` + bullets + `]\s*([A-Z][\w/-]*(?:\s+[\w/-]+){0,3})\.$`)
+
+// bullets open the items of a list: a line that starts with one is a new
+// item, never the rest of the line before.
+const bullets = "•·▪◦‣∙"
+
 // joinBroken rejoins the lines of a passage that a column or page break
 // cut inside a sentence: a line that does not end a sentence followed by
 // one that starts in lower case or with a quotation mark ("... the level-7
-// tasks" + "“Make Iron Pickaxe” and ...").
+// tasks" + "“Make Iron Pickaxe” and ..."). A table's rows never go on with
+// the prose line before them: "... following the standard set in the
+// Crafter paper" stays a sentence, not the head of the table it runs into.
 func joinBroken(lines []string, section string) []string {
 	var out []string
 	for _, l := range lines {
@@ -627,7 +654,8 @@ func joinBroken(lines []string, section string) []string {
 			prev := out[n-1]
 			r := []rune(l)
 			if !strings.ContainsAny(prev[len(prev)-1:], ".!?:;") && !isHeadingLine(prev, section) && !isHeadingLine(l, section) &&
-				!captionLine.MatchString(prev) && !captionLine.MatchString(l) &&
+				!captionLine.MatchString(prev) && !captionLine.MatchString(l) && !(debris(l) > 0.5 && debris(prev) <= 0.3) &&
+				!strings.ContainsRune(bullets, r[0]) &&
 				(unicode.IsLower(r[0]) || strings.ContainsRune("“\"‘(", r[0]) || textseg.WordCount(prev) >= 8) {
 				out[n-1] = prev + " " + l
 				continue
@@ -838,6 +866,15 @@ func enumerated(s *sentence) int {
 		best = max(best, run)
 	}
 	return best
+}
+
+// introReach is how far below the best sentence's score the one that
+// introduces a name the question asks about may be and still open the
+// answer of a name question.
+const introReach = 0.6
+
+func introducesAny(s string, es []entity) bool {
+	return slices.ContainsFunc(es, func(e entity) bool { return introducesName(s, e) })
 }
 
 // methodReach is how far below the best sentence's score the one that
@@ -1120,6 +1157,20 @@ func chooseLead(part *question, j int, qu *query, cands []*sentence, ps []*passa
 		kindLead = prefer(listReach, func(c *sentence) bool {
 			return enumerated(c) >= 3 && hasAny(c.stems, part.focus) && textseg.WordCount(c.text) <= 60
 		})
+		if kindLead == nil && !listFollows(part, best, ps) {
+			// "We suggest the following attributes ..." and its bullets
+			kindLead = prefer(listReach, func(c *sentence) bool { return listFollows(part, c, ps) })
+		}
+	case part.kind == kindName && !part.aboutPaper && len(part.entities) > 0 && !introducesAny(best.text, part.entities):
+		// "Which open LLM serves as the backbone of PaSa-7b?": the sentence
+		// that introduces PaSa-7b says what it is built on ("..., both based
+		// on the Qwen2.5-7b, ..., referred to as PaSa-7b"), in other words
+		kindLead = prefer(introReach, func(c *sentence) bool { return len(c.names) > 0 && introducesAny(c.text, part.entities) })
+		if kindLead != nil {
+			return kindLead, ""
+		}
+	}
+	switch {
 	case part.kind == kindMethod && len(part.focus) > 0 && !statesMeans(part, best):
 		// "How is the comprehension score computed?": the one naming the
 		// thing and the means ("quantified using a cosine similarity")
@@ -1273,10 +1324,21 @@ func compose(q *question, qu *query, w *Weights, leads []*sentence, cands []*sen
 		heads++
 		next := following(lead, ps)
 		part := partOf(q, lead)
-		for _, n := range completion(part, lead, next) {
+		done := completion(part, lead, next)
+		for _, n := range done {
 			if n.debris <= 0.3 && !has(n) {
 				out = append(out, n)
 			}
+		}
+		if (part.kind == kindList || part.listN > 0) && !slices.ContainsFunc(done, func(s *sentence) bool { return enumerator.MatchString(s.text) }) {
+			for _, n := range tableOf(lead, ps) {
+				if !has(n) {
+					out = append(out, n) // "as outlined in Table 3": the list is the table
+				}
+			}
+		}
+		if n := pointedAt(q, lead, ps); n != nil && !has(n) {
+			out = append(out, n) // "DATESET, described in Appendix D, ..." + what Appendix D says of it
 		}
 		out = append(out, followers(lead, next, leadFollowers, has)...)
 	}
@@ -1352,8 +1414,8 @@ func followers(s *sentence, next []*sentence, n int, has func(*sentence) bool) [
 		if read == n || captionLine.MatchString(f.text) {
 			break
 		}
-		if f.debris > 0.5 {
-			continue // a display equation or a table row: not a sentence read
+		if f.debris > 0.5 || f.debris > 0.3 && textseg.WordCount(f.text) > 60 {
+			continue // a display equation, a table row, a code listing run together: not a sentence read
 		}
 		read++
 		if has(f) || (f.cov == 0 && !anaphoric.MatchString(f.text) && !refersBack(f.text)) {
@@ -1366,12 +1428,27 @@ func followers(s *sentence, next []*sentence, n int, has func(*sentence) bool) [
 
 // items are the n items of a list that follow its announcement: the next
 // sentences that open with an enumerator ("First,", "Second,", "(3)",
-// "Finally,"), else the next n sentences.
+// "Finally,"), else the next n sentences. A list of no said length ("some
+// clear limitations") is read whole, in order, with what each item says:
+// from the announcement to its last item, as long as items keep coming
+// (at most listGap sentences between two), up to listSpan sentences.
 func items(next []*sentence, n int) []*sentence {
-	want, scan := n, 3*n
 	if n == 0 {
-		want, scan = 4, 8 // as many as the passage lists
+		last := -1
+		for i, s := range next[:min(len(next), listSpan)] {
+			if i-last > listGap && (last >= 0 || i >= 8) {
+				break
+			}
+			if enumerator.MatchString(s.text) {
+				last = i
+			}
+		}
+		if last < 0 {
+			return next[:min(len(next), 2)]
+		}
+		return slices.DeleteFunc(slices.Clone(next[:last+1]), func(s *sentence) bool { return s.debris > 0.5 })
 	}
+	want, scan := n, 3*n
 	var out []*sentence
 	for _, s := range next[:min(len(next), scan)] {
 		if enumerator.MatchString(s.text) {
@@ -1384,16 +1461,18 @@ func items(next []*sentence, n int) []*sentence {
 	if len(out) > 0 {
 		return out
 	}
-	if n == 0 {
-		return next[:min(len(next), 2)]
-	}
 	return next[:min(len(next), n)]
 }
+
+const (
+	listGap  = 3  // sentences between two items of a list read whole
+	listSpan = 14 // sentences of a list read whole
+)
 
 // enumerator opens an item of a list: an ordinal word, a number or letter
 // in parentheses, a bullet, or a short label and a colon ("Molecular
 // distance: ...", as a bulleted list reads once its bullets are gone).
-var enumerator = regexp.MustCompile(`^(?:[A-Z][a-z]+(?:[ -][a-z]+){0,3}: |(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also)(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
+var enumerator = regexp.MustCompile(`^(?:[A-Z][a-z]+(?:[/-][A-Za-z]+)?(?: [A-Za-z]+(?:[/-][A-Za-z]+)?){0,3}: |(?:First|Second|Third|Fourth|Fifth|Finally|Lastly|Last|Next|Then|Moreover|Additionally|Another|One|Also|Furthermore|In addition|We also|Besides|Beyond (?:this|that|these)|Apart from (?:this|that|these))(?:ly)?\b|\(?(?:\d|[ivx]+|[a-e])\)|\d\.\s|[•·▪–-]\s)`)
 
 // completion is what the sentences after a lead add to it, for the part
 // of the question it answers:
@@ -1433,12 +1512,134 @@ func completion(part *question, lead *sentence, next []*sentence) []*sentence {
 	return nil
 }
 
+// listFollows reports a sentence that announces a list of the thing asked
+// for (announcesList) whose items follow it: two or more of the next
+// sentences open with an enumerator (bullets, "First,", "(2)").
+func listFollows(part *question, s *sentence, ps []*passage) bool {
+	if !announcesList(part, s) {
+		return false
+	}
+	n := 0
+	for _, f := range items(following(s, ps), 0) {
+		if enumerator.MatchString(f.text) {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// partRef is a sentence's pointer at a part of its paper where more is
+// said: "described in Appendix D", "detailed in Section 4.2", "see §3".
+var partRef = regexp.MustCompile(`\b(?:described|detailed|given|explained|defined|discussed|presented|see)\s+(?:in\s+)?(?:Appendix|Section|Sec\.|§)\s*([A-Z]|\d+(?:\.\d+)*)\b`)
+
+// pointedAt is the sentence of the part of the paper a lead points at
+// ("described in Appendix D") that speaks of what the question is about
+// (a name of it, else the words of the thing asked for), when a passage
+// under that heading is at hand ("D DATESET": "DATESET is created by
+// first randomly selecting 500 “current dates”."): nil for none.
+func pointedAt(q *question, lead *sentence, ps []*passage) *sentence {
+	m := partRef.FindStringSubmatch(lead.text)
+	if m == nil {
+		return nil
+	}
+	label := m[1]
+	paper := ""
+	for _, p := range ps {
+		if p.ev == lead.passage {
+			paper = p.paper
+		}
+	}
+	under := func(section string) bool {
+		section = strings.TrimPrefix(strings.TrimSpace(section), "Appendix ")
+		rest, ok := strings.CutPrefix(section, label)
+		return ok && (rest == "" || rest[0] == ' ' || rest[0] == '.' && (len(rest) == 1 || rest[1] == ' '))
+	}
+	for _, p := range ps {
+		if p.paper != paper || p.ev == lead.passage || !under(p.section) {
+			continue
+		}
+		for _, s := range p.sents {
+			if s.debris > 0.3 || captionLine.MatchString(s.text) {
+				continue // a caption says what a table holds, not what the thing is
+			}
+			ix := newNameIndex(s.text)
+			if slices.ContainsFunc(q.entities, ix.has) || len(q.entities) == 0 && len(q.focus) > 0 && hasAll(s.stems, q.focus) {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// tableRef is a sentence's pointer at a table: "as outlined in Table 3".
+var tableRef = regexp.MustCompile(`\bTable\s+(\d+)\b`)
+
+// tableRows is how many rows of a table a lead pointing at it reads.
+const tableRows = 5
+
+// tableOf is the table a lead points at, when a passage of its paper holds
+// it: its caption, then the rows next to it (above it, else below) that
+// name something the lead does not, as the PDF text reads them ("Generate
+// a search query and invoke [Search] the search tool."): lists are often
+// held in tables.
+func tableOf(lead *sentence, ps []*passage) []*sentence {
+	m := tableRef.FindStringSubmatch(lead.text)
+	if m == nil {
+		return nil
+	}
+	paper := ""
+	for _, p := range ps {
+		if p.ev == lead.passage {
+			paper = p.paper
+		}
+	}
+	leadNames := map[string]bool{}
+	for _, w := range strings.Fields(lead.text) {
+		leadNames[normName(strings.Trim(w, "?,.;:!\"'()[]“”‘’"))] = true
+	}
+	row := func(s *sentence) bool {
+		return s.debris <= 0.5 && !captionLine.MatchString(s.text) && len(newNames(s.text, leadNames)) > 0
+	}
+	head := "Table " + m[1]
+	for _, p := range ps {
+		if p.paper != paper {
+			continue
+		}
+		for i, s := range p.sents {
+			if !strings.HasPrefix(s.text, head+":") && !strings.HasPrefix(s.text, head+".") {
+				continue
+			}
+			var rows []*sentence
+			for j := i - 1; j >= max(0, i-tableRows) && !captionLine.MatchString(p.sents[j].text); j-- {
+				if row(p.sents[j]) {
+					rows = append([]*sentence{p.sents[j]}, rows...)
+				}
+			}
+			if len(rows) == 0 {
+				for _, r := range p.sents[i+1 : min(len(p.sents), i+1+tableRows)] {
+					if captionLine.MatchString(r.text) {
+						break
+					}
+					if row(r) {
+						rows = append(rows, r)
+					}
+				}
+			}
+			if len(rows) == 0 {
+				return nil
+			}
+			return append([]*sentence{s}, rows...)
+		}
+	}
+	return nil
+}
+
 // announcesList reports a sentence that introduces items of the plural
 // thing asked for: it names it with a count or "some", "several", "the
 // following", "major" ("XAI in chemistry has some major open questions").
 func announcesList(part *question, s *sentence) bool {
-	if !hasAny(s.stems, part.focus) {
-		return false
+	if !slices.ContainsFunc(part.focus, func(t string) bool { return found(t, []map[string]bool{s.stems}) }) {
+		return false // it names the thing asked for, or a synonym ("shortcomings": "limitations")
 	}
 	if strings.HasSuffix(s.text, ":") {
 		return true
@@ -1532,16 +1733,16 @@ func following(s *sentence, ps []*passage) []*sentence {
 	return nil
 }
 
-// linkChunks points each passage at the retrieved chunk that follows it
-// in its paper.
-func linkChunks(ps []*passage) {
+// linkChunks points each passage at the chunk that follows it in its
+// paper: a retrieved one, else one of the neighbours fetched for it.
+func linkChunks(ps, neighbours []*passage) {
 	at := map[string]*passage{}
-	for _, p := range ps {
+	for _, p := range slices.Concat(neighbours, ps) {
 		if p.seq >= 0 {
 			at[store.ChunkID(p.chunk, p.seq)] = p
 		}
 	}
-	for _, p := range ps {
+	for _, p := range slices.Concat(ps, neighbours) {
 		if p.seq >= 0 {
 			p.next = at[store.ChunkID(p.chunk, p.seq+1)]
 		}

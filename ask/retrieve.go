@@ -32,6 +32,10 @@ type Passage struct {
 	Score     float64     `json:"score"`
 	Rank      int         `json:"rank"`
 	Paper     store.Paper `json:"-"` // the paper's metadata (title, version, authors, ...)
+	// Neighbour marks a chunk that was not retrieved but follows a
+	// retrieved one in its paper, added for the offline answer to read a
+	// list or paragraph on into it (Rank and Score are 0).
+	Neighbour bool `json:"neighbour,omitempty"`
 }
 
 // Pages renders the page span for people and citations: "" for the

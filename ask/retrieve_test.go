@@ -2,8 +2,9 @@ package ask
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,26 +47,21 @@ func sciFactLibrary(t testing.TB, docs []eval.Doc, e embed.Embedder) *store.Libr
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, len(docs))
-	sem := make(chan struct{}, 4)
-	for i, d := range docs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			p := store.Paper{ID: d.ID, Title: d.Title, Abstract: d.Text, Source: "jsonl"}
-			c := store.Chunk{PaperID: d.ID, Seq: 0, Text: texts[i], Vector: vecs[i]}
-			if _, err := lib.Put(ctx, p, []store.Chunk{c}); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+	// in batches, as ingest --jsonl stores them: one transaction a paper
+	// was a third of the CPU of TestRetrieveSciFactSubset under -race
+	const batch = 250
+	for lo := 0; lo < len(docs); lo += batch {
+		items := make([]store.Item, 0, batch)
+		for i := lo; i < min(lo+batch, len(docs)); i++ {
+			d := docs[i]
+			items = append(items, store.Item{
+				Paper:  store.Paper{ID: d.ID, Title: d.Title, Abstract: d.Text, Source: "jsonl"},
+				Chunks: []store.Chunk{{PaperID: d.ID, Seq: 0, Text: texts[i], Vector: vecs[i]}},
+			})
+		}
+		if _, err := lib.PutBatch(ctx, items); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Logf("stored %d papers in %v", len(docs), time.Since(start))
 	return lib
@@ -270,38 +266,58 @@ func scoredIDs(s []Scored) []string {
 	return out
 }
 
-// TestRetrieveSciFactSubset checks the ranking quality of each mode on the
-// first 100 SciFact train queries over their relevant abstracts plus 1,000
+// TestRetrieveSciFactSubset checks the ranking quality of each mode on
+// slices of SciFact train: queries over their relevant abstracts plus
 // others (the full split is measured by papers eval, see BENCHMARKS.md).
+// Ranking is sequential code in which the race detector finds nothing and
+// costs tenfold, so under it only the smaller slice is ranked unless
+// PAPERS_FULL_TESTS=1; without it both are, each against its own floors.
 func TestRetrieveSciFactSubset(t *testing.T) {
 	sf := loadSciFact(t)
-	// not more: under -race a query of one mode costs 0.1-0.3 s of CPU
-	sl := sf.Slice(100, 1000)
-	queries := sl.Queries
-	e := embed.NewLocal()
-	lib := sciFactLibrary(t, sl.Docs, e)
-	r := &Retriever{Index: lib, Embedder: e}
-	got := map[Mode]eval.Report{}
-	for _, m := range []Mode{BM25, Dense, Hybrid} {
-		rep, err := eval.Run(context.Background(), paperRanking(r, m), queries, sf.Qrels, nil)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range []struct {
+		queries, others int
+		big             bool
+		// floors: hybrid and dense nDCG@10, hybrid Recall@100
+		hybrid, dense, recall float64
+	}{
+		// Measured on these 100 queries: hybrid 0.7669, bm25 0.7656, dense
+		// 0.6431, hybrid Recall@100 0.96 (on the first 200: 0.8109, 0.8105,
+		// 0.6561, 0.965, when the floors were 0.78, 0.62 and 0.93).
+		{queries: 100, others: 1000, big: true, hybrid: 0.74, dense: 0.61, recall: 0.93},
+		// Measured on the first 50 over 500 others: hybrid 0.7942, bm25
+		// 0.7942, dense 0.6101, hybrid Recall@100 0.98.
+		{queries: 50, others: 500, hybrid: 0.77, dense: 0.58, recall: 0.95},
+	} {
+		name := fmt.Sprintf("%d queries, %d others", c.queries, c.others)
+		if c.big && raceEnabled && !fullTests {
+			t.Logf("%s: not under -race (PAPERS_FULL_TESTS=1 ranks it too)", name)
+			continue
 		}
-		t.Logf("%-6s %+v", m, rep)
-		got[m] = rep
-	}
-	// The local embedder is lexical too, so fusion moves little: on the
-	// full train split it adds +0.003 nDCG@10; on this slice it may cost
-	// as much. Guard against a fusion that hurts.
-	// Measured on these 100 queries: hybrid 0.7669, bm25 0.7656, dense
-	// 0.6431, hybrid Recall@100 0.96 (on the first 200: 0.8109, 0.8105,
-	// 0.6561, 0.965, when the floors were 0.78, 0.62 and 0.93).
-	if got[Hybrid].NDCG10 < got[BM25].NDCG10-0.01 || got[Hybrid].NDCG10 < 0.74 || got[Dense].NDCG10 < 0.61 {
-		t.Errorf("nDCG@10 hybrid %.4f, bm25 %.4f, dense %.4f: want hybrid >= bm25-0.01, hybrid >= 0.74, dense >= 0.61",
-			got[Hybrid].NDCG10, got[BM25].NDCG10, got[Dense].NDCG10)
-	}
-	if got[Hybrid].Recall100 < 0.93 {
-		t.Errorf("Recall@100 hybrid %.4f, want >= 0.93", got[Hybrid].Recall100)
+		t.Run(name, func(t *testing.T) {
+			sl := sf.Slice(c.queries, c.others)
+			e := embed.NewLocal()
+			lib := sciFactLibrary(t, sl.Docs, e)
+			r := &Retriever{Index: lib, Embedder: e}
+			got := map[Mode]eval.Report{}
+			for _, m := range []Mode{BM25, Dense, Hybrid} {
+				rep, err := eval.Run(context.Background(), paperRanking(r, m), sl.Queries, sf.Qrels, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%-6s %+v", m, rep)
+				got[m] = rep
+			}
+			// The local embedder is lexical too, so fusion moves little: on
+			// the full train split it adds +0.003 nDCG@10; on a slice it may
+			// cost as much. Guard against a fusion that hurts.
+			if got[Hybrid].NDCG10 < got[BM25].NDCG10-0.01 || got[Hybrid].NDCG10 < c.hybrid || got[Dense].NDCG10 < c.dense {
+				t.Errorf("nDCG@10 hybrid %.4f, bm25 %.4f, dense %.4f: want hybrid >= bm25-0.01, hybrid >= %.2f, dense >= %.2f",
+					got[Hybrid].NDCG10, got[BM25].NDCG10, got[Dense].NDCG10, c.hybrid, c.dense)
+			}
+			if got[Hybrid].Recall100 < c.recall {
+				t.Errorf("Recall@100 hybrid %.4f, want >= %.2f", got[Hybrid].Recall100, c.recall)
+			}
+		})
 	}
 }
 
@@ -345,3 +361,7 @@ func TestHybridHasNoNoiseTail(t *testing.T) {
 		t.Errorf("hybrid search for protein: %v, want only p3", got)
 	}
 }
+
+// fullTests (PAPERS_FULL_TESTS=1) makes the race detector's run check the
+// whole data of the tests that check a slice of it under -race.
+var fullTests = os.Getenv("PAPERS_FULL_TESTS") == "1"

@@ -152,12 +152,24 @@ func TestEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first 100 judgements (87 queries) over their abstracts and 400
+	// others (measured nDCG@10 0.8088, Recall@100 0.977, MRR@10 0.7744);
+	// under the race detector, which finds nothing in the ranking and
+	// makes it tenfold dearer, the first 50 (45 queries; 0.7708, 0.9778,
+	// 0.7178) unless PAPERS_FULL_TESTS=1, against the same floors.
+	size := struct {
+		judgements, queries int
+		ndcg, recall, mrr   float64
+	}{100, 87, 0.7, 0.9, 0.6}
+	if raceEnabled && !fullTests {
+		size.judgements, size.queries = 50, 45
+	}
 	tmp := t.TempDir()
 	qlines := strings.Split(strings.TrimSpace(string(qrels)), "\n")
 	qrelsPath := filepath.Join(tmp, "qrels.tsv")
-	os.WriteFile(qrelsPath, []byte(strings.Join(qlines[:101], "\n")+"\n"), 0o644)
+	os.WriteFile(qrelsPath, []byte(strings.Join(qlines[:size.judgements+1], "\n")+"\n"), 0o644)
 	want := map[string]bool{}
-	for _, l := range qlines[1:101] {
+	for _, l := range qlines[1 : size.judgements+1] {
 		want[strings.Fields(l)[1]] = true
 	}
 	var keep []string
@@ -196,8 +208,8 @@ func TestEval(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	t.Logf("%s", out)
-	if rep.Queries != 87 || !rep.Feedback || rep.NDCG < 0.7 || rep.Recall < 0.9 || rep.MRR < 0.6 || rep.Latency.Mean <= 0 || rep.Latency.P95 < rep.Latency.Mean {
-		t.Errorf("report %+v", rep)
+	if rep.Queries != size.queries || !rep.Feedback || rep.NDCG < size.ndcg || rep.Recall < size.recall || rep.MRR < size.mrr || rep.Latency.Mean <= 0 || rep.Latency.P95 < rep.Latency.Mean {
+		t.Errorf("report %+v, want %d queries, nDCG@10 >= %.2f, Recall@100 >= %.2f, MRR@10 >= %.2f", rep, size.queries, size.ndcg, size.recall, size.mrr)
 	}
 	// The kept library evaluated again with plain BM25: feedback off, and a
 	// different ranking.
@@ -214,7 +226,7 @@ func TestEval(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &plain); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if plain.Feedback || plain.Queries != 87 || plain.NDCG == rep.NDCG {
+	if plain.Feedback || plain.Queries != size.queries || plain.NDCG == rep.NDCG {
 		t.Errorf("--no-feedback report %+v (with feedback: %+v)", plain, rep)
 	}
 	if code, _, _ := runCmd(t, "eval", "--queries", "q.jsonl"); code != ExitUsage {

@@ -47,12 +47,18 @@ func extractPDF(ctx context.Context, path string) (*pdf.Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read: %w", unwrapPathError(err))
 	}
-	doc, err := pdf.ExtractBytes(ctx, data)
+	doc, err := extractBytes(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("extract text: %w", err)
 	}
 	return doc, nil
 }
+
+// extractBytes is pdf.ExtractBytes. The package's tests replace it with
+// one that extracts each distinct PDF once per test binary (main_test.go):
+// they ingest the same shared papers in test after test, and under the
+// race detector the extraction is most of their CPU.
+var extractBytes = pdf.ExtractBytes
 
 func toChunkPages(doc *pdf.Document) []chunk.Page {
 	pages := make([]chunk.Page, len(doc.Pages))

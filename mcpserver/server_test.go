@@ -15,6 +15,7 @@ import (
 
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/internal/testmain"
 	"github.com/papers-cli/papers/mcpserver"
 	"github.com/papers-cli/papers/store"
 )
@@ -207,6 +208,7 @@ func library(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	testmain.GC()
 	code := m.Run()
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)

@@ -14,6 +14,7 @@ import (
 
 	chromem "github.com/philippgille/chromem-go"
 
+	"github.com/papers-cli/papers/internal/testmain"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/store/storetest"
 )
@@ -65,6 +66,7 @@ func benchLibrary(b *testing.B, papers int) string {
 }
 
 func TestMain(m *testing.M) {
+	testmain.GC()
 	code := m.Run()
 	if benchTmp != "" {
 		os.RemoveAll(benchTmp)

@@ -15,11 +15,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/papers-cli/papers/cmd"
+	"github.com/papers-cli/papers/internal/testmain"
 )
 
 // TestMain lets the test binary act as the papers command: testscript runs
 // it under the name "papers", and the kill test runs it with PAPERS_AS_MAIN=1.
 func TestMain(m *testing.M) {
+	testmain.GC()
 	if os.Getenv("PAPERS_AS_MAIN") == "1" {
 		os.Exit(cmd.Main())
 	}
@@ -97,9 +99,16 @@ func plainCmd(t testing.TB, home string, args ...string) *exec.Cmd {
 	if dir != "" {
 		c.Path = filepath.Join(dir, "papers")
 		c.Args[0] = c.Path
+		if os.Getenv("GOGC") == "" {
+			c.Env = append(c.Env, plainGOGC)
+		}
 	}
 	return c
 }
+
+// plainGOGC is the plain papers processes' GOGC: the test binaries' own
+// (testmain.GCPercent), unless GOGC is set.
+var plainGOGC = "GOGC=" + strconv.Itoa(testmain.GCPercent)
 
 // usePlainBinary puts the plain papers binary (plainBinary) first on the
 // script's PATH, when there is one.
@@ -109,6 +118,9 @@ func usePlainBinary(env *testscript.Env) error {
 		return err
 	}
 	env.Setenv("PATH", dir+string(os.PathListSeparator)+env.Getenv("PATH"))
+	if os.Getenv("GOGC") == "" {
+		env.Setenv("GOGC", strings.TrimPrefix(plainGOGC, "GOGC="))
+	}
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/internal/testmain"
 )
 
 // TestMain lifts the wall-clock guard of one extraction (MaxDuration, 2
@@ -14,9 +16,14 @@ import (
 // that and failed as "too large" (CPU-bound limits, MaxOps and the sizes,
 // still stop hostile input).
 func TestMain(m *testing.M) {
+	testmain.GC()
 	MaxDuration = 20 * time.Minute
 	os.Exit(m.Run())
 }
+
+// fullTests (PAPERS_FULL_TESTS=1) makes the race detector's run read the
+// whole of the data sets it reads a part of (TestPeerReadable).
+var fullTests = os.Getenv("PAPERS_FULL_TESTS") == "1"
 
 // sharedDocs holds what ExtractFile made of each shared PDF, by path:
 // several tests read the same papers (quality, metadata, xref rebuilding),
