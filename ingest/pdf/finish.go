@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -364,14 +365,29 @@ func isHeading(l *line, body float64, page int) bool {
 	return false
 }
 
+// continues says whether line b, at the head of a column, goes on with the
+// sentence line a left unfinished: a ends in a letter, a digit or a comma,
+// and b starts with a lower-case letter.
+func continues(a, b string) bool {
+	r, _ := utf8.DecodeLastRuneInString(a)
+	return (unicode.IsLetter(r) || unicode.IsDigit(r) || r == ',') && unicode.IsLower(firstRune(b)) && len(a) >= 30
+}
+
 // render writes a page's lines as text, recording heading offsets.
 func render(n int, lines []*line, rotated []string) Page {
 	var b strings.Builder
 	p := Page{N: n}
+	var last *line // the line written last
 	for i, l := range lines {
 		if l.text == "" {
 			continue
 		}
+		if l.paraGap && l.groupStart && last != nil && !last.heading && !l.heading && continues(last.text, l.text) {
+			// A sentence that runs on from the foot of one column to the
+			// head of the next is one paragraph.
+			l.paraGap = false
+		}
+		last = l
 		if i > 0 && l.paraGap && b.Len() > 0 {
 			b.WriteByte('\n')
 		}

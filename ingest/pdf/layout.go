@@ -25,6 +25,8 @@ const (
 	paraGapEm    = 1.6  // baseline distance (in line heights) that starts a new paragraph
 	capGapEm     = 0.2  // gap after a drop cap that makes a word break (under a shrunk interword space)
 	minColumnGap = 0.15 // each column holds at least this share of the page's characters
+	headGapEm    = 3.0  // a blank strip this tall across both columns ends a band of no running text (author blocks, a figure's labels)
+	headFrags    = 10   // a band of at most this many fragments a column ends there too
 )
 
 // frag is a run of glyphs drawn left to right on one baseline, in stream
@@ -79,17 +81,20 @@ var combining = map[string]rune{
 
 // line is a line of text in reading order, before document-level cleanup.
 type line struct {
-	text     string
-	x0, x1   float64
-	base     float64
-	size     float64
-	bold     bool // every character is in a bold font
-	paraGap  bool // a paragraph starts here
-	col      int  // 0 full width or single column, 1 left, 2 right
-	drop     bool // running head, page number, line number or arXiv stamp
-	heading  bool
-	hyphJoin bool
-	dropCap  *dropCap // the line starts with a drop cap
+	text    string
+	x0, x1  float64
+	base    float64
+	size    float64
+	bold    bool // every character is in a bold font
+	paraGap bool // a paragraph starts here
+	// groupStart: the first line of a column (or band) as order read it,
+	// whose paraGap says only that the column starts
+	groupStart bool
+	col        int  // 0 full width or single column, 1 left, 2 right
+	drop       bool // running head, page number, line number or arXiv stamp
+	heading    bool
+	hyphJoin   bool
+	dropCap    *dropCap // the line starts with a drop cap
 	// pieces are the texts of the fragments the line was joined from, left
 	// to right: set apart by more than fragBreakEm (author names set with
 	// wide spaces, table cells).
@@ -228,7 +233,10 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 					// The rest of the word a drop cap starts ("R" and
 					// "EMOTE") follows the cap's advance at a small
 					// distance; a word of its own follows at a space.
-					brk = capGapEm * size
+					// A cap followed by small capitals ("H" then "Ow" in
+					// IEEE TPAMI, the O at 0.8 of the body size): the
+					// gap is measured in the body's em, the next glyph's.
+					brk = capGapEm * math.Max(size, nextSize(glyphs, i, dir, y))
 					cur.capGap = false
 				}
 				at, wrote := cur.text.Len(), false
@@ -379,6 +387,22 @@ func (f *frag) shiftCuts(at, n int) {
 // off its letter ("E_a" after an italic E) or a marker after a word; a
 // script that touches or overlaps its letter (x_i, W_i^Q) stays joined, and
 // punctuation after a script ("s_1,") takes no space.
+// nextSize is the size of the glyph after glyphs[i] if it is drawn on the
+// same baseline (y in the frame of dir), else 0.
+func nextSize(glyphs []glyph, i int, dir uint8, y float64) float64 {
+	for j := i + 1; j < len(glyphs) && j < i+4; j++ {
+		g := &glyphs[j]
+		if g.space || g.text == "" || g.dir != glyphs[i].dir {
+			continue
+		}
+		if _, gy := frame(dir, g.x, g.y); math.Abs(gy-y) < sameLineEm*g.size {
+			return g.size
+		}
+		return 0
+	}
+	return 0
+}
+
 func breakGap(a, b float64, ra, rb rune) float64 {
 	lo, hi := math.Min(a, b), math.Max(a, b)
 	if lo < 0.95*hi && lo > 0.6*hi && unicode.IsUpper(ra) && unicode.IsUpper(rb) {
@@ -577,14 +601,40 @@ func order(frags []*frag) []line {
 		out = append(out, groupLines(full, 0)...)
 		full = nil
 	}
+	// Lines of running text fill their column: over 0.9 of its width.
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
+	}
+	var prose [3]int // lines of running text in the band, by column
+	var prev *frag
 	for _, f := range sorted {
+		p := prev
+		prev = f
 		switch col[f] {
-		case 1:
+		case 1, 2:
 			flushFull()
-			left = append(left, f)
-		case 2:
-			flushFull()
-			right = append(right, f)
+			// Blocks side by side over the columns (IEEE's author blocks,
+			// one per column, above an abstract in the left one; the
+			// labels of a figure or table that spans the page) are read
+			// each whole, then the columns: a band that is short, or holds
+			// no running text, ends at a blank strip across the page as
+			// tall as a few lines. Inside running columns both sides
+			// rarely leave such a strip at one height.
+			if p != nil && len(left) > 0 && len(right) > 0 &&
+				(len(left) <= headFrags && len(right) <= headFrags || prose[1] <= 1 && prose[2] <= 1) &&
+				p.base-f.base > headGapEm*math.Max(p.size, f.size) {
+				flush()
+				prose = [3]int{}
+			}
+			if c := col[f]; c == 1 && f.xmax-f.x0 > 0.9*(gutter-minX) || c == 2 && f.xmax-f.x0 > 0.9*(maxX-gutter) {
+				prose[c]++
+			}
+			if col[f] == 1 {
+				left = append(left, f)
+			} else {
+				right = append(right, f)
+			}
 		default:
 			// A full-width fragment on the same baseline as column text
 			// (a superscript, an equation number) does not end the band.
@@ -597,6 +647,7 @@ func order(frags []*frag) []line {
 				continue
 			}
 			flush()
+			prose = [3]int{}
 			full = append(full, f)
 		}
 	}
@@ -896,6 +947,7 @@ func groupLines(frags []*frag, col int) []line {
 		out = append(out, l)
 	}
 	if len(out) > 0 {
+		out[0].groupStart = !out[0].paraGap
 		out[0].paraGap = true
 	}
 	markIndents(out)
@@ -1093,6 +1145,26 @@ func markIndents(ls []line) {
 	if math.IsInf(left, 0) {
 		return
 	}
+	indented := func(l *line) bool {
+		em := math.Max(l.size, 1)
+		return l.x0-left > 0.7*em && l.x0-left < 4*em
+	}
+	// A hanging indent (a reference list: each entry's first line at the
+	// left, the rest indented) is no run of first-line indents: the group
+	// has more indented lines than lines at the left, or the indented
+	// line is followed by another at its indent.
+	var nLeft, nIndent int
+	for i := range ls {
+		if len(ls[i].text) >= 30 {
+			switch {
+			case math.Abs(ls[i].x0-left) < 0.3*math.Max(ls[i].size, 1):
+				nLeft++
+			case indented(&ls[i]):
+				nIndent++
+			}
+		}
+	}
+	hanging := nIndent > nLeft
 	var cap *dropCap
 	for i := 1; i < len(ls); i++ {
 		l, p := &ls[i], &ls[i-1]
@@ -1100,10 +1172,14 @@ func markIndents(ls []line) {
 			cap = p.dropCap
 		}
 		em := math.Max(l.size, 1)
-		indent := l.x0 - left
 		besideCap := cap != nil && l.base > cap.base-0.5*em && l.x0 > cap.x1-0.5*em && l.x0 < cap.x1+2*em
-		if indent > 0.7*em && indent < 4*em && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em && !besideCap {
-			l.paraGap = true
+		// a line centred under the one above (an affiliation) is no indent
+		centred := math.Abs(l.x0+l.x1-p.x0-p.x1) < 2*em && p.x1-l.x1 > 0.7*em
+		if indented(l) && len(l.text) >= 30 && math.Abs(p.x0-left) < 0.3*em && !besideCap && !centred {
+			cont := hanging || i+1 < len(ls) && indented(&ls[i+1]) && math.Abs(ls[i+1].x0-l.x0) < 0.3*em
+			if !cont {
+				l.paraGap = true
+			}
 		}
 		if p.x1 < right-4*em && strings.ContainsAny(lastByte(p.text), ".:!?") && len(p.text) > 0 {
 			l.paraGap = true

@@ -48,6 +48,26 @@ func TestPaperCauses(t *testing.T) {
 		// writes whole elsewhere (pdftotext joins every line-end hyphen).
 		{"/papermage_emnlp2023demo.pdf", "line-end hyphens before a capital",
 			[]string{"For example, GROBID (Grobid, 2008–2023)", "2019. SciBERT: A pretrained"}, []string{"GRO- BID"}},
+		// Author blocks side by side above the columns, the abstract in
+		// the left one: each block whole, then the columns (the right
+		// block was read at the top of the right column).
+		{"4LLXMVZB/Thung和Raveendran - 2009 - A survey of image quality measures.pdf", "author blocks side by side",
+			[]string{"Kim-Han Thung Dept. of Electrical Engineering University of Malaya Lembah Pantai, 50603 Kuala Lumpur Paramesran Raveendran Dept. of Electrical Engineering University of Malaya Lembah Pantai, 50603 Kuala Lumpur Abstract—Image quality"},
+			nil},
+		// A taxonomy table over both columns, its labels on both sides
+		// of the gutter (some across it, on the baseline of others): the
+		// body's columns start below a blank strip (3.5em) and are read
+		// after the whole table, not each after its half of it.
+		{"Z236VBWT/_.pdf", "a table's labels over both columns",
+			[]string{"number of diffusion steps as a variable. Truncation, another approach, balances generation"},
+			[]string{"diffusion steps as a Progressive Distill"}},
+		{"8GEPCWSV/Hore和Ziou - 2010 - Image Quality Metrics PSNR vs. SSIM.pdf", "author blocks side by side",
+			[]string{"e-mail: alain.hore@usherbrooke.ca Djemel Ziou MOIVRE", "e-mail: djemel.ziou@usherbrooke.ca Abstract—In this paper"},
+			nil},
+		// A drop cap followed by a small capital: the gap after the cap
+		// (0.22em of the small capital, 0.18em of the body) is no space.
+		{"Z236VBWT/_.pdf", "a drop cap before small capitals",
+			[]string{"1 INTRODUCTION HOw can we enable machines"}, []string{"H Ow"}},
 	}
 	for _, c := range cases {
 		path := filepath.Join(z, c.file)
@@ -71,5 +91,55 @@ func TestPaperCauses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCentredLinesAreNoIndent: an affiliation's lines are centred, so each
+// shorter line starts right of the one above; that is no first-line indent
+// and starts no paragraph.
+func TestCentredLinesAreNoIndent(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	doc, err := extractShared(filepath.Join(z, "8GEPCWSV/Hore和Ziou - 2010 - Image Quality Metrics PSNR vs. SSIM.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Djemel Ziou\nMOIVRE, Département d’informatique, Faculté des\nsciences, Université de Sherbrooke\n"
+	if !strings.Contains(doc.Text(), want) {
+		t.Errorf("text lacks %q", want)
+	}
+}
+
+// TestHangingIndentIsOneParagraph: a reference list sets each entry's
+// first line at the left and the rest indented; the indent of the second
+// line starts no paragraph (IEEE's "[1] ... An introduction to" then
+// "variational autoencoders," was cut in two).
+func TestHangingIndentIsOneParagraph(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	doc, err := extractShared(filepath.Join(z, "Z236VBWT/_.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"[1] D. P. Kingma, M. Welling et al., “An introduction to\nvariational autoencoders,”",
+		"• H. Cao is with the Department of Computer Science and Engineering, The\nChinese University",
+	} {
+		if !strings.Contains(doc.Text(), want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+}
+
+// TestSentenceAcrossColumnsIsOneParagraph: the left column ends inside a
+// sentence ("... as a") and the right one goes on with it ("variable.
+// Truncation ..."): no paragraph break between them.
+func TestSentenceAcrossColumnsIsOneParagraph(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	doc, err := extractShared(filepath.Join(z, "Z236VBWT/_.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "number of diffusion steps as a\nvariable. Truncation, another approach"
+	if !strings.Contains(doc.Text(), want) {
+		t.Errorf("text lacks %q", want)
 	}
 }
