@@ -3,13 +3,13 @@ package ask
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/internal/testmain"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -364,4 +364,4 @@ func TestHybridHasNoNoiseTail(t *testing.T) {
 
 // fullTests (PAPERS_FULL_TESTS=1) makes the race detector's run check the
 // whole data of the tests that check a slice of it under -race.
-var fullTests = os.Getenv("PAPERS_FULL_TESTS") == "1"
+var fullTests = testmain.Full

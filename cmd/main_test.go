@@ -14,4 +14,4 @@ func TestMain(m *testing.M) {
 
 // fullTests (PAPERS_FULL_TESTS=1) makes the race detector's run check the
 // whole data of the tests that check a slice of it under -race (TestEval).
-var fullTests = os.Getenv("PAPERS_FULL_TESTS") == "1"
+var fullTests = testmain.Full

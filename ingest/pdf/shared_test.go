@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 
 // fullTests (PAPERS_FULL_TESTS=1) makes the race detector's run read the
 // whole of the data sets it reads a part of (TestPeerReadable).
-var fullTests = os.Getenv("PAPERS_FULL_TESTS") == "1"
+var fullTests = testmain.Full
 
 // sharedDocs holds what ExtractFile made of each shared PDF, by path:
 // several tests read the same papers (quality, metadata, xref rebuilding),

@@ -22,3 +22,8 @@ func GC() {
 		debug.SetGCPercent(GCPercent)
 	}
 }
+
+// Full is set by PAPERS_FULL_TESTS=1: the race detector's run then checks
+// the whole data it otherwise takes a slice of (a run without -race always
+// checks it whole).
+var Full = os.Getenv("PAPERS_FULL_TESTS") == "1"

@@ -1,7 +1,7 @@
-//go:build race
-
 package embed
+
+import "github.com/papers-cli/papers/internal/testmain"
 
 // raceEnabled is set when the tests run under the race detector, which
 // makes embedding SciFact's 5,183 abstracts some tenfold dearer.
-const raceEnabled = true
+const raceEnabled = testmain.Race
