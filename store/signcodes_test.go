@@ -222,9 +222,10 @@ func BenchmarkSignCode(b *testing.B) {
 	}
 }
 
-func BenchmarkSignEstimate(b *testing.B) {
+// randomScan is the benchmarks' input: n random sign codes of 768
+// dimensions (12 words each) and a random query's planes.
+func randomScan(n int) ([]uint64, *signQuery) {
 	r := rand.New(rand.NewPCG(1, 2))
-	const n = 100000
 	codes := make([]uint64, n*12)
 	for i := range codes {
 		codes[i] = r.Uint64()
@@ -233,7 +234,12 @@ func BenchmarkSignEstimate(b *testing.B) {
 	for i := range q {
 		q[i] = float32(r.NormFloat64())
 	}
-	sq := newSignQuery(normalized(q))
+	return codes, newSignQuery(normalized(q))
+}
+
+func BenchmarkSignEstimate(b *testing.B) {
+	const n = 100000
+	codes, sq := randomScan(n)
 	var sink float32
 	for b.Loop() {
 		for i := range n {
@@ -279,17 +285,8 @@ func TestSignSumsMatchesPortable(t *testing.T) {
 // 768 dimensions (96 MB of codes, from memory), with each kernel the CPU
 // can run (signSumsKernels).
 func BenchmarkSignSums(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
 	const n = 1000000
-	codes := make([]uint64, n*12)
-	for i := range codes {
-		codes[i] = r.Uint64()
-	}
-	q := make([]float32, 768)
-	for i := range q {
-		q[i] = float32(r.NormFloat64())
-	}
-	sq := newSignQuery(normalized(q))
+	codes, sq := randomScan(n)
 	out := make([]uint64, 512)
 	for name, f := range signSumsKernels {
 		b.Run(name, func(b *testing.B) {
