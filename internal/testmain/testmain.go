@@ -27,3 +27,10 @@ func GC() {
 // the whole data it otherwise takes a slice of (a run without -race always
 // checks it whole).
 var Full = os.Getenv("PAPERS_FULL_TESTS") == "1"
+
+// Main is the TestMain of a package that needs nothing else: GC, then the
+// tests, exiting with their status.
+func Main(m interface{ Run() int }) {
+	GC()
+	os.Exit(m.Run())
+}

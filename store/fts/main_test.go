@@ -1,13 +1,9 @@
 package fts
 
 import (
-	"os"
 	"testing"
 
 	"github.com/papers-cli/papers/internal/testmain"
 )
 
-func TestMain(m *testing.M) {
-	testmain.GC()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testmain.Main(m) }
