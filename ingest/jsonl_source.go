@@ -284,10 +284,16 @@ func (lr *lineReader) next() (line []byte, tooLong int64, err error) {
 
 // recordChunks cuts a corpus record: title and abstract first, then the
 // body when the text is longer than the abstract kept.
+// A text that opens with an "Abstract" heading is cut after it, so the
+// abstract is not a passage twice; its headings start sections.
 func recordChunks(p store.Paper, text string, opt chunk.Options) []store.Chunk {
 	chunks := []store.Chunk{chunk.Abstract(p.ID, p.Title, p.Abstract)}
-	if text != p.Abstract {
-		chunks = append(chunks, chunk.Body(p.ID, []chunk.Page{{N: 0, Text: text}}, 1, opt)...)
+	if text == p.Abstract {
+		return chunks
+	}
+	ct := parseCorpusText(text)
+	if strings.TrimSpace(ct.Body.Text) != "" {
+		chunks = append(chunks, chunk.Body(p.ID, []chunk.Page{ct.Body}, 1, opt)...)
 	}
 	return chunks
 }
@@ -317,6 +323,9 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 	text := strings.TrimSpace(rc.Text)
 	if words := strings.Fields(text); len(words) > longText {
 		p.Abstract = strings.Join(words[:chunkAbstractWords], " ")
+		if a := parseCorpusText(text).Abstract; a != "" {
+			p.Abstract = a
+		}
 	} else {
 		p.Abstract = text
 	}
