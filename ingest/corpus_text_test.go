@@ -9,8 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"context"
+
+	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/store"
 )
 
 func TestCorpusTextHeadingsStartSections(t *testing.T) {
@@ -104,4 +108,86 @@ func TestCorpusTextQASPER(t *testing.T) {
 		t.Errorf("%d headings in %d papers", heads, papers)
 	}
 	t.Logf("%d papers: %d with an abstract, %d headings, %d open with the introduction", papers, withAbstract, heads, intro)
+}
+
+// TestCorpusGzipQASPER ingests QASPER's gzipped dev corpus as it is
+// shipped: every paper is added, its abstract is QASPER's, and its chunks
+// carry the sections of its headings.
+func TestCorpusGzipQASPER(t *testing.T) {
+	data := arxivtest.DataDir(t)
+	src := filepath.Join(data, "qasper", "dev", "corpus.jsonl.gz")
+	// a slice of the corpus, still gzipped, keeps the test short
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatalf("QASPER corpus missing (see shared/data/qasper/README.md): %v", err)
+	}
+	defer in.Close()
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 16<<20)
+	path := filepath.Join(t.TempDir(), "corpus.jsonl.gz")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(out)
+	var first struct {
+		ID   string `json:"_id"`
+		Text string `json:"text"`
+	}
+	for n := 0; n < 12 && sc.Scan(); n++ {
+		if n == 0 {
+			json.Unmarshal(sc.Bytes(), &first)
+		}
+		zw.Write(append(sc.Bytes(), '\n'))
+	}
+	zw.Close()
+	out.Close()
+
+	ctx := context.Background()
+	lib, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	e := embed.NewLocal()
+	if err := lib.EnsureEmbedder(ctx, e.Name(), e.Dimensions()); err != nil {
+		t.Fatal(err)
+	}
+	ing := &Ingester{Lib: lib, Embedder: e, CacheDir: filepath.Join(lib.Dir(), "cache")}
+	rep, err := ing.JSONL(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Added) != 12 || len(rep.Failed) != 0 {
+		t.Fatalf("added %d, failed %+v; want the 12 records", len(rep.Added), rep.Failed)
+	}
+	rec, err := lib.Identifier(ctx, store.IDAlias, first.ID)
+	if err != nil {
+		t.Fatalf("%s: %v", first.ID, err)
+	}
+	p, err := lib.Get(ctx, rec.PaperID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := parseCorpusText(first.Text).Abstract; p.Abstract != want || want == "" {
+		t.Errorf("abstract %q, want QASPER's %q", p.Abstract, want)
+	}
+	chunks, err := lib.Chunks(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]bool{}
+	for _, c := range chunks[1:] {
+		sections[c.Section] = true
+		if strings.Contains(c.Text, p.Abstract[:min(80, len(p.Abstract))]) {
+			t.Errorf("chunk %d repeats the abstract", c.Seq)
+		}
+	}
+	if !sections["Introduction"] || len(sections) < 4 {
+		t.Errorf("sections of %s: %v", p.ID, sections)
+	}
 }

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -66,6 +67,12 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 		return r.report(), err
 	}
 	defer f.Close()
+	src, err := maybeGzip(f)
+	if err != nil {
+		err = fmt.Errorf("%w: %s: %w", ErrCorpusUnreadable, path, err)
+		r.fail(0, path, err, false)
+		return r.report(), err
+	}
 	type rec struct {
 		pos  int
 		item string
@@ -76,7 +83,7 @@ func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(recs)
-		lr := newLineReader(f, in.maxRecordBytes())
+		lr := newLineReader(src, in.maxRecordBytes())
 		firstLine := map[string]int{} // _id -> line of the record kept
 		for line := 1; ; line++ {
 			b, size, err := lr.next()
@@ -247,6 +254,21 @@ func recordTooLarge(size int64, max int) error {
 		return nil
 	}
 	return fmt.Errorf("record of %d MiB is larger than the %d MiB a record may be: split its text into several records (or leave it out)", (size+1<<20-1)>>20, max>>20)
+}
+
+// maybeGzip reads r through gzip when it starts with gzip's magic bytes
+// (a corpus.jsonl.gz), else as it is.
+func maybeGzip(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	head, _ := br.Peek(2)
+	if len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
+		return br, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	return zr, nil
 }
 
 // lineReader reads lines of at most max bytes; the rest of a longer line is
