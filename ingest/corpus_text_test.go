@@ -3,13 +3,12 @@ package ingest
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"context"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
