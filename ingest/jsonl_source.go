@@ -304,6 +304,18 @@ func (lr *lineReader) next() (line []byte, tooLong int64, err error) {
 	}
 }
 
+// CorpusRecord reads one line of a corpus and cuts it into the chunks JSONL
+// ingest stores for it (chunk 0 the title and abstract), with no library:
+// for tools that read a corpus as the library would hold it, such as the
+// trainer of the answer model. The paper's ID is the record's _id.
+func CorpusRecord(line []byte, opt chunk.Options) (store.Paper, []store.Chunk, error) {
+	p, text, err := parseRecord(line)
+	if err != nil {
+		return store.Paper{}, nil, err
+	}
+	return p, recordChunks(p, text, opt), nil
+}
+
 // recordChunks cuts a corpus record: title and abstract first, then the
 // body when the text is longer than the abstract kept.
 // A text that opens with an "Abstract" heading is cut after it, so the

@@ -1,0 +1,285 @@
+package rank
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Choice is what the model makes of a question about a paper.
+type Choice struct {
+	// Ranked are the paper's paragraphs, best first, with the
+	// probability the model gives each of being the evidence.
+	Ranked []Ranked
+	// Short is the short answer: a span of Quote's sentence, or "Yes" or
+	// "No" for a yes/no question; "" when the model has none.
+	Short string
+	// Quote is the sentence Short comes from (or that a Yes/No rests on),
+	// in paragraph Para, sentence Sent; Para is -1 when there is none.
+	Para, Sent int
+	// ShortScore is the model's expected token F1 of Short (a
+	// probability-weighted score in [0, 1]); YesProb the probability of
+	// Yes for a yes/no question.
+	ShortScore float64
+	YesProb    float64
+	// Unanswerable is the probability that the paper does not answer.
+	Unanswerable float64
+}
+
+// Ranked is one paragraph's place in a Choice.
+type Ranked struct {
+	Index int     // into the paragraphs given
+	Score float64 // the linear score
+	Prob  float64 // softmax over the paper's paragraphs
+}
+
+// topParagraphs is how many of the best paragraphs short answers are
+// looked for in.
+const topParagraphs = 3
+
+// Choose ranks paras (one paper's paragraphs, as Paragraphs returns them)
+// for q and picks the short answer, its sentence and the probability
+// that the paper does not answer.
+func (m *Model) Choose(q Question, paras []Paragraph) Choice {
+	c := Choice{Para: -1, Sent: -1}
+	if len(paras) == 0 {
+		c.Unanswerable = 1
+		return c
+	}
+	vs := m.Featurize(q, paras)
+	scores := m.Scores(vs)
+	c.Ranked = rankedOf(scores)
+	cands := m.candidates(q, paras, c.Ranked)
+	if len(cands) > 0 {
+		ss := make([]float64, len(cands))
+		for i := range cands {
+			ss[i] = cands[i].v.Dot(m.Span)
+		}
+		probs := softmax(ss)
+		best := argmaxOf(ss)
+		bc := cands[best]
+		c.Short, c.Para, c.Sent = bc.span.Text, bc.para, bc.sent
+		c.ShortScore = probs[best]
+	}
+	if q.YesNo() && c.Para >= 0 {
+		yv := m.yesNoFeatures(q, paras[c.Para].Sentences[c.Sent], paras, c.Ranked)
+		c.YesProb = sigmoid(yv.Dot(m.YesNo))
+		c.Short = "Yes"
+		if c.YesProb < 0.5 {
+			c.Short = "No"
+		}
+	}
+	c.Unanswerable = sigmoid(m.abstainFeatures(q, paras, c).Dot(m.Abstain))
+	return c
+}
+
+func rankedOf(scores []float64) []Ranked {
+	probs := softmax(scores)
+	out := make([]Ranked, len(scores))
+	for i := range scores {
+		out[i] = Ranked{Index: i, Score: scores[i], Prob: probs[i]}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out
+}
+
+// candidate is a span of a sentence of one of the best paragraphs.
+type candidate struct {
+	para, sent int
+	span       Span
+	v          Vector
+}
+
+// candidates cuts the sentences of the best paragraphs into spans, each
+// with its features.
+func (m *Model) candidates(q Question, paras []Paragraph, ranked []Ranked) []candidate {
+	var out []candidate
+	cues := m.cuesOf(q)
+	top := ranked[:min(topParagraphs, len(ranked))]
+	// sentence scores over all candidate sentences, for normalising
+	type sentRef struct {
+		para, sent int
+		bm, cov    float64
+	}
+	var sents []sentRef
+	qidf := make([]float64, len(q.Terms))
+	sum := 0.0
+	for k, t := range q.Terms {
+		qidf[k] = m.idf(t)
+		sum += qidf[k]
+	}
+	for _, r := range top {
+		for si, s := range paras[r.Index].Sentences {
+			tf := map[string]int{}
+			for _, w := range stems(s) {
+				tf[w]++
+			}
+			bm, cov := 0.0, 0.0
+			for k, t := range q.Terms {
+				if f := float64(tf[t]); f > 0 {
+					bm += qidf[k] * f * (bm25K1 + 1) / (f + bm25K1)
+					cov += qidf[k]
+				}
+			}
+			if sum > 0 {
+				cov /= sum
+			}
+			sents = append(sents, sentRef{r.Index, si, bm, cov})
+		}
+	}
+	maxBM := 0.0
+	for _, s := range sents {
+		maxBM = math.Max(maxBM, s.bm)
+	}
+	rankOf := map[int]int{}
+	probOf := map[int]float64{}
+	for i, r := range top {
+		rankOf[r.Index] = i + 1
+		probOf[r.Index] = r.Prob
+	}
+	for _, s := range sents {
+		text := paras[s.para].Sentences[s.sent]
+		words := strings.Fields(text)
+		sf := []feature{
+			{"prank:" + itoa(rankOf[s.para]), 1},
+			{"pprob", probOf[s.para]},
+			{"sbm25", ratio(s.bm, maxBM)},
+			{"sbest", flag(s.bm > 0 && s.bm == maxBM)},
+			{"scover", s.cov},
+			{"sfirst", flag(s.sent == 0)},
+			{"slen:" + lenBin(len(words)), 1},
+		}
+		for _, sp := range Spans(text) {
+			out = append(out, candidate{para: s.para, sent: s.sent, span: sp, v: m.spanFeatures(q, cues, sp, words, sf)})
+		}
+	}
+	return out
+}
+
+// negations mark a sentence that denies.
+var negations = map[string]bool{
+	"not": true, "no": true, "never": true, "neither": true, "nor": true, "without": true, "cannot": true,
+	"none": true, "nothing": true, "unable": true, "fail": true, "fails": true, "failed": true, "lack": true,
+	"lacks": true, "only": true, "instead": true, "rather": true, "unlike": true, "however": true,
+}
+
+// yesNoFeatures are the traits of a yes/no question and its best
+// sentence that tell a yes from a no.
+func (m *Model) yesNoFeatures(q Question, sent string, paras []Paragraph, ranked []Ranked) Vector {
+	var v Vector
+	v.add("bias", 1)
+	neg := 0
+	for _, w := range tokens(sent) {
+		if negations[w] || strings.HasSuffix(w, "n't") {
+			neg++
+		}
+	}
+	v.add("sent_neg", flag(neg > 0))
+	qneg := 0
+	for _, w := range tokens(q.Text) {
+		if negations[w] {
+			qneg++
+		}
+	}
+	v.add("q_neg", flag(qneg > 0))
+	// how much of the question the best sentence and paragraph hold
+	st := map[string]bool{}
+	for _, w := range stems(sent) {
+		st[w] = true
+	}
+	cov, sum := 0.0, 0.0
+	for _, t := range q.Terms {
+		sum += m.idf(t)
+		if st[t] {
+			cov += m.idf(t)
+		}
+	}
+	v.add("sent_cover", ratio(cov, sum))
+	v.add("top_prob", ranked[0].Prob)
+	inPaper := paperCoverage(m, q, paras)
+	v.add("paper_cover", inPaper)
+	for _, c := range m.cuesOf(q) {
+		v.add(c, 1)
+	}
+	ws := tokens(q.Text)
+	if len(ws) > 1 {
+		v.add("q1:"+ws[0]+"_"+ws[1], 1)
+	}
+	return v
+}
+
+// paperCoverage is the idf-weighted share of the question's terms the
+// paper holds anywhere.
+func paperCoverage(m *Model, q Question, paras []Paragraph) float64 {
+	all := map[string]bool{}
+	for _, t := range q.Terms {
+		all[t] = false
+	}
+	for _, p := range paras {
+		for _, w := range stems(p.Text) {
+			if _, ok := all[w]; ok {
+				all[w] = true
+			}
+		}
+	}
+	cov, sum := 0.0, 0.0
+	for _, t := range q.Terms {
+		sum += m.idf(t)
+		if all[t] {
+			cov += m.idf(t)
+		}
+	}
+	return ratio(cov, sum)
+}
+
+// abstainFeatures tell a question the paper answers from one it does not.
+func (m *Model) abstainFeatures(q Question, paras []Paragraph, c Choice) Vector {
+	var v Vector
+	v.add("bias", 1)
+	r := c.Ranked
+	v.add("top_prob", r[0].Prob)
+	v.add("top_score", r[0].Score)
+	if len(r) > 1 {
+		v.add("margin", r[0].Score-r[1].Score)
+	}
+	v.add("short_score", c.ShortScore)
+	v.add("paper_cover", paperCoverage(m, q, paras))
+	v.add("w:"+q.Wh, 1)
+	for _, cue := range m.cuesOf(q) {
+		v.add(cue, 1)
+	}
+	v.add("qlen", math.Log1p(float64(len(q.Terms))))
+	return v
+}
+
+func softmax(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	if len(xs) == 0 {
+		return out
+	}
+	top := xs[argmaxOf(xs)]
+	z := 0.0
+	for i, x := range xs {
+		out[i] = math.Exp(x - top)
+		z += out[i]
+	}
+	for i := range out {
+		out[i] /= z
+	}
+	return out
+}
+
+func argmaxOf(xs []float64) int {
+	b := 0
+	for i := range xs {
+		if xs[i] > xs[b] {
+			b = i
+		}
+	}
+	return b
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+func itoa(n int) string { return strconv.Itoa(n) }

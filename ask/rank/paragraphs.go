@@ -1,0 +1,94 @@
+package rank
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/textseg"
+)
+
+// Paragraph is one paragraph of a paper, read back from its chunks: the
+// unit evidence is ranked in. Its sentences are what an answer quotes.
+type Paragraph struct {
+	PaperID string
+	Seq     int    // the chunk it starts in
+	// Page and PageEnd are the page span of the chunks it is read from (0
+	// for corpus text, which has no pages): a chunk does not know on which
+	// of its pages a line stands.
+	Page, PageEnd int
+	Section string // the section heading in force ("" before the first; "abstract" for chunk 0)
+	Text    string // white space collapsed
+	Index   int    // its position among the paper's paragraphs, from 0
+	Of      int    // how many paragraphs the paper has
+	// Heading is set for a paragraph that is its section's heading line.
+	Heading bool
+	// Sentences are Text's sentences, in order.
+	Sentences []string
+}
+
+// Paragraphs reads a paper's paragraphs back from its chunks (all of them,
+// in order of Seq): the overlap that consecutive chunks of a section share
+// is dropped (chunk.Trim), a paragraph the chunker cut across two chunks is
+// joined again, and chunk 0 (title and abstract) gives the abstract as one
+// paragraph of section "abstract".
+func Paragraphs(chunks []store.Chunk) []Paragraph {
+	var out []Paragraph
+	add := func(c store.Chunk, text string, cont bool) {
+		text = strings.Join(strings.Fields(text), " ")
+		if text == "" {
+			return
+		}
+		if cont && len(out) > 0 && out[len(out)-1].Section == c.Section {
+			last := &out[len(out)-1]
+			last.Text += " " + text
+			last.PageEnd = max(last.PageEnd, c.PageEnd)
+			return
+		}
+		out = append(out, Paragraph{PaperID: c.PaperID, Seq: c.Seq, Page: c.PageStart, PageEnd: c.PageEnd, Section: c.Section, Text: text})
+	}
+	var prev *store.Chunk
+	for i := range chunks {
+		c := chunks[i]
+		if c.Seq == 0 {
+			// title, blank line, abstract
+			_, abs, ok := strings.Cut(c.Text, "\n\n")
+			if !ok {
+				abs = c.Text
+			}
+			c.Section = "abstract"
+			add(c, abs, false)
+			prev = nil
+			continue
+		}
+		text := c.Text
+		cont := false
+		if prev != nil && prev.Section == c.Section {
+			trimmed := chunk.Trim(prev.Text, text)
+			if trimmed != text && len(trimmed) < len(text) {
+				// what came before the rest is the repeated overlap: the
+				// rest continues its paragraph unless a line break
+				// separates them
+				before := strings.TrimRight(text[:len(text)-len(trimmed)], " ")
+				cont = !strings.HasSuffix(before, "\n") && !strings.HasSuffix(text[:len(text)-len(trimmed)], "\n")
+			} else {
+				r, _ := utf8.DecodeRuneInString(strings.TrimSpace(text))
+				cont = unicode.IsLower(r)
+			}
+			text = trimmed
+		}
+		for k, line := range strings.Split(text, "\n") {
+			add(c, line, k == 0 && cont)
+		}
+		prev = &chunks[i]
+	}
+	for i := range out {
+		p := &out[i]
+		p.Index, p.Of = i, len(out)
+		p.Heading = p.Section != "" && p.Section != "abstract" && p.Text == p.Section
+		p.Sentences = textseg.Sentences(p.Text)
+	}
+	return out
+}

@@ -1,0 +1,305 @@
+package rank
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/papers-cli/papers/eval"
+)
+
+// Labeled is a question of a training or dev set, asked of one paper,
+// with its annotators' answers.
+type Labeled struct {
+	ID       string
+	Question string
+	Paper    []Paragraph
+	Answers  []LabeledAnswer
+}
+
+// LabeledAnswer is one annotator's answer: its type (extractive,
+// abstractive, boolean or none), text and the paragraphs it rests on.
+type LabeledAnswer struct {
+	Type     string
+	Text     string
+	Evidence []string
+}
+
+// gold reports, for each of the paper's paragraphs, how many annotators
+// cite it (white space collapsed; figure and table evidence, which the
+// text does not hold, is left out).
+func (l Labeled) gold() []float64 {
+	idx := map[string]int{}
+	for i, p := range l.Paper {
+		if _, ok := idx[p.Text]; !ok {
+			idx[p.Text] = i
+		}
+	}
+	out := make([]float64, len(l.Paper))
+	for _, a := range l.Answers {
+		seen := map[int]bool{}
+		for _, e := range a.Evidence {
+			if i, ok := idx[strings.Join(strings.Fields(e), " ")]; ok && !seen[i] {
+				seen[i] = true
+				out[i]++
+			}
+		}
+	}
+	return out
+}
+
+// spanF1 is the best token F1 of an answer against the annotators' answers
+// that are spans or free text.
+func (l Labeled) spanF1(pred string) float64 {
+	best := 0.0
+	for _, a := range l.Answers {
+		if a.Type == "extractive" || a.Type == "abstractive" {
+			best = max(best, eval.TokenF1(pred, a.Text))
+		}
+	}
+	return best
+}
+
+// votes counts the annotators' answers by type, and yes and no.
+func (l Labeled) votes() (none, yes, no, text int) {
+	for _, a := range l.Answers {
+		switch a.Type {
+		case "none":
+			none++
+		case "boolean":
+			if strings.EqualFold(a.Text, "yes") {
+				yes++
+			} else {
+				no++
+			}
+		default:
+			text++
+		}
+	}
+	return
+}
+
+// fitOptions were chosen on dev (see BENCHMARKS.md).
+var fitOptions = FitOptions{L2: 1e-3, Epochs: 300, Rate: 0.05}
+
+// numCues is how many question words get weights of their own.
+const numCues = 60
+
+// Train fits a model on train and reports it on dev, which it never fits
+// on. In order:
+//   - document frequencies from train's papers, cue words from its
+//     questions, word associations from its questions and evidence;
+//   - paragraph weights, on features whose associations come from the
+//     other half of train's papers (cross-fitting: associations learned
+//     from a question's own evidence would be trusted as if they always
+//     held);
+//   - span, yes/no and abstention weights, on the answers a model fit on
+//     the other half of train gives (so they learn from rankings as good
+//     as unseen papers get, not from rankings that saw the answer).
+func Train(train, dev []Labeled) (*Model, string) {
+	m := &Model{}
+	var report strings.Builder
+	papers := map[string][]Paragraph{}
+	for _, l := range train {
+		if len(l.Paper) > 0 {
+			papers[l.Paper[0].PaperID] = l.Paper
+		}
+	}
+	ids := make([]string, 0, len(papers))
+	for id := range papers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	all := make([][]Paragraph, len(ids))
+	for i, id := range ids {
+		all[i] = papers[id]
+	}
+	m.CountDF(all)
+	var qs []Question
+	var pairs []Pair
+	for _, l := range train {
+		q := ParseQuestion(l.Question)
+		qs = append(qs, q)
+		g := l.gold()
+		var ev []Paragraph
+		for i, n := range g {
+			if n > 0 {
+				ev = append(ev, l.Paper[i])
+			}
+		}
+		if len(ev) > 0 {
+			pairs = append(pairs, Pair{Question: q, Evidence: ev, paper: ev[0].PaperID})
+		}
+	}
+	m.ChooseCues(qs, numCues)
+
+	fold := map[string]int{}
+	for i, id := range ids {
+		fold[id] = i % 2
+	}
+	var halves [2]*Model
+	var mine [2][]Labeled
+	var groups [2][]Group
+	for f := 0; f < 2; f++ {
+		for i, l := range train {
+			if len(l.Paper) > 0 && fold[l.Paper[0].PaperID] == f {
+				mine[f] = append(mine[f], train[i])
+			}
+		}
+		var other []Pair
+		for _, pr := range pairs {
+			if fold[pr.paper] != f {
+				other = append(other, pr)
+			}
+		}
+		h := *m
+		h.LearnAssociations(other)
+		halves[f] = &h
+		groups[f] = h.groups(mine[f])
+	}
+	m.LearnAssociations(pairs)
+	m.Paragraph = Fit(append(append([]Group{}, groups[0]...), groups[1]...), fitOptions)
+	// each half ranks with paragraph weights fit on the other half
+	halves[0].Paragraph = Fit(groups[1], fitOptions)
+	halves[1].Paragraph = Fit(groups[0], fitOptions)
+
+	var spans []Group
+	for f := 0; f < 2; f++ {
+		spans = append(spans, halves[f].spanGroups(mine[f])...)
+	}
+	m.Span = Fit(spans, fitOptions)
+	for f := 0; f < 2; f++ {
+		halves[f].Span = m.Span
+	}
+	var yn, ab []Group
+	for f := 0; f < 2; f++ {
+		y, a := halves[f].decisionGroups(mine[f])
+		yn, ab = append(yn, y...), append(ab, a...)
+	}
+	m.YesNo = binaryWeights(Fit(yn, fitOptions))
+	m.Abstain = binaryWeights(Fit(ab, fitOptions))
+
+	fmt.Fprintf(&report, "train: %d questions (%d with evidence in the text), %d papers, %d paragraphs; %d associations of %d question words; %d cues\n",
+		len(train), len(groups[0])+len(groups[1]), len(ids), int(m.docs), m.assocCount(), len(m.assoc), len(m.Cues))
+	fmt.Fprintf(&report, "weights: %d paragraph, %d span, %d yes/no, %d abstain; span groups %d, yes/no %d, abstain %d\n",
+		len(m.Paragraph), len(m.Span), len(m.YesNo), len(m.Abstain), len(spans), len(yn), len(ab))
+	fmt.Fprintf(&report, "dev: %s\n", m.evaluate(dev))
+	return m, report.String()
+}
+
+func (m *Model) assocCount() int {
+	n := 0
+	for _, bs := range m.assoc {
+		n += len(bs)
+	}
+	return n
+}
+
+// groups are the paragraph-fitting groups of the questions whose evidence
+// the text holds: every paragraph of the paper, the gold ones as targets.
+func (m *Model) groups(ls []Labeled) []Group {
+	var out []Group
+	for _, l := range ls {
+		g := l.gold()
+		if maxOf(g) == 0 {
+			continue
+		}
+		out = append(out, Group{Vectors: m.Featurize(ParseQuestion(l.Question), l.Paper), Target: g})
+	}
+	return out
+}
+
+// spanGroups are the span-fitting groups of the questions answered with
+// spans or free text: the candidate spans of the best paragraphs, each
+// targeted at its token F1.
+func (m *Model) spanGroups(ls []Labeled) []Group {
+	var out []Group
+	for _, l := range ls {
+		if _, _, _, text := l.votes(); text == 0 || len(l.Paper) == 0 {
+			continue
+		}
+		q := ParseQuestion(l.Question)
+		ranked := rankedOf(m.Scores(m.Featurize(q, l.Paper)))
+		cands := m.candidates(q, l.Paper, ranked)
+		g := Group{}
+		for _, c := range cands {
+			g.Vectors = append(g.Vectors, c.v)
+			g.Target = append(g.Target, l.spanF1(c.span.Text))
+		}
+		if maxOf(g.Target) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// decisionGroups are the yes/no and abstention fitting groups: two
+// candidates each, the features and nothing, targeted at the annotators'
+// votes (yes against no; does not answer against answers).
+func (m *Model) decisionGroups(ls []Labeled) (yesno, abstain []Group) {
+	for _, l := range ls {
+		if len(l.Paper) == 0 {
+			continue
+		}
+		q := ParseQuestion(l.Question)
+		c := m.Choose(q, l.Paper)
+		none, yes, no, text := l.votes()
+		if q.YesNo() && yes+no > 0 && c.Para >= 0 {
+			v := m.yesNoFeatures(q, l.Paper[c.Para].Sentences[c.Sent], l.Paper, c.Ranked)
+			yesno = append(yesno, Group{Vectors: []Vector{v, {}}, Target: []float64{float64(yes), float64(no)}})
+		}
+		v := m.abstainFeatures(q, l.Paper, c)
+		abstain = append(abstain, Group{Vectors: []Vector{v, {}}, Target: []float64{float64(none), float64(yes + no + text)}})
+	}
+	return yesno, abstain
+}
+
+// binaryWeights are the weights of a two-candidate fit: the first
+// candidate's log-odds against the empty second (they are the same
+// numbers; the function names what they mean).
+func binaryWeights(w map[string]float64) map[string]float64 { return w }
+
+// abstainAt is the probability that the paper does not answer above which
+// an answer abstains: fit on train (see Train's report).
+const abstainAt = 0.5
+
+var abstainTest = abstainAt
+
+// Predict answers l's question as ask does offline, for scoring: the
+// short answer ("Unanswerable" when the model abstains) and the evidence
+// paragraphs (none when it abstains).
+func (m *Model) Predict(q Question, paras []Paragraph) (answer string, evidence []int) {
+	c := m.Choose(q, paras)
+	if c.Unanswerable >= abstainTest || c.Para < 0 {
+		return "Unanswerable", nil
+	}
+	ans := c.Short
+	if ans == "" {
+		ans = paras[c.Para].Sentences[c.Sent]
+	}
+	return ans, []int{c.Para}
+}
+
+// evaluate scores the model on ls with QASPER's metrics (evidence with
+// white space collapsed: paragraphs are read back from chunks).
+func (m *Model) evaluate(ls []Labeled) string {
+	var qs []eval.QASPERQuestion
+	preds := map[string]eval.QASPERPrediction{}
+	for _, l := range ls {
+		qq := eval.QASPERQuestion{ID: l.ID, Q: l.Question}
+		for _, a := range l.Answers {
+			qq.Answers = append(qq.Answers, eval.QASPERAnswer{Type: a.Type, Text: a.Text, Evidence: a.Evidence})
+		}
+		qs = append(qs, qq)
+		ans, ev := m.Predict(ParseQuestion(l.Question), l.Paper)
+		p := eval.QASPERPrediction{ID: l.ID, Answer: ans, Evidence: []string{}}
+		for _, i := range ev {
+			p.Evidence = append(p.Evidence, l.Paper[i].Text)
+		}
+		preds[l.ID] = p
+	}
+	s := eval.ScoreQASPER(qs, preds)
+	return fmt.Sprintf("Answer-F1 %.1f (extractive %.1f, abstractive %.1f, boolean %.1f, none %.1f), Evidence-F1 %.1f (white space collapsed) over %d questions",
+		s.AnswerF1, s.AnswerF1ByType["extractive"], s.AnswerF1ByType["abstractive"], s.AnswerF1ByType["boolean"], s.AnswerF1ByType["none"],
+		s.EvidenceF1Collapsed, s.Questions)
+}

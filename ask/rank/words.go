@@ -1,0 +1,102 @@
+package rank
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// tokens returns the lower-cased words of s: runs of letters and digits
+// (a hyphen or apostrophe inside a word splits it).
+func tokens(s string) []string {
+	var out []string
+	start := -1
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, strings.ToLower(s[start:i]))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, strings.ToLower(s[start:]))
+	}
+	return out
+}
+
+// stems returns the Porter2 stems of s's words that are not stopwords.
+func stems(s string) []string {
+	var out []string
+	for _, w := range tokens(s) {
+		if stopword[w] || len(w) < 2 && !isDigits(w) {
+			continue
+		}
+		out = append(out, stem(w))
+	}
+	return out
+}
+
+var stemCache = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// maxStemCache bounds the stem cache; it is emptied when full.
+const maxStemCache = 1 << 16
+
+// stem is the Porter2 stem of a lower-case word (digits are their own stem).
+func stem(w string) string {
+	if isDigits(w) {
+		return w
+	}
+	stemCache.Lock()
+	s, ok := stemCache.m[w]
+	stemCache.Unlock()
+	if ok {
+		return s
+	}
+	s = english.Stem(w, false)
+	stemCache.Lock()
+	if len(stemCache.m) >= maxStemCache {
+		clear(stemCache.m)
+	}
+	stemCache.m[w] = s
+	stemCache.Unlock()
+	return s
+}
+
+func isDigits(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// stopword holds the function words of English and the words every
+// question about a paper uses ("what", "they", "paper").
+var stopword = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but nor of in on at to for from by with without into onto
+		over under about above below between among through during before after since until than then
+		as is are was were be been being am do does did doing done has have had having will would shall
+		should can could may might must this that these those there here it its it's they them their
+		theirs we our ours us you your he she his her him i me my what which who whom whose when where
+		why how whether if so not no yes also such each every all any some both either neither other
+		another more most much many few less least very just only even too own same again further once
+		out up down off via per et al e.g i.e etc paper papers author authors work article study`) {
+		m[w] = true
+	}
+	return m
+}()
