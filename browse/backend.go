@@ -12,7 +12,9 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/related"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -32,7 +34,7 @@ type Backend interface {
 	// Ask answers question from the papers f selects, writing the answer
 	// as it comes to w, in the mode `papers ask` would use.
 	Ask(ctx context.Context, question string, f store.Filter, w io.Writer) (*ask.Result, error)
-	Search(ctx context.Context, query string, f store.Filter) ([]ask.Passage, error)
+	Search(ctx context.Context, query string, f store.Filter) ([]retrieve.Passage, error)
 	Related(ctx context.Context, id, topic string) ([]related.Result, error)
 	// URL is where o opens a paper: its PDF when the library keeps one,
 	// else its page ("" when it has neither).
@@ -68,10 +70,10 @@ type Detail struct {
 // Library is the Backend of a library on disk.
 type Library struct {
 	Lib      *store.Library
-	Embedder embed.Embedder // the library's (ask.LibraryEmbedder)
+	Embedder embed.Embedder // the library's (retrieve.LibraryEmbedder)
 	// LLM writes answers; nil answers offline (extractive), as ask does
 	// without a model.
-	LLM        ask.LLM
+	LLM        llm.LLM
 	Extractive bool
 	// Arxiv, if not nil, measures momentum on arXiv as `papers momentum`
 	// does; the page shows the library's count until it answers.
@@ -167,16 +169,16 @@ func (b *Library) SetSaved(ctx context.Context, id string, save bool) error {
 
 // Ask answers as `papers ask` does, on the papers f selects.
 func (b *Library) Ask(ctx context.Context, question string, f store.Filter, w io.Writer) (*ask.Result, error) {
-	r := &ask.Retriever{Index: b.Lib, Embedder: b.Embedder}
-	return r.Ask(ctx, question, b.LLM, ask.AskOptions{
-		Retrieve: ask.RetrieveOptions{Filter: f},
+	r := &retrieve.Retriever{Index: b.Lib, Embedder: b.Embedder}
+	return ask.Ask(ctx, r, question, b.LLM, ask.AskOptions{
+		Retrieve: retrieve.Options{Filter: f},
 		Answer:   ask.Options{Extractive: b.Extractive},
 	}, w)
 }
 
 // Search returns the passages `papers search` would, 20 at most.
-func (b *Library) Search(ctx context.Context, query string, f store.Filter) ([]ask.Passage, error) {
-	ps, _, err := ask.Search(ctx, b.Lib, query, ask.SearchOptions{RetrieveOptions: ask.RetrieveOptions{K: 20, Filter: f}})
+func (b *Library) Search(ctx context.Context, query string, f store.Filter) ([]retrieve.Passage, error) {
+	ps, _, err := retrieve.Search(ctx, b.Lib, query, retrieve.SearchOptions{Options: retrieve.Options{K: 20, Filter: f}})
 	return ps, err
 }
 

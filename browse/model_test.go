@@ -15,13 +15,13 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/ask/asktest"
 	"github.com/papers-cli/papers/browse"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/llm/llmtest"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -352,20 +352,20 @@ func TestAskPDFOffline(t *testing.T) {
 // citations, as papers ask does; Esc cancels an answer that does not come.
 func TestAskPDFModelAndCancel(t *testing.T) {
 	lib := library(t)
-	srv := asktest.NewServer(t, asktest.Options{Reply: "ECHO trains the policy to predict the terminal's observation tokens [1]."})
-	llm, err := ask.ResolveLLM(ask.LLMConfig{Spec: "test-model", APIKey: "sk-test", BaseURL: srv.BaseURL()})
+	srv := llmtest.NewServer(t, llmtest.Options{Reply: "ECHO trains the policy to predict the terminal's observation tokens [1]."})
+	model, err := llm.ResolveLLM(llm.LLMConfig{Spec: "test-model", APIKey: "sk-test", BaseURL: srv.BaseURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	be := backend(lib)
-	be.LLM = llm
+	be.LLM = model
 	d := newDriver(t, be, browse.Options{Topic: "rl", Width: 120, Height: 40})
 	d.keys("a", "What does ECHO predict?", "enter")
 	d.contains("ECHO trains the policy to predict the terminal's observation tokens [1].", "(test-model, 1 citation)", "[1] topic-001")
 	d.golden("askpdf_model_120x40")
 
-	stall := asktest.NewServer(t, asktest.Options{Reply: "ECHO is", Stall: true})
-	if be.LLM, err = ask.ResolveLLM(ask.LLMConfig{Spec: "test-model", APIKey: "sk-test", BaseURL: stall.BaseURL(), FirstTokenTimeout: -1, IdleTimeout: -1}); err != nil {
+	stall := llmtest.NewServer(t, llmtest.Options{Reply: "ECHO is", Stall: true})
+	if be.LLM, err = llm.ResolveLLM(llm.LLMConfig{Spec: "test-model", APIKey: "sk-test", BaseURL: stall.BaseURL(), FirstTokenTimeout: -1, IdleTimeout: -1}); err != nil {
 		t.Fatal(err)
 	}
 	d = newDriver(t, be, browse.Options{Topic: "rl", Width: 80, Height: 24})

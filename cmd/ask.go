@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/related"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -41,7 +43,7 @@ numbered citations [1], followed by the Sources: arXiv id and version, title,
 first author, year, pages, section and URL.
 
 With a model (--llm openai:MODEL or ollama:MODEL, PAPERS_LLM, or just
-OPENAI_API_KEY for ` + ask.DefaultOpenAIModel + `) the answer is written by the model,
+OPENAI_API_KEY for ` + llm.DefaultOpenAIModel + `) the answer is written by the model,
 streamed as it arrives, and its citations are checked: a number that names no
 retrieved passage is removed with a warning. Without a model, or with
 --extractive, the answer is the most relevant sentences of the top passages,
@@ -119,8 +121,8 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		out = nil
 	}
 	opened := time.Since(start) // opening the library counts as retrieval in -v
-	r := &ask.Retriever{Index: lib, Embedder: e}
-	res, err := r.Ask(ctx, o.question, llm, ask.AskOptions{K: o.k, Retrieve: ask.RetrieveOptions{Filter: filter},
+	r := &retrieve.Retriever{Index: lib, Embedder: e}
+	res, err := ask.Ask(ctx, r, o.question, llm, ask.AskOptions{K: o.k, Retrieve: retrieve.Options{Filter: filter},
 		Answer: ask.Options{Extractive: o.llm.extractive, Quality: o.quality}}, out)
 	if res != nil {
 		for _, w := range res.Warnings {
@@ -193,7 +195,7 @@ func seeAlso(ctx context.Context, lib *store.Library, cited []string) ([]seeAlso
 // askError adds the hint that names the fix to a model error. The key is
 // never part of any message.
 func askError(err error) error {
-	var le *ask.LLMError
+	var le *llm.LLMError
 	errors.As(err, &le)
 	url := ""
 	if le != nil {
@@ -202,31 +204,31 @@ func askError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, ask.ErrNoAPIKey):
+	case errors.Is(err, llm.ErrNoAPIKey):
 		return withHint(err, "export OPENAI_API_KEY=..., or use a local model with --llm ollama:MODEL (ollama serve), or answer offline with --extractive")
-	case errors.Is(err, ask.ErrUnauthorized):
+	case errors.Is(err, llm.ErrUnauthorized):
 		return withHint(err, "check OPENAI_API_KEY (for a local server, check OPENAI_BASE_URL)")
-	case errors.Is(err, ask.ErrModelNotFound):
+	case errors.Is(err, llm.ErrModelNotFound):
 		return withHint(err, "list the server's models with `curl %s/models` (Ollama: `ollama list`, then `ollama pull MODEL`) and pass one with --llm", url)
-	case errors.Is(err, ask.ErrContextTooLong):
+	case errors.Is(err, llm.ErrContextTooLong):
 		return withHint(err, "use a model with a longer context, or fewer passages with --k")
-	case errors.Is(err, ask.ErrUnreachable):
+	case errors.Is(err, llm.ErrUnreachable):
 		return withHint(err, "start the server (Ollama: `ollama serve`) or fix OPENAI_BASE_URL / OLLAMA_HOST; --extractive answers without a model")
-	case errors.Is(err, ask.ErrQuota):
+	case errors.Is(err, llm.ErrQuota):
 		return withHint(err, "add credit to the account, or use a local model with --llm ollama:MODEL")
-	case errors.Is(err, ask.ErrRateLimited):
+	case errors.Is(err, llm.ErrRateLimited):
 		return withHint(err, "wait a minute and ask again, or use another model")
-	case errors.Is(err, ask.ErrStreamBroken):
+	case errors.Is(err, llm.ErrStreamBroken):
 		return withHint(err, "the answer above is incomplete; ask again")
-	case errors.Is(err, ask.ErrTimeout):
+	case errors.Is(err, llm.ErrTimeout):
 		return withHint(err, "the server may still be loading the model: try again, raise --first-token-timeout / --idle-timeout (PAPERS_FIRST_TOKEN_TIMEOUT, PAPERS_IDLE_TIMEOUT), or check it with `curl %s/models`", url)
-	case errors.Is(err, ask.ErrTooLong):
+	case errors.Is(err, llm.ErrTooLong):
 		return withHint(err, "the model did not stop; ask again, or use another model")
-	case errors.Is(err, ask.ErrEmptyReply):
+	case errors.Is(err, llm.ErrEmptyReply):
 		return withHint(err, "ask again, or use another model (a reasoning model may spend its whole output limit thinking)")
-	case errors.Is(err, ask.ErrBadReply):
+	case errors.Is(err, llm.ErrBadReply):
 		return withHint(err, "check OPENAI_BASE_URL: it should be the server's OpenAI-compatible /v1 address")
-	case errors.Is(err, ask.ErrServer):
+	case errors.Is(err, llm.ErrServer):
 		return withHint(err, "the model server failed; try again later or use another model")
 	case le != nil && le.Status == 404:
 		return withHint(err, "check OPENAI_BASE_URL: the server has no chat completions endpoint at %s/chat/completions", url)

@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/eval/scratch"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -33,7 +33,7 @@ type evalOptions struct {
 	keep        bool
 	json        bool
 
-	ask ask.Mode
+	ask retrieve.Mode
 }
 
 func newEvalCmd(g *globalOptions) *cobra.Command {
@@ -94,7 +94,7 @@ PDFs are found in --pdfs DIR and matched to the library by content; without
 				return withHint(usageError("--corpus and --library both name the documents to search"),
 					"drop --corpus to evaluate the library as it is, or drop --library to ingest --corpus into a scratch library")
 			}
-			mode, err := ask.ParseMode(o.mode)
+			mode, err := retrieve.ParseMode(o.mode)
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
@@ -180,11 +180,11 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		// said even with --json (where it is also a field): the scores cannot be trusted
 		fmt.Fprintf(errw, "warning: %d of %d judged documents are not in the library: is it the right corpus?\n", missing, judged)
 	}
-	var so ask.SearchOptions
+	var so retrieve.SearchOptions
 	o.rankingFlags.apply(&so)
 	r := so.Retriever(lib, e)
 	search := func(ctx context.Context, q string) ([]string, error) {
-		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
+		ps, err := r.Retrieve(ctx, q, retrieve.Options{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {
 			return nil, err
 		}

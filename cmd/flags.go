@@ -9,15 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 )
 
 // This file holds the flag groups commands share: each group declares its
 // flags once, with one wording, and resolves them to the value the packages
-// below take (a store.Filter, an ask.LLM, an embed.Options).
+// below take (a store.Filter, an llm.LLM, an embed.Options).
 
 // filterSet names the filter flags a command takes.
 type filterSet uint
@@ -109,15 +109,15 @@ type llmFlags struct {
 // --idle-timeout on c; offline says what --extractive does instead of a
 // model.
 func (l *llmFlags) register(c *cobra.Command, offline string) {
-	c.Flags().StringVar(&l.spec, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
+	c.Flags().StringVar(&l.spec, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+llm.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
 	c.Flags().BoolVar(&l.extractive, "extractive", false, offline)
-	c.Flags().DurationVar(&l.firstToken, "first-token-timeout", ask.DefaultFirstTokenTimeout, "give up when the model sends no text for this long after a request (a reply that is not streamed must come whole within it); 0: no limit")
-	c.Flags().DurationVar(&l.idle, "idle-timeout", ask.DefaultIdleTimeout, "give up when a streamed reply pauses this long between two pieces; 0: no limit")
+	c.Flags().DurationVar(&l.firstToken, "first-token-timeout", llm.DefaultFirstTokenTimeout, "give up when the model sends no text for this long after a request (a reply that is not streamed must come whole within it); 0: no limit")
+	c.Flags().DurationVar(&l.idle, "idle-timeout", llm.DefaultIdleTimeout, "give up when a streamed reply pauses this long between two pieces; 0: no limit")
 }
 
 // config is the LLM configuration of the flags and the environment.
-func (l *llmFlags) config(stream bool) ask.LLMConfig {
-	return ask.LLMConfig{
+func (l *llmFlags) config(stream bool) llm.LLMConfig {
+	return llm.LLMConfig{
 		Spec:              l.spec,
 		APIKey:            os.Getenv("OPENAI_API_KEY"),
 		BaseURL:           os.Getenv("OPENAI_BASE_URL"),
@@ -138,14 +138,14 @@ func noLimit(d time.Duration) time.Duration {
 
 // resolve returns the model to use, nil for none (--extractive, or no model
 // configured); a model that cannot be used is an error with its hint.
-func (l *llmFlags) resolve(stream bool) (ask.LLM, error) {
+func (l *llmFlags) resolve(stream bool) (llm.LLM, error) {
 	if l.extractive {
 		return nil, nil
 	}
 	if l.firstToken < 0 || l.idle < 0 {
 		return nil, usageError("--first-token-timeout and --idle-timeout must not be negative")
 	}
-	llm, err := ask.ResolveLLM(l.config(stream))
+	llm, err := llm.ResolveLLM(l.config(stream))
 	if err != nil {
 		return nil, askError(err)
 	}

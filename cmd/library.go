@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -84,7 +84,7 @@ func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStre
 	} else {
 		spec = "local"
 	}
-	e, err := ask.UseEmbedder(ctx, lib, e, embedOptions(0, s.ErrOut))
+	e, err := retrieve.UseEmbedder(ctx, lib, e, embedOptions(0, s.ErrOut))
 	if errors.Is(err, store.ErrEmbedderMismatch) {
 		return nil, withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
 	}
@@ -94,14 +94,14 @@ func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStre
 // libraryEmbedder builds the embedder the library's vectors were made
 // with, so that searching never needs --embedder.
 func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (embed.Embedder, error) {
-	e, err := ask.LibraryEmbedder(ctx, lib, embedOptions(0, errw))
+	e, err := retrieve.LibraryEmbedder(ctx, lib, embedOptions(0, errw))
 	return e, libraryEmbedderHint(err)
 }
 
 // libraryEmbedderHint names the fix for a library whose embedder this
 // version cannot build.
 func libraryEmbedderHint(err error) error {
-	if errors.Is(err, ask.ErrUnknownEmbedder) {
+	if errors.Is(err, retrieve.ErrUnknownEmbedder) {
 		return withHint(err, "run `papers reindex --embedder local` to re-embed the library with this version")
 	}
 	return err

@@ -8,10 +8,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -72,7 +72,7 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 	}
 	cfg := o.llm.config(false)
 	if o.llm.extractive {
-		cfg = ask.LLMConfig{} // no model
+		cfg = llm.LLMConfig{} // no model
 	}
 	s := mcpserver.New(mcpserver.Options{
 		Dir: dir, ReadOnly: o.readOnly, Version: Version,

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/retrieve"
 )
 
 func init() { register(newSearchCmd) }
@@ -31,7 +31,7 @@ type searchOptions struct {
 	json        bool
 
 	query string
-	ask   ask.Mode
+	ask   retrieve.Mode
 }
 
 // searchRecord is the --json shape of one passage (NDJSON, one per line).
@@ -96,7 +96,7 @@ func (o *searchOptions) complete(c *cobra.Command, args []string) error {
 	if err := checkK(c, o.k); err != nil {
 		return err
 	}
-	mode, err := ask.ParseMode(o.mode)
+	mode, err := retrieve.ParseMode(o.mode)
 	if err != nil {
 		return withExit(err, ExitUsage)
 	}
@@ -136,12 +136,12 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	}
 	mode, query := o.ask, o.query
 	start := time.Now()
-	so := ask.SearchOptions{
-		RetrieveOptions: ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f},
-		Embed:           embedOptions(0, errw),
+	so := retrieve.SearchOptions{
+		Options: retrieve.Options{K: o.k, Mode: mode, PerPaper: per, Filter: f},
+		Embed:   embedOptions(0, errw),
 	}
 	o.rankingFlags.apply(&so)
-	ps, e, err := ask.Search(ctx, lib, query, so)
+	ps, e, err := retrieve.Search(ctx, lib, query, so)
 	if err != nil {
 		return searchEmbedHint(libraryEmbedderHint(err))
 	}
@@ -206,7 +206,7 @@ func round(x float64, places int) float64 {
 
 // printPassages prints passages for people: a block per passage on a
 // terminal, with the query's words in bold; tab-separated rows when piped.
-func printPassages(s *IOStreams, ps []ask.Passage, query string) {
+func printPassages(s *IOStreams, ps []retrieve.Passage, query string) {
 	out := s.Out
 	if !s.OutTTY {
 		t := newTable(out, s)
@@ -249,7 +249,7 @@ func printPassages(s *IOStreams, ps []ask.Passage, query string) {
 
 // body is the passage text without the paper title that opens the
 // title+abstract chunk (the title is printed already).
-func body(p ask.Passage) string {
+func body(p retrieve.Passage) string {
 	if p.Seq == 0 && p.Paper.Title != "" {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(p.Text), p.Paper.Title); ok && strings.TrimSpace(rest) != "" {
 			return strings.TrimSpace(rest)
@@ -266,10 +266,10 @@ func version(v int) string {
 }
 
 // snippet cuts about n bytes of text around the densest run of query
-// words (ask.MakeSnippet); with bold, matching words are wrapped in ANSI
+// words (retrieve.MakeSnippet); with bold, matching words are wrapped in ANSI
 // bold.
 func snippet(text, query string, n int, bold bool) string {
-	s := ask.MakeSnippet(text, query, n)
+	s := retrieve.MakeSnippet(text, query, n)
 	if bold {
 		return s.Marked("\x1b[1;33m", "\x1b[0m")
 	}

@@ -4,8 +4,8 @@
 // prompts for a literature review and a topic digest, for any MCP client
 // (Claude Desktop, Cursor, VS Code, Zed, ...).
 //
-// Each tool calls the package function its command calls (ask.Search,
-// ask.Retriever.Ask, topic.Digest, export.Select, ingest.Ingester.Run,
+// Each tool calls the package function its command calls (retrieve.Search,
+// ask.Ask, topic.Digest, export.Select, ingest.Ingester.Run,
 // ...): a tool and its command give the same results. A tool's failure is
 // a result marked isError whose text is what the command prints (the error
 // and its hint), never a protocol error. Nothing is written to stdout but
@@ -26,10 +26,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -46,7 +46,7 @@ type Options struct {
 	// Embed gives the settings of remote embedders (OPENAI_BASE_URL, ...).
 	Embed embed.Options
 	// LLM chooses the model of ask and digest (none: extractive answers).
-	LLM ask.LLMConfig
+	LLM llm.LLMConfig
 	// Arxiv builds the arXiv client (the environment's mirror and pacing);
 	// it is called once, so one pacing holds for every call of the server.
 	Arxiv func() (*arxiv.Client, error)

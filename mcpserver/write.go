@@ -11,10 +11,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -133,7 +133,7 @@ func (s *Server) write(ctx context.Context, req *mcp.CallToolRequest, abstractsO
 		return err
 	}
 	defer release()
-	e, err := ask.UseEmbedder(ctx, lib, nil, s.opts.Embed)
+	e, err := retrieve.UseEmbedder(ctx, lib, nil, s.opts.Embed)
 	if err != nil {
 		return err
 	}

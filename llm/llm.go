@@ -1,4 +1,4 @@
-package ask
+package llm
 
 import (
 	"context"
@@ -59,7 +59,8 @@ type Usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-func (u *Usage) add(v Usage) {
+// Add adds v to u.
+func (u *Usage) Add(v Usage) {
 	u.PromptTokens += v.PromptTokens
 	u.CompletionTokens += v.CompletionTokens
 }
