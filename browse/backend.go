@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/embed"
-	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
@@ -67,13 +66,14 @@ type Detail struct {
 	Chunks []store.Chunk
 }
 
-// Library is the Backend of a library on disk.
+// Library is the Backend of a library session: it reads the session's
+// library and asks, searches and relates through the session, as the
+// commands do.
 type Library struct {
-	Lib      *store.Library
-	Embedder embed.Embedder // the library's (retrieve.LibraryEmbedder)
-	// LLM writes answers; nil answers offline (extractive), as ask does
-	// without a model.
-	LLM        llm.LLM
+	s   *library.Session
+	Lib *store.Library // the session's library
+	// Extractive answers offline even when the session has a model, as
+	// papers ask --extractive.
 	Extractive bool
 	// Arxiv, if not nil, measures momentum on arXiv as `papers momentum`
 	// does; the page shows the library's count until it answers.
@@ -86,6 +86,16 @@ type Library struct {
 }
 
 var _ Backend = (*Library)(nil)
+
+// NewLibrary is the Backend of s's library, which must exist. Answers use
+// the session's model (none: extractive).
+func NewLibrary(ctx context.Context, s *library.Session) (*Library, error) {
+	lib, err := s.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Library{s: s, Lib: lib}, nil
+}
 
 func (b *Library) now() time.Time {
 	if b.Now != nil {
@@ -169,16 +179,12 @@ func (b *Library) SetSaved(ctx context.Context, id string, save bool) error {
 
 // Ask answers as `papers ask` does, on the papers f selects.
 func (b *Library) Ask(ctx context.Context, question string, f store.Filter, w io.Writer) (*ask.Result, error) {
-	r := &retrieve.Retriever{Index: b.Lib, Embedder: b.Embedder}
-	return ask.Ask(ctx, r, question, b.LLM, ask.AskOptions{
-		Retrieve: retrieve.Options{Filter: f},
-		Answer:   ask.Options{Extractive: b.Extractive},
-	}, w)
+	return b.s.Ask(ctx, question, library.AskOptions{Filter: f, Extractive: b.Extractive}, w)
 }
 
 // Search returns the passages `papers search` would, 20 at most.
 func (b *Library) Search(ctx context.Context, query string, f store.Filter) ([]retrieve.Passage, error) {
-	ps, _, err := retrieve.Search(ctx, b.Lib, query, retrieve.SearchOptions{Options: retrieve.Options{K: 20, Filter: f}})
+	ps, _, err := b.s.Search(ctx, query, library.SearchOptions{K: 20, Filter: f})
 	return ps, err
 }
 

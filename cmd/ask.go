@@ -11,10 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/llm"
-	"github.com/papers-cli/papers/related"
-	"github.com/papers-cli/papers/retrieve"
-	"github.com/papers-cli/papers/store"
 )
 
 func init() { register(newAskCmd) }
@@ -91,11 +89,16 @@ func (o *askOptions) complete(c *cobra.Command, args []string) error {
 
 func runAsk(ctx context.Context, o *askOptions) error {
 	stdout, stderr := o.io.Out, o.io.ErrOut
-	llm, err := o.llm.resolve(!o.noStream)
+	s, err := o.session(o.llm.set(!o.noStream))
 	if err != nil {
 		return err
 	}
-	if o.quality && llm == nil {
+	defer s.Close()
+	model, err := o.llm.resolve(s)
+	if err != nil {
+		return err
+	}
+	if o.quality && model == nil {
 		return withHint(withExit(ask.ErrNeedsModel, ExitUsage),
 			"choose one with --llm openai:MODEL (and OPENAI_API_KEY) or --llm ollama:MODEL, or drop --quality")
 	}
@@ -103,16 +106,15 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		return err
 	}
 	start := time.Now()
-	lib, err := openExisting(ctx, o.globalOptions)
+	lib, err := libraryOf(ctx, s)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
 	filter, err := o.filter.resolve(ctx, lib)
 	if err != nil {
 		return err
 	}
-	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
+	e, err := useEmbedder(ctx, s, o.embedder.spec)
 	if err != nil {
 		return err
 	}
@@ -121,9 +123,8 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		out = nil
 	}
 	opened := time.Since(start) // opening the library counts as retrieval in -v
-	r := &retrieve.Retriever{Index: lib, Embedder: e}
-	res, err := ask.Ask(ctx, r, o.question, llm, ask.AskOptions{K: o.k, Retrieve: retrieve.Options{Filter: filter},
-		Answer: ask.Options{Extractive: o.llm.extractive, Quality: o.quality}}, out)
+	res, err := s.Ask(ctx, o.question, library.AskOptions{K: o.k, Filter: filter, Embedder: e,
+		Extractive: o.llm.extractive, Quality: o.quality}, out)
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
@@ -141,7 +142,7 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		if o.json && (err == nil || errors.Is(err, ask.ErrNoEvidence)) {
 			rec := askRecord{Result: res, SeeAlso: []seeAlsoRecord{}}
 			if !res.Abstained {
-				sa, serr := seeAlso(ctx, lib, res.CitedPapers())
+				sa, serr := seeAlso(ctx, s, res.CitedPapers())
 				if serr != nil {
 					return serr
 				}
@@ -176,8 +177,8 @@ type seeAlsoRecord struct {
 	Score     float32  `json:"score"` // cosine similarity to the cited papers together
 }
 
-func seeAlso(ctx context.Context, lib *store.Library, cited []string) ([]seeAlsoRecord, error) {
-	res, err := related.SeeAlso(ctx, lib, cited, related.SeeAlsoK)
+func seeAlso(ctx context.Context, s *library.Session, cited []string) ([]seeAlsoRecord, error) {
+	res, err := s.SeeAlso(ctx, cited)
 	if err != nil {
 		return nil, err
 	}

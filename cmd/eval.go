@@ -274,9 +274,13 @@ func (l *evalLibrary) failed() int {
 // evaluation runs on the rest); a library with no papers is an error.
 func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*evalLibrary, error) {
 	l := &evalLibrary{keep: o.keep}
+	s, err := o.session()
+	if err != nil {
+		return nil, err
+	}
 	if o.library != "" {
 		// read only what is there: a mistyped path must not become an empty library
-		lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
+		_, lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
 		if err != nil {
 			return nil, withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
 		}
@@ -288,7 +292,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 		}
 		l.lib = lib
 	} else {
-		e, err := o.embedder.parse(o.io)
+		e, err := o.embedder.parse(s)
 		if err != nil {
 			return nil, err
 		}
@@ -310,8 +314,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 		logf("ingested %s in %.1f s", plural(sl.Stored, "paper"), sl.Took.Seconds())
 		l.lib, l.scratch = sl.Library, sl
 	}
-	var err error
-	if l.embedder, err = libraryEmbedder(ctx, l.lib, o.io.ErrOut); err == nil {
+	if l.embedder, err = s.LibraryEmbedder(ctx, l.lib); err == nil {
 		l.papers, l.chunks, err = l.lib.Count(ctx)
 	}
 	if err == nil && l.papers == 0 {

@@ -94,7 +94,11 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 	if len(qs) == 0 {
 		return fmt.Errorf("no question in %s", strings.Trim(o.qa.questions+" "+o.qa.unanswerable, " "))
 	}
-	llm, err := o.qa.llm.resolve(false)
+	s, err := o.session(o.qa.llm.set(false))
+	if err != nil {
+		return err
+	}
+	llm, err := o.qa.llm.resolve(s)
 	if err != nil {
 		return err
 	}

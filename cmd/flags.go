@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
@@ -136,20 +137,38 @@ func noLimit(d time.Duration) time.Duration {
 	return d
 }
 
-// resolve returns the model to use, nil for none (--extractive, or no model
-// configured); a model that cannot be used is an error with its hint.
-func (l *llmFlags) resolve(stream bool) (llm.LLM, error) {
+// check refuses negative timeouts.
+func (l *llmFlags) check() error {
+	if l.firstToken < 0 || l.idle < 0 {
+		return usageError("--first-token-timeout and --idle-timeout must not be negative")
+	}
+	return nil
+}
+
+// set gives a session the model of the flags (none with --extractive),
+// streaming its replies or not.
+func (l *llmFlags) set(stream bool) func(*library.Config) {
+	return func(c *library.Config) {
+		if !l.extractive {
+			c.LLM = l.config(stream)
+		}
+	}
+}
+
+// resolve returns the session's model, nil for none (--extractive, or no
+// model configured); a model that cannot be used is an error with its hint.
+func (l *llmFlags) resolve(s *library.Session) (llm.LLM, error) {
+	if err := l.check(); err != nil {
+		return nil, err
+	}
 	if l.extractive {
 		return nil, nil
 	}
-	if l.firstToken < 0 || l.idle < 0 {
-		return nil, usageError("--first-token-timeout and --idle-timeout must not be negative")
-	}
-	llm, err := llm.ResolveLLM(l.config(stream))
+	m, err := s.LLM()
 	if err != nil {
 		return nil, askError(err)
 	}
-	return llm, nil
+	return m, nil
 }
 
 // embedderFlags choose an embedder: --embedder, and for commands that embed
@@ -175,14 +194,23 @@ func (e *embedderFlags) registerTuning(c *cobra.Command) {
 	f.IntVar(&e.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it, e.g. text-embedding-3-*)")
 }
 
-// parse builds the embedder the flags name; a spec that names none is a
-// usage error. Warnings go to errw.
-func (e *embedderFlags) parse(s *IOStreams) (embed.Embedder, error) {
-	em, err := embed.Parse(e.spec, embedOptionsBatch(e.dimensions, e.batch, e.concurrency, s.ErrOut))
+// parse builds the embedder the flags name, reaching its server through
+// the session; a spec that names none is a usage error.
+func (e *embedderFlags) parse(s *library.Session) (embed.Embedder, error) {
+	em, err := s.ParseEmbedder(e.spec, library.Tuning{Dimensions: e.dimensions, Batch: e.batch, Concurrency: e.concurrency})
 	if err != nil {
 		return nil, withHint(withExit(err, ExitUsage), "use --embedder local, openai:MODEL or ollama:MODEL")
 	}
 	return em, nil
+}
+
+// parseIfGiven is parse when --embedder was given, else nil (the
+// library's embedder).
+func (e *embedderFlags) parseIfGiven(s *library.Session) (embed.Embedder, error) {
+	if strings.TrimSpace(e.spec) == "" {
+		return nil, nil
+	}
+	return e.parse(s)
 }
 
 // addJSON declares --json on c: every command that prints results has it,

@@ -11,7 +11,6 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
-	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -63,20 +62,17 @@ chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 }
 
 func runMCP(ctx context.Context, o *mcpOptions) error {
-	dir, err := o.libraryDir()
+	if err := o.llm.check(); err != nil {
+		return err
+	}
+	cfg, err := o.sessionConfig()
 	if err != nil {
 		return err
 	}
-	if o.llm.firstToken < 0 || o.llm.idle < 0 {
-		return usageError("--first-token-timeout and --idle-timeout must not be negative")
-	}
-	cfg := o.llm.config(false)
-	if o.llm.extractive {
-		cfg = llm.LLMConfig{} // no model
-	}
+	cfg.Logf = nil // the server's: "papers mcp: ..." on stderr
+	o.llm.set(false)(&cfg)
 	s := mcpserver.New(mcpserver.Options{
-		Dir: dir, ReadOnly: o.readOnly, Version: Version,
-		Embed: embedOptions(0, o.io.ErrOut), LLM: cfg, Arxiv: newArxivClient,
+		Library: cfg, ReadOnly: o.readOnly, Version: Version,
 		Explain: explainTool, Log: o.io.ErrOut, Workers: o.workers,
 	})
 	defer s.Close()
@@ -94,7 +90,6 @@ func explainTool(tool string, err error) error {
 	if hint.Of(err) != "" {
 		return err
 	}
-	err = libraryEmbedderHint(err)
 	switch tool {
 	case "search":
 		return searchEmbedHint(err)

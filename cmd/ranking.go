@@ -31,11 +31,17 @@ func (r *rankingFlags) check(c *cobra.Command) error {
 	return nil
 }
 
-// apply sets the ranking of o as the flags say.
-func (r *rankingFlags) apply(o *retrieve.SearchOptions) {
+// ranking is the fusion weight the flags set (nil: the embedder's default)
+// and whether they ask for plain BM25.
+func (r *rankingFlags) ranking() (denseWeight *float64, noFeedback bool) {
 	if r.denseWeightSet {
 		w := r.denseWeight
-		o.DenseWeight = &w
+		denseWeight = &w
 	}
-	o.NoFeedback = r.noFeedback
+	return denseWeight, r.noFeedback
+}
+
+// apply sets the ranking of o as the flags say.
+func (r *rankingFlags) apply(o *retrieve.SearchOptions) {
+	o.DenseWeight, o.NoFeedback = r.ranking()
 }

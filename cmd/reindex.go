@@ -61,15 +61,19 @@ no --embedder.
 
 func runReindex(ctx context.Context, o *reindexOptions) error {
 	out, errw := o.io.Out, o.io.ErrOut
-	e, err := o.embedder.parse(o.io)
+	s, err := o.session()
 	if err != nil {
 		return err
 	}
-	lib, err := openExisting(ctx, o.globalOptions)
+	defer s.Close()
+	e, err := o.embedder.parse(s)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	lib, err := libraryOf(ctx, s)
+	if err != nil {
+		return err
+	}
 	dims, err := embed.Dimensions(ctx, e)
 	if err != nil {
 		return embedHint(err)

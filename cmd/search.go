@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/embed"
-	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/retrieve"
 )
 
@@ -121,29 +119,25 @@ func (o *searchOptions) complete(c *cobra.Command, args []string) error {
 
 func runSearch(ctx context.Context, o *searchOptions) error {
 	out, errw := o.io.Out, o.io.ErrOut
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	f, err := o.filter.resolve(ctx, lib)
 	if err != nil {
 		return err
 	}
-	per := o.perPaper
-	if per == 0 || len(f.IDs) > 0 && !o.perPaperSet {
-		per = -1 // no limit, and none by default when papers are named
+	so := library.SearchOptions{K: o.k, Mode: o.ask, Filter: f}
+	if o.perPaperSet {
+		so.PerPaper = &o.perPaper
 	}
+	so.DenseWeight, so.NoFeedback = o.rankingFlags.ranking()
 	mode, query := o.ask, o.query
 	start := time.Now()
-	so := retrieve.SearchOptions{
-		Options: retrieve.Options{K: o.k, Mode: mode, PerPaper: per, Filter: f},
-		Embed:   embedOptions(0, errw),
-	}
-	o.rankingFlags.apply(&so)
-	ps, e, err := retrieve.Search(ctx, lib, query, so)
+	ps, e, err := s.Search(ctx, query, so)
 	if err != nil {
-		return searchEmbedHint(libraryEmbedderHint(err))
+		return searchEmbedHint(err)
 	}
 	if o.verbose {
 		name := "no embedder"
@@ -172,31 +166,6 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	}
 	printPassages(o.io, ps, query)
 	return nil
-}
-
-// embedOptions reads the OpenAI-compatible server settings from the
-// environment (the ecosystem's names; the key is never a flag).
-func embedOptions(dims int, errw io.Writer) embed.Options {
-	return embedOptionsBatch(dims, 0, 0, errw)
-}
-
-// embedOptionsBatch is embedOptions with a batch size and a number of
-// requests in flight for remote embedders (0: the provider's defaults).
-func embedOptionsBatch(dims, batch, concurrency int, errw io.Writer) embed.Options {
-	timeout, err := embedTimeout()
-	if err != nil {
-		fmt.Fprintf(errw, "warning: %v; using %s\n", err, embed.DefaultTimeout)
-	}
-	return embed.Options{
-		Timeout:     timeout,
-		BaseURL:     os.Getenv("OPENAI_BASE_URL"),
-		APIKey:      os.Getenv("OPENAI_API_KEY"),
-		OllamaURL:   openaicompat.OllamaURL(os.Getenv("OLLAMA_HOST")), // Ollama's own variable: "host:port" or a URL
-		Dimensions:  dims,
-		BatchSize:   batch,
-		Concurrency: concurrency,
-		Warn:        func(msg string) { fmt.Fprintln(errw, "warning: "+msg) },
-	}
 }
 
 func round(x float64, places int) float64 {

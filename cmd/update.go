@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
-	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -87,37 +87,27 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if from.IsZero() || window <= 0 {
 		return usageError("--window must reach back from now, got %q: give a span like 30d, 12w, 6m, or a past date", o.window)
 	}
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
-	topics, err := resolve.Topics(ctx, lib, o.names)
-	if err != nil && (len(o.names) > 0 || !pendingArxiv(ctx, lib)) {
-		return err // with no topic followed, the run still fills in arXiv's records
-	}
-	release, err := holdEmbedder(ctx, lib, stderr)
+	defer s.Close()
+	e, err := o.embedder.parseIfGiven(s)
 	if err != nil {
 		return err
 	}
-	defer release()
-	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
-	if err != nil {
-		return err
+	prog := newIngestProgress(o.io, o.verbose)
+	sum, err := s.Update(ctx, o.names, library.UpdateOptions{
+		WriteOptions: o.writeOptions(e, o.abstractsOnly, o.retryFailed, o.workers, prog),
+		Window:       window, Max: o.max,
+	})
+	if sum == nil { // nothing ran: the topics, the library or the embedder refused
+		prog.done()
+		if err := embedHint(err); hint.Of(err) != "" {
+			return err
+		}
+		return arxivHint(err)
 	}
-	chunking, ok, err := libraryChunker(ctx, lib) // as papers ingest cut the library's papers
-	if err != nil {
-		return err
-	}
-	if !ok {
-		chunking = chunk.Defaults
-	}
-	in, client, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunking, o.abstractsOnly, o.workers)
-	if err != nil {
-		return err
-	}
-	in.RetryFailed = o.retryFailed
-	sum := topic.UpdateAll(ctx, lib, client, in, topics, topic.UpdateOptions{Window: window, Max: o.max})
 	var failed []error // one per failed topic, with its hint
 	for _, r := range sum.Topics {
 		if r.Gap != nil {
@@ -130,14 +120,14 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if sum.FillErr != nil {
 		failed = append(failed, sum.FillErr)
 	}
-	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish", errors.Join(failed...)); err != nil {
+	if err := finishIngest(ctx, o.globalOptions, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish"); err != nil {
 		return err
 	}
 	sum.Elapsed = time.Since(now).Seconds()
 	if err := printUpdate(ctx, o, lib, sum); err != nil {
 		return err
 	}
-	if len(failed) == 1 && len(topics) == 1 {
+	if len(failed) == 1 && len(sum.Topics) == 1 {
 		return failed[0]
 	}
 	for _, err := range failed {
@@ -185,13 +175,6 @@ func printUpdate(ctx context.Context, o *updateOptions, lib *store.Library, sum 
 		return listPapers(ctx, lib, stdout, "  ~ ", sum.ArxivFilled)
 	}
 	return nil
-}
-
-// pendingArxiv says whether the library holds papers with an arXiv id but
-// not arXiv's record, which an update fills in.
-func pendingArxiv(ctx context.Context, lib *store.Library) bool {
-	ps, err := lib.WithoutArxivRecord(ctx)
-	return err == nil && len(ps) > 0
 }
 
 // warnGap says which span a run with too short a window left unread and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
@@ -25,7 +26,7 @@ import (
 func BenchmarkSearchOverhead(b *testing.B) {
 	dir := os.Getenv("PAPERS_BENCH_LIBRARY")
 	if dir == "" {
-		dir = library(b)
+		dir = testLibrary(b)
 	}
 	const query = "language models teach themselves to use tools via API calls"
 	ctx := context.Background()
@@ -48,7 +49,7 @@ func BenchmarkSearchOverhead(b *testing.B) {
 		}
 	})
 	b.Run("tool", func(b *testing.B) {
-		cs, _ := session(b, mcpserver.Options{Dir: dir}, nil)
+		cs, _ := session(b, mcpserver.Options{Library: library.Config{Dir: dir}}, nil)
 		params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": query, "k": 10}}
 		if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
 			b.Fatalf("search: %v %s", err, text(res))

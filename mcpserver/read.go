@@ -15,7 +15,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
-	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/retrieve"
@@ -64,7 +64,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	}
 	k := in.K
 	if k <= 0 {
-		k = 10
+		k = library.SearchK
 	}
 	if k > maxK {
 		return out, hint.With(fmt.Errorf("k must be at most %d, got %d", maxK, k), "ask for fewer passages, or narrow with filters")
@@ -77,17 +77,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	if err != nil {
 		return out, err
 	}
-	per := 3
-	if in.PerPaper != nil {
-		per = *in.PerPaper
-	}
-	if per == 0 || len(f.IDs) > 0 && in.PerPaper == nil {
-		per = -1 // no limit, and none by default when papers are named (as papers search)
-	}
-	ps, _, err := retrieve.Search(ctx, lib, in.Query, retrieve.SearchOptions{
-		Options: retrieve.Options{K: k, Mode: mode, PerPaper: per, Filter: f},
-		Embed:   s.opts.Embed,
-	})
+	ps, _, err := s.lib.Search(ctx, in.Query, library.SearchOptions{K: k, Mode: mode, PerPaper: in.PerPaper, Filter: f})
 	if err != nil {
 		return out, err
 	}
@@ -147,14 +137,11 @@ func (s *Server) answer(ctx context.Context, in askIn) (*ask.Result, *store.Libr
 	if in.K < 0 || in.K > maxK {
 		return nil, nil, fmt.Errorf("k must be from 1 to %d, got %d", maxK, in.K)
 	}
-	var model llm.LLM
-	opts := ask.Options{}
+	var opts library.AskOptions
 	switch in.Mode {
 	case "", "auto", "model", "llm", "quality":
-		cfg := s.opts.LLM
-		cfg.NoStream = true
-		var err error
-		if model, err = llm.ResolveLLM(cfg); err != nil {
+		model, err := s.lib.LLM()
+		if err != nil {
 			return nil, nil, err
 		}
 		if model == nil && in.Mode != "" && in.Mode != "auto" {
@@ -175,12 +162,8 @@ func (s *Server) answer(ctx context.Context, in askIn) (*ask.Result, *store.Libr
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := retrieve.LibraryEmbedder(ctx, lib, s.opts.Embed)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := &retrieve.Retriever{Index: lib, Embedder: e}
-	res, err := ask.Ask(ctx, r, in.Question, model, ask.AskOptions{K: in.K, Retrieve: retrieve.Options{Filter: f}, Answer: opts}, nil)
+	opts.K, opts.Filter = in.K, f
+	res, err := s.lib.Ask(ctx, in.Question, opts, nil)
 	if errors.Is(err, ask.ErrNoEvidence) && res != nil {
 		return res, lib, nil // abstained: a result, not a failure
 	}

@@ -87,10 +87,7 @@ func (s *Server) momentum(ctx context.Context, _ *mcp.CallToolRequest, in moment
 	if err != nil {
 		return out, err
 	}
-	client, err := s.arxivClient()
-	if err != nil {
-		return out, err
-	}
+	client := s.lib.Arxiv()
 	offline, now := in.Offline, time.Now()
 	for _, t := range ts {
 		m, unreachable, err := topic.Measure(ctx, client, lib, t, now, offline)
@@ -130,9 +127,7 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 	}
 	var model llm.LLM
 	if !in.Extractive {
-		cfg := s.opts.LLM
-		cfg.NoStream = true
-		if model, err = llm.ResolveLLM(cfg); err != nil {
+		if model, err = s.lib.LLM(); err != nil {
 			return digestOut{}, err
 		}
 	}

@@ -65,12 +65,18 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown retrieval mode %q (want hybrid, bm25 or dense)", s)
 }
 
-// Options tunes Retrieve. The zero value asks for the 10 best
-// passages in hybrid mode, at most 3 from one paper.
+// The defaults of Options.
+const (
+	DefaultK        = 10 // passages
+	DefaultPerPaper = 3  // passages of one paper
+)
+
+// Options tunes Retrieve. The zero value asks for the DefaultK best
+// passages in hybrid mode, at most DefaultPerPaper from one paper.
 type Options struct {
-	K        int  // passages to return (default 10)
+	K        int  // passages to return (default DefaultK)
 	Mode     Mode // default Hybrid
-	PerPaper int  // at most this many passages of one paper (default 3; < 0: no limit)
+	PerPaper int  // at most this many passages of one paper (default DefaultPerPaper; < 0: no limit)
 	// Filter selects the papers searched: ids, categories, authors,
 	// published since/until (see store.Filter; Limit is ignored).
 	Filter store.Filter
@@ -78,13 +84,13 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.K <= 0 {
-		o.K = 10
+		o.K = DefaultK
 	}
 	if o.Mode == "" {
 		o.Mode = Hybrid
 	}
 	if o.PerPaper == 0 {
-		o.PerPaper = 3
+		o.PerPaper = DefaultPerPaper
 	}
 	return o
 }
