@@ -29,4 +29,13 @@
 //   - topics (topic updates, resolve): Topic, Topics, TopicPapersSince,
 //     MarkTopicUpdated, WithoutArxivRecord;
 //   - related papers (related.Library): PaperVectors, List.
+//
+// The contracts callers rely on, which a second store must keep: Put and
+// PutBatch are all or nothing and report Unchanged for an identical paper;
+// one embedder per library (store.ErrEmbedderMismatch, store.ErrDimensions);
+// hits come best first with ties broken by (paper id, seq); a Filter
+// selects before ranking, so a filtered search returns k hits whenever k
+// exist; errors wrap store.ErrNotFound and store.ErrBusy. Ranking may
+// differ (another BM25, an approximate vector index): papers eval on
+// SciFact is the acceptance test of a store, against BENCHMARKS.md.
 package library
