@@ -155,7 +155,7 @@ func sourceLabel(e *evidence) string {
 //
 // When the evidence is too weak or the model says the passages do not answer,
 // Answer returns a Result with Abstained set and ErrNoEvidence, having written
-// nothing to out. Model failures are *LLMError (see the Err* sentinels);
+// nothing to out. Model failures are package llm's (its Err* sentinels);
 // cancellation returns the context's error. The Result is non-nil whenever
 // the mode could be chosen, so Usage and Warnings can be reported on error.
 func Answer(ctx context.Context, passages []retrieve.Passage, question string, model llm.LLM, opts Options, out io.Writer) (*Result, error) {

@@ -157,7 +157,7 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		// the reason ("no passage of ECHO states the learning rate") follows the sentinel's words
 		return withHint(withExit(err, ExitNoEvidence), "rephrase the question, drop filters, or add papers: papers ingest QUERY")
 	}
-	return askError(err)
+	return err
 }
 
 // askRecord is the --json document of ask: the answer, and the papers of
@@ -191,48 +191,4 @@ func seeAlso(ctx context.Context, s *library.Session, cited []string) ([]seeAlso
 		out = append(out, seeAlsoRecord{ID: p.ID, Title: p.Title, Authors: p.Authors, Published: day(p.Published), URL: p.URL, Score: r.Score})
 	}
 	return out, nil
-}
-
-// askError adds the hint that names the fix to a model error. The key is
-// never part of any message.
-func askError(err error) error {
-	var le *llm.LLMError
-	errors.As(err, &le)
-	url := ""
-	if le != nil {
-		url = le.URL
-	}
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, llm.ErrNoAPIKey):
-		return withHint(err, "export OPENAI_API_KEY=..., or use a local model with --llm ollama:MODEL (ollama serve), or answer offline with --extractive")
-	case errors.Is(err, llm.ErrUnauthorized):
-		return withHint(err, "check OPENAI_API_KEY (for a local server, check OPENAI_BASE_URL)")
-	case errors.Is(err, llm.ErrModelNotFound):
-		return withHint(err, "list the server's models with `curl %s/models` (Ollama: `ollama list`, then `ollama pull MODEL`) and pass one with --llm", url)
-	case errors.Is(err, llm.ErrContextTooLong):
-		return withHint(err, "use a model with a longer context, or fewer passages with --k")
-	case errors.Is(err, llm.ErrUnreachable):
-		return withHint(err, "start the server (Ollama: `ollama serve`) or fix OPENAI_BASE_URL / OLLAMA_HOST; --extractive answers without a model")
-	case errors.Is(err, llm.ErrQuota):
-		return withHint(err, "add credit to the account, or use a local model with --llm ollama:MODEL")
-	case errors.Is(err, llm.ErrRateLimited):
-		return withHint(err, "wait a minute and ask again, or use another model")
-	case errors.Is(err, llm.ErrStreamBroken):
-		return withHint(err, "the answer above is incomplete; ask again")
-	case errors.Is(err, llm.ErrTimeout):
-		return withHint(err, "the server may still be loading the model: try again, raise --first-token-timeout / --idle-timeout (PAPERS_FIRST_TOKEN_TIMEOUT, PAPERS_IDLE_TIMEOUT), or check it with `curl %s/models`", url)
-	case errors.Is(err, llm.ErrTooLong):
-		return withHint(err, "the model did not stop; ask again, or use another model")
-	case errors.Is(err, llm.ErrEmptyReply):
-		return withHint(err, "ask again, or use another model (a reasoning model may spend its whole output limit thinking)")
-	case errors.Is(err, llm.ErrBadReply):
-		return withHint(err, "check OPENAI_BASE_URL: it should be the server's OpenAI-compatible /v1 address")
-	case errors.Is(err, llm.ErrServer):
-		return withHint(err, "the model server failed; try again later or use another model")
-	case le != nil && le.Status == 404:
-		return withHint(err, "check OPENAI_BASE_URL: the server has no chat completions endpoint at %s/chat/completions", url)
-	}
-	return err
 }

@@ -76,7 +76,7 @@ func runTopicDescribe(ctx context.Context, o *describeOptions) error {
 		return withExit(err, ExitUsage)
 	}
 	if err != nil {
-		return askError(err)
+		return err
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintf(o.io.ErrOut, "warning: %s\n", w)

@@ -102,7 +102,7 @@ func runDigest(ctx context.Context, o *digestOptions) error {
 	}
 	d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: o.sinceTime, Rank: o.rank, LLM: llm, Max: o.max, Tags: o.filter.Tags})
 	if err != nil {
-		return askError(err)
+		return err
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintf(o.io.ErrOut, "warning: %s\n", w)

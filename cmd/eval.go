@@ -209,7 +209,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		}
 	})
 	if err != nil {
-		return embedHint(err)
+		return err
 	}
 	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: r.Fusion.DenseWeight, Feedback: !o.noFeedback, Library: kept, Embedder: e.Name(), Papers: papers, Chunks: chunks, Failed: failed, Missing: missing,
 		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
@@ -305,7 +305,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 			return nil, withHint(err, "check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
 		}
 		if err != nil {
-			return nil, embedHint(err)
+			return nil, err
 		}
 		if o.keep {
 			// asked for, so said even with --json (where it is also a field)

@@ -138,7 +138,7 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 	}
 	rep, err := eval.RunQA(ctx, el.lib, qaAsker(r, llm, aopts), qs, opts)
 	if err != nil {
-		return askError(embedHint(err))
+		return err
 	}
 	full := evalQAReport{QAReport: rep, Mode: ask.ModeExtractive, Library: el.keptDir(), Embedder: el.embedder.Name(),
 		Papers: el.papers, Chunks: el.chunks, Failed: el.failed(),

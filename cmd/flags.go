@@ -166,7 +166,7 @@ func (l *llmFlags) resolve(s *library.Session) (llm.LLM, error) {
 	}
 	m, err := s.LLM()
 	if err != nil {
-		return nil, askError(err)
+		return nil, err
 	}
 	return m, nil
 }

@@ -14,12 +14,9 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
-	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/library"
-	"github.com/papers-cli/papers/store"
 )
 
 func init() { register(newIngestCmd) }
@@ -159,10 +156,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	}
 	if total == nil { // nothing ran: the library, the embedder or the topic refused
 		prog.done()
-		if err := embedHint(runErr); hint.Of(err) != "" {
-			return err
-		}
-		return arxivHint(runErr)
+		return runErr
 	}
 	if err := finishIngest(ctx, o.globalOptions, prog, len(total.Added)+len(total.Failed), len(total.Updated), ""); err != nil {
 		return err
@@ -185,7 +179,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
 	}
 	if runErr != nil {
-		return arxivHint(runErr)
+		return runErr
 	}
 	if len(total.Failed) > 0 {
 		return quietError{code: ExitError}
@@ -276,28 +270,4 @@ func itemHint(err error) string {
 		return h.Hint()
 	}
 	return ""
-}
-
-// arxivHint adds what to do about an error that stopped the run.
-func arxivHint(err error) error {
-	if errors.Is(err, ingest.ErrZoteroUnreadable) {
-		return withHint(err, "%s", itemHint(err))
-	}
-	if h := storageHint(err); h != err {
-		return h
-	}
-	switch {
-	case errors.Is(err, store.ErrBusy):
-		return withHint(err, "another papers process has held the library for over 30 s: run again once it is done; what was ingested before is kept")
-	case errors.Is(err, store.ErrEmbedderMismatch):
-		return withHint(err, "run the same command again: it embeds with the library's embedder as it is now; what was ingested before is kept")
-	}
-	if ingest.Systemic(err) {
-		return withHint(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")
-	}
-	var api *arxiv.APIError
-	if errors.As(err, &api) {
-		return withHint(err, "check the query syntax: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\" (https://info.arxiv.org/help/api/user-manual.html)")
-	}
-	return withHint(err, "check the network, or set PAPERS_ARXIV_API_URL to a mirror; what was ingested before is kept")
 }

@@ -96,18 +96,6 @@ func noLibraryHint(err error) error {
 	return err
 }
 
-// storageHint names the fix for a write the library's disk refused; other
-// errors are returned as they are.
-func storageHint(err error) error {
-	switch {
-	case errors.Is(err, store.ErrDiskFull):
-		return withHint(err, "free some space on the disk holding the library (PAPERS_HOME), then run again: what was stored is kept, the failed write left nothing behind")
-	case errors.Is(err, store.ErrReadOnly):
-		return withHint(err, "the library can be read here but not changed: to change it, copy the library directory to a writable disk and point PAPERS_HOME (--home) at the copy")
-	}
-	return err
-}
-
 // waitingForReindex is what a write says when a papers reindex holds the
 // library.
 func waitingForReindex(g *globalOptions) func() {
@@ -124,7 +112,7 @@ func useEmbedder(ctx context.Context, s *library.Session, spec string) (embed.Em
 		return nil, err
 	}
 	e, err = s.UseEmbedder(ctx, e)
-	return e, embedHint(err)
+	return e, err
 }
 
 // arxivConfig reads the arXiv client's settings from the environment

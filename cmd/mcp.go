@@ -2,15 +2,11 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -73,7 +69,7 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 	o.llm.set(false)(&cfg)
 	s := mcpserver.New(mcpserver.Options{
 		Library: cfg, ReadOnly: o.readOnly, Version: Version,
-		Explain: explainTool, Log: o.io.ErrOut, Workers: o.workers,
+		Log: o.io.ErrOut, Workers: o.workers,
 	})
 	defer s.Close()
 	t := &mcp.IOTransport{Reader: io.NopCloser(o.io.In), Writer: nopWriteCloser{o.io.Out}}
@@ -83,23 +79,3 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-// explainTool adds to an error of an MCP tool the hint the command of the
-// same name gives it.
-func explainTool(tool string, err error) error {
-	if hint.Of(err) != "" {
-		return err
-	}
-	switch tool {
-	case "search":
-		return searchEmbedHint(err)
-	case "ask", "digest":
-		return askError(embedHint(err))
-	case "ingest", "update":
-		var api *arxiv.APIError
-		if errors.Is(err, ingest.ErrZoteroUnreadable) || ingest.Systemic(err) || errors.As(err, &api) {
-			return arxivHint(err)
-		}
-	}
-	return embedHint(err)
-}

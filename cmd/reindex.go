@@ -76,7 +76,7 @@ func runReindex(ctx context.Context, o *reindexOptions) error {
 	}
 	dims, err := embed.Dimensions(ctx, e)
 	if err != nil {
-		return embedHint(err)
+		return err
 	}
 	_, total, err := lib.Count(ctx)
 	if err != nil {
@@ -100,7 +100,7 @@ func runReindex(ctx context.Context, o *reindexOptions) error {
 			return ctx.Err()
 		}
 		// err names the embedder already (store.Reindex).
-		return embedHint(fmt.Errorf("%w (the library keeps its previous vectors)", err))
+		return fmt.Errorf("%w (the library keeps its previous vectors)", err)
 	}
 	// Build the search index now rather than in the next search.
 	if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {

@@ -137,7 +137,7 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	start := time.Now()
 	ps, e, err := s.Search(ctx, query, so)
 	if err != nil {
-		return searchEmbedHint(err)
+		return err
 	}
 	if o.verbose {
 		name := "no embedder"

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
@@ -103,10 +100,7 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	})
 	if sum == nil { // nothing ran: the topics, the library or the embedder refused
 		prog.done()
-		if err := embedHint(err); hint.Of(err) != "" {
-			return err
-		}
-		return arxivHint(err)
+		return err
 	}
 	var failed []error // one per failed topic, with its hint
 	for _, r := range sum.Topics {
@@ -114,7 +108,7 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 			warnGap(stderr, r.UpdateResult, now)
 		}
 		if r.Err != nil {
-			failed = append(failed, updateHint(r.Err, r.Topic))
+			failed = append(failed, r.Err) // with its hint (library.Session.Update)
 		}
 	}
 	if sum.FillErr != nil {
@@ -185,19 +179,6 @@ func warnGap(w io.Writer, r *topic.UpdateResult, now time.Time) {
 	fmt.Fprintf(w, "warning: topic %s: papers from %s to %s were not fetched: the last complete update reached %s, and --window reaches back only to %s\n",
 		r.Topic, day(r.Gap.From), day(r.Gap.To), day(r.Gap.From), day(r.Gap.To))
 	fmt.Fprintf(w, "hint: fill the gap with `papers update %s --window %dw`\n", shellArg(r.Topic), weeks)
-}
-
-// updateHint adds what to do about the error that stopped a topic's
-// update: arXiv's rate limit and outages are waited out, not debugged.
-func updateHint(err error, name string) error {
-	var status *arxiv.StatusError
-	switch {
-	case errors.As(err, &status) && status.RateLimited():
-		return withHint(err, "arXiv is limiting requests: wait a few minutes, then run `papers update %s` again; what was stored is kept", shellArg(name))
-	case errors.As(err, &status) && status.Unavailable():
-		return withHint(err, "arXiv is not answering for now: try `papers update %s` again later; what was stored is kept", shellArg(name))
-	}
-	return arxivHint(err)
 }
 
 func listPapers(ctx context.Context, lib *store.Library, w io.Writer, prefix string, ids []string) error {

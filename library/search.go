@@ -53,7 +53,7 @@ func (s *Session) Search(ctx context.Context, query string, o SearchOptions) ([]
 		NoFeedback:  o.NoFeedback,
 		Embed:       s.embedOptions(),
 	})
-	return ps, e, unknownEmbedderHint(err)
+	return ps, e, searchError(unknownEmbedderHint(err))
 }
 
 // AskOptions tune Ask; the zero value is papers ask with no flag.
@@ -113,7 +113,8 @@ func (s *Session) Related(ctx context.Context, id string, o related.Options) ([]
 	if err != nil {
 		return nil, err
 	}
-	return related.Find(ctx, lib, id, o)
+	res, err := related.Find(ctx, lib, id, o)
+	return res, Explain(err)
 }
 
 // SeeAlso returns the papers most like those an answer cites, not cited

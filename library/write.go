@@ -84,7 +84,7 @@ func (s *Session) Ingest(ctx context.Context, src ingest.Sources, o IngestOption
 		report.Elapsed = time.Since(start).Seconds()
 		return len(report.Added) + len(report.Failed), len(report.Updated), err
 	})
-	return report, err
+	return report, writeError(err)
 }
 
 // chunking is the chunker of an ingest: the library's own (Chunking for a
@@ -168,7 +168,8 @@ func (s *Session) Update(ctx context.Context, names []string, o UpdateOptions) (
 	err = s.write(ctx, o.WriteOptions, heldChunking, func(lib *store.Library, in *ingest.Ingester) (int, int, error) {
 		sum = topic.UpdateAll(ctx, lib, s.Arxiv(), in, topics, topic.UpdateOptions{Window: o.Window, Max: o.Max})
 		errs := []error{sum.FillErr}
-		for _, r := range sum.Topics {
+		for i, r := range sum.Topics {
+			sum.Topics[i].Err = topicError(r.Err, r.Topic)
 			errs = append(errs, r.Err)
 		}
 		return len(sum.Added) + len(sum.Failed), len(sum.Updated) + len(sum.ArxivFilled), errors.Join(errs...)
@@ -177,7 +178,7 @@ func (s *Session) Update(ctx context.Context, names []string, o UpdateOptions) (
 		return sum, ctx.Err()
 	}
 	if sum == nil {
-		return nil, err
+		return nil, writeError(err)
 	}
 	return sum, nil
 }

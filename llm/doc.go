@@ -6,6 +6,9 @@
 // Errors callers branch on are the sentinels ErrNoAPIKey, ErrUnauthorized,
 // ErrModelNotFound, ErrContextTooLong, ErrUnreachable, ErrRateLimited,
 // ErrQuota, ErrServer, ErrTimeout, ErrStreamBroken, ErrBadRequest,
-// ErrBadReply, ErrEmptyReply and ErrTooLong, carried by *LLMError (matched
-// with errors.Is), or the context's error.
+// ErrBadReply, ErrEmptyReply and ErrTooLong (matched with errors.Is): the
+// kinds of the one error model of OpenAI-compatible servers
+// (internal/openaicompat), shared with the embedders. The error carries
+// the server, the model, the HTTP status and the server's message, and its
+// Hint names the fix, so every front end gives the same advice.
 package llm

@@ -154,9 +154,9 @@ func TestErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}
-			var le *LLMError
+			var le *openaicompat.Error
 			if !errors.As(err, &le) || le.Status != tc.status {
-				t.Errorf("error %#v: want *LLMError with status %d", err, tc.status)
+				t.Errorf("error %#v: want *openaicompat.Error with status %d", err, tc.status)
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error %q does not contain %q", err, tc.msg)
@@ -290,7 +290,7 @@ func TestUnreachable(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	_, err := newTestLLM(t, url, func(c *LLMConfig) { c.MaxRetries = -1 }).Complete(t.Context(), hello, io.Discard)
-	var le *LLMError
+	var le *openaicompat.Error
 	if !errors.Is(err, ErrUnreachable) || !errors.As(err, &le) || le.URL != url+"/v1" {
 		t.Fatalf("error %v (%#v), want ErrUnreachable naming %s/v1", err, le, url)
 	}

@@ -44,9 +44,6 @@ type Options struct {
 	ReadOnly bool
 	// Version is papers' version, sent as the server's.
 	Version string
-	// Explain adds the hint the command line gives for an error of tool
-	// (the name of the tool); nil adds none beyond the packages' own.
-	Explain func(tool string, err error) error
 	// Log receives notes (stderr); nil discards them.
 	Log io.Writer
 	// Workers bounds the papers ingest extracts and embeds at once (default 2).
@@ -153,16 +150,14 @@ type toolError struct{ msg string }
 
 func (e *toolError) Error() string { return e.msg }
 
-// fail turns err into the tool error of tool, with the command line's
-// hint. A cancelled call stays the context's error: nobody reads it.
+// fail turns err into the tool error of tool, with its hint, the same the
+// command line prints. A cancelled call stays the context's error: nobody
+// reads it.
 func (s *Server) fail(ctx context.Context, tool string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if s.opts.Explain != nil {
-		err = s.opts.Explain(tool, err)
-	}
-	return &toolError{msg: hint.Message(err)}
+	return &toolError{msg: hint.Message(library.Explain(err))}
 }
 
 // refused is the error of a write tool on a read-only server.
