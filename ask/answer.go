@@ -13,7 +13,6 @@ import (
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
-	"github.com/papers-cli/papers/retrieve"
 )
 
 // ErrNoEvidence means the library holds no evidence for the question: the
@@ -41,8 +40,14 @@ type Result struct {
 	Model     string     `json:"model"`  // "" in extractive mode
 	Citations []Citation `json:"citations"`
 	Abstained bool       `json:"abstained"`
-	Usage     llm.Usage  `json:"usage"`
-	Warnings  []string   `json:"warnings"`
+	// ShortAnswer is the direct answer the answer opens with: a span,
+	// name, number, list, Yes or No (offline; "" from a model, and when
+	// there is none). Evidence are the verbatim sentences the answer rests
+	// on, best first.
+	ShortAnswer string     `json:"short_answer"`
+	Evidence    []Evidence `json:"evidence"`
+	Usage       llm.Usage  `json:"usage"`
+	Warnings    []string   `json:"warnings"`
 	// Removed are the model's sentences that were taken out of the answer
 	// because every citation they made named no given passage (a claim
 	// without a source); Unsupported are the cited sentences kept whose
@@ -59,6 +64,25 @@ type Result struct {
 	Elapsed    time.Duration `json:"-"`
 	Retrieval  time.Duration `json:"-"`
 	Passages   int           `json:"-"`
+
+	// Given are the texts of the passages a model was given, best first
+	// (offline: those it would have been given), for measuring how often
+	// they hold the evidence (eval --qasper).
+	Given []string `json:"-"`
+
+	ranked time.Time // when the papers were ranked
+}
+
+// Evidence is a sentence an answer rests on, quoted verbatim from its
+// paper (before any tidying for display), with where it stands.
+type Evidence struct {
+	N       int     `json:"n"`       // the citation it belongs to
+	ID      string  `json:"id"`      // the paper's versionless id
+	Version int     `json:"version"` // 0 when the source has none
+	Page    int     `json:"page"`    // 1-based page its paragraph starts on; 0 for corpus text and the abstract
+	Section string  `json:"section"` // "abstract" for the abstract
+	Quote   string  `json:"quote"`
+	Score   float64 `json:"score"` // the model's probability that its paragraph holds the answer
 }
 
 // Citation is a source the answer cites, numbered as in the answer. Only
@@ -92,13 +116,6 @@ type Options struct {
 	QualityKeep int
 	// Parallel bounds concurrent model calls in quality mode (default 4).
 	Parallel int
-	// MinSupport is the evidence threshold of extractive mode (see
-	// DefaultMinSupport). 0 uses DefaultMinSupport; negative turns this
-	// check off (the other reasons to abstain remain).
-	MinSupport float64
-	// Weights weigh the sentences of an extractive answer (nil:
-	// DefaultWeights), for tuning them (bench/qacv).
-	Weights *Weights
 }
 
 // citationFor makes the citation numbered n of passage e, without cited_by.
@@ -138,72 +155,6 @@ func sourceLabel(e *evidence) string {
 		parts = append(parts, c.Section)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// Answer answers question from passages (best first, as Retrieve returns
-// them) and writes the answer for people to out as it is produced: the
-// answer text (streamed when the model streams; labelled when extracted),
-// then a Sources list of the cited passages. out may be nil (e.g. for
-// --json, which encodes the Result instead).
-//
-// With llm nil or opts.Extractive the answer is extracted offline from the
-// passages' sentences (no network). Otherwise the model answers from the
-// passages (opts.Quality: from its own summaries of them) and its citations
-// are checked: numbers naming no given passage are removed and reported in
-// Result.Warnings, sources are renumbered in order of first citation and only
-// cited ones are listed.
-//
-// When the evidence is too weak or the model says the passages do not answer,
-// Answer returns a Result with Abstained set and ErrNoEvidence, having written
-// nothing to out. Model failures are package llm's (its Err* sentinels);
-// cancellation returns the context's error. The Result is non-nil whenever
-// the mode could be chosen, so Usage and Warnings can be reported on error.
-func Answer(ctx context.Context, passages []retrieve.Passage, question string, model llm.LLM, opts Options, out io.Writer) (*Result, error) {
-	return answerEvidence(ctx, fromPassages(passages), question, model, opts, out)
-}
-
-// answerEvidence is Answer on passages already converted to evidence.
-func answerEvidence(ctx context.Context, ev []evidence, question string, model llm.LLM, opts Options, out io.Writer) (*Result, error) {
-	start := time.Now()
-	res := &Result{Question: question, Citations: []Citation{}, Warnings: []string{}}
-	switch {
-	case opts.Quality && model == nil:
-		return nil, ErrNeedsModel
-	case model == nil || opts.Extractive:
-		res.Mode = ModeExtractive
-	case opts.Quality:
-		res.Mode, res.Model = ModeQuality, model.Model()
-	default:
-		res.Mode, res.Model = ModeLLM, model.Model()
-	}
-	if len(ev) == 0 {
-		res.Abstained = true
-		return res, fmt.Errorf("%w: no passage matches the question", ErrNoEvidence)
-	}
-	var err error
-	switch res.Mode {
-	case ModeExtractive:
-		err = extractiveAnswer(ev, question, opts, res, out)
-	case ModeQuality:
-		err = qualityAnswer(ctx, ev, question, model, opts, res, out, start)
-	default:
-		n := opts.MaxPassages
-		if n <= 0 {
-			n = plainPassages
-		}
-		err = generate(ctx, ev[:min(n, len(ev))], nil, question, model, res, out, start)
-	}
-	res.Elapsed = time.Since(start)
-	if err != nil {
-		if errors.Is(err, ErrNoEvidence) {
-			res.Abstained = true
-			res.Answer = ""
-			res.Citations = []Citation{}
-			return res, err
-		}
-		return res, err
-	}
-	return res, nil
 }
 
 // generate asks the model to answer from ev (whose prompt text is texts[i]

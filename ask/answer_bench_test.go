@@ -5,52 +5,20 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/llm/llmtest"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/store/storetest"
 )
-
-// benchPassages returns the 8 passages BM25 ranks first for a question of
-// the topic corpus, each repeated to about words words (abstracts are ~250
-// words; body chunks ~180).
-func benchPassages(b *testing.B, words int) ([]evidence, string) {
-	q := "How much does ReBel improve task success over GRPO?"
-	ev := newBM25(loadTopic(b)).search(q, 8)
-	for i := range ev {
-		t := ev[i].Text
-		for len(strings.Fields(ev[i].Text)) < words {
-			ev[i].Text += " " + t
-		}
-	}
-	return ev, q
-}
-
-// BenchmarkExtractive is ask's own work in extractive mode after retrieval:
-// sentence scoring, selection, citation check and rendering.
-func BenchmarkExtractive(b *testing.B) {
-	for _, words := range []int{250, 1000} {
-		b.Run(fmt.Sprintf("8x%dwords", words), func(b *testing.B) {
-			ev, q := benchPassages(b, words)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := answerEvidence(b.Context(), ev, q, nil, Options{}, io.Discard); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
 
 // BenchmarkCiteWriter checks and renumbers the citations of a 400-word
 // answer with 40 citations streamed in 4-byte pieces.
@@ -74,11 +42,12 @@ func BenchmarkCiteWriter(b *testing.B) {
 }
 
 // BenchmarkLLMAnswer is the whole LLM-mode Answer against a local server that
-// replies at once: prompt rendering, the HTTP round trip, SSE parsing,
-// citation checks and the Sources list; everything but the model's time.
+// replies at once: ranking, prompt rendering, the HTTP round trip, SSE
+// parsing, citation checks and the Sources list; everything but the
+// model's time.
 func BenchmarkLLMAnswer(b *testing.B) {
-	ev, q := benchPassages(b, 250)
-	reply := strings.Repeat("ReBel improves task success by up to 20.4 percentage points over GRPO [1]. ", 10)
+	q := "How much does SDAR improve over GRPO on ALFWorld?"
+	reply := strings.Repeat("SDAR improves by 9.4% on ALFWorld over GRPO [1]. ", 10)
 	f := llmtest.NewFake(b, func(w http.ResponseWriter, r *http.Request, n int, body llmtest.ChatBody) {
 		llmtest.StreamReply(w, llmtest.Pieces(reply, 4)...)
 	})
@@ -88,7 +57,7 @@ func BenchmarkLLMAnswer(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := answerEvidence(b.Context(), ev, q, o, Options{}, io.Discard); err != nil {
+		if _, err := Answer(b.Context(), testPassages, q, o, Options{}, io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -96,45 +65,53 @@ func BenchmarkLLMAnswer(b *testing.B) {
 
 // BenchmarkAskOffline is papers ask without a model on the 100k-chunk
 // synthetic library (2,000 papers x 50 chunks, 384 dimensions; see
-// retrieve_bench_test.go): "search" is the retrieval ask does (Evidence:
-// 12 passages, up to 8 per paper), "ask" is that and the extractive answer
-// with its Sources. Their difference is the answer's cost beyond its
-// search. The library's text is Zipf-drawn words, not sentences: the
-// answer's own cost on real passages is BenchmarkExtractive's.
+// retrieve_bench_test.go): "search" is the retrieval ask does, "ask" is
+// that, reading the papers it answers from and the offline answer with its
+// Sources. Their difference is the answer's cost beyond its search. The
+// library's text is Zipf-drawn words, not sentences: the answer's cost on
+// real papers is BenchmarkAskFullText's.
 func BenchmarkAskOffline(b *testing.B) {
 	lib := storetest.BenchLibrary(b, "RETRIEVE_BENCH_DIR", 2000, 384)
 	r := &retrieve.Retriever{Index: lib, Embedder: storetest.QueryEmbedder{Dims: 384}}
 	ctx := b.Context()
 	q := "How much does the reinforcement learning agent improve reward planning?"
-	if _, _, err := Evidence(ctx, r, q, nil, AskOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	opts := AskOptions{Answer: Options{MinSupport: -1}}
-	// the search ask does offline; what the offline answer reads beyond it
-	// (the chunks after the best passages, the passage introducing a name
-	// of the question) is counted in ask
 	b.Run("search", func(b *testing.B) {
 		b.ReportAllocs()
 		c0 := cpuTime()
 		for b.Loop() {
-			ps, err := r.Retrieve(ctx, q, retrieve.Options{K: DefaultExtractiveK, PerPaper: extractivePerPaper})
-			if err != nil || len(ps) != DefaultExtractiveK {
+			ps, err := r.Retrieve(ctx, q, retrieve.Options{K: retrieveK})
+			if err != nil || len(ps) != retrieveK {
 				b.Fatalf("%d passages, %v", len(ps), err)
 			}
-			if err := (retriever{r}).complete(ctx, ps); err != nil {
+		}
+		reportCPU(b, c0)
+	})
+	b.Run("ask", func(b *testing.B) {
+		b.ReportAllocs()
+		c0 := cpuTime()
+		for b.Loop() {
+			if _, err := Ask(ctx, r, q, nil, AskOptions{}, io.Discard); err != nil && !errors.Is(err, ErrNoEvidence) {
 				b.Fatal(err)
 			}
 		}
 		reportCPU(b, c0)
 	})
-	// "Reward" is a name to the question (a capital inside it): ask also
-	// searches for the passage introducing it
-	for name, q := range map[string]string{"ask": q, "ask-name": "How much does the reinforcement learning agent improve Reward planning?"} {
+}
+
+// BenchmarkAskFullText is papers ask without a model on a library of the
+// 8 shared PDFs: a question naming its paper (answered from it) and a
+// topic question (answered from several).
+func BenchmarkAskFullText(b *testing.B) {
+	r := fullTextLibrary(b)
+	for name, q := range map[string]string{
+		"named": "What sampling temperature and top-p value does DeepSeek-R1 use for the pass@1 estimate?",
+		"topic": "Which papers train language models with reinforcement learning?",
+	} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			c0 := cpuTime()
 			for b.Loop() {
-				if _, err := Ask(ctx, r, q, nil, opts, io.Discard); err != nil && !errors.Is(err, ErrNoEvidence) {
+				if _, err := Ask(b.Context(), r, q, nil, AskOptions{}, io.Discard); err != nil && !errors.Is(err, ErrNoEvidence) {
 					b.Fatal(err)
 				}
 			}
@@ -143,50 +120,25 @@ func BenchmarkAskOffline(b *testing.B) {
 	}
 }
 
-// BenchmarkExtractiveFullText is the extractive answer alone on 12
-// passages of real full text: the 12 chunks of the shared PDFs that BM25
-// ranks first for a question about them.
-func BenchmarkExtractiveFullText(b *testing.B) {
-	ev := fullTextPassages(b)
-	q := "What sampling temperature and top-p value are used when generating the k responses for the pass@1 estimate?"
-	b.ReportAllocs()
-	c0 := cpuTime()
-	for b.Loop() {
-		if _, err := answerEvidence(b.Context(), ev, q, nil, Options{}, io.Discard); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportCPU(b, c0)
-}
-
 // reportCPU reports the process's CPU time per op since c0: on a shared
 // machine it says more than the wall time.
 func reportCPU(b *testing.B, c0 time.Duration) {
 	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
-// fullTextPassages are the passages ask retrieves from a library of the 8
-// shared PDFs for the benchmark's question.
-func fullTextPassages(b *testing.B) []evidence {
-	dir := b.TempDir()
-	pdfs := filepath.Join("..", "..", "shared", "data", "pdfs", "papers")
-	if _, err := os.Stat(pdfs); err != nil {
-		b.Fatalf("the shared PDFs are needed at %s (see shared/data/README.md): %v", pdfs, err)
-	}
+// fullTextLibrary is a library of the 8 shared PDFs, searched with the
+// local embedder.
+func fullTextLibrary(tb testing.TB) *retrieve.Retriever {
+	dir := tb.TempDir()
+	pdfs := filepath.Join(arxivtest.DataDir(tb), "pdfs", "papers")
 	e := embed.NewLocal()
-	if _, err := ingest.Build(b.Context(), dir, e, ingest.Sources{PDFs: []string{pdfs}}); err != nil {
-		b.Fatal(err)
+	if _, err := ingest.Build(tb.Context(), dir, e, ingest.Sources{PDFs: []string{pdfs}}); err != nil {
+		tb.Fatal(err)
 	}
-	lib, err := store.Open(b.Context(), dir)
+	lib, err := store.Open(tb.Context(), dir)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.Cleanup(func() { lib.Close() })
-	r := &retrieve.Retriever{Index: lib, Embedder: e}
-	ps, _, err := Evidence(b.Context(), r, "What sampling temperature and top-p value are used when generating the k responses for the pass@1 estimate?", nil, AskOptions{})
-	retrieved := slices.DeleteFunc(slices.Clone(ps), func(p retrieve.Passage) bool { return p.Neighbour })
-	if err != nil || len(retrieved) != DefaultExtractiveK {
-		b.Fatalf("%d passages retrieved, %v", len(retrieved), err)
-	}
-	return fromPassages(ps)
+	tb.Cleanup(func() { lib.Close() })
+	return &retrieve.Retriever{Index: lib, Embedder: e}
 }

@@ -2,294 +2,265 @@ package ask
 
 import (
 	"context"
+	"fmt"
 	"io"
-	"regexp"
-	"slices"
-	"strings"
+	"sort"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/papers-cli/papers/ask/rank"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
-	"github.com/papers-cli/papers/textseg"
 )
 
-// DefaultK is how many passages an answer is given when AskOptions.K is 0
-// (DefaultQualityK in quality mode). An offline answer reads more
-// (DefaultExtractiveK, up to extractivePerPaper of one paper): it only
-// cites the passages it quotes, and the sentence that answers is often in
-// the fourth or fifth passage of the right paper.
+// DefaultK is how many passages a model is given when AskOptions.K is 0
+// (DefaultQualityK in quality mode). Retrieval finds the papers; the
+// passages given are the best of those papers by the answer model's
+// ranking (package rank), not retrieval's own order.
 const (
-	DefaultK           = 8
-	DefaultQualityK    = 20
-	DefaultExtractiveK = 12
-	extractivePerPaper = 8
+	DefaultK        = 8
+	DefaultQualityK = 20
+	// retrieveK is how many passages retrieval returns to choose the
+	// papers from.
+	retrieveK = 20
 )
 
 // AskOptions tune Ask: what is retrieved and how it is answered.
 type AskOptions struct {
-	// K is how many passages the answer is given (0: DefaultK, or
-	// DefaultQualityK with Answer.Quality).
+	// K is how many passages a model is given (0: DefaultK, or
+	// DefaultQualityK with Answer.Quality). Offline answers read the
+	// whole of the papers they answer from.
 	K int
 	// Retrieve selects the papers (Filter) and the retrieval Mode; its K is
-	// ignored (see K). With Filter.IDs set, any number of passages may come
-	// from one paper, as when asking one paper.
+	// ignored. With Filter.IDs naming one paper, the question is asked of
+	// that paper alone (ask --paper).
 	Retrieve retrieve.Options
 	// Answer tunes the answer (model, extractive, quality).
 	Answer Options
 }
 
-// Ask retrieves the passages of r's library that best match question and
-// answers from them: the one path of `papers ask` and of the answer
-// harness (eval), so both measure the same thing. It returns what Answer
-// returns, with Result.Retrieval set to the time retrieval took; a
-// retrieval failure is returned with a nil Result.
+// Ask answers question from r's library: retrieval finds the papers that
+// may answer it (the paper it names, or the one it is asked of, or the
+// papers of the best passages; several for a topic question), the answer
+// model of package rank ranks each paper's paragraphs, and the answer is
+// composed offline from its choices, or written by model from the
+// passages it ranks best. It is the one path of `papers ask`, the MCP ask
+// tool and the answer harnesses (eval), so all measure the same thing.
+// It returns what Answer returns, with Result.Retrieval set to the time
+// retrieval and ranking took; a retrieval failure is returned with a nil
+// Result.
 func Ask(ctx context.Context, r *retrieve.Retriever, question string, model llm.LLM, opts AskOptions, out io.Writer) (*Result, error) {
 	start := time.Now()
-	passages, aopts, err := Evidence(ctx, r, question, model, opts)
-	if err != nil {
-		return nil, err
+	ro := opts.Retrieve
+	ro.K = retrieveK
+	if len(ro.Filter.IDs) > 0 {
+		ro.PerPaper = -1 // asking named papers: any number of passages from each
 	}
-	retrieval := time.Since(start)
-	res, err := Answer(ctx, passages, question, model, aopts, out)
+	var passages []retrieve.Passage
+	if len(ro.Filter.IDs) > 0 {
+		// asked of named papers: they are read whole, whatever matches
+		papers, err := r.Index.List(ctx, store.Filter{IDs: ro.Filter.IDs})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range papers {
+			passages = append(passages, retrieve.Passage{PaperID: p.ID, Paper: p})
+		}
+	} else {
+		var err error
+		if passages, err = r.Retrieve(ctx, question, ro); err != nil {
+			return nil, err
+		}
+	}
+	sc := scopeOf(question, passages, ro.Filter)
+	var pts []*paperText
+	for _, p := range sc.papers {
+		chunks, err := r.Index.Chunks(ctx, p.ID)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p.ID, err)
+		}
+		pts = append(pts, readPaper(p, chunks))
+	}
+	res, err := answerPapers(ctx, question, sc, pts, model, opts, out, start)
 	if res != nil {
-		res.Retrieval = retrieval
-		res.Passages = len(slices.DeleteFunc(slices.Clone(passages), func(p retrieve.Passage) bool { return p.Neighbour }))
+		res.Retrieval = res.ranked.Sub(start)
+		res.Passages = len(passages)
 	}
 	return res, err
 }
 
-// retriever is the retrieval the answer reads passages through: a
-// retrieve.Retriever, with the reading on (completing sentences, finding
-// where a name is introduced, neighbours) that answers need.
-type retriever struct{ *retrieve.Retriever }
+// Answer answers question from the given passages alone, as Ask does from
+// whole papers: the passages of each paper are read as its text. Without a
+// model, or with opts.Extractive, the answer is composed offline; else the
+// model answers from the passages ranked best. See Result for what it
+// holds; when no passage answers, it returns a Result with Abstained set
+// and ErrNoEvidence, having written nothing to out. Model failures are
+// *llm.LLMError; cancellation returns the context's error.
+func Answer(ctx context.Context, passages []retrieve.Passage, question string, model llm.LLM, opts Options, out io.Writer) (*Result, error) {
+	start := time.Now()
+	sc := scopeOf(question, passages, store.Filter{})
+	byPaper := map[string][]store.Chunk{}
+	for _, p := range passages {
+		byPaper[p.PaperID] = append(byPaper[p.PaperID], store.Chunk{PaperID: p.PaperID, Seq: p.Seq,
+			PageStart: p.PageStart, PageEnd: p.PageEnd, Section: p.Section, Text: p.Text})
+	}
+	var pts []*paperText
+	for _, p := range sc.papers {
+		cs := byPaper[p.ID]
+		sort.Slice(cs, func(i, j int) bool { return cs[i].Seq < cs[j].Seq })
+		pts = append(pts, readPaper(p, cs))
+	}
+	return answerFrom(ctx, question, sc, pts, fromPassages(passages), model, AskOptions{Answer: opts, K: opts.MaxPassages}, out, start)
+}
 
-// Evidence is the first half of Ask: the passages it answers from and the
-// answer options it uses (for tuning the answer on fixed passages).
-func Evidence(ctx context.Context, rt *retrieve.Retriever, question string, model llm.LLM, opts AskOptions) ([]retrieve.Passage, Options, error) {
-	r := retriever{rt}
+// answerPapers ranks each paper's paragraphs for the question and answers:
+// offline from the ranking's choices, or by the model from the passages
+// holding the best paragraphs.
+func answerPapers(ctx context.Context, question string, sc scope, pts []*paperText, model llm.LLM, opts AskOptions, out io.Writer, start time.Time) (*Result, error) {
+	return answerFrom(ctx, question, sc, pts, nil, model, opts, out, start)
+}
+
+// answerFrom is answerPapers; a model given passages (given != nil) answers
+// from them as they are, best first, not from the ranking's.
+func answerFrom(ctx context.Context, question string, sc scope, pts []*paperText, given []evidence, model llm.LLM, opts AskOptions, out io.Writer, start time.Time) (*Result, error) {
+	res := &Result{Question: question, Citations: []Citation{}, Warnings: []string{}, Evidence: []Evidence{}}
+	a := opts.Answer
+	switch {
+	case a.Quality && model == nil:
+		return nil, ErrNeedsModel
+	case model == nil || a.Extractive:
+		res.Mode = ModeExtractive
+	case a.Quality:
+		res.Mode, res.Model = ModeQuality, model.Model()
+	default:
+		res.Mode, res.Model = ModeLLM, model.Model()
+	}
+	if !sc.named && !sc.topic {
+		byMentions(question, pts)
+	}
+	m := rank.Default()
+	q := rank.ParseQuestion(question)
+	for _, pt := range pts {
+		pt.choose(m, q)
+	}
+	res.ranked = time.Now()
+	if len(pts) == 0 {
+		res.Abstained = true
+		return res, noAnswer(question, sc, pts)
+	}
 	k := opts.K
 	if k <= 0 {
 		k = DefaultK
-		if opts.Answer.Quality {
+		if res.Mode == ModeQuality {
 			k = DefaultQualityK
 		}
 	}
-	ro := opts.Retrieve
-	if len(ro.Filter.IDs) > 0 && ro.PerPaper == 0 {
-		ro.PerPaper = -1 // asking named papers: any number of passages from each
+	ev := given
+	if ev == nil {
+		ev = bestPassages(sc, pts, k)
 	}
-	if opts.K <= 0 && (model == nil || opts.Answer.Extractive) && !opts.Answer.Quality {
-		k = DefaultExtractiveK
-		if ro.PerPaper == 0 {
-			ro.PerPaper = extractivePerPaper
+	ev = ev[:min(k, len(ev))]
+	for _, e := range ev {
+		res.Given = append(res.Given, e.Text)
+	}
+	var err error
+	if res.Mode == ModeExtractive {
+		err = offlineAnswer(question, q, sc, pts, res, out)
+	} else {
+		if res.Mode == ModeQuality {
+			err = qualityAnswer(ctx, ev, question, model, a, res, out, start)
+		} else {
+			err = generate(ctx, ev, nil, question, model, res, out, start)
 		}
 	}
-	ro.K = k
-	passages, err := r.Retrieve(ctx, question, ro)
-	if err != nil {
-		return nil, Options{}, err
+	res.Elapsed = time.Since(start)
+	if err != nil && isNoEvidence(err) {
+		res.Abstained = true
+		res.Answer, res.ShortAnswer = "", ""
+		res.Citations, res.Evidence = []Citation{}, []Evidence{}
 	}
-	if err := r.complete(ctx, passages); err != nil {
-		return nil, Options{}, err
-	}
-	if model == nil || opts.Answer.Extractive {
-		if passages, err = r.introductions(ctx, question, passages, ro.Filter); err != nil {
-			return nil, Options{}, err
-		}
-		if passages, err = r.neighbours(ctx, passages); err != nil {
-			return nil, Options{}, err
-		}
-	}
-	a := opts.Answer
-	a.MaxPassages = k
-	return passages, a, nil
+	return res, err
 }
 
-// complete ends each passage that stops inside a sentence (a chunk ends at
-// a page break, and a sentence running onto the next page is cut there)
-// with the rest of that sentence, from the paper's next chunk: "...
-// DeepSeek-R1 could achieve an" + "accuracy of over 70%.". The passage keeps
-// its pages and citation.
-func (r retriever) complete(ctx context.Context, ps []retrieve.Passage) error {
-	var ids []string
-	for _, p := range ps {
-		if p.Seq > 0 && cutShort(p.Text) {
-			ids = append(ids, store.ChunkID(p.PaperID, p.Seq+1))
+// offlineAnswer composes the answer of the ranking's choices: the named
+// paper's, the best paper's, or a line from each paper of a topic.
+func offlineAnswer(question string, q rank.Question, sc scope, pts []*paperText, res *Result, out io.Writer) error {
+	c := &composer{res: res, chunk: map[string]int{}}
+	if sc.topic {
+		if n := c.answerTopic(pts, q); n > 0 {
+			return c.write(out)
 		}
+		return noAnswer(question, sc, pts)
 	}
-	if len(ids) == 0 {
-		return nil
+	if sc.named && metadataQuestion(question) {
+		c.answerMetadata(pts[0], question)
+		return c.write(out)
 	}
-	next, err := r.Index.ChunkTexts(ctx, ids)
-	if err != nil {
-		return err
-	}
-	for i := range ps {
-		p := &ps[i]
-		n, ok := next[store.ChunkID(p.PaperID, p.Seq+1)]
-		if !ok || p.Seq == 0 || !cutShort(p.Text) {
+	best := -1
+	for i, pt := range pts {
+		if pt.abstains() {
 			continue
 		}
-		if rest := continuation(p.Text, n.Text); rest != "" {
-			p.Text += " " + rest
+		if best < 0 || pt.choice.Unanswerable < pts[best].choice.Unanswerable-paperMargin {
+			best = i
 		}
 	}
-	return nil
+	if best < 0 {
+		return noAnswer(question, sc, pts)
+	}
+	c.answerOne(pts[best], q)
+	return c.write(out)
 }
 
-// namesThing finds where a text names a thing: "..., referred to as
-// PaSa-7b", "we call this X", "X, dubbed ...".
-var namesThing = regexp.MustCompile(`(?i)\b(?:referred to|denoted|known|abbreviated)(?: \w+){0,3} as\b|\b(?:called|named|dubbed|termed|we call)\b`)
-
-// introductions puts, in place of the last of ps, the chunk that
-// introduces a name of the question ("We sequentially trained the Selector
-// and Crawler, both based on the Qwen2.5-7b, ..., referred to as PaSa-7b")
-// when retrieval did not bring it: a question about a system asks what it
-// is made of or built on, which the sentence naming it says in words the
-// question does not share. The chunk is searched for by the name alone,
-// among the papers of the best three passages.
-func (r retriever) introductions(ctx context.Context, question string, ps []retrieve.Passage, f store.Filter) ([]retrieve.Passage, error) {
-	es := entities(question)
-	if len(es) == 0 || len(ps) < 2 {
-		return ps, nil
+// byMentions orders papers by how many of the question's names they
+// mention, most first, keeping retrieval's order among equals.
+func byMentions(question string, pts []*paperText) {
+	keys := keyWords(question)
+	if len(keys) == 0 {
+		return
 	}
-	have := map[string]bool{}
-	var ids []string
-	for i, p := range ps {
-		have[p.ChunkID] = true
-		if i < 3 && !slices.Contains(ids, p.PaperID) {
-			ids = append(ids, p.PaperID)
-		}
-	}
-	f.IDs = ids
-	for _, e := range es[:min(len(es), 2)] {
-		hits, err := r.Lexical(ctx, e.text, introScan, f)
-		if err != nil {
-			return nil, err
-		}
-		var cand []string
-		for _, h := range hits {
-			if !have[h.ID] {
-				cand = append(cand, h.ID)
+	n := map[*paperText]int{}
+	for _, pt := range pts {
+		for _, k := range keys {
+			if mentions(pt, k) {
+				n[pt]++
 			}
 		}
-		if len(cand) == 0 {
-			continue
-		}
-		texts, err := r.Index.ChunkTexts(ctx, cand)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range cand {
-			c, ok := texts[id]
-			if !ok || !introducesName(c.Text, e) {
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return n[pts[i]] > n[pts[j]] })
+}
+
+// paperMargin is how much less likely not to answer a paper found lower
+// by retrieval must be to be answered from instead.
+const paperMargin = 0.1
+
+// bestPassages are the passages a model answers from: for each paper, the
+// chunks holding its best paragraphs in the ranking's order, papers taking
+// turns (a topic question gives each of its papers a say), k at most.
+func bestPassages(sc scope, pts []*paperText, k int) []evidence {
+	var out []evidence
+	seen := map[string]bool{}
+	for round := 0; len(out) < k; round++ {
+		added := false
+		for _, pt := range pts {
+			if round >= len(pt.choice.Ranked) || len(out) >= k {
 				continue
 			}
-			got, err := r.Hydrate(ctx, []retrieve.Scored{{ID: id, Score: ps[len(ps)-1].Score}})
-			if err != nil {
-				return nil, err
+			added = true
+			para := pt.paras[pt.choice.Ranked[round].Index]
+			id := store.ChunkID(para.PaperID, para.Seq)
+			if seen[id] {
+				continue
 			}
-			if len(got) == 1 {
-				got[0].Rank = len(ps)
-				ps[len(ps)-1] = got[0]
-				return ps, nil // one: it takes the weakest passage's place
-			}
+			seen[id] = true
+			ch := pt.chunkOf(para.Seq)
+			e := evidence{ChunkID: id, Paper: pt.paper, PageStart: ch.PageStart, PageEnd: ch.PageEnd, Section: ch.Section,
+				Text: ch.Text, Score: pt.choice.Ranked[round].Prob}
+			out = append(out, e)
+		}
+		if !added {
+			break
 		}
 	}
-	return ps, nil
-}
-
-// introScan is how many chunks matching a name are read for the one
-// introducing it.
-const introScan = 40
-
-// introducesName reports a sentence of text that names e: e is among the
-// three words after a naming phrase ("referred to as PaSa-7b", "we call it
-// X"; not "also known as the uniform mode, a feature of the Bethe
-// lattice").
-func introducesName(text string, e entity) bool {
-	for _, s := range textseg.Sentences(strings.Join(strings.Fields(text), " ")) {
-		for _, loc := range namesThing.FindAllStringIndex(s, -1) {
-			after := strings.Fields(s[loc[1]:])
-			if newNameIndex(strings.Join(after[:min(len(after), 3)], " ")).has(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// neighbourOf is how many of the best passages an offline answer reads on
-// into the chunk that follows (when retrieval did not bring it).
-const neighbourOf = 6
-
-// neighbours appends to ps, marked Neighbour, the chunk that follows each
-// of its first neighbourOf passages in its paper when ps lacks it: a list
-// or a paragraph the chunker cut goes on there ("there are some clear
-// limitations ..." and the last two of them), and the offline answer reads
-// its lead's list and followers on into it. They are never an answer's
-// lead, only what follows one.
-func (r retriever) neighbours(ctx context.Context, ps []retrieve.Passage) ([]retrieve.Passage, error) {
-	have := map[string]bool{}
-	for _, p := range ps {
-		have[p.ChunkID] = true
-	}
-	var ids []string
-	for _, p := range ps[:min(len(ps), neighbourOf)] {
-		if id := store.ChunkID(p.PaperID, p.Seq+1); !have[id] {
-			have[id] = true
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		return ps, nil
-	}
-	next, err := r.Index.ChunkTexts(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	papers := map[string]store.Paper{}
-	for _, p := range ps {
-		papers[p.PaperID] = p.Paper
-	}
-	for _, id := range ids {
-		c, ok := next[id]
-		if !ok {
-			continue // the paper's last chunk
-		}
-		ps = append(ps, retrieve.Passage{ChunkID: id, PaperID: c.PaperID, Seq: c.Seq, PageStart: c.PageStart, PageEnd: c.PageEnd,
-			Section: c.Section, Text: c.Text, Paper: papers[c.PaperID], Neighbour: true})
-	}
-	return ps, nil
-}
-
-// cutShort reports text that ends inside a sentence.
-func cutShort(text string) bool {
-	t := strings.TrimRight(text, " \n")
-	if t == "" {
-		return false
-	}
-	r, _ := utf8.DecodeLastRuneInString(t)
-	return !strings.ContainsRune(".!?:;)]”\"'’", r)
-}
-
-// continuation is the end of text's last sentence as next holds it: after
-// the words text ends with (the next chunk repeats trailing sentences), else
-// from its start when it opens in lower case, up to the end of the sentence.
-func continuation(text, next string) string {
-	words := strings.Fields(text)
-	tail := strings.Join(words[max(0, len(words)-6):], " ")
-	flat := strings.Join(strings.Fields(next), " ")
-	if i := strings.Index(flat, tail); i >= 0 {
-		flat = strings.TrimSpace(flat[i+len(tail):])
-	} else if r, _ := utf8.DecodeRuneInString(flat); !unicode.IsLower(r) {
-		return ""
-	}
-	if s := textseg.Sentences(flat); len(s) > 0 && textseg.WordCount(s[0]) <= 60 {
-		return s[0]
-	}
-	return ""
+	return out
 }

@@ -26,6 +26,7 @@ var (
 	footnoteDot  = regexp.MustCompile(`(\p{Ll}{2}[).]?)\.(\d{1,2})$`)
 	tocDots      = regexp.MustCompile(`(?:\. ){3,}|\.{4,}`)
 	spaceBefore  = regexp.MustCompile(` +([,;:.!?)\]])`)
+	refMark      = regexp.MustCompile(`\s*\[\d+(?:\s*[,–-]\s*\d+)*\]`)
 )
 
 var latexSymbols = map[string]string{
@@ -59,6 +60,9 @@ func tidy(s, section string) string {
 	}
 	s = dropHeading(s)
 	s = dropLeadingDebris(s)
+	// the paper's own reference marks ("[12]", "[3, 4]") would read as the
+	// answer's citations
+	s = refMark.ReplaceAllString(s, "")
 	if i := strings.LastIndexByte(s, '.'); i >= 0 && i >= len(s)-3 && i < len(s)-1 {
 		s = footnoteDot.ReplaceAllString(s, "$1.")
 	}

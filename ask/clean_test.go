@@ -1,7 +1,6 @@
 package ask
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -47,26 +46,5 @@ func TestDebris(t *testing.T) {
 	}
 	if !isTOC("2.3.3 Rejection Sampling and Supervised Fine-Tuning . . . . . . . . 10") || isTOC(prose) {
 		t.Error("a table of contents line is not told from prose")
-	}
-}
-
-// Lines of a passage broken inside a sentence by a column or page break are
-// joined; headings and captions stay apart.
-func TestJoinBroken(t *testing.T) {
-	got := joinBroken([]string{
-		"4.2 Crawler",
-		"Notably, AdaRefiner is the only method that successfully completes the level-7 tasks",
-		"“Make Iron Pickaxe” and “Make Iron Sword”.",
-		"Table 2: Numbers and depths of achievements that can be completed by different methods",
-		"Next paragraph.",
-	}, "4.2 Crawler")
-	want := []string{
-		"4.2 Crawler",
-		"Notably, AdaRefiner is the only method that successfully completes the level-7 tasks “Make Iron Pickaxe” and “Make Iron Sword”.",
-		"Table 2: Numbers and depths of achievements that can be completed by different methods",
-		"Next paragraph.",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("joinBroken:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -35,17 +35,22 @@ func newAskCmd(g *globalOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ask QUESTION",
 		Short: "Answer a question from your library, with citations to paper, version and page",
-		Long: `ask retrieves the passages of your library that best match the question
-(hybrid search, with the filters of search) and answers from them with
-numbered citations [1], followed by the Sources: arXiv id and version, title,
-first author, year, pages, section and URL.
+		Long: `ask finds the papers of your library that answer the question (the paper
+it names, or --paper, or the best matches of a hybrid search, with the
+filters of search), ranks their paragraphs with a model fit on QASPER, and
+answers with numbered citations [1], followed by the Sources: arXiv id and
+version, title, first author, year, pages, section and URL.
+
+Without a model, or with --extractive, the answer opens with the direct
+answer (a name, number, list, Yes or No, or the sentence that says it),
+cited, then quotes the sentences it rests on verbatim, each cited; a
+question about a topic ("Which papers ...", "What are the main approaches
+to ...") gets a line from each paper that answers it. No network is used.
 
 With a model (--llm openai:MODEL or ollama:MODEL, PAPERS_LLM, or just
-OPENAI_API_KEY for ` + llm.DefaultOpenAIModel + `) the answer is written by the model,
-streamed as it arrives, and its citations are checked: a number that names no
-retrieved passage is removed with a warning. Without a model, or with
---extractive, the answer is the most relevant sentences of the top passages,
-labelled as extracted; no network is used.
+OPENAI_API_KEY for ` + llm.DefaultOpenAIModel + `) the answer is written by the model
+from the passages ranked best, streamed as it arrives, and its citations are
+checked: a number that names no passage given is removed with a warning.
 
 --quality has the model summarise and score each of more passages first and
 answers from the best summaries (more calls, better evidence).
@@ -70,7 +75,7 @@ server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
 	o.llm.register(c, "answer offline from the passages' own sentences, even when a model is configured")
 	o.embedder.register(c, "", "the embedder the library was built with (default: read from the library)")
 	f := c.Flags()
-	addJSON(c, &o.json, "print one JSON document: question, answer, mode, model, citations, abstained, usage, warnings")
+	addJSON(c, &o.json, "print one JSON document: question, answer, short_answer, evidence, mode, model, citations, abstained, usage, warnings")
 	f.BoolVar(&o.quality, "quality", false, "summarise and score more passages with the model before answering (needs a model)")
 	f.BoolVar(&o.noStream, "no-stream", false, "print the answer when it is complete instead of as it arrives")
 	addK(c, &o.k, 0, "passages given to the answer (default 8; 20 with --quality; offline, 12)")

@@ -29,6 +29,8 @@ type evalOptions struct {
 	mode                   string
 	rankingFlags
 	qa          evalQAOptions
+	qasper      string
+	predictions string
 	embedderSet bool
 	keep        bool
 	json        bool
@@ -79,6 +81,15 @@ PDFs are found in --pdfs DIR and matched to the library by content; without
   papers eval --library ~/.local/share/papers --questions mine.jsonl --llm ollama:llama3.1 --json | jq '.questions[] | select(.fact_stated | not)'`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.qasper != "" {
+				if err := o.checkQASPER(c); err != nil {
+					return err
+				}
+				return runEvalQASPER(c.Context(), o)
+			}
+			if o.predictions != "" {
+				return usageError("--predictions writes the predictions of --qasper: give --qasper DIR")
+			}
 			if o.qa.questions != "" || o.qa.unanswerable != "" {
 				if err := o.checkQA(c); err != nil {
 					return err
@@ -118,7 +129,30 @@ PDFs are found in --pdfs DIR and matched to the library by content; without
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
 	addJSON(c, &o.json, "print the report as one JSON object")
 	o.qa.register(c)
+	f.StringVar(&o.qasper, "qasper", "", "a QASPER split (DIR with corpus.jsonl[.gz] and questions.jsonl[.gz]): ask every question of its paper and report Answer-F1 and Evidence-F1")
+	f.StringVar(&o.predictions, "predictions", "", "with --qasper: write the predictions here, one JSON object per line, as score.py reads them")
 	return c
+}
+
+// checkQASPER validates the flags of the QASPER mode.
+func (o *evalOptions) checkQASPER(c *cobra.Command) error {
+	switch {
+	case o.queries != "" || o.qrels != "" || o.qa.questions != "" || o.qa.unanswerable != "":
+		return withHint(usageError("--qasper is an evaluation of its own"),
+			"run one at a time: --qasper measures answers on QASPER, --questions on a question set, --queries with --qrels retrieval")
+	case o.corpus != "":
+		return withHint(usageError("--qasper brings its own corpus"), "drop --corpus (or give --library DIR, a library that holds the split's papers)")
+	}
+	if err := checkK(c, o.qa.k); err != nil {
+		return err
+	}
+	mode, err := retrieve.ParseMode(o.mode)
+	if err != nil {
+		return withExit(err, ExitUsage)
+	}
+	o.ask = mode
+	o.embedderSet = c.Flags().Changed("embedder")
+	return o.rankingFlags.check(c)
 }
 
 // evalReport is the --json shape: eval.Report's stable fields plus context.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -282,3 +283,98 @@ func collapseAll(xs []string) []string {
 	}
 	return out
 }
+
+// QASPERPapers reads a corpus's papers as QASPER's evidence is written:
+// each paper's paragraphs (the lines of its text), by _id.
+func QASPERPapers(path string) (map[string][]string, error) {
+	rc, err := OpenMaybeGzip(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	out := map[string][]string{}
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(nil, 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		var rec struct {
+			ID   json.RawMessage `json:"_id"`
+			Text string          `json:"text"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		var id string
+		if err := json.Unmarshal(rec.ID, &id); err != nil {
+			id = strings.TrimSpace(string(rec.ID)) // a numeric _id
+		}
+		var lines []string
+		for _, l := range strings.Split(rec.Text, "\n") {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+		out[id] = lines
+	}
+	return out, sc.Err()
+}
+
+// EvidenceParagraphs returns the paragraphs of a paper (as QASPERPapers
+// gives them) that hold the quoted sentences, each once, in the quotes'
+// order; white space is ignored in matching, and the paragraphs are
+// returned verbatim, as QASPER's gold evidence is.
+func EvidenceParagraphs(paras []string, quotes []string) []string {
+	flat := make([]string, len(paras))
+	for i, p := range paras {
+		flat[i] = strings.Join(strings.Fields(p), " ")
+	}
+	out := []string{}
+	seen := map[int]bool{}
+	for _, q := range quotes {
+		q = strings.Join(strings.Fields(q), " ")
+		if q == "" {
+			continue
+		}
+		for i, f := range flat {
+			if strings.Contains(f, q) {
+				if !seen[i] {
+					seen[i] = true
+					out = append(out, paras[i])
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// EvidenceRecall reports whether any annotator's text evidence (figure and
+// table evidence left out) stands whole in one of the given passages:
+// whether a model given them could have read the answer. ok is false for
+// questions without text evidence, which do not count.
+func EvidenceRecall(q QASPERQuestion, given []string) (found, ok bool) {
+	flat := make([]string, len(given))
+	for i, g := range given {
+		flat[i] = strings.Join(strings.Fields(g), " ")
+	}
+	for _, a := range q.Answers {
+		for _, e := range a.Evidence {
+			if strings.HasPrefix(e, "FLOAT SELECTED") {
+				continue
+			}
+			e = strings.Join(strings.Fields(e), " ")
+			if e == "" {
+				continue
+			}
+			ok = true
+			for _, f := range flat {
+				if strings.Contains(f, e) {
+					return true, true
+				}
+			}
+		}
+	}
+	return false, ok
+}
+
+// LatencyOf is the median, 95th percentile and mean of ds, in ms.
+func LatencyOf(ds []time.Duration) QALatency { return qaLatency(ds) }

@@ -106,6 +106,9 @@ type Index interface {
 	ChunkTexts(ctx context.Context, ids []string) (map[string]store.Chunk, error)
 	// List returns the papers f selects.
 	List(ctx context.Context, f store.Filter) ([]store.Paper, error)
+	// Chunks returns a paper's chunks in order (for answers, which read
+	// the whole of the papers they answer from).
+	Chunks(ctx context.Context, paperID string) ([]store.Chunk, error)
 }
 
 var _ Index = (*store.Library)(nil)

@@ -25,7 +25,41 @@ type Choice struct {
 	YesProb    float64
 	// Unanswerable is the probability that the paper does not answer.
 	Unanswerable float64
+	// Coverage is the idf-weighted share of the question's topic words
+	// (not its cue words) the paper holds anywhere.
+	Coverage float64
+	// Quotes are the best sentence of each of the best paragraphs (the
+	// short answer's first), with the paragraph's probability.
+	Quotes []Quote
 }
+
+// Quote is a sentence the answer may quote: sentence Sent of paragraph
+// Para, whose probability of being the evidence is Prob.
+type Quote struct {
+	Para, Sent int
+	Prob       float64
+}
+
+// Thresholds of the answer, chosen with the model on QASPER (see
+// BENCHMARKS.md): a paper whose probability of not answering is AbstainAt
+// or more is not answered from; a short answer whose probability among the
+// candidate spans is below ShortAt gives way to its whole sentence; a
+// paragraph is quoted beside the best one when its probability is at least
+// QuoteRatio of the best's.
+//
+// MinCoverage is a floor of a general kind: a paper that holds less than
+// this share of the question's words (idf-weighted) cannot state its
+// answer in words a reader would quote, whatever the model makes of it.
+// QASPER's questions are all about their paper, so the model never saw
+// one that is not; the floor is set on the shared unanswerable questions
+// and checked not to refuse QASPER's answerable ones (BENCHMARKS.md).
+const (
+	MinCoverage   = 0.5
+	SpecificShare = 0.02
+	AbstainAt     = 0.5
+	ShortAt       = 0.0
+	QuoteRatio    = 0.5
+)
 
 // Ranked is one paragraph's place in a Choice.
 type Ranked struct {
@@ -61,6 +95,22 @@ func (m *Model) Choose(q Question, paras []Paragraph) Choice {
 		bc := cands[best]
 		c.Short, c.Para, c.Sent = bc.span.Text, bc.para, bc.sent
 		c.ShortScore = probs[best]
+		// the best sentence of each paragraph, in the paragraphs' order
+		bestOf := map[int]int{}
+		for i, cd := range cands {
+			if b, ok := bestOf[cd.para]; !ok || ss[i] > ss[b] {
+				bestOf[cd.para] = i
+			}
+		}
+		for _, r := range c.Ranked[:min(topParagraphs, len(c.Ranked))] {
+			if i, ok := bestOf[r.Index]; ok {
+				q := Quote{Para: r.Index, Sent: cands[i].sent, Prob: r.Prob}
+				if r.Index == c.Para {
+					q.Sent = c.Sent
+				}
+				c.Quotes = append(c.Quotes, q)
+			}
+		}
 	}
 	if q.YesNo() && c.Para >= 0 {
 		yv := m.yesNoFeatures(q, paras[c.Para].Sentences[c.Sent], paras, c.Ranked)
@@ -70,6 +120,7 @@ func (m *Model) Choose(q Question, paras []Paragraph) Choice {
 			c.Short = "No"
 		}
 	}
+	c.Coverage = m.topicCoverage(q, paras)
 	c.Unanswerable = sigmoid(m.abstainFeatures(q, paras, c).Dot(m.Abstain))
 	return c
 }
@@ -231,6 +282,25 @@ func paperCoverage(m *Model, q Question, paras []Paragraph) float64 {
 		}
 	}
 	return ratio(cov, sum)
+}
+
+// topicCoverage is paperCoverage over the question's specific words: not
+// its cue words nor words common in papers at large (in more than
+// SpecificShare of paragraphs), which say what kind of question it is
+// rather than what it is about ("What is the main result?" asks of any
+// paper; "What is the boiling point of mercury?" of one that mentions
+// mercury). 1 when it has no such word.
+func (m *Model) topicCoverage(q Question, paras []Paragraph) float64 {
+	var terms []string
+	for _, t := range q.Terms {
+		if !m.cue[t] && float64(m.df[t]) < SpecificShare*m.docs {
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		return 1
+	}
+	return paperCoverage(m, Question{Text: q.Text, Wh: q.Wh, Terms: terms}, paras)
 }
 
 // abstainFeatures tell a question the paper answers from one it does not.

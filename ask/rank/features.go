@@ -72,6 +72,33 @@ func statsOf(p Paragraph) paraStats {
 	return st
 }
 
+// statsOf counts the words of each paragraph; while training, a paper's
+// counts are kept for the next question asked of it (papers are read
+// once and asked several questions).
+func (m *Model) statsOf(paras []Paragraph) []paraStats {
+	if len(paras) == 0 {
+		return nil
+	}
+	if m.cache != nil {
+		m.cache.Lock()
+		st, ok := m.cache.stats[&paras[0]]
+		m.cache.Unlock()
+		if ok && len(st) == len(paras) {
+			return st
+		}
+	}
+	st := make([]paraStats, len(paras))
+	for i, p := range paras {
+		st[i] = statsOf(p)
+	}
+	if m.cache != nil {
+		m.cache.Lock()
+		m.cache.stats[&paras[0]] = st
+		m.cache.Unlock()
+	}
+	return st
+}
+
 // bm25 parameters (the usual ones; the ranker weighs the score).
 const (
 	bm25K1 = 1.2
@@ -84,11 +111,10 @@ const (
 // featurised whole.
 func (m *Model) Featurize(q Question, paras []Paragraph) []Vector {
 	n := len(paras)
-	stats := make([]paraStats, n)
+	stats := m.statsOf(paras)
 	df := map[string]int{}
 	totalLen := 0
-	for i, p := range paras {
-		stats[i] = statsOf(p)
+	for i := range paras {
 		for s := range stats[i].tf {
 			df[s]++
 		}

@@ -42,9 +42,16 @@ type Model struct {
 	Abstain map[string]float64 `json:"abstain"`
 
 	cue   map[string]bool
+	cache *statsCache    // set while training
 	docs  float64        // paragraphs the document frequencies were counted over
 	df    map[string]int // stem -> paragraphs holding it
 	assoc map[string]map[string]float64
+}
+
+// statsCache keeps papers' word counts by their first paragraph.
+type statsCache struct {
+	sync.Mutex
+	stats map[*Paragraph][]paraStats
 }
 
 // Files written by the trainer and embedded.

@@ -14,15 +14,15 @@ import (
 // unit evidence is ranked in. Its sentences are what an answer quotes.
 type Paragraph struct {
 	PaperID string
-	Seq     int    // the chunk it starts in
+	Seq     int // the chunk it starts in
 	// Page and PageEnd are the page span of the chunks it is read from (0
 	// for corpus text, which has no pages): a chunk does not know on which
 	// of its pages a line stands.
 	Page, PageEnd int
-	Section string // the section heading in force ("" before the first; "abstract" for chunk 0)
-	Text    string // white space collapsed
-	Index   int    // its position among the paper's paragraphs, from 0
-	Of      int    // how many paragraphs the paper has
+	Section       string // the section heading in force ("" before the first; "abstract" for chunk 0)
+	Text          string // white space collapsed
+	Index         int    // its position among the paper's paragraphs, from 0
+	Of            int    // how many paragraphs the paper has
 	// Heading is set for a paragraph that is its section's heading line.
 	Heading bool
 	// Sentences are Text's sentences, in order.
@@ -40,6 +40,9 @@ func Paragraphs(chunks []store.Chunk) []Paragraph {
 		text = strings.Join(strings.Fields(text), " ")
 		if text == "" {
 			return
+		}
+		if len(out) > 0 && !cont && out[len(out)-1].Section == c.Section && brokenOff(out[len(out)-1], text) {
+			cont = true
 		}
 		if cont && len(out) > 0 && out[len(out)-1].Section == c.Section {
 			last := &out[len(out)-1]
@@ -91,4 +94,21 @@ func Paragraphs(chunks []store.Chunk) []Paragraph {
 		p.Sentences = textseg.Sentences(p.Text)
 	}
 	return out
+}
+
+// brokenOff reports a line that goes on with the sentence the paragraph
+// before it leaves unfinished: a column or page break cut the paragraph
+// ("... completes the level-7 tasks" / "“Make Iron Pickaxe” and ..."). A
+// heading is never continued, nor text that has no pages (a corpus's,
+// whose line breaks are its author's).
+func brokenOff(prev Paragraph, line string) bool {
+	if prev.Page <= 0 || prev.Text == prev.Section || prev.Seq == 0 && prev.Section == "abstract" {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(prev.Text)
+	if strings.ContainsRune(".!?:;", last) || len(strings.Fields(prev.Text)) < 4 {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(line)
+	return unicode.IsLower(first) || strings.ContainsRune("“\"(", first) && !strings.HasPrefix(line, "(")
 }

@@ -58,7 +58,7 @@ func Spans(sentence string) []Span {
 		for j > i && isPunctWord(words[j-1]) {
 			j--
 		}
-		if i >= j || seen[[2]int{i, j}] || len(out) >= maxSpansPerSentence {
+		if i >= j || seen[[2]int{i, j}] || len(out) >= maxSpansPerSentence || !balanced(words[i:j]) {
 			return
 		}
 		seen[[2]int{i, j}] = true
@@ -137,7 +137,7 @@ func Spans(sentence string) []Span {
 	}
 	// numbers with what they count or measure
 	for i, w := range words {
-		r, _ := utf8.DecodeRuneInString(strings.TrimLeft(w, "($~≈<>"))
+		r, _ := utf8.DecodeRuneInString(strings.TrimLeft(w, "($~≈<>+-−±"))
 		if !unicode.IsDigit(r) {
 			continue
 		}
@@ -150,6 +150,26 @@ func Spans(sentence string) []Span {
 		add(max(0, i-3), i+1, "numbefore")
 	}
 	return out
+}
+
+// balanced reports words whose brackets close inside them (a span that
+// opens a parenthesis it does not close reads as broken), allowing the
+// outer pair spanText trims.
+func balanced(ws []string) bool {
+	s := spanText(ws)
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }
 
 func spanText(ws []string) string {

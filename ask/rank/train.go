@@ -97,7 +97,8 @@ const numCues = 60
 //     the other half of train gives (so they learn from rankings as good
 //     as unseen papers get, not from rankings that saw the answer).
 func Train(train, dev []Labeled) (*Model, string) {
-	m := &Model{}
+	m := &Model{cache: &statsCache{stats: map[*Paragraph][]paraStats{}}}
+	defer func() { m.cache = nil }()
 	var report strings.Builder
 	papers := map[string][]Paragraph{}
 	for _, l := range train {
@@ -259,11 +260,7 @@ func (m *Model) decisionGroups(ls []Labeled) (yesno, abstain []Group) {
 // numbers; the function names what they mean).
 func binaryWeights(w map[string]float64) map[string]float64 { return w }
 
-// abstainAt is the probability that the paper does not answer above which
-// an answer abstains: fit on train (see Train's report).
-const abstainAt = 0.5
-
-var abstainTest = abstainAt
+var abstainTest = AbstainAt
 
 // Predict answers l's question as ask does offline, for scoring: the
 // short answer ("Unanswerable" when the model abstains) and the evidence

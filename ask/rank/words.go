@@ -100,3 +100,10 @@ var stopword = func() map[string]bool {
 	}
 	return m
 }()
+
+// Stems returns the Porter2 stems of s's content words (lower-cased,
+// stopwords dropped), in order: the words the model matches.
+func Stems(s string) []string { return stems(s) }
+
+// Stopword reports whether the lower-case word w is one the model ignores.
+func Stopword(w string) bool { return stopword[w] }

@@ -1,0 +1,151 @@
+package ask
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/papers-cli/papers/store"
+)
+
+// abstention is an answer's refusal: a sentence saying what the library
+// does not state. It is ErrNoEvidence.
+type abstention struct{ msg string }
+
+func (a abstention) Error() string        { return a.msg }
+func (a abstention) Is(target error) bool { return target == ErrNoEvidence }
+
+func isNoEvidence(err error) bool { return errors.Is(err, ErrNoEvidence) }
+
+// noAnswer is the refusal of a question no paper answers: it names what
+// none of the papers mentions when the question's names or rare words
+// stand in none of them, else the paper asked of, else the library, and
+// quotes the question.
+func noAnswer(question string, sc scope, pts []*paperText) error {
+	var missing []string
+	for _, w := range keyWords(question) {
+		held := false
+		for _, pt := range pts {
+			if mentions(pt, w) {
+				held = true
+				break
+			}
+		}
+		if !held {
+			missing = append(missing, w)
+		}
+	}
+	who := "None of the library's papers"
+	if sc.named && len(pts) == 1 {
+		who = paperName(&pts[0].paper)
+	}
+	if len(missing) > 0 {
+		verb := "mentions"
+		if who != "None of the library's papers" {
+			verb = "does not mention"
+		}
+		return abstention{fmt.Sprintf("%s %s %s.", who, verb, orList(missing))}
+	}
+	if who == "None of the library's papers" {
+		return abstention{fmt.Sprintf("None of the library's papers states an answer to “%s”", strings.TrimSpace(question))}
+	}
+	return abstention{fmt.Sprintf("%s does not state an answer to “%s”", who, strings.TrimSpace(question))}
+}
+
+// keyWords are the words of a question a paper must mention to answer
+// it: its names (capitalised or with digits, not at its start) and, when
+// it has none, nothing: common words are everywhere.
+func keyWords(question string) []string {
+	var out []string
+	for i, w := range strings.Fields(question) {
+		w = strings.Trim(w, "?.,;:!\"'()[]“”’")
+		if w == "" || i == 0 && !nameLike(w, false) {
+			continue
+		}
+		if strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") {
+			w = w[:len(w)-2]
+		}
+		if nameLike(w, i == 0) && !capitalisedCommon(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// mentions reports whether the paper's title or text holds w as a word.
+func mentions(pt *paperText, w string) bool {
+	if containsFold(pt.paper.Title, w) {
+		return true
+	}
+	for _, c := range pt.chunks {
+		if containsFold(c.Text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(s, w string) bool {
+	re, err := regexp.Compile(`(?i)(?:^|[^\p{L}\p{N}])` + regexp.QuoteMeta(w) + `(?:$|[^\p{L}\p{N}])`)
+	return err == nil && re.MatchString(s)
+}
+
+// orList joins words as "A", "A or B", "A, B or C".
+func orList(ws []string) string {
+	switch len(ws) {
+	case 0:
+		return ""
+	case 1:
+		return ws[0]
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " or " + ws[len(ws)-1]
+}
+
+// paperName names a paper in a sentence: its short name, else its title's
+// head in quotes, with its id.
+func paperName(p *store.Paper) string {
+	if n := shortName(p); n != "" {
+		return fmt.Sprintf("%s (%s)", n, p.ID)
+	}
+	head := strings.TrimSpace(strings.SplitN(oneLine(tidy(p.Title, "")), ":", 2)[0])
+	if head == "" {
+		return p.ID
+	}
+	return fmt.Sprintf("“%s” (%s)", head, p.ID)
+}
+
+// metadataRe asks who wrote a paper, or when it appeared.
+var metadataRe = regexp.MustCompile(`(?i)^\s*(?:who\s+(?:wrote|authored|are\s+the\s+authors\s+of|is\s+the\s+author\s+of|published|created|developed)|(?:who|what)\s+(?:are|were)\s+(?:the\s+)?authors|(?:list|name)\s+the\s+authors|when\s+was\s+.{1,80}\s+(?:published|released|posted))\b`)
+
+// metadataQuestion reports a question about a paper's authors or date,
+// which its record answers rather than its text.
+func metadataQuestion(q string) bool { return metadataRe.MatchString(q) }
+
+// answerMetadata answers who wrote a paper, or when it appeared, from its
+// record, citing its title and abstract.
+func (c *composer) answerMetadata(pt *paperText, question string) {
+	p := &pt.paper
+	e := evidence{ChunkID: store.ChunkID(p.ID, 0), Paper: *p, Section: "abstract"}
+	if len(pt.chunks) > 0 {
+		e.Text = pt.chunks[0].Text
+	}
+	n := len(c.res.Citations) + 1
+	c.res.Citations = append(c.res.Citations, citationFor(n, &e))
+	var short string
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(question)), "when") {
+		short = "date unknown"
+		if !p.Published.IsZero() {
+			short = p.Published.Format("2 January 2006")
+		}
+		fmt.Fprintf(&c.b, "%s was published on %s [%d]\n", paperName(p), short, n)
+	} else {
+		short = "authors unknown"
+		if len(p.Authors) > 0 {
+			short = strings.Join(p.Authors, ", ")
+		}
+		fmt.Fprintf(&c.b, "%s was written by %s [%d]\n", paperName(p), short, n)
+	}
+	c.res.ShortAnswer = short
+	c.res.Citations[n-1].CitedBy = append(c.res.Citations[n-1].CitedBy, strings.TrimSpace(c.b.String()))
+}

@@ -1,0 +1,327 @@
+package ask
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/papers-cli/papers/ask/rank"
+	"github.com/papers-cli/papers/internal/cite"
+	"github.com/papers-cli/papers/store"
+)
+
+// The offline answer: the paragraphs and sentences that answer, the short
+// answer and whether to abstain are chosen by package rank's model (fit on
+// QASPER); what is here only composes its choices into an answer and
+// keeps layout debris out of quotes.
+
+// paperText is a paper as an answer reads it: its chunks and the
+// paragraphs read back from them.
+type paperText struct {
+	paper  store.Paper
+	chunks []store.Chunk
+	paras  []rank.Paragraph
+	choice rank.Choice
+}
+
+// readPaper turns a paper's chunks into paragraphs fit to quote: debris
+// sentences (table rows, figure residue, reference entries) are left out,
+// so they are neither ranked nor quoted.
+func readPaper(p store.Paper, chunks []store.Chunk) *paperText {
+	pt := &paperText{paper: p, chunks: chunks}
+	for _, para := range rank.Paragraphs(chunks) {
+		kept := para.Sentences[:0:0]
+		for _, s := range para.Sentences {
+			if quotable(s) {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		if len(kept) < len(para.Sentences) {
+			para.Sentences = kept
+			para.Text = strings.Join(kept, " ")
+		}
+		pt.paras = append(pt.paras, para)
+	}
+	for i := range pt.paras {
+		pt.paras[i].Index, pt.paras[i].Of = i, len(pt.paras)
+	}
+	return pt
+}
+
+// quotable reports a sentence that is prose: not layout debris, a table
+// of contents line or a reference entry.
+func quotable(s string) bool {
+	if len(strings.Fields(s)) < 3 && !strings.HasSuffix(s, ".") {
+		return len(strings.Fields(s)) > 0 && debris(s) < 0.5
+	}
+	return debris(s) < 0.45 && !isTOC(s) && !referenceEntry(s)
+}
+
+// referenceEntry reports a line of a reference list: "[12] A. Author, B.
+// Author. Title. In Proc. ..., 2020." or "Author, A. (2020). Title."
+func referenceEntry(s string) bool {
+	if strings.HasPrefix(s, "[") {
+		if i := strings.Index(s, "]"); i > 0 && i < 5 {
+			rest := s[i+1:]
+			return strings.Count(rest, ",") >= 2 && yearRe.MatchString(rest)
+		}
+	}
+	return strings.Count(s, ",") >= 3 && strings.Count(s, ".") >= 3 && yearRe.MatchString(s) && !strings.Contains(s, " we ")
+}
+
+// choose ranks the paper's paragraphs for q.
+func (pt *paperText) choose(m *rank.Model, q rank.Question) {
+	pt.choice = m.Choose(q, pt.paras)
+}
+
+// abstains reports whether the paper does not answer.
+func (pt *paperText) abstains() bool {
+	c := pt.choice
+	return c.Para < 0 || c.Unanswerable >= abstainAt || c.Coverage < rank.MinCoverage
+}
+
+// abstainAt is the probability that a paper does not answer above which an
+// answer abstains; fit with the model (see rank.AbstainAt).
+var abstainAt = rank.AbstainAt
+
+// quote is one sentence an answer quotes.
+type quote struct {
+	pt    *paperText
+	para  int // into pt.paras
+	sent  int
+	score float64
+}
+
+func (q quote) text() string { return q.pt.paras[q.para].Sentences[q.sent] }
+
+// maxQuotes is how many evidence sentences an answer quotes.
+const maxQuotes = 3
+
+// quotes are the sentences the answer of one paper rests on: the short
+// answer's, then the best sentence of each other paragraph the model
+// holds nearly as likely to answer.
+func (pt *paperText) quotes() []quote {
+	c := pt.choice
+	if c.Para < 0 {
+		return nil
+	}
+	out := []quote{{pt: pt, para: c.Para, sent: c.Sent, score: c.Ranked[0].Prob}}
+	for _, qs := range c.Quotes {
+		if len(out) == maxQuotes {
+			break
+		}
+		if qs.Para == c.Para || qs.Prob < rank.QuoteRatio*c.Ranked[0].Prob {
+			continue
+		}
+		out = append(out, quote{pt: pt, para: qs.Para, sent: qs.Sent, score: qs.Prob})
+	}
+	return out
+}
+
+// composer writes an offline answer: it numbers the sources it cites and
+// keeps the Result's citations and evidence.
+type composer struct {
+	res   *Result
+	b     strings.Builder
+	chunk map[string]int // chunk id -> citation number
+}
+
+// cite returns the citation number of the chunk holding quote q's
+// paragraph, adding it to the Result (with q's sentence as what cites it).
+func (c *composer) cite(q quote) int {
+	para := q.pt.paras[q.para]
+	id := store.ChunkID(para.PaperID, para.Seq)
+	if n, ok := c.chunk[id]; ok {
+		return n
+	}
+	ch := q.pt.chunkOf(para.Seq)
+	e := evidence{ChunkID: id, Paper: q.pt.paper, PageStart: para.Page, PageEnd: para.PageEnd, Section: ch.Section, Text: ch.Text}
+	if para.Seq == 0 {
+		e.Section = "abstract"
+	}
+	n := len(c.res.Citations) + 1
+	cit := citationFor(n, &e)
+	c.res.Citations = append(c.res.Citations, cit)
+	c.chunk[id] = n
+	return n
+}
+
+func (pt *paperText) chunkOf(seq int) store.Chunk {
+	for _, c := range pt.chunks {
+		if c.Seq == seq {
+			return c
+		}
+	}
+	return store.Chunk{PaperID: pt.paper.ID, Seq: seq}
+}
+
+// evidence records q as evidence of the answer and returns it tidied.
+func (c *composer) evidence(q quote, n int) string {
+	para := q.pt.paras[q.para]
+	text := tidySpacing(tidy(q.text(), para.Section))
+	section := para.Section
+	if para.Seq == 0 {
+		section = "abstract"
+	}
+	c.res.Evidence = append(c.res.Evidence, Evidence{
+		N: n, ID: q.pt.paper.ID, Version: q.pt.paper.Version, Page: para.Page, Section: section,
+		Quote: q.text(), Score: round3(q.score),
+	})
+	cit := &c.res.Citations[n-1]
+	cit.CitedBy = append(cit.CitedBy, text)
+	return text
+}
+
+// maxShortWords bounds a short answer; a longer span is the sentence's
+// business, quoted below it.
+const maxShortWords = 60
+
+// answerOne writes the answer of one paper: the short answer cited, then
+// the sentences it rests on, each cited.
+func (c *composer) answerOne(pt *paperText, qu rank.Question) {
+	qs := pt.quotes()
+	ch := pt.choice
+	n := c.cite(qs[0])
+	short := strings.TrimSpace(ch.Short)
+	lead := tidySpacing(tidy(qs[0].text(), pt.paras[qs[0].para].Section))
+	switch {
+	case qu.YesNo() && (short == "Yes" || short == "No"):
+	case short == "" || ch.ShortScore < rank.ShortAt || len(strings.Fields(short)) > maxShortWords ||
+		len(short) >= len(qs[0].text())*4/5:
+		short = lead // the sentence itself answers best
+	default:
+		short = tidySpacing(tidy(short, ""))
+	}
+	c.res.ShortAnswer = short
+	fmt.Fprintf(&c.b, "%s [%d]\n", endSentence(short), n)
+	for _, q := range qs {
+		if q.para == qs[0].para && q.sent == qs[0].sent && short == lead {
+			// the short answer is this sentence: cited once, not quoted again
+			c.evidence(q, n)
+			continue
+		}
+		k := c.cite(q)
+		fmt.Fprintf(&c.b, "  “%s” [%d]\n", c.evidence(q, k), k)
+	}
+}
+
+// answerTopic writes a topic answer: a line for each paper that answers,
+// its own sentence cited; papers whose sentences share their key words
+// are grouped.
+func (c *composer) answerTopic(pts []*paperText, qu rank.Question) int {
+	type line struct {
+		pt    *paperText
+		q     quote
+		terms map[string]bool
+	}
+	var lines []line
+	for _, pt := range pts {
+		if pt.abstains() {
+			continue
+		}
+		qs := pt.quotes()
+		terms := map[string]bool{}
+		for _, t := range stemsOf(qs[0].text()) {
+			if !slices.Contains(qu.Terms, t) {
+				terms[t] = true
+			}
+		}
+		lines = append(lines, line{pt: pt, q: qs[0], terms: terms})
+	}
+	if len(lines) == 0 {
+		return 0
+	}
+	// group lines whose sentences share key words, keeping the order of the
+	// group's best line
+	group := make([]int, len(lines))
+	for i := range lines {
+		group[i] = i
+		for j := 0; j < i; j++ {
+			if group[j] == j && jaccard(lines[i].terms, lines[j].terms) >= groupAt {
+				group[i] = j
+				break
+			}
+		}
+	}
+	var order []int
+	for g := range lines {
+		if group[g] != g {
+			continue
+		}
+		for i := range lines {
+			if group[i] == g {
+				order = append(order, i)
+			}
+		}
+	}
+	fmt.Fprintf(&c.b, "%d papers of the library answer this:\n", len(lines))
+	c.res.ShortAnswer = ""
+	prev := -1
+	for _, i := range order {
+		l := lines[i]
+		n := c.cite(l.q)
+		text := c.evidence(l.q, n)
+		mark := "-"
+		if group[i] == prev {
+			mark = "  -" // same approach as the line above
+		}
+		prev = group[i]
+		fmt.Fprintf(&c.b, "%s %s: “%s” [%d]\n", mark, paperLabel(&l.pt.paper), text, n)
+		if c.res.ShortAnswer == "" {
+			c.res.ShortAnswer = paperLabel(&l.pt.paper)
+		} else {
+			c.res.ShortAnswer += "; " + paperLabel(&l.pt.paper)
+		}
+	}
+	return len(lines)
+}
+
+// groupAt is the share of key words two papers' sentences hold in common
+// above which a topic answer lists them together.
+const groupAt = 0.25
+
+// paperLabel names a paper in a topic answer: its short name, else its
+// title's head, and its year.
+func paperLabel(p *store.Paper) string {
+	name := shortName(p)
+	if name == "" {
+		name = strings.TrimSpace(strings.SplitN(oneLine(tidy(p.Title, "")), ":", 2)[0])
+		if w := strings.Fields(name); len(w) > 8 {
+			name = strings.Join(w[:8], " ") + " …"
+		}
+	}
+	if !p.Published.IsZero() {
+		name += fmt.Sprintf(" (%d)", p.Published.Year())
+	}
+	return name
+}
+
+// endSentence ends s with a period unless it ends a sentence already.
+func endSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s[len(s)-1:], ".!?") {
+		return s
+	}
+	return s + "."
+}
+
+func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+
+// writeOffline writes the composed answer and its Sources to out.
+func (c *composer) write(out io.Writer) error {
+	c.res.Answer = strings.TrimRight(c.b.String(), "\n")
+	if out == nil {
+		return nil
+	}
+	if _, err := io.WriteString(out, c.res.Answer); err != nil {
+		return err
+	}
+	return writeSources(out, c.res)
+}
+
+// pagesOf is the citation's page span of a paragraph.
+func pagesOf(p rank.Paragraph) string { return cite.Pages(p.Page, p.PageEnd) }
