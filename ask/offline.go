@@ -22,6 +22,7 @@ type paperText struct {
 	paper  store.Paper
 	chunks []store.Chunk
 	paras  []rank.Paragraph
+	model  *rank.Model
 	choice rank.Choice
 }
 
@@ -75,18 +76,12 @@ func referenceEntry(s string) bool {
 
 // choose ranks the paper's paragraphs for q.
 func (pt *paperText) choose(m *rank.Model, q rank.Question) {
+	pt.model = m
 	pt.choice = m.Choose(q, pt.paras)
 }
 
 // abstains reports whether the paper does not answer.
-func (pt *paperText) abstains() bool {
-	c := pt.choice
-	return c.Para < 0 || c.Unanswerable >= abstainAt || c.Coverage < rank.MinCoverage
-}
-
-// abstainAt is the probability that a paper does not answer above which an
-// answer abstains; fit with the model (see rank.AbstainAt).
-var abstainAt = rank.AbstainAt
+func (pt *paperText) abstains() bool { return pt.model.Abstains(pt.choice) }
 
 // quote is one sentence an answer quotes.
 type quote struct {
@@ -98,26 +93,12 @@ type quote struct {
 
 func (q quote) text() string { return q.pt.paras[q.para].Sentences[q.sent] }
 
-// maxQuotes is how many evidence sentences an answer quotes.
-const maxQuotes = 3
-
-// quotes are the sentences the answer of one paper rests on: the short
-// answer's, then the best sentence of each other paragraph the model
-// holds nearly as likely to answer.
+// quotes are the sentences the answer of one paper rests on (the
+// model's Evidence): the short answer's first.
 func (pt *paperText) quotes() []quote {
-	c := pt.choice
-	if c.Para < 0 {
-		return nil
-	}
-	out := []quote{{pt: pt, para: c.Para, sent: c.Sent, score: c.Ranked[0].Prob}}
-	for _, qs := range c.Quotes {
-		if len(out) == maxQuotes {
-			break
-		}
-		if qs.Para == c.Para || qs.Prob < rank.QuoteRatio*c.Ranked[0].Prob {
-			continue
-		}
-		out = append(out, quote{pt: pt, para: qs.Para, sent: qs.Sent, score: qs.Prob})
+	var out []quote
+	for _, q := range pt.model.Evidence(pt.choice) {
+		out = append(out, quote{pt: pt, para: q.Para, sent: q.Sent, score: q.Prob})
 	}
 	return out
 }
@@ -190,8 +171,7 @@ func (c *composer) answerOne(pt *paperText, qu rank.Question) {
 	lead := tidySpacing(tidy(qs[0].text(), pt.paras[qs[0].para].Section))
 	switch {
 	case qu.YesNo() && (short == "Yes" || short == "No"):
-	case short == "" || ch.ShortScore < rank.ShortAt || len(strings.Fields(short)) > maxShortWords ||
-		len(short) >= len(qs[0].text())*4/5:
+	case pt.model.ShortIsSentence(ch, qs[0].text()) || len(strings.Fields(short)) > maxShortWords:
 		short = lead // the sentence itself answers best
 	default:
 		short = tidySpacing(tidy(short, ""))

@@ -192,10 +192,15 @@ func formatQAReport(r evalQAReport) string {
 	rate("paper first", r.PaperFirst, "")
 	rate("page cited", r.PageCited, "  (questions with pages)")
 	rate("fact stated", r.FactStated, "")
+	rate("fact first", r.FactEarly, "  (in the answer's first two sentences)")
+	rate("no debris", r.NoDebris, "  (answers given)")
 	rate("abstained", r.Abstained, "  (unanswerable)")
 	rate("wrong abstained", r.WrongAbstained, "  (answerable)")
 	if r.Errors > 0 {
 		fmt.Fprintf(&b, "errors           %d (see -v)\n", r.Errors)
+	}
+	if r.MedianWords > 0 {
+		fmt.Fprintf(&b, "answer length    median %.0f words\n", r.MedianWords)
 	}
 	fmt.Fprintf(&b, "latency          p50 %.1f ms, p95 %.1f ms; beyond retrieval p50 %.1f ms, p95 %.1f ms\n",
 		r.Latency.P50, r.Latency.P95, r.AnswerLatency.P50, r.AnswerLatency.P95)
@@ -227,6 +232,9 @@ func formatQADetail(d eval.QADetail) string {
 		}
 		if len(d.Missing) > 0 {
 			fmt.Fprintf(&b, "  missing %q", d.Missing)
+		}
+		if d.Debris != "" {
+			fmt.Fprintf(&b, "  debris %q", d.Debris)
 		}
 	} else {
 		fmt.Fprintf(&b, "%s  unanswerable: abstained %s", d.Line, mark(d.Abstained))

@@ -223,6 +223,15 @@ type QAReport struct {
 	// expected string (case-insensitive, whitespace and citation markers
 	// ignored).
 	FactStated Rate `json:"fact_stated"`
+	// FactEarly: answerable questions whose answer's first two sentences
+	// state every expected string (the answer comes first).
+	FactEarly Rate `json:"fact_early"`
+	// MedianWords is the median length of the answers given (not
+	// abstentions), in words, citation markers left out.
+	MedianWords float64 `json:"median_words"`
+	// NoDebris: answers given that quote no layout debris (a caption, a
+	// reference-list entry, a run of table numbers; see Debris).
+	NoDebris Rate `json:"no_debris"`
 	// Abstained: unanswerable questions the answer abstained on.
 	Abstained Rate `json:"abstained"`
 	// WrongAbstained: answerable questions the answer abstained on.
@@ -248,6 +257,9 @@ type QADetail struct {
 	PaperFirst bool     `json:"paper_first"`
 	PageCited  bool     `json:"page_cited"`
 	FactStated bool     `json:"fact_stated"`
+	FactEarly  bool     `json:"fact_early"`
+	Words      int      `json:"words"`
+	Debris     string   `json:"debris,omitempty"` // what debris the answer quotes
 	Missing    []string `json:"missing,omitempty"` // expected strings the answer lacks
 	Answer     string   `json:"answer"`
 	Cited      []string `json:"cited"` // "id p.3" per citation, in order
@@ -267,6 +279,7 @@ func RunQA(ctx context.Context, lib Papers, askf AskFunc, qs []Question, opts QA
 		return rep, err
 	}
 	var total, answer []time.Duration
+	var words []float64
 	for i, q := range qs {
 		var within []string
 		if opts.WithinPaper && q.Paper != "" {
@@ -291,6 +304,8 @@ func RunQA(ctx context.Context, lib Papers, askf AskFunc, qs []Question, opts QA
 			answer = append(answer, took-a.Retrieval)
 			if !a.Abstained {
 				score(&d, q, a)
+				words = append(words, float64(d.Words))
+				rep.NoDebris.add(d.Debris == "")
 			}
 		}
 		if q.Answerable {
@@ -300,6 +315,7 @@ func RunQA(ctx context.Context, lib Papers, askf AskFunc, qs []Question, opts QA
 				rep.PageCited.add(d.PageCited)
 			}
 			rep.FactStated.add(d.FactStated)
+			rep.FactEarly.add(d.FactEarly)
 			rep.WrongAbstained.add(d.Abstained)
 		} else {
 			rep.Unanswerable++
@@ -310,8 +326,12 @@ func RunQA(ctx context.Context, lib Papers, askf AskFunc, qs []Question, opts QA
 			opts.Progress(i+1, len(qs))
 		}
 	}
-	for _, r := range []*Rate{&rep.PaperFirst, &rep.PageCited, &rep.FactStated, &rep.Abstained, &rep.WrongAbstained} {
+	for _, r := range []*Rate{&rep.PaperFirst, &rep.PageCited, &rep.FactStated, &rep.FactEarly, &rep.NoDebris, &rep.Abstained, &rep.WrongAbstained} {
 		r.done()
+	}
+	if len(words) > 0 {
+		slices.Sort(words)
+		rep.MedianWords = words[(len(words)-1)/2]
 	}
 	rep.Latency = qaLatency(total)
 	rep.AnswerLatency = qaLatency(answer)
@@ -339,6 +359,70 @@ func score(d *QADetail, q Question, a Answer) {
 	}
 	d.Missing = Missing(a.Text, q.Expect)
 	d.FactStated = q.Answerable && len(d.Missing) == 0
+	d.FactEarly = d.FactStated && len(Missing(FirstSentences(a.Text, 2), q.Expect)) == 0
+	d.Words = len(strings.Fields(citationMarker.ReplaceAllString(a.Text, " ")))
+	d.Debris = Debris(a.Text)
+}
+
+// FirstSentences returns the first n sentences of an answer (lines and
+// sentence ends both end one).
+func FirstSentences(text string, n int) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		start := 0
+		for _, m := range sentenceEnd.FindAllStringSubmatchIndex(line, -1) {
+			out = append(out, strings.TrimSpace(line[start:m[3]]))
+			start = m[3]
+			if len(out) == n {
+				return strings.Join(out, " ")
+			}
+		}
+		if rest := strings.TrimSpace(line[start:]); rest != "" {
+			out = append(out, rest)
+		}
+		if len(out) >= n {
+			break
+		}
+	}
+	return strings.Join(out[:min(n, len(out))], " ")
+}
+
+// sentenceEnd ends a sentence after a period, question or exclamation
+// mark (and a closing quote or citation: group 1) followed by a capital
+// or an opening quote.
+var sentenceEnd = regexp.MustCompile(`([.!?][”"’)]?(?:\s*\[\d+\])*)\s+[“"(]?[A-Z]`)
+
+// Debris names layout debris an answer quotes as prose, "" for none: a
+// figure or table caption, a reference-list entry, or a run of numbers
+// from a table or axis. It is the measure of the answers issue, written
+// apart from the filters ask applies.
+func Debris(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.Trim(strings.TrimSpace(line), "“”\"-• ")
+		switch {
+		case captionRe.MatchString(l):
+			return "caption: " + clip(l)
+		case referenceRe.MatchString(l):
+			return "reference: " + clip(l)
+		case numberRunRe.MatchString(l):
+			return "numbers: " + clip(l)
+		}
+	}
+	return ""
+}
+
+var (
+	captionRe   = regexp.MustCompile(`^(?:Figure|Fig\.|Table|Tab\.)\s*\d+[a-z]?\s*[:.|]`)
+	referenceRe = regexp.MustCompile(`^(?:\[\d+\]\s+)?(?:[A-Z][\p{L}'-]+,\s+(?:[A-Z]\.\s*)+(?:,|and)\s+){1,}.*\b(?:19|20)\d\d\b|(?:Proceedings of|In Proc\.|arXiv preprint arXiv:\d)`)
+	numberRunRe = regexp.MustCompile(`(?:^|\s)(?:[-+]?\d+(?:[.,]\d+)?%?\s+){6,}`)
+)
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
 }
 
 // spans reports whether a citation's page span ("3", "3-4", "" for the

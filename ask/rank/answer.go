@@ -25,8 +25,8 @@ type Choice struct {
 	YesProb    float64
 	// Unanswerable is the probability that the paper does not answer.
 	Unanswerable float64
-	// Coverage is the idf-weighted share of the question's topic words
-	// (not its cue words) the paper holds anywhere.
+	// Coverage is the idf-weighted share of the question's specific words
+	// the paper holds anywhere (see MinCoverage).
 	Coverage float64
 	// Quotes are the best sentence of each of the best paragraphs (the
 	// short answer's first), with the paragraph's probability.
@@ -40,26 +40,69 @@ type Quote struct {
 	Prob       float64
 }
 
-// Thresholds of the answer, chosen with the model on QASPER (see
-// BENCHMARKS.md): a paper whose probability of not answering is AbstainAt
-// or more is not answered from; a short answer whose probability among the
-// candidate spans is below ShortAt gives way to its whole sentence; a
-// paragraph is quoted beside the best one when its probability is at least
-// QuoteRatio of the best's.
-//
-// MinCoverage is a floor of a general kind: a paper that holds less than
-// this share of the question's words (idf-weighted) cannot state its
-// answer in words a reader would quote, whatever the model makes of it.
-// QASPER's questions are all about their paper, so the model never saw
-// one that is not; the floor is set on the shared unanswerable questions
-// and checked not to refuse QASPER's answerable ones (BENCHMARKS.md).
+// Thresholds are the answer's decisions, fit with the model on QASPER's
+// training split (Train chooses them on answers the model gives papers it
+// was not fit on) and written with its weights.
+type Thresholds struct {
+	// Abstain: a paper whose probability of not answering is this or
+	// more is not answered from.
+	Abstain float64 `json:"abstain"`
+	// Quote: a paragraph is quoted beside the best one when its
+	// probability is at least this share of the best's.
+	Quote float64 `json:"quote"`
+	// Short: a short answer whose probability among the candidate spans
+	// is below this gives way to its whole sentence.
+	Short float64 `json:"short"`
+}
+
+// Floors of a general kind, not fit: a paper that holds less than
+// MinCoverage of the question's specific words (idf-weighted; words in
+// more than SpecificShare of paragraphs at large, and cue words, say what
+// kind of question it is, not what about) cannot state its answer in
+// words a reader would quote, whatever the model makes of it. QASPER's
+// questions are all about their paper, so the model never saw one that is
+// not; the floor is set on the shared unanswerable questions and checked
+// not to refuse QASPER's answerable ones (BENCHMARKS.md).
 const (
 	MinCoverage   = 0.5
 	SpecificShare = 0.02
-	AbstainAt     = 0.5
-	ShortAt       = 0.0
-	QuoteRatio    = 0.5
 )
+
+// MaxQuotes is how many sentences an answer of one paper quotes.
+const MaxQuotes = 3
+
+// Abstains reports whether the paper does not answer: no candidate, the
+// model's probability at or over its threshold, or too little of the
+// question's specific words in the paper.
+func (m *Model) Abstains(c Choice) bool {
+	return c.Para < 0 || c.Unanswerable >= m.Thresholds.Abstain || c.Coverage < MinCoverage
+}
+
+// Evidence are the sentences the answer rests on, best first: the short
+// answer's, then the best sentence of each other paragraph nearly as
+// likely to hold the answer, MaxQuotes at most.
+func (m *Model) Evidence(c Choice) []Quote {
+	if c.Para < 0 || len(c.Quotes) == 0 {
+		return nil
+	}
+	top := c.Ranked[0].Prob
+	out := []Quote{{Para: c.Para, Sent: c.Sent, Prob: top}}
+	for _, q := range c.Quotes {
+		if len(out) == MaxQuotes {
+			break
+		}
+		if q.Para != c.Para && q.Prob >= m.Thresholds.Quote*top {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// ShortIsSentence reports whether the short answer should be its whole
+// sentence: the span is not likely enough, or is most of the sentence.
+func (m *Model) ShortIsSentence(c Choice, sentence string) bool {
+	return c.Short == "" || c.ShortScore < m.Thresholds.Short || len(c.Short) >= len(sentence)*4/5
+}
 
 // Ranked is one paragraph's place in a Choice.
 type Ranked struct {

@@ -40,6 +40,8 @@ type Model struct {
 	// Abstain weighs the features of a question and the model's best
 	// answer: their sum is the log-odds that the paper does not answer.
 	Abstain map[string]float64 `json:"abstain"`
+	// Thresholds are the answer's decisions on the model's outputs.
+	Thresholds Thresholds `json:"thresholds"`
 
 	cue   map[string]bool
 	cache *statsCache    // set while training
@@ -162,12 +164,13 @@ func (m *Model) readAssoc(b []byte) error {
 // order (so that a retrained model diffs line by line).
 func (m *Model) WriteFiles(weights, df, assoc io.Writer) error {
 	b, err := json.MarshalIndent(struct {
-		Cues      []string           `json:"cues"`
-		Paragraph map[string]float64 `json:"paragraph"`
-		Span      map[string]float64 `json:"span"`
-		YesNo     map[string]float64 `json:"yes_no"`
-		Abstain   map[string]float64 `json:"abstain"`
-	}{m.Cues, rounded(m.Paragraph), rounded(m.Span), rounded(m.YesNo), rounded(m.Abstain)}, "", "  ")
+		Cues       []string           `json:"cues"`
+		Thresholds Thresholds         `json:"thresholds"`
+		Paragraph  map[string]float64 `json:"paragraph"`
+		Span       map[string]float64 `json:"span"`
+		YesNo      map[string]float64 `json:"yes_no"`
+		Abstain    map[string]float64 `json:"abstain"`
+	}{m.Cues, m.Thresholds, rounded(m.Paragraph), rounded(m.Span), rounded(m.YesNo), rounded(m.Abstain)}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -179,11 +180,23 @@ func Train(train, dev []Labeled) (*Model, string) {
 	}
 	m.YesNo = binaryWeights(Fit(yn, fitOptions))
 	m.Abstain = binaryWeights(Fit(ab, fitOptions))
+	var cs []chosen
+	for f := 0; f < 2; f++ {
+		h := halves[f]
+		h.YesNo, h.Abstain = m.YesNo, m.Abstain
+		for _, l := range mine[f] {
+			q := ParseQuestion(l.Question)
+			cs = append(cs, chosen{l: l, q: q, c: h.Choose(q, l.Paper)})
+		}
+	}
+	var fa, fe float64
+	m.Thresholds, fa, fe = m.fitThresholds(cs)
 
 	fmt.Fprintf(&report, "train: %d questions (%d with evidence in the text), %d papers, %d paragraphs; %d associations of %d question words; %d cues\n",
 		len(train), len(groups[0])+len(groups[1]), len(ids), int(m.docs), m.assocCount(), len(m.assoc), len(m.Cues))
 	fmt.Fprintf(&report, "weights: %d paragraph, %d span, %d yes/no, %d abstain; span groups %d, yes/no %d, abstain %d\n",
 		len(m.Paragraph), len(m.Span), len(m.YesNo), len(m.Abstain), len(spans), len(yn), len(ab))
+	fmt.Fprintf(&report, "thresholds %+v: train (cross-fitted) Answer-F1 %.1f, Evidence-F1 %.1f\n", m.Thresholds, fa, fe)
 	fmt.Fprintf(&report, "dev: %s\n", m.evaluate(dev))
 	return m, report.String()
 }
@@ -260,21 +273,78 @@ func (m *Model) decisionGroups(ls []Labeled) (yesno, abstain []Group) {
 // numbers; the function names what they mean).
 func binaryWeights(w map[string]float64) map[string]float64 { return w }
 
-var abstainTest = AbstainAt
-
-// Predict answers l's question as ask does offline, for scoring: the
-// short answer ("Unanswerable" when the model abstains) and the evidence
-// paragraphs (none when it abstains).
+// Predict answers a question of a paper as ask does offline, for
+// scoring: the short answer ("Unanswerable" when the model abstains) and
+// the evidence paragraphs (none when it abstains).
 func (m *Model) Predict(q Question, paras []Paragraph) (answer string, evidence []int) {
-	c := m.Choose(q, paras)
-	if c.Unanswerable >= abstainTest || c.Para < 0 {
+	return m.decide(q, m.Choose(q, paras), paras)
+}
+
+// decide is Predict on a choice already made.
+func (m *Model) decide(q Question, c Choice, paras []Paragraph) (answer string, evidence []int) {
+	if m.Abstains(c) {
 		return "Unanswerable", nil
 	}
-	ans := c.Short
-	if ans == "" {
-		ans = paras[c.Para].Sentences[c.Sent]
+	sent := paras[c.Para].Sentences[c.Sent]
+	answer = c.Short
+	if !(q.YesNo() && (answer == "Yes" || answer == "No")) && m.ShortIsSentence(c, sent) {
+		answer = sent
 	}
-	return ans, []int{c.Para}
+	for _, e := range m.Evidence(c) {
+		if !slices.Contains(evidence, e.Para) {
+			evidence = append(evidence, e.Para)
+		}
+	}
+	return answer, evidence
+}
+
+// chosen is a question with the choice a model made of it.
+type chosen struct {
+	l Labeled
+	q Question
+	c Choice
+}
+
+// fitThresholds chooses the thresholds under which the choices score best
+// on QASPER's Answer-F1 plus Evidence-F1.
+func (m *Model) fitThresholds(cs []chosen) (Thresholds, float64, float64) {
+	best, bestA, bestE := Thresholds{}, -1.0, -1.0
+	for _, ab := range []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01} {
+		for _, qu := range []float64{0.25, 0.5, 0.75, 1.01} {
+			for _, sh := range []float64{0, 0.02, 0.05, 0.1, 0.2, 0.3} {
+				h := *m
+				h.Thresholds = Thresholds{Abstain: ab, Quote: qu, Short: sh}
+				a, e := h.score(cs)
+				if a+e > bestA+bestE {
+					best, bestA, bestE = h.Thresholds, a, e
+				}
+			}
+		}
+	}
+	return best, bestA, bestE
+}
+
+// score is QASPER's Answer-F1 and Evidence-F1 (white space collapsed) of
+// the model's decisions on the choices.
+func (m *Model) score(cs []chosen) (answerF1, evidenceF1 float64) {
+	var qs []eval.QASPERQuestion
+	preds := map[string]eval.QASPERPrediction{}
+	for _, ch := range cs {
+		l := ch.l
+		qq := eval.QASPERQuestion{ID: l.ID, Q: l.Question}
+		for _, a := range l.Answers {
+			qq.Answers = append(qq.Answers, eval.QASPERAnswer{Type: a.Type, Text: a.Text, Evidence: a.Evidence})
+		}
+		qs = append(qs, qq)
+		ans, ev := m.decide(ch.q, ch.c, l.Paper)
+		p := eval.QASPERPrediction{ID: l.ID, Answer: ans, Evidence: []string{}}
+		for _, i := range ev {
+			p.Evidence = append(p.Evidence, l.Paper[i].Text)
+		}
+		preds[l.ID] = p
+	}
+	sc := eval.ScoreQASPER(qs, preds)
+	return sc.AnswerF1, sc.EvidenceF1Collapsed
 }
 
 // evaluate scores the model on ls with QASPER's metrics (evidence with
