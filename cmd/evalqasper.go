@@ -22,20 +22,20 @@ type evalQASPERReport struct {
 	// EvidenceRecall is the share of the questions with text evidence
 	// whose gold evidence stands whole in the passages a model is given
 	// (offline: would be given): what bounds a model's answers.
-	EvidenceRecall float64 `json:"evidence_recall"`
-	RecallOf       int     `json:"evidence_recall_of"`
-	Abstained      int     `json:"abstained"`
-	Mode           string  `json:"mode"`
-	Model          string  `json:"model"`
-	Passages       int     `json:"passages"` // given to a model (-k)
-	Library        string  `json:"library,omitempty"`
-	Embedder       string  `json:"embedder"`
-	Papers         int     `json:"papers"`
-	Chunks         int     `json:"chunks"`
-	IngestS        float64 `json:"ingest_s"`
-	Failed         int     `json:"ingest_failed"`
+	EvidenceRecall float64        `json:"evidence_recall"`
+	RecallOf       int            `json:"evidence_recall_of"`
+	Abstained      int            `json:"abstained"`
+	Mode           string         `json:"mode"`
+	Model          string         `json:"model"`
+	Passages       int            `json:"passages"` // given to a model (-k)
+	Library        string         `json:"library,omitempty"`
+	Embedder       string         `json:"embedder"`
+	Papers         int            `json:"papers"`
+	Chunks         int            `json:"chunks"`
+	IngestS        float64        `json:"ingest_s"`
+	Failed         int            `json:"ingest_failed"`
 	Latency        eval.QALatency `json:"latency_ms"`
-	TotalS float64 `json:"total_s"`
+	TotalS         float64        `json:"total_s"`
 }
 
 // runEvalQASPER asks every question of a QASPER split of its own paper,

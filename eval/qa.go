@@ -259,7 +259,7 @@ type QADetail struct {
 	FactStated bool     `json:"fact_stated"`
 	FactEarly  bool     `json:"fact_early"`
 	Words      int      `json:"words"`
-	Debris     string   `json:"debris,omitempty"` // what debris the answer quotes
+	Debris     string   `json:"debris,omitempty"`  // what debris the answer quotes
 	Missing    []string `json:"missing,omitempty"` // expected strings the answer lacks
 	Answer     string   `json:"answer"`
 	Cited      []string `json:"cited"` // "id p.3" per citation, in order

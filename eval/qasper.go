@@ -249,7 +249,9 @@ func normaliseAnswer(s string) string {
 }
 
 // wordRune is Python's \w for str patterns.
-func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.IsMark(r) }
+func wordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || unicode.IsMark(r)
+}
 
 // evidenceF1 is score.py's evidence_f1: precision over the predicted list
 // and recall over the gold one, as lists, of their sets' overlap.

@@ -17,7 +17,7 @@ func TestTokenF1(t *testing.T) {
 		{"Yes", "yes", 1},
 		{"", "Unanswerable", 0},
 		{"BERT, ELMo", "ELMo and BERT", 2 * 1 * (2.0 / 3.0) / (1 + 2.0/3.0)},
-		{"the", "the", 0}, // nothing left of either
+		{"the", "the", 0},           // nothing left of either
 		{"an–apple", "an apple", 0}, // as score.py: "an" goes, "–apple" is not "apple"
 	} {
 		if got := TokenF1(tc.pred, tc.ref); got < tc.want-1e-9 || got > tc.want+1e-9 {
