@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Choice is what the model makes of a question about a paper.
@@ -18,9 +19,11 @@ type Choice struct {
 	// Quote is the sentence Short comes from (or that a Yes/No rests on),
 	// in paragraph Para, sentence Sent; Para is -1 when there is none.
 	Para, Sent int
-	// ShortScore is the model's expected token F1 of Short (a
-	// probability-weighted score in [0, 1]); YesProb the probability of
-	// Yes for a yes/no question.
+	// SentScore is the probability of the quote's sentence among the
+	// best paragraphs' sentences; ShortScore that of Short among its
+	// sentence's spans; YesProb the probability of Yes for a yes/no
+	// question.
+	SentScore  float64
 	ShortScore float64
 	YesProb    float64
 	// Unanswerable is the probability that the paper does not answer.
@@ -116,42 +119,44 @@ type Ranked struct {
 const topParagraphs = 3
 
 // Choose ranks paras (one paper's paragraphs, as Paragraphs returns them)
-// for q and picks the short answer, its sentence and the probability
-// that the paper does not answer.
+// for q, picks the sentence most likely to hold the answer among the best
+// paragraphs' and the short answer within it, and the probability that
+// the paper does not answer.
 func (m *Model) Choose(q Question, paras []Paragraph) Choice {
 	c := Choice{Para: -1, Sent: -1}
 	if len(paras) == 0 {
 		c.Unanswerable = 1
 		return c
 	}
-	vs := m.Featurize(q, paras)
-	scores := m.Scores(vs)
-	c.Ranked = rankedOf(scores)
-	cands := m.candidates(q, paras, c.Ranked)
-	if len(cands) > 0 {
-		ss := make([]float64, len(cands))
-		for i := range cands {
-			ss[i] = cands[i].v.Dot(m.Span)
+	c.Ranked = rankedOf(m.Scores(m.Featurize(q, paras)))
+	sents := m.sentences(q, paras, c.Ranked)
+	if len(sents) > 0 {
+		ss := make([]float64, len(sents))
+		for i := range sents {
+			ss[i] = sents[i].v.Dot(m.Sentence)
 		}
-		probs := softmax(ss)
 		best := argmaxOf(ss)
-		bc := cands[best]
-		c.Short, c.Para, c.Sent = bc.span.Text, bc.para, bc.sent
-		c.ShortScore = probs[best]
-		// the best sentence of each paragraph, in the paragraphs' order
+		bs := sents[best]
+		c.Para, c.Sent = bs.para, bs.sent
+		c.SentScore = softmax(ss)[best]
+		if spans := m.spans(q, bs.text); len(spans) > 0 {
+			sp := make([]float64, len(spans))
+			for i := range spans {
+				sp[i] = spans[i].v.Dot(m.Span)
+			}
+			k := argmaxOf(sp)
+			c.Short, c.ShortScore = spans[k].span.Text, softmax(sp)[k]
+		}
+		// the best sentence of each of the best paragraphs, in their order
 		bestOf := map[int]int{}
-		for i, cd := range cands {
-			if b, ok := bestOf[cd.para]; !ok || ss[i] > ss[b] {
-				bestOf[cd.para] = i
+		for i, sc := range sents {
+			if b, ok := bestOf[sc.para]; !ok || ss[i] > ss[b] {
+				bestOf[sc.para] = i
 			}
 		}
 		for _, r := range c.Ranked[:min(topParagraphs, len(c.Ranked))] {
 			if i, ok := bestOf[r.Index]; ok {
-				q := Quote{Para: r.Index, Sent: cands[i].sent, Prob: r.Prob}
-				if r.Index == c.Para {
-					q.Sent = c.Sent
-				}
-				c.Quotes = append(c.Quotes, q)
+				c.Quotes = append(c.Quotes, Quote{Para: r.Index, Sent: sents[i].sent, Prob: r.Prob})
 			}
 		}
 	}
@@ -178,32 +183,40 @@ func rankedOf(scores []float64) []Ranked {
 	return out
 }
 
-// candidate is a span of a sentence of one of the best paragraphs.
-type candidate struct {
+// sentCand is a sentence of one of the best paragraphs, with its features.
+type sentCand struct {
 	para, sent int
-	span       Span
+	text       string
 	v          Vector
 }
 
-// candidates cuts the sentences of the best paragraphs into spans, each
-// with its features.
-func (m *Model) candidates(q Question, paras []Paragraph, ranked []Ranked) []candidate {
-	var out []candidate
-	cues := m.cuesOf(q)
+// spanCand is a span of a sentence, with its features.
+type spanCand struct {
+	span Span
+	v    Vector
+}
+
+// sentences are the sentences of the best paragraphs, each with its
+// features: how well it matches the question, where it stands, what it
+// holds (numbers, names, lists) against what the question asks for.
+func (m *Model) sentences(q Question, paras []Paragraph, ranked []Ranked) []sentCand {
+	var out []sentCand
+	cues := append(m.cuesOf(q), "w:"+q.Wh)
 	top := ranked[:min(topParagraphs, len(ranked))]
-	// sentence scores over all candidate sentences, for normalising
-	type sentRef struct {
-		para, sent int
-		bm, cov    float64
-	}
-	var sents []sentRef
 	qidf := make([]float64, len(q.Terms))
 	sum := 0.0
 	for k, t := range q.Terms {
 		qidf[k] = m.idf(t)
 		sum += qidf[k]
 	}
-	for _, r := range top {
+	type raw struct {
+		para, sent, rank int
+		prob, bm, cov    float64
+		tr               float64
+		text             string
+	}
+	var rs []raw
+	for ri, r := range top {
 		for si, s := range paras[r.Index].Sentences {
 			tf := map[string]int{}
 			for _, w := range stems(s) {
@@ -216,37 +229,64 @@ func (m *Model) candidates(q Question, paras []Paragraph, ranked []Ranked) []can
 					cov += qidf[k]
 				}
 			}
-			if sum > 0 {
-				cov /= sum
+			rs = append(rs, raw{r.Index, si, ri + 1, r.Prob, bm, ratio(cov, sum), m.translation(q.Terms, tf), s})
+		}
+	}
+	maxBM, maxTr := 0.0, 0.0
+	for _, r := range rs {
+		maxBM, maxTr = math.Max(maxBM, r.bm), math.Max(maxTr, r.tr)
+	}
+	for _, r := range rs {
+		var v Vector
+		words := strings.Fields(r.text)
+		v.add("prank:"+itoa(r.rank), 1)
+		v.add("pprob", r.prob)
+		v.add("sbm25", ratio(r.bm, maxBM))
+		v.add("sbest", flag(r.bm > 0 && r.bm == maxBM))
+		v.add("scover", r.cov)
+		v.add("strans", ratio(r.tr, maxTr))
+		v.add("sfirst", flag(r.sent == 0))
+		v.add("slast", flag(r.sent == len(paras[r.para].Sentences)-1))
+		v.add("slen:"+lenBin(len(words)), 1)
+		numb, caps, list := 0.0, 0.0, 0.0
+		for k, w := range words {
+			if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+				numb = 1
 			}
-			sents = append(sents, sentRef{r.Index, si, bm, cov})
+			if capWord(w, k == 0) {
+				caps++
+			}
 		}
-	}
-	maxBM := 0.0
-	for _, s := range sents {
-		maxBM = math.Max(maxBM, s.bm)
-	}
-	rankOf := map[int]int{}
-	probOf := map[int]float64{}
-	for i, r := range top {
-		rankOf[r.Index] = i + 1
-		probOf[r.Index] = r.Prob
-	}
-	for _, s := range sents {
-		text := paras[s.para].Sentences[s.sent]
-		words := strings.Fields(text)
-		sf := []feature{
-			{"prank:" + itoa(rankOf[s.para]), 1},
-			{"pprob", probOf[s.para]},
-			{"sbm25", ratio(s.bm, maxBM)},
-			{"sbest", flag(s.bm > 0 && s.bm == maxBM)},
-			{"scover", s.cov},
-			{"sfirst", flag(s.sent == 0)},
-			{"slen:" + lenBin(len(words)), 1},
+		caps = math.Min(caps/math.Max(float64(len(words)), 1)*5, 1)
+		if strings.Count(r.text, ",") >= 2 {
+			list = 1
 		}
-		for _, sp := range Spans(text) {
-			out = append(out, candidate{para: s.para, sent: s.sent, span: sp, v: m.spanFeatures(q, cues, sp, words, sf)})
+		we := flag(strings.Contains(" "+strings.ToLower(r.text), " we ") || strings.Contains(strings.ToLower(r.text), " our "))
+		kind := SectionKind(paras[r.para].Section)
+		for _, c := range cues {
+			v.add(c+"&snum", numb)
+			v.add(c+"&scaps", caps)
+			v.add(c+"&slist", list)
+			v.add(c+"&swe", we)
+			v.add(c+"&ss:"+kind, 1)
 		}
+		out = append(out, sentCand{para: r.para, sent: r.sent, text: r.text, v: v})
+	}
+	return out
+}
+
+// spans cuts a sentence into candidate short answers, each with its
+// features.
+func (m *Model) spans(q Question, sentence string) []spanCand {
+	words := strings.Fields(sentence)
+	cues := m.cuesOf(q)
+	qset := map[string]bool{}
+	for _, t := range q.Terms {
+		qset[t] = true
+	}
+	var out []spanCand
+	for _, sp := range Spans(sentence) {
+		out = append(out, spanCand{span: sp, v: m.spanFeatures(q, cues, qset, sp, words)})
 	}
 	return out
 }

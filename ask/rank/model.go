@@ -32,8 +32,11 @@ type Model struct {
 	Cues []string `json:"cues"`
 	// Paragraph weighs a paragraph's features (see Featurize).
 	Paragraph map[string]float64 `json:"paragraph"`
-	// Span weighs a candidate short answer's features (see Spans).
-	Span map[string]float64 `json:"span"`
+	// Sentence weighs a sentence's features as the one holding the
+	// answer; Span a candidate short answer's within its sentence (see
+	// Spans).
+	Sentence map[string]float64 `json:"sentence"`
+	Span     map[string]float64 `json:"span"`
 	// YesNo weighs the features of a yes/no question and its best
 	// sentence: their sum is the log-odds of yes.
 	YesNo map[string]float64 `json:"yes_no"`
@@ -167,10 +170,11 @@ func (m *Model) WriteFiles(weights, df, assoc io.Writer) error {
 		Cues       []string           `json:"cues"`
 		Thresholds Thresholds         `json:"thresholds"`
 		Paragraph  map[string]float64 `json:"paragraph"`
+		Sentence   map[string]float64 `json:"sentence"`
 		Span       map[string]float64 `json:"span"`
 		YesNo      map[string]float64 `json:"yes_no"`
 		Abstain    map[string]float64 `json:"abstain"`
-	}{m.Cues, m.Thresholds, rounded(m.Paragraph), rounded(m.Span), rounded(m.YesNo), rounded(m.Abstain)}, "", "  ")
+	}{m.Cues, m.Thresholds, rounded(m.Paragraph), rounded(m.Sentence), rounded(m.Span), rounded(m.YesNo), rounded(m.Abstain)}, "", "  ")
 	if err != nil {
 		return err
 	}

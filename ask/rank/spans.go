@@ -222,23 +222,18 @@ func endsSegment(w string) bool {
 	return strings.ContainsRune(",;:.)", last)
 }
 
-// spanFeatures are a candidate answer's features for question q; sent is
-// its sentence's features (shared by the sentence's spans).
-func (m *Model) spanFeatures(q Question, cues []string, s Span, words []string, sent []feature) Vector {
+// spanFeatures are a candidate answer's features for question q: its
+// length, what it holds (names, numbers, lists, the question's own
+// words), how it was cut, and whether a question word stands just before
+// or after it (the answer to "What dataset do they use?" follows "use").
+func (m *Model) spanFeatures(q Question, cues []string, qset map[string]bool, s Span, words []string) Vector {
 	var v Vector
-	for _, f := range sent {
-		v.add(f.name, f.x)
-	}
 	n := s.End - s.Start
 	ln := float64(n)
 	v.add("len", math.Log1p(ln))
 	bin := lenBin(n)
 	v.add("len:"+bin, 1)
 	v.add("frac", ln/float64(max(len(words), 1)))
-	qset := map[string]bool{}
-	for _, t := range q.Terms {
-		qset[t] = true
-	}
 	stemsIn, inQ := 0, 0
 	caps, nums, acr := 0, 0, 0
 	for k, w := range words[s.Start:s.End] {
@@ -264,6 +259,21 @@ func (m *Model) spanFeatures(q Question, cues []string, s Span, words []string, 
 	}
 	v.add("qover", qover)
 	v.add("qover0", flag(inQ == 0))
+	near := func(i int) bool {
+		if i < 0 || i >= len(words) {
+			return false
+		}
+		for _, st := range stems(words[i]) {
+			if qset[st] {
+				return true
+			}
+		}
+		return false
+	}
+	qBefore := flag(near(s.Start-1) || near(s.Start-2))
+	qAfter := flag(near(s.End) || near(s.End+1))
+	v.add("qbefore", qBefore)
+	v.add("qafter", qAfter)
 	capsF := float64(caps) / ln
 	numF := flag(nums > 0)
 	list := flag(strings.Count(s.Text, ",") > 0 || strings.Contains(s.Text, " and "))
@@ -286,6 +296,7 @@ func (m *Model) spanFeatures(q Question, cues []string, s Span, words []string, 
 		v.add(c+"&len:"+bin, 1)
 		v.add(c+"&r:"+ruleKind(s.Rule), 1)
 		v.add(c+"&qover", qover)
+		v.add(c+"&qbefore", qBefore)
 	}
 	return v
 }
@@ -311,10 +322,4 @@ func lenBin(n int) string {
 		return "13-24"
 	}
 	return "25+"
-}
-
-// feature is one named value.
-type feature struct {
-	name string
-	x    float64
 }
