@@ -170,8 +170,11 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	if err != nil || saved == nil && spec.Columns == nil {
 		return err // listed or removed saved reviews, or an error
 	}
+	if len(spec.Columns) == 0 {
+		return errNoColumns
+	}
 	if spec.Columns, err = review.CheckColumns(spec.Columns); err != nil {
-		return withHint(withExit(err, ExitUsage), `give questions with --column "What method does it propose?" or a file with --columns FILE`)
+		return withExit(err, ExitUsage)
 	}
 	e, err := libraryEmbedder(ctx, lib, o.io.ErrOut)
 	if err != nil {
@@ -292,8 +295,7 @@ func (o *reviewOptions) listSaved(ctx context.Context, lib *store.Library) error
 		return err
 	}
 	if len(rs) == 0 {
-		return withHint(withExit(errors.New("no columns: a review asks each paper the questions given with --column"), ExitUsage),
-			`papers review --topic NAME --column "What problem does it address?" --column "What method does it propose?"`)
+		return errNoColumns
 	}
 	tb := newTable(o.io.Out, o.io)
 	for _, r := range rs {
@@ -311,6 +313,10 @@ func (o *reviewOptions) listSaved(ctx context.Context, lib *store.Library) error
 	tb.flush()
 	return nil
 }
+
+// errNoColumns is the error of a review with no question.
+var errNoColumns = withHint(withExit(errors.New("no columns: a review asks every paper the questions given with --column QUESTION or --columns FILE"), ExitUsage),
+	`papers review --topic NAME --column "What problem does it address?" --column "What method does it propose?"`)
 
 // specSummary says which papers a saved review has: "topic rl-agents",
 // "3 papers", "search "credit assignment"".

@@ -139,13 +139,26 @@ func holds(s string, pieces []string) bool {
 	return true
 }
 
-// pageWithin guesses the page of a quote in a chunk spanning pages: the
-// chunk does not record where its page breaks, so the quote's place in the
-// chunk's text is taken as its place among the pages.
+// brokenWord is a word hyphenated at a line end that ingest left split:
+// it joins those within a page, so one left split marks where a page (or
+// a column) ends.
+var brokenWord = regexp.MustCompile(`\p{L}-\n\p{Ll}`)
+
+// pageWithin guesses the page of a quote in a chunk spanning pages (the
+// chunk does not record where its pages break): for two pages, the page
+// before a word left split at a line end when there is one (the quote
+// starts before it) or after; otherwise the quote's place in the chunk's
+// text, taken as its place among the pages.
 func pageWithin(c store.Chunk, skel, piece string) int {
 	i := strings.Index(skel, piece)
 	if i < 0 || len(skel) == 0 {
 		return c.PageStart
+	}
+	if m := brokenWord.FindAllStringIndex(c.Text, -1); len(m) > 0 && c.PageEnd == c.PageStart+1 {
+		if i < len(skeleton(c.Text[:m[len(m)-1][0]+1])) {
+			return c.PageStart
+		}
+		return c.PageEnd
 	}
 	n := c.PageEnd - c.PageStart + 1
 	return c.PageStart + min(n-1, i*n/len(skel))

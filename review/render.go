@@ -30,6 +30,7 @@ const (
 	labelWidth    = 14
 	minCellWidth  = 11
 	maxCellLines  = 8
+	maxLabelLines = 3
 	columnGap     = " │ "
 	defaultWidth  = 100
 	questionsHead = "Columns:"
@@ -73,7 +74,7 @@ func writeGrid(b *strings.Builder, t *Table, cellW int) {
 	}
 	b.WriteString(rule + "\n")
 	for i, r := range t.Rows {
-		cols := [][]string{append(wrap(fmt.Sprintf("%d. %s", i+1, shortName(r.Title)), labelWidth), wrap(r.ID, labelWidth)...)}
+		cols := [][]string{append(cut(wrap(fmt.Sprintf("%d. %s", i+1, shortName(r.Title)), labelWidth), maxLabelLines, labelWidth), wrap(r.ID, labelWidth)...)}
 		for _, c := range r.Cells {
 			cols = append(cols, cellLines(c, cellW))
 		}
@@ -125,15 +126,22 @@ func cellLines(c Cell, w int) []string {
 	if c.Note != "" {
 		tail = append(tail, "(no quote)")
 	}
-	if room := maxCellLines - len(tail); len(lines) > room {
-		lines = lines[:room]
-		last := []rune(lines[room-1])
-		if len(last) >= w {
-			last = last[:w-1]
-		}
-		lines[room-1] = string(last) + "…"
+	return append(cut(lines, maxCellLines-len(tail), w), tail...)
+}
+
+// cut keeps the first n of lines (w wide), the last ending in "…" when
+// some were dropped.
+func cut(lines []string, n, w int) []string {
+	if len(lines) <= n {
+		return lines
 	}
-	return append(lines, tail...)
+	lines = lines[:n]
+	last := []rune(lines[n-1])
+	if len(last) >= w {
+		last = last[:w-1]
+	}
+	lines[n-1] = string(last) + "…"
+	return lines
 }
 
 func writeBlocks(b *strings.Builder, t *Table, width int) {
@@ -282,8 +290,12 @@ func sameText(answer, quote string) bool {
 // mdCell makes text safe inside a pipe table cell: one line, pipes and
 // HTML escaped (a paper's "<API>" stays visible), inert.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;").Replace(line(s))
+	return mdEscape.Replace(line(s))
 }
+
+// mdEscape escapes what Markdown would read as table syntax, HTML or
+// emphasis in a paper's text.
+var mdEscape = strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "\\`")
 
 // WriteCSV writes t for spreadsheets: a header, then one row per paper:
 // id, title, and for each column its answer ("not stated" when the paper

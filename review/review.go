@@ -35,13 +35,21 @@ type Cell struct {
 	Note string `json:"note,omitempty"`
 }
 
+// cellJSON is a Cell as the JSON has it: Page 0 as null.
+type cellJSON struct {
+	Column  int     `json:"column"`
+	Answer  string  `json:"answer"`
+	Quote   string  `json:"quote"`
+	Page    *int    `json:"page"`
+	Section string  `json:"section"`
+	Stated  bool    `json:"stated"`
+	Score   float64 `json:"score"`
+	Note    string  `json:"note,omitempty"`
+}
+
 // MarshalJSON writes Page 0 as null.
 func (c Cell) MarshalJSON() ([]byte, error) {
-	type plain Cell
-	v := struct {
-		plain
-		Page *int `json:"page"`
-	}{plain: plain(c)}
+	v := cellJSON{Column: c.Column, Answer: c.Answer, Quote: c.Quote, Section: c.Section, Stated: c.Stated, Score: c.Score, Note: c.Note}
 	if c.Page > 0 {
 		v.Page = &c.Page
 	}
@@ -50,15 +58,11 @@ func (c Cell) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (c *Cell) UnmarshalJSON(b []byte) error {
-	type plain Cell
-	v := struct {
-		*plain
-		Page *int `json:"page"`
-	}{plain: (*plain)(c)}
+	var v cellJSON
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	c.Page = 0
+	*c = Cell{Column: v.Column, Answer: v.Answer, Quote: v.Quote, Section: v.Section, Stated: v.Stated, Score: v.Score, Note: v.Note}
 	if v.Page != nil {
 		c.Page = *v.Page
 	}
