@@ -35,30 +35,33 @@ type Cell struct {
 	Note string `json:"note,omitempty"`
 }
 
-// cellJSON is a Cell as the JSON has it: Page 0 as null.
-type cellJSON struct {
-	Column  int     `json:"column"`
-	Answer  string  `json:"answer"`
-	Quote   string  `json:"quote"`
-	Page    *int    `json:"page"`
-	Section string  `json:"section"`
-	Stated  bool    `json:"stated"`
-	Score   float64 `json:"score"`
-	Note    string  `json:"note,omitempty"`
+// CellJSON is a Cell as the JSON has it: Page 0 as null.
+type CellJSON struct {
+	Column  int     `json:"column" jsonschema:"the column, 1-based"`
+	Answer  string  `json:"answer" jsonschema:"the short answer; empty when the paper does not state it"`
+	Quote   string  `json:"quote" jsonschema:"the sentence of the paper the answer rests on, verbatim; empty when none was found in the paper"`
+	Page    *int    `json:"page" jsonschema:"the quote's page, 1-based; null when unknown or the paper has no pages"`
+	Section string  `json:"section" jsonschema:"the quote's section heading; abstract for the title and abstract"`
+	Stated  bool    `json:"stated" jsonschema:"whether the paper states an answer: false is not stated, never a guess"`
+	Score   float64 `json:"score" jsonschema:"the evidence's score, higher is better"`
+	Note    string  `json:"note,omitempty" jsonschema:"what is doubtful about the cell, e.g. a model's quote not found in the paper"`
 }
 
 // MarshalJSON writes Page 0 as null.
-func (c Cell) MarshalJSON() ([]byte, error) {
-	v := cellJSON{Column: c.Column, Answer: c.Answer, Quote: c.Quote, Section: c.Section, Stated: c.Stated, Score: c.Score, Note: c.Note}
+func (c Cell) MarshalJSON() ([]byte, error) { return json.Marshal(c.json()) }
+
+func (c Cell) json() CellJSON {
+	v := CellJSON{Column: c.Column, Answer: c.Answer, Quote: c.Quote, Section: c.Section, Stated: c.Stated, Score: c.Score, Note: c.Note}
 	if c.Page > 0 {
-		v.Page = &c.Page
+		p := c.Page
+		v.Page = &p
 	}
-	return json.Marshal(v)
+	return v
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (c *Cell) UnmarshalJSON(b []byte) error {
-	var v cellJSON
+	var v CellJSON
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
@@ -94,21 +97,38 @@ type Table struct {
 	Warnings []string
 }
 
-// MarshalJSON writes the stable document: columns as their questions.
-func (t *Table) MarshalJSON() ([]byte, error) {
-	qs := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		qs[i] = c.Question
-	}
-	rows := t.Rows
-	if rows == nil {
-		rows = []Row{}
-	}
-	return json.Marshal(struct {
-		Columns []string `json:"columns"`
-		Rows    []Row    `json:"rows"`
-	}{qs, rows})
+// Document is the --json document of a table (field names are stable):
+// the columns as their questions, the rows with their cells.
+type Document struct {
+	Columns []string `json:"columns" jsonschema:"the questions, in the order of the cells"`
+	Rows    []DocRow `json:"rows" jsonschema:"one per paper"`
 }
+
+// DocRow is one paper of a Document.
+type DocRow struct {
+	ID    string     `json:"id"`
+	Title string     `json:"title"`
+	Cells []CellJSON `json:"cells" jsonschema:"one per column: the short answer, the verbatim quote with its page and section, whether the paper states it, the evidence's score"`
+}
+
+// Document is t as its JSON has it.
+func (t *Table) Document() Document {
+	d := Document{Columns: make([]string, len(t.Columns)), Rows: make([]DocRow, len(t.Rows))}
+	for i, c := range t.Columns {
+		d.Columns[i] = c.Question
+	}
+	for i, r := range t.Rows {
+		row := DocRow{ID: r.ID, Title: r.Title, Cells: make([]CellJSON, len(r.Cells))}
+		for j, c := range r.Cells {
+			row.Cells[j] = c.json()
+		}
+		d.Rows[i] = row
+	}
+	return d
+}
+
+// MarshalJSON writes t.Document().
+func (t *Table) MarshalJSON() ([]byte, error) { return json.Marshal(t.Document()) }
 
 // Library is what a review reads and writes; *store.Library satisfies it.
 type Library interface {
