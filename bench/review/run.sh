@@ -30,7 +30,8 @@ measure() { # name, args...
 	done
 }
 uptime
-measure "topic 30x6" --tag 'RL for LLM Agents' --max 30
+# shellcheck disable=SC2046
+measure "topic 30x6" $(seq -f 'topic-%03g' 1 30)
 # shellcheck disable=SC2086
 measure "qasper 30x6" $qasper
 # shellcheck disable=SC2086
