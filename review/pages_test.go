@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 // The page of every quoted cell is the page pdftotext (the reference
