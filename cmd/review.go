@@ -258,30 +258,33 @@ func (o *reviewOptions) resolveSpec(ctx context.Context, lib *store.Library) (re
 	if len(o.args) == 0 && !o.selects() && spec.Columns == nil {
 		return spec, nil, o.listSaved(ctx, lib)
 	}
-	if len(o.args) == 1 && spec.Columns == nil && !o.selects() {
+	if len(o.args) == 1 && review.CheckName(o.args[0]) == nil {
 		sr, err := lib.Review(ctx, o.args[0])
-		if errors.Is(err, store.ErrNotFound) {
-			return spec, nil, withHint(withExit(fmt.Errorf("no saved review %q", o.args[0]), ExitUsage),
-				"papers review lists the saved reviews; a new review needs --column QUESTION")
-		}
-		if err != nil {
-			return spec, nil, err
-		}
-		if o.remove {
+		switch {
+		case err == nil && (spec.Columns != nil || o.selects()):
+			return spec, nil, withHint(usageError("review %s is saved: run it alone (papers review %s)", sr.Name, sr.Name),
+				"to change it, give its papers and columns again with --save %s", sr.Name)
+		case err == nil && o.remove:
 			if err := lib.RemoveReview(ctx, sr.Name); err != nil {
 				return spec, nil, storageHint(err)
 			}
 			fmt.Fprintf(o.io.ErrOut, "removed review %s\n", sr.Name)
 			return spec, nil, nil
-		}
-		saved, err := review.Decode(sr.Spec)
-		if err != nil {
+		case err == nil:
+			saved, err := review.Decode(sr.Spec)
+			if err != nil {
+				return spec, nil, err
+			}
+			if o.maxGiven {
+				saved.Max = o.max
+			}
+			return saved, &saved, nil
+		case !errors.Is(err, store.ErrNotFound):
 			return spec, nil, err
+		case spec.Columns == nil && !o.selects():
+			return spec, nil, withHint(withExit(fmt.Errorf("no saved review %q", o.args[0]), ExitUsage),
+				"papers review lists the saved reviews; a new review needs --column QUESTION")
 		}
-		if o.maxGiven {
-			saved.Max = o.max
-		}
-		return saved, &saved, nil
 	}
 	if o.remove {
 		return spec, nil, usageError("--rm takes the saved review's name alone: papers review NAME --rm")
