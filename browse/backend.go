@@ -13,6 +13,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/related"
+	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -34,6 +35,9 @@ type Backend interface {
 	Ask(ctx context.Context, question string, f store.Filter, w io.Writer) (*ask.Result, error)
 	Search(ctx context.Context, query string, f store.Filter) ([]ask.Passage, error)
 	Related(ctx context.Context, id, topic string) ([]related.Result, error)
+	// Review fills a literature-review table of papers x cols offline, as
+	// papers review does (sharing its cache of cells).
+	Review(ctx context.Context, papers []store.Paper, cols []review.Column) (*review.Table, error)
 	// URL is where o opens a paper: its PDF when the library keeps one,
 	// else its page ("" when it has neither).
 	URL(p store.Paper) string
@@ -205,6 +209,12 @@ func (b *Library) Related(ctx context.Context, id, topicName string) ([]related.
 		return nil, err
 	}
 	return related.Papers(ctx, b.Lib, hits)
+}
+
+// Review fills the table offline, as papers review does without --llm.
+func (b *Library) Review(ctx context.Context, papers []store.Paper, cols []review.Column) (*review.Table, error) {
+	a := &review.Offline{Retriever: &ask.Retriever{Index: b.Lib, Embedder: b.Embedder}}
+	return review.Build(ctx, b.Lib, a, papers, cols, review.Options{})
 }
 
 // Close releases what Related built.
