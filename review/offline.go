@@ -71,7 +71,7 @@ func (o *Offline) workers() int     { return defaultWorkers() }
 func (o *Offline) usage() ask.Usage { return ask.Usage{} }
 
 func (o *Offline) answer(ctx context.Context, pt *paperText, c Column) (Cell, error) {
-	res, err := askPaper(ctx, o.Retriever, pt.paper.ID, c.Question)
+	res, err := askPaper(ctx, o.Retriever, pt, c.Question)
 	if errors.Is(err, ask.ErrNoEvidence) {
 		return notStated(), nil
 	}
@@ -82,9 +82,19 @@ func (o *Offline) answer(ctx context.Context, pt *paperText, c Column) (Cell, er
 }
 
 // askPaper asks one paper: retrieval restricted to it, then ask's answer
-// (written nowhere).
-func askPaper(ctx context.Context, r *ask.Retriever, id, question string) (*ask.Result, error) {
-	return r.Ask(ctx, question, nil, ask.AskOptions{Retrieve: ask.RetrieveOptions{Filter: store.Filter{IDs: []string{id}}}}, nil)
+// (written nowhere). When no passage of the paper shares a word with the
+// question (a generic column, "What method does it propose?", over a paper
+// held as its abstract), the answer is looked for in its title and
+// abstract.
+func askPaper(ctx context.Context, r *ask.Retriever, pt *paperText, question string) (*ask.Result, error) {
+	ps, opts, err := r.Evidence(ctx, question, nil, ask.AskOptions{Retrieve: ask.RetrieveOptions{Filter: store.Filter{IDs: []string{pt.paper.ID}}}})
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		ps = withAbstract(nil, pt)
+	}
+	return ask.Answer(ctx, ps, question, nil, opts, nil)
 }
 
 // citeMark finds an answer sentence's citations, "[1]" or "[1, 2]".
