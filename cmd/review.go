@@ -95,6 +95,8 @@ answer, quote, page and section columns per question) and --json:
 		map[string]string{"md": review.FormatMarkdown, "text": review.FormatTable}, "output: table, markdown, csv or json (--json)")
 	o.format.shortcut(c, "json", "json", "print one JSON document: columns and rows with their cells (same as --format json)")
 	o.llm.register(c, "answer offline even when --llm or PAPERS_LLM names a model")
+	// a review is offline unless a model is named: OPENAI_API_KEY alone does not make 180 requests
+	f.Lookup("llm").Usage = "a model fills each cell: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: offline, even with OPENAI_API_KEY set)"
 	return c
 }
 
