@@ -3,8 +3,6 @@ package review
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/papers-cli/papers/ask"
@@ -12,6 +10,7 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/internal/testmain"
 	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/store/storetest"
 )
 
 func TestMain(m *testing.M) { testmain.Main(m) }
@@ -25,13 +24,13 @@ const (
 	pasa        = "../../shared/data/pdfs/papers/pasa_2501.10120.pdf"
 )
 
-var (
-	buildOnce sync.Once
-	builtDir  string
-	buildErr  error
-)
+// shared is the tests' library, built once per test binary.
+var shared = storetest.Shared{Build: func(ctx context.Context, dir string) error {
+	_, err := ingest.Build(ctx, dir, embed.NewLocal(), ingest.Sources{Corpora: []string{topicCorpus}, PDFs: []string{toolformer, pasa}})
+	return err
+}}
 
-// testLibrary is a copy of the tests' library, built once per test binary.
+// testLibrary is a copy of the tests' library.
 func testLibrary(t testing.TB) *store.Library {
 	t.Helper()
 	for _, f := range []string{topicCorpus, toolformer, pasa} {
@@ -39,32 +38,7 @@ func testLibrary(t testing.TB) *store.Library {
 			t.Fatalf("test data missing: %v (the tests need ../shared/data next to the repository; see its README.md)", err)
 		}
 	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "review-test-*")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtDir = dir
-		_, buildErr = ingest.Build(context.Background(), dir, embed.NewLocal(), ingest.Sources{Corpora: []string{topicCorpus}, PDFs: []string{toolformer, pasa}})
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join(builtDir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, store.FileName), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	lib, err := store.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lib.Close() })
-	return lib
+	return shared.Open(t)
 }
 
 // retriever is the library's retriever, as papers review makes it.

@@ -3,26 +3,27 @@ package topic
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/store/storetest"
 )
 
 const topicCorpus = "../../shared/data/topic/rl-for-llm-agents.jsonl"
 
-var (
-	builtOnce sync.Once
-	builtDir  string
-	builtErr  error
-)
+// corpus is the topic corpus and Toolformer's PDF, ingested once per test
+// binary.
+var corpus = storetest.Shared{Build: func(ctx context.Context, dir string) error {
+	_, err := ingest.Build(ctx, dir, embed.NewLocal(), ingest.Sources{Corpora: []string{topicCorpus},
+		PDFs: []string{"../../shared/data/pdfs/papers/toolformer_2302.04761v1.pdf"}})
+	return err
+}}
 
 // corpusTopic is a library holding the topic corpus (30 real papers of a
 // feed's "RL for LLM Agents" page, May 2026, with the feed's tags glued
@@ -34,28 +35,7 @@ func corpusTopic(t *testing.T, description string) (*store.Library, store.Topic)
 		t.Fatalf("test data missing: %v (the tests need ../shared/data next to the repository)", err)
 	}
 	ctx := context.Background()
-	builtOnce.Do(func() {
-		if builtDir, builtErr = os.MkdirTemp("", "topic-test-*"); builtErr == nil {
-			_, builtErr = ingest.Build(ctx, builtDir, embed.NewLocal(), ingest.Sources{Corpora: []string{topicCorpus},
-				PDFs: []string{"../../shared/data/pdfs/papers/toolformer_2302.04761v1.pdf"}})
-		}
-	})
-	if builtErr != nil {
-		t.Fatal(builtErr)
-	}
-	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join(builtDir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, store.FileName), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	lib, err := store.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lib.Close() })
+	lib := corpus.Open(t)
 	tp := store.Topic{Name: "rl", Query: `abs:"reinforcement learning" AND abs:agent`, Description: description}
 	if err := lib.AddTopic(ctx, tp); err != nil {
 		t.Fatal(err)
