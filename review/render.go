@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -74,7 +75,7 @@ func writeGrid(b *strings.Builder, t *Table, cellW int) {
 	}
 	b.WriteString(rule + "\n")
 	for i, r := range t.Rows {
-		cols := [][]string{append(cut(wrap(fmt.Sprintf("%d. %s", i+1, shortName(r.Title)), labelWidth), maxLabelLines, labelWidth), wrap(r.ID, labelWidth)...)}
+		cols := [][]string{append(cut(wrap(fmt.Sprintf("%d. %s", i+1, cmp.Or(r.Name, r.Title)), labelWidth), maxLabelLines, labelWidth), wrap(r.ID, labelWidth)...)}
 		for _, c := range r.Cells {
 			cols = append(cols, cellLines(c, cellW))
 		}
@@ -217,15 +218,6 @@ func wrap(s string, w int) []string {
 
 // line is s made inert for a terminal and put on one line.
 func line(s string) string { return safetext.OneLine(s) }
-
-// shortName is what a row is called in the grid: the title's name before
-// a colon ("ECHO", "Co-ReAct") when there is one, else the title.
-func shortName(title string) string {
-	if name, _, ok := strings.Cut(title, ":"); ok && len(strings.Fields(name)) <= 4 && len([]rune(name)) <= 2*labelWidth {
-		return strings.TrimSpace(name)
-	}
-	return title
-}
 
 // WriteMarkdown writes t as a Markdown pipe table for notes: a row per
 // paper (its title and id), a cell per question with the short answer,

@@ -52,7 +52,7 @@ func sampleTable() *Table {
 		return Cell{Column: col, Answer: answer, Quote: quote, Page: page, Section: section, Stated: true, Score: 0.8}
 	}
 	return &Table{Columns: cols, Rows: []Row{
-		{ID: "2302.04761", Title: "Toolformer: Language Models Can Teach Themselves to Use Tools", Cells: []Cell{
+		{ID: "2302.04761", Title: "Toolformer: Language Models Can Teach Themselves to Use Tools", Name: "Toolformer", Cells: []Cell{
 			quote(1, "LMs struggle with arithmetic and factual lookup", "They also, paradoxically, struggle with basic functionality, such as arithmetic or factual lookup, where much simpler and smaller models excel.", 1, "Abstract"),
 			quote(2, "self-supervised finetuning on sampled API calls", "We introduce Toolformer, a model trained to decide which APIs to call.", 1, "Abstract"),
 			{Column: 3},
@@ -60,7 +60,7 @@ func sampleTable() *Table {
 			quote(5, "no tool use in a chain", "One such limitation is the inability of Toolformer to use tools in a chain.", 11, "7 Limitations"),
 			quote(6, "GPT-J (6.7B)", "=HYPERLINK(\"x\") GPT-J is used as the language model M.", 4, "4.1 Experimental Setup"),
 		}},
-		{ID: "topic-001", Title: "ECHO: Terminal Agents Learn World Models for Free", Cells: []Cell{
+		{ID: "topic-001", Title: "ECHO: Terminal Agents Learn World Models for Free", Name: "ECHO", Cells: []Cell{
 			quote(1, "agent RL discards the terminal's stream", "We argue that this stream is a supervision signal, but standard agent RL discards it.", 0, "abstract"),
 			quote(2, "ECHO, a hybrid objective", "We introduce ECHO (Environment Cross-entropy Hybrid Objective), a hybrid objective.", 0, "abstract"),
 			quote(3, "doubles GRPO pass@1: 2.70% to 5.17%", "ECHO doubles GRPO pass@1 on TerminalBench-2.0: Qwen3-8B improves from 2.70% to 5.17%.", 0, "abstract"),

@@ -77,7 +77,10 @@ type Row struct {
 	ID      string `json:"id"`
 	Version int    `json:"-"`
 	Title   string `json:"title"`
-	Cells   []Cell `json:"cells"`
+	// Name is what the paper goes by (ask.ShortName: "ECHO", "ReBel"),
+	// "" when it has none; the terminal table labels rows with it.
+	Name  string `json:"-"`
+	Cells []Cell `json:"cells"`
 }
 
 // Table is a review: its JSON is the --json document of `papers review`,
@@ -181,7 +184,7 @@ func Build(ctx context.Context, lib Library, a Answerer, papers []store.Paper, c
 	}
 	for i, p := range papers {
 		ids[i] = p.ID
-		t.Rows[i] = Row{ID: p.ID, Version: p.Version, Title: oneLine(p.Title), Cells: make([]Cell, len(cols))}
+		t.Rows[i] = Row{ID: p.ID, Version: p.Version, Title: oneLine(p.Title), Name: ask.ShortName(&p), Cells: make([]Cell, len(cols))}
 	}
 	fps, err := lib.Fingerprints(ctx, ids)
 	if err != nil {

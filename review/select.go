@@ -95,8 +95,7 @@ func Select(ctx context.Context, lib SelectLibrary, r *ask.Retriever, s Spec, no
 		}
 		return papers, 0, nil
 	}
-	f.Brief = true
-	all, err := lib.List(ctx, f)
+	all, err := lib.List(ctx, f) // with abstracts: what papers go by is there (ask.ShortName)
 	if err != nil {
 		return nil, 0, err
 	}
