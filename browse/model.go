@@ -29,6 +29,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/related"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
@@ -109,7 +110,7 @@ type Model struct {
 	stream            chan tea.Msg
 
 	searchQ    string
-	hits       []ask.Passage
+	hits       []retrieve.Passage
 	searchList cursor
 
 	relatedTo   store.Paper
@@ -213,7 +214,7 @@ type (
 	searchMsg struct {
 		seq   int
 		query string
-		hits  []ask.Passage
+		hits  []retrieve.Passage
 		err   error
 	}
 	relatedMsg struct {

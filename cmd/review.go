@@ -13,7 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 )
@@ -163,11 +163,19 @@ func (o *reviewOptions) spec() (review.Spec, error) {
 }
 
 func runReview(ctx context.Context, o *reviewOptions) error {
-	lib, err := openExisting(ctx, o.globalOptions)
+	model := !o.llm.extractive && strings.TrimSpace(o.llm.spec) != "" // a review is offline unless a model is named
+	var mods []func(*library.Config)
+	if model {
+		if err := o.llm.check(); err != nil {
+			return err
+		}
+		mods = append(mods, o.llm.set(false))
+	}
+	s, lib, err := openExisting(ctx, o.globalOptions, mods...)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	spec, saved, err := o.resolveSpec(ctx, lib)
 	if err != nil || saved == nil && spec.Columns == nil {
 		return err // listed or removed saved reviews, or an error
@@ -178,23 +186,9 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	if spec.Columns, err = review.CheckColumns(spec.Columns); err != nil {
 		return withExit(err, ExitUsage)
 	}
-	e, err := libraryEmbedder(ctx, lib, o.io.ErrOut)
-	if err != nil {
-		return err
-	}
-	r := &ask.Retriever{Index: lib, Embedder: e}
-	papers, more, err := review.Select(ctx, lib, r, spec, time.Now())
-	if errors.Is(err, review.ErrNoPapers) {
-		return withHint(withExit(err, ExitUsage), "papers review --topic NAME --column QUESTION, or give ids; papers review alone lists the saved reviews")
-	}
-	if err != nil {
-		return usage(err)
-	}
-	if len(papers) == 0 {
-		return withHint(withExit(errors.New("no paper of the library matches the review's selection"), ExitNoEvidence), "check the filters with papers list (same flags)")
-	}
-	if more > 0 {
-		fmt.Fprintf(o.io.ErrOut, "note: the review has the first %d papers; more match (raise --max)\n", len(papers))
+	if !spec.Selects() {
+		return withHint(withExit(fmt.Errorf("%w: name them by id, --topic, --tag, --saved or --query", review.ErrNoPapers), ExitUsage),
+			"papers review --topic NAME --column QUESTION, or give ids; papers review alone lists the saved reviews")
 	}
 	if o.save != "" {
 		b, err := spec.Encode()
@@ -202,36 +196,40 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 			return err
 		}
 		if err := lib.SaveReview(ctx, o.save, b); err != nil {
-			return storageHint(err)
+			return err
 		}
 		fmt.Fprintf(o.io.ErrOut, "saved review %s: papers review %s runs it again\n", o.save, o.save)
 	}
-	answerer, err := o.answerer(r)
-	if err != nil {
-		return err
-	}
 	start := time.Now()
 	prog := newReviewProgress(o.io)
-	t, err := review.Build(ctx, lib, answerer, papers, spec.Columns, review.Options{Recompute: o.recompute, Progress: prog.update})
+	res, err := s.Review(ctx, spec, library.ReviewOptions{Model: model, Recompute: o.recompute, Progress: prog.update})
 	prog.done()
-	if t != nil {
-		for _, w := range t.Warnings {
-			fmt.Fprintf(o.io.ErrOut, "warning: %s\n", w)
-		}
-		if o.verbose {
-			fmt.Fprintf(o.io.ErrOut, "%d cells: %d cached, %d computed by %s in %s\n", t.Cached+t.Computed+t.Missing, t.Cached, t.Computed,
-				t.Answerer, time.Since(start).Round(time.Millisecond))
-			if t.Usage.PromptTokens > 0 {
-				fmt.Fprintf(o.io.ErrOut, "model: %d prompt + %d completion tokens\n", t.Usage.PromptTokens, t.Usage.CompletionTokens)
-			}
+	if res == nil || res.Table == nil {
+		return usage(err)
+	}
+	t := res.Table
+	if res.Papers == 0 {
+		return withHint(withExit(errors.New("no paper of the library matches the review's selection"), ExitNoEvidence), "check the filters with papers list (same flags)")
+	}
+	if res.More > 0 {
+		fmt.Fprintf(o.io.ErrOut, "note: the review has the first %d papers; more match (raise --max)\n", res.Papers)
+	}
+	for _, w := range t.Warnings {
+		fmt.Fprintf(o.io.ErrOut, "warning: %s\n", w)
+	}
+	if o.verbose {
+		fmt.Fprintf(o.io.ErrOut, "%d cells: %d cached, %d computed by %s in %s\n", t.Cached+t.Computed+t.Missing, t.Cached, t.Computed,
+			t.Answerer, time.Since(start).Round(time.Millisecond))
+		if t.Usage.PromptTokens > 0 {
+			fmt.Fprintf(o.io.ErrOut, "model: %d prompt + %d completion tokens\n", t.Usage.PromptTokens, t.Usage.CompletionTokens)
 		}
 	}
 	if err != nil {
-		if t != nil && t.Missing > 0 {
+		if t.Missing > 0 {
 			fmt.Fprintf(o.io.ErrOut, "stopped with %d of %d cells done; they are kept: run the same command again to finish\n",
 				t.Cached+t.Computed, t.Cached+t.Computed+t.Missing)
 		}
-		return askError(err)
+		return err
 	}
 	switch o.output {
 	case "json":
@@ -268,7 +266,7 @@ func (o *reviewOptions) resolveSpec(ctx context.Context, lib *store.Library) (re
 				"to change it, give its papers and columns again with --save %s", sr.Name)
 		case err == nil && o.remove:
 			if err := lib.RemoveReview(ctx, sr.Name); err != nil {
-				return spec, nil, storageHint(err)
+				return spec, nil, err
 			}
 			fmt.Fprintf(o.io.ErrOut, "removed review %s\n", sr.Name)
 			return spec, nil, nil
@@ -346,19 +344,6 @@ func specSummary(s review.Spec) string {
 		parts = append(parts, "since "+s.Since)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// answerer is the model the flags name (only --llm or PAPERS_LLM: a review
-// is offline unless asked), else the offline answerer.
-func (o *reviewOptions) answerer(r *ask.Retriever) (review.Answerer, error) {
-	if o.llm.extractive || strings.TrimSpace(o.llm.spec) == "" {
-		return &review.Offline{Retriever: r}, nil
-	}
-	llm, err := o.llm.resolve(false)
-	if err != nil {
-		return nil, err
-	}
-	return &review.Model{Retriever: r, LLM: llm}, nil
 }
 
 // reviewProgress draws a bar of cells on a terminal's stderr; nothing

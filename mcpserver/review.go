@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 )
@@ -62,47 +61,26 @@ func (s *Server) review(ctx context.Context, _ *mcp.CallToolRequest, in reviewIn
 	if err != nil {
 		return nil, err
 	}
-	e, err := ask.LibraryEmbedder(ctx, lib, s.opts.Embed)
-	if err != nil {
-		return nil, err
-	}
-	r := &ask.Retriever{Index: lib, Embedder: e}
-	var a review.Answerer = &review.Offline{Retriever: r}
+	o := library.ReviewOptions{Offset: in.Offset, Limit: limit}
 	switch in.Mode {
 	case "", "offline", "extractive":
 	case "model", "llm":
-		cfg := s.opts.LLM
-		cfg.NoStream = true
-		llm, err := ask.ResolveLLM(cfg)
-		if err != nil {
-			return nil, err
-		}
-		if llm == nil {
-			return nil, hint.With(errors.New("mode model needs a language model, and none is configured"),
-				"start the server with --llm openai:MODEL (and OPENAI_API_KEY) or --llm ollama:MODEL, or use mode offline")
-		}
-		a = &review.Model{Retriever: r, LLM: llm}
+		o.Model = true
 	default:
 		return nil, fmt.Errorf("unknown mode %q (want offline or model)", in.Mode)
 	}
-	papers, more, err := review.Select(ctx, lib, r, spec, time.Now())
+	res, err := s.lib.Review(ctx, spec, o)
 	if err != nil {
 		return nil, err
 	}
-	out := &reviewOut{Offset: in.Offset, Papers: len(papers), Answerer: a.Name(), Warnings: []string{}}
-	if more > 0 {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("the review has the first %d papers; more match (raise max)", len(papers)))
-	}
-	page := papers[min(in.Offset, len(papers)):min(in.Offset+limit, len(papers))]
-	if next := in.Offset + limit; next < len(papers) {
+	out := &reviewOut{Document: res.Document(), Offset: in.Offset, Papers: res.Papers, Answerer: res.Answerer, Warnings: []string{}}
+	if next := in.Offset + limit; next < res.Papers {
 		out.NextOffset = &next
 	}
-	t, err := review.Build(ctx, lib, a, page, spec.Columns, review.Options{})
-	if err != nil {
-		return nil, err
+	if res.More > 0 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the review has the first %d papers; more match (raise max)", res.Papers))
 	}
-	out.Document = t.Document()
-	out.Warnings = append(out.Warnings, t.Warnings...)
+	out.Warnings = append(out.Warnings, res.Warnings...)
 	return out, nil
 }
 

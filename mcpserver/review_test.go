@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
@@ -34,8 +35,8 @@ type reviewDoc struct {
 // The review tool gives the table of papers x questions a page of rows
 // at a time, as papers review --json has it; a saved review runs by name.
 func TestReviewTool(t *testing.T) {
-	dir := library(t)
-	cs, _ := session(t, mcpserver.Options{Dir: dir}, nil)
+	dir := testLibrary(t)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir}}, nil)
 	args := map[string]any{"ids": []string{"2302.04761", "2501.10120"}, "columns": []string{"What are the limitations?", "Datasets"}, "limit": 1}
 	var first reviewDoc
 	call(t, cs, "review", args, &first)
@@ -76,6 +77,6 @@ func TestReviewTool(t *testing.T) {
 	failure(t, "name and papers", call(t, cs, "review", map[string]any{"name": "tools-review", "ids": "2302.04761"}, nil), "alone")
 	failure(t, "rows per call", call(t, cs, "review", map[string]any{"ids": "2302.04761", "columns": "X?", "limit": 51}, nil), "limit must be from 1 to 50")
 	failure(t, "mode", call(t, cs, "review", map[string]any{"ids": "2302.04761", "columns": "X?", "mode": "psychic"}, nil), "unknown mode")
-	failure(t, "model without one", call(t, cs, "review", map[string]any{"ids": "2302.04761", "columns": "X?", "mode": "model"}, nil), "needs a language model")
+	failure(t, "model without one", call(t, cs, "review", map[string]any{"ids": "2302.04761", "columns": "X?", "mode": "model"}, nil), "none is configured")
 	failure(t, "unknown paper", call(t, cs, "review", map[string]any{"ids": "2999.99999", "columns": "X?"}, nil), "2999.99999")
 }

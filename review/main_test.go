@@ -5,10 +5,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/internal/testmain"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/store/storetest"
 )
@@ -42,13 +42,13 @@ func testLibrary(t testing.TB) *store.Library {
 }
 
 // retriever is the library's retriever, as papers review makes it.
-func retriever(t testing.TB, lib *store.Library) *ask.Retriever {
+func retriever(t testing.TB, lib *store.Library) *retrieve.Retriever {
 	t.Helper()
-	e, err := ask.LibraryEmbedder(context.Background(), lib, embed.Options{})
+	e, err := retrieve.LibraryEmbedder(context.Background(), lib, embed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &ask.Retriever{Index: lib, Embedder: e}
+	return &retrieve.Retriever{Index: lib, Embedder: e}
 }
 
 // papersOf returns the library's papers with these ids, in this order.

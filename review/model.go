@@ -10,7 +10,9 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -21,8 +23,8 @@ import (
 // verbatim; otherwise the cell keeps the model's answer, shows no quote
 // and says why in its Note.
 type Model struct {
-	Retriever *ask.Retriever
-	LLM       ask.LLM
+	Retriever *retrieve.Retriever
+	LLM       llm.LLM
 	// K is how many passages of the paper the model reads per cell
 	// (default 6, plus the title and abstract).
 	K int
@@ -30,7 +32,7 @@ type Model struct {
 	Workers int
 
 	mu  sync.Mutex
-	use ask.Usage
+	use llm.Usage
 }
 
 // Name is "model/VERSION/MODEL/EMBEDDER[/BUILD]".
@@ -43,7 +45,7 @@ func (m *Model) workers() int {
 	return 4
 }
 
-func (m *Model) usage() ask.Usage {
+func (m *Model) usage() llm.Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.use
@@ -70,8 +72,8 @@ func (m *Model) answer(ctx context.Context, pt *paperText, c Column) (Cell, erro
 	if k <= 0 {
 		k = 6
 	}
-	ps, _, err := m.Retriever.Evidence(ctx, c.Question, m.LLM, ask.AskOptions{K: k,
-		Retrieve: ask.RetrieveOptions{Filter: store.Filter{IDs: []string{pt.paper.ID}}}})
+	ps, _, err := ask.Evidence(ctx, m.Retriever, c.Question, m.LLM, ask.AskOptions{K: k,
+		Retrieve: retrieve.Options{Filter: store.Filter{IDs: []string{pt.paper.ID}}}})
 	if err != nil {
 		return Cell{}, err
 	}
@@ -94,8 +96,8 @@ func (m *Model) answer(ctx context.Context, pt *paperText, c Column) (Cell, erro
 	if err != nil {
 		return Cell{}, err
 	}
-	comp, err := m.LLM.Complete(ctx, ask.Request{Messages: []ask.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 400}, nil)
-	if errors.Is(err, ask.ErrEmptyReply) {
+	comp, err := m.LLM.Complete(ctx, llm.Request{Messages: []llm.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 400}, nil)
+	if errors.Is(err, llm.ErrEmptyReply) {
 		return Cell{Note: NoteEmptyReply}, nil
 	}
 	if err != nil {
@@ -139,7 +141,7 @@ func (m *Model) answer(ctx context.Context, pt *paperText, c Column) (Cell, erro
 // withAbstract adds the paper's title and abstract to its passages when
 // retrieval did not bring them: what a paper proposes and finds is said
 // there first.
-func withAbstract(ps []ask.Passage, pt *paperText) []ask.Passage {
+func withAbstract(ps []retrieve.Passage, pt *paperText) []retrieve.Passage {
 	for _, p := range ps {
 		if p.Seq == 0 {
 			return ps
@@ -147,13 +149,13 @@ func withAbstract(ps []ask.Passage, pt *paperText) []ask.Passage {
 	}
 	for _, c := range pt.chunks {
 		if c.Seq == 0 && strings.TrimSpace(c.Text) != "" {
-			return append([]ask.Passage{{ChunkID: store.ChunkID(c.PaperID, 0), PaperID: c.PaperID, Text: c.Text, Paper: pt.paper}}, ps...)
+			return append([]retrieve.Passage{{ChunkID: store.ChunkID(c.PaperID, 0), PaperID: c.PaperID, Text: c.Text, Paper: pt.paper}}, ps...)
 		}
 	}
 	return ps
 }
 
-func passageSection(p ask.Passage) string {
+func passageSection(p retrieve.Passage) string {
 	if p.Seq == 0 {
 		return "abstract"
 	}

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/ask/asktest"
+	"github.com/papers-cli/papers/llm/llmtest"
+	"github.com/papers-cli/papers/llm"
 )
 
 // A model fills the cells through the real OpenAI-compatible client and a
@@ -21,7 +21,7 @@ func TestModelCellsQuotesChecked(t *testing.T) {
 	lib := testLibrary(t)
 	var mu sync.Mutex
 	var users []string
-	srv := asktest.NewServer(t, asktest.Options{Respond: func(system, user string) string {
+	srv := llmtest.NewServer(t, llmtest.Options{Respond: func(system, user string) string {
 		mu.Lock()
 		users = append(users, user)
 		mu.Unlock()
@@ -40,11 +40,11 @@ func TestModelCellsQuotesChecked(t *testing.T) {
 		}
 		return `{"stated": true, "answer": "GPT-J", "quote": "", "passage": 1}`
 	}})
-	llm, err := ask.NewOpenAI(ask.LLMConfig{Spec: "openai:test-model", APIKey: "sk-test", BaseURL: srv.BaseURL(), NoStream: true, MaxRetries: -1})
+	model, err := llm.NewOpenAI(llm.LLMConfig{Spec: "openai:test-model", APIKey: "sk-test", BaseURL: srv.BaseURL(), NoStream: true, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Model{Retriever: retriever(t, lib), LLM: llm}
+	m := &Model{Retriever: retriever(t, lib), LLM: model}
 	cols := append(append([]Column(nil), testColumns...),
 		Column{Name: "Models", Question: "Which base models are trained?"},
 		Column{Name: "Size", Question: "How large is the model?"})
@@ -98,13 +98,13 @@ func TestModelCellsQuotesChecked(t *testing.T) {
 
 	// a server that fails stops the review with its error, and the
 	// cells done are kept
-	bad := asktest.NewServer(t, asktest.Options{Status: 401, Body: `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`})
-	badLLM, err := ask.NewOpenAI(ask.LLMConfig{Spec: "openai:test-model", APIKey: "sk-bad", BaseURL: bad.BaseURL(), NoStream: true, MaxRetries: -1})
+	bad := llmtest.NewServer(t, llmtest.Options{Status: 401, Body: `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`})
+	badLLM, err := llm.NewOpenAI(llm.LLMConfig{Spec: "openai:test-model", APIKey: "sk-bad", BaseURL: bad.BaseURL(), NoStream: true, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Build(context.Background(), lib, &Model{Retriever: retriever(t, lib), LLM: badLLM}, papersOf(t, lib, "topic-001"), cols, Options{})
-	if !errors.Is(err, ask.ErrUnauthorized) {
+	if !errors.Is(err, llm.ErrUnauthorized) {
 		t.Errorf("a server refusing the key: %v, want ErrUnauthorized", err)
 	}
 	if err != nil && strings.Contains(err.Error(), "sk-bad") {

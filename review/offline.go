@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
 )
@@ -45,7 +47,7 @@ func buildVersion() string {
 // model: the passages of that paper that best match the question, and
 // ask's answer from them (its first sentence and what it cites).
 type Offline struct {
-	Retriever *ask.Retriever
+	Retriever *retrieve.Retriever
 }
 
 // Name is "offline/VERSION/EMBEDDER[/BUILD]".
@@ -53,7 +55,7 @@ func (o *Offline) Name() string {
 	return answererName("offline", "", o.Retriever)
 }
 
-func answererName(kind, model string, r *ask.Retriever) string {
+func answererName(kind, model string, r *retrieve.Retriever) string {
 	n := kind + "/" + cellsVersion
 	if model != "" {
 		n += "/" + model
@@ -68,7 +70,7 @@ func answererName(kind, model string, r *ask.Retriever) string {
 }
 
 func (o *Offline) workers() int     { return defaultWorkers() }
-func (o *Offline) usage() ask.Usage { return ask.Usage{} }
+func (o *Offline) usage() llm.Usage { return llm.Usage{} }
 
 func (o *Offline) answer(ctx context.Context, pt *paperText, c Column) (Cell, error) {
 	res, err := askPaper(ctx, o.Retriever, pt, c.Question)
@@ -86,8 +88,8 @@ func (o *Offline) answer(ctx context.Context, pt *paperText, c Column) (Cell, er
 // question (a generic column, "What method does it propose?", over a paper
 // held as its abstract), the answer is looked for in its title and
 // abstract.
-func askPaper(ctx context.Context, r *ask.Retriever, pt *paperText, question string) (*ask.Result, error) {
-	ps, opts, err := r.Evidence(ctx, question, nil, ask.AskOptions{Retrieve: ask.RetrieveOptions{Filter: store.Filter{IDs: []string{pt.paper.ID}}}})
+func askPaper(ctx context.Context, r *retrieve.Retriever, pt *paperText, question string) (*ask.Result, error) {
+	ps, opts, err := ask.Evidence(ctx, r, question, nil, ask.AskOptions{Retrieve: retrieve.Options{Filter: store.Filter{IDs: []string{pt.paper.ID}}}})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -94,7 +96,7 @@ type Table struct {
 	// taken from the library's cache; Missing those an interruption left.
 	Computed, Cached, Missing int
 	// Usage is the model's tokens for the cells computed (Model answerer).
-	Usage ask.Usage
+	Usage llm.Usage
 	// Warnings are said once each on stderr (the cache could not be
 	// written, ...).
 	Warnings []string
@@ -135,7 +137,7 @@ func (t *Table) MarshalJSON() ([]byte, error) { return json.Marshal(t.Document()
 
 // Library is what a review reads and writes; *store.Library satisfies it.
 type Library interface {
-	ask.Index
+	retrieve.Index
 	// Chunks returns a paper's chunks in order (to find quotes in it).
 	Chunks(ctx context.Context, paperID string) ([]store.Chunk, error)
 	// Fingerprints, ReviewCells and PutReviewCells are the cache of cells.
@@ -402,7 +404,7 @@ type Answerer interface {
 	Name() string
 	answer(ctx context.Context, p *paperText, c Column) (Cell, error)
 	workers() int
-	usage() ask.Usage
+	usage() llm.Usage
 }
 
 // defaultWorkers is the offline answerer's: one per CPU.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -66,7 +66,7 @@ type SelectLibrary interface {
 // with how many more there were. r searches for s.Query (it may be nil
 // without one). A paper or topic the library does not hold is an error
 // naming it (resolve).
-func Select(ctx context.Context, lib SelectLibrary, r *ask.Retriever, s Spec, now time.Time) (papers []store.Paper, more int, err error) {
+func Select(ctx context.Context, lib SelectLibrary, r *retrieve.Retriever, s Spec, now time.Time) (papers []store.Paper, more int, err error) {
 	if !s.Selects() {
 		return nil, 0, fmt.Errorf("%w: name them by id, --topic, --tag, --saved or --query", ErrNoPapers)
 	}
@@ -83,7 +83,7 @@ func Select(ctx context.Context, lib SelectLibrary, r *ask.Retriever, s Spec, no
 			return nil, 0, errors.New("select a review's papers by search: no retriever")
 		}
 		// one passage per paper: the papers in the order of their best passage
-		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: limit + 1, PerPaper: 1, Filter: f})
+		ps, err := r.Retrieve(ctx, q, retrieve.Options{K: limit + 1, PerPaper: 1, Filter: f})
 		if err != nil {
 			return nil, 0, err
 		}

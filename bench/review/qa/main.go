@@ -18,10 +18,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 )
@@ -46,11 +46,11 @@ func main() {
 		log.Fatal(err)
 	}
 	defer lib.Close()
-	e, err := ask.LibraryEmbedder(ctx, lib, embed.Options{})
+	e, err := retrieve.LibraryEmbedder(ctx, lib, embed.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	a := &review.Offline{Retriever: &ask.Retriever{Index: lib, Embedder: e}}
+	a := &review.Offline{Retriever: &retrieve.Retriever{Index: lib, Embedder: e}}
 
 	var qs []eval.Question
 	for _, set := range []struct {
