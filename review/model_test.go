@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/papers-cli/papers/llm/llmtest"
 	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/llm/llmtest"
 )
 
 // A model fills the cells through the real OpenAI-compatible client and a
