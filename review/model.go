@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/llm"
@@ -72,8 +71,7 @@ func (m *Model) answer(ctx context.Context, pt *paperText, c Column) (Cell, erro
 	if k <= 0 {
 		k = 6
 	}
-	ps, _, err := ask.Evidence(ctx, m.Retriever, c.Question, m.LLM, ask.AskOptions{K: k,
-		Retrieve: retrieve.Options{Filter: store.Filter{IDs: []string{pt.paper.ID}}}})
+	ps, err := m.Retriever.Retrieve(ctx, c.Question, retrieve.Options{K: k, PerPaper: -1, Filter: store.Filter{IDs: []string{pt.paper.ID}}})
 	if err != nil {
 		return Cell{}, err
 	}

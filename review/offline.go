@@ -83,20 +83,9 @@ func (o *Offline) answer(ctx context.Context, pt *paperText, c Column) (Cell, er
 	return cellOf(res, pt), nil
 }
 
-// askPaper asks one paper: retrieval restricted to it, then ask's answer
-// (written nowhere). When no passage of the paper shares a word with the
-// question (a generic column, "What method does it propose?", over a paper
-// held as its abstract), the answer is looked for in its title and
-// abstract.
+// askPaper asks one paper as papers ask --paper does (written nowhere).
 func askPaper(ctx context.Context, r *retrieve.Retriever, pt *paperText, question string) (*ask.Result, error) {
-	ps, opts, err := ask.Evidence(ctx, r, question, nil, ask.AskOptions{Retrieve: retrieve.Options{Filter: store.Filter{IDs: []string{pt.paper.ID}}}})
-	if err != nil {
-		return nil, err
-	}
-	if len(ps) == 0 {
-		ps = withAbstract(nil, pt)
-	}
-	return ask.Answer(ctx, ps, question, nil, opts, nil)
+	return ask.Ask(ctx, r, question, nil, ask.AskOptions{Retrieve: retrieve.Options{Filter: store.Filter{IDs: []string{pt.paper.ID}}}}, nil)
 }
 
 // citeMark finds an answer sentence's citations, "[1]" or "[1, 2]".
