@@ -59,7 +59,7 @@ func TestAskExtractive(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"Extracted from your library", "20.4 percentage points", "[1]", "Sources:\n[1] topic-012  Rewarding Beliefs"} {
+	for _, want := range []string{"20.4 percentage points", "[1]", "Sources:\n[1] topic-012  Rewarding Beliefs"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

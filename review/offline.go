@@ -3,9 +3,7 @@ package review
 import (
 	"context"
 	"errors"
-	"regexp"
 	"runtime/debug"
-	"strconv"
 	"strings"
 
 	"github.com/papers-cli/papers/ask"
@@ -88,96 +86,34 @@ func askPaper(ctx context.Context, r *retrieve.Retriever, pt *paperText, questio
 	return ask.Ask(ctx, r, question, nil, ask.AskOptions{Retrieve: retrieve.Options{Filter: store.Filter{IDs: []string{pt.paper.ID}}}}, nil)
 }
 
-// citeMark finds an answer sentence's citations, "[1]" or "[1, 2]".
-var citeMark = regexp.MustCompile(`\[(\d+)(?:\s*[,–-]\s*\d+)*\]`)
-
 // maxAnswerWords bounds a cell's short answer.
 const maxAnswerWords = 30
 
-// cellOf makes the cell of ask's answer about one paper: the answer's
-// first sentence is the direct answer and its quote, the passage it cites
-// gives the score, and the quote's page is where the paper holds it. A
-// sentence ask tidied (LaTeX rendered, debris dropped) is quoted as the
-// paper writes it when the cited passage has it nearly word for word;
-// otherwise the cell keeps the answer, with the passage's page, and shows
-// no quote.
+// cellOf makes the cell of ask's answer about one paper: ask's short
+// answer is the cell's answer, its first evidence sentence the quote, with
+// the model's score, and the quote's page is where the paper holds it
+// (checked verbatim: a quote the paper does not hold is not shown).
 func cellOf(res *ask.Result, pt *paperText) Cell {
 	if res == nil || res.Abstained || strings.TrimSpace(res.Answer) == "" {
 		return notStated()
 	}
-	sents := textseg.Sentences(res.Answer)
-	first := sents[0]
-	var cite *ask.Citation
-	if m := citeMark.FindStringSubmatch(first); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		for i := range res.Citations {
-			if res.Citations[i].N == n {
-				cite = &res.Citations[i]
-			}
-		}
+	answer := strings.TrimSpace(res.ShortAnswer)
+	if answer == "" {
+		answer = strings.TrimSpace(ask.StripCitations(textseg.Sentences(res.Answer)[0]))
 	}
-	sentence := strings.TrimSpace(ask.StripCitations(first))
-	c := Cell{Stated: true, Answer: shorten(sentence, maxAnswerWords)}
-	if cite != nil {
-		c.Score, c.Section = cite.Score, cite.Section
-		c.Page = firstPage(cite.Pages)
+	c := Cell{Stated: true, Answer: shorten(answer, maxAnswerWords)}
+	if len(res.Evidence) == 0 {
+		c.Note = "the answer quotes no sentence of the paper"
+		return c
 	}
-	quote := sentence
-	if _, ok := pt.locate(quote); !ok && cite != nil {
-		quote = closestSentence(cite.Passage, sentence)
-	}
-	if loc, ok := pt.locate(quote); ok {
-		c.Quote, c.Page, c.Section = quote, loc.page, sectionOf(loc.chunk)
+	e := res.Evidence[0]
+	c.Score, c.Section, c.Page = e.Score, e.Section, e.Page
+	if loc, ok := pt.locate(e.Quote); ok {
+		c.Quote, c.Page, c.Section = e.Quote, loc.page, sectionOf(loc.chunk)
 	} else {
 		c.Note = "the answer's sentence was tidied from the paper's text: no verbatim quote"
 	}
 	return c
-}
-
-// closestSentence is the sentence of passage that shares the most words
-// with s, when it holds nearly all of them (4 in 5); "" otherwise.
-func closestSentence(passage, s string) string {
-	want := wordSet(s)
-	if len(want) == 0 {
-		return ""
-	}
-	best, bestScore := "", 0.0
-	for _, para := range textseg.Paragraphs(passage) {
-		for _, cand := range textseg.Sentences(para) {
-			have := wordSet(cand)
-			shared := 0
-			for w := range want {
-				if have[w] {
-					shared++
-				}
-			}
-			score := float64(shared) / float64(max(len(want), len(have)))
-			if score > bestScore {
-				best, bestScore = cand, score
-			}
-		}
-	}
-	if bestScore < 0.8 {
-		return ""
-	}
-	return best
-}
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
-	}) {
-		m[w] = true
-	}
-	return m
-}
-
-// firstPage reads "3" or "3-4" as 3; "" as 0.
-func firstPage(pages string) int {
-	a, _, _ := strings.Cut(pages, "-")
-	n, _ := strconv.Atoi(a)
-	return n
 }
 
 // sectionOf is a chunk's section heading, "abstract" for the title and

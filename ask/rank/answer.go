@@ -205,8 +205,16 @@ func (m *Model) sentences(q Question, paras []Paragraph, ranked []Ranked) []sent
 	top := ranked[:min(topParagraphs, len(ranked))]
 	qidf := make([]float64, len(q.Terms))
 	sum := 0.0
+	stats := m.statsOf(paras)
 	for k, t := range q.Terms {
-		qidf[k] = m.idf(t)
+		df := 0
+		for i := range stats {
+			if stats[i].tf[t] > 0 {
+				df++
+			}
+		}
+		in := math.Log(1 + (float64(len(paras))-float64(df)+0.5)/(float64(df)+0.5))
+		qidf[k] = math.Min(m.idf(t), in) // as in Featurize
 		sum += qidf[k]
 	}
 	type raw struct {
@@ -436,3 +444,22 @@ func argmaxOf(xs []float64) int {
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// DebugSentences lists the candidate sentences with their scores and
+// features, for reading the model's choices.
+func DebugSentences(m *Model, q Question, paras []Paragraph, ranked []Ranked) []string {
+	var out []string
+	for _, s := range m.sentences(q, paras, ranked) {
+		line := strconv.FormatFloat(s.v.Dot(m.Sentence), 'f', 3, 64) + " " + s.text
+		if len(line) > 140 {
+			line = line[:140]
+		}
+		for i, n := range s.v.Names {
+			if w := m.Sentence[n] * s.v.Values[i]; w > 0.1 || w < -0.1 {
+				line += " | " + n + "=" + strconv.FormatFloat(w, 'f', 2, 64)
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}

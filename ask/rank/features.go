@@ -128,8 +128,11 @@ func (m *Model) Featurize(q Question, paras []Paragraph) []Vector {
 	qidfIn := make([]float64, len(q.Terms))
 	sumIdf := 0.0
 	for k, t := range q.Terms {
-		qidf[k] = m.idf(t)
 		qidfIn[k] = idfIn(t)
+		// a word rare in papers at large but everywhere in this one (its
+		// own name: "DeepSeek-R1-Zero") tells its paragraphs apart no
+		// better than a common word
+		qidf[k] = math.Min(m.idf(t), qidfIn[k])
 		sumIdf += qidf[k]
 	}
 	bm := make([]float64, n)

@@ -62,6 +62,38 @@ func (l Labeled) spanF1(pred string) float64 {
 	return best
 }
 
+// recall is how much of an annotator's span or free-text answer a
+// sentence holds: the share of the answer's content words (stemmed, each
+// counted once) the sentence has, the best annotator counted. It is what
+// makes a sentence the one that states the answer, whatever its length.
+func (l Labeled) recall(sentence string) float64 {
+	have := map[string]bool{}
+	for _, w := range stems(sentence) {
+		have[w] = true
+	}
+	best := 0.0
+	for _, a := range l.Answers {
+		if a.Type != "extractive" && a.Type != "abstractive" {
+			continue
+		}
+		want := map[string]bool{}
+		for _, w := range stems(a.Text) {
+			want[w] = true
+		}
+		if len(want) == 0 {
+			continue
+		}
+		n := 0
+		for w := range want {
+			if have[w] {
+				n++
+			}
+		}
+		best = max(best, float64(n)/float64(len(want)))
+	}
+	return best
+}
+
 // votes counts the annotators' answers by type, and yes and no.
 func (l Labeled) votes() (none, yes, no, text int) {
 	for _, a := range l.Answers {
@@ -245,7 +277,7 @@ func (m *Model) groups(ls []Labeled) []Group {
 
 // answerGroups are the sentence- and span-fitting groups of the
 // questions answered with spans or free text: the sentences of the best
-// paragraphs, each targeted at the best token F1 a span of it reaches;
+// paragraphs, each targeted at how much of the answer it holds (recall);
 // and the spans of the sentences that reach spanAt or more, each targeted
 // at its own token F1.
 func (m *Model) answerGroups(ls []Labeled) (sentences, spans []Group) {
@@ -262,12 +294,12 @@ func (m *Model) answerGroups(ls []Labeled) (sentences, spans []Group) {
 		}
 		var good []scored
 		for _, sc := range m.sentences(q, l.Paper, ranked) {
+			g.Vectors = append(g.Vectors, sc.v)
+			g.Target = append(g.Target, math.Pow(l.recall(sc.text), targetPower))
 			best := 0.0
 			for _, sp := range Spans(sc.text) {
 				best = max(best, l.spanF1(sp.Text))
 			}
-			g.Vectors = append(g.Vectors, sc.v)
-			g.Target = append(g.Target, math.Pow(best, targetPower))
 			if best >= spanAt {
 				good = append(good, scored{sc.text, best})
 			}
@@ -359,7 +391,10 @@ type chosen struct {
 // on QASPER's Answer-F1 plus Evidence-F1.
 func (m *Model) fitThresholds(cs []chosen) (Thresholds, float64, float64) {
 	best, bestA, bestE := Thresholds{}, -1.0, -1.0
-	for _, ab := range []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01} {
+	// never below 0.5: an answer does not refuse what the model finds more
+	// likely answered than not (QASPER's metric would pay for refusing
+	// more, a reader would not)
+	for _, ab := range []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1.01} {
 		for _, qu := range []float64{0.25, 0.5, 0.75, 1.01} {
 			for _, sh := range []float64{0, 0.02, 0.05, 0.1, 0.2, 0.3} {
 				h := *m
