@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/papers-cli/papers/internal/openaicompat"
 )
 
 const testKey = "sk-test-SECRET-0123456789"
@@ -491,8 +490,7 @@ func TestNoResponseTimesOut(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(block)
-	tr := openaicompat.DefaultTransport()
-	tr.ResponseHeaderTimeout = 50 * time.Millisecond
+	tr := &http.Transport{ResponseHeaderTimeout: 50 * time.Millisecond}
 	o := newTestLLM(t, srv.URL, func(c *LLMConfig) { c.HTTPClient = &http.Client{Transport: tr} })
 	_, err := o.Complete(t.Context(), hello, io.Discard)
 	if !errors.Is(err, ErrTimeout) || n.Load() != 1 {
