@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
 )
 
 const testKey = "sk-test-SECRET-0123456789"

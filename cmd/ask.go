@@ -67,7 +67,7 @@ server (vLLM, llama.cpp, LM Studio); OLLAMA_HOST at Ollama.`,
 		},
 	}
 	o.filter.register(c, filterAll)
-	o.llm.register(c, "answer offline from the passages' own sentences, even when a model is configured")
+	o.llm.register(c, g, "answer offline from the passages' own sentences, even when a model is configured")
 	o.embedder.register(c, "", "the embedder the library was built with (default: read from the library)")
 	f := c.Flags()
 	addJSON(c, &o.json, "print one JSON document: question, answer, mode, model, citations, abstained, usage, warnings")
@@ -110,7 +110,7 @@ func runAsk(ctx context.Context, o *askOptions) error {
 	if err != nil {
 		return err
 	}
-	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
+	e, err := embedderFor(ctx, lib, o.embedder.spec, o.globalOptions)
 	if err != nil {
 		return err
 	}

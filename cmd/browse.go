@@ -21,9 +21,8 @@ func init() { register(newBrowseCmd) }
 
 type browseOptions struct {
 	*globalOptions
-	topic   string
-	offline bool
-	llm     llmFlags
+	topic string
+	llm   llmFlags
 }
 
 func newBrowseCmd(g *globalOptions) *cobra.Command {
@@ -46,7 +45,7 @@ goes back or cancels what runs; q quits.
 
 Without --topic it opens the topic picker when topics are followed, else the
 whole library. The momentum comes from the library at once, and from arXiv
-when it answers (--offline: never asked). It needs a terminal: piped, it
+when it answers (--offline, global: never asked). It needs a terminal: piped, it
 exits 2 (papers list prints the same papers).`,
 		Example: `  papers browse --topic rl-agents
   papers browse
@@ -64,8 +63,7 @@ exits 2 (papers list prints the same papers).`,
 		},
 	}
 	c.Flags().StringVar(&o.topic, "topic", "", "the followed topic to open (default: the topic picker, or the whole library)")
-	c.Flags().BoolVar(&o.offline, "offline", false, "never ask arXiv: momentum from the library only")
-	o.llm.register(c, "answer offline from the passages' own sentences, even when a model is configured")
+	o.llm.register(c, g, "answer offline from the passages' own sentences, even when a model is configured")
 	return c
 }
 
@@ -79,14 +77,14 @@ func runBrowse(ctx context.Context, o *browseOptions) error {
 		return err
 	}
 	defer lib.Close()
-	e, err := libraryEmbedder(ctx, lib, o.io.ErrOut)
+	e, err := libraryEmbedder(ctx, lib, o.globalOptions)
 	if err != nil {
 		return err
 	}
 	be := &browse.Library{Lib: lib, Embedder: e, LLM: llm, Extractive: o.llm.extractive}
 	defer be.Close()
 	if !o.offline {
-		client, err := newArxivClient()
+		client, err := o.arxivClient()
 		if err != nil {
 			return err
 		}

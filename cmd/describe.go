@@ -43,7 +43,7 @@ OPENAI_API_KEY (see papers ask). topic add --description sets one by hand.`,
 			return runTopicDescribe(c.Context(), o)
 		},
 	}
-	o.llm.register(c, "not available: a description needs a model")
+	o.llm.register(c, g, "not available: a description needs a model")
 	c.Flags().Lookup("extractive").Hidden = true
 	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the paragraph without storing it")
 	addJSON(c, &o.json, "print one JSON document: topic, description, papers, cited, model, stored, warnings")

@@ -61,7 +61,7 @@ Run papers update first to fetch the newest papers.`,
 	f.StringVar(&o.rank, "rank", topic.RankDate, "order: date (newest first) or relevance (to the topic's query and description)")
 	o.format.register(c, "md", []string{"md", "json"}, map[string]string{"markdown": "md"}, "output: md or json (--json)")
 	o.format.shortcut(c, "json", "json", "print one JSON document: topic, since, overview, mode, papers (same as --format json)")
-	o.llm.register(c, "no model: summaries are the abstracts' key sentences")
+	o.llm.register(c, g, "no model: summaries are the abstracts' key sentences")
 	f.IntVar(&o.max, "max", 50, "most papers in the digest")
 	o.filter.register(c, filterTag)
 	return c

@@ -117,7 +117,7 @@ PDFs are found in --pdfs DIR and matched to the library by content; without
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
 	f.BoolVar(&o.keep, "keep", false, "keep the scratch library and print where it is")
 	addJSON(c, &o.json, "print the report as one JSON object")
-	o.qa.register(c)
+	o.qa.register(c, g)
 	return c
 }
 
@@ -288,7 +288,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 		}
 		l.lib = lib
 	} else {
-		e, err := o.embedder.parse(o.io)
+		e, err := o.embedder.parse(o.globalOptions)
 		if err != nil {
 			return nil, err
 		}
@@ -311,7 +311,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 		l.lib, l.scratch = sl.Library, sl
 	}
 	var err error
-	if l.embedder, err = libraryEmbedder(ctx, l.lib, o.io.ErrOut); err == nil {
+	if l.embedder, err = libraryEmbedder(ctx, l.lib, o.globalOptions); err == nil {
 		l.papers, l.chunks, err = l.lib.Count(ctx)
 	}
 	if err == nil && l.papers == 0 {

@@ -23,12 +23,12 @@ type evalQAOptions struct {
 	k                       int
 }
 
-func (q *evalQAOptions) register(c *cobra.Command) {
+func (q *evalQAOptions) register(c *cobra.Command, g *globalOptions) {
 	f := c.Flags()
 	f.StringVar(&q.questions, "questions", "", "answerable questions to ask (JSONL: q, expect, pages, pdf or id)")
 	f.StringVar(&q.unanswerable, "unanswerable", "", "questions no paper answers (JSONL: q), which should be abstained on")
 	f.StringVar(&q.pdfs, "pdfs", "", "directory of the PDFs the questions name; without --library, ingested into the scratch library")
-	q.llm.register(c, "answer the questions offline, even when a model is configured")
+	q.llm.register(c, g, "answer the questions offline, even when a model is configured")
 	f.BoolVar(&q.withinPaper, "within-paper", false, "ask each question of its own paper only (as ask --paper)")
 	addK(c, &q.k, 0, "passages given to each answer (default as in ask)")
 }

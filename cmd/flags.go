@@ -100,6 +100,7 @@ func (f *filterFlags) selects() bool { return len(f.Topics) > 0 || len(f.Tags) >
 // digest): --llm and --extractive, with OPENAI_API_KEY, OPENAI_BASE_URL and
 // OLLAMA_HOST from the environment (the key is never a flag).
 type llmFlags struct {
+	g                *globalOptions // the run: its HTTP client
 	spec             string
 	extractive       bool
 	firstToken, idle time.Duration // bounds of a reply; 0: no limit
@@ -108,7 +109,8 @@ type llmFlags struct {
 // register declares --llm, --extractive, --first-token-timeout and
 // --idle-timeout on c; offline says what --extractive does instead of a
 // model.
-func (l *llmFlags) register(c *cobra.Command, offline string) {
+func (l *llmFlags) register(c *cobra.Command, g *globalOptions, offline string) {
+	l.g = g
 	c.Flags().StringVar(&l.spec, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
 	c.Flags().BoolVar(&l.extractive, "extractive", false, offline)
 	c.Flags().DurationVar(&l.firstToken, "first-token-timeout", ask.DefaultFirstTokenTimeout, "give up when the model sends no text for this long after a request (a reply that is not streamed must come whole within it); 0: no limit")
@@ -125,6 +127,7 @@ func (l *llmFlags) config(stream bool) ask.LLMConfig {
 		NoStream:          !stream,
 		FirstTokenTimeout: noLimit(l.firstToken),
 		IdleTimeout:       noLimit(l.idle),
+		HTTPClient:        l.g.httpClient(),
 	}
 }
 
@@ -176,9 +179,9 @@ func (e *embedderFlags) registerTuning(c *cobra.Command) {
 }
 
 // parse builds the embedder the flags name; a spec that names none is a
-// usage error. Warnings go to errw.
-func (e *embedderFlags) parse(s *IOStreams) (embed.Embedder, error) {
-	em, err := embed.Parse(e.spec, embedOptionsBatch(e.dimensions, e.batch, e.concurrency, s.ErrOut))
+// usage error. Warnings go to the run's stderr.
+func (e *embedderFlags) parse(g *globalOptions) (embed.Embedder, error) {
+	em, err := embed.Parse(e.spec, embedOptionsBatch(e.dimensions, e.batch, e.concurrency, g))
 	if err != nil {
 		return nil, withHint(withExit(err, ExitUsage), "use --embedder local, openai:MODEL or ollama:MODEL")
 	}

@@ -128,10 +128,12 @@ the files of a run; offline, the next run fills it in).`,
 	return c
 }
 
-// newArxivClient builds the arXiv client from the environment
-// (PAPERS_ARXIV_API_URL, PAPERS_ARXIV_PDF_URL, PAPERS_ARXIV_DELAY).
-func newArxivClient() (*arxiv.Client, error) {
+// arxivClient builds the arXiv client from the environment
+// (PAPERS_ARXIV_API_URL, PAPERS_ARXIV_PDF_URL, PAPERS_ARXIV_DELAY), on the
+// run's HTTP client.
+func (g *globalOptions) arxivClient() (*arxiv.Client, error) {
 	c := arxiv.New()
+	c.HTTPClient = g.httpClient()
 	c.UserAgent = fmt.Sprintf("papers/%s (+https://github.com/papers-cli/papers)", Version)
 	if v := os.Getenv("PAPERS_ARXIV_API_URL"); v != "" {
 		c.APIURL = v
@@ -170,7 +172,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		return err
 	}
 	defer release()
-	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
+	e, err := embedderFor(ctx, lib, o.embedder.spec, o.globalOptions)
 	if err != nil {
 		return err
 	}
@@ -285,7 +287,7 @@ func newIngester(ctx context.Context, g *globalOptions, lib *store.Library, e em
 	if err := lib.SetChunker(ctx, chunking.Version()); err != nil {
 		return nil, nil, nil, err
 	}
-	client, err := newArxivClient()
+	client, err := g.arxivClient()
 	if err != nil {
 		return nil, nil, nil, err
 	}

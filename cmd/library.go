@@ -74,17 +74,17 @@ func holdEmbedder(ctx context.Context, lib *store.Library, stderr io.Writer) (re
 // spec, which must match the library's (a new library records it), or,
 // when spec is empty, the one the library was built with (local for a new
 // one).
-func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStreams) (embed.Embedder, error) {
+func embedderFor(ctx context.Context, lib *store.Library, spec string, g *globalOptions) (embed.Embedder, error) {
 	var e embed.Embedder
 	if strings.TrimSpace(spec) != "" {
 		var err error
-		if e, err = (&embedderFlags{spec: spec}).parse(s); err != nil {
+		if e, err = (&embedderFlags{spec: spec}).parse(g); err != nil {
 			return nil, err
 		}
 	} else {
 		spec = "local"
 	}
-	e, err := ask.UseEmbedder(ctx, lib, e, embedOptions(0, s.ErrOut))
+	e, err := ask.UseEmbedder(ctx, lib, e, embedOptions(0, g))
 	if errors.Is(err, store.ErrEmbedderMismatch) {
 		return nil, withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
 	}
@@ -93,8 +93,8 @@ func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStre
 
 // libraryEmbedder builds the embedder the library's vectors were made
 // with, so that searching never needs --embedder.
-func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (embed.Embedder, error) {
-	e, err := ask.LibraryEmbedder(ctx, lib, embedOptions(0, errw))
+func libraryEmbedder(ctx context.Context, lib *store.Library, g *globalOptions) (embed.Embedder, error) {
+	e, err := ask.LibraryEmbedder(ctx, lib, embedOptions(0, g))
 	return e, libraryEmbedderHint(err)
 }
 

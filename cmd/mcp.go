@@ -58,7 +58,7 @@ chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 	}
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "refuse the tools that write (ingest, update)")
 	c.Flags().IntVar(&o.workers, "workers", 2, "papers ingest extracts and embeds at once")
-	o.llm.register(c, "answer and digest offline even when a model is configured")
+	o.llm.register(c, g, "answer and digest offline even when a model is configured")
 	return c
 }
 
@@ -76,7 +76,7 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 	}
 	s := mcpserver.New(mcpserver.Options{
 		Dir: dir, ReadOnly: o.readOnly, Version: Version,
-		Embed: embedOptions(0, o.io.ErrOut), LLM: cfg, Arxiv: newArxivClient,
+		Embed: embedOptions(0, o.globalOptions), LLM: cfg, Arxiv: o.arxivClient,
 		Explain: explainTool, Log: o.io.ErrOut, Workers: o.workers,
 	})
 	defer s.Close()

@@ -61,7 +61,7 @@ no --embedder.
 
 func runReindex(ctx context.Context, o *reindexOptions) error {
 	out, errw := o.io.Out, o.io.ErrOut
-	e, err := o.embedder.parse(o.io)
+	e, err := o.embedder.parse(o.globalOptions)
 	if err != nil {
 		return err
 	}

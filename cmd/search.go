@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -138,7 +137,7 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	start := time.Now()
 	so := ask.SearchOptions{
 		RetrieveOptions: ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f},
-		Embed:           embedOptions(0, errw),
+		Embed:           embedOptions(0, o.globalOptions),
 	}
 	o.rankingFlags.apply(&so)
 	ps, e, err := ask.Search(ctx, lib, query, so)
@@ -175,14 +174,16 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 }
 
 // embedOptions reads the OpenAI-compatible server settings from the
-// environment (the ecosystem's names; the key is never a flag).
-func embedOptions(dims int, errw io.Writer) embed.Options {
-	return embedOptionsBatch(dims, 0, 0, errw)
+// environment (the ecosystem's names; the key is never a flag); requests
+// go through the run's HTTP client, warnings to its stderr.
+func embedOptions(dims int, g *globalOptions) embed.Options {
+	return embedOptionsBatch(dims, 0, 0, g)
 }
 
 // embedOptionsBatch is embedOptions with a batch size and a number of
 // requests in flight for remote embedders (0: the provider's defaults).
-func embedOptionsBatch(dims, batch, concurrency int, errw io.Writer) embed.Options {
+func embedOptionsBatch(dims, batch, concurrency int, g *globalOptions) embed.Options {
+	errw := g.io.ErrOut
 	timeout, err := embedTimeout()
 	if err != nil {
 		fmt.Fprintf(errw, "warning: %v; using %s\n", err, embed.DefaultTimeout)
@@ -196,6 +197,7 @@ func embedOptionsBatch(dims, batch, concurrency int, errw io.Writer) embed.Optio
 		BatchSize:   batch,
 		Concurrency: concurrency,
 		Warn:        func(msg string) { fmt.Fprintln(errw, "warning: "+msg) },
+		HTTPClient:  g.httpClient(),
 	}
 }
 

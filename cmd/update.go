@@ -101,7 +101,7 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 		return err
 	}
 	defer release()
-	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
+	e, err := embedderFor(ctx, lib, o.embedder.spec, o.globalOptions)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,7 +40,7 @@ type OfflineError struct {
 func (e *OfflineError) Error() string {
 	what := e.Host
 	if e.Purpose != "" {
-		what += " (" + e.Purpose + ")"
+		what = e.Purpose + " at " + e.Host
 	}
 	return fmt.Sprintf("offline: this needs the network (%s), and papers runs offline (--offline or PAPERS_OFFLINE=1)", what)
 }
@@ -152,13 +154,24 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	rec := &Record{Time: t.opts.Now().UTC(), Method: req.Method, Host: req.URL.Host, Path: req.URL.Path, Purpose: tag.purpose}
 	start := time.Now()
+	// http.Transport sends an idempotent request again, once, when a
+	// reused connection breaks before the response: each time it is
+	// written is a request on the wire, and recorded.
+	var written atomic.Int32
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { written.Add(1) }}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
 	var sent *countingBody
 	if req.Body != nil && req.Body != http.NoBody {
 		sent = &countingBody{ReadCloser: req.Body}
-		req = req.Clone(req.Context())
 		req.Body = sent
 	}
 	resp, err := t.base.RoundTrip(req)
+	for range written.Load() - 1 {
+		lost := *rec
+		lost.Error = "reset"
+		lost.Millis = time.Since(start).Milliseconds()
+		t.record(&lost)
+	}
 	if sent != nil {
 		rec.Sent = sent.count()
 	}
