@@ -97,7 +97,7 @@ func report(ctx context.Context, err error, stderr io.Writer) int {
 	if errors.As(err, &off) {
 		// what was refused says more than how a client wrapped it
 		fmt.Fprintf(stderr, "error: %s\n", safetext.Clean(off.Error()))
-		fmt.Fprintln(stderr, "hint: run without --offline (and PAPERS_OFFLINE unset) to let papers reach the network; the library's own commands (search, list, show, export, ask --extractive) work offline")
+		fmt.Fprintf(stderr, "hint: %s\n", offlineHint)
 		return ExitOffline
 	}
 	if _, ok := err.(interface{ Hint() string }); !ok {
@@ -150,6 +150,9 @@ type quietError struct{ code int }
 
 func (e quietError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func (e quietError) ExitCode() int { return e.code }
+
+// offlineHint is the fix of a request refused offline.
+const offlineHint = "run without --offline (and PAPERS_OFFLINE unset) to let papers reach the network; the library's own commands (search, list, show, export, ask --extractive) work offline"
 
 // errNothingFound is returned by commands that found nothing to show (exit 3).
 var errNothingFound = withExit(errors.New("the library holds no evidence for this"), ExitNoEvidence)
