@@ -61,7 +61,7 @@ Run papers update first to fetch the newest papers.`,
 	f.StringVar(&o.rank, "rank", topic.RankDate, "order: date (newest first) or relevance (to the topic's query and description)")
 	o.format.register(c, "md", []string{"md", "json"}, map[string]string{"markdown": "md"}, "output: md or json (--json)")
 	o.format.shortcut(c, "json", "json", "print one JSON document: topic, since, overview, mode, papers (same as --format json)")
-	o.llm.register(c, g, "no model: summaries are the abstracts' key sentences")
+	o.llm.register(c, "no model: summaries are the abstracts' key sentences")
 	f.IntVar(&o.max, "max", 50, "most papers in the digest")
 	o.filter.register(c, filterTag)
 	return c
@@ -87,18 +87,22 @@ func (o *digestOptions) complete(c *cobra.Command, args []string) error {
 }
 
 func runDigest(ctx context.Context, o *digestOptions) error {
-	llm, err := o.llm.resolve(false)
+	s, err := o.session(o.llm.set(false))
 	if err != nil {
 		return err
 	}
-	lib, tp, err := openTopic(ctx, o.globalOptions, o.name)
+	defer s.Close()
+	llm, err := o.llm.resolve(s)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	lib, tp, err := openTopic(ctx, s, o.name)
+	if err != nil {
+		return err
+	}
 	d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: o.sinceTime, Rank: o.rank, LLM: llm, Max: o.max, Tags: o.filter.Tags})
 	if err != nil {
-		return askError(err)
+		return err
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintf(o.io.ErrOut, "warning: %s\n", w)

@@ -1,61 +1,69 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-	"regexp"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
-	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/embed"
-	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/internal/hint"
-	"github.com/papers-cli/papers/internal/netlog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/papers-cli/papers/mcpserver"
 )
 
-// cliCommand matches what an assistant cannot run: a papers command that
-// has a tool, or a flag that is a tool's argument.
-var cliCommand = regexp.MustCompile(`\bpapers (ask|search|list|show|ingest|update|export|related|digest|momentum)\b|(^|\s)--(extractive|mode|k|full|max)\b`)
+// TestModelErrorAdviceIsTheSameInMCP: a model that cannot be reached gets
+// the same advice from papers ask and from the MCP ask tool, made with the
+// error (internal/openaicompat), not mapped by cmd: for the command line
+// with flags (--extractive), for an assistant with the tool's arguments
+// (mode "extractive").
+func TestModelErrorAdviceIsTheSameInMCP(t *testing.T) {
+	noModel(t)
+	home := askLibrary(t)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	url := closed.URL
+	closed.Close()
+	t.Setenv("OLLAMA_HOST", url)
 
-// TestToolErrorsNameTools: the hints an assistant reads name tools and
-// their arguments, where the command line's name commands and flags.
-func TestToolErrorsNameTools(t *testing.T) {
-	llmErr := func(kind error) error {
-		return &ask.LLMError{Kind: kind, URL: "http://localhost:11434/v1", Model: "llama3.1"}
+	code, _, errs := runAskCmd(t, home, "--llm", "ollama:llama3.1", "How much does ReBel improve task success over GRPO?")
+	_, cliHint, ok := strings.Cut(errs, "\nhint: ")
+	if code != ExitError || !ok || !strings.Contains(errs, "cannot reach the model server") {
+		t.Fatalf("papers ask: exit %d, stderr %q: want an error with a hint", code, errs)
 	}
-	for _, c := range []struct {
-		tool string
-		err  error
-		want string
-	}{
-		{"ask", llmErr(ask.ErrUnreachable), `mode "extractive"`},
-		{"ask", llmErr(ask.ErrNoAPIKey), `mode "extractive"`},
-		{"ask", llmErr(ask.ErrContextTooLong), "smaller k"},
-		{"digest", llmErr(ask.ErrQuota), "extractive true"},
-		{"search", fmt.Errorf("embed query: %w", embed.ErrUnreachable), `mode "bm25"`},
-		{"search", ask.ErrUnknownEmbedder, "papers reindex"},
-		{"ingest", &arxiv.APIError{Message: "incorrect id format"}, "query's syntax"},
-		{"update", fmt.Errorf("get: %w", &netlog.OfflineError{Host: "export.arxiv.org", Purpose: "arxiv api"}), "runs offline"},
-	} {
-		t.Run(c.tool+"/"+c.err.Error(), func(t *testing.T) {
-			err := explainTool(c.tool, c.err)
-			cli, tool := hint.Of(err), hint.ToolOf(err)
-			if cli == "" || tool == "" {
-				t.Fatalf("no hint: cli %q, tool %q", cli, tool)
-			}
-			if !regexp.MustCompile(regexp.QuoteMeta(c.want)).MatchString(tool) {
-				t.Errorf("tool hint %q does not say %q", tool, c.want)
-			}
-			if m := cliCommand.FindString(tool); m != "" {
-				t.Errorf("tool hint %q names the command line's %q", tool, m)
-			}
-		})
+	cliHint = strings.TrimSpace(cliHint)
+
+	g := &globalOptions{home: home, io: NewIOStreams(strings.NewReader(""), io.Discard, io.Discard)}
+	cfg, err := g.sessionConfig()
+	if err != nil {
+		t.Fatal(err)
 	}
-	// the command line keeps its own
-	if h := hint.Of(explainTool("ask", llmErr(ask.ErrUnreachable))); !cliCommand.MatchString(h) {
-		t.Errorf("the command line's hint %q no longer names --extractive", h)
+	(&llmFlags{spec: "ollama:llama3.1"}).set(false)(&cfg)
+	srv := mcpserver.New(mcpserver.Options{Library: cfg})
+	defer srv.Close()
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go srv.Run(ctx, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !errors.Is(explainTool("update", &netlog.OfflineError{}), netlog.ErrOffline) {
-		t.Error("an offline error is no longer one")
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"question": "How much does ReBel improve task success over GRPO?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	if !res.IsError || !strings.Contains(text, "cannot reach the model server") || !strings.Contains(text, `hint: call ask with mode "extractive"`) {
+		t.Errorf("the MCP ask tool says %q; papers ask's hint was %q", text, cliHint)
+	}
+	if !strings.Contains(cliHint, "--extractive") || strings.Contains(text, "--extractive") {
+		t.Errorf("papers ask's hint %q should name --extractive, and the tool's %q should not", cliHint, text)
 	}
 }

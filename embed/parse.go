@@ -26,8 +26,8 @@ type Options struct {
 	Concurrency   int
 	MaxInputChars int
 	Warn          func(string)
-	// HTTPClient sends the requests of openai:/ollama: embedders: the
-	// run's one client (internal/netlog); nil uses one of their own.
+	// HTTPClient sends the requests of openai:/ollama: embedders (nil: a
+	// client of their own); the library session gives its one client.
 	HTTPClient *http.Client
 }
 

@@ -15,8 +15,11 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/library"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -55,7 +58,7 @@ const maxK = 50
 
 // found is what a search found, best first, with the note when nothing was.
 type found struct {
-	passages []ask.Passage
+	passages []retrieve.Passage
 	note     string
 }
 
@@ -97,13 +100,13 @@ func (s *Server) find(ctx context.Context, in searchIn) (found, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return found{}, errors.New("query is empty")
 	}
-	mode, err := ask.ParseMode(in.Mode)
+	mode, err := retrieve.ParseMode(in.Mode)
 	if err != nil {
 		return found{}, err
 	}
 	k := in.K
 	if k <= 0 {
-		k = 10
+		k = library.SearchK
 	}
 	if k > maxK {
 		return found{}, hint.With(fmt.Errorf("k must be at most %d, got %d", maxK, k), "ask for fewer passages, or narrow with filters")
@@ -116,17 +119,7 @@ func (s *Server) find(ctx context.Context, in searchIn) (found, error) {
 	if err != nil {
 		return found{}, err
 	}
-	per := 3
-	if in.PerPaper != nil {
-		per = *in.PerPaper
-	}
-	if per == 0 || len(f.IDs) > 0 && in.PerPaper == nil {
-		per = -1 // no limit, and none by default when papers are named (as papers search)
-	}
-	ps, _, err := ask.Search(ctx, lib, in.Query, ask.SearchOptions{
-		RetrieveOptions: ask.RetrieveOptions{K: k, Mode: mode, PerPaper: per, Filter: f},
-		Embed:           s.opts.Embed,
-	})
+	ps, _, err := s.lib.Search(ctx, in.Query, library.SearchOptions{K: k, Mode: mode, PerPaper: in.PerPaper, Filter: f})
 	if err != nil {
 		return found{}, err
 	}
@@ -163,7 +156,7 @@ type askOut struct {
 	Citations []askCitation `json:"citations"`
 	SeeAlso   []PaperRow    `json:"see_also"`
 	Warnings  []string      `json:"warnings,omitempty"`
-	Usage     *ask.Usage    `json:"usage,omitempty"`
+	Usage     *llm.Usage    `json:"usage,omitempty"`
 	Note      string        `json:"note,omitempty"`
 }
 
@@ -188,7 +181,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 	}
 	out := &askOut{Question: res.Question, Answer: res.Answer, Abstained: res.Abstained, Mode: res.Mode, Model: res.Model,
 		Citations: []askCitation{}, SeeAlso: []PaperRow{}, Warnings: res.Warnings}
-	if res.Usage != (ask.Usage{}) {
+	if res.Usage != (llm.Usage{}) {
 		u := res.Usage
 		out.Usage = &u
 	}
@@ -242,17 +235,14 @@ func (s *Server) answer(ctx context.Context, in askIn) (*ask.Result, *store.Libr
 	if in.K < 0 || in.K > maxK {
 		return nil, nil, fmt.Errorf("k must be from 1 to %d, got %d", maxK, in.K)
 	}
-	var llm ask.LLM
-	opts := ask.Options{}
+	var opts library.AskOptions
 	switch in.Mode {
 	case "", "auto", "model", "llm", "quality":
-		cfg := s.opts.LLM
-		cfg.NoStream = true
-		var err error
-		if llm, err = ask.ResolveLLM(cfg); err != nil {
+		model, err := s.lib.LLM()
+		if err != nil {
 			return nil, nil, err
 		}
-		if llm == nil && in.Mode != "" && in.Mode != "auto" {
+		if model == nil && in.Mode != "" && in.Mode != "auto" {
 			return nil, nil, hint.With(fmt.Errorf("mode %s needs a language model, and none is configured", in.Mode),
 				"start the server with --llm openai:MODEL (and OPENAI_API_KEY) or --llm ollama:MODEL, or use mode extractive")
 		}
@@ -270,12 +260,8 @@ func (s *Server) answer(ctx context.Context, in askIn) (*ask.Result, *store.Libr
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := ask.LibraryEmbedder(ctx, lib, s.opts.Embed)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := &ask.Retriever{Index: lib, Embedder: e}
-	res, err := r.Ask(ctx, in.Question, llm, ask.AskOptions{K: in.K, Retrieve: ask.RetrieveOptions{Filter: f}, Answer: opts}, nil)
+	opts.K, opts.Filter = in.K, f
+	res, err := s.lib.Ask(ctx, in.Question, opts, nil)
 	if errors.Is(err, ask.ErrNoEvidence) && res != nil {
 		return res, lib, nil // abstained: a result, not a failure
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -28,7 +29,7 @@ type passage struct {
 }
 
 func TestSearch(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var out struct {
 		Passages   []passage `json:"passages"`
 		NextCursor string    `json:"next_cursor"`
@@ -142,7 +143,7 @@ type answer struct {
 }
 
 func TestAsk(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var a answer
 	res := call(t, cs, "ask", map[string]any{"question": "Which tools does Toolformer use?"}, &a)
 	if a.Abstained || a.Mode != "extractive" || len(a.Citations) == 0 || !strings.Contains(a.Answer, "[1]") {
@@ -180,7 +181,7 @@ func TestAsk(t *testing.T) {
 }
 
 func TestGetAndReadPaper(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var p struct {
 		ID        string `json:"id"`
 		Version   int    `json:"version"`
@@ -306,7 +307,7 @@ func TestGetAndReadPaper(t *testing.T) {
 }
 
 func TestListPapers(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var out struct {
 		Papers []struct {
 			ID        string   `json:"id"`
@@ -362,7 +363,7 @@ func TestListPapers(t *testing.T) {
 }
 
 func TestTopicsMomentumDigestExport(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var topics struct {
 		Topics []struct {
 			Name       string  `json:"name"`
@@ -444,7 +445,7 @@ func TestTopicsMomentumDigestExport(t *testing.T) {
 }
 
 func TestResourcesAndPrompts(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	ctx := context.Background()
 	var uris []string
 	for r, err := range cs.Resources(ctx, nil) {
@@ -487,7 +488,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 }
 
 func TestRelated(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var out struct {
 		ID      string `json:"id"`
 		Related []struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/internal/testmain"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 	"github.com/papers-cli/papers/store"
 )
@@ -67,12 +68,8 @@ func fakeArxiv(t testing.TB, opts arxivtest.Options) *arxivtest.Server {
 	return arxivtest.NewServer(t, opts)
 }
 
-func clientOf(srv *arxivtest.Server, delay time.Duration) func() (*arxiv.Client, error) {
-	return func() (*arxiv.Client, error) {
-		c := arxiv.New()
-		c.APIURL, c.PDFURL, c.Delay, c.Backoff = srv.APIURL(), srv.PDFURL(), delay, time.Millisecond
-		return c, nil
-	}
+func arxivOf(srv *arxivtest.Server, delay time.Duration) library.ArxivConfig {
+	return library.ArxivConfig{APIURL: srv.APIURL(), PDFURL: srv.PDFURL(), Delay: delay, Backoff: time.Millisecond}
 }
 
 // session connects a client to a new server with opts; both end with t.
@@ -160,7 +157,7 @@ var shared struct {
 // own ingest tool (the test of ingest with full text), with a topic
 // holding Toolformer, Toolformer tagged To-Read and PaSa saved. Tests only
 // read it.
-func library(t testing.TB) string {
+func testLibrary(t testing.TB) string {
 	t.Helper()
 	shared.once.Do(func() {
 		dir, err := os.MkdirTemp("", "papers-mcp-test-")
@@ -170,7 +167,7 @@ func library(t testing.TB) string {
 		}
 		shared.dir = dir
 		srv := fakeArxiv(t, arxivtest.Options{})
-		cs, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, nil)
+		cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, nil)
 		var rep struct {
 			Added  []string `json:"added"`
 			Failed []any    `json:"failed"`
@@ -278,7 +275,7 @@ var sharedArgs = map[string]bool{"paper": true, "topic": true, "tag": true, "sav
 	"since": true, "until": true, "max_chars": true, "cursor": true}
 
 func TestToolsHaveSchemas(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: t.TempDir()}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, nil)
 	want := []string{"ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers", "list_topics", "momentum", "read_paper", "related", "search", "update"}
 	var got []string
 	for tool, err := range cs.Tools(context.Background(), nil) {
@@ -328,7 +325,7 @@ func TestToolsHaveSchemas(t *testing.T) {
 // cmd/papers/mcp_e2e_test.go, which counts them with js-tiktoken; 9,021
 // before the budgets of issue 30).
 func TestToolsListSize(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: t.TempDir()}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +341,7 @@ func TestToolsListSize(t *testing.T) {
 }
 
 func TestNoLibrary(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: t.TempDir()}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, nil)
 	for tool, args := range map[string]map[string]any{
 		"search": {"query": "tool use"}, "ask": {"question": "What is Toolformer?"}, "list_papers": {},
 		"get_paper": {"id": "2302.04761"}, "list_topics": {}, "update": {},

@@ -14,6 +14,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/export"
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
@@ -112,10 +113,7 @@ func (s *Server) momentum(ctx context.Context, _ *mcp.CallToolRequest, in moment
 	if err != nil {
 		return out, err
 	}
-	client, err := s.arxivClient()
-	if err != nil {
-		return out, err
-	}
+	client := s.lib.Arxiv()
 	offline, now := in.Offline, time.Now()
 	var rows []*topic.Momentum
 	for i, t := range ts {
@@ -180,11 +178,9 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 	if in.Rank != "" && in.Rank != topic.RankDate && in.Rank != topic.RankRelevance {
 		return digestOut{}, fmt.Errorf("rank must be date or relevance, got %q", in.Rank)
 	}
-	var llm ask.LLM
+	var model llm.LLM
 	if !in.Extractive && at == 0 { // the overview is written once, by the first call
-		cfg := s.opts.LLM
-		cfg.NoStream = true
-		if llm, err = ask.ResolveLLM(cfg); err != nil {
+		if model, err = s.lib.LLM(); err != nil {
 			return digestOut{}, err
 		}
 	}
@@ -196,7 +192,7 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 	if err != nil {
 		return digestOut{}, err
 	}
-	d, err := topic.Digest(ctx, lib, t, topic.DigestOptions{Since: from, Rank: in.Rank, LLM: llm, Max: in.Max})
+	d, err := topic.Digest(ctx, lib, t, topic.DigestOptions{Since: from, Rank: in.Rank, LLM: model, Max: in.Max})
 	if err != nil {
 		return digestOut{}, err
 	}

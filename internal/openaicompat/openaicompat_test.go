@@ -1,6 +1,7 @@
 package openaicompat
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,5 +70,29 @@ func TestReadTokens(t *testing.T) {
 				t.Errorf("got %+v %v, want %+v %v", got, ok, c.want, c.ok)
 			}
 		})
+	}
+}
+
+// TestToolHintsNameArguments: every hint an assistant reads names the
+// tools' arguments, never the command line's flags it cannot pass.
+func TestToolHintsNameArguments(t *testing.T) {
+	flag := regexp.MustCompile(`(^|[\s(])--(extractive|k|mode|embedder|dimensions|first-token-timeout|idle-timeout)\b`)
+	for _, svc := range []Service{Chat, Embeddings} {
+		for k := Kind(1); k < 40; k++ {
+			e := &Error{Kind: k, Service: svc, URL: "http://localhost:11434/v1", Status: 404}
+			cli, tool := e.Hint(), e.ToolHint()
+			if cli != "" && tool == "" {
+				t.Errorf("%v %v: a hint for the command line (%q), none for an assistant", svc, k, cli)
+			}
+			if m := flag.FindString(tool); m != "" && !strings.Contains(tool, "papers reindex") {
+				t.Errorf("%v %v: the tool hint %q names the flag %q", svc, k, tool, m)
+			}
+		}
+	}
+	if h := (&Error{Kind: Unreachable, Service: Chat}).ToolHint(); !strings.Contains(h, `mode "extractive"`) {
+		t.Errorf("an unreachable model: %q", h)
+	}
+	if h := (&Error{Kind: Unreachable, Service: Embeddings}).ToolHint(); !strings.Contains(h, `mode "bm25"`) {
+		t.Errorf("an unreachable embedder: %q", h)
 	}
 }

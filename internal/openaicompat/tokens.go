@@ -7,15 +7,15 @@ import (
 	"github.com/papers-cli/papers/internal/netlog"
 )
 
-// purposeOf names the requests to a server in the network ledger.
-func purposeOf(what string) string {
-	switch what {
-	case "model server":
+// purposeOf names the requests of a service in the network ledger.
+func purposeOf(s Service) string {
+	switch s {
+	case Chat:
 		return "model"
-	case "embedding server":
+	case Embeddings:
 		return "embeddings"
 	}
-	return what
+	return s.Server()
 }
 
 // ReadTokens reads the usage an OpenAI-compatible server reports at the
