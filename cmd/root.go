@@ -162,6 +162,7 @@ type globalOptions struct {
 	home    string
 	verbose bool
 	offline bool
+	maxCost float64 // dollars; 0: no cap
 	io      *IOStreams
 
 	netOnce sync.Once
@@ -232,6 +233,7 @@ Every flag can also be set as PAPERS_<FLAG> (e.g. PAPERS_HOME, PAPERS_MAX).`,
 	root.PersistentFlags().StringVar(&g.home, "home", "", "library directory (default $XDG_DATA_HOME/papers or ~/.local/share/papers)")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "more detail on stderr")
 	root.PersistentFlags().BoolVar(&g.offline, "offline", false, "open no network connection: commands that need one say so and exit 4 (PAPERS_OFFLINE=1)")
+	root.PersistentFlags().Float64Var(&g.maxCost, "max-cost", 0, "refuse model calls that would cost more than this many dollars in all, by their estimate (0: no cap; PAPERS_MAX_COST)")
 
 	for _, add := range commands {
 		root.AddCommand(add(g))
@@ -256,8 +258,8 @@ func applyEnv(c *cobra.Command) error {
 		}
 		name := "PAPERS_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		v, ok := os.LookupEnv(name)
-		if !ok {
-			return
+		if !ok || v == "" && f.Value.Type() != "string" {
+			return // PAPERS_OFFLINE= or PAPERS_MAX_COST= unsets, as an absent variable
 		}
 		if e := c.Flags().Set(f.Name, v); e != nil {
 			err = withExit(fmt.Errorf("invalid %s=%q: %v", name, v, e), ExitUsage)
