@@ -40,6 +40,17 @@ func (b Budget) budget(def int) (int, error) {
 	return min(b.MaxChars, maxBudget), nil
 }
 
+// start reads a call's budget and cursor: limit is its max_chars (or
+// def), at where its cursor goes on (0 without one). args are the call's
+// arguments with their Budget cleared, as the cursor was made from them.
+func (b Budget) start(tool string, args any, def int) (limit, at int, err error) {
+	if limit, err = b.budget(def); err != nil {
+		return 0, 0, err
+	}
+	at, err = readCursor(tool, args, b.Cursor)
+	return limit, at, err
+}
+
 // cursor is what a next_cursor holds: the tool, a hash of the call's
 // other arguments, and where to go on.
 type cursor struct {

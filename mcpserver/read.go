@@ -66,11 +66,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	out := searchOut{Passages: []Passage{}}
 	b := in.Budget
 	in.Budget = Budget{}
-	max, err := b.budget(defaultBudget)
-	if err != nil {
-		return out, err
-	}
-	at, err := readCursor("search", in, b.Cursor)
+	max, at, err := b.start("search", in, defaultBudget)
 	if err != nil {
 		return out, err
 	}
@@ -355,11 +351,7 @@ func (s *Server) listPapers(ctx context.Context, _ *mcp.CallToolRequest, in list
 	out := listOut{Papers: []PaperRow{}}
 	b := in.Budget
 	in.Budget = Budget{}
-	max, err := b.budget(defaultBudget)
-	if err != nil {
-		return out, err
-	}
-	at, err := readCursor("list_papers", in, b.Cursor)
+	max, at, err := b.start("list_papers", in, defaultBudget)
 	if err != nil {
 		return out, err
 	}
@@ -467,11 +459,7 @@ func (s *Server) paper(ctx context.Context, ref string) (store.Paper, []store.Ch
 func (s *Server) getPaper(ctx context.Context, _ *mcp.CallToolRequest, in paperIn) (paperOut, error) {
 	b := in.Budget
 	in.Budget = Budget{}
-	max, err := b.budget(defaultBudget)
-	if err != nil {
-		return paperOut{}, err
-	}
-	at, err := readCursor("get_paper", in, b.Cursor)
+	max, at, err := b.start("get_paper", in, defaultBudget)
 	if err != nil {
 		return paperOut{}, err
 	}
@@ -522,14 +510,10 @@ type readOut struct {
 func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readIn) (readOut, error) {
 	b := in.Budget
 	in.Budget = Budget{}
-	max, err := b.budget(readBudget)
-	if err != nil {
-		return readOut{}, err
-	}
 	if in.Start < 0 || in.PageStart < 0 || in.PageEnd < 0 || in.PageEnd > 0 && in.PageEnd < in.PageStart {
 		return readOut{}, fmt.Errorf("start, page_start and page_end must be 0 or more, and page_end not before page_start (got %d, %d, %d)", in.Start, in.PageStart, in.PageEnd)
 	}
-	from, err := readCursor("read_paper", in, b.Cursor)
+	max, from, err := b.start("read_paper", in, readBudget)
 	if err != nil {
 		return readOut{}, err
 	}
@@ -612,11 +596,7 @@ func (s *Server) related(ctx context.Context, _ *mcp.CallToolRequest, in related
 	out := relatedOut{Related: []PaperRow{}}
 	b := in.Budget
 	in.Budget = Budget{}
-	limit, err := b.budget(defaultBudget)
-	if err != nil {
-		return out, err
-	}
-	at, err := readCursor("related", in, b.Cursor)
+	limit, at, err := b.start("related", in, defaultBudget)
 	if err != nil {
 		return out, err
 	}

@@ -43,11 +43,7 @@ type topicsOut struct {
 
 func (s *Server) listTopics(ctx context.Context, _ *mcp.CallToolRequest, in Budget) (topicsOut, error) {
 	out := topicsOut{Topics: []TopicInfo{}}
-	limit, err := in.budget(defaultBudget)
-	if err != nil {
-		return out, err
-	}
-	at, err := readCursor("list_topics", struct{}{}, in.Cursor)
+	limit, at, err := in.start("list_topics", struct{}{}, defaultBudget)
 	if err != nil {
 		return out, err
 	}
@@ -97,11 +93,7 @@ func (s *Server) momentum(ctx context.Context, _ *mcp.CallToolRequest, in moment
 	out := momentumOut{Topics: []*topic.Momentum{}, Warnings: []string{}}
 	b := in.Budget
 	in.Budget = Budget{}
-	limit, err := b.budget(defaultBudget)
-	if err != nil {
-		return out, err
-	}
-	at, err := readCursor("momentum", in, b.Cursor)
+	limit, at, err := b.start("momentum", in, defaultBudget)
 	if err != nil {
 		return out, err
 	}
@@ -162,11 +154,7 @@ type digestOut struct {
 func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn) (digestOut, error) {
 	b := in.Budget
 	in.Budget = Budget{}
-	limit, err := b.budget(defaultBudget)
-	if err != nil {
-		return digestOut{}, err
-	}
-	at, err := readCursor("digest", in, b.Cursor)
+	limit, at, err := b.start("digest", in, defaultBudget)
 	if err != nil {
 		return digestOut{}, err
 	}
@@ -265,11 +253,7 @@ func (s *Server) exportBibtex(ctx context.Context, _ *mcp.CallToolRequest, in ex
 	out := exportOut{Format: cmpOr(in.Format, "bibtex"), Papers: []string{}, Warnings: []string{}}
 	b := in.Budget
 	in.Budget = Budget{}
-	limit, err := b.budget(defaultBudget)
-	if err != nil {
-		return out, err
-	}
-	at, err := readCursor("export_bibtex", in, b.Cursor)
+	limit, at, err := b.start("export_bibtex", in, defaultBudget)
 	if err != nil {
 		return out, err
 	}
