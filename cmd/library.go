@@ -31,7 +31,7 @@ func (g *globalOptions) sessionConfig() (library.Config, error) {
 	if err != nil {
 		return library.Config{}, err
 	}
-	prices, err := prices()
+	prices, err := prices(g.notef)
 	if err != nil {
 		return library.Config{}, err
 	}
@@ -45,13 +45,15 @@ func (g *globalOptions) sessionConfig() (library.Config, error) {
 // prices is the user's price table of models: the prices file
 // (prices.json in papers' configuration directory), then PAPERS_PRICES
 // (MODEL=IN/OUT,... in dollars per million tokens, or the path of a
-// prices file). Models it does not price are priced by cost.NewMeter.
-func prices() (cost.Prices, error) {
+// prices file). Models it does not price are priced by cost.NewMeter. A
+// prices file that cannot be read is warned about (note) and left out:
+// it must not stop commands that use no model.
+func prices(note func(format string, args ...any)) (cost.Prices, error) {
 	p := cost.Prices{}
 	if dir, err := os.UserConfigDir(); err == nil {
 		f, err := cost.LoadPrices(filepath.Join(dir, "papers", "prices.json"))
 		if err != nil {
-			return nil, withHint(err, `write it as {"MODEL": {"in": IN, "out": OUT}}, dollars per million tokens`)
+			note(`warning: %v; its prices are not used (write it as {"MODEL": {"in": IN, "out": OUT}}, dollars per million tokens)`, err)
 		}
 		p = p.Merge(f)
 	}

@@ -175,12 +175,21 @@ func (e *BudgetError) Hint() string {
 	return "raise --max-cost (PAPERS_MAX_COST), or answer without a model (--extractive)"
 }
 
+// ToolHint is Hint for an assistant calling papers' MCP tools.
+func (e *BudgetError) ToolHint() string {
+	if e.Unpriced {
+		return "the user gives the model a price (PAPERS_PRICES) or drops --max-cost in papers mcp's configuration; ask with mode \"extractive\" costs nothing"
+	}
+	return "call ask with mode \"extractive\" (digest with extractive true), which costs nothing; the user raises --max-cost in papers mcp's configuration"
+}
+
 // Usage is what the calls of a meter used: the "usage" of the --json
-// outputs. CostUSD is nil when a model used has no price.
+// outputs. CostUSD is nil when a model used has no price, or no call was
+// made.
 type Usage struct {
 	PromptTokens     int      `json:"prompt_tokens"`
 	CompletionTokens int      `json:"completion_tokens"`
-	Calls            int      `json:"calls"`
+	Calls            int      `json:"calls,omitempty"`
 	Models           []string `json:"models,omitempty"`
 	CostUSD          *float64 `json:"cost_usd,omitempty"`
 	MaxCostUSD       float64  `json:"max_cost_usd,omitempty"`
@@ -316,10 +325,14 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-// Usage returns what the calls so far used.
+// Usage returns what the calls so far used; with no call, the zero Usage
+// (its JSON has the two token counts only).
 func (m *Meter) Usage() Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.u.Calls == 0 {
+		return Usage{}
+	}
 	u := m.u
 	u.Models = append([]string(nil), m.u.Models...)
 	if !m.unpriced {

@@ -80,7 +80,10 @@ func TestMeterRefusesBeforeSending(t *testing.T) {
 
 func TestMeterUnpricedAndFree(t *testing.T) {
 	m := NewMeter(Prices{}, 1, false)
-	if _, err := m.Reserve("llama3.1", 100, 100); !errors.Is(err, ErrOverBudget) || !strings.Contains(err.Error(), "has no price") {
+	_, err := m.Reserve("llama3.1", 100, 100)
+	var be *BudgetError
+	if !errors.Is(err, ErrOverBudget) || !strings.Contains(err.Error(), "has no price") || !errors.As(err, &be) ||
+		!strings.Contains(be.Hint(), "PAPERS_PRICES='llama3.1=IN/OUT'") || !strings.Contains(be.ToolHint(), `mode "extractive"`) {
 		t.Errorf("an unpriced model under a cap: %v", err)
 	}
 	m = NewMeter(Prices{}, 0, false)
