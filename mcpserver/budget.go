@@ -1,12 +1,15 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Every tool that returns text keeps its result within a budget of
@@ -173,4 +176,52 @@ func cut(s string, n int) string {
 		}
 	}
 	return string(r) + "…"
+}
+
+// fitReport cuts the longest lists of a report (ingest's, update's) until
+// its JSON fits in limit characters: a list cut keeps its first items, and
+// "<name>_left_out" says how many it lost. A report that fits is v itself.
+func fitReport(v any, limit int) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil || utf8.RuneCount(b) <= limit {
+		return v, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for jsonLen(m) > limit {
+		longest, size := "", 0
+		for k, x := range m {
+			if a, ok := x.([]any); ok && len(a) > 0 {
+				if l := jsonLen(a); l > size {
+					longest, size = k, l
+				}
+			}
+		}
+		if longest == "" {
+			return nil, fmt.Errorf("max_chars %d is too small for the report: give at least %d", limit, jsonLen(m))
+		}
+		a := m[longest].([]any)
+		keep := len(a) / 2
+		m[longest] = a[:keep]
+		left, _ := m[longest+"_left_out"].(int)
+		m[longest+"_left_out"] = left + len(a) - keep
+	}
+	return m, nil
+}
+
+// fitted is h with its report cut to the call's max_chars (fitReport).
+func fitted[In, Out any](h handler[In, Out], maxChars func(In) int) handler[In, any] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (any, error) {
+		limit, err := Budget{MaxChars: maxChars(in)}.budget(defaultBudget)
+		if err != nil {
+			return nil, err
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, err
+		}
+		return fitReport(out, limit)
+	}
 }

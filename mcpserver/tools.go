@@ -27,7 +27,9 @@ func (s *Server) addTools() {
 	addTool(s, &mcp.Tool{Name: "export_bibtex", Annotations: readOnly(),
 		Description: "BibTeX or CSL-JSON for papers by id, topic, tag, saved, or the citations of an ask result."}, s.exportBibtex)
 	addTool(s, &mcp.Tool{Name: "ingest", Annotations: writes(),
-		Description: "Add papers: arXiv ids, an arXiv query or local PDF paths. Slow (arXiv: one request per 3 s); reports progress; cancellable."}, s.ingest)
+		Description: "Add papers: arXiv ids, an arXiv query or local PDF paths. Slow (arXiv: one request per 3 s); reports progress; cancellable."},
+		fitted(s.ingest, func(in ingestIn) int { return in.MaxChars }))
 	addTool(s, &mcp.Tool{Name: "update", Annotations: writes(),
-		Description: "Fetch and add what is new on arXiv in followed topics. Slow; reports progress; cancellable."}, s.update)
+		Description: "Fetch and add what is new on arXiv in followed topics. Slow; reports progress; cancellable."},
+		fitted(s.update, func(in updateIn) int { return in.MaxChars }))
 }

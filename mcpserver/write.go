@@ -25,6 +25,7 @@ type ingestIn struct {
 	Max           int    `json:"max,omitempty" jsonschema:"most papers from query (default 20)"`
 	Paths         Names  `json:"paths,omitempty" jsonschema:"PDF files or folders on the server's machine"`
 	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"titles and abstracts only, no PDFs (faster)"`
+	MaxChars      int    `json:"max_chars,omitempty"` // the report's longest lists are cut to fit
 }
 
 func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingestIn) (*ingest.Report, error) {
@@ -66,6 +67,7 @@ type updateIn struct {
 	Max           int    `json:"max,omitempty" jsonschema:"most papers per topic this call (the rest come next time)"`
 	Window        string `json:"window,omitempty" jsonschema:"how far back a first update reads: 30d, 12w (default), 6m"`
 	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"titles and abstracts only, no PDFs"`
+	MaxChars      int    `json:"max_chars,omitempty"` // the report's longest lists are cut to fit
 }
 
 func (s *Server) update(ctx context.Context, req *mcp.CallToolRequest, in updateIn) (*topic.Summary, error) {
