@@ -114,9 +114,16 @@ func jsonLen(v any) int {
 // shrink (to about n characters of its text) when shrink is not nil. It
 // fails when not even one row fits.
 func page[T any](out any, rows *[]T, all []T, at, max int, next *string, cursorAt func(int) string, shrink func(T, int) T) error {
-	*rows = []T{}
 	*next = cursorAt(len(all) + at) // as long as any cursor of this result
+	// what is not the rows: measured around one row, so that a list the
+	// result omits when empty (omitempty) counts its name and brackets
+	*rows = []T{}
 	fixed := jsonLen(out)
+	if at < len(all) {
+		*rows = all[at : at+1]
+		fixed = jsonLen(out) - jsonLen(all[at])
+		*rows = []T{}
+	}
 	total := fixed
 	n := 0
 	for i := at; i < len(all); i++ {

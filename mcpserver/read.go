@@ -193,13 +193,14 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 			out.SeeAlso = append(out.SeeAlso, rowOf(r.Paper))
 		}
 	}
-	fitAnswer(out, max)
-	return out, nil
+	return out, fitAnswer(out, max)
 }
 
-// fitAnswer cuts the citations' passages, the longest first, until the
-// answer fits in max characters; then the answer itself, saying so.
-func fitAnswer(out *askOut, limit int) {
+// fitAnswer fits the answer in limit characters, cutting first the
+// citations' passages, the longest first, then the see_also rows, then the
+// answer itself, saying so in Note; never the citations, which the
+// answer's [n] marks name. An answer that cannot fit is an error.
+func fitAnswer(out *askOut, limit int) error {
 	for over := jsonLen(out) - limit; over > 0; over = jsonLen(out) - limit {
 		longest := -1
 		for i, c := range out.Citations {
@@ -214,13 +215,20 @@ func fitAnswer(out *askOut, limit int) {
 		*p = cut(*p, len([]rune(*p))-over-1)
 		out.Note = "passages are cut to fit max_chars; read_paper gives them whole"
 	}
+	for len(out.SeeAlso) > 0 && jsonLen(out) > limit {
+		out.SeeAlso = out.SeeAlso[:len(out.SeeAlso)-1]
+	}
 	if over := jsonLen(out) - limit; over > 0 {
 		out.Note = "the answer is cut to fit max_chars: ask again with a larger max_chars"
-		out.Answer = cut(out.Answer, max(0, len([]rune(out.Answer))-over-len(out.Note)))
+		out.Answer = cut(out.Answer, max(0, len([]rune(out.Answer))-over))
 		for jsonLen(out) > limit && out.Answer != "" {
 			out.Answer = cut(out.Answer, len([]rune(out.Answer))-10)
 		}
 	}
+	if jsonLen(out) > limit {
+		return fmt.Errorf("max_chars %d is too small for this answer and its citations: give at least %d", limit, jsonLen(out))
+	}
+	return nil
 }
 
 // answer is the answer of ask, and the library it came from.
@@ -387,16 +395,16 @@ func (s *Server) listPapers(ctx context.Context, _ *mcp.CallToolRequest, in list
 			rows[i] = summary(p)
 		}
 		var got []PaperSummary
+		out.Papers = &got // the rows page measures are the result's
 		err = page(&out, &got, rows, 0, max, &out.NextCursor, cursorAt, nil)
-		out.Papers = got
 	} else {
 		rows := make([]PaperRow, len(ps))
 		for i, p := range ps {
 			rows[i] = rowOf(p)
 		}
 		var got []PaperRow
+		out.Papers = &got // the rows page measures are the result's
 		err = page(&out, &got, rows, 0, max, &out.NextCursor, cursorAt, nil)
-		out.Papers = got
 	}
 	if err == nil && out.NextCursor == "" && more {
 		out.NextCursor = cursorAt(limit)
@@ -650,8 +658,8 @@ func (s *Server) related(ctx context.Context, _ *mcp.CallToolRequest, in related
 			rows[i].Score = round4(float64(r.Score))
 		}
 		var got []PaperSummary
+		out.Related = &got // the rows page measures are the result's
 		err = page(&out, &got, rows, at, limit, &out.NextCursor, cursorAt, nil)
-		out.Related = got
 		return out, err
 	}
 	rows := make([]PaperRow, len(res))
@@ -660,7 +668,7 @@ func (s *Server) related(ctx context.Context, _ *mcp.CallToolRequest, in related
 		rows[i].Score = round4(float64(r.Score))
 	}
 	var got []PaperRow
+	out.Related = &got // the rows page measures are the result's
 	err = page(&out, &got, rows, at, limit, &out.NextCursor, cursorAt, nil)
-	out.Related = got
 	return out, err
 }

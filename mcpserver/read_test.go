@@ -520,3 +520,42 @@ func TestRelated(t *testing.T) {
 	failure(t, "bad date", call(t, cs, "related", map[string]any{"id": "2302.04761", "since": "soon"}, nil), `invalid date "soon"`)
 	failure(t, "k too large", call(t, cs, "related", map[string]any{"id": "2302.04761", "k": 500}, nil), "at most 50")
 }
+
+// TestEveryResultWithinItsBudget calls every tool that returns text with
+// small budgets: each result is within its max_chars, or an error saying
+// the budget is too small for one item, never more.
+func TestEveryResultWithinItsBudget(t *testing.T) {
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search", map[string]any{"query": "tools", "full": true}},
+		{"ask", map[string]any{"question": "Which tools does Toolformer use?"}},
+		{"get_paper", map[string]any{"id": "2302.04761"}},
+		{"read_paper", map[string]any{"id": "2302.04761"}},
+		{"list_papers", map[string]any{"full": true}},
+		{"related", map[string]any{"id": "2302.04761", "full": true}},
+		{"list_topics", map[string]any{}},
+		{"momentum", map[string]any{"offline": true}},
+		{"digest", map[string]any{"topic": "tools", "since": "2000-01-01"}},
+		{"digest", map[string]any{"topic": "tools", "since": "2000-01-01", "markdown": true}},
+		{"export_bibtex", map[string]any{"ids": []string{"2302.04761", "2501.10120"}}},
+	}
+	for _, c := range calls {
+		for _, budget := range []int{400, 700, 1500, 4000} {
+			args := map[string]any{"max_chars": budget}
+			for k, v := range c.args {
+				args[k] = v
+			}
+			res := call(t, cs, c.tool, args, nil)
+			n := utf8.RuneCountInString(text(res))
+			switch {
+			case res.IsError && !strings.Contains(text(res), "is too small"):
+				t.Errorf("%s in %d: %s", c.tool, budget, text(res))
+			case !res.IsError && n > budget:
+				t.Errorf("%s in %d: %d characters", c.tool, budget, n)
+			}
+		}
+	}
+}

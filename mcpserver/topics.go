@@ -197,7 +197,8 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 		text := []rune(md.String())
 		at = min(at, len(text))
 		out.NextCursor = cursorAt(len(text))
-		room := limit - jsonLen(out)
+		out.Markdown = "x" // measured with the field, which is omitted when empty
+		room := limit - jsonLen(out) + 1
 		for want := room; ; {
 			if want <= 0 {
 				return out, fmt.Errorf("max_chars %d is too small for the digest", limit)
