@@ -28,7 +28,7 @@ const (
 // Budget is the arguments of paging: how much one call may return, and
 // where the previous one stopped.
 type Budget struct {
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"result size limit, characters (default 6000)"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"result size limit in characters (default 6000)"`
 	Cursor   string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous call"`
 }
 

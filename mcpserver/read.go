@@ -29,8 +29,8 @@ type searchIn struct {
 	Query    string `json:"query" jsonschema:"words, names, methods or claims to find"`
 	K        int    `json:"k,omitempty" jsonschema:"passages in all (default 10, max 50)"`
 	Mode     string `json:"mode,omitempty" jsonschema:"hybrid (default), bm25 or dense"`
-	PerPaper *int   `json:"per_paper,omitempty" jsonschema:"most passages per paper (default 3; 0: no limit)"`
-	Full     bool   `json:"full,omitempty" jsonschema:"add section, chunk and score to each row"`
+	PerPaper *int   `json:"per_paper,omitempty" jsonschema:"most passages per paper (default 3; 0: all)"`
+	Full     bool   `json:"full,omitempty" jsonschema:"rows with section, chunk, score"`
 	Filters
 	Budget
 }
@@ -134,8 +134,8 @@ func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 type askIn struct {
 	Question string `json:"question" jsonschema:"the question, in a sentence"`
-	Mode     string `json:"mode,omitempty" jsonschema:"auto (default: the model if configured), extractive (offline), model, or quality (the model scores more passages)"`
-	K        int    `json:"k,omitempty" jsonschema:"passages to answer from (default 8; quality 20; extractive 12)"`
+	Mode     string `json:"mode,omitempty" jsonschema:"auto (default), extractive (no model), model or quality"`
+	K        int    `json:"k,omitempty" jsonschema:"passages to answer from"`
 	Filters
 	MaxChars int `json:"max_chars,omitempty" jsonschema:"result size limit in characters (default 6000): citations' passages are cut to fit"`
 }
@@ -343,8 +343,8 @@ func day(t time.Time) string {
 }
 
 type listIn struct {
-	Limit int  `json:"limit,omitempty" jsonschema:"most papers per call (default 50, at most 500)"`
-	Full  bool `json:"full,omitempty" jsonschema:"whole records (categories, pages, source, tags, saved, DOI...)"`
+	Limit int  `json:"limit,omitempty" jsonschema:"most papers a call (default 50, max 500)"`
+	Full  bool `json:"full,omitempty" jsonschema:"whole records"`
 	Filters
 	Budget
 }
@@ -413,7 +413,7 @@ func (s *Server) listPapers(ctx context.Context, _ *mcp.CallToolRequest, in list
 }
 
 type paperIn struct {
-	ID string `json:"id" jsonschema:"arXiv id in any form (2501.12948, 2501.12948v1, arxiv.org URL) or library id"`
+	ID string `json:"id" jsonschema:"arXiv id in any form, or library id"`
 	Budget
 }
 
@@ -495,8 +495,8 @@ func (s *Server) getPaper(ctx context.Context, _ *mcp.CallToolRequest, in paperI
 type readIn struct {
 	ID        string `json:"id" jsonschema:"arXiv id in any form or library id"`
 	PageStart int    `json:"page_start,omitempty" jsonschema:"first page to read (1-based)"`
-	PageEnd   int    `json:"page_end,omitempty" jsonschema:"last page to read (default: page_start when given, else the last)"`
-	Start     int    `json:"start,omitempty" jsonschema:"a section's start from get_paper (a character offset)"`
+	PageEnd   int    `json:"page_end,omitempty" jsonschema:"last page (default page_start)"`
+	Start     int    `json:"start,omitempty" jsonschema:"a section's start (get_paper)"`
 	Budget
 }
 
@@ -582,12 +582,12 @@ func max0(a, b int) int { return max(a, b) }
 
 type relatedIn struct {
 	ID       string `json:"id" jsonschema:"arXiv id in any form or library id"`
-	K        int    `json:"k,omitempty" jsonschema:"papers in all (default 10, max 50)"`
-	Topic    string `json:"topic,omitempty" jsonschema:"only this followed topic"`
+	K        int    `json:"k,omitempty" jsonschema:"papers in all (default 10)"`
+	Topic    string `json:"topic,omitempty"`
 	Category string `json:"category,omitempty" jsonschema:"only this category (cs.CL) or archive (cs)"`
-	Year     int    `json:"year,omitempty" jsonschema:"only this year"`
-	Since    string `json:"since,omitempty" jsonschema:"published since (as in search)"`
-	Full     bool   `json:"full,omitempty" jsonschema:"whole records"`
+	Year     int    `json:"year,omitempty"`
+	Since    string `json:"since,omitempty" jsonschema:"published since"`
+	Full     bool   `json:"full,omitempty"`
 	Budget
 }
 

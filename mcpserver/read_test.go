@@ -120,7 +120,7 @@ func TestSearch(t *testing.T) {
 	failure(t, "bad mode", call(t, cs, "search", map[string]any{"query": "x", "mode": "fuzzy"}, nil), "unknown retrieval mode")
 	failure(t, "empty query", call(t, cs, "search", map[string]any{"query": " "}, nil), "query is empty")
 	failure(t, "k too large", call(t, cs, "search", map[string]any{"query": "x", "k": 500}, nil), "at most 50")
-	failure(t, "unknown argument", call(t, cs, "search", map[string]any{"query": "x", "colour": "red"}, nil), "colour")
+	failure(t, "unknown argument", call(t, cs, "search", map[string]any{"query": "x", "colour": "red"}, nil), "unknown argument colour: search takes author, category, cursor, full, k, max_chars, mode, paper, per_paper, query, saved, since, tag, topic, until")
 	failure(t, "a string for an array", call(t, cs, "search", map[string]any{"query": "x", "topic": "tools"}, nil), "topic")
 }
 

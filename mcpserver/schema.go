@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,9 +55,9 @@ type Filters struct {
 	Tag      Names  `json:"tag,omitempty" jsonschema:"only papers with one of these tags"`
 	Saved    bool   `json:"saved,omitempty" jsonschema:"only saved papers"`
 	Category Names  `json:"category,omitempty" jsonschema:"only these arXiv categories (cs.CL) or archives (cs)"`
-	Author   Names  `json:"author,omitempty" jsonschema:"only papers with an author matching one of these"`
-	Since    string `json:"since,omitempty" jsonschema:"published on/after: YYYY-MM-DD, YYYY-MM, YYYY, or 7d, 4w, 3m, 1y ago"`
-	Until    string `json:"until,omitempty" jsonschema:"published on/before (YYYY-MM, YYYY: whole period)"`
+	Author   Names  `json:"author,omitempty" jsonschema:"only papers with an author matching one"`
+	Since    string `json:"since,omitempty" jsonschema:"published since: YYYY-MM-DD, YYYY-MM, YYYY, or 7d, 4w, 3m, 1y"`
+	Until    string `json:"until,omitempty" jsonschema:"published until (YYYY-MM, YYYY: whole period)"`
 }
 
 // names returns the filters as resolve takes them.
@@ -88,8 +91,20 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 		_, filters := reflect.TypeFor[In]().FieldByName("Filters")
 		shareFields(in, filters)
 	}
+	// Unknown arguments are refused here, naming the ones the tool takes,
+	// rather than by "additionalProperties": false in every schema.
+	in.AdditionalProperties = nil
+	known := make([]string, 0, len(in.Properties))
+	for name, p := range in.Properties {
+		known = append(known, name)
+		p.AdditionalProperties = nil // an object argument (an ask result) is taken whole
+	}
+	sort.Strings(known)
 	t.InputSchema = in
 	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, out any, err error) {
+		if err := unknownArguments(t.Name, req, known); err != nil {
+			return nil, nil, &toolError{msg: err.Error()}
+		}
 		s.calls.Add(1)
 		defer s.calls.Done()
 		ctx, release := s.bind(ctx)
@@ -108,6 +123,29 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 	})
 }
 
+// unknownArguments is the error of a call with an argument the tool does
+// not take (a typo, an argument of another tool).
+func unknownArguments(tool string, req *mcp.CallToolRequest, known []string) error {
+	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
+		return nil
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(req.Params.Arguments, &args) != nil {
+		return nil // not an object: the schema's validation said so already
+	}
+	var bad []string
+	for name := range args {
+		if !slices.Contains(known, name) {
+			bad = append(bad, name)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return fmt.Errorf("unknown argument %s: %s takes %s", strings.Join(bad, ", "), tool, strings.Join(known, ", "))
+}
+
 // readOnly and writes annotate tools for clients that ask before writes:
 // the hints that change what a client does, no more (each costs context).
 func readOnly() *mcp.ToolAnnotations { return &mcp.ToolAnnotations{ReadOnlyHint: true} }
@@ -123,7 +161,8 @@ func writes() *mcp.ToolAnnotations {
 var sharedNames = []string{"paper", "topic", "tag", "saved", "category", "author", "since", "until", "max_chars", "cursor"}
 
 // shareFields removes the descriptions of the shared fields of a schema
-// that search describes, when they mean what they mean there.
+// that search describes, when they mean what they mean there (their types
+// stay: strict clients want every property typed).
 func shareFields(s *jsonschema.Schema, filters bool) {
 	for _, n := range sharedNames {
 		p := s.Properties[n]

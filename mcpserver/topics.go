@@ -78,8 +78,8 @@ func (s *Server) listTopics(ctx context.Context, _ *mcp.CallToolRequest, in Budg
 }
 
 type momentumIn struct {
-	Topic   Names `json:"topic,omitempty" jsonschema:"topics to measure (default: all followed)"`
-	Offline bool  `json:"offline,omitempty" jsonschema:"count from the library only, asking arXiv nothing"`
+	Topic   Names `json:"topic,omitempty" jsonschema:"topics (default all)"`
+	Offline bool  `json:"offline,omitempty" jsonschema:"count from the library, not arXiv"`
 	Budget
 }
 
@@ -129,12 +129,12 @@ func (s *Server) momentum(ctx context.Context, _ *mcp.CallToolRequest, in moment
 }
 
 type digestIn struct {
-	Topic      string `json:"topic" jsonschema:"the followed topic"`
-	Since      string `json:"since,omitempty" jsonschema:"papers new since: YYYY-MM-DD, or 7d, 4w ago (default 7d)"`
-	Rank       string `json:"rank,omitempty" jsonschema:"date (default) or relevance"`
+	Topic      string `json:"topic" jsonschema:"followed topic"`
+	Since      string `json:"since,omitempty" jsonschema:"papers new since (default 7d)"`
+	Rank       string `json:"rank,omitempty" jsonschema:"date or relevance"`
 	Max        int    `json:"max,omitempty" jsonschema:"most papers (default 50)"`
-	Extractive bool   `json:"extractive,omitempty" jsonschema:"no model, even if configured"`
-	Markdown   bool   `json:"markdown,omitempty" jsonschema:"markdown text instead of rows"`
+	Extractive bool   `json:"extractive,omitempty" jsonschema:"no model"`
+	Markdown   bool   `json:"markdown,omitempty" jsonschema:"markdown, not rows"`
 	Budget
 }
 
@@ -184,8 +184,8 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 	if err != nil {
 		return digestOut{}, err
 	}
-	if len(d.Papers) == 0 && t.LastUpdate.IsZero() {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("topic %s was never updated: call update with topic %q first", t.Name, t.Name))
+	if len(d.Papers) == 0 && d.Wider == nil && t.LastUpdate.IsZero() {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("topic %s was never updated: call update with topic [%q] first", t.Name, t.Name))
 	}
 	out := digestOut{Topic: d.Topic, Since: d.Since, Mode: d.Mode, Model: d.Model, Warnings: d.Warnings}
 	cursorAt := func(at int) string { return makeCursor("digest", in, at) }

@@ -20,11 +20,11 @@ import (
 // The tools that write: ingest and update.
 
 type ingestIn struct {
-	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs (2501.12948, 2210.03629v3)"`
-	Query         string `json:"query,omitempty" jsonschema:"arXiv search (ti:, abs:, au:, cat:, AND, OR, ANDNOT), newest first"`
+	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs"`
+	Query         string `json:"query,omitempty" jsonschema:"arXiv search (ti:, abs:, au:, cat:, AND, OR), newest first"`
 	Max           int    `json:"max,omitempty" jsonschema:"most papers from query (default 20)"`
-	Paths         Names  `json:"paths,omitempty" jsonschema:"PDF files or folders on the server's machine"`
-	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"titles and abstracts only, no PDFs (faster)"`
+	Paths         Names  `json:"paths,omitempty" jsonschema:"PDFs or folders on the server's machine"`
+	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"no PDFs (faster)"`
 	MaxChars      int    `json:"max_chars,omitempty"` // the report's longest lists are cut to fit
 }
 
@@ -63,10 +63,10 @@ func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingest
 const toolIngestMax = 20
 
 type updateIn struct {
-	Topic         Names  `json:"topic,omitempty" jsonschema:"topics to update (default: all followed)"`
-	Max           int    `json:"max,omitempty" jsonschema:"most papers per topic this call (the rest come next time)"`
-	Window        string `json:"window,omitempty" jsonschema:"how far back a first update reads: 30d, 12w (default), 6m"`
-	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"titles and abstracts only, no PDFs"`
+	Topic         Names  `json:"topic,omitempty" jsonschema:"topics (default all)"`
+	Max           int    `json:"max,omitempty" jsonschema:"most papers per topic this call"`
+	Window        string `json:"window,omitempty" jsonschema:"how far a first update reads (default 12w)"`
+	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"no PDFs"`
 	MaxChars      int    `json:"max_chars,omitempty"` // the report's longest lists are cut to fit
 }
 
