@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/papers-cli/papers/store"
 )
@@ -73,22 +74,55 @@ func keyWords(question string) []string {
 	return out
 }
 
-// mentions reports whether the paper's title or text holds w as a word.
+// mentions reports whether the paper's title or text holds the name w:
+// its letters and digits, in order, as consecutive words of the paper,
+// whatever stands between them ("DeepSeek-R1-Zero" is in "DeepSeek-R1-
+// Zero", "GPT-3" in "GPT 3"), a plural s allowed; never inside a longer
+// word ("ECHO" is not in "echoes").
 func mentions(pt *paperText, w string) bool {
-	if containsFold(pt.paper.Title, w) {
-		return true
+	if pt.words == nil {
+		pt.words = wordsOf(pt.paper.Title)
+		for _, c := range pt.chunks {
+			pt.words = append(pt.words, wordsOf(c.Text)...)
+		}
 	}
-	for _, c := range pt.chunks {
-		if containsFold(c.Text, w) {
-			return true
+	name := strings.Join(wordsOf(w), "")
+	if name == "" {
+		return false
+	}
+	for i := range pt.words {
+		rest := name
+		for j := i; j < len(pt.words) && j < i+4; j++ {
+			pw := pt.words[j]
+			switch {
+			case rest == pw || rest+"s" == pw:
+				return true
+			case strings.HasPrefix(rest, pw):
+				rest = rest[len(pw):]
+				continue
+			}
+			break
 		}
 	}
 	return false
 }
 
-func containsFold(s, w string) bool {
-	re, err := regexp.Compile(`(?i)(?:^|[^\p{L}\p{N}])` + regexp.QuoteMeta(w) + `(?:$|[^\p{L}\p{N}])`)
-	return err == nil && re.MatchString(s)
+// wordsOf are the runs of letters and digits of s, lower-cased.
+func wordsOf(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// missingNames are the names the question asks about that the paper never
+// mentions: a paper that never names HotpotQA does not report a score on
+// it, whatever else it shares with the question.
+func (pt *paperText) missingNames(question string) []string {
+	var out []string
+	for _, w := range keyWords(question) {
+		if !mentions(pt, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // orList joins words as "A", "A or B", "A, B or C".

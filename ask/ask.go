@@ -140,8 +140,23 @@ func answerFrom(ctx context.Context, question string, sc scope, pts []*paperText
 	}
 	m := rank.Default()
 	q := rank.ParseQuestion(question)
-	for _, pt := range pts {
-		pt.choose(m, q)
+	if res.Mode != ModeExtractive || sc.topic || sc.named {
+		for _, pt := range pts {
+			pt.choose(m, q)
+		}
+	} else {
+		// the first paper that answers, and the next to compare with: the
+		// others are read only when these do not answer
+		answering := 0
+		for _, pt := range pts {
+			pt.choose(m, q)
+			if !pt.abstains() {
+				answering++
+			}
+			if answering == 2 {
+				break
+			}
+		}
 	}
 	res.ranked = time.Now()
 	if len(pts) == 0 {
@@ -198,7 +213,7 @@ func offlineAnswer(question string, q rank.Question, sc scope, pts []*paperText,
 	}
 	best := -1
 	for i, pt := range pts {
-		if pt.abstains() {
+		if pt.model == nil || pt.abstains() {
 			continue
 		}
 		if best < 0 || pt.choice.Unanswerable < pts[best].choice.Unanswerable-paperMargin {
@@ -243,7 +258,7 @@ func bestPassages(sc scope, pts []*paperText, k int) []evidence {
 	for round := 0; len(out) < k; round++ {
 		added := false
 		for _, pt := range pts {
-			if round >= len(pt.choice.Ranked) || len(out) >= k {
+			if pt.model == nil || round >= len(pt.choice.Ranked) || len(out) >= k {
 				continue
 			}
 			added = true

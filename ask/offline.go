@@ -24,6 +24,9 @@ type paperText struct {
 	paras  []rank.Paragraph
 	model  *rank.Model
 	choice rank.Choice
+	words  []string // the paper's words, for mentions
+	// missing are the question's names the paper never mentions
+	missing []string
 }
 
 // readPaper turns a paper's chunks into paragraphs fit to quote: debris
@@ -78,10 +81,12 @@ func referenceEntry(s string) bool {
 func (pt *paperText) choose(m *rank.Model, q rank.Question) {
 	pt.model = m
 	pt.choice = m.Choose(q, pt.paras)
+	pt.missing = pt.missingNames(q.Text)
 }
 
-// abstains reports whether the paper does not answer.
-func (pt *paperText) abstains() bool { return pt.model.Abstains(pt.choice) }
+// abstains reports whether the paper does not answer: the model says so,
+// or it never mentions a name the question asks about.
+func (pt *paperText) abstains() bool { return pt.model.Abstains(pt.choice) || len(pt.missing) > 0 }
 
 // quote is one sentence an answer quotes.
 type quote struct {
@@ -120,7 +125,11 @@ func (c *composer) cite(q quote) int {
 		return n
 	}
 	ch := q.pt.chunkOf(para.Seq)
-	e := evidence{ChunkID: id, Paper: q.pt.paper, PageStart: para.Page, PageEnd: para.PageEnd, Section: ch.Section, Text: ch.Text}
+	page := para.SentencePage(q.sent)
+	e := evidence{ChunkID: id, Paper: q.pt.paper, PageStart: page, PageEnd: page, Section: ch.Section, Text: ch.Text}
+	if ch.PageBreaks == nil && para.PageEnd > para.Page {
+		e.PageStart, e.PageEnd = para.Page, para.PageEnd // where on its pages, the chunk does not say
+	}
 	if para.Seq == 0 {
 		e.Section = "abstract"
 	}
@@ -149,7 +158,7 @@ func (c *composer) evidence(q quote, n int) string {
 		section = "abstract"
 	}
 	c.res.Evidence = append(c.res.Evidence, Evidence{
-		N: n, ID: q.pt.paper.ID, Version: q.pt.paper.Version, Page: para.Page, Section: section,
+		N: n, ID: q.pt.paper.ID, Version: q.pt.paper.Version, Page: para.SentencePage(q.sent), Section: section,
 		Quote: q.text(), Score: round3(q.score),
 	})
 	cit := &c.res.Citations[n-1]

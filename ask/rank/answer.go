@@ -56,6 +56,11 @@ type Thresholds struct {
 	// Short: a short answer whose probability among the candidate spans
 	// is below this gives way to its whole sentence.
 	Short float64 `json:"short"`
+	// Lexical weighs, beside the fit sentence weights, how many of the
+	// question's words a sentence holds: questions written from a paper's
+	// full text share its words more than QASPER's, written from its
+	// abstract; chosen on the shared full-text questions (BENCHMARKS.md).
+	Lexical float64 `json:"lexical"`
 }
 
 // Floors of a general kind, not fit: a paper that holds less than
@@ -133,7 +138,7 @@ func (m *Model) Choose(q Question, paras []Paragraph) Choice {
 	if len(sents) > 0 {
 		ss := make([]float64, len(sents))
 		for i := range sents {
-			ss[i] = sents[i].v.Dot(m.Sentence)
+			ss[i] = sents[i].v.Dot(m.Sentence) + m.Thresholds.Lexical*sents[i].lex
 		}
 		best := argmaxOf(ss)
 		bs := sents[best]
@@ -188,6 +193,7 @@ type sentCand struct {
 	para, sent int
 	text       string
 	v          Vector
+	lex        float64 // the question's words in it: BM25, normalised by the best, plus their share
 }
 
 // spanCand is a span of a sentence, with its features.
@@ -244,7 +250,7 @@ func (m *Model) sentences(q Question, paras []Paragraph, ranked []Ranked) []sent
 	for _, r := range rs {
 		maxBM, maxTr = math.Max(maxBM, r.bm), math.Max(maxTr, r.tr)
 	}
-	for _, r := range rs {
+	for k, r := range rs {
 		var v Vector
 		words := strings.Fields(r.text)
 		v.add("prank:"+itoa(r.rank), 1)
@@ -256,6 +262,19 @@ func (m *Model) sentences(q Question, paras []Paragraph, ranked []Ranked) []sent
 		v.add("sfirst", flag(r.sent == 0))
 		v.add("slast", flag(r.sent == len(paras[r.para].Sentences)-1))
 		v.add("slen:"+lenBin(len(words)), 1)
+		v.add("spos", float64(r.sent)/float64(max(len(paras[r.para].Sentences)-1, 1)))
+		// the sentence after one that restates the question often
+		// answers it ("To fine-tune SL-CAI, ..." / "We trained for one
+		// epoch ...")
+		prev, next := 0.0, 0.0
+		if k > 0 && rs[k-1].para == r.para {
+			prev = ratio(rs[k-1].bm, maxBM)
+		}
+		if k+1 < len(rs) && rs[k+1].para == r.para {
+			next = ratio(rs[k+1].bm, maxBM)
+		}
+		v.add("sprev", prev)
+		v.add("snext", next)
 		numb, caps, list := 0.0, 0.0, 0.0
 		for k, w := range words {
 			if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
@@ -272,13 +291,14 @@ func (m *Model) sentences(q Question, paras []Paragraph, ranked []Ranked) []sent
 		we := flag(strings.Contains(" "+strings.ToLower(r.text), " we ") || strings.Contains(strings.ToLower(r.text), " our "))
 		kind := SectionKind(paras[r.para].Section)
 		for _, c := range cues {
+			v.add(c+"&sprev", prev)
 			v.add(c+"&snum", numb)
 			v.add(c+"&scaps", caps)
 			v.add(c+"&slist", list)
 			v.add(c+"&swe", we)
 			v.add(c+"&ss:"+kind, 1)
 		}
-		out = append(out, sentCand{para: r.para, sent: r.sent, text: r.text, v: v})
+		out = append(out, sentCand{para: r.para, sent: r.sent, text: r.text, v: v, lex: ratio(r.bm, maxBM) + r.cov})
 	}
 	return out
 }
@@ -460,6 +480,51 @@ func DebugSentences(m *Model, q Question, paras []Paragraph, ranked []Ranked) []
 			}
 		}
 		out = append(out, line)
+	}
+	return out
+}
+
+// DebugRankSentences are the candidate sentences, best first, with lexical
+// weight lx (for experiments).
+func DebugRankSentences(m *Model, q Question, paras []Paragraph, lx float64) []string {
+	ranked := rankedOf(m.Scores(m.Featurize(q, paras)))
+	sents := m.sentences(q, paras, ranked)
+	sort.SliceStable(sents, func(i, j int) bool {
+		return sents[i].v.Dot(m.Sentence)+lx*sents[i].lex > sents[j].v.Dot(m.Sentence)+lx*sents[j].lex
+	})
+	var out []string
+	for _, s := range sents {
+		out = append(out, s.text)
+	}
+	return out
+}
+
+// DebugRankRefs are the candidate sentences' places, best first (for
+// experiments).
+func DebugRankRefs(m *Model, q Question, paras []Paragraph, lx float64) [][2]int {
+	ranked := rankedOf(m.Scores(m.Featurize(q, paras)))
+	sents := m.sentences(q, paras, ranked)
+	sort.SliceStable(sents, func(i, j int) bool {
+		return sents[i].v.Dot(m.Sentence)+lx*sents[i].lex > sents[j].v.Dot(m.Sentence)+lx*sents[j].lex
+	})
+	var out [][2]int
+	for _, s := range sents {
+		out = append(out, [2]int{s.para, s.sent})
+	}
+	return out
+}
+
+// DebugParagraphOrder is the paragraphs' order under the model's weights
+// plus lx times named features (for experiments).
+func DebugParagraphOrder(m *Model, q Question, paras []Paragraph, extra map[string]float64) []int {
+	vs := m.Featurize(q, paras)
+	scores := make([]float64, len(vs))
+	for i, v := range vs {
+		scores[i] = v.Dot(m.Paragraph) + v.Dot(extra)
+	}
+	var out []int
+	for _, r := range rankedOf(scores) {
+		out = append(out, r.Index)
 	}
 	return out
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,6 +76,9 @@ var Default = sync.OnceValue(func() *Model {
 	m, err := Load(weightsJSON, dfGz, assocGz)
 	if err != nil {
 		panic("rank: embedded model: " + err.Error())
+	}
+	if v := os.Getenv("PAPERS_RANK_LEXICAL"); v != "" { // EXPERIMENT
+		m.Thresholds.Lexical, _ = strconv.ParseFloat(v, 64)
 	}
 	return m
 })

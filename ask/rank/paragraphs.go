@@ -27,6 +27,8 @@ type Paragraph struct {
 	Heading bool
 	// Sentences are Text's sentences, in order.
 	Sentences []string
+
+	marks []pageMark // where later pages start, by word
 }
 
 // Paragraphs reads a paper's paragraphs back from its chunks (all of them,
@@ -36,21 +38,52 @@ type Paragraph struct {
 // paragraph of section "abstract".
 func Paragraphs(chunks []store.Chunk) []Paragraph {
 	var out []Paragraph
-	add := func(c store.Chunk, text string, cont bool) {
-		text = strings.Join(strings.Fields(text), " ")
+	// add appends the line of chunk c that starts at byte off of its text
+	add := func(c store.Chunk, line string, off int, cont bool) {
+		text := strings.Join(strings.Fields(line), " ")
 		if text == "" {
 			return
+		}
+		// the pages of the line's words: where it starts, and the word
+		// each later page starts at
+		lead := len(line) - len(strings.TrimLeft(line, " \t"))
+		page := pageAt(c, off+lead)
+		var marks []pageMark
+		for _, b := range c.PageBreaks {
+			if b > off+lead && b < off+len(line) {
+				marks = append(marks, pageMark{word: len(strings.Fields(line[:b-off])), page: pageAt(c, b)})
+			}
 		}
 		if len(out) > 0 && !cont && out[len(out)-1].Section == c.Section && brokenOff(out[len(out)-1], text) {
 			cont = true
 		}
 		if cont && len(out) > 0 && out[len(out)-1].Section == c.Section {
 			last := &out[len(out)-1]
+			words := len(strings.Fields(last.Text))
+			if page != last.PageEnd {
+				last.marks = append(last.marks, pageMark{word: words, page: page})
+			}
+			for _, m := range marks {
+				last.marks = append(last.marks, pageMark{word: words + m.word, page: m.page})
+			}
 			last.Text += " " + text
-			last.PageEnd = max(last.PageEnd, c.PageEnd)
+			last.PageEnd = max(last.PageEnd, page)
+			if c.PageBreaks == nil {
+				last.PageEnd = max(last.PageEnd, c.PageEnd)
+			}
+			if len(marks) > 0 {
+				last.PageEnd = max(last.PageEnd, marks[len(marks)-1].page)
+			}
 			return
 		}
-		out = append(out, Paragraph{PaperID: c.PaperID, Seq: c.Seq, Page: c.PageStart, PageEnd: c.PageEnd, Section: c.Section, Text: text})
+		p := Paragraph{PaperID: c.PaperID, Seq: c.Seq, Page: page, PageEnd: page, Section: c.Section, Text: text, marks: marks}
+		if len(marks) > 0 {
+			p.PageEnd = marks[len(marks)-1].page
+		}
+		if c.PageBreaks == nil && c.PageEnd > c.PageStart {
+			p.PageEnd = c.PageEnd // stored without its breaks: any of its pages
+		}
+		out = append(out, p)
 	}
 	var prev *store.Chunk
 	for i := range chunks {
@@ -62,7 +95,7 @@ func Paragraphs(chunks []store.Chunk) []Paragraph {
 				abs = c.Text
 			}
 			c.Section = "abstract"
-			add(c, abs, false)
+			add(c, abs, len(c.Text)-len(abs), false)
 			prev = nil
 			continue
 		}
@@ -82,8 +115,10 @@ func Paragraphs(chunks []store.Chunk) []Paragraph {
 			}
 			text = trimmed
 		}
+		off := len(c.Text) - len(text)
 		for k, line := range strings.Split(text, "\n") {
-			add(c, line, k == 0 && cont)
+			add(c, line, off, k == 0 && cont)
+			off += len(line) + 1
 		}
 		prev = &chunks[i]
 	}
@@ -94,6 +129,38 @@ func Paragraphs(chunks []store.Chunk) []Paragraph {
 		p.Sentences = textseg.Sentences(p.Text)
 	}
 	return out
+}
+
+// pageMark says that a paragraph's words from word on are on page.
+type pageMark struct{ word, page int }
+
+// pageAt is the page of the chunk's text at byte off: PageStart, one more
+// for each page break at or before it. A chunk stored without its breaks
+// says PageStart.
+func pageAt(c store.Chunk, off int) int {
+	p := c.PageStart
+	for _, b := range c.PageBreaks {
+		if b <= off {
+			p++
+		}
+	}
+	return p
+}
+
+// SentencePage is the page sentence i of the paragraph starts on, as far
+// as its chunks know (the paragraph's Page when they do not say).
+func (p Paragraph) SentencePage(i int) int {
+	word := 0
+	for _, s := range p.Sentences[:min(i, len(p.Sentences))] {
+		word += len(strings.Fields(s))
+	}
+	page := p.Page
+	for _, m := range p.marks {
+		if m.word <= word {
+			page = m.page
+		}
+	}
+	return page
 }
 
 // brokenOff reports a line that goes on with the sentence the paragraph

@@ -90,6 +90,8 @@ func TestParagraphs(t *testing.T) {
 		// overlap: the trailing sentence of chunk 1 repeated, then the rest of the paragraph
 		{PaperID: "p", Seq: 2, Section: "1 Intro", PageStart: 2, PageEnd: 2, Text: "Second paragraph starts. It runs on over the page break. Done.\nThird paragraph."},
 		{PaperID: "p", Seq: 3, Section: "2 Method", PageStart: 2, PageEnd: 3, Text: "2 Method\nThe method is cut by a column break in the middle of the\nsentence, which goes on here."},
+		// a chunk that knows where its second page starts
+		{PaperID: "p", Seq: 4, Section: "3 Results", PageStart: 3, PageEnd: 4, PageBreaks: []int{32}, Text: "3 Results\nWe win on page three. Then page four starts. Here we lose."},
 	}
 	ps := Paragraphs(chunks)
 	var texts []string
@@ -104,12 +106,21 @@ func TestParagraphs(t *testing.T) {
 		"Third paragraph.",
 		"2 Method",
 		"The method is cut by a column break in the middle of the sentence, which goes on here.",
+		"3 Results",
+		"We win on page three. Then page four starts. Here we lose.",
 	}
 	if !slices.Equal(texts, want) {
 		t.Errorf("paragraphs:\n%s\nwant\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
 	}
 	if ps[0].Section != "abstract" || !ps[1].Heading || ps[3].PageEnd != 2 || ps[6].Page != 2 || ps[6].PageEnd != 3 {
 		t.Errorf("sections, headings or pages wrong: %+v", ps)
+	}
+	// the paragraph run over from page 1 to 2: its second sentence is on 2
+	if got := []int{ps[3].SentencePage(0), ps[3].SentencePage(1)}; !slices.Equal(got, []int{1, 1}) {
+		t.Errorf("pages of the run-over paragraph's sentences %v", got)
+	}
+	if got := []int{ps[8].Page, ps[8].SentencePage(0), ps[8].SentencePage(1), ps[8].SentencePage(2), ps[8].PageEnd}; !slices.Equal(got, []int{3, 3, 4, 4, 4}) {
+		t.Errorf("pages of the sentences across a known break %v, want [3 3 4 4 4]", got)
 	}
 	for i, p := range ps {
 		if p.Index != i || p.Of != len(ps) {
