@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/store/index"
 )
 
 // The index child: run by TestKill9DuringIndexWrite and
@@ -32,8 +34,9 @@ func TestIndexChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("only run as a child process")
 	}
-	defer setMergePolicy(3, 1)()
-	segmentChunks, pruneEvery = 16, 4
+	defer index.SetMergePolicy(3, 1)()
+	defer index.SetSegmentChunks(16)()
+	pruneEvery = 4
 	prefix := os.Getenv("STORE_SEG_CHILD_PREFIX")
 	n, _ := strconv.Atoi(os.Getenv("STORE_SEG_CHILD_N"))
 	ctx := context.Background()
@@ -45,6 +48,11 @@ func TestIndexChild(t *testing.T) {
 	if err != nil {
 		die("open", err)
 	}
+	// Say when a merge starts (the parent kills some children then).
+	var step atomic.Int64
+	lib.ix.Close()
+	lib.ix = index.Open(index.Config{Dir: filepath.Join(dir, IndexDir), Wait: busyTimeout, Snapshot: lib.snapshot, Committed: lib.indexCommitted,
+		Merging: func() { fmt.Printf("merge %d\n", step.Load()) }})
 	if err := lib.EnsureEmbedder(ctx, "test/rand-8", 8); err != nil {
 		die("embedder", err)
 	}
@@ -76,23 +84,11 @@ func TestIndexChild(t *testing.T) {
 			}
 		}
 		if i%2 == 1 {
-			// Refresh, in its two parts, saying when each starts.
+			// Refresh and merge, saying when each starts.
+			step.Store(int64(i))
 			fmt.Printf("refresh %d\n", i)
-			release, err := lib.lockWrite(ctx, busyTimeout)
-			if err != nil {
-				die("lock", err)
-			}
-			x, err := lib.refreshLocked(ctx)
-			release()
-			if err != nil {
+			if err := lib.Refresh(ctx); err != nil {
 				die("refresh", err)
-			}
-			if pickMerge(x) != nil {
-				fmt.Printf("merge %d\n", i)
-			}
-			lib.releaseIndex(x)
-			if err := lib.mergeIndex(ctx); err != nil {
-				die("merge", err)
 			}
 		}
 		fmt.Printf("step %d\n", i)
@@ -134,7 +130,7 @@ func checkIndexAfter(t *testing.T, dir, when string) {
 	if err := lib.Refresh(ctx); err != nil {
 		t.Fatalf("%s: refresh: %v", when, err)
 	}
-	if tmps := indexTemps(t, dir); len(tmps) > 0 {
+	if tmps, _ := indexTemps(dir); len(tmps) > 0 {
 		t.Errorf("%s: temporary files left after a refresh: %v", when, tmps)
 	}
 	if err := lib.Check(ctx); err != nil {
@@ -142,17 +138,10 @@ func checkIndexAfter(t *testing.T, dir, when string) {
 	}
 }
 
-// indexTemps lists the temporary files of dir's index.
-func indexTemps(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, _ := os.ReadDir(filepath.Join(dir, IndexDir))
-	var out []string
-	for _, e := range entries {
-		if strings.Contains(e.Name(), tmpMarker) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
+// indexTemps lists the temporary files of dir's index: all, and the
+// merges'.
+func indexTemps(dir string) (all, merges []string) {
+	return index.TempFiles(filepath.Join(dir, IndexDir))
 }
 
 // TestKill9DuringIndexWrite runs two index children on one library at
@@ -227,12 +216,9 @@ func TestKill9DuringIndexWrite(t *testing.T) {
 		b.Wait()
 		<-done
 		searches()
-		temps := indexTemps(t, dir)
-		for _, f := range temps {
-			if strings.HasPrefix(f, mergeTmpPrefix) {
-				midMerge++
-				break
-			}
+		temps, merges := indexTemps(dir)
+		if len(merges) > 0 {
+			midMerge++
 		}
 		if len(temps) > 0 {
 			midWrite++

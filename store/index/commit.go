@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"context"
@@ -13,14 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/store/fts"
 )
-
-// IndexDir is the search index's directory inside the library directory:
-// segments, their deletion files and the commit that names the live ones.
-// Everything in it is derived from library.db; deleting the directory is
-// always safe (the next search or Refresh rebuilds it).
-const IndexDir = "index"
 
 // The commit file (index/commit) is the index's only mutable file: it
 // names the live segments and, for each, its deletion file. A new commit
@@ -194,8 +189,8 @@ func writeDurable(dir, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())  // no-op after the rename
-	defer holdTemp(f.Name())() // until renamed: removeStaleTemps leaves it alone
+	defer os.Remove(f.Name())           // no-op after the rename
+	defer diskfile.HoldTemp(f.Name())() // until renamed: removeStaleTemps leaves it alone
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
@@ -273,11 +268,11 @@ func lockIndex(ctx context.Context, dir, name string, wait time.Duration) (func(
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		err := tryLock(f, true)
+		err := diskfile.TryLock(f, true)
 		if err == nil {
-			return func() { unlock(f); f.Close() }, nil
+			return func() { diskfile.Unlock(f); f.Close() }, nil
 		}
-		if !errors.Is(err, errWouldBlock) {
+		if !errors.Is(err, diskfile.ErrWouldBlock) {
 			f.Close()
 			return nil, err
 		}
@@ -316,19 +311,16 @@ func removeUnused(dir string, c *commitInfo) {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
-	removeStaleTemps(filepath.Join(dir, "*"))
+	diskfile.RemoveStaleTemps(filepath.Join(dir, "*"))
 }
 
-// removeIndexTemps deletes the temporary files of the library in dir's
-// index (and of the whole-library sidecar of earlier versions) that no
-// live process is writing: Open calls it. Index files are only created
-// under the write lock, and held (holdTemp) from before it is released
-// until renamed, so a cleanup under the write lock never meets a file
-// created but not yet held; if a writer has the lock, it cleans up at its
-// commit instead.
-func removeIndexTemps(dir string) {
-	removeStaleTemps(filepath.Join(dir, legacySidecars[0]))
-	idx := filepath.Join(dir, IndexDir)
+// removeIndexTemps deletes the temporary files of the index directory idx
+// that no live process is writing: Open calls it. Index files are only
+// created under the write lock, and held (diskfile.HoldTemp) from before it
+// is released until renamed, so a cleanup under the write lock never meets
+// a file created but not yet held; if a writer has the lock, it cleans up
+// at its commit instead.
+func removeIndexTemps(idx string) {
 	if _, err := os.Stat(idx); err != nil {
 		return
 	}
@@ -337,5 +329,5 @@ func removeIndexTemps(dir string) {
 		return
 	}
 	defer release()
-	removeStaleTemps(filepath.Join(idx, "*"))
+	diskfile.RemoveStaleTemps(filepath.Join(idx, "*"))
 }

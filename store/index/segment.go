@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"encoding/binary"
@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/internal/leview"
 	"github.com/papers-cli/papers/internal/sections"
 	"github.com/papers-cli/papers/store/fts"
@@ -47,7 +48,7 @@ import (
 // paper paperOf[d]; paper p's id is ids[idEnd[p-1]:idEnd[p]] and its chunks
 // are start[p] to start[p+1]-1. Opening a segment checks the header, the
 // lengths and the tables' checksum; the vectors' and postings' checksums
-// are checked by Library.Check (a pass over everything).
+// are checked by Dir.Check (a pass over everything).
 const segMagic = "PAPSEG01"
 
 const segHeader = 64
@@ -241,7 +242,7 @@ func parseSegment(name string, b []byte) (*segment, error) {
 
 // openSegment maps dir/name.seg and opens dir/name.vec.
 func openSegment(dir, name string) (*segment, error) {
-	b, unmap, err := mapFile(filepath.Join(dir, name+".seg"))
+	b, unmap, err := diskfile.Map(filepath.Join(dir, name+".seg"))
 	if err != nil {
 		return nil, err
 	}
@@ -390,12 +391,12 @@ func (w *segmentWriter) chunks() int { return len(w.tab.seqs) }
 // float32 bytes) and text. Chunks must come in (id, seq) order.
 func (w *segmentWriter) add(id, title string, seq int, blob []byte, body string) error {
 	if len(blob) != 4*w.dims {
-		return fmt.Errorf("chunk %s has a vector of %d bytes, want %d", ChunkID(id, seq), len(blob), 4*w.dims)
+		return fmt.Errorf("chunk %s has a vector of %d bytes, want %d", chunkName(id, seq), len(blob), 4*w.dims)
 	}
 	if n := len(w.tab.idEnd); n > 0 {
 		last := w.tab.lastID()
 		if id < last || id == last && seq <= int(w.tab.seqs[len(w.tab.seqs)-1]) {
-			return fmt.Errorf("chunk %s out of order", ChunkID(id, seq))
+			return fmt.Errorf("chunk %s out of order", chunkName(id, seq))
 		}
 	}
 	var scale float32

@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/internal/leview"
 	"github.com/papers-cli/papers/internal/sections"
 	"github.com/papers-cli/papers/store/fts"
@@ -40,7 +41,7 @@ func level(live int) int {
 
 // pickMerge returns the segments of x to merge next (indexes into
 // x.segs, in x's order), or nil if the policy wants none.
-func pickMerge(x *searchIndex) []int {
+func pickMerge(x *View) []int {
 	byLevel := map[int][]int{}
 	lowest := -1
 	for i, s := range x.segs {
@@ -67,8 +68,8 @@ func pickMerge(x *searchIndex) []int {
 // segments and to commit, so refreshes (and searches, which take no lock)
 // go on meanwhile; deletions committed in the merged segments while it
 // ran are carried over to the merged one.
-func (l *Library) mergeIndex(ctx context.Context) error {
-	dir := l.indexDir()
+func (d *Dir) mergeIndex(ctx context.Context) error {
+	dir := d.dir
 	for {
 		release, err := lockIndex(ctx, dir, mergeLockName, 0)
 		if errors.Is(err, errLockBusy) {
@@ -76,7 +77,7 @@ func (l *Library) mergeIndex(ctx context.Context) error {
 		} else if err != nil {
 			return err
 		}
-		merged, err := l.mergeOnce(ctx)
+		merged, err := d.mergeOnce(ctx)
 		release()
 		if err != nil || !merged {
 			return err
@@ -86,22 +87,22 @@ func (l *Library) mergeIndex(ctx context.Context) error {
 
 // mergeOnce makes one merge the policy picks, if any, and reports whether
 // it did. The caller holds the merge lock.
-func (l *Library) mergeOnce(ctx context.Context) (bool, error) {
-	dir := l.indexDir()
-	release, err := l.lockWrite(ctx, busyTimeout)
+func (d *Dir) mergeOnce(ctx context.Context) (bool, error) {
+	dir := d.dir
+	release, err := d.lockWrite(ctx, d.wait)
 	if err != nil {
 		return false, err
 	}
 	c, err := readCommit(dir)
-	var x *searchIndex
+	var x *View
 	if err == nil && c != nil {
-		x, err = l.openView(c)
+		x, err = d.openView(c)
 	}
 	if err != nil || c == nil {
 		release()
 		return false, err
 	}
-	defer l.releaseIndex(x)
+	defer d.Release(x)
 	pick := pickMerge(x)
 	if pick == nil {
 		release()
@@ -110,6 +111,9 @@ func (l *Library) mergeOnce(ctx context.Context) (bool, error) {
 	inputs := make([]liveSeg, len(pick))
 	for i, p := range pick {
 		inputs[i] = x.segs[p]
+	}
+	if d.merging != nil {
+		d.merging()
 	}
 	// Created under the write lock (see removeIndexTemps), written without.
 	dest, err := segSink{dir: dir, prefix: mergeTmpPrefix, gen: c.gen + 1}.create()
@@ -122,7 +126,7 @@ func (l *Library) mergeOnce(ctx context.Context) (bool, error) {
 		dest.abort()
 		return false, err
 	}
-	release, err = l.lockWrite(ctx, busyTimeout)
+	release, err = d.lockWrite(ctx, d.wait)
 	if err != nil {
 		dest.abort()
 		return false, err
@@ -267,7 +271,7 @@ func writeMerged(ctx context.Context, dest *segDest, inputs []liveSeg, dims int)
 	}
 	drop := func() {
 		for _, s := range inputs {
-			dropPages(s.raw)
+			diskfile.DropPages(s.raw)
 		}
 	}
 	copied := 0

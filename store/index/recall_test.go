@@ -1,6 +1,6 @@
 //go:build unix
 
-package store
+package index
 
 import (
 	"bufio"
@@ -31,7 +31,7 @@ import (
 // and the CPU time of each search. Opening a library without sign codes
 // writes them (the upgrade path).
 //
-//	STORE_RECALL_LIBS=/tmp/lib1m go test ./store -run '^$' -bench DenseRecall -benchtime 1x
+//	STORE_RECALL_LIBS=/tmp/lib1m go test ./store/index -run '^$' -bench DenseRecall -benchtime 1x
 func BenchmarkDenseRecall(b *testing.B) {
 	dirs := os.Getenv("STORE_RECALL_LIBS")
 	if dirs == "" {
@@ -48,35 +48,35 @@ func BenchmarkDenseRecall(b *testing.B) {
 	for _, dir := range strings.Split(dirs, ":") {
 		b.Run(filepath.Base(dir), func(b *testing.B) {
 			ctx := context.Background()
-			lib, err := Open(ctx, dir)
-			if err != nil {
-				b.Fatal(err)
+			// The library's index as committed (a benchmark library is
+			// refreshed): no library needed to read it.
+			c, err := ReadCommit(filepath.Join(dir, "index"))
+			if err != nil || c == nil {
+				b.Fatalf("%s: no committed search index (%v)", dir, err)
 			}
-			defer lib.Close()
-			m, err := lib.Manifest(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
+			d := Open(Config{Dir: filepath.Join(dir, "index")})
+			defer d.Close()
 			t0 := time.Now()
-			x, err := lib.acquireIndex(ctx)
+			x, err := d.Acquire(ctx, c.Version)
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer lib.releaseIndex(x)
+			defer d.Release(x)
 			b.Logf("%s: %d live chunks, %d segments, opened (sign codes written if missing) in %v", dir, x.live(), len(x.segs), time.Since(t0).Round(time.Millisecond))
+			dims := c.Version.Dims
 			queries := map[string][][]float32{}
 			r := rand.New(rand.NewPCG(1, 2))
 			for range 30 {
-				queries["random"] = append(queries["random"], randomUnit(r, m.Dimensions))
+				queries["random"] = append(queries["random"], randomUnit(r, dims))
 			}
-			if e := embed.NewLocal(); e.Name() == m.Embedder {
+			if e := embed.NewLocal(); e.Dimensions() == dims { // the local embedder's size: its library, or a synthetic one named after it
 				claims := scifactClaims(b, 30)
 				for _, c := range claims {
 					v, err := e.EmbedQuery(ctx, c)
 					if err != nil {
 						b.Fatal(err)
 					}
-					queries["scifact"] = append(queries["scifact"], normalized(v))
+					queries["scifact"] = append(queries["scifact"], Normalized(v))
 				}
 			}
 			for _, kind := range []string{"random", "scifact"} {
@@ -99,10 +99,10 @@ func BenchmarkDenseRecall(b *testing.B) {
 						}
 						in := map[string]bool{}
 						for _, h := range approx {
-							in[h.ChunkID] = true
+							in[chunkName(h.PaperID, h.Seq)] = true
 						}
 						for _, h := range exact {
-							if in[h.ChunkID] {
+							if in[chunkName(h.PaperID, h.Seq)] {
 								found++
 							}
 						}
@@ -127,7 +127,7 @@ func randomUnit(r *rand.Rand, dims int) []float32 {
 	for i := range v {
 		v[i] = float32(r.NormFloat64())
 	}
-	return normalized(v)
+	return Normalized(v)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
@@ -141,9 +141,9 @@ func cpuNow() time.Duration {
 
 // scifactClaims returns the first n SciFact claims.
 func scifactClaims(b *testing.B, n int) []string {
-	f, err := os.Open("../../shared/data/scifact/queries.jsonl")
+	f, err := os.Open("../../../shared/data/scifact/queries.jsonl")
 	if err != nil {
-		b.Fatalf("SciFact is needed at ../../shared/data/scifact (see shared/data/README.md): %v", err)
+		b.Fatalf("SciFact is needed at ../shared/data/scifact from the repository (see shared/data/README.md): %v", err)
 	}
 	defer f.Close()
 	var out []string

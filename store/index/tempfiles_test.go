@@ -1,34 +1,36 @@
-package store
+package index
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/diskfile"
 )
 
 // TestOpenRemovesLeftoverTemps: a temporary file of the index (a segment
 // or a commit being written) that no process holds (its writer was
 // killed) is deleted at the next Open, however recent; one a live writer
-// holds stays.
+// holds stays, and so does everything in an index opened read-only.
 func TestOpenRemovesLeftoverTemps(t *testing.T) {
-	if !haveLocks {
+	if !diskfile.HaveLocks {
 		t.Skip("no advisory locks on this system: left-over temporaries are removed after a minute")
 	}
 	dir := t.TempDir()
-	openWithEmbedder(t, dir, 8).Close()
-	if err := os.MkdirAll(filepath.Join(dir, IndexDir), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	left := filepath.Join(dir, IndexDir, "s000001-abcd.seg"+tmpMarker+"12345")
-	live := filepath.Join(dir, IndexDir, mergeTmpPrefix+"s000002-abcd.vec"+tmpMarker+"67890")
+	left := filepath.Join(dir, "s000001-abcd.seg"+tmpMarker+"12345")
+	live := filepath.Join(dir, mergeTmpPrefix+"s000002-abcd.vec"+tmpMarker+"67890")
 	for _, f := range []string{left, live} {
 		if err := os.WriteFile(f, make([]byte, 1<<20), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	release := holdTemp(live)
+	release := diskfile.HoldTemp(live)
 	defer release()
-	openWithEmbedder(t, dir, 8)
+	Open(Config{Dir: dir, ReadOnly: true}).Close()
+	if all, _ := TempFiles(dir); len(all) != 2 {
+		t.Errorf("an index opened read-only removed temporaries: %v left", all)
+	}
+	Open(Config{Dir: dir}).Close()
 	if _, err := os.Stat(left); !os.IsNotExist(err) {
 		t.Errorf("the left-over %s is still there after Open (%v)", filepath.Base(left), err)
 	}

@@ -1,17 +1,17 @@
 //go:build unix
 
-package store
+package diskfile
 
 import (
 	"os"
 	"syscall"
 )
 
-// mapFile maps a file read-only into memory: the vector sidecar is used in
+// Map maps a file read-only into memory: the vector sidecar is used in
 // place from the page cache instead of being copied onto the heap, which
 // saves a 150 MB allocation and copy at 100k chunks. The returned function
 // unmaps it; nothing may use the bytes afterwards.
-func mapFile(path string) ([]byte, func() error, error) {
+func Map(path string) ([]byte, func() error, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -33,11 +33,11 @@ func mapFile(path string) ([]byte, func() error, error) {
 	return b, func() error { return syscall.Munmap(b) }, nil
 }
 
-// dropPages tells the kernel the process is done with b's pages for now:
+// DropPages tells the kernel the process is done with b's pages for now:
 // a mapped file's pages leave the process's resident set (they stay in the
 // page cache, and are mapped again if touched). Merges call it as they go
 // through their inputs, so that their memory stays bounded.
-func dropPages(b []byte) {
+func DropPages(b []byte) {
 	if len(b) > 0 {
 		syscall.Madvise(b, syscall.MADV_DONTNEED)
 	}

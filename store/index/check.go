@@ -1,9 +1,8 @@
-package store
+package index
 
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -15,15 +14,15 @@ import (
 	"github.com/papers-cli/papers/store/fts"
 )
 
-// checkIndex verifies the search index: the commit and every file it names
+// Check verifies the search index: the commit and every file it names
 // (all their checksums, which opening a segment does not read), and that
 // the index, with the changes since its commit taken in (in memory), holds
 // exactly the library's chunks, with their vectors, int8 copies and token
 // counts, in one snapshot of the library. It writes nothing. A library
 // with no index yet passes.
-func (l *Library) checkIndex(ctx context.Context) error {
-	dir := l.indexDir()
-	var base *searchIndex
+func (d *Dir) Check(ctx context.Context) error {
+	dir := d.dir
+	var base *View
 	for attempt := 0; ; attempt++ {
 		c, err := readCommit(dir)
 		if err != nil {
@@ -32,7 +31,7 @@ func (l *Library) checkIndex(ctx context.Context) error {
 		if c == nil {
 			break
 		}
-		base, err = l.openView(c)
+		base, err = d.openView(c)
 		if errors.Is(err, fs.ErrNotExist) && attempt < 5 {
 			continue // merged meanwhile
 		}
@@ -42,24 +41,24 @@ func (l *Library) checkIndex(ctx context.Context) error {
 		break
 	}
 	if base != nil {
-		defer l.releaseIndex(base)
+		defer d.Release(base)
 		for _, s := range base.segs {
 			if err := s.verify(dir); err != nil {
 				return fmt.Errorf("search index: segment %s: %w", s.name, err)
 			}
 		}
 	}
-	return l.readLarge(ctx, func(tx *sql.Tx) error {
-		u, err := updateTx(ctx, tx, base, segSink{mem: true})
+	return d.snapshot(ctx, func(src Source) error {
+		u, err := updateFrom(ctx, src, base, segSink{mem: true})
 		if errors.Is(err, errLogPruned) {
 			return nil // a newer commit came meanwhile; it is checked next time
 		}
 		if err != nil {
 			return fmt.Errorf("search index: %w", err)
 		}
-		x := l.memoryView(u, base)
-		defer l.releaseIndex(x)
-		if err := x.agrees(ctx, tx); err != nil {
+		x := d.memoryView(u, base)
+		defer d.Release(x)
+		if err := x.agrees(src); err != nil {
 			return fmt.Errorf("search index: %w", err)
 		}
 		return nil
@@ -103,9 +102,10 @@ func (s *segment) verify(dir string) error {
 	return nil
 }
 
-// agrees checks that x's live chunks are the library's (in tx's snapshot),
-// each with its vector, the int8 copy of it and its text's token count.
-func (x *searchIndex) agrees(ctx context.Context, tx *sql.Tx) error {
+// agrees checks that x's live chunks are the library's (in src's
+// snapshot), each with its vector, the int8 copy of it and its text's
+// token count.
+func (x *View) agrees(src Source) error {
 	// x's live chunks in (paper id, seq) order: a merge of its segments'.
 	cur := make([]int, len(x.segs))
 	readers := make([]*vecReader, len(x.segs))
@@ -134,57 +134,50 @@ func (x *searchIndex) agrees(ctx context.Context, tx *sql.Tx) error {
 		cur[best]++
 		return best, cur[best] - 1
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT c.paper_id, p.title, c.seq, c.vector, c.text
-		FROM chunks c JOIN papers p ON p.id = c.paper_id ORDER BY c.paper_id, c.seq`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	var qbuf []int8
 	n := 0
-	for rows.Next() {
-		var id, title, body string
-		var seq int
-		var blob []byte
-		if err := rows.Scan(&id, &title, &seq, &blob, &body); err != nil {
-			return err
-		}
+	err := src.All(func(c Chunk) error {
+		id, seq, blob := c.PaperID, c.Seq, c.Vector
 		s, d := next()
 		if s < 0 {
-			return fmt.Errorf("chunk %s is not in the index", ChunkID(id, seq))
+			return fmt.Errorf("chunk %s is not in the index", chunkName(id, seq))
 		}
 		seg := x.segs[s]
-		if got := ChunkID(seg.paperID(int(seg.paperOf[d])), int(seg.seqs[d])); got != ChunkID(id, seq) {
-			return fmt.Errorf("the index holds chunk %s where the library holds %s", got, ChunkID(id, seq))
+		if got := chunkName(seg.paperID(int(seg.paperOf[d])), int(seg.seqs[d])); got != chunkName(id, seq) {
+			return fmt.Errorf("the index holds chunk %s where the library holds %s", got, chunkName(id, seq))
 		}
 		v, err := readers[s].read(d)
 		if err != nil {
 			return err
 		}
 		if !bytes.Equal(v, blob) {
-			return fmt.Errorf("chunk %s: the index's vector differs from the library's", ChunkID(id, seq))
+			return fmt.Errorf("chunk %s: the index's vector differs from the library's", chunkName(id, seq))
 		}
 		var scale float32
 		if len(blob) == 4*x.dims {
 			qbuf, scale = quantize(qbuf[:0], leview.Of[float32](blob, x.dims))
 		}
 		if scale != seg.scale[d] || !bytes.Equal(leview.Bytes(qbuf), leview.Bytes(seg.q8[d*x.dims:(d+1)*x.dims])) {
-			return fmt.Errorf("chunk %s: the index's int8 vector is not the library's vector's", ChunkID(id, seq))
+			return fmt.Errorf("chunk %s: the index's int8 vector is not the library's vector's", chunkName(id, seq))
 		}
-		if want := fts.Length(title, body); seg.text.DocLen(d) != want {
-			return fmt.Errorf("chunk %s: the index counts %d tokens, its text has %d", ChunkID(id, seq), seg.text.DocLen(d), want)
+		if want := fts.Length(c.Title, c.Text); seg.text.DocLen(d) != want {
+			return fmt.Errorf("chunk %s: the index counts %d tokens, its text has %d", chunkName(id, seq), seg.text.DocLen(d), want)
 		}
 		n++
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if s, d := next(); s >= 0 {
 		seg := x.segs[s]
-		return fmt.Errorf("the index holds chunk %s, which the library does not", ChunkID(seg.paperID(int(seg.paperOf[d])), int(seg.seqs[d])))
+		return fmt.Errorf("the index holds chunk %s, which the library does not", chunkName(seg.paperID(int(seg.paperOf[d])), int(seg.seqs[d])))
 	}
 	if x.live() != n {
 		return fmt.Errorf("the index counts %d live chunks, the library holds %d", x.live(), n)
 	}
 	return nil
 }
+
+// chunkName names chunk seq of paper id in messages.
+func chunkName(id string, seq int) string { return fmt.Sprintf("%d of paper %s", seq, id) }

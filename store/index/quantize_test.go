@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestQuantizedSearchIsExact(t *testing.T) {
 		if i%7 == 0 {
 			v[r.IntN(dims)] *= 40 // a coarse quantisation step for the rest
 		}
-		v = normalized(v)
+		v = Normalized(v)
 		vecs = append(vecs, v...)
 		chunks = append(chunks, testChunk{paper: fmt.Sprintf("p%05d", i/50), seq: i % 50, vec: v})
 	}
@@ -42,7 +42,7 @@ func TestQuantizedSearchIsExact(t *testing.T) {
 		for j := range q {
 			q[j] = float32(r.NormFloat64())
 		}
-		q = normalized(q)
+		q = Normalized(q)
 		k := []int{10, 300}[qi%2]
 		got, err := x.search(context.Background(), q, k, nil)
 		if err != nil {

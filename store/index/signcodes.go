@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"encoding/binary"
@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/internal/leview"
 	"github.com/papers-cli/papers/internal/sections"
 )
@@ -22,7 +23,7 @@ import (
 // factor per chunk, 96 bytes + 4 at 768 dimensions, an eighth of the int8
 // copy. A dense search of a large library scans them first (signScan) and
 // re-scores only the best candidates with the int8 and then the float32
-// vectors (searchIndex.search). They are derived from the .seg file alone
+// vectors (View.search). They are derived from the .seg file alone
 // (its int8 vectors and scales), so a segment written before them gets
 // them later from its .seg (writeSignCodes, on the first open for write),
 // byte for byte what a segment writer gives.
@@ -219,7 +220,7 @@ func parseSignCodes(b []byte, docs, dims int) (*signCodes, [2]uint32, error) {
 // candidates' int8 vectors; a missing or unusable file gives nil (the
 // segment is then scanned with its int8 vectors).
 func openSignCodes(dir, name string, docs, dims int) *signCodes {
-	b, unmap, err := mapFile(filepath.Join(dir, name+".bits"))
+	b, unmap, err := diskfile.Map(filepath.Join(dir, name+".bits"))
 	if err != nil {
 		return nil
 	}
@@ -292,16 +293,16 @@ func writeSignCodes(dir string, s *segment) (*signCodes, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer holdTemp(f.Name())()
+	defer diskfile.HoldTemp(f.Name())()
 	defer os.Remove(f.Name()) // no-op after the rename
 	w := newSignWriter(f, s.dims)
 	for d := range s.n {
 		w.add(s.q8[d*s.dims:(d+1)*s.dims], s.scale[d])
 		if d&65535 == 65535 {
-			dropPages(s.raw)
+			diskfile.DropPages(s.raw)
 		}
 	}
-	dropPages(s.raw)
+	diskfile.DropPages(s.raw)
 	err = w.finish()
 	if err == nil {
 		err = syncFile(f)

@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"cmp"
@@ -13,73 +13,47 @@ import (
 	"sync"
 )
 
-// Hit is one dense or lexical search result.
+// Hit is one dense or lexical search result: a chunk of a paper and its
+// score (cosine similarity for dense, -bm25 for text; higher is better).
 type Hit struct {
-	ChunkID string  `json:"chunk"` // ChunkID(PaperID, Seq)
-	PaperID string  `json:"id"`
-	Seq     int     `json:"seq"`
-	Score   float32 `json:"score"` // cosine similarity (dense) or -bm25 (text); higher is better
+	PaperID string
+	Seq     int
+	Score   float32
 }
 
-// ErrDimensions is SearchVectors' error for a query vector whose length is
-// not the library's: made by another embedder than the library's, or by the
-// one it had before a Reindex committed meanwhile.
-var ErrDimensions = errors.New("the query vector is not of the library's embedder")
+// Dims is the dimensions of the view's vectors.
+func (x *View) Dims() int { return x.dims }
+
+// Live is the number of chunks the view holds (deleted ones not counted).
+func (x *View) Live() int { return x.live() }
 
 // SearchVectors returns the k chunks whose vectors are most similar (dot
-// product; cosine, as stored vectors are normalised and q is normalised
-// here) to q, among the chunks of the papers f selects (f.Limit is
-// ignored), best first, ties by (paper id, seq) ascending. k is clamped to
-// the number of chunks; k <= 0 returns no hits.
-//
-// The search reads the index's segments (see Refresh): the first call of
-// a process maps them, later calls reopen only what changed since. Filters
-// pre-select the allowed papers with one SQL query, then the scan skips
-// the others, so a filter never returns fewer than k hits while k matching
-// chunks exist.
-func (l *Library) SearchVectors(ctx context.Context, q []float32, k int, f Filter) ([]Hit, error) {
-	idx, err := l.acquireIndex(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("search vectors: %w", err)
-	}
-	defer l.releaseIndex(idx)
-	if k <= 0 || idx.live() == 0 {
+// product) to q, which must be normalised and of the view's dimensions,
+// among the chunks of the papers sel allows (nil: all), best first, ties
+// by (paper id, seq) ascending. k is clamped to the chunks held.
+func (x *View) SearchVectors(ctx context.Context, q []float32, k int, sel Selection) ([]Hit, error) {
+	if k <= 0 || x.live() == 0 {
 		return nil, nil
 	}
-	if len(q) != idx.dims {
-		return nil, fmt.Errorf("search vectors: query has %d dimensions, the library's vectors %d: %w", len(q), idx.dims, ErrDimensions)
+	if len(q) != x.dims {
+		return nil, fmt.Errorf("query has %d dimensions, the index's vectors %d", len(q), x.dims)
 	}
-	var allowed selection
-	if !f.empty() {
-		if allowed, err = l.allowedPapers(ctx, idx, f); err != nil {
-			return nil, fmt.Errorf("search vectors: %w", err)
-		}
-		if allowed == nil {
-			return nil, nil
-		}
-	}
-	hits, err := idx.search(ctx, normalized(q), k, allowed)
-	if err != nil {
-		return nil, fmt.Errorf("search vectors: %w", err)
-	}
-	return hits, nil
+	return x.search(ctx, q, k, sel)
 }
 
-// selection is the papers a filter allows: per segment of a view, per
-// paper of the segment. A nil selection allows everything.
+// Selection is the papers a filter allows: per segment of a view, per
+// paper of the segment. A nil Selection allows everything.
+type Selection = selection
+
+// selection is Selection as the scans use it.
 type selection [][]bool
 
-// allowedPapers returns the papers of idx that f selects, or nil when it
-// selects none.
-func (l *Library) allowedPapers(ctx context.Context, idx *searchIndex, f Filter) (selection, error) {
-	cond, args := f.where("")
-	ids, err := queryStrings(ctx, l.db, "SELECT id FROM papers WHERE "+cond+" ORDER BY id", args...)
-	if err != nil {
-		return nil, err
-	}
-	sel := make(selection, len(idx.segs))
+// Select returns the selection of the papers ids (ascending) in x, and
+// whether x holds any of them.
+func (x *View) Select(ids []string) (Selection, bool) {
+	sel := make(selection, len(x.segs))
 	any := false
-	for s, seg := range idx.segs {
+	for s, seg := range x.segs {
 		mask := make([]bool, seg.papers())
 		// Both lists ascend: one walk through each.
 		for i, p := 0, 0; i < len(ids) && p < len(mask); {
@@ -96,10 +70,7 @@ func (l *Library) allowedPapers(ctx context.Context, idx *searchIndex, f Filter)
 		}
 		sel[s] = mask
 	}
-	if !any {
-		return nil, nil
-	}
-	return sel, nil
+	return sel, any
 }
 
 type scored struct {
@@ -109,12 +80,12 @@ type scored struct {
 
 // topK is a min-heap of the best hits so far: its root is the worst kept.
 type topK struct {
-	x *searchIndex
+	x *View
 	h []scored
 }
 
 // better orders hits: higher score first, then paper id, then seq.
-func (x *searchIndex) better(a, b scored) bool {
+func (x *View) better(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
@@ -156,7 +127,7 @@ type span struct{ seg, lo, hi int }
 
 // spans cuts the view's chunks into n runs of about equal length, each
 // within one segment or more.
-func (x *searchIndex) spans(n int) [][]span {
+func (x *View) spans(n int) [][]span {
 	out := make([][]span, n)
 	for w := range n {
 		lo, hi := x.total*w/n, x.total*(w+1)/n
@@ -188,7 +159,7 @@ func (x *searchIndex) spans(n int) [][]span {
 //     TestFlatIndexAgreesWithChromem).
 //  3. Those are scored exactly with the float32 vectors (read from the
 //     segments' .vec files), and the best k returned.
-func (x *searchIndex) search(ctx context.Context, q []float32, k int, allowed selection) ([]Hit, error) {
+func (x *View) search(ctx context.Context, q []float32, k int, allowed selection) ([]Hit, error) {
 	k = min(k, x.live())
 	kc := min(x.live(), k+k/2+64)
 	var sq *signQuery
@@ -477,7 +448,7 @@ func quantize(dst []int8, v []float32) ([]int8, float32) {
 }
 
 // sort orders candidates best first.
-func (x *searchIndex) sort(candidates []scored) {
+func (x *View) sort(candidates []scored) {
 	slices.SortFunc(candidates, func(a, b scored) int {
 		if x.better(a, b) {
 			return -1
@@ -490,14 +461,14 @@ func (x *searchIndex) sort(candidates []scored) {
 }
 
 // hits returns the best k of candidates as hits, best first.
-func (x *searchIndex) hits(candidates []scored, k int) []Hit {
+func (x *View) hits(candidates []scored, k int) []Hit {
 	x.sort(candidates)
 	candidates = candidates[:min(k, len(candidates))]
 	hits := make([]Hit, len(candidates))
 	for i, s := range candidates {
 		pid, seq := x.chunkAt(int(s.i))
 		pid = strings.Clone(pid) // a view of the mapped segment
-		hits[i] = Hit{ChunkID: ChunkID(pid, seq), PaperID: pid, Seq: seq, Score: s.score}
+		hits[i] = Hit{PaperID: pid, Seq: seq, Score: s.score}
 	}
 	return hits
 }
@@ -548,4 +519,23 @@ func dotGo(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// Normalized returns v scaled to unit length (a copy; v itself is not
+// modified). A zero vector is returned as is.
+func Normalized(v []float32) []float32 {
+	var s float64
+	for _, f := range v {
+		s += float64(f) * float64(f)
+	}
+	out := make([]float32, len(v))
+	copy(out, v)
+	if s == 0 || math.Abs(s-1) < 1e-6 {
+		return out
+	}
+	inv := 1 / math.Sqrt(s)
+	for i := range out {
+		out[i] = float32(float64(out[i]) * inv)
+	}
+	return out
 }

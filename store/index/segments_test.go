@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"slices"
@@ -40,7 +40,7 @@ func memSegment(t testing.TB, dims int, chunks []testChunk) *segment {
 }
 
 // memIndex is a view of one in-memory segment per list of chunks.
-func memIndex(t testing.TB, dims int, segs ...[]testChunk) *searchIndex {
+func memIndex(t testing.TB, dims int, segs ...[]testChunk) *View {
 	t.Helper()
 	var live []liveSeg
 	for _, cs := range segs {
@@ -53,8 +53,8 @@ func memIndex(t testing.TB, dims int, segs ...[]testChunk) *searchIndex {
 // level, the lowest full level first, and a segment more than 30% deleted
 // is rewritten alone.
 func TestMergePolicy(t *testing.T) {
-	view := func(sizes ...int) *searchIndex {
-		x := &searchIndex{}
+	view := func(sizes ...int) *View {
+		x := &View{}
 		for _, n := range sizes {
 			x.segs = append(x.segs, liveSeg{segment: &segment{n: n}})
 		}

@@ -1,8 +1,7 @@
-package store
+package index
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -11,33 +10,39 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/internal/leview"
 	"github.com/papers-cli/papers/internal/sections"
 	"github.com/papers-cli/papers/store/fts"
 )
-
-// legacySidecars are the whole-library search caches of earlier versions
-// (index.bin, and vectors.f32 before it), deleted once the index directory
-// holds a commit.
-var legacySidecars = []string{"index.bin", "vectors.f32"}
 
 // segmentChunks is how many chunks a refresh puts in one new segment at
 // most: its full-text index is built in memory (about 1.5 KB per chunk of
 // ~100 words, so ~100 MB at this size) before it is written.
 var segmentChunks = 65536
 
-// indexVersion is what an index holds: the library (its random id), the
-// vectors' dimensions and epoch (bumped when Reindex replaces them all),
-// and the position in the library's change log (the index_log table, to
-// which a trigger adds every paper inserted, deleted or retitled) up to
-// which the index has taken the changes in. An index of another library,
-// dimensions or epoch is rebuilt from nothing; one behind in the log takes
-// in the papers logged since.
+// Version is what an index holds: the library (its random id), the
+// vectors' dimensions and epoch (bumped when all of them are replaced),
+// and the position in the library's change log (a log of every paper
+// inserted, deleted or retitled) up to which the index has taken the
+// changes in. An index of another library, dimensions or epoch is rebuilt
+// from nothing; one behind in the log takes in the papers logged since.
+type Version struct {
+	LibraryID string
+	Dims      int
+	Epoch     int64
+	Pos       int64
+}
+
+func (v Version) internal() indexVersion {
+	return indexVersion{libraryID: v.LibraryID, dims: v.Dims, epoch: v.Epoch, pos: v.Pos}
+}
+
+// indexVersion is Version as the index keeps it.
 type indexVersion struct {
 	libraryID string
 	dims      int
@@ -51,77 +56,6 @@ func (v indexVersion) sameVectors(w indexVersion) bool {
 	return v.libraryID == w.libraryID && v.dims == w.dims && v.epoch == w.epoch
 }
 
-// libraryVersion reads the version of the library in q's snapshot, and how
-// far the change log was pruned (log rows up to it are gone). The log's
-// position is its AUTOINCREMENT counter, which pruning leaves alone (and
-// which is absent until the first row: position 0).
-func libraryVersion(ctx context.Context, q querier) (v indexVersion, pruned int64, err error) {
-	rows, err := q.QueryContext(ctx, `SELECT key, value FROM manifest WHERE key IN (?, ?, ?, ?)
-		UNION ALL SELECT 'index_log', seq FROM sqlite_sequence WHERE name = 'index_log'`,
-		keyLibraryID, keyDimensions, keyVectorsEpoch, keyIndexPruned)
-	if err != nil {
-		return v, 0, wrapBusy(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, val string
-		if err := rows.Scan(&k, &val); err != nil {
-			return v, 0, err
-		}
-		switch k {
-		case keyLibraryID:
-			v.libraryID = val
-		case keyDimensions:
-			v.dims, _ = strconv.Atoi(val)
-		case keyVectorsEpoch:
-			v.epoch, _ = strconv.ParseInt(val, 10, 64)
-		case keyIndexPruned:
-			pruned, _ = strconv.ParseInt(val, 10, 64)
-		case "index_log":
-			v.pos, _ = strconv.ParseInt(val, 10, 64)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return v, 0, err
-	}
-	if len(v.libraryID) != 32 {
-		return v, 0, errors.New("library id is not 32 hex digits")
-	}
-	return v, pruned, nil
-}
-
-// indexLogSchema is the library's change log (schema 4): every paper
-// inserted, deleted or retitled (or renumbered) adds its id, so that the
-// search index can take in exactly the papers that changed since it was
-// committed. Chunks change only with their paper's row (Put replaces the
-// row, its chunks go by ON DELETE CASCADE) or all at once by Reindex
-// (which bumps vectors_epoch, and the index is rebuilt). AUTOINCREMENT
-// keeps ids growing after the log is pruned. Schema 4 also gave Count a
-// covering index.
-const indexLogSchema = `
-CREATE TABLE IF NOT EXISTS index_log (
-	id       INTEGER PRIMARY KEY AUTOINCREMENT,
-	paper_id TEXT NOT NULL
-);
-CREATE TRIGGER IF NOT EXISTS index_log_insert AFTER INSERT ON papers BEGIN
-	INSERT INTO index_log (paper_id) VALUES (new.id);
-END;
-CREATE TRIGGER IF NOT EXISTS index_log_delete AFTER DELETE ON papers BEGIN
-	INSERT INTO index_log (paper_id) VALUES (old.id);
-END;
-CREATE TRIGGER IF NOT EXISTS index_log_update AFTER UPDATE OF id, title, chunks ON papers BEGIN
-	INSERT INTO index_log (paper_id) VALUES (old.id);
-	INSERT INTO index_log (paper_id) SELECT new.id WHERE new.id != old.id;
-END;
--- Count's sum of chunks from an index (2 MB at 100k papers) instead of a
--- scan of the papers table with its abstracts (700 MB, all of it mapped).
-CREATE INDEX IF NOT EXISTS papers_chunks ON papers (chunks);
-`
-
-// keyIndexPruned is the manifest key recording up to which id the change
-// log was pruned.
-const keyIndexPruned = "index_log_pruned"
-
 // liveSeg is a segment as one view of the index has it: with the chunks
 // deleted from it by then.
 type liveSeg struct {
@@ -130,11 +64,11 @@ type liveSeg struct {
 	delName string // the deletion file del was read from or written to ("" if none or in memory)
 }
 
-// searchIndex is one consistent view of the index, for searches: live
+// View is one consistent view of the index, for searches: live
 // segments, one after the other. Chunk i of the view is chunk i-base[s]
 // of segment s. It is read-only and safe for concurrent use while held
-// (Library.acquireIndex).
-type searchIndex struct {
+// (Dir.Acquire).
+type View struct {
 	indexVersion
 	segs  []liveSeg
 	base  []int
@@ -146,26 +80,26 @@ type searchIndex struct {
 	rebuilt bool // refreshLocked built it from nothing
 }
 
-func (x *searchIndex) len() int { return x.total }
+func (x *View) len() int { return x.total }
 
 // live is the number of chunks not deleted.
-func (x *searchIndex) live() int { return x.text.Live() }
+func (x *View) live() int { return x.text.Live() }
 
 // locate returns the segment and the segment's chunk of view chunk i.
-func (x *searchIndex) locate(i int) (int, int) {
+func (x *View) locate(i int) (int, int) {
 	s := sort.Search(len(x.base), func(j int) bool { return x.base[j] > i }) - 1
 	return s, i - x.base[s]
 }
 
 // chunkAt returns chunk i's paper id (a view of the mapped segment) and seq.
-func (x *searchIndex) chunkAt(i int) (string, int) {
+func (x *View) chunkAt(i int) (string, int) {
 	s, d := x.locate(i)
 	seg := x.segs[s]
 	return seg.paperID(int(seg.paperOf[d])), int(seg.seqs[d])
 }
 
-func newView(v indexVersion, gen uint64, segs []liveSeg) *searchIndex {
-	x := &searchIndex{indexVersion: v, gen: gen, segs: segs, base: make([]int, len(segs))}
+func newView(v indexVersion, gen uint64, segs []liveSeg) *View {
+	x := &View{indexVersion: v, gen: gen, segs: segs, base: make([]int, len(segs))}
 	parts := make([]fts.Part, len(segs))
 	for i, s := range segs {
 		x.base[i] = x.total
@@ -176,11 +110,11 @@ func newView(v indexVersion, gen uint64, segs []liveSeg) *searchIndex {
 	return x
 }
 
-// indexState is a Library's hold on the search index: the current view and
+// indexState is a Dir's hold on the search index: the current view and
 // the segments mapped for it and for views still in use.
 type indexState struct {
 	mu   sync.Mutex
-	cur  *searchIndex
+	cur  *View
 	open map[string]*segment // by name; memory segments are not in it
 	// loading is held by the search of this process that is bringing the
 	// view up to date (acquireIndex): the others wait for its view rather
@@ -192,7 +126,7 @@ type indexState struct {
 
 // drop releases one hold on view x; the last one releases its segments
 // that no other view holds.
-func (st *indexState) drop(x *searchIndex) {
+func (st *indexState) drop(x *View) {
 	if x == nil {
 		return
 	}
@@ -222,21 +156,18 @@ func (st *indexState) close() {
 	st.open = nil
 }
 
-// acquireIndex returns a view of the search index as up to date as the
-// library, held until releaseIndex. The check costs one small query; when
+// Acquire returns a view of the search index as up to date as the library
+// at version lv, held until Release. The check costs one small query; when
 // the library changed since the current view, the new view comes from the
 // index directory if it is current, else the index is brought up to date
 // (by this process if it can take the write lock at once, else in memory:
 // searches never wait for other processes' writers; a library opened
 // read-only is always caught up in memory). Searches of this process wait
 // for the one of them already bringing the view up to date, and share it.
-func (l *Library) acquireIndex(ctx context.Context) (*searchIndex, error) {
-	v, _, err := libraryVersion(ctx, l.db)
-	if err != nil {
-		return nil, err
-	}
-	st := &l.ix
-	current := func() *searchIndex {
+func (d *Dir) Acquire(ctx context.Context, lv Version) (*View, error) {
+	v := lv.internal()
+	st := &d.st
+	current := func() *View {
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		if x := st.cur; x != nil && x.indexVersion == v {
@@ -263,18 +194,18 @@ func (l *Library) acquireIndex(ctx context.Context) (*searchIndex, error) {
 	if x := current(); x != nil { // brought up to date while this waited
 		return x, nil
 	}
-	x, err := l.loadIndex(ctx, v, true)
+	x, err := d.loadIndex(ctx, v, true)
 	if err != nil {
 		return nil, err
 	}
-	return l.install(x), nil
+	return d.install(x), nil
 }
 
 // install makes x the current view if it is newer than the current one,
 // and returns the view the caller holds (x, or the current one if it is
 // as new; one hold on x is given up then).
-func (l *Library) install(x *searchIndex) *searchIndex {
-	st := &l.ix
+func (d *Dir) install(x *View) *View {
+	st := &d.st
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if cur := st.cur; cur != nil && cur.indexVersion == x.indexVersion && cur.gen >= x.gen {
@@ -288,26 +219,25 @@ func (l *Library) install(x *searchIndex) *searchIndex {
 	return x
 }
 
-func (l *Library) releaseIndex(x *searchIndex) {
-	l.ix.mu.Lock()
-	defer l.ix.mu.Unlock()
-	l.ix.drop(x)
+// Release gives up a hold on view x.
+func (d *Dir) Release(x *View) {
+	d.st.mu.Lock()
+	defer d.st.mu.Unlock()
+	d.st.drop(x)
 }
-
-func (l *Library) indexDir() string { return filepath.Join(l.dir, IndexDir) }
 
 // loadIndex returns a view at version v or later with one hold, from the
 // index directory: as committed if the commit is at v, else updated (on
 // disk if refresh and the write lock is free, in memory otherwise).
-func (l *Library) loadIndex(ctx context.Context, v indexVersion, refresh bool) (*searchIndex, error) {
-	dir := l.indexDir()
+func (d *Dir) loadIndex(ctx context.Context, v indexVersion, refresh bool) (*View, error) {
+	dir := d.dir
 	for attempt := 0; ; attempt++ {
 		c, err := readCommit(dir)
 		if err == nil && c != nil && c.indexVersion == v {
-			x, err := l.openView(c)
+			x, err := d.openView(c)
 			if err == nil {
 				if refresh {
-					l.addSignCodes(ctx, x)
+					d.addSignCodes(ctx, x)
 				}
 				return x, nil
 			}
@@ -320,10 +250,10 @@ func (l *Library) loadIndex(ctx context.Context, v indexVersion, refresh bool) (
 		} else if err != nil {
 			c = nil
 		}
-		if refresh && l.readOnly == "" {
-			release, lerr := l.lockWrite(ctx, 0)
+		if refresh && !d.readOnly {
+			release, lerr := d.lockWrite(ctx, 0)
 			if lerr == nil {
-				x, err := l.refreshLocked(ctx)
+				x, err := d.refreshLocked(ctx)
 				release()
 				if err == nil && x.rebuilt {
 					// The rebuild's full-text builders (~200 MB at 100k
@@ -336,7 +266,7 @@ func (l *Library) loadIndex(ctx context.Context, v indexVersion, refresh bool) (
 					// A rebuild from nothing leaves many segments of one
 					// size: merge them now, in the command that is slow
 					// anyway, not in the next ingest of one paper.
-					return l.mergedView(ctx, x), nil
+					return d.mergedView(ctx, x), nil
 				}
 				if err == nil || ctx.Err() != nil {
 					return x, err
@@ -344,16 +274,16 @@ func (l *Library) loadIndex(ctx context.Context, v indexVersion, refresh bool) (
 			}
 		}
 		// In memory: from the commit's segments if they can be opened.
-		var base *searchIndex
+		var base *View
 		if c != nil && c.sameVectors(v) {
-			if base, err = l.openView(c); err != nil {
+			if base, err = d.openView(c); err != nil {
 				if errors.Is(err, fs.ErrNotExist) && attempt < 5 {
 					continue
 				}
 				base = nil
 			}
 		}
-		x, err := l.updateInMemory(ctx, base)
+		x, err := d.updateInMemory(ctx, base)
 		if errors.Is(err, errLogPruned) && attempt < 5 {
 			continue // a newer commit is there
 		}
@@ -362,18 +292,18 @@ func (l *Library) loadIndex(ctx context.Context, v indexVersion, refresh bool) (
 }
 
 // lockWrite takes the index's write lock (creating the directory).
-func (l *Library) lockWrite(ctx context.Context, wait time.Duration) (func(), error) {
-	if err := os.MkdirAll(l.indexDir(), 0o700); err != nil {
+func (d *Dir) lockWrite(ctx context.Context, wait time.Duration) (func(), error) {
+	if err := os.MkdirAll(d.dir, 0o700); err != nil {
 		return nil, err
 	}
-	return lockIndex(ctx, l.indexDir(), writeLockName, wait)
+	return lockIndex(ctx, d.dir, writeLockName, wait)
 }
 
 // openView opens the segments and deletion files commit c names, reusing
-// those this Library has open. The view has one hold.
-func (l *Library) openView(c *commitInfo) (*searchIndex, error) {
-	dir := l.indexDir()
-	st := &l.ix
+// those this Dir has open. The view has one hold.
+func (d *Dir) openView(c *commitInfo) (*View, error) {
+	dir := d.dir
+	st := &d.st
 	segs := make([]liveSeg, 0, len(c.segs))
 	// Segments already open are pinned (a view released meanwhile could
 	// otherwise unmap them); new ones join the map, unless another
@@ -393,10 +323,10 @@ func (l *Library) openView(c *commitInfo) (*searchIndex, error) {
 		s.views++
 		return s
 	}
-	fail := func(err error) (*searchIndex, error) {
+	fail := func(err error) (*View, error) {
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		st.drop(&searchIndex{segs: segs, refs: 1})
+		st.drop(&View{segs: segs, refs: 1})
 		return nil, err
 	}
 	for _, cs := range c.segs {
@@ -418,11 +348,11 @@ func (l *Library) openView(c *commitInfo) (*searchIndex, error) {
 			return fail(fmt.Errorf("segment %s: %w", cs.name, errBadSegment))
 		}
 		if cs.del != "" {
-			d, err := l.deletions(s, cs.del)
+			del, err := d.deletions(s, cs.del)
 			if err != nil {
 				return fail(err)
 			}
-			segs[len(segs)-1].del = d
+			segs[len(segs)-1].del = del
 		}
 	}
 	x := newView(c.indexVersion, c.gen, segs)
@@ -432,22 +362,22 @@ func (l *Library) openView(c *commitInfo) (*searchIndex, error) {
 
 // deletions reads deletion file name of segment s, or takes it from the
 // last one read.
-func (l *Library) deletions(s *segment, name string) (*fts.Deleted, error) {
-	l.ix.mu.Lock()
+func (d *Dir) deletions(s *segment, name string) (*fts.Deleted, error) {
+	d.st.mu.Lock()
 	if s.lastDelName == name {
-		d := s.lastDel
-		l.ix.mu.Unlock()
-		return d, nil
+		del := s.lastDel
+		d.st.mu.Unlock()
+		return del, nil
 	}
-	l.ix.mu.Unlock()
-	d, err := readDeleted(l.indexDir(), name, s.text)
+	d.st.mu.Unlock()
+	del, err := readDeleted(d.dir, name, s.text)
 	if err != nil {
 		return nil, err
 	}
-	l.ix.mu.Lock()
-	s.lastDelName, s.lastDel = name, d
-	l.ix.mu.Unlock()
-	return d, nil
+	d.st.mu.Lock()
+	s.lastDelName, s.lastDel = name, del
+	d.st.mu.Unlock()
+	return del, nil
 }
 
 // Refresh brings the search index up to date with the library now, so
@@ -465,27 +395,27 @@ func (l *Library) deletions(s *segment, name string) (*fts.Deleted, error) {
 // saturated machine, a reindex), Refresh leaves it behind and returns nil:
 // the changes stay in the change log, searches take them in in memory,
 // and the next refresh indexes them.
-func (l *Library) Refresh(ctx context.Context) error {
-	if l.readOnly != "" {
-		return fmt.Errorf("refresh the search index: %w", l.errReadOnly())
+func (d *Dir) Refresh(ctx context.Context) error {
+	if d.readOnly {
+		return nil // nothing can be written: searches take the changes in in memory
 	}
-	release, err := l.lockWrite(ctx, busyTimeout)
+	release, err := d.lockWrite(ctx, d.wait)
 	if err != nil {
 		if cannotWriteIndex(err) || errors.Is(err, errLockBusy) {
 			return nil
 		}
 		return fmt.Errorf("refresh the search index: %w", err)
 	}
-	x, err := l.refreshLocked(ctx)
+	x, err := d.refreshLocked(ctx)
 	release()
 	if err != nil {
 		if cannotWriteIndex(err) {
 			return nil
 		}
-		return fmt.Errorf("refresh the search index: %w", wrapBusy(err))
+		return fmt.Errorf("refresh the search index: %w", err)
 	}
-	l.releaseIndex(l.install(x))
-	if err := l.mergeIndex(ctx); err != nil && !cannotWriteIndex(err) {
+	d.Release(d.install(x))
+	if err := d.mergeIndex(ctx); err != nil && !cannotWriteIndex(err) {
 		return fmt.Errorf("merge search index segments: %w", err)
 	}
 	return nil
@@ -500,50 +430,50 @@ func cannotWriteIndex(err error) bool {
 // mergedView merges the segments of x's commit as the merge policy asks
 // and returns a view of the commit after, giving up the hold on x (or x
 // itself, if merging or reading the result fails).
-func (l *Library) mergedView(ctx context.Context, x *searchIndex) *searchIndex {
-	if err := l.mergeIndex(ctx); err != nil {
+func (d *Dir) mergedView(ctx context.Context, x *View) *View {
+	if err := d.mergeIndex(ctx); err != nil {
 		return x
 	}
-	c, err := readCommit(l.indexDir())
+	c, err := readCommit(d.dir)
 	if err != nil || c == nil || c.indexVersion != x.indexVersion {
 		return x
 	}
-	y, err := l.openView(c)
+	y, err := d.openView(c)
 	if err != nil {
 		return x
 	}
-	l.releaseIndex(x)
+	d.Release(x)
 	return y
 }
 
 // refreshLocked brings the index directory up to date with the library
 // and returns a view of the new commit with one hold. The caller holds the
 // write lock.
-func (l *Library) refreshLocked(ctx context.Context) (*searchIndex, error) {
-	dir := l.indexDir()
+func (d *Dir) refreshLocked(ctx context.Context) (*View, error) {
+	dir := d.dir
 	c, err := readCommit(dir)
-	var base *searchIndex
+	var base *View
 	if err == nil && c != nil {
-		if base, err = l.openView(c); err != nil {
+		if base, err = d.openView(c); err != nil {
 			base = nil // damaged: rebuilt from nothing
 		}
 	}
 	if base != nil {
-		defer l.releaseIndex(base)
+		defer d.Release(base)
 	}
 	gen := uint64(1)
 	if c != nil {
 		gen = c.gen + 1
 	}
-	u, err := l.update(ctx, base, segSink{dir: dir, gen: gen})
+	u, err := d.update(ctx, base, segSink{dir: dir, gen: gen})
 	if err != nil {
 		return nil, err
 	}
 	if base != nil && u.v == base.indexVersion {
 		x := base
-		l.ix.mu.Lock()
+		d.st.mu.Lock()
 		x.refs++
-		l.ix.mu.Unlock()
+		d.st.mu.Unlock()
 		removeUnused(dir, c)
 		return x, nil
 	}
@@ -567,12 +497,11 @@ func (l *Library) refreshLocked(ctx context.Context) (*searchIndex, error) {
 		return nil, err
 	}
 	removeUnused(dir, nc)
-	for _, f := range legacySidecars {
-		os.Remove(filepath.Join(l.dir, f))
+	if d.committed != nil {
+		d.committed(ctx, nc.pos)
 	}
-	l.pruneLog(ctx, nc.pos)
 	u.abort() // the new segments are opened again, from their files, as the commit's
-	x, err := l.openView(nc)
+	x, err := d.openView(nc)
 	if err == nil {
 		x.rebuilt = u.rebuilt
 		writeMissingSignCodes(dir, x)
@@ -587,20 +516,20 @@ func (l *Library) refreshLocked(ctx context.Context) (*searchIndex, error) {
 // they stay without and dense searches scan their int8 vectors. It costs
 // a pass over those segments' int8 vectors (about a second per million
 // chunks of 768 dimensions, once).
-func (l *Library) addSignCodes(ctx context.Context, x *searchIndex) {
-	if l.readOnly != "" || !x.lacksSignCodes() {
+func (d *Dir) addSignCodes(ctx context.Context, x *View) {
+	if d.readOnly || !x.lacksSignCodes() {
 		return
 	}
-	release, err := l.lockWrite(ctx, 0)
+	release, err := d.lockWrite(ctx, 0)
 	if err != nil {
 		return
 	}
 	defer release()
-	writeMissingSignCodes(l.indexDir(), x)
+	writeMissingSignCodes(d.dir, x)
 }
 
 // lacksSignCodes reports whether a segment of x on disk has no sign codes.
-func (x *searchIndex) lacksSignCodes() bool {
+func (x *View) lacksSignCodes() bool {
 	for _, s := range x.segs {
 		if s.vecs.f != nil && s.codes.Load() == nil {
 			return true
@@ -612,7 +541,7 @@ func (x *searchIndex) lacksSignCodes() bool {
 // writeMissingSignCodes writes the sign codes of x's segments on disk that
 // have none, best effort (an error leaves the segment without). The caller
 // holds the write lock.
-func writeMissingSignCodes(dir string, x *searchIndex) {
+func writeMissingSignCodes(dir string, x *View) {
 	for _, s := range x.segs {
 		if s.vecs.f == nil || s.codes.Load() != nil {
 			continue
@@ -630,30 +559,30 @@ func writeMissingSignCodes(dir string, x *searchIndex) {
 // updateInMemory returns a view of the library now: base (nil for none)
 // with the changes since taken in, in memory, for a process that cannot
 // write the index. The view has one hold.
-func (l *Library) updateInMemory(ctx context.Context, base *searchIndex) (*searchIndex, error) {
+func (d *Dir) updateInMemory(ctx context.Context, base *View) (*View, error) {
 	if base != nil {
-		defer l.releaseIndex(base)
+		defer d.Release(base)
 	}
-	u, err := l.update(ctx, base, segSink{mem: true})
+	u, err := d.update(ctx, base, segSink{mem: true})
 	if err != nil {
 		return nil, err
 	}
-	return l.memoryView(u, base), nil
+	return d.memoryView(u, base), nil
 }
 
 // memoryView is the view of an update made in memory, with one hold.
-func (l *Library) memoryView(u *pendingUpdate, base *searchIndex) *searchIndex {
+func (d *Dir) memoryView(u *pendingUpdate, base *View) *View {
 	var gen uint64
 	if base != nil {
 		gen = base.gen
 	}
 	x := newView(u.v, gen, u.segs.liveSegs())
-	l.ix.mu.Lock()
+	d.st.mu.Lock()
 	for _, s := range x.segs {
 		s.views++
 	}
 	x.refs = 1
-	l.ix.mu.Unlock()
+	d.st.mu.Unlock()
 	return x
 }
 
@@ -704,24 +633,25 @@ var errLogPruned = errors.New("the index is older than the change log")
 // dimensions, epoch) is ignored; one older than the pruned change log is
 // an error (errLogPruned) unless the caller holds the write lock, for
 // which such a base is rebuilt from nothing.
-func (l *Library) update(ctx context.Context, base *searchIndex, sink segSink) (*pendingUpdate, error) {
+func (d *Dir) update(ctx context.Context, base *View, sink segSink) (*pendingUpdate, error) {
 	var u *pendingUpdate
-	err := l.readLarge(ctx, func(tx *sql.Tx) error {
+	err := d.snapshot(ctx, func(src Source) error {
 		var err error
-		u, err = updateTx(ctx, tx, base, sink)
+		u, err = updateFrom(ctx, src, base, sink)
 		return err
 	})
 	return u, err
 }
 
-// updateTx is update in the snapshot of tx.
-func updateTx(ctx context.Context, tx *sql.Tx, base *searchIndex, sink segSink) (*pendingUpdate, error) {
+// updateFrom is update in the snapshot src.
+func updateFrom(ctx context.Context, src Source, base *View, sink segSink) (*pendingUpdate, error) {
 	u := &pendingUpdate{}
 	err := func() error {
-		v, pruned, err := libraryVersion(ctx, tx)
+		lv, pruned, err := src.Version()
 		if err != nil {
 			return err
 		}
+		v := lv.internal()
 		u.v = v
 		if base != nil && (!base.sameVectors(v) || base.pos > v.pos) {
 			base = nil
@@ -735,7 +665,11 @@ func updateTx(ctx context.Context, tx *sql.Tx, base *searchIndex, sink segSink) 
 		w := &segmentsWriter{ctx: ctx, dims: v.dims, sink: sink, out: &u.segs}
 		if base == nil {
 			u.rebuilt = true
-			return w.all(tx)
+			defer w.stop()
+			if err := src.All(w.add); err != nil {
+				return err
+			}
+			return w.finish()
 		}
 		for _, s := range base.segs {
 			u.segs = append(u.segs, pendingSeg{liveSeg: s})
@@ -743,14 +677,18 @@ func updateTx(ctx context.Context, tx *sql.Tx, base *searchIndex, sink segSink) 
 		if base.pos == v.pos {
 			return nil
 		}
-		changed, err := changedPapers(ctx, tx, base.pos)
+		changed, err := src.Changed(base.pos)
 		if err != nil {
 			return err
 		}
 		if err := u.segs.deletePapers(changed); err != nil {
 			return err
 		}
-		return w.papers(tx, changed)
+		defer w.stop()
+		if err := src.Papers(changed, w.add); err != nil {
+			return err
+		}
+		return w.finish()
 	}()
 	if err != nil {
 		u.abort()
@@ -786,61 +724,6 @@ func (ps pendingSegs) deletePapers(ids []string) error {
 	return nil
 }
 
-// changedPapers returns the ids of the papers logged after pos, ascending.
-func changedPapers(ctx context.Context, tx *sql.Tx, pos int64) ([]string, error) {
-	return queryStrings(ctx, tx, "SELECT DISTINCT paper_id FROM index_log WHERE id > ? ORDER BY paper_id", pos)
-}
-
-// queryStrings returns the one text column of what a query selects.
-func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, wrapBusy(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
-
-// readLarge runs fn in a read-only transaction on a connection that does
-// not map the database: a scan of the whole chunks table through SQLite's
-// mmap would add the file (GBs at a million chunks) to the process's
-// resident memory.
-func (l *Library) readLarge(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	conn, release, err := l.unmappedConn(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	return readOn(ctx, conn, fn)
-}
-
-// unmappedConn returns a connection of its own that reads the database
-// through SQLite's page cache (at most cache_size) rather than its memory
-// map, for a pass over a large part of the file; release gives it back
-// with the map restored.
-func (l *Library) unmappedConn(ctx context.Context) (conn *sql.Conn, release func(), err error) {
-	conn, err = l.db.Conn(ctx)
-	if err != nil {
-		return nil, nil, wrapBusy(err)
-	}
-	if _, err := conn.ExecContext(ctx, "PRAGMA mmap_size = 0"); err != nil {
-		conn.Close()
-		return nil, nil, wrapBusy(err)
-	}
-	return conn, func() {
-		conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA mmap_size = "+strconv.Itoa(mmapSize))
-		conn.Close()
-	}, nil
-}
-
 // segmentsWriter cuts chunks given in (paper id, seq) order into new
 // segments of at most about segmentChunks chunks (a paper is never split).
 type segmentsWriter struct {
@@ -853,7 +736,11 @@ type segmentsWriter struct {
 	last string
 }
 
-func (w *segmentsWriter) add(id, title string, seq int, blob []byte, body string) error {
+func (w *segmentsWriter) add(c Chunk) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	id := c.PaperID
 	if w.w != nil && id != w.last && w.w.chunks() >= segmentChunks {
 		if err := w.finish(); err != nil {
 			return err
@@ -867,7 +754,7 @@ func (w *segmentsWriter) add(id, title string, seq int, blob []byte, body string
 		w.cur, w.w = d, newSegmentWriter(w.dims, d.seg, d.vec, d.bits)
 	}
 	w.last = id
-	return w.w.add(id, title, seq, blob, body)
+	return w.w.add(id, c.Title, c.Seq, c.Vector, c.Text)
 }
 
 func (w *segmentsWriter) finish() error {
@@ -895,79 +782,6 @@ func (w *segmentsWriter) stop() {
 		w.cur.abort()
 		w.w, w.cur = nil, nil
 	}
-}
-
-// all writes every chunk of the library.
-func (w *segmentsWriter) all(tx *sql.Tx) error {
-	defer w.stop()
-	rows, err := tx.QueryContext(w.ctx, `SELECT c.paper_id, p.title, c.seq, c.vector, c.text
-		FROM chunks c JOIN papers p ON p.id = c.paper_id ORDER BY c.paper_id, c.seq`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var id, title, body string
-	var seq int
-	var blob sql.RawBytes
-	for rows.Next() {
-		if err := rows.Scan(&id, &title, &seq, &blob, &body); err != nil {
-			return err
-		}
-		if err := w.add(id, title, seq, blob, body); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return w.finish()
-}
-
-// papers writes the chunks of the given papers (ascending ids; those no
-// longer in the library have none).
-func (w *segmentsWriter) papers(tx *sql.Tx, ids []string) error {
-	defer w.stop()
-	title, err := tx.PrepareContext(w.ctx, "SELECT title FROM papers WHERE id = ?")
-	if err != nil {
-		return err
-	}
-	defer title.Close()
-	chunks, err := tx.PrepareContext(w.ctx, "SELECT seq, vector, text FROM chunks WHERE paper_id = ? ORDER BY seq")
-	if err != nil {
-		return err
-	}
-	defer chunks.Close()
-	for _, id := range ids {
-		var t string
-		if err := title.QueryRowContext(w.ctx, id).Scan(&t); errors.Is(err, sql.ErrNoRows) {
-			continue // deleted
-		} else if err != nil {
-			return err
-		}
-		rows, err := chunks.QueryContext(w.ctx, id)
-		if err != nil {
-			return err
-		}
-		var seq int
-		var blob sql.RawBytes
-		var body string
-		for rows.Next() {
-			if err = rows.Scan(&seq, &blob, &body); err != nil {
-				break
-			}
-			if err = w.add(id, t, seq, blob, body); err != nil {
-				break
-			}
-		}
-		rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return w.finish()
 }
 
 // segDest is a new segment being written: to temporary files in the
@@ -1025,7 +839,7 @@ func (k segSink) create() (*segDest, error) {
 		}
 		files = append(files, f)
 		// Held until renamed, so that removeStaleTemps leaves it alone.
-		holds = append(holds, holdTemp(f.Name()))
+		holds = append(holds, diskfile.HoldTemp(f.Name()))
 	}
 	bf, vf, sf := files[0], files[1], files[2]
 	return &segDest{name: name, seg: sf, vec: vf, bits: bf, abort: cleanup, done: func() (*segment, error) {
@@ -1051,62 +865,23 @@ func (k segSink) create() (*segDest, error) {
 	}}, nil
 }
 
-// pruneLog deletes the change log up to pos, which a durable commit
-// holds, once there is enough of it to be worth a write; it never waits
-// for the database's write lock.
-func (l *Library) pruneLog(ctx context.Context, pos int64) {
-	var pruned int64
-	var s string
-	if err := l.db.QueryRowContext(ctx, "SELECT value FROM manifest WHERE key = ?", keyIndexPruned).Scan(&s); err == nil {
-		pruned, _ = strconv.ParseInt(s, 10, 64)
-	}
-	if pos-pruned < pruneEvery {
-		return
-	}
-	conn, err := l.db.Conn(ctx)
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
-		return
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA busy_timeout = "+strconv.Itoa(int(busyTimeout/time.Millisecond)))
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "DELETE FROM index_log WHERE id <= ?", pos); err != nil {
-		return
-	}
-	if err := setManifest(ctx, tx, keyIndexPruned, strconv.FormatInt(pos, 10)); err != nil {
-		return
-	}
-	tx.Commit()
-}
-
-// pruneEvery is how many change log rows a refresh lets pile up before it
-// prunes them.
-var pruneEvery int64 = 1000
-
-// discardIndex deletes the index directory's commit and segments and
-// forgets the current view, so that the next search rebuilds the index
-// from the database.
-func (l *Library) discardIndex(ctx context.Context) error {
-	release, err := l.lockWrite(ctx, busyTimeout)
+// Discard deletes the index directory's commit and segments and forgets
+// the current view, so that the next search rebuilds the index from the
+// library.
+func (d *Dir) Discard(ctx context.Context) error {
+	release, err := d.lockWrite(ctx, d.wait)
 	if err != nil {
 		return err
 	}
 	defer release()
-	dir := l.indexDir()
+	dir := d.dir
 	if err := os.Remove(filepath.Join(dir, commitName)); err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	removeUnused(dir, &commitInfo{})
-	l.ix.mu.Lock()
-	defer l.ix.mu.Unlock()
-	l.ix.drop(l.ix.cur)
-	l.ix.cur = nil
+	d.st.mu.Lock()
+	defer d.st.mu.Unlock()
+	d.st.drop(d.st.cur)
+	d.st.cur = nil
 	return nil
 }
