@@ -16,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 )
 
@@ -172,11 +173,11 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 			skipped = fmt.Sprintf(", skipped %d", len(total.Skipped))
 		}
 		if len(total.Missing) > 0 {
-			skipped += fmt.Sprintf(", %s missing", plural(len(total.Missing), "attachment"))
+			skipped += fmt.Sprintf(", %s missing", textkit.Count(len(total.Missing), "attachment"))
 			warnMissing(o.io.ErrOut, total.Missing)
 		}
 		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s (%s, %s) in %.1fs\n",
-			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
+			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, textkit.Count(total.Pages, "page"), textkit.Count(total.Chunks, "chunk"), total.Elapsed)
 	}
 	if runErr != nil {
 		return runErr

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -110,7 +111,7 @@ func runReindex(ctx context.Context, o *reindexOptions) error {
 	if o.json {
 		return writeJSON(out, map[string]any{"embedder": e.Name(), "dimensions": dims, "chunks": total, "elapsed_s": round(elapsed.Seconds(), 2)})
 	}
-	fmt.Fprintf(out, "re-embedded %s with %s (%d dimensions) in %.1f s\n", plural(total, "chunk"), e.Name(), dims, elapsed.Seconds())
+	fmt.Fprintf(out, "re-embedded %s with %s (%d dimensions) in %.1f s\n", textkit.Count(total, "chunk"), e.Name(), dims, elapsed.Seconds())
 	return nil
 }
 

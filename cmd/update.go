@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
@@ -177,7 +177,7 @@ func warnGap(w io.Writer, r *topic.UpdateResult, now time.Time) {
 	week := 7 * 24 * time.Hour
 	weeks := (now.Sub(r.Gap.From.Add(-topic.Lag)) + week - 1) / week
 	fmt.Fprintf(w, "warning: topic %s: papers from %s to %s were not fetched: the last complete update reached %s, and --window reaches back only to %s\n",
-		r.Topic, day(r.Gap.From), day(r.Gap.To), day(r.Gap.From), day(r.Gap.To))
+		r.Topic, textkit.Day(r.Gap.From), textkit.Day(r.Gap.To), textkit.Day(r.Gap.From), textkit.Day(r.Gap.To))
 	fmt.Fprintf(w, "hint: fill the gap with `papers update %s --window %dw`\n", shellArg(r.Topic), weeks)
 }
 
@@ -188,9 +188,9 @@ func listPapers(ctx context.Context, lib *store.Library, w io.Writer, prefix str
 			fmt.Fprintf(w, "%s%s\n", prefix, safetext.Line(id))
 			continue
 		}
-		fmt.Fprintf(w, "%s%sv%d  %s  %s\n", prefix, safetext.Line(p.ID), p.Version, day(p.Published), safetext.Line(oneLineTitle(p.Title)))
+		fmt.Fprintf(w, "%s%sv%d  %s  %s\n", prefix, safetext.Line(p.ID), p.Version, textkit.Day(p.Published), safetext.Line(oneLineTitle(p.Title)))
 	}
 	return nil
 }
 
-func oneLineTitle(s string) string { return truncate(strings.Join(strings.Fields(s), " "), 100) }
+func oneLineTitle(s string) string { return textkit.Truncate(safetext.OneLine(s), 100) }

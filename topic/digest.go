@@ -17,6 +17,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/store"
@@ -327,7 +328,7 @@ func queryTerms(q string) []string {
 			}
 			f = v
 		}
-		for _, w := range strings.FieldsFunc(strings.ToLower(f), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		for _, w := range textkit.Words(strings.ToLower(f)) {
 			if len(w) < 3 || stop[w] || seen[w] {
 				continue
 			}
@@ -344,7 +345,7 @@ var stop = map[string]bool{"and": true, "andnot": true, "the": true, "for": true
 // term matches a word it starts (so "agent" matches "agents").
 func relevance(terms []string, p store.Paper) int {
 	has := func(text, term string) bool {
-		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		for _, w := range textkit.Words(strings.ToLower(text)) {
 			if strings.HasPrefix(w, term) {
 				return true
 			}
@@ -379,7 +380,7 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 		b.WriteString("_Summaries are each abstract's key sentence, extracted (no model)._\n\n")
 	}
 	for _, p := range d.Papers {
-		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). arXiv:%s", p.N, oneLine(p.Title), authors(p.Authors), p.Published, p.ID)
+		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). arXiv:%s", p.N, safetext.OneLine(p.Title), authors(p.Authors), p.Published, p.ID)
 		if p.URL != "" {
 			fmt.Fprintf(&b, " <%s>", p.URL)
 		}
@@ -392,8 +393,6 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // authors is the digest's author line: cite.Authors, or "Unknown authors".
 func authors(as []string) string {
