@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 const askKey = "sk-ask-test-SECRET-42"
@@ -22,13 +23,7 @@ const askKey = "sk-ask-test-SECRET-42"
 // the topic corpus with `papers ingest --jsonl`.
 func askLibrary(t *testing.T) string {
 	t.Helper()
-	corpus, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "topic", "rl-for-llm-agents.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(corpus); err != nil {
-		t.Fatalf("the topic corpus is needed at %s (see ../shared/data/README.md): %v", corpus, err)
-	}
+	corpus := shareddata.Path(t, "topic", "rl-for-llm-agents.jsonl")
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	if code := Run(t.Context(), []string{"--home", dir, "ingest", "--jsonl", corpus}, io.Discard, &stderr); code != 0 {

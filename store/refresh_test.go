@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store/fts"
 	"github.com/papers-cli/papers/store/index"
 )
@@ -225,9 +226,9 @@ func sameAsRebuild(t *testing.T, l *Library, step string) {
 // abstracts.
 func sciFactAbstracts(t *testing.T, n int) [][2]string {
 	t.Helper()
-	f, err := os.Open("../../shared/data/scifact/corpus.jsonl")
+	f, err := os.Open(shareddata.Path(t, "scifact", "corpus.jsonl"))
 	if err != nil {
-		t.Fatalf("SciFact is needed (see shared/data/README.md): %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	var out [][2]string

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store/index"
 )
 
@@ -154,6 +155,7 @@ func indexTemps(dir string) (all, merges []string) {
 // search as an index built from nothing would. A last round lets both
 // children finish.
 func TestKill9DuringIndexWrite(t *testing.T) {
+	shareddata.Path(t, "scifact", "corpus.jsonl") // the children write SciFact's abstracts
 	dir := t.TempDir()
 	rounds := 10
 	if RaceEnabled {

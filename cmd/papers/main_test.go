@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/papers-cli/papers/cmd"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/internal/testmain"
 )
 
@@ -124,17 +125,12 @@ func usePlainBinary(env *testscript.Env) error {
 	return nil
 }
 
-// sharedData is the project's shared test data, beside the repository.
+// sharedData is the project's shared test data, beside the repository
+// (package shareddata: left out, saying so, without it).
 func sharedData(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		t.Fatalf("shared test data not found at %s (the tests need ../shared/data beside the repository): %v", dir, err)
-	}
-	return dir
+	shareddata.Path(t, "README.md")
+	return shareddata.Root()
 }
 
 // TestREADMETestCommandIsCI: the test command README.md gives is the one

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 // BenchmarkDenseRecall measures what the sign-code pass of dense search
@@ -141,9 +142,9 @@ func cpuNow() time.Duration {
 
 // scifactClaims returns the first n SciFact claims.
 func scifactClaims(b *testing.B, n int) []string {
-	f, err := os.Open("../../../shared/data/scifact/queries.jsonl")
+	f, err := os.Open(shareddata.Path(b, "scifact", "queries.jsonl"))
 	if err != nil {
-		b.Fatalf("SciFact is needed at ../shared/data/scifact from the repository (see shared/data/README.md): %v", err)
+		b.Fatal(err)
 	}
 	defer f.Close()
 	var out []string
