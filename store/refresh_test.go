@@ -226,9 +226,19 @@ func sameAsRebuild(t *testing.T, l *Library, step string) {
 // abstracts.
 func sciFactAbstracts(t *testing.T, n int) [][2]string {
 	t.Helper()
-	f, err := os.Open(shareddata.Path(t, "scifact", "corpus.jsonl"))
+	out, err := readAbstracts(shareddata.Path(t, "scifact", "corpus.jsonl"), n)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// readAbstracts returns the title and text of the first n abstracts of the
+// SciFact corpus at path.
+func readAbstracts(path string, n int) ([][2]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	var out [][2]string
@@ -237,14 +247,14 @@ func sciFactAbstracts(t *testing.T, n int) [][2]string {
 	for len(out) < n && sc.Scan() {
 		var d struct{ Title, Text string }
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		out = append(out, [2]string{d.Title, d.Text})
 	}
 	if len(out) < n {
-		t.Fatalf("SciFact: %d abstracts, want %d", len(out), n)
+		return nil, fmt.Errorf("SciFact: %d abstracts, want %d", len(out), n)
 	}
-	return out
+	return out, sc.Err()
 }
 
 // splitSentences cuts text into at most n parts at sentence ends.

@@ -20,21 +20,19 @@ import (
 	"github.com/papers-cli/papers/store/index"
 )
 
-// The index child: run by TestKill9DuringIndexWrite and
-// TestTwoProcessesIndex as a re-executed test binary, with segments cut
-// every 16 chunks and merged three at a time, so that it writes segments,
-// deletions, commits and merges all the time. It adds SciFact abstracts,
-// replaces some by new versions, deletes some, and refreshes every other
-// step, printing "step <i>" after each.
+// IndexChild is the index child of TestKill9DuringIndexWrite: the test
+// binary re-executed with STORE_CHILD=index (TestMain runs it, and it
+// exits), with segments cut every 16 chunks and merged three at a time,
+// so that it writes segments, deletions, commits and merges all the time.
+// It adds SciFact abstracts, replaces some by new versions, deletes some,
+// and refreshes every other step, printing "step <i>" after each.
 //
 //	STORE_SEG_CHILD_DIR     library directory
 //	STORE_SEG_CHILD_PREFIX  paper id prefix
 //	STORE_SEG_CHILD_N       steps (0: until killed)
-func TestIndexChild(t *testing.T) {
+//	STORE_SEG_CHILD_CORPUS  SciFact's corpus.jsonl
+func IndexChild() {
 	dir := os.Getenv("STORE_SEG_CHILD_DIR")
-	if dir == "" {
-		t.Skip("only run as a child process")
-	}
 	defer index.SetMergePolicy(3, 1)()
 	defer index.SetSegmentChunks(16)()
 	pruneEvery = 4
@@ -57,7 +55,10 @@ func TestIndexChild(t *testing.T) {
 	if err := lib.EnsureEmbedder(ctx, "test/rand-8", 8); err != nil {
 		die("embedder", err)
 	}
-	abstracts := sciFactAbstracts(t, 300)
+	abstracts, err := readAbstracts(os.Getenv("STORE_SEG_CHILD_CORPUS"), 300)
+	if err != nil {
+		die("read SciFact", err)
+	}
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
 	put := func(i, version int) {
 		a := abstracts[(i*7+version)%len(abstracts)]
@@ -100,8 +101,8 @@ func TestIndexChild(t *testing.T) {
 
 func startIndexChild(t *testing.T, dir, prefix string, n int) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestIndexChild$")
-	cmd.Env = append(os.Environ(), "STORE_SEG_CHILD_DIR="+dir, "STORE_SEG_CHILD_PREFIX="+prefix, "STORE_SEG_CHILD_N="+strconv.Itoa(n))
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "STORE_CHILD=index", "STORE_SEG_CHILD_CORPUS="+shareddata.Path(t, "scifact", "corpus.jsonl"), "STORE_SEG_CHILD_DIR="+dir, "STORE_SEG_CHILD_PREFIX="+prefix, "STORE_SEG_CHILD_N="+strconv.Itoa(n))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
