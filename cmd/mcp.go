@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -52,7 +53,7 @@ chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 		},
 	}
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "refuse the tools that write (ingest, update)")
-	c.Flags().IntVar(&o.workers, "workers", 2, "papers ingest extracts and embeds at once")
+	c.Flags().IntVar(&o.workers, "workers", library.Workers, "papers ingest extracts and embeds at once")
 	o.llm.register(c, "answer and digest offline even when a model is configured")
 	return c
 }

@@ -83,9 +83,9 @@ The embedder is the library's own (chosen at the first ingest with
 	o.rankingFlags.register(c)
 	o.filter.register(c, filterAll)
 	f := c.Flags()
-	addK(c, &o.k, 10, "passages to show")
+	addK(c, &o.k, library.SearchK, "passages to show")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
-	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
+	f.IntVar(&o.perPaper, "per-paper", library.PerPaper, "at most this many passages of one paper (0: no limit)")
 	addJSON(c, &o.json, "print NDJSON: one object per passage (id, version, title, chunk, pages, section, score, text)")
 	return c
 }

@@ -66,10 +66,10 @@ kept, and the next run goes over the same ground without downloading again.`,
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, and per topic)")
-	f.IntVar(&o.max, "max", topic.DefaultMax, "most papers to ingest per topic in one run (the rest come next run)")
-	f.StringVar(&o.window, "window", "12w", "how far back a topic's first update reads (e.g. 30d, 12w, 6m)")
+	f.IntVar(&o.max, "max", library.UpdateMax, "most papers to ingest per topic in one run (the rest come next run)")
+	f.StringVar(&o.window, "window", library.Window, "how far back a topic's first update reads (e.g. 30d, 12w, 6m)")
 	o.embedder.register(c, "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's)")
-	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
+	f.IntVar(&o.workers, "workers", library.Workers, "papers extracted and embedded at once")
 	return c
 }
 

@@ -158,3 +158,33 @@ func TestREADMETestCommandIsCI(t *testing.T) {
 		t.Errorf("README.md gives %q as the test command, .ci/run runs %q", r, c)
 	}
 }
+
+// TestVersionNamesTheCommit builds papers as go build does in a checkout
+// and runs papers version: it names the commit checked out. (In a git
+// worktree, whose .git is a file, the toolchain records no commit, and
+// papers version says so.)
+func TestVersionNamesTheCommit(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "papers")
+	if out, err := exec.Command(gobin, "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, herr := exec.Command("git", "rev-parse", "HEAD").Output()
+	fi, serr := os.Stat(filepath.Join("..", "..", ".git"))
+	if herr == nil && serr == nil && fi.IsDir() {
+		if want := "(commit " + strings.TrimSpace(string(head))[:12]; !strings.Contains(string(out), want) {
+			t.Errorf("papers version says %q, want %q", out, want)
+		}
+		return
+	}
+	if !strings.Contains(string(out), "(commit not recorded)") {
+		t.Errorf("papers version says %q, but no commit can be recorded here (.git is not a directory)", out)
+	}
+}
