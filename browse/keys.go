@@ -34,6 +34,7 @@ type KeyMap struct {
 	AskTopic             Binding
 	Search               Binding
 	Related              Binding
+	Review               Binding // ask the page's newest papers a question; in a review, one more
 	Topic                Binding
 	Back                 Binding // back a screen; cancels what runs
 	Help                 Binding
@@ -59,6 +60,7 @@ func DefaultKeyMap() KeyMap {
 		AskTopic:  bind("A", "A", "ask about the topic", "A"),
 		Search:    bind("/", "/", "search the topic", "/"),
 		Related:   bind("r", "r", "related papers", "r"),
+		Review:    bind("v", "v", fmt.Sprintf("a review: ask the newest %d papers a question (v: one more)", ReviewRows), "v"),
 		Topic:     bind("t", "t", "switch topic", "t"),
 		Back:      bind("Esc", "Esc", "back; cancels an answer or a search", "esc"),
 		Help:      bind("?", "?", "this help", "?"),
@@ -92,6 +94,7 @@ func (k KeyMap) helpRows() [][2]string {
 		one(k.AskTopic),
 		one(k.Search),
 		one(k.Related),
+		one(k.Review),
 		one(k.Topic),
 		one(k.Back),
 		one(k.Help),
@@ -115,6 +118,8 @@ func (k KeyMap) footer(s screen) string {
 			{[]Binding{k.OpenURL}, "open"}, {[]Binding{k.AskPaper}, "AskPDF"}, {[]Binding{k.Related}, "related"}, {[]Binding{k.Help}, "help"}, {[]Binding{k.Quit}, "quit"}}
 	case scrAnswer:
 		items = []foot{{[]Binding{k.Down, k.Up}, "scroll"}, {[]Binding{k.Back}, "back"}, {[]Binding{k.Quit}, "quit"}}
+	case scrReview:
+		items = []foot{{[]Binding{k.Down, k.Up}, "scroll"}, {[]Binding{k.Review}, "another question"}, {[]Binding{k.Back}, "back"}, {[]Binding{k.Quit}, "quit"}}
 	case scrPicker:
 		items = []foot{move, {[]Binding{k.Open}, "choose"}, {[]Binding{k.Back}, "back"}, {[]Binding{k.Quit}, "quit"}}
 	case scrHelp:

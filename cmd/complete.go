@@ -43,10 +43,11 @@ var argCompletions = map[string]struct {
 	"papers update":         {"topic", -1},
 	"papers momentum":       {"topic", -1},
 	"papers digest":         {"topic", 1},
+	"papers review":         {"review", -1}, // ids, or the name of a saved review
 }
 
 // flagCompletions are the flags completed from the library, by name.
-var flagCompletions = map[string]string{"paper": "id", "topic": "topic", "tag": "tag"}
+var flagCompletions = map[string]string{"paper": "id", "topic": "topic", "tag": "tag", "save": "saved-review"}
 
 // addCompletions sets the completion of root's commands' arguments and
 // flags.
@@ -98,7 +99,8 @@ func (g *globalOptions) completeArgs(kind string, n int) cobra.CompletionFunc {
 }
 
 // complete completes toComplete as a paper id (with its title as the
-// description), a topic name (with its query) or a tag of the library.
+// description), a topic name (with its query), a tag of the library, a
+// saved review's name, or for review's arguments either of the last two.
 func (g *globalOptions) complete(kind string) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		var out []cobra.Completion
@@ -121,6 +123,21 @@ func (g *globalOptions) complete(kind string) cobra.CompletionFunc {
 			case "tag":
 				tags, err := lib.TagNames(ctx, toComplete, completionLimit)
 				out = append(out, tags...)
+				return err
+			case "saved-review", "review":
+				rs, err := lib.Reviews(ctx)
+				for _, r := range rs {
+					if strings.HasPrefix(strings.ToLower(r.Name), strings.ToLower(toComplete)) {
+						out = append(out, cobra.CompletionWithDesc(r.Name, "saved review"))
+					}
+				}
+				if err != nil || kind == "saved-review" {
+					return err
+				}
+				ps, err := lib.PaperIDs(ctx, toComplete, completionLimit)
+				for _, p := range ps {
+					out = append(out, cobra.CompletionWithDesc(p[0], oneLineTitle(p[1])))
+				}
 				return err
 			}
 			return nil

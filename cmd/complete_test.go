@@ -40,7 +40,8 @@ func TestCompletion(t *testing.T) {
 	if code, _, errs := runCmd(t, "--home", home, "ingest", "--jsonl", filepath.Join("..", "testdata", "corpus.jsonl")); code != 0 {
 		t.Fatalf("ingest: %s", errs)
 	}
-	for _, args := range [][]string{{"tag", "t-004", "world-models"}, {"tag", "t-001", "Reading-Group"}, {"topic", "add", "agents", "--query", "abs:agent"}, {"topic", "add", "ir", "--query", "cat:cs.IR"}} {
+	for _, args := range [][]string{{"tag", "t-004", "world-models"}, {"tag", "t-001", "Reading-Group"}, {"topic", "add", "agents", "--query", "abs:agent"}, {"topic", "add", "ir", "--query", "cat:cs.IR"},
+		{"review", "t-001", "t-002", "--column", "Datasets", "--save", "t-pair"}} {
 		if code, _, errs := runCmd(t, append([]string{"--home", home}, args...)...); code != 0 {
 			t.Fatalf("%q: %s", args, errs)
 		}
@@ -65,6 +66,9 @@ func TestCompletion(t *testing.T) {
 		{[]string{"digest", "agents", "--format", ""}, "md json"},
 		{[]string{"digest", "agents", "--rank", ""}, "date relevance"},
 		{[]string{"ingest", "--embedder", ""}, "local openai: ollama:"},
+		{[]string{"review", "t-"}, "t-pair t-001 t-002 t-003 t-004 t-005 t-006 t-007 t-008"}, // the saved review, then ids
+		{[]string{"review", "--save", ""}, "t-pair"},
+		{[]string{"review", "--format", ""}, "table markdown csv json"},
 	} {
 		if got := strings.Join(completions(t, tc.args...), " "); got != tc.want {
 			t.Errorf("papers %s<TAB>: %q, want %q", strings.Join(tc.args, " "), got, tc.want)
