@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -142,7 +143,7 @@ func paperName(p *store.Paper) string {
 	if n := shortName(p); n != "" {
 		return fmt.Sprintf("%s (%s)", n, p.ID)
 	}
-	head := strings.TrimSpace(strings.SplitN(oneLine(tidy(p.Title, "")), ":", 2)[0])
+	head := strings.TrimSpace(strings.SplitN(safetext.OneLine(tidy(p.Title, "")), ":", 2)[0])
 	if head == "" {
 		return p.ID
 	}

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/llm/llmtest"
 	"github.com/papers-cli/papers/retrieve"
@@ -130,7 +129,7 @@ func reportCPU(b *testing.B, c0 time.Duration) {
 // local embedder.
 func fullTextLibrary(tb testing.TB) *retrieve.Retriever {
 	dir := tb.TempDir()
-	pdfs := filepath.Join(arxivtest.DataDir(tb), "pdfs", "papers")
+	pdfs := shareddata.Path(tb, "pdfs", "papers")
 	e := embed.NewLocal()
 	if _, err := ingest.Build(tb.Context(), dir, e, ingest.Sources{PDFs: []string{pdfs}}); err != nil {
 		tb.Fatal(err)

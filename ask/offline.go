@@ -8,6 +8,7 @@ import (
 
 	"github.com/papers-cli/papers/ask/rank"
 	"github.com/papers-cli/papers/internal/cite"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -278,7 +279,7 @@ const groupAt = 0.25
 func paperLabel(p *store.Paper) string {
 	name := shortName(p)
 	if name == "" {
-		name = strings.TrimSpace(strings.SplitN(oneLine(tidy(p.Title, "")), ":", 2)[0])
+		name = strings.TrimSpace(strings.SplitN(safetext.OneLine(tidy(p.Title, "")), ":", 2)[0])
 		if w := strings.Fields(name); len(w) > 8 {
 			name = strings.Join(w[:8], " ") + " …"
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
@@ -77,7 +78,7 @@ func names(question string, p *store.Paper) bool {
 	if n := shortName(p); len([]rune(n)) >= 3 && containsWord(question, n) {
 		return true
 	}
-	head := strings.TrimSpace(strings.SplitN(oneLine(p.Title), ":", 2)[0])
+	head := strings.TrimSpace(strings.SplitN(safetext.OneLine(p.Title), ":", 2)[0])
 	return len(strings.Fields(head)) >= 3 && strings.Contains(q, strings.ToLower(head))
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
@@ -142,7 +144,7 @@ func runEvalQASPER(ctx context.Context, o *evalOptions) error {
 			}
 		}
 		if o.verbose {
-			fmt.Fprintf(errw, "%s  %s\n  -> %s\n", q.ID, q.Q, oneLineText(p.Answer))
+			fmt.Fprintf(errw, "%s  %s\n  -> %s\n", q.ID, q.Q, safetext.OneLine(p.Answer))
 		}
 		if tty && ((i+1)%20 == 0 || i+1 == len(qs)) {
 			fmt.Fprintf(errw, "\rquestions %d/%d", i+1, len(qs))
@@ -199,7 +201,7 @@ func formatQASPER(r evalQASPERReport) string {
 		mode += " " + r.Model
 	}
 	fmt.Fprintf(&b, "latency          p50 %.1f ms, p95 %.1f ms\n", r.Latency.P50, r.Latency.P95)
-	fmt.Fprintf(&b, "library          %s, %s, %s; answers %s\n", plural(r.Papers, "paper"), plural(r.Chunks, "chunk"), r.Embedder, mode)
+	fmt.Fprintf(&b, "library          %s, %s, %s; answers %s\n", textkit.Count(r.Papers, "paper"), textkit.Count(r.Chunks, "chunk"), r.Embedder, mode)
 	if r.IngestS > 0 {
 		fmt.Fprintf(&b, "ingest           %.1f s\n", r.IngestS)
 	}

@@ -1,11 +1,10 @@
 package eval
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 func TestTokenF1(t *testing.T) {
@@ -30,7 +29,7 @@ func TestTokenF1(t *testing.T) {
 // on the dev split, scored by score.py when this test was written (its
 // figures below), are scored the same here.
 func TestScoreQASPERAgreesWithScorePy(t *testing.T) {
-	dir := filepath.Join(arxivtest.DataDir(t), "qasper", "dev")
+	dir := shareddata.Path(t, "qasper", "dev")
 	corpus, questions, err := QASPERFiles(dir)
 	if err != nil {
 		t.Fatalf("QASPER dev missing (see shared/data/qasper/README.md): %v", err)

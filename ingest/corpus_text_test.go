@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/papers-cli/papers/embed"
-	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -69,7 +69,7 @@ func TestCorpusTextNoHeadings(t *testing.T) {
 // TestCorpusTextQASPER reads the real QASPER train corpus: every paper's
 // abstract is found, and the body's sections are its headings.
 func TestCorpusTextQASPER(t *testing.T) {
-	path := filepath.Join(arxivtest.DataDir(t), "qasper", "train", "corpus.jsonl.gz")
+	path := shareddata.Path(t, "qasper", "train", "corpus.jsonl.gz")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("QASPER corpus missing (see shared/data/qasper/README.md): %v", err)
@@ -113,8 +113,7 @@ func TestCorpusTextQASPER(t *testing.T) {
 // shipped: every paper is added, its abstract is QASPER's, and its chunks
 // carry the sections of its headings.
 func TestCorpusGzipQASPER(t *testing.T) {
-	data := arxivtest.DataDir(t)
-	src := filepath.Join(data, "qasper", "dev", "corpus.jsonl.gz")
+	src := shareddata.Path(t, "qasper", "dev", "corpus.jsonl.gz")
 	// a slice of the corpus, still gzipped, keeps the test short
 	in, err := os.Open(src)
 	if err != nil {

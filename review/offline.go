@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
@@ -127,11 +128,9 @@ func sectionOf(c store.Chunk) string {
 
 // shorten cuts s to n words, ending with "…" when cut.
 func shorten(s string, n int) string {
-	f := strings.Fields(s)
-	if len(f) <= n {
-		return strings.Join(f, " ")
+	head, more := textkit.FirstWords(s, n)
+	if !more {
+		return head
 	}
-	return strings.TrimRight(strings.Join(f[:n], " "), ",;:") + " …"
+	return strings.TrimRight(head, ",;:") + " …"
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

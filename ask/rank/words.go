@@ -2,33 +2,18 @@ package rank
 
 import (
 	"strings"
-	"sync"
-	"unicode"
 
-	"github.com/kljensen/snowball/english"
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
-// tokens returns the lower-cased words of s: runs of letters and digits
-// (a hyphen or apostrophe inside a word splits it).
+// tokens returns the lower-cased words of s (textkit's words: runs of
+// letters and digits).
 func tokens(s string) []string {
-	var out []string
-	start := -1
-	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			out = append(out, strings.ToLower(s[start:i]))
-			start = -1
-		}
+	ws := textkit.Words(s)
+	for i, w := range ws {
+		ws[i] = strings.ToLower(w)
 	}
-	if start >= 0 {
-		out = append(out, strings.ToLower(s[start:]))
-	}
-	return out
+	return ws
 }
 
 // stems returns the Porter2 stems of s's words that are not stopwords.
@@ -43,33 +28,13 @@ func stems(s string) []string {
 	return out
 }
 
-var stemCache = struct {
-	sync.Mutex
-	m map[string]string
-}{m: map[string]string{}}
-
-// maxStemCache bounds the stem cache; it is emptied when full.
-const maxStemCache = 1 << 16
-
-// stem is the Porter2 stem of a lower-case word (digits are their own stem).
+// stem is the Porter2 stem of a lower-case word (textkit's, with its one
+// bounded cache; digits are their own stem).
 func stem(w string) string {
 	if isDigits(w) {
 		return w
 	}
-	stemCache.Lock()
-	s, ok := stemCache.m[w]
-	stemCache.Unlock()
-	if ok {
-		return s
-	}
-	s = english.Stem(w, false)
-	stemCache.Lock()
-	if len(stemCache.m) >= maxStemCache {
-		clear(stemCache.m)
-	}
-	stemCache.m[w] = s
-	stemCache.Unlock()
-	return s
+	return textkit.Stem(w)
 }
 
 func isDigits(w string) bool {
