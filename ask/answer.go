@@ -84,6 +84,10 @@ type Evidence struct {
 	Section string  `json:"section"` // "abstract" for the abstract
 	Quote   string  `json:"quote"`
 	Score   float64 `json:"score"` // the model's probability that its paragraph holds the answer
+	// Primary marks a sentence of a paragraph the model holds to answer;
+	// the others are read beside them (the sentences that share most of
+	// the question's words). QASPER's evidence is the primary ones'.
+	Primary bool `json:"primary"`
 }
 
 // Citation is a source the answer cites, numbered as in the answer. Only

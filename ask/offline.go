@@ -91,20 +91,21 @@ func (pt *paperText) abstains() bool { return pt.model.Abstains(pt.choice) || le
 
 // quote is one sentence an answer quotes.
 type quote struct {
-	pt    *paperText
-	para  int // into pt.paras
-	sent  int
-	score float64
+	pt      *paperText
+	para    int // into pt.paras
+	sent    int
+	score   float64
+	primary bool // its paragraph is one the model holds to answer
 }
 
 func (q quote) text() string { return q.pt.paras[q.para].Sentences[q.sent] }
 
-// quotes are the sentences the answer of one paper rests on (the
-// model's Evidence): the short answer's first.
+// quotes are the sentences the answer of one paper quotes (the model's
+// Reading): the short answer's first.
 func (pt *paperText) quotes() []quote {
 	var out []quote
-	for _, q := range pt.model.Evidence(pt.choice) {
-		out = append(out, quote{pt: pt, para: q.Para, sent: q.Sent, score: q.Prob})
+	for _, q := range pt.model.Reading(pt.choice) {
+		out = append(out, quote{pt: pt, para: q.Para, sent: q.Sent, score: q.Prob, primary: q.Primary})
 	}
 	return out
 }
@@ -160,7 +161,7 @@ func (c *composer) evidence(q quote, n int) string {
 	}
 	c.res.Evidence = append(c.res.Evidence, Evidence{
 		N: n, ID: q.pt.paper.ID, Version: q.pt.paper.Version, Page: para.SentencePage(q.sent), Section: section,
-		Quote: q.text(), Score: round3(q.score),
+		Quote: q.text(), Score: round3(q.score), Primary: q.primary,
 	})
 	cit := &c.res.Citations[n-1]
 	cit.CitedBy = append(cit.CitedBy, text)

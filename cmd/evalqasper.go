@@ -122,7 +122,9 @@ func runEvalQASPER(ctx context.Context, o *evalOptions) error {
 			}
 			var quotes []string
 			for _, e := range res.Evidence {
-				quotes = append(quotes, e.Quote)
+				if e.Primary {
+					quotes = append(quotes, e.Quote)
+				}
 			}
 			p.Evidence = eval.EvidenceParagraphs(paras[q.Paper], quotes)
 		} else {

@@ -34,6 +34,10 @@ type Choice struct {
 	// Quotes are the best sentence of each of the best paragraphs (the
 	// short answer's first), with the paragraph's probability.
 	Quotes []Quote
+	// Second is the model's next best sentence; Lexical the sentence of
+	// the whole paper that holds most of the question's words (Para -1
+	// when there is none).
+	Second, Lexical Quote
 }
 
 // Quote is a sentence the answer may quote: sentence Sent of paragraph
@@ -41,6 +45,9 @@ type Choice struct {
 type Quote struct {
 	Para, Sent int
 	Prob       float64
+	// Primary marks a quote of a paragraph the model holds to answer (see
+	// Model.Reading).
+	Primary bool
 }
 
 // Thresholds are the answer's decisions, fit with the model on QASPER's
@@ -56,11 +63,6 @@ type Thresholds struct {
 	// Short: a short answer whose probability among the candidate spans
 	// is below this gives way to its whole sentence.
 	Short float64 `json:"short"`
-	// Lexical weighs, beside the fit sentence weights, how many of the
-	// question's words a sentence holds: questions written from a paper's
-	// full text share its words more than QASPER's, written from its
-	// abstract; chosen on the shared full-text questions (BENCHMARKS.md).
-	Lexical float64 `json:"lexical"`
 }
 
 // Floors of a general kind, not fit: a paper that holds less than
@@ -106,6 +108,47 @@ func (m *Model) Evidence(c Choice) []Quote {
 	return out
 }
 
+// Reading are the sentences an answer quotes, MaxQuotes at most, best
+// first: the short answer's, the model's next best sentence, the sentence
+// of the whole paper that holds most of the question's words (BM25 over
+// its sentences: a second ranker whose misses differ from the model's),
+// then the rest of Evidence. Each is marked Primary when Evidence holds
+// it: the paragraphs the model says answer, which QASPER scores.
+func (m *Model) Reading(c Choice) []Quote {
+	ev := m.Evidence(c)
+	if len(ev) == 0 {
+		return nil
+	}
+	for i := range ev {
+		ev[i].Primary = true
+	}
+	out := []Quote{ev[0]}
+	has := func(q Quote) bool {
+		for _, o := range out {
+			if o.Para == q.Para && o.Sent == q.Sent {
+				return true
+			}
+		}
+		return false
+	}
+	add := func(q Quote) {
+		if len(out) < MaxQuotes && q.Para >= 0 && !has(q) {
+			for _, e := range ev {
+				if e.Para == q.Para && e.Sent == q.Sent {
+					q.Primary = true
+				}
+			}
+			out = append(out, q)
+		}
+	}
+	add(c.Second)
+	add(c.Lexical)
+	for _, e := range ev[1:] {
+		add(e)
+	}
+	return out
+}
+
 // ShortIsSentence reports whether the short answer should be its whole
 // sentence: the span is not likely enough, or is most of the sentence.
 func (m *Model) ShortIsSentence(c Choice, sentence string) bool {
@@ -128,7 +171,7 @@ const topParagraphs = 3
 // paragraphs' and the short answer within it, and the probability that
 // the paper does not answer.
 func (m *Model) Choose(q Question, paras []Paragraph) Choice {
-	c := Choice{Para: -1, Sent: -1}
+	c := Choice{Para: -1, Sent: -1, Second: Quote{Para: -1}, Lexical: Quote{Para: -1}}
 	if len(paras) == 0 {
 		c.Unanswerable = 1
 		return c
@@ -138,12 +181,23 @@ func (m *Model) Choose(q Question, paras []Paragraph) Choice {
 	if len(sents) > 0 {
 		ss := make([]float64, len(sents))
 		for i := range sents {
-			ss[i] = sents[i].v.Dot(m.Sentence) + m.Thresholds.Lexical*sents[i].lex
+			ss[i] = m.sentenceScore(sents[i])
 		}
 		best := argmaxOf(ss)
 		bs := sents[best]
 		c.Para, c.Sent = bs.para, bs.sent
 		c.SentScore = softmax(ss)[best]
+		c.Second = Quote{Para: -1}
+		if len(ss) > 1 {
+			second := -1
+			for i := range ss {
+				if i != best && (second < 0 || ss[i] > ss[second]) {
+					second = i
+				}
+			}
+			c.Second = Quote{Para: sents[second].para, Sent: sents[second].sent, Prob: probOf(c.Ranked, sents[second].para)}
+		}
+		c.Lexical = m.lexicalSentence(q, paras, c.Ranked)
 		if spans := m.spans(q, bs.text); len(spans) > 0 {
 			sp := make([]float64, len(spans))
 			for i := range spans {
@@ -178,6 +232,64 @@ func (m *Model) Choose(q Question, paras []Paragraph) Choice {
 	return c
 }
 
+// probOf is paragraph i's probability in a ranking.
+func probOf(ranked []Ranked, i int) float64 {
+	for _, r := range ranked {
+		if r.Index == i {
+			return r.Prob
+		}
+	}
+	return 0
+}
+
+// lexicalSentence is the sentence of the whole paper with the best BM25 of
+// the question's words (idf over the paper's sentences); Para -1 when no
+// sentence holds any.
+func (m *Model) lexicalSentence(q Question, paras []Paragraph, ranked []Ranked) Quote {
+	type sref struct {
+		para, sent, n int
+		tf            map[string]int
+	}
+	var all []sref
+	df := map[string]int{}
+	total := 0
+	want := map[string]bool{}
+	for _, t := range q.Terms {
+		want[t] = true
+	}
+	for pi, p := range paras {
+		for si, s := range p.Sentences {
+			st := stems(s)
+			tf := map[string]int{}
+			for _, w := range st {
+				if want[w] {
+					if tf[w] == 0 {
+						df[w]++
+					}
+					tf[w]++
+				}
+			}
+			all = append(all, sref{pi, si, len(st), tf})
+			total += len(st)
+		}
+	}
+	best, bestScore := Quote{Para: -1}, 0.0
+	avg := float64(total) / float64(max(len(all), 1))
+	n := float64(len(all))
+	for _, s := range all {
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(s.n)/math.Max(avg, 1))
+		x := 0.0
+		for t, f := range s.tf {
+			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
+			x += idf * float64(f) * (bm25K1 + 1) / (float64(f) + norm)
+		}
+		if x > bestScore {
+			best, bestScore = Quote{Para: s.para, Sent: s.sent, Prob: probOf(ranked, s.para)}, x
+		}
+	}
+	return best
+}
+
 func rankedOf(scores []float64) []Ranked {
 	probs := softmax(scores)
 	out := make([]Ranked, len(scores))
@@ -193,7 +305,18 @@ type sentCand struct {
 	para, sent int
 	text       string
 	v          Vector
-	lex        float64 // the question's words in it: BM25, normalised by the best, plus their share
+	// a are the few features the full-text weights read (see Model.FullText)
+	a Vector
+}
+
+// sentenceScore is a sentence's score: the QASPER-fit weights' sum, and
+// the full-text weights over it and a few plain features.
+func (m *Model) sentenceScore(s sentCand) float64 {
+	base := s.v.Dot(m.Sentence)
+	if len(m.FullText) == 0 {
+		return base
+	}
+	return m.FullText["qasper"]*base + s.a.Dot(m.FullText)
 }
 
 // spanCand is a span of a sentence, with its features.
@@ -275,6 +398,8 @@ func (m *Model) sentences(q Question, paras []Paragraph, ranked []Ranked) []sent
 		}
 		v.add("sprev", prev)
 		v.add("snext", next)
+		v.add("snames", namesIn(q.Names, r.text))
+		v.add("pnames", namesIn(q.Names, paras[r.para].Text))
 		numb, caps, list := 0.0, 0.0, 0.0
 		for k, w := range words {
 			if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
@@ -298,7 +423,21 @@ func (m *Model) sentences(q Question, paras []Paragraph, ranked []Ranked) []sent
 			v.add(c+"&swe", we)
 			v.add(c+"&ss:"+kind, 1)
 		}
-		out = append(out, sentCand{para: r.para, sent: r.sent, text: r.text, v: v, lex: ratio(r.bm, maxBM) + r.cov})
+		var a Vector
+		a.add("sbm25", ratio(r.bm, maxBM))
+		a.add("scover", r.cov)
+		a.add("strans", ratio(r.tr, maxTr))
+		a.add("snames", namesIn(q.Names, r.text))
+		a.add("pnames", namesIn(q.Names, paras[r.para].Text))
+		a.add("sprev", prev)
+		a.add("snext", next)
+		a.add("pprob", r.prob)
+		a.add("prank1", flag(r.rank == 1))
+		a.add("sfirst", flag(r.sent == 0))
+		a.add("snum", numb)
+		a.add("quantity&snum", flag(q.Wh == "howmany" || q.Wh == "howmuch")*numb)
+		a.add("slen", math.Log1p(float64(len(words))))
+		out = append(out, sentCand{para: r.para, sent: r.sent, text: r.text, v: v, a: a})
 	}
 	return out
 }
@@ -489,9 +628,7 @@ func DebugSentences(m *Model, q Question, paras []Paragraph, ranked []Ranked) []
 func DebugRankSentences(m *Model, q Question, paras []Paragraph, lx float64) []string {
 	ranked := rankedOf(m.Scores(m.Featurize(q, paras)))
 	sents := m.sentences(q, paras, ranked)
-	sort.SliceStable(sents, func(i, j int) bool {
-		return sents[i].v.Dot(m.Sentence)+lx*sents[i].lex > sents[j].v.Dot(m.Sentence)+lx*sents[j].lex
-	})
+	sort.SliceStable(sents, func(i, j int) bool { return m.sentenceScore(sents[i]) > m.sentenceScore(sents[j]) })
 	var out []string
 	for _, s := range sents {
 		out = append(out, s.text)
@@ -504,9 +641,7 @@ func DebugRankSentences(m *Model, q Question, paras []Paragraph, lx float64) []s
 func DebugRankRefs(m *Model, q Question, paras []Paragraph, lx float64) [][2]int {
 	ranked := rankedOf(m.Scores(m.Featurize(q, paras)))
 	sents := m.sentences(q, paras, ranked)
-	sort.SliceStable(sents, func(i, j int) bool {
-		return sents[i].v.Dot(m.Sentence)+lx*sents[i].lex > sents[j].v.Dot(m.Sentence)+lx*sents[j].lex
-	})
+	sort.SliceStable(sents, func(i, j int) bool { return m.sentenceScore(sents[i]) > m.sentenceScore(sents[j]) })
 	var out [][2]int
 	for _, s := range sents {
 		out = append(out, [2]int{s.para, s.sent})
@@ -525,6 +660,55 @@ func DebugParagraphOrder(m *Model, q Question, paras []Paragraph, extra map[stri
 	var out []int
 	for _, r := range rankedOf(scores) {
 		out = append(out, r.Index)
+	}
+	return out
+}
+
+// DebugSentenceBM25 ranks every sentence of the paper by BM25 of the
+// question (idf over the paper's sentences), best first (experiments).
+func DebugSentenceBM25(q Question, paras []Paragraph) []string {
+	type sref struct {
+		text string
+		tf   map[string]int
+		n    int
+	}
+	var all []sref
+	df := map[string]int{}
+	tot := 0
+	for _, p := range paras {
+		for _, s := range p.Sentences {
+			tf := map[string]int{}
+			st := stems(s)
+			for _, w := range st {
+				if tf[w] == 0 {
+					df[w]++
+				}
+				tf[w]++
+			}
+			all = append(all, sref{s, tf, len(st)})
+			tot += len(st)
+		}
+	}
+	avg := float64(tot) / float64(max(len(all), 1))
+	N := float64(len(all))
+	score := make([]float64, len(all))
+	for i, s := range all {
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(s.n)/avg)
+		for _, t := range q.Terms {
+			if f := float64(s.tf[t]); f > 0 {
+				idf := math.Log(1 + (N-float64(df[t])+0.5)/(float64(df[t])+0.5))
+				score[i] += idf * f * (bm25K1 + 1) / (f + norm)
+			}
+		}
+	}
+	idx := make([]int, len(all))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return score[idx[a]] > score[idx[b]] })
+	var out []string
+	for _, i := range idx {
+		out = append(out, all[i].text)
 	}
 	return out
 }

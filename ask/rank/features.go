@@ -215,6 +215,7 @@ func (m *Model) Featurize(q Question, paras []Paragraph) []Vector {
 			ctx = math.Max(ctx, bm[i+1])
 		}
 		v.add("bm25_next", ratio(ctx, maxBM))
+		v.add("names", namesIn(q.Names, p.Text))
 		v.add("pos", float64(p.Index)/float64(max(p.Of, 1)))
 		v.add("first", flag(i > 0 && (paras[i-1].Section != p.Section || paras[i-1].Heading)))
 		v.add("heading", flag(p.Heading))

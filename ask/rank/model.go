@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +43,14 @@ type Model struct {
 	// Abstain weighs the features of a question and the model's best
 	// answer: their sum is the log-odds that the paper does not answer.
 	Abstain map[string]float64 `json:"abstain"`
+	// FullText weighs, for the sentence that holds the answer, the
+	// QASPER-fit sentence score ("qasper") and a dozen plain features
+	// (question words and names in it and its paragraph, its neighbours',
+	// numbers for quantities): fit on questions written from papers' full
+	// text (Train's extra set), which share the words of their answers
+	// more than QASPER's, written from abstracts. Empty: the QASPER score
+	// alone.
+	FullText map[string]float64 `json:"full_text"`
 	// Thresholds are the answer's decisions on the model's outputs.
 	Thresholds Thresholds `json:"thresholds"`
 
@@ -76,9 +83,6 @@ var Default = sync.OnceValue(func() *Model {
 	m, err := Load(weightsJSON, dfGz, assocGz)
 	if err != nil {
 		panic("rank: embedded model: " + err.Error())
-	}
-	if v := os.Getenv("PAPERS_RANK_LEXICAL"); v != "" { // EXPERIMENT
-		m.Thresholds.Lexical, _ = strconv.ParseFloat(v, 64)
 	}
 	return m
 })
@@ -175,10 +179,11 @@ func (m *Model) WriteFiles(weights, df, assoc io.Writer) error {
 		Thresholds Thresholds         `json:"thresholds"`
 		Paragraph  map[string]float64 `json:"paragraph"`
 		Sentence   map[string]float64 `json:"sentence"`
+		FullText   map[string]float64 `json:"full_text"`
 		Span       map[string]float64 `json:"span"`
 		YesNo      map[string]float64 `json:"yes_no"`
 		Abstain    map[string]float64 `json:"abstain"`
-	}{m.Cues, m.Thresholds, rounded(m.Paragraph), rounded(m.Sentence), rounded(m.Span), rounded(m.YesNo), rounded(m.Abstain)}, "", "  ")
+	}{m.Cues, m.Thresholds, rounded(m.Paragraph), rounded(m.Sentence), rounded(m.FullText), rounded(m.Span), rounded(m.YesNo), rounded(m.Abstain)}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package rank
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Question is a question read for ranking: its form and its words.
@@ -14,6 +16,10 @@ type Question struct {
 	Wh string
 	// Terms are the stems of its content words, each once, in order.
 	Terms []string
+	// Names are the names it asks about, lower-cased words of letters and
+	// digits joined ("qwen38b", "terminalbench20", "lama"): written with
+	// capitals inside or after its first word, or with digits.
+	Names []string
 }
 
 // auxiliaries open yes/no questions.
@@ -31,7 +37,58 @@ func ParseQuestion(q string) Question {
 			out.Terms = append(out.Terms, s)
 		}
 	}
+	for i, w := range strings.Fields(q) {
+		if n := nameKey(w, i == 0); n != "" && !slices.Contains(out.Names, n) {
+			out.Names = append(out.Names, n)
+		}
+	}
 	return out
+}
+
+// nameKey is the key of a word that names something (see Question.Names),
+// "" for other words. first is set for the sentence's first word, whose
+// capital says nothing.
+func nameKey(w string, first bool) string {
+	w = strings.Trim(w, "?.,;:!\"'()[]“”’")
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+	upper, digit, letters := 0, 0, 0
+	for i, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			letters++
+			if i > 0 {
+				upper++
+			}
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digit++
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	named := upper > 0 || digit > 0 && letters > 0 || !first && unicode.IsUpper(r) && !stopword[strings.ToLower(w)]
+	if !named || letters == 0 {
+		return ""
+	}
+	return strings.Join(tokens(w), "")
+}
+
+// namesIn reports the share of the question's names that text holds (as
+// consecutive words, so "Qwen3-8B" is in "Qwen3 8B"); 0 when it asks none.
+func namesIn(names []string, text string) float64 {
+	if len(names) == 0 {
+		return 0
+	}
+	joined := strings.Join(tokens(text), " ")
+	flat := " " + joined + " "
+	squeezed := strings.ReplaceAll(joined, " ", "")
+	n := 0
+	for _, name := range names {
+		if strings.Contains(flat, " "+name+" ") || strings.Contains(flat, " "+name+"s ") || len(name) >= 5 && strings.Contains(squeezed, name) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(names))
 }
 
 // whForm classifies a question by its question word: the first one in

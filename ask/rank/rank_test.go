@@ -128,3 +128,16 @@ func TestParagraphs(t *testing.T) {
 		}
 	}
 }
+
+func TestQuestionNames(t *testing.T) {
+	q := ParseQuestion("What pass@1 does ECHO reach with Qwen3-8B on TerminalBench-2.0, as Figure 2 shows?")
+	if want := []string{"pass1", "echo", "qwen38b", "terminalbench20", "figure"}; !slices.Equal(q.Names, want) {
+		t.Errorf("names %v, want %v", q.Names, want)
+	}
+	if got := namesIn(q.Names, "ECHO doubles GRPO pass@1 on TerminalBench 2.0: Qwen3-8B improves"); got != 0.8 {
+		t.Errorf("namesIn = %v, want 0.8 (all but Figure)", got)
+	}
+	if got := namesIn(nil, "anything"); got != 0 {
+		t.Errorf("no names: %v", got)
+	}
+}

@@ -1,7 +1,9 @@
 // Command train fits the answer ranker of package ask/rank on QASPER's
-// training split and reports it on the dev split, which it never fits on:
+// training split, and its full-text sentence weights on the shared
+// full-text questions, and reports it on QASPER's dev split, which it
+// never fits weights on:
 //
-//	go run ./ask/train -data ../shared/data/qasper [-out ask/rank]
+//	go run ./ask/train -data ../shared/data [-out ask/rank]
 //
 // It writes weights.json, df.txt.gz and assoc.txt.gz, the files ask/rank
 // embeds. The same data gives the same files.
@@ -9,6 +11,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/gob"
 	"flag"
 	"fmt"
@@ -17,13 +20,15 @@ import (
 	"path/filepath"
 
 	"github.com/papers-cli/papers/ask/rank"
+	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/store"
 )
 
 func main() {
-	data := flag.String("data", "../shared/data/qasper", "QASPER in the project's corpus format (train/ and dev/)")
+	data := flag.String("data", "../shared/data", "the shared data: qasper/ (train and dev splits), qa/ and pdfs/papers/ (the full-text questions and their papers)")
 	out := flag.String("out", "ask/rank", "where to write the model's files; empty: write nothing")
 	dump := flag.String("dump", "", "also write the splits as read (gob: train and dev []rank.Labeled) to this file, for experiments")
 	flag.Parse()
@@ -34,11 +39,15 @@ func main() {
 }
 
 func run(data, out, dump string, w io.Writer) error {
-	train, err := readSplit(filepath.Join(data, "train"))
+	train, err := readSplit(filepath.Join(data, "qasper", "train"))
 	if err != nil {
 		return err
 	}
-	dev, err := readSplit(filepath.Join(data, "dev"))
+	dev, err := readSplit(filepath.Join(data, "qasper", "dev"))
+	if err != nil {
+		return err
+	}
+	full, err := readFullText(filepath.Join(data, "qa", "fulltext-dev.jsonl"), filepath.Join(data, "pdfs", "papers"))
 	if err != nil {
 		return err
 	}
@@ -47,7 +56,7 @@ func run(data, out, dump string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := gob.NewEncoder(f).Encode([2][]rank.Labeled{train, dev}); err != nil {
+		if err := gob.NewEncoder(f).Encode([3][]rank.Labeled{train, dev, full}); err != nil {
 			f.Close()
 			return err
 		}
@@ -55,7 +64,7 @@ func run(data, out, dump string, w io.Writer) error {
 			return err
 		}
 	}
-	m, report := rank.Train(train, dev)
+	m, report := rank.Train(train, dev, full)
 	fmt.Fprint(w, report)
 	if out == "" {
 		return nil
@@ -135,4 +144,47 @@ func readPapers(path string) (map[string][]rank.Paragraph, error) {
 		out[p.ID] = rank.Paragraphs(chunks)
 	}
 	return out, sc.Err()
+}
+
+// readFullText reads full-text questions (shared/data/qa's format) with
+// their papers: the PDFs are ingested into a scratch library as papers
+// ingest would (local embedder, default chunker) and read back into
+// paragraphs.
+func readFullText(questions, pdfs string) ([]rank.Labeled, error) {
+	qs, err := eval.ReadQuestions(questions, true)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "papers-train-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	if _, err := ingest.Build(ctx, dir, embed.NewLocal(), ingest.Sources{PDFs: []string{pdfs}}); err != nil {
+		return nil, fmt.Errorf("ingest %s: %w", pdfs, err)
+	}
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lib.Close()
+	if err := eval.ResolvePapers(ctx, lib, qs, pdfs); err != nil {
+		return nil, err
+	}
+	papers := map[string][]rank.Paragraph{}
+	var out []rank.Labeled
+	for _, q := range qs {
+		paras, ok := papers[q.Paper]
+		if !ok {
+			chunks, err := lib.Chunks(ctx, q.Paper)
+			if err != nil {
+				return nil, err
+			}
+			paras = rank.Paragraphs(chunks)
+			papers[q.Paper] = paras
+		}
+		out = append(out, rank.Labeled{ID: q.Line, Question: q.Q, Paper: paras, Facts: q.Expect})
+	}
+	return out, nil
 }
