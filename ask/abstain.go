@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/ask/rank"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
@@ -25,17 +26,27 @@ func isNoEvidence(err error) bool { return errors.Is(err, ErrNoEvidence) }
 // stand in none of them, else the paper asked of, else the library, and
 // quotes the question.
 func noAnswer(question string, sc scope, pts []*paperText) error {
+	if len(pts) == 0 && sc.filtered {
+		return abstention{"the library holds no evidence for this: no paper the filters leave matches the question"}
+	}
+	// what no paper mentions: the question's names, else its focus, else
+	// its words that papers seldom use
 	var missing []string
-	for _, w := range keyWords(question) {
-		held := false
-		for _, pt := range pts {
-			if mentions(pt, w) {
-				held = true
-				break
+	for _, words := range [][]string{keyWords(question), focusOf(question), specificWords(question), contentWords(question)} {
+		for _, w := range words {
+			held := false
+			for _, pt := range pts {
+				if mentions(pt, w) {
+					held = true
+					break
+				}
+			}
+			if !held {
+				missing = append(missing, w)
 			}
 		}
-		if !held {
-			missing = append(missing, w)
+		if len(missing) > 0 {
+			break
 		}
 	}
 	who := "None of the library's papers"
@@ -68,7 +79,7 @@ func keyWords(question string) []string {
 		if strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s") {
 			w = w[:len(w)-2]
 		}
-		if nameLike(w, i == 0) && !capitalisedCommon(w) {
+		if nameLike(w, i == 0) && !capitalisedCommon(w) && !genericAcronyms[strings.ToLower(w)] {
 			out = append(out, w)
 		}
 	}
@@ -91,6 +102,9 @@ func mentions(pt *paperText, w string) bool {
 	if name == "" {
 		return false
 	}
+	if acronym(w) && spelledOut(pt.words, name) {
+		return true // "PPO" in "Proximal Policy Optimization"
+	}
 	for i := range pt.words {
 		rest := name
 		for j := i; j < len(pt.words) && j < i+4; j++ {
@@ -103,6 +117,38 @@ func mentions(pt *paperText, w string) bool {
 				continue
 			}
 			break
+		}
+	}
+	return false
+}
+
+// acronym reports a word of 2 to 6 capitals (a final s allowed).
+func acronym(w string) bool {
+	w = strings.TrimSuffix(w, "s")
+	if len(w) < 2 || len(w) > 6 {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// spelledOut reports consecutive words whose initials spell the
+// lower-cased acronym a.
+func spelledOut(words []string, a string) bool {
+	for i := 0; i+len(a) <= len(words); i++ {
+		ok := true
+		for k := 0; k < len(a); k++ {
+			if words[i+k][0] != a[k] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
 		}
 	}
 	return false
@@ -148,6 +194,96 @@ func paperName(p *store.Paper) string {
 		return p.ID
 	}
 	return fmt.Sprintf("“%s” (%s)", head, p.ID)
+}
+
+// specificWords are the question's words that papers at large seldom
+// use (rank's specific words: not cue words, in under 2% of paragraphs),
+// as the question writes them.
+func specificWords(question string) []string {
+	m := rank.Default()
+	var out []string
+	for i, w := range strings.Fields(question) {
+		w = strings.Trim(w, "?.,;:!\"'()[]“”’")
+		if w == "" || i == 0 || nameLike(w, false) {
+			continue
+		}
+		if m.Specific(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// contentWords are the question's words that are not function words,
+// as it writes them (what a search that found nothing did not find).
+func contentWords(question string) []string {
+	var out []string
+	for _, w := range strings.Fields(question) {
+		w = strings.Trim(w, "?.,;:!\"'()[]“”’")
+		if len(rank.Stems(w)) == 1 && !rank.Stopword(strings.ToLower(w)) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// focusOf is focus as a list: empty or one compound.
+func focusOf(question string) []string {
+	if f := focus(question); f != "" {
+		return []string{f}
+	}
+	return nil
+}
+
+// genericHeads are nouns that end a question's focus without making it a
+// thing a paper names ("retrieval method", "main result").
+var genericHeads = map[string]bool{
+	"method": true, "methods": true, "approach": true, "approaches": true, "model": true, "models": true,
+	"way": true, "ways": true, "value": true, "values": true, "score": true, "scores": true, "technique": true,
+	"techniques": true, "algorithm": true, "algorithms": true, "data": true, "dataset": true, "datasets": true,
+	"setting": true, "settings": true, "result": true, "results": true, "task": true, "tasks": true, "type": true,
+	"types": true, "kind": true, "kinds": true, "part": true, "parts": true, "role": true, "component": true,
+	"components": true, "baseline": true, "baselines": true, "system": true, "systems": true, "metric": true,
+	"metrics": true, "feature": true, "features": true, "benchmark": true, "benchmarks": true, "step": true,
+	"steps": true, "problem": true, "problems": true, "idea": true, "ideas": true, "strategy": true, "strategies": true,
+}
+
+// focusStops end a question's focus.
+var focusStops = map[string]bool{
+	"does": true, "do": true, "did": true, "is": true, "are": true, "was": true, "were": true, "has": true,
+	"have": true, "had": true, "can": true, "could": true, "will": true, "would": true, "and": true, "or": true,
+	"of": true, "in": true, "on": true, "for": true, "to": true, "from": true, "with": true, "by": true, "at": true,
+}
+
+// focus is the compound a what- or which-question asks for ("What
+// learning rate does ...", "Which batch size ..."): two to four lower-case
+// words after the question word, the last not a generic noun; "" for
+// other questions. A paper that never writes it does not state it.
+func focus(question string) string {
+	ws := strings.Fields(strings.TrimRight(question, "?"))
+	if len(ws) < 3 {
+		return ""
+	}
+	switch strings.ToLower(ws[0]) {
+	case "what", "which":
+	default:
+		return ""
+	}
+	var f []string
+	for _, w := range ws[1:] {
+		lw := strings.ToLower(strings.Trim(w, ",;:"))
+		if focusStops[lw] || lw != w || strings.ContainsAny(w, ",;:") && len(f) > 0 {
+			break
+		}
+		f = append(f, lw)
+		if len(f) == 4 {
+			break
+		}
+	}
+	if len(f) < 2 || genericHeads[f[len(f)-1]] || f[0] == "the" || f[0] == "a" || f[0] == "an" {
+		return ""
+	}
+	return strings.Join(f, " ")
 }
 
 // metadataRe asks who wrote a paper, or when it appeared.

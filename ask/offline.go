@@ -128,7 +128,7 @@ func (c *composer) cite(q quote) int {
 	}
 	ch := q.pt.chunkOf(para.Seq)
 	page := para.SentencePage(q.sent)
-	e := evidence{ChunkID: id, Paper: q.pt.paper, PageStart: page, PageEnd: page, Section: ch.Section, Text: ch.Text}
+	e := evidence{ChunkID: id, Paper: q.pt.paper, PageStart: page, PageEnd: page, Section: ch.Section, Text: ch.Text, Score: round3(q.score)}
 	if ch.PageBreaks == nil && para.PageEnd > para.Page {
 		e.PageStart, e.PageEnd = para.Page, para.PageEnd // where on its pages, the chunk does not say
 	}

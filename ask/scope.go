@@ -1,6 +1,7 @@
 package ask
 
 import (
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,6 +25,9 @@ type scope struct {
 	// ("Which papers ...", "What are the main approaches to ..."): it is
 	// answered with a line from each paper that answers it.
 	topic bool
+	// filtered is set when filters (dates, categories, tags...) narrowed
+	// the papers searched.
+	filtered bool
 }
 
 // maxTopicPapers bounds the papers a topic answer cites.
@@ -33,6 +37,14 @@ const maxTopicPapers = 8
 // retrieval found (best first) and the filter the question was asked
 // with. Papers the filter names (ask --paper) are asked alone.
 func scopeOf(question string, ps []retrieve.Passage, f store.Filter) scope {
+	sc := scopeAmong(question, ps, f)
+	g := f
+	g.IDs = nil
+	sc.filtered = !reflect.ValueOf(g).IsZero()
+	return sc
+}
+
+func scopeAmong(question string, ps []retrieve.Passage, f store.Filter) scope {
 	var papers []store.Paper
 	seen := map[string]bool{}
 	for _, p := range ps {

@@ -94,7 +94,7 @@ func TestAskNoEvidence(t *testing.T) {
 	noModel(t)
 	home := askLibrary(t)
 	code, out, errs := runAskCmd(t, home, "What is the boiling point of mercury?")
-	if code != ExitNoEvidence || out != "" || !strings.Contains(errs, "no evidence") {
+	if code != ExitNoEvidence || out != "" || !strings.Contains(errs, "None of the library's papers mentions boiling or mercury.") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	code, out, _ = runAskCmd(t, home, "--json", "What is the boiling point of mercury?")

@@ -553,6 +553,16 @@ func (m *Model) topicCoverage(q Question, paras []Paragraph) float64 {
 	return paperCoverage(m, Question{Text: q.Text, Wh: q.Wh, Terms: terms}, paras)
 }
 
+// Specific reports whether word is one papers at large seldom use (see
+// MinCoverage): not a cue word, in under SpecificShare of paragraphs.
+func (m *Model) Specific(word string) bool {
+	st := stems(word)
+	if len(st) != 1 {
+		return false
+	}
+	return !m.cue[st[0]] && float64(m.df[st[0]]) < SpecificShare*m.docs
+}
+
 // abstainFeatures tell a question the paper answers from one it does not.
 func (m *Model) abstainFeatures(q Question, paras []Paragraph, c Choice) Vector {
 	var v Vector
