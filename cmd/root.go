@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/papers-cli/papers/ingest/pdfproc"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/resolve"
@@ -35,8 +36,14 @@ const (
 	ExitInterrupted = 130
 )
 
-// Main runs the command line with os.Args and returns the process exit code.
+// Main runs the command line with os.Args and returns the process exit
+// code. PDFs are read in child processes of this program (package
+// pdfproc), which Main serves when started as one.
 func Main() int {
+	if len(os.Args) > 1 && os.Args[1] == pdfproc.Arg {
+		return pdfproc.Serve() // a child reading one PDF for its parent
+	}
+	pdfproc.Isolate()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -23,6 +22,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/beir"
+	"github.com/papers-cli/papers/internal/localfile"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
@@ -49,18 +49,8 @@ type corpusRecord struct {
 // error wrapping ErrCorpusUnreadable, with the report.
 func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 	r := in.newRun()
-	f, err := os.Open(path)
-	if err == nil {
-		if st, serr := f.Stat(); serr != nil {
-			err = serr
-		} else if st.IsDir() {
-			err = errors.New("is a directory")
-		}
-	}
+	f, err := localfile.Open(ctx, path, 0) // streamed: no cap but the records'
 	if err != nil {
-		if f != nil {
-			f.Close()
-		}
 		err = fmt.Errorf("%w: %w", ErrCorpusUnreadable, unwrapPathError(err))
 		r.fail(0, path, err, false)
 		return r.report(), err

@@ -77,7 +77,7 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		if f == "" {
 			continue
 		}
-		hash, err := store.HashFile(f)
+		hash, err := hashFile(ctx, f)
 		if err != nil {
 			r.fail(i, f, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
 			continue

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -19,6 +18,7 @@ import (
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
 	"github.com/papers-cli/papers/ingest/zotero"
+	"github.com/papers-cli/papers/internal/localfile"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -64,7 +64,7 @@ func (in *Ingester) Zotero(ctx context.Context, dir string) (*Report, error) {
 	var jobs []job
 	for i, it := range lib.Items {
 		st := zoteroStamp(it)
-		r.noteMissing(i, it)
+		r.noteMissing(ctx, i, it)
 		if h, ok := held[it.ID()]; ok && h.Stamp == st {
 			r.record(i, outcome{id: h.PaperID, result: store.Unchanged, stored: true})
 			r.emit(Event{Kind: Stored, Item: h.PaperID, Result: store.Unchanged})
@@ -87,7 +87,7 @@ func (in *Ingester) Zotero(ctx context.Context, dir string) (*Report, error) {
 	// (most items of most libraries) are committed in batches.
 	var withPDF, records []job
 	for _, j := range jobs {
-		if zoteroPDF(j.it) != "" {
+		if zoteroPDF(ctx, j.it) != "" {
 			withPDF = append(withPDF, j)
 		} else {
 			records = append(records, j)
@@ -148,8 +148,8 @@ func (in *Ingester) zoteroItem(ctx context.Context, r *run, pos int, it zotero.I
 	c := zoteroCandidate(pos, it, stamp)
 	zp := c.paper
 	c.chunks = nil
-	if path := zoteroPDF(it); path != "" {
-		hash, err := store.HashFile(path)
+	if path := zoteroPDF(ctx, it); path != "" {
+		hash, err := hashFile(ctx, path)
 		var doc *pdf.Document
 		if err == nil && !in.holdsText(ctx, hash) {
 			doc, err = readPDF(ctx, r, path)
@@ -236,13 +236,13 @@ func zoteroRef(it zotero.Item) string {
 
 // zoteroPDF is the item's first attachment that is a readable PDF (by its
 // first bytes, whatever its name), or "".
-func zoteroPDF(it zotero.Item) string {
+func zoteroPDF(ctx context.Context, it zotero.Item) string {
 	atts := it.Attachments
 	if it.File != nil {
 		atts = []zotero.Attachment{*it.File}
 	}
 	for _, a := range atts {
-		if a.Missing == "" && a.Path != "" && isPDFFile(a.Path) {
+		if a.Missing == "" && a.Path != "" && notPDF(ctx, a.Path) == "" {
 			return a.Path
 		}
 	}
@@ -251,7 +251,7 @@ func zoteroPDF(it zotero.Item) string {
 
 // noteMissing records the item's attachments whose files are absent, and
 // those named as PDFs that are not.
-func (r *run) noteMissing(pos int, it zotero.Item) {
+func (r *run) noteMissing(ctx context.Context, pos int, it zotero.Item) {
 	atts := it.Attachments
 	if it.File != nil {
 		atts = []zotero.Attachment{*it.File}
@@ -262,12 +262,13 @@ func (r *run) noteMissing(pos int, it zotero.Item) {
 		if m.Path == "" {
 			m.Path = a.Stored
 		}
-		switch {
-		case a.Missing != "":
-		case a.Path != "" && a.PDF() && !isPDFFile(a.Path):
-			m.Reason = "named as a PDF but is not one (its first bytes are not %PDF-)"
-		default:
-			continue
+		if a.Missing == "" {
+			if a.Path == "" || !a.PDF() {
+				continue
+			}
+			if m.Reason = notPDF(ctx, a.Path); m.Reason == "" {
+				continue
+			}
 		}
 		ms = append(ms, m)
 	}
@@ -285,17 +286,21 @@ func (r *run) noteMissing(pos int, it zotero.Item) {
 	}
 }
 
-// isPDFFile says whether the file starts (within its first KB) with
-// %PDF-, as readers require.
-func isPDFFile(path string) bool {
-	f, err := os.Open(path)
+// notPDF says why the file at path is no PDF to read, "" when it is one:
+// it is not a regular file, cannot be read, or does not start (within its
+// first KB) with %PDF-, as readers require.
+func notPDF(ctx context.Context, path string) string {
+	f, err := localfile.Open(ctx, path, 0)
 	if err != nil {
-		return false
+		return unwrapPathError(err).Error()
 	}
 	defer f.Close()
 	buf := make([]byte, 1024)
 	n, _ := io.ReadFull(f, buf)
-	return bytes.Contains(buf[:n], []byte("%PDF-"))
+	if !bytes.Contains(buf[:n], []byte("%PDF-")) {
+		return "named as a PDF but is not one (its first bytes are not %PDF-)"
+	}
+	return ""
 }
 
 // zoteroStamp is what tells a re-run whether an item changed: its
