@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +12,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/export"
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/localfile"
 )
 
 func init() { register(newExportCmd) }
@@ -79,7 +79,7 @@ func (o *exportOptions) complete(c *cobra.Command, args []string) error {
 func runExport(ctx context.Context, o *exportOptions) error {
 	refs := o.ids
 	if o.from != "" {
-		cited, err := citedIDs(o.from, o.io.In)
+		cited, err := citedIDs(ctx, o.from, o.io.In)
 		if err != nil {
 			return err
 		}
@@ -148,12 +148,16 @@ func missingPapers(ids []string) error {
 	return withHint(err, "%s", strings.Join(hints, "; "))
 }
 
+// maxAnswerBytes caps the answer export --from reads: an answer's JSON
+// is tens of KB.
+const maxAnswerBytes = 64 << 20
+
 // citedIDs reads the papers cited by a `papers ask --json` document, in
 // citation order.
-func citedIDs(path string, stdin io.Reader) ([]string, error) {
+func citedIDs(ctx context.Context, path string, stdin io.Reader) ([]string, error) {
 	var r io.Reader = stdin
 	if path != "-" {
-		f, err := os.Open(path)
+		f, err := localfile.Open(ctx, path, maxAnswerBytes)
 		if err != nil {
 			return nil, withHint(fmt.Errorf("read answer: %w", err), "give the file written by papers ask --json")
 		}

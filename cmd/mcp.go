@@ -3,9 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
-	"io"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
@@ -80,13 +78,8 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 		Explain: explainTool, Log: o.io.ErrOut, Workers: o.workers,
 	})
 	defer s.Close()
-	t := &mcp.IOTransport{Reader: io.NopCloser(o.io.In), Writer: nopWriteCloser{o.io.Out}}
-	return s.Run(ctx, t)
+	return s.Run(ctx, &mcpserver.StdioTransport{R: o.io.In, W: o.io.Out})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // explainTool adds to an error of an MCP tool the hint the command of the
 // same name gives it.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -44,10 +45,39 @@ func Main() int {
 		return pdfproc.Serve() // a child reading one PDF for its parent
 	}
 	pdfproc.Isolate()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		select {
+		case <-sigs: // Ctrl-C twice: now
+		case <-time.After(interruptGrace):
+		case <-done:
+			return // stopped in time, and said so
+		}
+		// Whatever had not stopped is cut short: the library is made for
+		// that (each paper is one transaction, the index survives kill -9
+		// at any instant), and a command that ignored the signal must not
+		// hold the terminal, a lock or a cron slot.
+		fmt.Fprintln(os.Stderr, "interrupted")
+		os.Exit(ExitInterrupted)
+	}()
 	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
+
+// interruptGrace is how long a command has, after Ctrl-C or SIGTERM, to
+// stop by itself (commit or roll back what it was doing and report what
+// it kept) before the process exits regardless.
+const interruptGrace = 1500 * time.Millisecond
 
 // Run executes one command line with the given streams (stdin is the
 // process's) and returns the exit code. Tests call it with a fresh tree

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/papers-cli/papers/internal/localfile"
 	"modernc.org/sqlite"
 )
 
@@ -116,10 +117,18 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	if dir == "" {
 		return nil, errors.New("open library: no directory given")
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("open library: %s is %s, not a directory", dir, localfile.Kind(st.Mode()))
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open library: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
+	// SQLite would open a named pipe or a device in the library file's
+	// place and wait on it, or read it for ever.
+	if _, err := localfile.Check(path); errors.Is(err, localfile.ErrNotRegular) {
+		return nil, fmt.Errorf("open library: %w", err)
+	}
 	// synchronous=FULL: in WAL mode a commit is fsynced, so a paper whose Put
 	// returned survives power loss too, not only kill -9 (NORMAL would suffice
 	// for kill -9 but may lose the last commits on power loss). It costs one
