@@ -107,4 +107,3 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 func (l *lockedWriter) Close() error { return l.w.Close() }
-
