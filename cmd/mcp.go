@@ -18,6 +18,7 @@ func init() { register(newMCPCmd) }
 type mcpOptions struct {
 	*globalOptions
 	readOnly bool
+	allow    []string
 	llm      llmFlags
 	workers  int
 }
@@ -32,8 +33,9 @@ to search, ask, read and cite the library, browse topics and add papers.
 
 Tools: search, ask, get_paper, read_paper, list_papers, related,
 list_topics, momentum, digest, export_bibtex, ingest, update (the last two
-refused with --read-only). Resources: each paper as papers://ID. Prompts:
-literature_review, topic_digest. Errors are tool results marked isError
+refused with --read-only; ingest reads local PDFs only under the
+directories given with --allow and the client's roots). Resources: each
+paper as papers://ID. Prompts: literature_review, topic_digest. Errors are tool results marked isError
 with the message papers would print. stdout carries only the protocol;
 notes go to stderr.
 
@@ -45,6 +47,7 @@ The library is $PAPERS_HOME (or --home); the model of ask and digest is
 chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 		Example: `  papers mcp
   papers mcp --read-only --home ~/papers-lab
+  papers mcp --allow ~/papers/pdfs
   papers mcp --llm ollama:llama3.1`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -55,6 +58,7 @@ chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 		},
 	}
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "refuse the tools that write (ingest, update)")
+	c.Flags().StringArrayVar(&o.allow, "allow", nil, "a directory the ingest tool may read local PDFs under (repeatable; the client's roots are allowed too)")
 	c.Flags().IntVar(&o.workers, "workers", 2, "papers ingest extracts and embeds at once")
 	o.llm.register(c, "answer and digest offline even when a model is configured")
 	return c
@@ -73,7 +77,7 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 		cfg = ask.LLMConfig{} // no model
 	}
 	s := mcpserver.New(mcpserver.Options{
-		Dir: dir, ReadOnly: o.readOnly, Version: Version,
+		Dir: dir, ReadOnly: o.readOnly, Allow: o.allow, Version: Version,
 		Embed: embedOptions(0, o.io.ErrOut), LLM: cfg, Arxiv: newArxivClient,
 		Explain: explainTool, Log: o.io.ErrOut, Workers: o.workers,
 	})

@@ -62,8 +62,14 @@ type Ingester struct {
 	RetryFailed bool
 	// Topic, if not nil, is the topic every paper stored joins, in the
 	// transaction that stores it (a topic's update).
-	Topic    *store.Membership
-	Observer func(Event)
+	Topic *store.Membership
+	// AllowPath, if not nil, is asked about every local path before it is
+	// read: a path given, and each file a directory walk finds (a symbolic
+	// link may lead out of the directory). An error fails that item with
+	// it, and nothing of the path is read. The MCP server confines its
+	// clients with it; nil reads any path.
+	AllowPath func(path string) error
+	Observer  func(Event)
 }
 
 // EventKind says what happened to an item.

@@ -30,6 +30,11 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 	r := in.newRun()
 	var files []string
 	for _, p := range paths {
+		if err := in.allowed(p); err != nil {
+			r.fail(len(files), p, err, false)
+			files = append(files, "") // keep positions aligned with failures
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			r.fail(len(files), p, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
@@ -77,6 +82,10 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		if f == "" {
 			continue
 		}
+		if err := in.allowed(f); err != nil {
+			r.fail(i, f, err, false)
+			continue
+		}
 		hash, err := hashFile(ctx, f)
 		if err != nil {
 			r.fail(i, f, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
@@ -104,6 +113,14 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 	}
 	err := in.enrichArxiv(ctx, r)
 	return r.report(), err
+}
+
+// allowed is AllowPath's verdict on path (nil without AllowPath).
+func (in *Ingester) allowed(path string) error {
+	if in.AllowPath == nil {
+		return nil
+	}
+	return in.AllowPath(path)
 }
 
 // ingestFile stores one local PDF. A file whose text the library holds

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime/debug"
@@ -118,6 +119,11 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 			}
 		}()
 		out, err = h(ctx, req, in)
+		var ni *needsInput
+		if errors.As(err, &ni) {
+			var zero Out
+			return &mcp.CallToolResult{InputRequests: ni.requests}, zero, nil
+		}
 		if err != nil {
 			var zero Out
 			return nil, zero, s.fail(ctx, t.Name, err)

@@ -41,6 +41,10 @@ type Options struct {
 	Dir string
 	// ReadOnly refuses the tools that write (ingest, update).
 	ReadOnly bool
+	// Allow are the directories ingest may read local files under, with
+	// the client's roots (see confine.go): none, and no roots, refuses
+	// every local path.
+	Allow []string
 	// Version is papers' version, sent as the server's.
 	Version string
 	// Embed gives the settings of remote embedders (OPENAI_BASE_URL, ...).
@@ -72,7 +76,10 @@ type Server struct {
 	arxiv     *arxiv.Client
 	arxivErr  error
 
-	writing sync.Mutex // one ingest or update at a time: the CLI's pacing and lock per run
+	// writing holds a token while an ingest or update runs: one at a
+	// time, as the command line's runs; waiting for it ends with the
+	// waiting call's context.
+	writing chan struct{}
 	calls   sync.WaitGroup
 	// ended is cancelled when the client has gone: the calls still
 	// running stop (see bind).
@@ -88,7 +95,7 @@ func New(o Options) *Server {
 	if o.Workers <= 0 {
 		o.Workers = 2
 	}
-	s := &Server{opts: o}
+	s := &Server{opts: o, writing: make(chan struct{}, 1)}
 	s.ended, s.end = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "papers", Title: "papers: your research library", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions})

@@ -26,12 +26,18 @@ type rawPeer struct {
 }
 
 // rawServer runs a server on an empty library over StdioTransport and
-// initializes a session on it with raw lines.
+// initializes a session on it with raw lines (protocol 2025-06-18).
 func rawServer(t testing.TB) *rawPeer {
+	return rawServerWith(t, mcpserver.Options{Dir: t.TempDir()}, `{}`)
+}
+
+// rawServerWith is rawServer with opts and the client's capabilities
+// (JSON).
+func rawServerWith(t testing.TB, opts mcpserver.Options, capabilities string) *rawPeer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := mcpserver.New(mcpserver.Options{Dir: t.TempDir()})
+	s := mcpserver.New(opts)
 	p := &rawPeer{t: t, w: inW, lines: make(chan []byte, 16), done: make(chan error, 1)}
 	go func() {
 		p.done <- s.Run(context.Background(), &mcpserver.StdioTransport{R: inR, W: outW})
@@ -57,7 +63,7 @@ func rawServer(t testing.TB) *rawPeer {
 		}
 		s.Close()
 	})
-	p.send([]byte(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+	p.send([]byte(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + capabilities + `,"clientInfo":{"name":"raw","version":"1"}}}`))
 	p.answer(`"init"`)
 	p.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	return p

@@ -51,6 +51,18 @@ func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingest
 	if len(src.IDs) == 0 && len(src.PDFs) == 0 && src.Query == "" {
 		return nil, errors.New("nothing to ingest: give ids, a query or paths")
 	}
+	if len(src.PDFs) > 0 {
+		dirs, err := s.allowedDirs(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		allow := confine(dirs)
+		for _, p := range src.PDFs {
+			if err := allow(p); err != nil {
+				return nil, err // nothing read, nothing done
+			}
+		}
+	}
 	start := time.Now()
 	var report *ingest.Report
 	err := s.write(ctx, req, in.AbstractsOnly, func(ing *ingest.Ingester) (added, updated int, err error) {
@@ -120,8 +132,12 @@ func (s *Server) update(ctx context.Context, req *mcp.CallToolRequest, in update
 // a new library), records the chunker, reports progress to the client and
 // brings the search index up to date after. One write runs at a time.
 func (s *Server) write(ctx context.Context, req *mcp.CallToolRequest, abstractsOnly bool, run func(*ingest.Ingester) (added, updated int, err error)) error {
-	s.writing.Lock()
-	defer s.writing.Unlock()
+	select {
+	case s.writing <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.writing }()
 	lib, err := s.library(ctx, true)
 	if err != nil {
 		return err
@@ -146,8 +162,14 @@ func (s *Server) write(ctx context.Context, req *mcp.CallToolRequest, abstractsO
 		return err
 	}
 	prog := newProgress(ctx, req, s.opts.Log)
+	var allow func(string) error
+	allowOnce := sync.OnceFunc(func() {
+		dirs, _ := s.allowedDirs(ctx, req) // an ingest of paths asked for the roots before
+		allow = confine(dirs)
+	})
 	in := &ingest.Ingester{Lib: lib, Embedder: e, Arxiv: client, Chunking: chunking,
-		CacheDir: filepath.Join(lib.Dir(), "cache", "pdf"), AbstractsOnly: abstractsOnly, Workers: s.opts.Workers, Observer: prog.event}
+		CacheDir: filepath.Join(lib.Dir(), "cache", "pdf"), AbstractsOnly: abstractsOnly, Workers: s.opts.Workers, Observer: prog.event,
+		AllowPath: func(path string) error { allowOnce(); return allow(path) }}
 	added, updated, runErr := run(in)
 	if added+updated > 0 && ctx.Err() == nil {
 		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {

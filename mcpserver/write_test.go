@@ -365,7 +365,7 @@ func TestIngestLocalPDFs(t *testing.T) {
 		}
 	}
 	ingested := t.TempDir()
-	cs, _ := session(t, mcpserver.Options{Dir: ingested, Arxiv: clientOf(fakeArxiv(t, arxivtest.Options{}), -1)}, nil)
+	cs, _ := session(t, mcpserver.Options{Dir: ingested, Allow: []string{folder}, Arxiv: clientOf(fakeArxiv(t, arxivtest.Options{}), -1)}, nil)
 	var rep struct {
 		Added  []string `json:"added"`
 		Failed []any    `json:"failed"`
