@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -54,7 +55,7 @@ func TestIngestConfinedToAllowedDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	cs, _ := session(t, mcpserver.Options{Dir: dir, Allow: []string{allowed}}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir}, Allow: []string{allowed}}, nil)
 	var rep ingestReport
 
 	for _, args := range []map[string]any{
@@ -79,7 +80,7 @@ func TestIngestConfinedToAllowedDirectories(t *testing.T) {
 	}
 
 	// without --allow and roots, nothing local is read
-	bare, _ := session(t, mcpserver.Options{Dir: t.TempDir()}, nil)
+	bare, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, nil)
 	failure(t, "ingest with nothing allowed", call(t, bare, "ingest", map[string]any{"paths": []string{inside}}, nil),
 		"papers mcp was started without --allow and the client gave no roots", "papers mcp --allow DIR")
 }
@@ -91,7 +92,7 @@ func TestIngestConfinedToClientRoots(t *testing.T) {
 	inside := pdfIn(t, root, "papermage_emnlp2023demo.pdf")
 	secret := pdfIn(t, other, "adarefiner_naacl2024findings.pdf")
 	client := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}}
-	s := mcpserver.New(mcpserver.Options{Dir: t.TempDir()})
+	s := mcpserver.New(mcpserver.Options{Library: library.Config{Dir: t.TempDir()}})
 	st, ct := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -129,7 +130,7 @@ func TestIngestOfSpecialFilesAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	cs, _ := session(t, mcpserver.Options{Dir: t.TempDir(), Allow: []string{"/dev", tmp}}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}, Allow: []string{"/dev", tmp}}, nil)
 	for _, c := range []struct{ path, kind string }{
 		{"/dev/zero", "a character device"}, {"/dev/urandom", "a character device"},
 		{fifo, "a named pipe (FIFO)"}, {sock, "a socket"},
@@ -165,7 +166,7 @@ func TestIngestConfinedToRootsOfAnOlderClient(t *testing.T) {
 	root, other := t.TempDir(), t.TempDir()
 	inside := pdfIn(t, root, "papermage_emnlp2023demo.pdf")
 	secret := pdfIn(t, other, "adarefiner_naacl2024findings.pdf")
-	p := rawServerWith(t, mcpserver.Options{Dir: t.TempDir()}, `{"roots":{}}`)
+	p := rawServerWith(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, `{"roots":{}}`)
 	for i, c := range []struct {
 		path string
 		ok   bool

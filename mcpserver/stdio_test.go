@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/internal/testmain"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -28,7 +29,7 @@ type rawPeer struct {
 // rawServer runs a server on an empty library over StdioTransport and
 // initializes a session on it with raw lines (protocol 2025-06-18).
 func rawServer(t testing.TB) *rawPeer {
-	return rawServerWith(t, mcpserver.Options{Dir: t.TempDir()}, `{}`)
+	return rawServerWith(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, `{}`)
 }
 
 // rawServerWith is rawServer with opts and the client's capabilities
