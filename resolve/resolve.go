@@ -87,6 +87,38 @@ func Papers(ctx context.Context, lib Library, refs []string) ([]string, error) {
 	return ids, nil
 }
 
+// Held is Papers for the commands that change papers (rm, tag, untag,
+// save, unsave): an arXiv id with a version must name the version the
+// library holds. One that names another version touches nothing: the
+// error (wrapping store.ErrNotFound) says which version is held. Reading
+// commands take any version and say which one they show.
+func Held(ctx context.Context, lib Library, refs []string) ([]string, error) {
+	ids := make([]string, 0, len(refs))
+	for _, ref := range refs {
+		p, err := HeldPaper(ctx, lib, ref)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(ids, p.ID) {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids, nil
+}
+
+// HeldPaper is Paper for a command that changes the paper (see Held).
+func HeldPaper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
+	p, err := Paper(ctx, lib, ref)
+	if err != nil {
+		return p, err
+	}
+	if id, v, perr := arxiv.ParseID(strings.TrimSpace(ref)); perr == nil && v > 0 && p.Version > 0 && v != p.Version && id == p.ID {
+		return store.Paper{}, hint.With(notFound(fmt.Sprintf("%sv%d is not in the library: it holds %sv%d", id, v, id, p.Version)),
+			"name the version held (%sv%d) or the paper without a version (%s)", id, p.Version, id)
+	}
+	return p, nil
+}
+
 // NotInLibrary is the error for a paper id the library does not hold
 // (ref as the user gave it); it wraps store.ErrNotFound.
 func NotInLibrary(id, ref string) error {
