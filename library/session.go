@@ -164,8 +164,11 @@ func (s *Session) open(ctx context.Context, create bool) (*store.Library, error)
 	}
 	lib, err := store.Open(ctx, dir)
 	if err != nil {
-		return nil, hint.With(fmt.Errorf("open the library at %s: %w", dir, err),
-			"check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
+		err = fmt.Errorf("open the library at %s: %w", dir, err)
+		if h := Explain(err); h != err {
+			return nil, h // a full disk, a read-only one: their fix
+		}
+		return nil, hint.With(err, "check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
 	}
 	if why := lib.ReadOnly(); why != "" {
 		s.logf("the library at %s is read-only here (%s): reading works, changes fail", dir, why)

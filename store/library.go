@@ -129,6 +129,13 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	if _, err := localfile.Check(path); errors.Is(err, localfile.ErrNotRegular) {
 		return nil, fmt.Errorf("open library: %w", err)
 	}
+	// A library file that is not there or empty is a library to create:
+	// if it cannot be, that is what the error says (not "schema 0"), and
+	// the empty file is not left behind to say it again.
+	fresh := true
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		fresh = false
+	}
 	// synchronous=FULL: in WAL mode a commit is fsynced, so a paper whose Put
 	// returned survives power loss too, not only kill -9 (NORMAL would suffice
 	// for kill -9 but may lose the last commits on power loss). It costs one
@@ -159,6 +166,14 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	if why == "" {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
+	if fresh {
+		removeEmpty(path)
+		cause := fmt.Errorf("%w: %s", ErrReadOnly, why)
+		if why == diskFull {
+			cause = ErrDiskFull
+		}
+		return nil, fmt.Errorf("create the library %s: %w", path, cause)
+	}
 	// Readable all the same: a read-only medium, files of another user, a
 	// full disk (SQLite cannot even create the -shm file it reads with).
 	rodb, note, rerr := openReadOnly(ctx, path)
@@ -177,6 +192,17 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
 	return l, nil
+}
+
+// removeEmpty removes the library file at path, and its -wal and -shm
+// files, each only if it is empty: what a library that could not be
+// created leaves.
+func removeEmpty(path string) {
+	for _, p := range []string{path + "-wal", path + "-shm", path} {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+			os.Remove(p)
+		}
+	}
 }
 
 // openWritable brings a read-write library up: removes what a killed
