@@ -24,6 +24,9 @@ import (
 type Config struct {
 	// Dir is the library directory.
 	Dir string
+	// ReadOnly opens the library for reading only (store.OpenReadOnly):
+	// nothing in Dir is written, the writes fail with store.ErrReadOnly.
+	ReadOnly bool
 	// Embed gives the server settings of remote embedders (OPENAI_BASE_URL,
 	// OPENAI_API_KEY, OLLAMA_HOST, the timeout); its HTTPClient is the
 	// session's.
@@ -162,7 +165,11 @@ func (s *Session) open(ctx context.Context, create bool) (*store.Library, error)
 			return nil, fmt.Errorf("%w (%s)", ErrNoLibrary, dir)
 		}
 	}
-	lib, err := store.Open(ctx, dir)
+	open := store.Open
+	if s.cfg.ReadOnly {
+		open = store.OpenReadOnly
+	}
+	lib, err := open(ctx, dir)
 	if err != nil {
 		err = fmt.Errorf("open the library at %s: %w", dir, err)
 		if h := Explain(err); h != err {
@@ -170,7 +177,7 @@ func (s *Session) open(ctx context.Context, create bool) (*store.Library, error)
 		}
 		return nil, hint.With(err, "check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
 	}
-	if why := lib.ReadOnly(); why != "" {
+	if why := lib.ReadOnly(); why != "" && !s.cfg.ReadOnly {
 		s.logf("the library at %s is read-only here (%s): reading works, changes fail", dir, why)
 	}
 	for _, n := range lib.MigrationNotes() { // said once: the next open has nothing to migrate

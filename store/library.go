@@ -205,6 +205,41 @@ func removeEmpty(path string) {
 	}
 }
 
+// OpenReadOnly opens the library in dir for reading only: nothing in dir
+// is ever written, created or removed, not the database (no migration: a
+// library of another schema is refused, saying how to migrate it), not
+// the search index (a search whose index is missing or behind takes the
+// changes in in memory), not papers.vec. Writes fail with ErrReadOnly.
+// An absent library is an error wrapping fs.ErrNotExist.
+func OpenReadOnly(ctx context.Context, dir string) (*Library, error) {
+	path := filepath.Join(dir, FileName)
+	if _, err := localfile.Check(path); err != nil {
+		return nil, fmt.Errorf("open library: %w", err)
+	}
+	db, note, err := openReadOnly(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	why := readOnlyAsked
+	if note != "" {
+		why += "; " + note
+	}
+	l := &Library{dir: dir, db: db, readOnly: why}
+	if v, err := l.userVersion(ctx); err != nil || v != SchemaVersion {
+		db.Close()
+		if err == nil && v < SchemaVersion {
+			err = fmt.Errorf("the library has schema %d and this papers reads schema %d: it must be migrated, which a read-only open does not do (run any papers command on it without --read-only once)", v, SchemaVersion)
+		} else if err == nil {
+			err = fmt.Errorf("the library has schema %d, newer than this papers reads (%d): use the papers that wrote it", v, SchemaVersion)
+		}
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// readOnlyAsked is ReadOnly's reason for a library OpenReadOnly opened.
+const readOnlyAsked = "opened read-only as asked"
+
 // openWritable brings a read-write library up: removes what a killed
 // index rebuild left and migrates the schema.
 func (l *Library) openWritable(ctx context.Context) error {

@@ -95,7 +95,7 @@ func (l *Library) PaperVectors(ctx context.Context) (*PaperVectors, error) {
 	if err != nil {
 		return nil, fmt.Errorf("paper vectors: %w", err)
 	}
-	if write != nil {
+	if write != nil && l.readOnly == "" {
 		_ = write() // best effort: the vectors are right either way
 	}
 	return pv, nil
