@@ -158,7 +158,8 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		prog.done()
 		return runErr
 	}
-	if err := finishIngest(ctx, o.globalOptions, prog, len(total.Added)+len(total.Failed), len(total.Updated), ""); err != nil {
+	_, kept := splitFailed(total.Failed)
+	if err := finishIngest(ctx, o.globalOptions, prog, len(total.Added)+kept, len(total.Updated), ""); err != nil {
 		return err
 	}
 	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early
@@ -175,8 +176,9 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 			skipped += fmt.Sprintf(", %s missing", plural(len(total.Missing), "attachment"))
 			warnMissing(o.io.ErrOut, total.Missing)
 		}
-		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s (%s, %s) in %.1fs\n",
-			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
+		lost, kept := splitFailed(total.Failed)
+		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s%s (%s, %s) in %.1fs\n",
+			len(total.Added), len(total.Updated), len(total.Unchanged), lost, keptNote(kept), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
 	}
 	if runErr != nil {
 		return runErr
@@ -185,6 +187,29 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		return quietError{code: ExitError}
 	}
 	return nil
+}
+
+// splitFailed counts the failures of a run: items that are not in the
+// library (lost), and papers stored with their abstract only because
+// their PDF failed (kept), which the summary must not count as lost.
+func splitFailed(fs []ingest.Failure) (lost, kept int) {
+	for _, f := range fs {
+		if f.AbstractKept {
+			kept++
+		} else {
+			lost++
+		}
+	}
+	return lost, kept
+}
+
+// keptNote is the summary's note of the papers stored with their abstract
+// only: ", abstract only 19 (PDF failed, tried again later)".
+func keptNote(kept int) string {
+	if kept == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", abstract only %d (PDF failed, tried again later)", kept)
 }
 
 // writeOptions are the options of a write (ingest, update) from the flags:
@@ -214,8 +239,9 @@ func warnMissing(w io.Writer, ms []ingest.Missing) {
 }
 
 // finishIngest is the tail of ingest and update: it ends the progress
-// display; on an interruption it says what was kept (then, again) and
-// returns the context's error.
+// display; on an interruption it says what the library kept (added: the
+// papers stored new, with their full text or their abstract only, nothing
+// that failed), then again, and returns the context's error.
 func finishIngest(ctx context.Context, g *globalOptions, prog *ingestProgress, added, updated int, again string) error {
 	prog.done()
 	if ctx.Err() != nil {
