@@ -85,6 +85,13 @@ func (s *Session) Ingest(ctx context.Context, src ingest.Sources, o IngestOption
 		if report == nil {
 			return 0, 0, err
 		}
+		if in.Topic != nil && len(report.Unchanged) > 0 && ctx.Err() == nil {
+			// papers held already were not stored, so did not join with
+			// their store: they join the topic all the same
+			if jerr := lib.AddToTopic(ctx, in.Topic.Topic, report.Unchanged); jerr != nil && err == nil {
+				err = fmt.Errorf("add the papers held to topic %s: %w", in.Topic.Topic, jerr)
+			}
+		}
 		report.Elapsed = time.Since(start).Seconds()
 		return len(report.Added) + len(report.Failed), len(report.Updated), err
 	})
