@@ -80,7 +80,7 @@ func New(o Options) *Server {
 	}
 	cfg := o.Library
 	cfg.ReadOnly = cfg.ReadOnly || o.ReadOnly // --read-only writes nothing, not even a migration or the index
-	cfg.LLM.NoStream = true // a tool's result is sent whole
+	cfg.LLM.NoStream = true                   // a tool's result is sent whole
 	if cfg.Logf == nil {
 		cfg.Logf = func(format string, args ...any) { fmt.Fprintf(o.Log, "papers mcp: "+format+"\n", args...) }
 	}
