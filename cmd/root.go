@@ -23,6 +23,7 @@ import (
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/store"
 )
 
 // Version is the version of papers, printed by --version and sent in the
@@ -96,11 +97,17 @@ func RunIO(ctx context.Context, args []string, s *IOStreams) int {
 	out := &checkedWriter{w: s.Out}
 	streams := *s
 	streams.Out = out
-	root := NewRoot(&streams)
+	root, g := newRoot(&streams)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil && out.err != nil {
 		err = withHint(fmt.Errorf("write output: %w", out.err), "the output was lost: check the disk or the file it goes to")
+	}
+	if store.IsDamaged(err) {
+		// said by every later command until papers check --repair
+		if dir, derr := g.libraryDir(); derr == nil {
+			store.MarkDamaged(dir, err)
+		}
 	}
 	return report(ctx, err, s.ErrOut)
 }
@@ -188,6 +195,12 @@ type globalOptions struct {
 
 // NewRoot builds a fresh command tree that reads and writes s.
 func NewRoot(s *IOStreams) *cobra.Command {
+	root, _ := newRoot(s)
+	return root
+}
+
+// newRoot is NewRoot that also returns the options every command shares.
+func newRoot(s *IOStreams) (*cobra.Command, *globalOptions) {
 	g := &globalOptions{io: s}
 	root := &cobra.Command{
 		Use:   "papers",
@@ -220,7 +233,7 @@ Every flag can also be set as PAPERS_<FLAG> (e.g. PAPERS_HOME, PAPERS_MAX).`,
 	for _, add := range commands {
 		root.AddCommand(add(g))
 	}
-	return root
+	return root, g
 }
 
 // commands lists the constructors of the subcommands; each file of this

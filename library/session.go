@@ -172,12 +172,14 @@ func (s *Session) open(ctx context.Context, create bool) (*store.Library, error)
 	lib, err := open(ctx, dir)
 	if err != nil {
 		err = fmt.Errorf("open the library at %s: %w", dir, err)
-		if h := Explain(err); h != err {
+		if h := s.Explain(err); h != err {
 			return nil, h // a full disk, a read-only one: their fix
 		}
 		return nil, hint.With(err, "check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
 	}
-	if why := lib.ReadOnly(); why != "" && !s.cfg.ReadOnly {
+	if store.Damaged(dir) != "" {
+		s.logf("warning: the library file in %s is damaged (%s): what can be read is shown, nothing is written; %s", dir, store.Damaged(dir), RepairHint)
+	} else if why := lib.ReadOnly(); why != "" && !s.cfg.ReadOnly {
 		s.logf("the library at %s is read-only here (%s): reading works, changes fail", dir, why)
 	}
 	for _, n := range lib.MigrationNotes() { // said once: the next open has nothing to migrate

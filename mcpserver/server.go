@@ -162,7 +162,7 @@ func (s *Server) fail(ctx context.Context, tool string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &toolError{msg: hint.Message(library.Explain(err))}
+	return &toolError{msg: hint.Message(s.lib.Explain(err))}
 }
 
 // refused is the error of a write tool on a read-only server.

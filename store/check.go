@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/papers-cli/papers/internal/leview"
@@ -77,15 +76,18 @@ func (s *segment) verify(dir string) error {
 		return errors.New("full-text index does not match its checksum")
 	}
 	if s.vecs.f != nil {
-		b, err := os.ReadFile(filepath.Join(dir, s.name+".vec"))
+		sum, err := crcFile(filepath.Join(dir, s.name+".vec")) // in pieces: four times the int8 vectors' size
 		if err != nil {
 			return err
 		}
-		if crc32.Checksum(b, castagnoli) != s.sums.vec {
+		if sum != s.sums.vec {
 			return errors.New("vectors do not match their checksum")
 		}
 	}
 	if c := s.codes.Load(); c != nil {
+		if err := verifySignSums(dir, s); err != nil {
+			return err
+		}
 		if err := verifySignCodes(c, s); err != nil {
 			return err
 		}

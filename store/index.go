@@ -408,7 +408,7 @@ func (l *Library) openView(c *commitInfo) (*searchIndex, error) {
 		st.mu.Unlock()
 		if s == nil {
 			var err error
-			if s, err = openSegment(dir, cs.name); err != nil {
+			if s, err = openSegment(dir, cs.name, l.readOnly == ""); err != nil {
 				return fail(err)
 			}
 			s = pin(s)
@@ -1047,7 +1047,8 @@ func (k segSink) create() (*segDest, error) {
 		if err != nil {
 			return nil, err
 		}
-		return openSegment(k.dir, name)
+		checkedIn(k.dir).note(segmentFiles(k.dir, name)) // written from the checksums' data
+		return openSegment(k.dir, name, true)
 	}}, nil
 }
 

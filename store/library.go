@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/papers-cli/papers/internal/localfile"
+	"github.com/papers-cli/papers/internal/sqlitefile"
 	"modernc.org/sqlite"
 )
 
@@ -66,6 +66,9 @@ type Library struct {
 	// readOnly says why the library was opened read-only, "" when it can
 	// be written (see ReadOnly).
 	readOnly string
+	// damaged is set when the library file was found damaged before (see
+	// MarkDamaged): it is open read-only, and writes say why.
+	damaged bool
 
 	ix indexState // the search index, opened by the first search (index.go)
 
@@ -140,7 +143,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	// returned survives power loss too, not only kill -9 (NORMAL would suffice
 	// for kill -9 but may lose the last commits on power loss). It costs one
 	// fsync per Put, i.e. per paper, which is small next to embedding it.
-	dsn := "file:" + path +
+	dsn := sqlitefile.URI(path) +
 		"?_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout/time.Millisecond)) + ")" +
 		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(FULL)" +
@@ -153,10 +156,21 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
+	if why := Damaged(dir); why != "" {
+		// Found damaged before: read what can be read, write nothing into
+		// it (papers check --repair makes a whole one).
+		db.Close()
+		return openDamaged(ctx, dir, path, why)
+	}
 	l := &Library{dir: dir, db: db}
 	err = l.openWritable(ctx)
 	if err == nil {
 		return l, nil
+	}
+	if IsDamaged(err) {
+		db.Close()
+		MarkDamaged(dir, err)
+		return nil, fmt.Errorf("open library %s: %w", path, damaged(err))
 	}
 	db.Close()
 	why := ""
@@ -464,7 +478,7 @@ func wrapBusy(err error) error {
 	case 8: // SQLITE_READONLY
 		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	}
-	return err
+	return damaged(err)
 }
 
 func setManifest(ctx context.Context, tx *sql.Tx, key, value string) error {
@@ -587,44 +601,7 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 // that the search index is whole and holds exactly the library's chunks
 // (see checkIndex). It returns nil when all hold.
 func (l *Library) Check(ctx context.Context) error {
-	err := l.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
-		if err != nil {
-			return fmt.Errorf("integrity check: %w", err)
-		}
-		var problems []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				rows.Close()
-				return err
-			}
-			if s != "ok" {
-				problems = append(problems, s)
-			}
-		}
-		rows.Close()
-		if len(problems) > 0 {
-			return fmt.Errorf("integrity check: %s", strings.Join(problems, "; "))
-		}
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check").Scan(&n); err != nil {
-			return fmt.Errorf("foreign key check: %w", err)
-		}
-		if n > 0 {
-			return fmt.Errorf("foreign key check: %d rows refer to missing papers", n)
-		}
-		var bad string
-		err = tx.QueryRowContext(ctx, `SELECT p.id FROM papers p
-			WHERE p.chunks != (SELECT count(*) FROM chunks c WHERE c.paper_id = p.id) LIMIT 1`).Scan(&bad)
-		if err == nil {
-			return fmt.Errorf("paper %s: chunk count does not match its chunks", bad)
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		return nil
-	})
-	if err != nil {
+	if err := l.checkRecord(ctx); err != nil {
 		return err
 	}
 	if err := l.checkPaperVectors(ctx); err != nil {

@@ -132,6 +132,13 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 			return nil
 		}
 		old, _ := readPaperVectors(path, key) // missing, torn or of another key: computed anew
+		if old != nil && old.verify() != nil {
+			// A flipped byte in the vectors: computed anew, and the file
+			// rewritten (a pass over the vectors, which related reads all
+			// of anyway).
+			old.close()
+			old = nil
+		}
 		current := func() error {
 			// The metadata the fingerprints cover comes with the vectors;
 			// topic memberships, which they do not, are read.
@@ -431,9 +438,9 @@ func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int
 //	64 vectors_gen (u64) of the snapshot it holds   72 crc32c of the vectors
 //	76 (zero)
 //
-// As for the search index's segments, reading the sidecar checks the
-// header and the entries, and Library.Check the vectors (a pass over all
-// of them, 10 ms at 10k papers, which every papers related would pay).
+// Reading the sidecar checks the header and the entries, and the vectors
+// against their checksum (a pass over them, 10 ms at 10k papers, next to
+// related's own pass); a sidecar that fails is computed anew.
 const (
 	pvMagic  = "PAPVEC02"
 	pvHeader = 80

@@ -83,7 +83,7 @@ func TestRefreshTakesInChanges(t *testing.T) {
 			written := 0
 			for _, s := range after.segs {
 				if !old[s.name] {
-					seg, err := openSegment(l.indexDir(), s.name)
+					seg, err := openSegment(l.indexDir(), s.name, true)
 					if err != nil {
 						t.Fatal(err)
 					}

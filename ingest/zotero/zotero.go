@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/internal/localfile"
+	"github.com/papers-cli/papers/internal/sqlitefile"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
 
@@ -132,7 +133,7 @@ func Read(ctx context.Context, dir string) (*Library, error) {
 	if err := snapshot(ctx, src, tmp); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(tmp, DBName)+"?_pragma=query_only(1)&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", sqlitefile.URI(filepath.Join(tmp, DBName))+"?_pragma=query_only(1)&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return nil, err
 	}
