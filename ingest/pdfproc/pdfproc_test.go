@@ -98,8 +98,8 @@ func TestEverySentinelCrossesTheBoundary(t *testing.T) {
 func TestDied(t *testing.T) {
 	for stderr, want := range map[string]error{
 		"runtime: out of memory: cannot allocate 4194304-byte block\nfatal error: out of memory": pdf.ErrTooLarge,
-		"runtime: goroutine stack exceeds 67108864-byte limit\nfatal error: stack overflow":     pdf.ErrTooLarge,
-		"unexpected fault address 0x7f\nfatal error: fault":                                     ErrCrashed,
+		"runtime: goroutine stack exceeds 67108864-byte limit\nfatal error: stack overflow":      pdf.ErrTooLarge,
+		"unexpected fault address 0x7f\nfatal error: fault":                                      ErrCrashed,
 	} {
 		if err := died(stderr, errors.New("exit status 2")); !errors.Is(err, want) {
 			t.Errorf("died(%q) = %v, want %v", stderr, err, want)
