@@ -177,7 +177,7 @@ func verifyOnce(dir string, s *segment, note bool) error {
 	if ck.verified(files) {
 		return nil
 	}
-	if err := s.verify(dir); err != nil {
+	if err := s.verify(dir, false); err != nil {
 		return fmt.Errorf("segment %s: %w: %v", s.name, errBadSegment, err)
 	}
 	if len(s.raw) > 64<<20 {
