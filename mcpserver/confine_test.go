@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/internal/localfile/localfiletest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -119,17 +119,8 @@ func TestIngestConfinedToClientRoots(t *testing.T) {
 // server's next ingest runs. Before, the first never answered, cancelling
 // it freed nothing, and every later ingest waited behind it for ever.
 func TestIngestOfSpecialFilesAnswers(t *testing.T) {
-	tmp := t.TempDir()
-	fifo := filepath.Join(tmp, "x.pdf")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(tmp, "s.pdf")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	fifo, sock := localfiletest.Specials(t)
+	tmp := filepath.Dir(fifo)
 	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}, Allow: []string{"/dev", tmp}}, nil)
 	for _, c := range []struct{ path, kind string }{
 		{"/dev/zero", "a character device"}, {"/dev/urandom", "a character device"},

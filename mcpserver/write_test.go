@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/papers-cli/papers/internal/localfile/localfiletest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/papers-cli/papers/ingest"
@@ -486,7 +488,7 @@ func TestIngestKeepsTheLibraryChunker(t *testing.T) {
 // migrate it, saying how.
 func TestReadOnlyWritesNothing(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, testLibrary(t), dir)
+	localfiletest.CopyTree(t, testLibrary(t), dir)
 	os.RemoveAll(filepath.Join(dir, store.IndexDir))
 	os.Remove(filepath.Join(dir, store.PaperVectorsName))
 	before := snapshotDir(t, dir)
@@ -511,7 +513,7 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 
 	// an older schema is not migrated
 	old := t.TempDir()
-	copyDir(t, testLibrary(t), old)
+	localfiletest.CopyTree(t, testLibrary(t), old)
 	db, err := sql.Open("sqlite", filepath.Join(old, store.FileName))
 	if err != nil {
 		t.Fatal(err)
@@ -525,31 +527,6 @@ func TestReadOnlyWritesNothing(t *testing.T) {
 	failure(t, "a read-only server on an older schema", call(t, ro, "list_papers", nil, nil), "must be migrated", "without --read-only")
 	if after := snapshotDir(t, old); after != before {
 		t.Errorf("a read-only server changed a library of an older schema:\nbefore %s\nafter  %s", before, after)
-	}
-}
-
-// copyDir copies the regular files of src (recursively) into dst.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
-		}
-		if !d.Type().IsRegular() || strings.HasSuffix(p, ".lock") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/localfile/localfiletest"
 )
 
 // flipLibrary is a library of SciFact abstracts (two chunks each, random
@@ -126,7 +128,7 @@ func TestFlippedByteNoticedAndRebuilt(t *testing.T) {
 		for _, at := range []int{0, 9, len(b) / 2, len(b) - 5, r.IntN(len(b))} {
 			t.Run(fmt.Sprintf("%s@%d", f, at), func(t *testing.T) {
 				dir := t.TempDir()
-				copyTree(t, pristine, dir)
+				localfiletest.CopyTree(t, pristine, dir)
 				bad := slices.Clone(b)
 				bad[at] ^= 0x5a
 				if err := os.WriteFile(filepath.Join(dir, f), bad, 0o600); err != nil {
@@ -152,31 +154,5 @@ func TestFlippedByteNoticedAndRebuilt(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// copyTree copies the regular files of src into dst, keeping their
-// relative paths.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if fi.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
-		}
-		if !fi.Mode().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -3,7 +3,6 @@
 package store
 
 import (
-	"io"
 	"os"
 )
 
@@ -15,10 +14,3 @@ func mapFile(path string) ([]byte, func() error, error) {
 
 // dropPages does nothing where files are read onto the heap.
 func dropPages(b []byte) {}
-
-// mapOpen reads the open file f onto the heap where mmap is not
-// available.
-func mapOpen(f *os.File) ([]byte, func() error, error) {
-	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
-	return b, func() error { return nil }, err
-}

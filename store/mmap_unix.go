@@ -3,7 +3,6 @@
 package store
 
 import (
-	"errors"
 	"os"
 	"syscall"
 )
@@ -42,25 +41,4 @@ func dropPages(b []byte) {
 	if len(b) > 0 {
 		syscall.Madvise(b, syscall.MADV_DONTNEED)
 	}
-}
-
-// mapOpen maps the open file f read-only, whole (an empty file is an
-// empty slice); the mapping outlives f.
-func mapOpen(f *os.File) ([]byte, func() error, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	size := fi.Size()
-	if size == 0 {
-		return nil, func() error { return nil }, nil
-	}
-	if size != int64(int(size)) {
-		return nil, nil, errors.New("file too large to map")
-	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b, func() error { return syscall.Munmap(b) }, nil
 }

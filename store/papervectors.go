@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/papers-cli/papers/internal/leview"
+	"github.com/papers-cli/papers/internal/localfile"
 )
 
 // PaperVectorsName is the file, inside the library directory, that keeps
@@ -834,7 +835,7 @@ func (s *sidecar) abort() {
 func (s *sidecar) commit(key pvKey) (*storedVectors, error) {
 	defer s.hold()
 	defer s.f.Close() // the mapping outlives the descriptor
-	b, unmap, err := mapOpen(s.f)
+	b, unmap, err := localfile.Map(s.f)
 	if err != nil {
 		s.abortFile()
 		return nil, err

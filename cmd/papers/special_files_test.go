@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/internal/localfile/localfiletest"
 )
 
 // TestSpecialFilesNeverHang gives every command that reads a local file
@@ -21,17 +21,7 @@ import (
 func TestSpecialFilesNeverHang(t *testing.T) {
 	t.Parallel()
 	data := sharedData(t)
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "x.pdf")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(dir, "s.pdf")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	fifo, sock := localfiletest.Specials(t)
 	home := t.TempDir()
 	run(t, plainCmd(t, home, "ingest", "--jsonl", filepath.Join(data, "topic", "rl-for-llm-agents.jsonl")))
 	questions := filepath.Join(data, "qa", "fulltext-dev.jsonl")

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
-	"syscall"
 	"time"
 
 	"github.com/papers-cli/papers/ingest/pdf"
@@ -89,7 +88,15 @@ func Serve() int {
 		fmt.Fprintln(os.Stderr, "papers: "+Arg+" is started by papers itself, with the PDF as descriptor 3")
 		return 2
 	}
-	data, unmap, err := mapFile(f)
+	var data []byte
+	unmap := func() error { return nil }
+	fi, err := f.Stat()
+	if err == nil && fi.Size() > MaxFileBytes {
+		err = &localfile.TooLargeError{Size: fi.Size(), Max: MaxFileBytes}
+	}
+	if err == nil {
+		data, unmap, err = localfile.Map(f) // a fault on a file cut short kills this process alone
+	}
 	var res result
 	if err == nil {
 		defer unmap()
@@ -105,26 +112,6 @@ func Serve() int {
 		return 1
 	}
 	return 0
-}
-
-// mapFile maps f read-only; an empty file is an empty slice.
-func mapFile(f *os.File) ([]byte, func() error, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	size := fi.Size()
-	if size == 0 {
-		return nil, func() error { return nil }, nil
-	}
-	if size > MaxFileBytes || size != int64(int(size)) {
-		return nil, nil, &localfile.TooLargeError{Size: size, Max: MaxFileBytes}
-	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b, func() error { return syscall.Munmap(b) }, nil
 }
 
 // head keeps the first max bytes written to it: a Go runtime's fatal

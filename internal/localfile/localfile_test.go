@@ -5,12 +5,12 @@ package localfile
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/localfile/localfiletest"
 )
 
 // TestOpenRefusesWhatIsNotARegularFile: devices, a named pipe with no
@@ -18,16 +18,7 @@ import (
 // directory are refused at once, each named for what it is.
 func TestOpenRefusesWhatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "x.pdf")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(dir, "s.pdf")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	fifo, sock := localfiletest.Specials(t)
 	link := filepath.Join(dir, "zero.pdf")
 	if err := os.Symlink("/dev/zero", link); err != nil {
 		t.Fatal(err)
