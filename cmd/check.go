@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
 )
@@ -84,9 +85,9 @@ func writeCheck(o *checkOptions, rep *library.CheckReport) {
 		}
 	}
 	if r := rep.Repaired; r != nil {
-		fmt.Fprintf(out, "repaired: %s of the damaged file in the new library file", plural(r.Recovered, "paper"))
+		fmt.Fprintf(out, "repaired: %s of the damaged file in the new library file", textkit.Count(r.Recovered, "paper"))
 		if len(r.Lost) > 0 || r.Unreadable > 0 {
-			fmt.Fprintf(out, "; %d lost (their rows could not be read), %s unreadable", len(r.Lost), plural(r.Unreadable, "row"))
+			fmt.Fprintf(out, "; %d lost (their rows could not be read), %s unreadable", len(r.Lost), textkit.Count(r.Unreadable, "row"))
 		}
 		fmt.Fprintf(out, "\nthe damaged file is kept at %s\n", r.Damaged)
 		for _, id := range r.Lost {
@@ -97,6 +98,6 @@ func writeCheck(o *checkOptions, rep *library.CheckReport) {
 		fmt.Fprintf(out, "rebuilt: %s\n", part)
 	}
 	if rep.OK {
-		fmt.Fprintf(out, "the library checks out: %s, %s; the search index and the paper vectors match it\n", plural(rep.Papers, "paper"), plural(rep.Chunks, "chunk"))
+		fmt.Fprintf(out, "the library checks out: %s, %s; the search index and the paper vectors match it\n", textkit.Count(rep.Papers, "paper"), textkit.Count(rep.Chunks, "chunk"))
 	}
 }

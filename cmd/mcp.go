@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -80,7 +81,7 @@ chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 	c.Flags().Lookup("print-config").NoOptDefVal = "claude"
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "refuse the tools that write (ingest, update)")
 	c.Flags().StringArrayVar(&o.allow, "allow", nil, "a directory the ingest tool may read local PDFs under (repeatable; the client's roots are allowed too)")
-	c.Flags().IntVar(&o.workers, "workers", 2, "papers ingest extracts and embeds at once")
+	c.Flags().IntVar(&o.workers, "workers", library.Workers, "papers ingest extracts and embeds at once")
 	o.llm.register(c, "answer and digest offline even when a model is configured")
 	return c
 }

@@ -200,5 +200,6 @@ func openDamaged(ctx context.Context, dir, path, why string) (*Library, error) {
 		}
 		return nil, fmt.Errorf("open library %s: %w: %w", path, ErrDamaged, err)
 	}
+	l.openIndex()
 	return l, nil
 }

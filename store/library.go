@@ -17,6 +17,9 @@ import (
 	"github.com/papers-cli/papers/internal/localfile"
 	"github.com/papers-cli/papers/internal/sqlitefile"
 	"modernc.org/sqlite"
+
+	"github.com/papers-cli/papers/internal/diskfile"
+	"github.com/papers-cli/papers/store/index"
 )
 
 // FileName is the name of the SQLite file inside the library directory.
@@ -76,7 +79,7 @@ type Library struct {
 	// MarkDamaged): it is open read-only, and writes say why.
 	damaged bool
 
-	ix indexState // the search index, opened by the first search (index.go)
+	ix *index.Dir // the search index, read by the first search (searchindex.go)
 
 	mu sync.Mutex // guards embedder
 	// embedder is the name EnsureEmbedder last agreed to on this handle:
@@ -171,6 +174,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	l := &Library{dir: dir, db: db}
 	err = l.openWritable(ctx)
 	if err == nil {
+		l.openIndex()
 		return l, nil
 	}
 	if IsDamaged(err) {
@@ -211,6 +215,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		}
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
+	l.openIndex()
 	return l, nil
 }
 
@@ -254,6 +259,7 @@ func OpenReadOnly(ctx context.Context, dir string) (*Library, error) {
 		}
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
+	l.openIndex()
 	return l, nil
 }
 
@@ -263,7 +269,7 @@ const readOnlyAsked = "opened read-only as asked"
 // openWritable brings a read-write library up: removes what a killed
 // index rebuild left and migrates the schema.
 func (l *Library) openWritable(ctx context.Context) error {
-	removeIndexTemps(l.dir) // left by a killed index write
+	diskfile.RemoveStaleTemps(filepath.Join(l.dir, legacySidecars[0])) // left by a killed index write of an earlier version
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -285,7 +291,9 @@ func (l *Library) openWritable(ctx context.Context) error {
 // Close releases the database and the vector index. Searches in flight
 // must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
-	l.ix.close()
+	if l.ix != nil {
+		l.ix.Close()
+	}
 	return l.db.Close()
 }
 

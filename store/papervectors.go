@@ -18,6 +18,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/internal/leview"
 	"github.com/papers-cli/papers/internal/localfile"
 )
@@ -385,7 +386,7 @@ type storedVectors struct {
 }
 
 func readPaperVectors(path string, key pvKey) (*storedVectors, error) {
-	b, unmap, err := mapFile(path)
+	b, unmap, err := diskfile.Map(path)
 	if err != nil {
 		return nil, err
 	}
@@ -501,7 +502,7 @@ func dropMapped(raw, part []byte) {
 	end := start + len(part)
 	ps := os.Getpagesize()
 	if a, e := (start+ps-1)/ps*ps, end/ps*ps; e > a && a >= 0 && e <= len(raw) {
-		dropPages(raw[a:e])
+		diskfile.DropPages(raw[a:e])
 	}
 }
 
@@ -809,9 +810,9 @@ type sidecar struct {
 // newSidecar starts the sidecar that replaces the one at path.
 func (l *Library) newSidecar(path string) (*sidecar, error) {
 	if l.readOnly == "" {
-		removeStaleTemps(path)
+		diskfile.RemoveStaleTemps(path)
 		if f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*"); err == nil {
-			return &sidecar{f: f, path: path, hold: holdTemp(f.Name())}, nil
+			return &sidecar{f: f, path: path, hold: diskfile.HoldTemp(f.Name())}, nil
 		}
 	}
 	f, err := os.CreateTemp("", "papers-vectors-*")

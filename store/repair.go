@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/internal/sqlitefile"
 )
 
@@ -124,7 +125,7 @@ func Repair(ctx context.Context, dir string) (*RepairReport, error) {
 	if err := os.Rename(dst, src); err != nil {
 		return nil, fmt.Errorf("repair: put the new library file in place (the damaged one is at %s): %w", rep.Damaged, err)
 	}
-	syncDir(dir)
+	diskfile.SyncDir(dir)
 	os.RemoveAll(filepath.Join(dir, IndexDir)) // derived from the old file
 	os.Remove(filepath.Join(dir, PaperVectorsName))
 	_ = clearDamaged(dir)
