@@ -53,6 +53,9 @@ var (
 	baseURL string
 	kind    string
 	errBase error
+	// stopServer is never called, but held: it holds the pipe whose
+	// closing (by a finalizer, were it dropped) stops the server.
+	stopServer func()
 )
 
 // Server returns the URL of the server the tests use (starting PGlite on
@@ -64,7 +67,7 @@ func Server(t testing.TB) (u, what string) {
 			baseURL, kind = u, "postgres"
 			return
 		}
-		baseURL, _, errBase = startPGlite()
+		baseURL, stopServer, errBase = startPGlite()
 		kind = "pglite"
 	})
 	if errBase != nil {
@@ -86,7 +89,7 @@ func URL(t testing.TB) string {
 		defer cancel()
 		conn, err := pgx.Connect(ctx, base)
 		if err != nil {
-			t.Errorf("drop the test's schema %s: %v", schema, err)
+			t.Errorf("drop the test's schema %s: %v%s", schema, err, serverLog())
 			return
 		}
 		defer conn.Close(ctx)
@@ -163,14 +166,12 @@ func startPGlite() (u string, stop func(), err error) {
 		cmd.Wait()
 	}
 	port := make(chan string, 1)
-	var log strings.Builder
-	var logMu sync.Mutex
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			line := sc.Text()
 			logMu.Lock()
-			if log.Len() < 1<<16 {
+			if log.Len() < 1<<16 && !strings.HasPrefix(line, "Client connected") {
 				log.WriteString(line + "\n")
 			}
 			logMu.Unlock()
@@ -184,7 +185,14 @@ func startPGlite() (u string, stop func(), err error) {
 	select {
 	case p, ok := <-port:
 		if ok {
-			return "postgres://postgres:postgres@127.0.0.1:" + p + "/postgres?sslmode=disable", stop, nil
+			// The simple protocol: pglite-server runs every connection's
+			// messages on one PostgreSQL session, where pgx's cached
+			// prepared statements (one name per query text) of two
+			// connections collide ("prepared statement ... already
+			// exists"), and the messages of an extended-protocol query can
+			// interleave with another connection's. A query is one message
+			// in the simple protocol, and a transaction keeps the session.
+			return "postgres://postgres:postgres@127.0.0.1:" + p + "/postgres?sslmode=disable&default_query_exec_mode=simple_protocol", stop, nil
 		}
 	case <-time.After(2 * time.Minute):
 	}
@@ -192,6 +200,24 @@ func startPGlite() (u string, stop func(), err error) {
 	logMu.Lock()
 	defer logMu.Unlock()
 	return "", nil, fmt.Errorf("pglite-server did not start listening; it said:\n%s", log.String())
+}
+
+// log is what the PGlite server printed (its first 64 KB but for
+// connections).
+var (
+	log   strings.Builder
+	logMu sync.Mutex
+)
+
+// serverLog returns what the PGlite server printed, for a failure's
+// message (nothing when the tests use PAPERS_TEST_DATABASE_URL's server).
+func serverLog() string {
+	logMu.Lock()
+	defer logMu.Unlock()
+	if log.Len() == 0 {
+		return ""
+	}
+	return "\nthe PGlite server said:\n" + log.String()
 }
 
 // install runs npm ci in dir unless its packages are there; a lock file

@@ -1,0 +1,197 @@
+package pgstore
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/internal/pgtest"
+	"github.com/papers-cli/papers/internal/testmain"
+	"github.com/papers-cli/papers/store"
+)
+
+func TestMain(m *testing.M) { testmain.Main(m) }
+
+const scifactDir = "../../shared/data/scifact"
+
+// open opens a library in a schema of the test's own.
+func open(t testing.TB) *Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := Open(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// sciFact reads the SciFact collection with its train judgements.
+func sciFact(t testing.TB) eval.Collection {
+	t.Helper()
+	c, err := eval.ReadCollection(scifactDir, "train")
+	if err != nil {
+		t.Fatalf("the SciFact collection is needed at %s (see shared/data/README.md): %v", scifactDir, err)
+	}
+	return c
+}
+
+// twoLibraries stores docs, one paper each with its title+abstract chunk
+// embedded by e, in an embedded library and in PostgreSQL, by the same
+// batches.
+func twoLibraries(t testing.TB, docs []eval.Doc, e embed.Embedder) (*store.Library, *Store) {
+	t.Helper()
+	ctx := context.Background()
+	lib, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	pg := open(t)
+	for _, l := range []interface {
+		EnsureEmbedder(context.Context, string, int) error
+	}{lib, pg} {
+		if err := l.EnsureEmbedder(ctx, e.Name(), e.Dimensions()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.Title + "\n\n" + d.Text
+	}
+	vecs, err := e.EmbedDocuments(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const batch = 250
+	var tEmbedded, tPG time.Duration
+	for lo := 0; lo < len(docs); lo += batch {
+		var items []store.Item
+		var pitems []Item
+		for i := lo; i < min(lo+batch, len(docs)); i++ {
+			d := docs[i]
+			p := store.Paper{ID: d.ID, Title: d.Title, Abstract: d.Text, Source: "jsonl"}
+			cs := []store.Chunk{{PaperID: d.ID, Seq: 0, Text: texts[i], Vector: vecs[i]}}
+			items = append(items, store.Item{Paper: p, Chunks: cs})
+			pitems = append(pitems, Item{Paper: p, Chunks: cs})
+		}
+		start := time.Now()
+		if _, err := lib.PutBatch(ctx, items); err != nil {
+			t.Fatal(err)
+		}
+		tEmbedded += time.Since(start)
+		start = time.Now()
+		if _, err := pg.PutBatch(ctx, pitems); err != nil {
+			t.Fatal(err)
+		}
+		tPG += time.Since(start)
+	}
+	t.Logf("stored %d papers: embedded %v, PostgreSQL %v", len(docs), tEmbedded, tPG)
+	return lib, pg
+}
+
+// Text search in PostgreSQL scores as the embedded library's BM25 does:
+// the same chunks in the same order with the same scores, plain and with
+// pseudo-relevance feedback, with and without a filter.
+func TestSearchTextAgreesWithEmbedded(t *testing.T) {
+	c := sciFact(t).Slice(25, 400)
+	lib, pg := twoLibraries(t, c.Docs, embed.NewLocal())
+	ctx := context.Background()
+	ids := make([]string, 0, 200)
+	for _, d := range c.Docs[:100] {
+		ids = append(ids, d.ID)
+	}
+	checked := 0
+	for _, q := range c.Queries {
+		for _, tc := range []struct {
+			name string
+			fb   store.Feedback
+			f    store.Filter
+		}{
+			{"plain", store.Feedback{}, store.Filter{}},
+			{"feedback", ask.DefaultFeedback, store.Filter{}},
+			{"filtered", ask.DefaultFeedback, store.Filter{IDs: ids}},
+		} {
+			want, err := lib.SearchText(ctx, q.Text, 20, tc.f, tc.fb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := pg.SearchText(ctx, q.Text, 20, tc.f, tc.fb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameHits(t, got, want) {
+				t.Errorf("%s query %q:\n got %v\nwant %v", tc.name, q.Text, got, want)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no query was checked")
+	}
+}
+
+// sameHits compares rankings: the same chunks in the same order, scores
+// equal to float32 rounding; chunks whose scores tie (to that rounding)
+// may come in either order.
+func sameHits(t testing.TB, got, want []store.Hit) bool {
+	t.Helper()
+	if len(got) != len(want) {
+		return false
+	}
+	close := func(a, b float32) bool { return math.Abs(float64(a-b)) <= 1e-5*math.Max(1, math.Abs(float64(b))) }
+	for i := range want {
+		if !close(got[i].Score, want[i].Score) {
+			return false
+		}
+		if got[i].ChunkID == want[i].ChunkID {
+			continue
+		}
+		// a tie: the other's chunk must be at a neighbouring rank with the same score
+		found := false
+		for j := range want {
+			if want[j].ChunkID == got[i].ChunkID && close(want[j].Score, want[i].Score) {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// The vectors' nearest neighbours in PostgreSQL (HNSW candidates re-scored
+// exactly) are the embedded library's exact ones.
+func TestSearchVectorsAgreesWithEmbedded(t *testing.T) {
+	c := sciFact(t).Slice(15, 300)
+	e := embed.NewLocal()
+	lib, pg := twoLibraries(t, c.Docs, e)
+	ctx := context.Background()
+	for _, q := range c.Queries {
+		v, err := e.EmbedQuery(ctx, q.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := lib.SearchVectors(ctx, v, 10, store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pg.SearchVectors(ctx, v, 10, store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameHits(t, got, want) {
+			t.Errorf("query %q:\n got %v\nwant %v", q.Text, got, want)
+		}
+	}
+}
+
+// The retriever searches a library in PostgreSQL as it searches the
+// embedded one.
+var _ ask.Index = (*Store)(nil)
