@@ -77,6 +77,11 @@ func (s *Store) PutBatch(ctx context.Context, items []Item) ([]store.PutResult, 
 }
 
 func (s *Store) put(ctx context.Context, tx pgx.Tx, p store.Paper, chunks []store.Chunk) (store.PutResult, error) {
+	// Writers of the same paper take turns: without the lock two first
+	// Puts of one id both find no row and both insert its chunks.
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "papers:"+s.schema+":paper:"+p.ID); err != nil {
+		return 0, err
+	}
 	var added *int64
 	err := tx.QueryRow(ctx, s.sql("SELECT added_at FROM {s}.papers WHERE id = $1 FOR UPDATE"), p.ID).Scan(&added)
 	result := store.Updated

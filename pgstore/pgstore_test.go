@@ -21,9 +21,15 @@ const scifactDir = "../../shared/data/scifact"
 // open opens a library in a schema of the test's own.
 func open(t testing.TB) *Store {
 	t.Helper()
+	return openURL(t, pgtest.URL(t))
+}
+
+// openURL opens the library at u, closed when t ends.
+func openURL(t testing.TB, u string) *Store {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := Open(ctx, pgtest.URL(t))
+	s, err := Open(ctx, u)
 	if err != nil {
 		t.Fatal(err)
 	}

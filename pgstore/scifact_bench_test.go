@@ -1,0 +1,51 @@
+package pgstore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/eval"
+)
+
+// BenchmarkSciFact stores the whole SciFact corpus in an embedded library
+// and in PostgreSQL (PGlite unless PAPERS_TEST_DATABASE_URL names a
+// server), then ranks the 809 judged train claims against both with the
+// retriever papers eval uses (one passage per paper, 100), in every mode,
+// and reports each store's nDCG@10 and Recall@100 and its mean and median
+// latency per query. It runs once whatever -benchtime says:
+//
+//	go test ./pgstore -run '^$' -bench SciFact -benchtime 1x -timeout 60m
+func BenchmarkSciFact(b *testing.B) {
+	c := sciFact(b)
+	e := embed.NewLocal()
+	lib, pg := twoLibraries(b, c.Docs, e)
+	ctx := context.Background()
+	for b.Loop() {
+		for _, mode := range []ask.Mode{ask.BM25, ask.Dense, ask.Hybrid} {
+			for _, st := range []struct {
+				name  string
+				index ask.Index
+			}{{"embedded", lib}, {"postgres", pg}} {
+				r := &ask.Retriever{Index: st.index, Embedder: e}
+				start := time.Now()
+				rep, err := eval.Run(ctx, func(ctx context.Context, q string) ([]string, error) {
+					ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
+					ids := make([]string, len(ps))
+					for i, p := range ps {
+						ids[i] = p.PaperID
+					}
+					return ids, err
+				}, c.Queries, c.Qrels, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Logf("%-6s %-8s nDCG@10 %.4f  Recall@100 %.4f  MRR@10 %.4f  latency mean %.1f ms p95 %.1f ms (%d queries, %v)",
+					mode, st.name, rep.NDCG10, rep.Recall100, rep.MRR10, rep.Latency.Mean, rep.Latency.P95, rep.Queries, time.Since(start).Round(time.Second))
+				b.ReportMetric(rep.NDCG10, string(mode)+"-"+st.name+"-ndcg@10")
+			}
+		}
+	}
+}
