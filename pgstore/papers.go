@@ -36,6 +36,7 @@ func (s *Store) Put(ctx context.Context, p store.Paper, chunks []store.Chunk) (s
 	return rs[0], nil
 }
 
+
 // PutBatch stores several papers as Put does, all in one transaction.
 func (s *Store) PutBatch(ctx context.Context, items []Item) ([]store.PutResult, error) {
 	man, err := s.Manifest(ctx)
@@ -60,59 +61,118 @@ func (s *Store) PutBatch(ctx context.Context, items []Item) ([]store.PutResult, 
 		}
 	}
 	results := make([]store.PutResult, len(items))
-	err = s.tx(ctx, func(tx pgx.Tx) error {
-		for i, it := range items {
-			r, err := s.put(ctx, tx, it.Paper, it.Chunks)
-			if err != nil {
-				return fmt.Errorf("put paper %s: %w", it.Paper.ID, err)
-			}
-			results[i] = r
-		}
-		return nil
-	})
+	err = s.tx(ctx, func(tx pgx.Tx) error { return s.put(ctx, tx, items, results) })
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("put %d papers: %w", len(items), err)
 	}
 	return results, nil
 }
 
-func (s *Store) put(ctx context.Context, tx pgx.Tx, p store.Paper, chunks []store.Chunk) (store.PutResult, error) {
+// put writes items in tx, a few statements for the whole batch (each
+// statement is a round trip, a few milliseconds on PGlite), and says in
+// results whether each paper was added or updated.
+func (s *Store) put(ctx context.Context, tx pgx.Tx, items []Item, results []store.PutResult) error {
+	ids := make([]string, len(items))
+	keys := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.Paper.ID
+		keys[i] = "papers:" + s.schema + ":paper:" + it.Paper.ID
+	}
 	// Writers of the same paper take turns: without the lock two first
-	// Puts of one id both find no row and both insert its chunks.
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", "papers:"+s.schema+":paper:"+p.ID); err != nil {
-		return 0, err
+	// Puts of one id both find no row and both insert its chunks. The
+	// locks are taken in one order, so two batches never wait for each
+	// other in a circle.
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM (SELECT DISTINCT k FROM unnest($1::text[]) k ORDER BY k) x", keys); err != nil {
+		return err
 	}
+	rows, err := tx.Query(ctx, s.sql("SELECT id, added_at FROM {s}.papers WHERE id = ANY($1::text[]) FOR UPDATE"), ids)
+	if err != nil {
+		return err
+	}
+	held := map[string]*int64{}
+	var id string
 	var added *int64
-	err := tx.QueryRow(ctx, s.sql("SELECT added_at FROM {s}.papers WHERE id = $1 FOR UPDATE"), p.ID).Scan(&added)
-	result := store.Updated
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		result = store.Added
-	case err != nil:
-		return 0, err
+	if _, err := pgx.ForEachRow(rows, []any{&id, &added}, func() error { held[id] = added; return nil }); err != nil {
+		return err
 	}
-	if result == store.Updated {
-		if _, err := tx.Exec(ctx, s.sql("DELETE FROM {s}.chunks WHERE paper_id = $1"), p.ID); err != nil {
-			return 0, err
+	if len(held) > 0 {
+		old := make([]string, 0, len(held))
+		for id := range held {
+			old = append(old, id)
 		}
-		if _, err := tx.Exec(ctx, s.sql("DELETE FROM {s}.paper_categories WHERE paper_id = $1"), p.ID); err != nil {
-			return 0, err
-		}
-		if added != nil {
-			p.AddedAt = time.Unix(0, *added).UTC()
+		for _, q := range []string{"DELETE FROM {s}.chunks WHERE paper_id = ANY($1::text[])", "DELETE FROM {s}.paper_categories WHERE paper_id = ANY($1::text[])"} {
+			if _, err := tx.Exec(ctx, s.sql(q), old); err != nil {
+				return err
+			}
 		}
 	}
-	if p.AddedAt.IsZero() {
-		p.AddedAt = time.Now().UTC()
+	now := time.Now().UTC()
+	var (
+		cols       [28][]any
+		catPaper   []string
+		catName    []string
+		cPaper     []string
+		cSeq       []int32
+		cStart     []int32
+		cEnd       []int32
+		cSection   []string
+		cText      []string
+		cVec       []string
+		cTSV       []string
+		cLen       []int32
+		cStems     []string
+		seenInThis = map[string]int{}
+	)
+	for i, it := range items {
+		p := it.Paper
+		results[i] = store.Added
+		if a, ok := held[p.ID]; ok {
+			results[i] = store.Updated
+			if a != nil {
+				p.AddedAt = time.Unix(0, *a).UTC()
+			}
+		}
+		if _, ok := seenInThis[p.ID]; ok {
+			// the same paper twice in one batch: the last one wins, as
+			// two Puts in a row would leave it
+			results[i] = store.Updated
+		}
+		seenInThis[p.ID] = i
+		if p.AddedAt.IsZero() {
+			p.AddedAt = now
+		}
+		p.Chunks = len(it.Chunks)
+		meta := "{}"
+		if len(p.MetadataSource) > 0 {
+			b, _ := json.Marshal(p.MetadataSource)
+			meta = string(b)
+		}
+		for c, v := range []any{p.ID, p.Version, p.Title, p.Abstract, jsonList(p.Authors), jsonList(p.Affiliations), nanos(p.Published), nanos(p.Updated),
+			jsonList(p.Categories), p.Comment, p.JournalRef, p.DOI, p.URL, p.Source, p.Pages, p.Chunks, p.ContentHash, p.TextError, nanos(p.AddedAt),
+			p.ArxivID, p.Type, p.Venue, p.Volume, p.Issue, p.PageRange, p.Publisher, p.Issued, meta} {
+			cols[c] = append(cols[c], v)
+		}
+		for _, cat := range p.Categories {
+			catPaper, catName = append(catPaper, p.ID), append(catName, cat)
+		}
 	}
-	p.Chunks = len(chunks)
-	meta := "{}"
-	if len(p.MetadataSource) > 0 {
-		b, _ := json.Marshal(p.MetadataSource)
-		meta = string(b)
+	for i, it := range items {
+		if seenInThis[it.Paper.ID] != i {
+			continue
+		}
+		for _, c := range it.Chunks {
+			tsv, l, st := termVector(it.Paper.Title, c.Text)
+			cPaper, cSeq, cStart, cEnd = append(cPaper, it.Paper.ID), append(cSeq, int32(c.Seq)), append(cStart, int32(c.PageStart)), append(cEnd, int32(c.PageEnd))
+			cSection, cText, cVec = append(cSection, c.Section), append(cText, c.Text), append(cVec, vectorLiteral(normalized(c.Vector)))
+			cTSV, cLen, cStems = append(cTSV, tsv), append(cLen, int32(l)), append(cStems, st)
+		}
 	}
-	_, err = tx.Exec(ctx, s.sql(`INSERT INTO {s}.papers (`+paperColumns+`)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
+	// Paper rows: the last of one id in the batch wins.
+	_, err = tx.Exec(ctx, s.sql(`INSERT INTO {s}.papers AS p (`+paperColumns+`)
+SELECT DISTINCT ON (id) `+paperColumns+` FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[],
+	$9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::int[], $17::text[], $18::text[], $19::bigint[],
+	$20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::text[])
+	WITH ORDINALITY AS r(`+paperColumns+`, n) ORDER BY id, n DESC
 ON CONFLICT (id) DO UPDATE SET version = excluded.version, title = excluded.title, abstract = excluded.abstract,
 	authors = excluded.authors, affiliations = excluded.affiliations, published = excluded.published,
 	updated = excluded.updated, categories = excluded.categories, comment = excluded.comment,
@@ -121,38 +181,53 @@ ON CONFLICT (id) DO UPDATE SET version = excluded.version, title = excluded.titl
 	text_error = excluded.text_error, added_at = excluded.added_at, arxiv_id = excluded.arxiv_id,
 	type = excluded.type, venue = excluded.venue, volume = excluded.volume, issue = excluded.issue,
 	page_range = excluded.page_range, publisher = excluded.publisher, issued = excluded.issued,
-	meta_source = excluded.meta_source`),
-		p.ID, p.Version, p.Title, p.Abstract, jsonList(p.Authors), jsonList(p.Affiliations), nanos(p.Published), nanos(p.Updated),
-		jsonList(p.Categories), p.Comment, p.JournalRef, p.DOI, p.URL, p.Source, p.Pages, p.Chunks, p.ContentHash, p.TextError, nanos(p.AddedAt),
-		p.ArxivID, p.Type, p.Venue, p.Volume, p.Issue, p.PageRange, p.Publisher, p.Issued, meta)
+	meta_source = excluded.meta_source`), columnArgs(cols[:])...)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if len(p.Categories) > 0 {
-		if _, err := tx.Exec(ctx, s.sql("INSERT INTO {s}.paper_categories (paper_id, category) SELECT $1, c FROM unnest($2::text[]) c ON CONFLICT DO NOTHING"),
-			p.ID, p.Categories); err != nil {
-			return 0, err
+	if len(catPaper) > 0 {
+		if _, err := tx.Exec(ctx, s.sql("INSERT INTO {s}.paper_categories (paper_id, category) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING"),
+			catPaper, catName); err != nil {
+			return err
 		}
 	}
-	if len(chunks) == 0 {
-		return result, nil
+	if len(cPaper) == 0 {
+		return nil
 	}
-	n := len(chunks)
-	seqs, starts, ends := make([]int32, n), make([]int32, n), make([]int32, n)
-	sections, texts, vecs, tsvs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	lens := make([]int32, n)
-	for i, c := range chunks {
-		seqs[i], starts[i], ends[i] = int32(c.Seq), int32(c.PageStart), int32(c.PageEnd)
-		sections[i], texts[i] = c.Section, c.Text
-		vecs[i] = vectorLiteral(normalized(c.Vector))
-		tsv, l := termVector(p.Title, c.Text)
-		tsvs[i], lens[i] = tsv, int32(l)
+	_, err = tx.Exec(ctx, s.sql(`INSERT INTO {s}.chunks (paper_id, seq, page_start, page_end, section, text, embedding, tsv, len, stems)
+SELECT paper_id, seq, ps, pe, sec, txt, emb::vector, tsv::tsvector, len, stems
+FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[])
+	AS c(paper_id, seq, ps, pe, sec, txt, emb, tsv, len, stems)`),
+		cPaper, cSeq, cStart, cEnd, cSection, cText, cVec, cTSV, cLen, cStems)
+	return err
+}
+
+// columnArgs turns per-column value lists into typed arrays pgx encodes.
+func columnArgs(cols [][]any) []any {
+	out := make([]any, len(cols))
+	for i, col := range cols {
+		switch col[0].(type) {
+		case string:
+			a := make([]string, len(col))
+			for j, v := range col {
+				a[j] = v.(string)
+			}
+			out[i] = a
+		case int:
+			a := make([]int32, len(col))
+			for j, v := range col {
+				a[j] = int32(v.(int))
+			}
+			out[i] = a
+		case *int64:
+			a := make([]*int64, len(col))
+			for j, v := range col {
+				a[j] = v.(*int64)
+			}
+			out[i] = a
+		}
 	}
-	_, err = tx.Exec(ctx, s.sql(`INSERT INTO {s}.chunks (paper_id, seq, page_start, page_end, section, text, embedding, tsv, len)
-SELECT $1, seq, ps, pe, sec, txt, emb::vector, tsv::tsvector, len
-FROM unnest($2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[]) AS c(seq, ps, pe, sec, txt, emb, tsv, len)`),
-		p.ID, seqs, starts, ends, sections, texts, vecs, tsvs, lens)
-	return result, err
+	return out
 }
 
 // Delete removes a paper and its chunks (store.ErrNotFound if absent).

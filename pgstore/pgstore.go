@@ -40,6 +40,9 @@ type Store struct {
 	schema string // as given, e.g. papers
 	ident  string // quoted, for SQL
 	where  string // the URL without its password, for messages
+	// textIndex is set when the server has pg_textsearch and the library
+	// its BM25 index: SearchText ranks with it (see rankIndexed).
+	textIndex bool
 }
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
@@ -63,6 +66,14 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("connect to %s: %w", where, err)
 	}
 	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open the library at %s: %w", where, err)
+	}
+	if err := s.ensureVectorIndex(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open the library at %s: %w", where, err)
+	}
+	if s.textIndex, err = s.ensureTextIndex(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open the library at %s: %w", where, err)
 	}
@@ -210,19 +221,58 @@ func (s *Store) EnsureEmbedder(ctx context.Context, name string, dims int) error
 // setVectorType makes the vector column vector(dims) with an HNSW index
 // (cosine) over what indexed(dims) says.
 func setVectorType(ctx context.Context, tx pgx.Tx, s *Store, dims int) error {
-	qs := []string{
+	for _, q := range []string{
 		"DROP INDEX IF EXISTS {s}.chunks_embedding",
 		"ALTER TABLE {s}.chunks ALTER COLUMN embedding TYPE vector(" + strconv.Itoa(dims) + ") USING NULL",
-	}
-	if expr, ops := indexed(dims); expr != "" {
-		qs = append(qs, "CREATE INDEX chunks_embedding ON {s}.chunks USING hnsw (("+expr+") "+ops+")")
-	}
-	for _, q := range qs {
+	} {
 		if _, err := tx.Exec(ctx, s.sql(q)); err != nil {
 			return fmt.Errorf("set the vectors to %d dimensions: %w", dims, err)
 		}
 	}
+	return createVectorIndex(ctx, tx, s, dims)
+}
+
+// createVectorIndex builds the HNSW index of a library of dims dimensions
+// if it is missing, with a quarter of a gigabyte of maintenance memory:
+// pgvector builds fastest when the graph fits in it.
+func createVectorIndex(ctx context.Context, tx pgx.Tx, s *Store, dims int) error {
+	expr, ops := indexed(dims)
+	if expr == "" {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, "SELECT set_config('maintenance_work_mem', '256MB', true)"); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, s.sql("CREATE INDEX IF NOT EXISTS chunks_embedding ON {s}.chunks USING hnsw (("+expr+") "+ops+")")); err != nil {
+		return fmt.Errorf("build the vector index: %w", err)
+	}
 	return nil
+}
+
+// DeferVectorIndex drops the HNSW index for a bulk load (library copy):
+// pgvector builds an index over loaded vectors several times faster than
+// it inserts them one by one. The returned function builds it again; a
+// load that never calls it (killed) leaves searches exact until the next
+// Open, which builds the index.
+func (s *Store) DeferVectorIndex(ctx context.Context) (build func(context.Context) error, err error) {
+	if _, err := s.pool.Exec(ctx, s.sql("DROP INDEX IF EXISTS {s}.chunks_embedding")); err != nil {
+		return nil, fmt.Errorf("drop the vector index: %w", err)
+	}
+	return s.ensureVectorIndex, nil
+}
+
+// ensureVectorIndex builds the HNSW index if the library has dimensions
+// and no index.
+func (s *Store) ensureVectorIndex(ctx context.Context) error {
+	man, err := s.Manifest(ctx)
+	if err != nil || man.Dimensions == 0 {
+		return err
+	}
+	var exists bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.ident+".chunks_embedding").Scan(&exists); err != nil || exists {
+		return err
+	}
+	return s.tx(ctx, func(tx pgx.Tx) error { return createVectorIndex(ctx, tx, s, man.Dimensions) })
 }
 
 // indexed returns the expression the HNSW index orders chunks by, and its

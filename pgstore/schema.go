@@ -117,7 +117,9 @@ CREATE INDEX topic_papers_paper ON {s}.topic_papers (paper_id);
 -- paper's title and of the chunk's text as package fts tokenizes and stems
 -- them, each with as many positions as its BM25 term frequency (see
 -- termVector), so that BM25 here scores what the embedded library scores;
--- len is the chunk's length in tokens (title and text), BM25's |d|.
+-- len is the chunk's length in tokens (title and text), BM25's |d|; stems
+-- is the same terms as text (the title's HeadWeight times), for the BM25
+-- index of pg_textsearch where the server has it.
 CREATE TABLE {s}.chunks (
 	paper_id   text NOT NULL REFERENCES {s}.papers (id) ON DELETE CASCADE,
 	seq        integer NOT NULL,
@@ -128,6 +130,7 @@ CREATE TABLE {s}.chunks (
 	embedding  vector,
 	tsv        tsvector NOT NULL,
 	len        integer NOT NULL,
+	stems      text NOT NULL,
 	PRIMARY KEY (paper_id, seq)
 );
 CREATE INDEX chunks_tsv ON {s}.chunks USING gin (tsv);

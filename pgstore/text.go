@@ -23,35 +23,43 @@ const maxPositions = 255
 // maxLexeme is the longest lexeme a tsvector holds, in bytes (MAXSTRLEN - 1).
 const maxLexeme = 2046
 
-// termVector returns the tsvector literal of a chunk and its length in
-// tokens: every stem of head (the paper's title) and body (the chunk's
+// termVector returns the tsvector literal of a chunk, its length in tokens
+// and its terms as text for pg_textsearch's BM25 index (see rankIndexed): every stem of head (the paper's title) and body (the chunk's
 // text) as package fts finds them, with as many positions as the stem's
 // term frequency for BM25, fts.HeadWeight per head occurrence and one per
 // body occurrence, as the embedded index counts it. The positions carry no
 // order (no phrase search uses them): a frequency is read back as the
 // number of positions of the query's lexemes alone (see bm25), without
 // unnesting the whole vector.
-func termVector(head, body string) (string, int) {
+func termVector(head, body string) (tsv string, length int, stems string) {
 	tf := map[string]int{}
 	n := 0
 	var buf [64]byte
+	var text strings.Builder
 	add := func(s string, weight int) {
 		for w := range fts.Words(s) {
 			n++
-			tf[string(fts.Stem(w, buf[:0]))] += weight
+			st := fts.Stem(w, buf[:0])
+			tf[string(st)] += weight
+			for range weight {
+				if text.Len() > 0 {
+					text.WriteByte(' ')
+				}
+				text.Write(st)
+			}
 		}
 	}
 	add(head, fts.HeadWeight)
 	add(body, 1)
-	stems := make([]string, 0, len(tf))
+	lexemes := make([]string, 0, len(tf))
 	for st := range tf {
 		if len(st) <= maxLexeme {
-			stems = append(stems, st)
+			lexemes = append(lexemes, st)
 		}
 	}
-	slices.Sort(stems)
+	slices.Sort(lexemes)
 	var b strings.Builder
-	for _, st := range stems {
+	for _, st := range lexemes {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
@@ -74,7 +82,7 @@ func termVector(head, body string) (string, int) {
 			b.WriteString(strconv.Itoa(p))
 		}
 	}
-	return b.String(), n
+	return b.String(), n, text.String()
 }
 
 // tsquery returns the tsquery literal that matches a chunk holding any of
@@ -92,12 +100,15 @@ func tsquery(terms []string) string {
 	return b.String()
 }
 
-// bm25 scores the chunks holding any of terms, with FTS5's formula and
-// constants as package fts has them (k1 1.2, b 0.75, idf floored at 1e-6,
-// a term's query weight multiplying its idf, a term listed twice counting
-// twice), from the statistics the triggers keep: the same scores as the
-// embedded library's for the same chunks. $1 terms, $2 their weights,
-// $3 the tsquery, $4 k; the filter's arguments follow.
+// bm25 scores the candidate chunks (cand, a query of paper_id and seq)
+// with FTS5's formula and constants as package fts has them (k1 1.2, b
+// 0.75, idf floored at 1e-6, a term's query weight multiplying its idf, a
+// term listed twice counting twice), from the statistics the triggers
+// keep: the same scores as the embedded library's for the same chunks.
+// A chunk's frequency of each query term is the number of positions of
+// that lexeme (termVector), read from the tsvector cut down to the query's
+// lexemes (setweight marks them, ts_filter keeps them) rather than from
+// every lexeme of the chunk. $1 terms, $2 their weights, $3 k.
 const bm25 = `
 WITH st AS (SELECT chunks::float8 AS n, tokens::float8 / greatest(chunks, 1) AS avgdl FROM {s}.text_stats),
 q AS (
@@ -105,26 +116,34 @@ q AS (
 	FROM unnest($1::text[], $2::float8[]) AS q(term, w) JOIN {s}.terms t ON t.term = q.term CROSS JOIN st
 	WHERE t.df > 0
 	GROUP BY t.term, t.df, st.n
-)
+),
+cand AS (%s)
 SELECT c.paper_id, c.seq, sum(q.wi * f.tf * 2.2 / (f.tf + 1.2 * (0.25 + 0.75 * c.len / st.avgdl))) AS score
-FROM {s}.chunks c
+FROM cand JOIN {s}.chunks c ON c.paper_id = cand.paper_id AND c.seq = cand.seq
 	CROSS JOIN st
 	CROSS JOIN LATERAL (
 		SELECT u.lexeme, cardinality(u.positions) AS tf
 		FROM unnest(ts_filter(setweight(c.tsv, 'A', $1::text[]), '{a}')) u
 	) f
 	JOIN q ON q.term = f.lexeme
-WHERE c.tsv @@ $3::tsquery %s
 GROUP BY c.paper_id, c.seq
 ORDER BY score DESC, c.paper_id, c.seq
-LIMIT $4`
+LIMIT $3`
 
 // SearchText ranks chunks by BM25 over their text and their paper's
 // title among the papers f selects, as store.Library.SearchText does:
 // the same tokens, stems, statistics and formula, so the same scores (to
-// floating-point rounding), with the pseudo-relevance feedback fb. The
-// candidates are the chunks the GIN index finds for any query term; each is
-// scored from its tsvector. Hits come best first, ties by (paper id, seq).
+// floating-point rounding), with the pseudo-relevance feedback fb. Hits
+// come best first, ties by (paper id, seq).
+//
+// Which chunks are scored: without pg_textsearch on the server, or with a
+// filter, every chunk holding a query term (the GIN index finds them), so
+// the ranking is exactly the embedded library's, at a cost that grows
+// with the chunks matched (every chunk of the library for a long query).
+// With pg_textsearch and no filter, the k + k/2 + 64 best of its BM25
+// index, which reads only the postings that can reach its top and ranks
+// with Lucene's idf (see rankIndexed): the scores stay exact, the
+// candidates are approximate, as for dense search.
 func (s *Store) SearchText(ctx context.Context, query string, k int, f store.Filter, fb store.Feedback) ([]store.Hit, error) {
 	terms := fts.QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
@@ -154,25 +173,91 @@ func (s *Store) SearchText(ctx context.Context, query string, k int, f store.Fil
 	return s.rankText(ctx, append(terms, exp...), weights, k, f)
 }
 
-func (s *Store) rankText(ctx context.Context, terms []string, weights []float64, k int, f store.Filter) ([]store.Hit, error) {
-	args := []any{terms, weights, tsquery(terms), k}
-	cond := ""
-	if !filterEmpty(f) {
-		cond = "AND c.paper_id IN (" + s.filterSQL(f, &args) + ")"
+// ensureTextIndex reports whether the library's text can be ranked by
+// pg_textsearch's BM25 index: the server has the extension (created here
+// when it is available and the user may), and the index exists (built here
+// the first time, over the chunks' stems).
+func (s *Store) ensureTextIndex(ctx context.Context) (bool, error) {
+	var available, installed bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_textsearch'),
+	EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_textsearch')`).Scan(&available, &installed)
+	if err != nil || !available {
+		return false, err
 	}
-	rows, err := s.pool.Query(ctx, s.sql(fmt.Sprintf(bm25, cond)), args...)
-	if err != nil {
-		return nil, fmt.Errorf("search text: %w", err)
+	if !installed {
+		if _, err := s.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_textsearch"); err != nil {
+			return false, nil // not ours to install: the tsvector ranking serves
+		}
 	}
+	var exists bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.ident+".chunks_bm25").Scan(&exists); err != nil {
+		return false, err
+	}
+	if !exists {
+		// 'simple': the stems are package fts's, lower-cased already, and
+		// must not be stemmed again or lose stop words.
+		if _, err := s.pool.Exec(ctx, s.sql("CREATE INDEX IF NOT EXISTS chunks_bm25 ON {s}.chunks USING bm25 (stems) WITH (text_config = 'simple')")); err != nil {
+			return false, fmt.Errorf("build the BM25 index: %w", err)
+		}
+	}
+	return true, nil
+}
+
+// indexCandidates returns the query of the n best chunks by
+// pg_textsearch's BM25 index over the chunks' stems: k1 1.2 and b 0.75
+// as FTS5, but Lucene's idf, ln(1 + (N - n + 0.5)/(n + 0.5)), which never
+// falls to FTS5's floor for terms in most chunks; a title occurrence
+// counts fts.HeadWeight times in the chunk's length too; a term's query
+// weight is its repetitions (rounded). The index reads the postings of
+// the query's terms in blocks and skips those that cannot reach its top n.
+// Its score is not selected: the operator in a select list scores the row
+// again from its text (2 ms a row on PGlite), where the ORDER BY reads it
+// from the index.
+func (s *Store) indexCandidates(terms []string, weights []float64, n int, args *[]any) string {
+	var q strings.Builder
+	for i, t := range terms {
+		for range max(1, int(math.Round(weights[i]))) {
+			if q.Len() > 0 {
+				q.WriteByte(' ')
+			}
+			q.WriteString(t)
+		}
+	}
+	*args = append(*args, q.String(), s.schema+".chunks_bm25", n)
+	return "SELECT c.paper_id, c.seq FROM {s}.chunks c ORDER BY c.stems <@> to_bm25query($4, $5) LIMIT $6"
+}
+
+// collectHits reads rows of (paper id, seq, score).
+func collectHits(rows pgx.Rows) ([]store.Hit, error) {
 	var hits []store.Hit
 	var h store.Hit
 	var score float64
-	_, err = pgx.ForEachRow(rows, []any{&h.PaperID, &h.Seq, &score}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&h.PaperID, &h.Seq, &score}, func() error {
 		h.ChunkID = store.ChunkID(h.PaperID, h.Seq)
 		h.Score = float32(score)
 		hits = append(hits, h)
 		return nil
 	})
+	return hits, err
+}
+
+func (s *Store) rankText(ctx context.Context, terms []string, weights []float64, k int, f store.Filter) ([]store.Hit, error) {
+	args := []any{terms, weights, k}
+	var cand string
+	if s.textIndex && filterEmpty(f) {
+		cand = s.indexCandidates(terms, weights, k+k/2+64, &args)
+	} else {
+		args = append(args, tsquery(terms))
+		cand = "SELECT c.paper_id, c.seq FROM {s}.chunks c WHERE c.tsv @@ $4::tsquery"
+		if !filterEmpty(f) {
+			cand += " AND c.paper_id IN (" + s.filterSQL(f, &args) + ")"
+		}
+	}
+	rows, err := s.pool.Query(ctx, s.sql(fmt.Sprintf(bm25, cand)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("search text: %w", err)
+	}
+	hits, err := collectHits(rows)
 	if err != nil {
 		return nil, fmt.Errorf("search text: %w", err)
 	}
