@@ -36,7 +36,6 @@ func (s *Store) Put(ctx context.Context, p store.Paper, chunks []store.Chunk) (s
 	return rs[0], nil
 }
 
-
 // PutBatch stores several papers as Put does, all in one transaction.
 func (s *Store) PutBatch(ctx context.Context, items []Item) ([]store.PutResult, error) {
 	man, err := s.Manifest(ctx)
