@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/internal/pgtest"
@@ -122,8 +122,8 @@ func TestSearchTextAgreesWithEmbedded(t *testing.T) {
 			f    store.Filter
 		}{
 			{"plain", store.Feedback{}, store.Filter{}},
-			{"feedback", ask.DefaultFeedback, store.Filter{}},
-			{"filtered", ask.DefaultFeedback, store.Filter{IDs: ids}},
+			{"feedback", retrieve.DefaultFeedback, store.Filter{}},
+			{"filtered", retrieve.DefaultFeedback, store.Filter{IDs: ids}},
 		} {
 			want, err := lib.SearchText(ctx, q.Text, 20, tc.f, tc.fb)
 			if err != nil {
@@ -214,11 +214,11 @@ func TestSearchTextIndexed(t *testing.T) {
 	ids := []string{c.Docs[0].ID, c.Docs[1].ID, c.Docs[2].ID}
 	same, n := 0, 0
 	for _, q := range c.Queries {
-		want, err := lib.SearchText(ctx, q.Text, 10, store.Filter{}, ask.DefaultFeedback)
+		want, err := lib.SearchText(ctx, q.Text, 10, store.Filter{}, retrieve.DefaultFeedback)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := pg.SearchText(ctx, q.Text, 10, store.Filter{}, ask.DefaultFeedback)
+		got, err := pg.SearchText(ctx, q.Text, 10, store.Filter{}, retrieve.DefaultFeedback)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,4 +257,4 @@ func TestSearchTextIndexed(t *testing.T) {
 
 // The retriever searches a library in PostgreSQL as it searches the
 // embedded one.
-var _ ask.Index = (*Store)(nil)
+var _ retrieve.Index = (*Store)(nil)

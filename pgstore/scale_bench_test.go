@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/store"
 )
@@ -112,7 +112,7 @@ func BenchmarkScale(b *testing.B) {
 			t       *timings
 			put     func() error
 			rm      func() error
-			index   ask.Index
+			index   retrieve.Index
 			refresh func() error
 		}{
 			{&tl, func() error { _, err := lib.Put(ctx, paper, chunks); return err }, func() error { return lib.Delete(ctx, paper.ID) }, lib, func() error { return lib.Refresh(ctx) }},
@@ -135,10 +135,10 @@ func BenchmarkScale(b *testing.B) {
 			}
 			side.t.rm = append(side.t.rm, time.Since(start))
 			q := queries[r*len(queries)/rounds : (r+1)*len(queries)/rounds]
-			ret := &ask.Retriever{Index: side.index, Embedder: e}
+			ret := &retrieve.Retriever{Index: side.index, Embedder: e}
 			for _, qq := range q {
 				start = time.Now()
-				if _, err := side.index.SearchText(ctx, qq.Text, 300, store.Filter{}, ask.DefaultFeedback); err != nil {
+				if _, err := side.index.SearchText(ctx, qq.Text, 300, store.Filter{}, retrieve.DefaultFeedback); err != nil {
 					b.Fatal(err)
 				}
 				side.t.text = append(side.t.text, time.Since(start))
@@ -152,7 +152,7 @@ func BenchmarkScale(b *testing.B) {
 				}
 				side.t.dense = append(side.t.dense, time.Since(start))
 				start = time.Now()
-				if _, err := ret.Retrieve(ctx, qq.Text, ask.RetrieveOptions{}); err != nil {
+				if _, err := ret.Retrieve(ctx, qq.Text, retrieve.Options{}); err != nil {
 					b.Fatal(err)
 				}
 				side.t.hybrid = append(side.t.hybrid, time.Since(start))

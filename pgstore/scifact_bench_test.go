@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 )
@@ -28,18 +28,18 @@ func BenchmarkSciFact(b *testing.B) {
 	exact.textIndex = false // BM25 from the tsvectors, as the embedded library's
 	ctx := context.Background()
 	for b.Loop() {
-		for _, mode := range []ask.Mode{ask.BM25, ask.Dense, ask.Hybrid} {
+		for _, mode := range []retrieve.Mode{retrieve.BM25, retrieve.Dense, retrieve.Hybrid} {
 			for _, st := range []struct {
 				name  string
-				index ask.Index
+				index retrieve.Index
 			}{{"embedded", lib}, {"postgres", &exact}, {"postgres+pg_textsearch", pg}} {
-				if st.name == "postgres+pg_textsearch" && (!pg.textIndex || mode == ask.Dense) {
+				if st.name == "postgres+pg_textsearch" && (!pg.textIndex || mode == retrieve.Dense) {
 					continue
 				}
-				r := &ask.Retriever{Index: st.index, Embedder: e}
+				r := &retrieve.Retriever{Index: st.index, Embedder: e}
 				start := time.Now()
 				rep, err := eval.Run(ctx, func(ctx context.Context, q string) ([]string, error) {
-					ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
+					ps, err := r.Retrieve(ctx, q, retrieve.Options{K: 100, Mode: mode, PerPaper: 1})
 					ids := make([]string, len(ps))
 					for i, p := range ps {
 						ids[i] = p.PaperID
