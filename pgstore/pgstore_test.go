@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/internal/pgtest"
 	"github.com/papers-cli/papers/internal/testmain"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 

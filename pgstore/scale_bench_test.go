@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/retrieve"
 )
 
 // BenchmarkSciFact stores the whole SciFact corpus in an embedded library
