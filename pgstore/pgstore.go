@@ -85,7 +85,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 func parseURL(rawURL string) (*pgxpool.Config, string, string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || !IsURL(rawURL) {
-		return nil, "", "", fmt.Errorf("%q is not a PostgreSQL URL (postgres://user@host:port/database?schema=name)", redact(rawURL))
+		return nil, "", "", fmt.Errorf("%q is not a PostgreSQL URL (postgres://user@host:port/database?schema=name)", Redact(rawURL))
 	}
 	q := u.Query()
 	schema := q.Get(SchemaParam)
@@ -99,13 +99,13 @@ func parseURL(rawURL string) (*pgxpool.Config, string, string, error) {
 	u.RawQuery = q.Encode()
 	cfg, err := pgxpool.ParseConfig(u.String())
 	if err != nil {
-		return nil, "", "", fmt.Errorf("the library URL %s: %w", redact(rawURL), err)
+		return nil, "", "", fmt.Errorf("the library URL %s: %w", Redact(rawURL), err)
 	}
-	return cfg, schema, redact(rawURL), nil
+	return cfg, schema, Redact(rawURL), nil
 }
 
-// redact drops the password from a URL for messages.
-func redact(rawURL string) string {
+// Redact returns a library URL without its password, for messages.
+func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "the library URL"
