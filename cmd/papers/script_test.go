@@ -29,7 +29,7 @@ func TestScripts(t *testing.T) {
 			return scriptEnv(env, data)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode":  exitCode,
+			"exitcode": exitCode,
 			// pgdb NAME sets $NAME to the URL of a new, empty library in
 			// PostgreSQL (PGlite, or PAPERS_TEST_DATABASE_URL's server).
 			"pgdb": func(ts *testscript.TestScript, neg bool, args []string) {
