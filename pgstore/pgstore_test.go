@@ -101,13 +101,24 @@ func twoLibraries(t testing.TB, docs []eval.Doc, e embed.Embedder) (*store.Libra
 	return lib, pg
 }
 
+// Searches in PostgreSQL agree with the embedded library's on the same
+// 420 SciFact abstracts (25 claims with what they judge, and 400 others),
+// stored once in both.
+func TestSearchAgreesWithEmbedded(t *testing.T) {
+	c := sciFact(t).Slice(25, 400)
+	e := embed.NewLocal()
+	lib, pg := twoLibraries(t, c.Docs, e)
+	t.Run("text", func(t *testing.T) { searchTextExact(t, c, lib, pg) })
+	t.Run("text with pg_textsearch", func(t *testing.T) { searchTextIndexed(t, c, lib, pg) })
+	t.Run("vectors", func(t *testing.T) { searchVectors(t, c, e, lib, pg) })
+}
+
 // Text search in PostgreSQL without pg_textsearch scores as the embedded
 // library's BM25 does: the same chunks in the same order with the same
 // scores, plain and with pseudo-relevance feedback, with and without a
 // filter.
-func TestSearchTextAgreesWithEmbedded(t *testing.T) {
-	c := sciFact(t).Slice(25, 400)
-	lib, pg := twoLibraries(t, c.Docs, embed.NewLocal())
+func searchTextExact(t *testing.T, c eval.Collection, lib *store.Library, pg0 *Store) {
+	pg := *pg0
 	pg.textIndex = false
 	ctx := context.Background()
 	ids := make([]string, 0, 200)
@@ -176,10 +187,7 @@ func sameHits(t testing.TB, got, want []store.Hit) bool {
 
 // The vectors' nearest neighbours in PostgreSQL (HNSW candidates re-scored
 // exactly) are the embedded library's exact ones.
-func TestSearchVectorsAgreesWithEmbedded(t *testing.T) {
-	c := sciFact(t).Slice(15, 300)
-	e := embed.NewLocal()
-	lib, pg := twoLibraries(t, c.Docs, e)
+func searchVectors(t *testing.T, c eval.Collection, e embed.Embedder, lib *store.Library, pg *Store) {
 	ctx := context.Background()
 	for _, q := range c.Queries {
 		v, err := e.EmbedQuery(ctx, q.Text)
@@ -204,9 +212,7 @@ func TestSearchVectorsAgreesWithEmbedded(t *testing.T) {
 // index (Lucene's idf) and scores them exactly: the best chunks are mostly
 // the embedded library's, and a filter (which takes the candidates from
 // the GIN index) still yields every chunk it allows that matches.
-func TestSearchTextIndexed(t *testing.T) {
-	c := sciFact(t).Slice(25, 400)
-	lib, pg := twoLibraries(t, c.Docs, embed.NewLocal())
+func searchTextIndexed(t *testing.T, c eval.Collection, lib *store.Library, pg *Store) {
 	if !pg.textIndex {
 		t.Fatalf("the server (%s) has no pg_textsearch: PGlite's has", pg)
 	}
