@@ -30,14 +30,7 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	c := sciFact(t)
 	docs := c.Docs[:writers*(each-shared)+shared]
-	texts := make([]string, len(docs))
-	for i, d := range docs {
-		texts[i] = d.Title + "\n\n" + d.Text
-	}
-	vecs, err := e.EmbedDocuments(ctx, texts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	texts, vecs := embedDocs(t, docs, e)
 	paper := func(i int) (store.Paper, []store.Chunk) {
 		d := docs[i]
 		return store.Paper{ID: d.ID, Title: d.Title, Abstract: d.Text, Source: "jsonl"},
@@ -81,7 +74,7 @@ func TestConcurrentWriters(t *testing.T) {
 			return nil
 		})
 	}
-	err = g.Wait()
+	err := g.Wait()
 	close(stop)
 	searches.Wait()
 	if err != nil {

@@ -110,16 +110,7 @@ func (s *Store) put(ctx context.Context, tx pgx.Tx, items []Item, results []stor
 		cols       [28][]any
 		catPaper   []string
 		catName    []string
-		cPaper     []string
-		cSeq       []int32
-		cStart     []int32
-		cEnd       []int32
-		cSection   []string
-		cText      []string
-		cVec       []string
-		cTSV       []string
-		cLen       []int32
-		cStems     []string
+		chunks     chunkRows
 		seenInThis = map[string]int{}
 	)
 	for i, it := range items {
@@ -160,10 +151,8 @@ func (s *Store) put(ctx context.Context, tx pgx.Tx, items []Item, results []stor
 			continue
 		}
 		for _, c := range it.Chunks {
-			tsv, l, st := termVector(it.Paper.Title, c.Text)
-			cPaper, cSeq, cStart, cEnd = append(cPaper, it.Paper.ID), append(cSeq, int32(c.Seq)), append(cStart, int32(c.PageStart)), append(cEnd, int32(c.PageEnd))
-			cSection, cText, cVec = append(cSection, c.Section), append(cText, c.Text), append(cVec, vectorLiteral(normalized(c.Vector)))
-			cTSV, cLen, cStems = append(cTSV, tsv), append(cLen, int32(l)), append(cStems, st)
+			c.PaperID = it.Paper.ID
+			chunks.add(it.Paper.Title, c)
 		}
 	}
 	// Paper rows: the last of one id in the batch wins.
@@ -190,14 +179,41 @@ ON CONFLICT (id) DO UPDATE SET version = excluded.version, title = excluded.titl
 			return err
 		}
 	}
-	if len(cPaper) == 0 {
+	return chunks.insert(ctx, tx, s)
+}
+
+// chunkRows collects chunks, with their terms and vectors in the forms the
+// server reads, for one INSERT.
+type chunkRows struct {
+	paper, section, text, tsv, stems []string
+	vec                              []*string // nil: no vector
+	seq, start, end, length          []int32
+}
+
+// add adds chunk c of the paper titled title (its title's terms are the
+// chunk's too).
+func (r *chunkRows) add(title string, c store.Chunk) {
+	tsv, l, st := termVector(title, c.Text)
+	var vec *string
+	if c.Vector != nil {
+		lit := vectorLiteral(normalized(c.Vector))
+		vec = &lit
+	}
+	r.paper, r.seq, r.start, r.end = append(r.paper, c.PaperID), append(r.seq, int32(c.Seq)), append(r.start, int32(c.PageStart)), append(r.end, int32(c.PageEnd))
+	r.section, r.text, r.vec = append(r.section, c.Section), append(r.text, c.Text), append(r.vec, vec)
+	r.tsv, r.length, r.stems = append(r.tsv, tsv), append(r.length, int32(l)), append(r.stems, st)
+}
+
+// insert writes the chunks added; the triggers count their terms.
+func (r *chunkRows) insert(ctx context.Context, tx pgx.Tx, s *Store) error {
+	if len(r.paper) == 0 {
 		return nil
 	}
-	_, err = tx.Exec(ctx, s.sql(`INSERT INTO {s}.chunks (paper_id, seq, page_start, page_end, section, text, embedding, tsv, len, stems)
+	_, err := tx.Exec(ctx, s.sql(`INSERT INTO {s}.chunks (paper_id, seq, page_start, page_end, section, text, embedding, tsv, len, stems)
 SELECT paper_id, seq, ps, pe, sec, txt, emb::vector, tsv::tsvector, len, stems
 FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[])
 	AS c(paper_id, seq, ps, pe, sec, txt, emb, tsv, len, stems)`),
-		cPaper, cSeq, cStart, cEnd, cSection, cText, cVec, cTSV, cLen, cStems)
+		r.paper, r.seq, r.start, r.end, r.section, r.text, r.vec, r.tsv, r.length, r.stems)
 	return err
 }
 

@@ -66,14 +66,7 @@ func twoLibraries(t testing.TB, docs []eval.Doc, e embed.Embedder) (*store.Libra
 			t.Fatal(err)
 		}
 	}
-	texts := make([]string, len(docs))
-	for i, d := range docs {
-		texts[i] = d.Title + "\n\n" + d.Text
-	}
-	vecs, err := e.EmbedDocuments(ctx, texts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	texts, vecs := embedDocs(t, docs, e)
 	const batch = 250
 	var tEmbedded, tPG time.Duration
 	for lo := 0; lo < len(docs); lo += batch {
@@ -111,6 +104,21 @@ func TestSearchAgreesWithEmbedded(t *testing.T) {
 	t.Run("text", func(t *testing.T) { searchTextExact(t, c, lib, pg) })
 	t.Run("text with pg_textsearch", func(t *testing.T) { searchTextIndexed(t, c, lib, pg) })
 	t.Run("vectors", func(t *testing.T) { searchVectors(t, c, e, lib, pg) })
+}
+
+// embedDocs returns each document's chunk text (title and abstract, as
+// ingest makes it for a corpus record) and its vector.
+func embedDocs(t testing.TB, docs []eval.Doc, e embed.Embedder) ([]string, [][]float32) {
+	t.Helper()
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.Title + "\n\n" + d.Text
+	}
+	vecs, err := e.EmbedDocuments(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return texts, vecs
 }
 
 // Text search in PostgreSQL without pg_textsearch scores as the embedded

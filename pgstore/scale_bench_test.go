@@ -36,14 +36,7 @@ func BenchmarkScale(b *testing.B) {
 	ctx := context.Background()
 	c := sciFact(b)
 	e := embed.NewLocal()
-	texts := make([]string, len(c.Docs))
-	for i, d := range c.Docs {
-		texts[i] = d.Title + "\n\n" + d.Text
-	}
-	vecs, err := e.EmbedDocuments(ctx, texts)
-	if err != nil {
-		b.Fatal(err)
-	}
+	texts, vecs := embedDocs(b, c.Docs, e)
 	lib, err := store.Open(ctx, b.TempDir())
 	if err != nil {
 		b.Fatal(err)

@@ -163,27 +163,13 @@ func (s *Store) loadChunks(ctx context.Context, tx pgx.Tx, rows [][]any) error {
 	if _, err := pgx.ForEachRow(trows, []any{&id, &title}, func() error { titles[id] = title; return nil }); err != nil {
 		return err
 	}
-	n := len(rows)
-	cPaper, cSection, cText, cTSV, cStems := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	cVec := make([]*string, n)
-	cSeq, cStart, cEnd, cLen := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-	for i, r := range rows {
-		cPaper[i] = r[0].(string)
-		cSeq[i], cStart[i], cEnd[i] = int32(r[1].(int64)), int32(r[2].(int64)), int32(r[3].(int64))
-		cSection[i], cText[i] = r[4].(string), r[5].(string)
-		if v, _ := r[6].([]float32); v != nil {
-			lit := vectorLiteral(normalized(v))
-			cVec[i] = &lit
-		}
-		tsv, l, st := termVector(titles[cPaper[i]], cText[i])
-		cTSV[i], cLen[i], cStems[i] = tsv, int32(l), st
+	var chunks chunkRows
+	for _, r := range rows {
+		v, _ := r[6].([]float32)
+		chunks.add(titles[r[0].(string)], store.Chunk{PaperID: r[0].(string), Seq: int(r[1].(int64)), PageStart: int(r[2].(int64)),
+			PageEnd: int(r[3].(int64)), Section: r[4].(string), Text: r[5].(string), Vector: v})
 	}
-	_, err = tx.Exec(ctx, s.sql(`INSERT INTO {s}.chunks (paper_id, seq, page_start, page_end, section, text, embedding, tsv, len, stems)
-SELECT paper_id, seq, ps, pe, sec, txt, emb::vector, tsv::tsvector, len, stems
-FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[])
-	AS c(paper_id, seq, ps, pe, sec, txt, emb, tsv, len, stems)`),
-		cPaper, cSeq, cStart, cEnd, cSection, cText, cVec, cTSV, cLen, cStems)
-	return err
+	return chunks.insert(ctx, tx, s)
 }
 
 // Counts returns how many rows each table of store.Tables holds, and under
