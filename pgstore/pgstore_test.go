@@ -261,6 +261,48 @@ func searchTextIndexed(t *testing.T, c eval.Collection, lib *store.Library, pg *
 			t.Errorf("query %q among %v: %d hits, the embedded library %d", q.Text, ids, len(gotF), len(wantF))
 		}
 	}
+	// A filter too broad to score every chunk it selects takes the index's
+	// candidates among its chunks: only theirs come back, the best mostly
+	// the embedded library's.
+	defer func(n int) { exactUpTo = n }(exactUpTo)
+	exactUpTo = 0
+	var allowed []string
+	in := map[string]bool{}
+	for _, d := range c.Docs[:200] {
+		allowed = append(allowed, d.ID)
+		in[d.ID] = true
+	}
+	sameF, nF := 0, 0
+	for _, q := range c.Queries {
+		f := store.Filter{IDs: allowed}
+		want, err := lib.SearchText(ctx, q.Text, 10, f, retrieve.DefaultFeedback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pg.SearchText(ctx, q.Text, 10, f, retrieve.DefaultFeedback)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := map[string]bool{}
+		for _, h := range want {
+			top[h.ChunkID] = true
+		}
+		for _, h := range got {
+			if !in[h.PaperID] {
+				t.Errorf("query %q among 200 papers: %s is not one of them", q.Text, h.PaperID)
+			}
+			if top[h.ChunkID] {
+				sameF++
+			}
+		}
+		nF += len(want)
+	}
+	// measured: 1.00 (25 claims, 200 of 420 abstracts)
+	if share := float64(sameF) / float64(nF); share < 0.95 {
+		t.Errorf("filtered: %.2f of the embedded library's top 10 are in PostgreSQL's, want at least 0.95", share)
+	} else {
+		t.Logf("filtered: %.2f of the embedded library's top 10 are in PostgreSQL's", share)
+	}
 	// measured: 1.00 of the embedded top 10 (25 claims, 420 abstracts)
 	if share := float64(same) / float64(n); share < 0.95 {
 		t.Errorf("%.2f of the embedded library's top 10 are in PostgreSQL's, want at least 0.95", share)

@@ -137,13 +137,14 @@ LIMIT $3`
 // come best first, ties by (paper id, seq).
 //
 // Which chunks are scored: without pg_textsearch on the server, or with a
-// filter, every chunk holding a query term (the GIN index finds them), so
-// the ranking is exactly the embedded library's, at a cost that grows
-// with the chunks matched (every chunk of the library for a long query).
-// With pg_textsearch and no filter, the k + k/2 + 64 best of its BM25
-// index, which reads only the postings that can reach its top and ranks
-// with Lucene's idf (see rankIndexed): the scores stay exact, the
-// candidates are approximate, as for dense search.
+// filter that selects at most exactUpTo chunks, every chunk holding a
+// query term (the GIN index finds them), so the ranking is exactly the
+// embedded library's, at a cost that grows with the chunks matched (every
+// chunk of the library for a long query). Otherwise the k + k/2 + 64 best
+// of pg_textsearch's BM25 index among the filter's chunks, which reads
+// only the postings that can reach its top and ranks with Lucene's idf
+// (see indexCandidates): the scores stay exact, the candidates are
+// approximate, as for dense search.
 func (s *Store) SearchText(ctx context.Context, query string, k int, f store.Filter, fb store.Feedback) ([]store.Hit, error) {
 	terms := fts.QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
@@ -217,7 +218,7 @@ func (s *Store) ensureTextIndex(ctx context.Context) (bool, error) {
 // Its score is not selected: the operator in a select list scores the row
 // again from its text (2 ms a row on PGlite), where the ORDER BY reads it
 // from the index.
-func (s *Store) indexCandidates(terms []string, weights []float64, n int, args *[]any) string {
+func (s *Store) indexCandidates(terms []string, weights []float64, n int, filter string, args *[]any) string {
 	var q strings.Builder
 	for i, t := range terms {
 		for range max(1, int(math.Round(weights[i]))) {
@@ -228,7 +229,13 @@ func (s *Store) indexCandidates(terms []string, weights []float64, n int, args *
 		}
 	}
 	*args = append(*args, q.String(), s.schema+".chunks_bm25", n)
-	return "SELECT c.paper_id, c.seq FROM {s}.chunks c ORDER BY c.stems <@> to_bm25query($4, $5) LIMIT $6"
+	m := len(*args)
+	bq := fmt.Sprintf("to_bm25query($%d, $%d)", m-2, m-1)
+	where := ""
+	if filter != "" {
+		where = " WHERE " + filter
+	}
+	return "SELECT c.paper_id, c.seq FROM {s}.chunks c" + where + " ORDER BY c.stems <@> " + bq + fmt.Sprintf(" LIMIT $%d", m)
 }
 
 // collectHits reads rows of (paper id, seq, score).
@@ -245,17 +252,39 @@ func collectHits(rows pgx.Rows) ([]store.Hit, error) {
 	return hits, err
 }
 
+// exactUpTo is the number of chunks a filter may select for a text search
+// with pg_textsearch to score every one of them that holds a query term
+// (from the GIN index) rather than take the index's candidates: scoring a
+// chunk from its tsvector costs tens of microseconds of the server's CPU,
+// so a long query over a whole library of 20,000 chunks took 8 s, native
+// and PGlite alike (load 30).
+var exactUpTo = 5000
+
 func (s *Store) rankText(ctx context.Context, terms []string, weights []float64, k int, f store.Filter) ([]store.Hit, error) {
 	args := []any{terms, weights, k}
-	var cand string
-	if s.textIndex && filterEmpty(f) {
-		cand = s.indexCandidates(terms, weights, k+k/2+64, &args)
-	} else {
-		args = append(args, tsquery(terms))
-		cand = "SELECT c.paper_id, c.seq FROM {s}.chunks c WHERE c.tsv @@ $4::tsquery"
-		if !filterEmpty(f) {
-			cand += " AND c.paper_id IN (" + s.filterSQL(f, &args) + ")"
+	var filter string
+	if !filterEmpty(f) {
+		filter = "c.paper_id IN (" + s.filterSQL(f, &args) + ")"
+	}
+	exact := !s.textIndex
+	if s.textIndex && filter != "" {
+		var n int64
+		var cargs []any
+		q := "SELECT count(*) FROM (SELECT 1 FROM {s}.chunks c WHERE c.paper_id IN (" + s.filterSQL(f, &cargs) + ") LIMIT " + fmt.Sprint(exactUpTo+1) + ") x"
+		if err := s.pool.QueryRow(ctx, s.sql(q), cargs...).Scan(&n); err != nil {
+			return nil, fmt.Errorf("search text: %w", err)
 		}
+		exact = n <= int64(exactUpTo)
+	}
+	var cand string
+	if exact {
+		args = append(args, tsquery(terms))
+		cand = "SELECT c.paper_id, c.seq FROM {s}.chunks c WHERE c.tsv @@ $" + fmt.Sprint(len(args)) + "::tsquery"
+		if filter != "" {
+			cand += " AND " + filter
+		}
+	} else {
+		cand = s.indexCandidates(terms, weights, k+k/2+64, filter, &args)
 	}
 	rows, err := s.pool.Query(ctx, s.sql(fmt.Sprintf(bm25, cand)), args...)
 	if err != nil {
