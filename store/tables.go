@@ -121,7 +121,7 @@ func (l *Library) Load(ctx context.Context, t Table, rows [][]any) error {
 						args[i] = nil
 						continue
 					}
-					v = encodeVector(normalized(f))
+					v = encodeVector(f) // as it was stored: normalised
 				}
 				args[i] = v
 			}
