@@ -194,7 +194,7 @@ func startPGlite() (u string, stop func(), err error) {
 			// in the simple protocol, and a transaction keeps the session.
 			return "postgres://postgres:postgres@127.0.0.1:" + p + "/postgres?sslmode=disable&default_query_exec_mode=simple_protocol", stop, nil
 		}
-	case <-time.After(2 * time.Minute):
+	case <-time.After(5 * time.Minute): // 2.5-5 s idle; over 2 minutes were seen at load 35
 	}
 	stop()
 	logMu.Lock()
