@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -53,12 +54,16 @@ func overlap(a, b map[string]bool) float64 {
 	return float64(n) / float64(len(b))
 }
 
+// ShortName is the name a paper goes by, as answers call it: see
+// shortName ("" when it has none).
+func ShortName(p *store.Paper) string { return shortName(p) }
+
 // shortName is the name a paper goes by: the head of its title before a
 // colon when it is short ("Co-ReAct: Rubrics as ..." is Co-ReAct), else
 // the name its abstract introduces ("we propose ReBel (Reward Belief)"),
 // else "".
 func shortName(p *store.Paper) string {
-	title := oneLine(tidy(p.Title, ""))
+	title := safetext.OneLine(tidy(p.Title, ""))
 	if i := strings.IndexAny(title, ":"); i > 0 {
 		head := strings.TrimSpace(title[:i])
 		if n := len(strings.Fields(head)); n > 0 && n <= 3 && len(head) <= 32 && !strings.ContainsAny(head, ",?") {

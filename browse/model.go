@@ -3,7 +3,9 @@
 // library): its name and description, its momentum as the feed words it
 // and a 12-week chart, then its latest papers; a paper opens with its
 // abstract, sections and chunks; s saves, a asks the paper (AskPDF), A the
-// topic, / searches, r lists related papers, t switches topic.
+// topic, / searches, r lists related papers, v asks every paper of the page
+// one question more (a review table, as papers review makes it), t
+// switches topic.
 //
 // The Model is a pure function of messages: every read or write of the
 // library runs in a tea.Cmd through the Backend and comes back as a
@@ -16,6 +18,7 @@ package browse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -25,8 +28,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/retrieve"
+	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -51,6 +57,8 @@ type Options struct {
 	// Width and Height are the terminal's size until the first
 	// tea.WindowSizeMsg (0: 80x24).
 	Width, Height int
+	// Keys are the keys (nil: DefaultKeyMap).
+	Keys *KeyMap
 }
 
 // screen is what the model shows.
@@ -64,6 +72,7 @@ const (
 	scrRelated
 	scrPicker
 	scrHelp
+	scrReview
 )
 
 // inputKind is what the question line is for.
@@ -74,7 +83,12 @@ const (
 	inAskPaper
 	inAskTopic
 	inSearch
+	inReview
 )
+
+// ReviewRows is how many papers of the page (its newest) the review view
+// asks: a table that stays readable, and quick to fill.
+const ReviewRows = 20
 
 // Model is the browse program's state. The zero value is not usable:
 // build it with New.
@@ -82,6 +96,7 @@ type Model struct {
 	be   Backend
 	opts Options
 	st   styles
+	keys KeyMap
 	w, h int
 
 	stack []screen // screens below the current one, for Esc
@@ -110,6 +125,11 @@ type Model struct {
 	topics     []store.Topic
 	pickerList cursor
 
+	reviewPapers []store.Paper
+	reviewCols   []review.Column
+	reviewTable  *review.Table
+	reviewView   viewport.Model
+
 	input    textinput.Model
 	inputFor inputKind
 
@@ -127,6 +147,10 @@ type Model struct {
 // New builds the model of papers browse on be.
 func New(be Backend, opts Options) *Model {
 	m := &Model{be: be, opts: opts, st: newStyles(opts.Color), w: opts.Width, h: opts.Height, page: opts.Page, saves: map[string]time.Time{}}
+	m.keys = DefaultKeyMap()
+	if opts.Keys != nil {
+		m.keys = *opts.Keys
+	}
 	if m.w <= 0 {
 		m.w = 80
 	}
@@ -140,6 +164,7 @@ func New(be Backend, opts Options) *Model {
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.paperView = viewport.New()
 	m.answerView = viewport.New()
+	m.reviewView = viewport.New()
 	if opts.PickTopic && opts.Topic == "" && opts.Page == nil {
 		m.push(scrPicker)
 	}
@@ -210,6 +235,12 @@ type (
 	openedMsg struct {
 		url string
 		err error
+	}
+	reviewMsg struct {
+		seq   int
+		cols  []review.Column
+		table *review.Table
+		err   error
 	}
 )
 
@@ -436,6 +467,22 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 		}
 		m.relatedTo, m.rel, m.relatedList = msg.to, msg.res, cursor{}
 		m.push(scrRelated)
+	case reviewMsg:
+		if msg.seq != m.seq {
+			return nil
+		}
+		m.stopWork()
+		if msg.err != nil {
+			m.status = "review: " + msg.err.Error()
+			if msg.table != nil && msg.table.Computed+msg.table.Cached > 0 {
+				m.status += fmt.Sprintf(" (%d cells done are kept)", msg.table.Computed+msg.table.Cached)
+			}
+			return nil
+		}
+		m.reviewCols, m.reviewTable = msg.cols, msg.table
+		m.push(scrReview)
+		m.renderReview()
+		m.reviewView.GotoTop()
 	case openedMsg:
 		if msg.err != nil || m.opts.Open == nil {
 			m.status = "open in a browser: " + msg.url
@@ -485,15 +532,15 @@ func (m *Model) markSaved(id string, at time.Time) {
 
 // key handles a key press.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
-	if s == "ctrl+c" {
+	keys := &m.keys
+	if is(k, keys.Interrupt) {
 		m.stopWork()
 		return tea.Quit
 	}
 	if m.inputFor != inNone {
 		return m.inputKey(k)
 	}
-	if s == "esc" {
+	if is(k, keys.Back) {
 		if m.busy != "" {
 			m.stopWork()
 			m.status = "cancelled"
@@ -510,11 +557,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.status = ""
 		return nil
 	}
-	switch s {
-	case "q":
+	switch {
+	case is(k, keys.Quit):
 		m.stopWork()
 		return tea.Quit
-	case "?":
+	case is(k, keys.Help):
 		if m.top() == scrHelp {
 			m.pop()
 		} else {
@@ -526,11 +573,17 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case scrHelp:
 		return nil
 	case scrPicker:
-		return m.pickerKey(s)
+		return m.pickerKey(k)
 	case scrPaper:
-		return m.paperKey(s)
+		return m.paperKey(k)
 	case scrAnswer:
-		scroll(&m.answerView, s)
+		m.scroll(&m.answerView, k)
+		return nil
+	case scrReview:
+		if is(k, keys.Review) {
+			return m.startInput(inReview)
+		}
+		m.scroll(&m.reviewView, k)
 		return nil
 	}
 	// Screens that list papers (the page, search hits, related).
@@ -538,42 +591,68 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if l == nil {
 		return nil
 	}
-	rows := max(1, m.listRows()/per)
-	switch s {
-	case "j", "down":
-		l.move(1, n, rows)
-	case "k", "up":
-		l.move(-1, n, rows)
-	case "g", "home":
-		l.move(-n, n, rows)
-	case "G", "end":
-		l.move(n, n, rows)
-	case "pgdown", "space", "ctrl+d":
-		l.move(rows, n, rows)
-	case "pgup", "ctrl+u":
-		l.move(-rows, n, rows)
-	case "t":
+	if m.moveKey(l, n, max(1, m.listRows()/per), k) {
+		return nil
+	}
+	switch {
+	case is(k, keys.Topic):
 		m.push(scrPicker)
 		return m.loadTopics()
-	case "A":
+	case is(k, keys.AskTopic):
 		return m.startInput(inAskTopic)
-	case "/":
+	case is(k, keys.Search):
 		return m.startInput(inSearch)
+	case is(k, keys.Review):
+		if m.top() == scrPage && m.page != nil && len(m.page.Papers) > 0 {
+			m.reviewPapers, m.reviewCols, m.reviewTable = m.page.Papers[:min(len(m.page.Papers), ReviewRows)], nil, nil
+			return m.startInput(inReview)
+		}
 	}
 	p, ok := m.selected()
 	if !ok {
 		return nil
 	}
-	switch s {
-	case "enter":
+	if is(k, keys.Open) {
 		return m.openPaper(p.ID)
-	case "s":
+	}
+	return m.paperAction(k, p)
+}
+
+// moveKey moves list l of n items, rows a page, by a movement key; it
+// reports whether k was one.
+func (m *Model) moveKey(l *cursor, n, rows int, k tea.KeyPressMsg) bool {
+	keys := &m.keys
+	switch {
+	case is(k, keys.Down):
+		l.move(1, n, rows)
+	case is(k, keys.Up):
+		l.move(-1, n, rows)
+	case is(k, keys.Top):
+		l.move(-n, n, rows)
+	case is(k, keys.Bottom):
+		l.move(n, n, rows)
+	case is(k, keys.PageDown):
+		l.move(rows, n, rows)
+	case is(k, keys.PageUp):
+		l.move(-rows, n, rows)
+	default:
+		return false
+	}
+	return true
+}
+
+// paperAction does what k asks of paper p (save, open, ask, related), on
+// a list or in the paper itself.
+func (m *Model) paperAction(k tea.KeyPressMsg, p store.Paper) tea.Cmd {
+	keys := &m.keys
+	switch {
+	case is(k, keys.Save):
 		return m.toggleSave(p)
-	case "o":
+	case is(k, keys.OpenURL):
 		return m.openURL(p)
-	case "a":
+	case is(k, keys.AskPaper):
 		return m.startInput(inAskPaper)
-	case "r":
+	case is(k, keys.Related):
 		return m.findRelated(p)
 	}
 	return nil
@@ -627,31 +706,26 @@ func (m *Model) selectedOn(s screen) (store.Paper, bool) {
 	return store.Paper{}, false
 }
 
-func (m *Model) paperKey(s string) tea.Cmd {
-	if scroll(&m.paperView, s) {
+func (m *Model) paperKey(k tea.KeyPressMsg) tea.Cmd {
+	if m.scroll(&m.paperView, k) {
 		return nil
 	}
+	keys := &m.keys
 	p, _ := m.selected()
-	switch s {
-	case "J", "K":
-		return m.nextPaper(map[string]int{"J": 1, "K": -1}[s])
-	case "s":
-		return m.toggleSave(p)
-	case "o":
-		return m.openURL(p)
-	case "a":
-		return m.startInput(inAskPaper)
-	case "A":
+	switch {
+	case is(k, keys.NextPaper):
+		return m.nextPaper(1)
+	case is(k, keys.PrevPaper):
+		return m.nextPaper(-1)
+	case is(k, keys.AskTopic):
 		return m.startInput(inAskTopic)
-	case "r":
-		return m.findRelated(p)
-	case "/":
+	case is(k, keys.Search):
 		return m.startInput(inSearch)
-	case "t":
+	case is(k, keys.Topic):
 		m.push(scrPicker)
 		return m.loadTopics()
 	}
-	return nil
+	return m.paperAction(k, p)
 }
 
 // nextPaper opens, in place of the paper shown, the paper d places
@@ -683,19 +757,20 @@ func (m *Model) nextPaper(d int) tea.Cmd {
 }
 
 // scroll moves a viewport by a key; it reports whether the key was one.
-func scroll(v *viewport.Model, s string) bool {
-	switch s {
-	case "j", "down":
+func (m *Model) scroll(v *viewport.Model, k tea.KeyPressMsg) bool {
+	keys := &m.keys
+	switch {
+	case is(k, keys.Down):
 		v.ScrollDown(1)
-	case "k", "up":
+	case is(k, keys.Up):
 		v.ScrollUp(1)
-	case "pgdown", "space", "ctrl+d":
+	case is(k, keys.PageDown):
 		v.PageDown()
-	case "pgup", "ctrl+u":
+	case is(k, keys.PageUp):
 		v.PageUp()
-	case "g", "home":
+	case is(k, keys.Top):
 		v.GotoTop()
-	case "G", "end":
+	case is(k, keys.Bottom):
 		v.GotoBottom()
 	default:
 		return false
@@ -703,19 +778,16 @@ func scroll(v *viewport.Model, s string) bool {
 	return true
 }
 
-func (m *Model) pickerKey(s string) tea.Cmd {
+func (m *Model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	n := len(m.topics) + 1 // "All papers" first
 	rows := max(1, m.h-4)
-	switch s {
-	case "j", "down":
-		m.pickerList.move(1, n, rows)
-	case "k", "up":
-		m.pickerList.move(-1, n, rows)
-	case "g", "home":
-		m.pickerList.move(-n, n, rows)
-	case "G", "end":
-		m.pickerList.move(n, n, rows)
-	case "enter":
+	if is(k, m.keys.PageDown) || is(k, m.keys.PageUp) {
+		return nil // the picker moves by lines and ends only
+	}
+	if m.moveKey(&m.pickerList, n, rows, k) {
+		return nil
+	}
+	if is(k, m.keys.Open) {
 		name := ""
 		if i := m.pickerList.i; i > 0 && i <= len(m.topics) {
 			name = m.topics[i-1].Name
@@ -779,7 +851,7 @@ func (m *Model) startInput(k inputKind) tea.Cmd {
 	switch k {
 	case inAskPaper:
 		p, _ := m.selected()
-		m.input.Prompt = "Ask " + oneLine(p.ID) + ": "
+		m.input.Prompt = "Ask " + safetext.OneLine(p.ID) + ": "
 		m.input.Placeholder = "a question about this paper"
 	case inAskTopic:
 		m.input.Prompt = "Ask " + m.scopeName() + ": "
@@ -787,6 +859,9 @@ func (m *Model) startInput(k inputKind) tea.Cmd {
 	case inSearch:
 		m.input.Prompt = "Search " + m.scopeName() + ": "
 		m.input.Placeholder = "words, a phrase, a question"
+	case inReview:
+		m.input.Prompt = fmt.Sprintf("Ask each of %s: ", textkit.Count(len(m.reviewPapers), "paper"))
+		m.input.Placeholder = "a question, or name: question (What method does it propose?)"
 	}
 	m.input.SetWidth(max(10, m.w-len(m.input.Prompt)-2))
 	return m.input.Focus()
@@ -808,13 +883,15 @@ func (m *Model) scope() store.Filter {
 	return store.Filter{Topics: []string{m.page.Topic.Name}}
 }
 
+// inputKey handles a key on the question line: Back leaves it, Open (the
+// Enter key) sends it, the others edit it.
 func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
+	switch {
+	case is(k, m.keys.Back):
 		m.inputFor = inNone
 		m.input.Blur()
 		return nil
-	case "enter":
+	case is(k, m.keys.Open):
 		q := strings.TrimSpace(m.input.Value())
 		kind := m.inputFor
 		m.inputFor = inNone
@@ -830,6 +907,8 @@ func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.ask(q, "about "+m.scopeName(), m.scope())
 		case inSearch:
 			return m.runSearch(q)
+		case inReview:
+			return m.runReview(q)
 		}
 		return nil
 	}
@@ -877,6 +956,27 @@ func (w chanWriter) Write(p []byte) (int, error) {
 	case <-w.ctx.Done():
 		return 0, w.ctx.Err()
 	}
+}
+
+// runReview asks the review's papers one question more: its table grows
+// by a column (cells cached by earlier reviews come at once).
+func (m *Model) runReview(q string) tea.Cmd {
+	col, err := review.ParseColumn(q)
+	if err != nil {
+		m.status = "review: " + err.Error()
+		return nil
+	}
+	cols, err := review.CheckColumns(append(append([]review.Column(nil), m.reviewCols...), col))
+	if err != nil {
+		m.status = "review: " + err.Error()
+		return nil
+	}
+	ctx, seq, tick := m.startWork(fmt.Sprintf("asking %s", textkit.Count(len(m.reviewPapers), "paper")))
+	be, papers := m.be, m.reviewPapers
+	return tea.Batch(tick, func() tea.Msg {
+		t, err := be.Review(ctx, papers, cols)
+		return reviewMsg{seq: seq, cols: cols, table: t, err: err}
+	})
 }
 
 func (m *Model) runSearch(q string) tea.Cmd {
