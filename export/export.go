@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -23,6 +22,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/papers-cli/papers/internal/cite"
+	"github.com/papers-cli/papers/internal/people"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -89,13 +89,13 @@ var titleSkip = map[string]bool{"a": true, "an": true, "the": true, "on": true, 
 
 func baseKey(p store.Paper) string {
 	surname := "anon"
-	if names, _ := authors(p.Authors); len(names) > 0 {
+	if names, _ := people.Names(p.Authors); len(names) > 0 {
 		n := names[0]
-		if n.org {
+		if n.Org {
 			// "Research and Development Team" -> research, not the whole name.
-			n.family = firstWord(n.family)
+			n.Family = firstWord(n.Family)
 		}
-		if s := asciiWord(n.family); s != "" {
+		if s := asciiWord(n.Family); s != "" {
 			surname = s
 		}
 	}
@@ -126,75 +126,6 @@ func asciiWord(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// name is an author split for citation. A single word or an organisation
-// has only a family part, which BibTeX must brace and CSL-JSON writes as a
-// literal; org marks organisations.
-type name struct {
-	family, given string
-	org           bool
-}
-
-var moreAuthors = regexp.MustCompile(`(^|\s)\+\d+$`)
-
-// authors splits a source's author list into names. Some sources end the
-// list with "+N" ("Ahmed Awadallah +1", or "+1" alone) for N authors they
-// left out: the marker is dropped and more reports it.
-func authors(as []string) (names []name, more bool) {
-	for i, a := range as {
-		a = strings.TrimSpace(a)
-		if i == len(as)-1 && moreAuthors.MatchString(a) {
-			more = true
-			a = strings.TrimSpace(moreAuthors.ReplaceAllString(a, ""))
-		}
-		if a != "" {
-			names = append(names, splitName(a))
-		}
-	}
-	return names, more
-}
-
-// orgWords mark a name as an organisation's ("OpenAI Superalignment Team").
-var orgWords = map[string]bool{"team": true, "group": true, "consortium": true, "collaboration": true, "lab": true, "labs": true,
-	"laboratory": true, "institute": true, "university": true, "inc": true, "ltd": true, "llc": true, "corporation": true,
-	"foundation": true, "project": true, "committee": true, "association": true, "organization": true, "organisation": true,
-	"society": true, "council": true, "centre": true, "center": true, "academy": true}
-
-// splitName reads "Given Names Family" or "Family, Given"; particles (van,
-// von, de, ...) stay with the family name. A name with the word "and" (which
-// BibTeX would split into two authors) or a word of orgWords is an
-// organisation's and stays whole.
-func splitName(s string) name {
-	s = strings.Join(strings.Fields(s), " ")
-	if f, g, ok := strings.Cut(s, ","); ok {
-		return name{family: strings.TrimSpace(f), given: strings.TrimSpace(g)}
-	}
-	ws := strings.Fields(s)
-	if len(ws) <= 1 {
-		return name{family: s}
-	}
-	for _, w := range ws {
-		if w = strings.ToLower(strings.Trim(w, ".()")); w == "and" || orgWords[w] {
-			return name{family: s, org: true}
-		}
-	}
-	i := len(ws) - 1
-	if suf := strings.TrimSuffix(strings.ToLower(ws[i]), "."); (suf == "jr" || suf == "sr" || suf == "ii" || suf == "iii") && i > 1 {
-		i-- // "Martin Luther King Jr." -> King
-	}
-	for i > 1 && isParticle(ws[i-1]) {
-		i--
-	}
-	return name{family: strings.Join(ws[i:], " "), given: strings.Join(ws[:i], " ")}
-}
-
-func isParticle(w string) bool {
-	switch strings.ToLower(w) {
-	case "van", "von", "de", "der", "den", "da", "di", "del", "della", "le", "la", "du", "dos", "das", "ter", "ten":
-		return true
-	}
-	return false
 }
 
 // Escape makes text safe in a BibTeX field: LaTeX's special characters are
@@ -363,14 +294,10 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 		}
 		// Double braces keep the title's capitalisation.
 		field("title", "{"+escapeTitle(p.Title)+"}")
-		names, more := authors(p.Authors)
+		names, more := people.Names(p.Authors)
 		var as []string
 		for _, n := range names {
-			if n.given == "" {
-				as = append(as, "{"+Escape(n.family)+"}")
-			} else {
-				as = append(as, Escape(n.family)+", "+Escape(n.given))
-			}
+			as = append(as, bibName(n))
 		}
 		if more && len(as) > 0 {
 			as = append(as, "others") // BibTeX styles print "et al."
@@ -421,6 +348,20 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// bibName writes a name as BibTeX reads one person: "Family, Given",
+// "Family, Suffix, Given", or in braces when it has no given name (a
+// one-word name, an organisation), so that no word of it ("and", a
+// comma) is read as a separator.
+func bibName(n people.Name) string {
+	switch {
+	case n.Org || n.Given == "":
+		return "{" + Escape(strings.TrimSpace(n.Family+" "+n.Suffix)) + "}"
+	case n.Suffix != "":
+		return Escape(n.Family) + ", " + Escape(n.Suffix) + ", " + Escape(n.Given)
+	}
+	return Escape(n.Family) + ", " + Escape(n.Given)
 }
 
 var monthNames = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
@@ -501,6 +442,7 @@ type CSLName struct {
 	Family  string `json:"family,omitempty"`
 	Given   string `json:"given,omitempty"`
 	Literal string `json:"literal,omitempty"`
+	Suffix  string `json:"suffix,omitempty"`
 }
 
 // CSLDate is a CSL-JSON date.
@@ -523,12 +465,12 @@ func CSLJSON(w io.Writer, ps []store.Paper) error {
 	for i, p := range ps {
 		it := CSLItem{ID: keys[i], Type: "article", Title: FromTeX(strings.Join(strings.Fields(p.Title), " ")), URL: urlOf(p), DOI: p.DOI,
 			Abstract: strings.Join(strings.Fields(p.Abstract), " ")}
-		names, _ := authors(p.Authors)
+		names, _ := people.Names(p.Authors)
 		for _, n := range names {
-			if n.given == "" {
-				it.Author = append(it.Author, CSLName{Literal: FromTeX(n.family)})
+			if n.Given == "" && (n.Org || n.Suffix == "") {
+				it.Author = append(it.Author, CSLName{Literal: FromTeX(n.Family)})
 			} else {
-				it.Author = append(it.Author, CSLName{Family: FromTeX(n.family), Given: FromTeX(n.given)})
+				it.Author = append(it.Author, CSLName{Family: FromTeX(n.Family), Given: FromTeX(n.Given), Suffix: n.Suffix})
 			}
 		}
 		if y, m, d := issued(p); y > 0 {

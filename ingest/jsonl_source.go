@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/people"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/beir"
 	"github.com/papers-cli/papers/internal/safetext"
@@ -333,7 +334,7 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 		}
 	}
 	p.Categories = metaList(md["categories"], " ,")
-	p.Authors = metaList(md["authors"], ",")
+	p.Authors = people.SplitEach(metaList(md["authors"], "\x00")) // a string is one list; a list's entries may be lists too
 	p.Affiliations = footnoted(metaList(md["affiliations"], ";·"))
 	p.URL = metaString(md["url"])
 	for _, t := range metaList(md["tags"], ",;|·") {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	lpdf "github.com/ledongthuc/pdf"
+
+	"github.com/papers-cli/papers/internal/people"
 )
 
 // Metadata is what a PDF says about itself, read offline from its XMP
@@ -87,13 +89,16 @@ func readMetadata(rd *lpdf.Reader, pls []pageLayout, doc *Document) {
 		doc.Title = ""
 		delete(m.Sources, "title")
 	}
-	// Authors: XMP dc:creator, Info /Author, else the block under the title.
+	// Authors: XMP dc:creator, Info /Author, else the block under the
+	// title. Producers write a whole list into one creator or /Author
+	// ("A, B and C", "A; B"): people.Split makes it one name per person.
+	creators, infoAuthors := people.SplitEach(x.creators), people.Split(infoText("Author"))
 	switch {
-	case len(x.creators) > 0 && plausibleAuthors(x.creators):
-		m.Authors = x.creators
+	case plausibleAuthors(creators):
+		m.Authors = creators
 		m.set("authors", "xmp")
-	case plausibleAuthors(splitAuthorList(infoText("Author"))):
-		m.Authors = splitAuthorList(infoText("Author"))
+	case plausibleAuthors(infoAuthors):
+		m.Authors = infoAuthors
 		m.set("authors", "info")
 	default:
 		if as := layoutAuthors(pls, doc.Title); len(as) > 0 {
@@ -340,24 +345,6 @@ func arxivMention(doc *Document) string {
 var versionSuffix = regexp.MustCompile(`v\d+$`)
 
 func versionless(id string) string { return versionSuffix.ReplaceAllString(id, "") }
-
-// splitAuthorList splits an Info /Author value: "A, B and C", "A; B".
-func splitAuthorList(s string) []string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil
-	}
-	s = andSep.ReplaceAllString(s, ",")
-	var out []string
-	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' }) {
-		if p = strings.Join(strings.Fields(p), " "); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-var andSep = regexp.MustCompile(`(?i)\s+(?:and|&)\s+`)
 
 // plausibleAuthors rejects what producers put in author fields that is no
 // author list: a user name, "Administrator", a typesetter.

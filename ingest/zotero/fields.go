@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/people"
 )
 
 // What an item's fields mean, read the way Zotero writes them.
@@ -150,8 +151,9 @@ func (it Item) CSLType() string {
 // item type's primary kind (authors of an article, the director of a
 // film), else its creators other than editors and the like, else its
 // editors. Two-field names read "Given Family", or "Family, Given" when
-// the family name has several words (so it is not split wrong later);
-// single-field names (organisations, many CJK names) stay whole.
+// the family name has several words that are not particles (so it is not
+// split wrong later; see package people); single-field names
+// (organisations, many CJK names) stay whole.
 func (it Item) Authors() []string {
 	pick := func(keep func(Creator) bool) []string {
 		var out []string
@@ -174,7 +176,8 @@ func (it Item) Authors() []string {
 	return pick(func(c Creator) bool { return c.Type == "editor" })
 }
 
-// Name is the creator's display name (see Authors).
+// Name is the creator's display name (see Authors), in the form
+// people.Name.String writes.
 func (c Creator) Name() string {
 	first, last := strings.Join(strings.Fields(c.First), " "), strings.Join(strings.Fields(c.Last), " ")
 	switch {
@@ -182,10 +185,8 @@ func (c Creator) Name() string {
 		return last
 	case last == "":
 		return first
-	case strings.Contains(last, " "):
-		return last + ", " + first
 	}
-	return first + " " + last
+	return people.Name{Family: last, Given: first}.String()
 }
 
 // Venue is where the item appeared: its publication (journal,
