@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/papers-cli/papers/internal/doi"
 )
 
 // Identifier is a name another system (or an earlier papers) knows a paper
@@ -44,19 +46,10 @@ func NormalizeIdentifier(id Identifier) Identifier {
 	return id
 }
 
-// NormalizeDOI lower-cases a DOI (DOIs are case-insensitive) and strips
-// "https://doi.org/", "doi:" and trailing punctuation.
-func NormalizeDOI(s string) string {
-	s = strings.TrimSpace(s)
-	low := strings.ToLower(s)
-	for _, p := range []string{"https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/", "doi:"} {
-		if strings.HasPrefix(low, p) {
-			low = strings.TrimSpace(low[len(p):])
-			break
-		}
-	}
-	return strings.TrimRight(low, ".,;")
-}
+// NormalizeDOI is the form the library keys a DOI by (see doi.Normalize):
+// lower case, without "https://doi.org/" or "doi:" and trailing
+// punctuation.
+func NormalizeDOI(s string) string { return doi.Normalize(s) }
 
 // identifiersOf are the identifiers a paper's fields give, plus extra.
 func identifiersOf(p Paper, extra []Identifier) []Identifier {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/doi"
 	"github.com/papers-cli/papers/internal/people"
 )
 
@@ -64,7 +65,6 @@ func joinDate(y, m, d string) string {
 var (
 	arxivExtra = regexp.MustCompile(`(?im)^\s*(?:arxiv(?:\s*id)?\s*:|_eprint\s*:|eprint\s*:)\s*(?:arxiv:)?\s*(\S+)`)
 	arxivAny   = regexp.MustCompile(`(?i)arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?(?:[?#]\S*)?$`)
-	arxivDOI   = regexp.MustCompile(`(?i)^10\.48550/arxiv\.(\S+)$`)
 	doiExtra   = regexp.MustCompile(`(?im)^\s*DOI\s*:\s*(10\.\S+)`)
 )
 
@@ -88,8 +88,8 @@ func (it Item) ArxivID() string {
 			cands = append(cands, v)
 		}
 	}
-	if m := arxivDOI.FindStringSubmatch(strings.TrimSpace(f["DOI"])); m != nil {
-		cands = append(cands, m[1])
+	if id := doi.Arxiv(f["DOI"]); id != "" {
+		cands = append(cands, id)
 	}
 	best := ""
 	for _, c := range cands {
@@ -117,7 +117,7 @@ func (it Item) DOI() string {
 			d = m[1]
 		}
 	}
-	if arxivDOI.MatchString(d) {
+	if doi.Arxiv(d) != "" {
 		return ""
 	}
 	return d
