@@ -13,6 +13,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/export"
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/doi"
 )
 
 func init() { register(newExportCmd) }
@@ -129,9 +130,11 @@ func versionHeld(id string, asked, held int) string {
 // what would add them: papers ingest takes an arXiv id as one, but any
 // other word as a search query, which is not what the user meant.
 func missingPapers(ids []string) error {
-	var arxivIDs, others []string
+	var arxivIDs, dois, others []string
 	for _, id := range ids {
-		if arxiv.LooksLikeID(id) {
+		if _, isDOI := doi.Parse(id); isDOI {
+			dois = append(dois, id)
+		} else if arxiv.LooksLikeID(id) {
 			arxivIDs = append(arxivIDs, id)
 		} else {
 			others = append(others, id)
@@ -141,6 +144,9 @@ func missingPapers(ids []string) error {
 	var hints []string
 	if len(arxivIDs) > 0 {
 		hints = append(hints, "papers ingest "+strings.Join(arxivIDs, " ")+" adds them from arXiv")
+	}
+	if len(dois) > 0 {
+		hints = append(hints, "papers ingest "+strings.Join(dois, " ")+" adds them from Crossref")
 	}
 	if len(others) > 0 {
 		hints = append(hints, strings.Join(others, ", ")+" is not an arXiv id (papers ingest would search arXiv for it): papers list shows the ids the library holds")

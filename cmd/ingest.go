@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/ingest/crossref"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
@@ -278,9 +280,28 @@ func warnMissing(w io.Writer, ms []ingest.Missing) {
 	}
 }
 
-// newIngester builds the ingester of ingest and update: the arXiv client of
-// the environment, PDFs cached in the library, progress on stderr. It
-// records the chunker in the library.
+// newCrossrefClient builds the Crossref client from the environment
+// (PAPERS_CROSSREF_API_URL, PAPERS_EMAIL for Crossref's polite pool,
+// PAPERS_CROSSREF_DELAY), sending its requests with hc.
+func newCrossrefClient(hc *http.Client) (*crossref.Client, error) {
+	c := &crossref.Client{HTTPClient: hc, BaseURL: os.Getenv("PAPERS_CROSSREF_API_URL"), Mailto: strings.TrimSpace(os.Getenv("PAPERS_EMAIL")),
+		UserAgent: fmt.Sprintf("papers/%s (+https://github.com/papers-cli/papers)", Version)}
+	if v := os.Getenv("PAPERS_CROSSREF_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, usageError("invalid PAPERS_CROSSREF_DELAY=%q: use a duration like 200ms", v)
+		}
+		c.Delay = d
+		if d == 0 {
+			c.Delay = -1 // the client reads 0 as its default; the user means none
+		}
+	}
+	return c, nil
+}
+
+// newIngester builds the ingester of ingest and update: the arXiv and
+// Crossref clients of the environment, PDFs cached in the library,
+// progress on stderr. It records the chunker in the library.
 func newIngester(ctx context.Context, g *globalOptions, lib *store.Library, e embed.Embedder, chunking chunk.Options, abstractsOnly bool, workers int) (*ingest.Ingester, *arxiv.Client, *ingestProgress, error) {
 	if err := lib.SetChunker(ctx, chunking.Version()); err != nil {
 		return nil, nil, nil, err
@@ -291,8 +312,13 @@ func newIngester(ctx context.Context, g *globalOptions, lib *store.Library, e em
 	}
 	prog := newIngestProgress(g.io, g.verbose)
 	client.Logf = prog.logf
+	cr, err := newCrossrefClient(&http.Client{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cr.Logf = prog.logf
 	in := &ingest.Ingester{
-		Lib: lib, Embedder: e, Arxiv: client, Chunking: chunking,
+		Lib: lib, Embedder: e, Arxiv: client, Crossref: cr, Chunking: chunking,
 		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
 		AbstractsOnly: abstractsOnly, Workers: workers,
 		Observer: prog.event,
@@ -358,6 +384,9 @@ func itemHint(err error) string {
 	if errors.Is(err, ingest.ErrCorpusUnreadable) {
 		return `--jsonl takes a file with one {"_id","title","text"} object per line: check its path`
 	}
+	if errors.Is(err, crossref.ErrNotFound) {
+		return "check the DOI (https://doi.org/ followed by it opens the paper's page); DOIs registered with DataCite (Zenodo, figshare, datasets) are not in Crossref"
+	}
 	var clash *ingest.IDClashError
 	if errors.As(err, &clash) {
 		if clash.Incoming == "jsonl" {
@@ -388,6 +417,9 @@ func arxivHint(err error) error {
 	}
 	if ingest.Systemic(err) {
 		return withHint(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")
+	}
+	if errors.Is(err, ingest.ErrCrossref) {
+		return withHint(err, "check the network, or set PAPERS_CROSSREF_API_URL to a mirror; what was ingested before is kept")
 	}
 	var api *arxiv.APIError
 	if errors.As(err, &api) {

@@ -93,8 +93,8 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	}
 	defer lib.Close()
 	topics, err := resolve.Topics(ctx, lib, o.names)
-	if err != nil && (len(o.names) > 0 || !pendingArxiv(ctx, lib)) {
-		return err // with no topic followed, the run still fills in arXiv's records
+	if err != nil && (len(o.names) > 0 || !pendingFill(ctx, lib)) {
+		return err // with no topic followed, the run still fills in arXiv's and Crossref's records
 	}
 	release, err := holdEmbedder(ctx, lib, stderr)
 	if err != nil {
@@ -182,15 +182,26 @@ func printUpdate(ctx context.Context, o *updateOptions, lib *store.Library, sum 
 	}
 	if len(sum.ArxivFilled) > 0 {
 		fmt.Fprintf(stdout, "arXiv's record for papers held without it: %d\n", len(sum.ArxivFilled))
-		return listPapers(ctx, lib, stdout, "  ~ ", sum.ArxivFilled)
+		if err := listPapers(ctx, lib, stdout, "  ~ ", sum.ArxivFilled); err != nil {
+			return err
+		}
+	}
+	if len(sum.CrossrefFilled) > 0 {
+		fmt.Fprintf(stdout, "Crossref's record for local PDFs held without it: %d\n", len(sum.CrossrefFilled))
+		return listPapers(ctx, lib, stdout, "  ~ ", sum.CrossrefFilled)
 	}
 	return nil
 }
 
-// pendingArxiv says whether the library holds papers with an arXiv id but
-// not arXiv's record, which an update fills in.
-func pendingArxiv(ctx context.Context, lib *store.Library) bool {
+// pendingFill says whether the library holds papers an update may fill
+// in: with an arXiv id but not arXiv's record, or local PDFs with only
+// their own record (Crossref's may be found for them).
+func pendingFill(ctx context.Context, lib *store.Library) bool {
 	ps, err := lib.WithoutArxivRecord(ctx)
+	if err == nil && len(ps) > 0 {
+		return true
+	}
+	ps, err = lib.PapersFrom(ctx, "pdf")
 	return err == nil && len(ps) > 0
 }
 

@@ -19,6 +19,8 @@ type Sources struct {
 	Corpora []string
 	// Zotero is a Zotero data directory to import ("" for none).
 	Zotero string
+	// DOIs are DOIs to look up in Crossref (normalised, see package doi).
+	DOIs []string
 	// IDs are arXiv ids and URLs (a malformed one is reported as such).
 	IDs []string
 	// Query is an arXiv search query, newest papers first, of which Max

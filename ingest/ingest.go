@@ -33,6 +33,8 @@ type Library interface {
 	// WithoutArxivRecord returns the papers with an arXiv id but not
 	// arXiv's record.
 	WithoutArxivRecord(ctx context.Context) ([]store.Paper, error)
+	// PapersFrom returns the papers whose record comes from source.
+	PapersFrom(ctx context.Context, source string) ([]store.Paper, error)
 }
 
 // Arxiv is what ingest needs of the arXiv client.
@@ -48,6 +50,9 @@ type Ingester struct {
 	Lib      Library
 	Embedder embed.Embedder
 	Arxiv    Arxiv
+	// Crossref, if not nil, looks up DOIs and fills local PDFs' records
+	// (nil: DOIs cannot be ingested, PDFs keep their own record).
+	Crossref Crossref
 	CacheDir string // where downloaded PDFs are kept (the library's cache/pdf)
 	Chunking chunk.Options
 	// AbstractsOnly skips PDFs: papers get their title+abstract chunk only.
@@ -161,7 +166,8 @@ type run struct {
 	start   time.Time
 	// outcomes by input position, so the report keeps input order
 	outcomes map[int]outcome
-	wants    []arxivWant // papers waiting for the run's arXiv look-up
+	wants    []arxivWant    // papers waiting for the run's arXiv look-up
+	cwants   []crossrefWant // local PDFs waiting for the run's Crossref look-ups
 	missing  map[int][]Missing
 }
 

@@ -68,12 +68,15 @@ func (c candidate) identifiers() []store.Identifier {
 }
 
 // sourceRank orders the sources of metadata: arXiv's record, then the
-// user's own (Zotero), a corpus record, then what the PDF says of itself.
+// user's own (Zotero, a BibTeX file), Crossref's, a corpus record, then
+// what the PDF says of itself.
 func sourceRank(src string) int {
 	switch strings.SplitN(src, ":", 2)[0] {
 	case "arxiv":
+		return 5
+	case "zotero", "bibtex":
 		return 4
-	case "zotero":
+	case "crossref":
 		return 3
 	case "jsonl", "corpus":
 		return 2

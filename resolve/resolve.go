@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/doi"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/store"
 )
@@ -46,7 +47,9 @@ var _ Library = (*store.Library)(nil)
 
 // Paper finds the one paper ref names: a paper stored under ref exactly
 // (local PDFs, corpus records) or, for an arXiv id in any form (versions,
-// "arXiv:", URLs), under its versionless id. A ref that names two papers
+// "arXiv:", URLs), under its versionless id, or for a DOI in any form
+// (bare, "doi:", a doi.org URL), the paper holding it; arXiv's own DOIs
+// (10.48550/arXiv.ID) name that arXiv paper. A ref that names two papers
 // is refused with both named, never taken as either; one the library does
 // not hold is an error wrapping store.ErrNotFound.
 func Paper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
@@ -54,6 +57,12 @@ func Paper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
 	var aliases []string
 	if id, _, err := arxiv.ParseID(ref); err == nil {
 		aliases = append(aliases, id)
+	}
+	if d, ok := doi.Parse(ref); ok {
+		if id, _, err := arxiv.ParseID(doi.Arxiv(d)); err == nil {
+			aliases = append(aliases, id)
+		}
+		aliases = append(aliases, "doi:"+d)
 	}
 	p, err := lib.FindPaper(ctx, ref, aliases...)
 	var amb *store.AmbiguousError
@@ -91,7 +100,9 @@ func Papers(ctx context.Context, lib Library, refs []string) ([]string, error) {
 // (ref as the user gave it); it wraps store.ErrNotFound.
 func NotInLibrary(id, ref string) error {
 	h := "papers list shows what is there; papers ingest " + ref + " adds it"
-	if !arxiv.LooksLikeID(id) {
+	if d, ok := doi.Parse(ref); ok {
+		h = "papers list shows what is there; papers ingest " + d + " adds it from Crossref"
+	} else if !arxiv.LooksLikeID(id) {
 		h = "papers list shows what is there (ids of local PDFs and corpus records come from ingesting the file)"
 	}
 	return hint.With(notFound(fmt.Sprintf("%s is not in the library", id)), "%s", h)

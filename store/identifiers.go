@@ -191,3 +191,15 @@ func (l *Library) WithoutArxivRecord(ctx context.Context) ([]Paper, error) {
 	}
 	return out, nil
 }
+
+// PapersFrom returns the papers whose record comes from source
+// (Paper.Source: "pdf" for local files that hold only what they say of
+// themselves), by id. Like WithoutArxivRecord it reads the papers table
+// without an index: for papers update, not for searches.
+func (l *Library) PapersFrom(ctx context.Context, source string) ([]Paper, error) {
+	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+" FROM papers WHERE source = ? ORDER BY id", source)
+	if err != nil {
+		return nil, fmt.Errorf("find papers from %s: %w", source, err)
+	}
+	return ps, nil
+}

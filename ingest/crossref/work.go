@@ -277,3 +277,29 @@ var (
 	// markupBreak is a slash set on its own line between tags.
 	markupBreak = regexp.MustCompile(`[ \t]*\n\s*/\s*|/[ \t]*\n\s*`)
 )
+
+// cslTypes maps Crossref's work types to CSL item types, as Crossref's
+// own CSL-JSON does.
+var cslTypes = map[string]string{
+	"journal-article": "article-journal", "proceedings-article": "paper-conference",
+	"book-chapter": "chapter", "book-part": "chapter", "book-section": "chapter",
+	"book": "book", "monograph": "book", "edited-book": "book", "reference-book": "book", "book-set": "book",
+	"dissertation": "thesis", "report": "report", "report-component": "report", "dataset": "dataset",
+	"posted-content": "article", "peer-review": "review", "standard": "standard",
+	"reference-entry": "entry-encyclopedia", "journal-issue": "periodical", "journal": "periodical",
+	"proceedings": "book", "component": "document", "other": "document",
+}
+
+// CSLType is the work's CSL item type ("article-journal",
+// "paper-conference", "chapter", "book", "thesis", "report", "dataset",
+// "article" for a preprint, "post-weblog" for a blog post, "review",
+// "periodical"; "document" for what CSL has no name for).
+func (w *Work) CSLType() string {
+	if w.Type == "posted-content" && w.Subtype == "blog" {
+		return "post-weblog"
+	}
+	if t, ok := cslTypes[w.Type]; ok {
+		return t
+	}
+	return "document"
+}
