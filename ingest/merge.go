@@ -348,7 +348,8 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 		note  string
 	}
 	var batch []planned
-	taken := map[string]bool{} // papers the batch writes or absorbs
+	taken := map[string]bool{}              // papers the batch writes or absorbs
+	takenIDs := map[store.Identifier]bool{} // identifiers the batch's papers hold (a DOI twice: one paper)
 	flush := func() {
 		if len(batch) == 0 {
 			return
@@ -393,11 +394,17 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 				r.emit(Event{Kind: Note, Item: c.item, Msg: b.note})
 			}
 		}
-		batch, taken = nil, map[string]bool{}
+		batch, taken, takenIDs = nil, map[string]bool{}, map[store.Identifier]bool{}
 	}
 	for i, c := range cs {
+		ids := c.identifiers()
+		for k := range ids {
+			ids[k] = store.NormalizeIdentifier(ids[k])
+			ids[k].Stamp = ""
+		}
 		held, err := r.held(ctx, c)
-		if err == nil && slices.ContainsFunc(held, func(p store.Paper) bool { return taken[p.ID] }) || taken[c.paper.ID] {
+		if err == nil && slices.ContainsFunc(held, func(p store.Paper) bool { return taken[p.ID] }) || taken[c.paper.ID] ||
+			slices.ContainsFunc(ids, func(id store.Identifier) bool { return takenIDs[id] }) {
 			flush() // one paper twice: the earlier must be held first
 			held, err = r.held(ctx, c)
 		}
@@ -413,6 +420,9 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 		taken[it.Paper.ID], taken[c.paper.ID] = true, true
 		for _, a := range it.Absorb {
 			taken[a] = true
+		}
+		for _, id := range ids {
+			takenIDs[id] = true
 		}
 	}
 	flush()
