@@ -32,11 +32,14 @@ func newExportCmd(g *globalOptions) *cobra.Command {
 	o := &exportOptions{globalOptions: g}
 	c := &cobra.Command{
 		Use:   "export [ID]... [--topic NAME] [--from FILE]",
-		Short: "Export papers as BibTeX or CSL-JSON for LaTeX and reference managers",
+		Short: "Export papers as BibTeX, CSL-JSON or RIS for LaTeX and reference managers",
 		Long: `Export papers of the library as citations: BibTeX (the default, also
 --bibtex) as @misc entries with eprint, archivePrefix and primaryClass, doi and
-journal when the paper was published; or CSL-JSON (--json, or --format
-csl-json) for Zotero, pandoc and citeproc. Keys are surnameYYYYfirstword
+journal when the paper was published; CSL-JSON (--json, or --format
+csl-json) for Zotero, pandoc and citeproc; or RIS (--format ris) for
+EndNote, Zotero, Mendeley and RefWorks. Authors are one person each
+whatever the source gave (a PDF's "A, B and C" is three); an ADS journal
+macro (\apjs) is written as the journal's name. Keys are surnameYYYYfirstword
 ("guo2025deepseek"); papers that would share one get a, b, ... suffixes;
 LaTeX special characters are escaped, except in TeX math in titles ($\alpha$)
 and in doi and url, which BibTeX reads verbatim.
@@ -48,6 +51,8 @@ or --from the --json output of papers ask ("-" reads stdin): the papers the
 answer cites. With none of these it is a usage error (exit 2).`,
 		Example: `  papers export --bibtex 2501.12948 2210.03629v3 > refs.bib
   papers export --topic rl-agents --json > rl-agents.json
+  papers export --tag to-read --format ris > to-read.ris
+  papers export 10.1145/1327452.1327492 > mapreduce.bib
   papers ask --json "How is GRPO trained?" > answer.json && papers export --from answer.json
   papers ask --json "How is GRPO trained?" | papers export --from -`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -57,7 +62,7 @@ answer cites. With none of these it is a usage error (exit 2).`,
 			return runExport(c.Context(), o)
 		},
 	}
-	o.format.register(c, "bibtex", []string{"bibtex", "csl-json"}, map[string]string{"bib": "bibtex", "csl": "csl-json", "csljson": "csl-json"}, "bibtex or csl-json")
+	o.format.register(c, "bibtex", []string{"bibtex", "csl-json", "ris"}, map[string]string{"bib": "bibtex", "csl": "csl-json", "csljson": "csl-json"}, "bibtex, csl-json or ris")
 	o.format.shortcut(c, "bibtex", "bibtex", "BibTeX output (the default; same as --format bibtex)")
 	o.format.shortcut(c, "json", "csl-json", "print CSL-JSON (same as --format csl-json)")
 	o.filter.register(c, filterTopic|filterTag|filterSaved)
@@ -114,8 +119,11 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	if len(got.Papers) == 0 {
 		return withExit(errors.New("no papers to export"), ExitNoEvidence)
 	}
-	if o.output == "csl-json" {
+	switch o.output {
+	case "csl-json":
 		return export.CSLJSON(o.io.Out, got.Papers)
+	case "ris":
+		return export.RIS(o.io.Out, got.Papers)
 	}
 	return export.BibTeX(o.io.Out, got.Papers)
 }

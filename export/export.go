@@ -23,6 +23,7 @@ import (
 
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/people"
+	"github.com/papers-cli/papers/internal/tex"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -144,8 +145,8 @@ func escapeText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if s[i] == '\\' || s[i] == '{' && strings.HasPrefix(s[i+1:], `\`) {
-			if tex, _, n := accentAt(s[i:]); n > 0 { // J\"urg stays TeX: {\"u}
-				b.WriteString(tex)
+			if t, _, n := tex.AccentAt(s[i:]); n > 0 { // J\"urg stays TeX: {\"u}
+				b.WriteString(t)
 				i += n
 				continue
 			}
@@ -173,7 +174,7 @@ func escapeText(s string) string {
 		case '^':
 			b.WriteString(`\textasciicircum{}`)
 		default:
-			if run, n := symbolRun(s[i-w:]); n > 0 { // Greek letters or symbols pdflatex cannot set as text
+			if run, n := tex.SymbolRun(s[i-w:]); n > 0 { // Greek letters or symbols pdflatex cannot set as text
 				b.WriteString(run)
 				i += n - w
 				continue
@@ -236,7 +237,7 @@ func escapeTitle(s string) string {
 			case c >= utf8.RuneSelf:
 				// $π$ stops pdflatex: Unicode symbols become commands ($\pi$)
 				r, w := utf8.DecodeRuneInString(part[j:])
-				if cmd, ok := mathCommand(r, part[j+w:]); ok {
+				if cmd, ok := tex.MathCommand(r, part[j+w:]); ok {
 					b.WriteString(cmd)
 					j += w - 1
 					continue
@@ -303,7 +304,11 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 			as = append(as, "others") // BibTeX styles print "et al."
 		}
 		field("author", strings.Join(as, " and "))
-		venue := p.Venue
+		if len(as) == 0 {
+			// what BibTeX styles sort and label by when there is no author
+			field("key", "{"+escapeTitle(p.Title)+"}")
+		}
+		venue, _ := tex.Journal(p.Venue) // an ADS macro (\apjs) is the journal's name
 		if venue == "" && (!typed || bt.container == "journal") {
 			venue = p.JournalRef // arXiv's journal reference: "Phys. Rev. B 85, 115117 (2012)"
 		}
@@ -463,14 +468,14 @@ func CSLJSON(w io.Writer, ps []store.Paper) error {
 	keys := Keys(ps)
 	items := make([]CSLItem, 0, len(ps))
 	for i, p := range ps {
-		it := CSLItem{ID: keys[i], Type: "article", Title: FromTeX(strings.Join(strings.Fields(p.Title), " ")), URL: urlOf(p), DOI: p.DOI,
+		it := CSLItem{ID: keys[i], Type: "article", Title: tex.FromTeX(strings.Join(strings.Fields(p.Title), " ")), URL: urlOf(p), DOI: p.DOI,
 			Abstract: strings.Join(strings.Fields(p.Abstract), " ")}
 		names, _ := people.Names(p.Authors)
 		for _, n := range names {
 			if n.Given == "" && (n.Org || n.Suffix == "") {
-				it.Author = append(it.Author, CSLName{Literal: FromTeX(n.Family)})
+				it.Author = append(it.Author, CSLName{Literal: tex.FromTeX(n.Family)})
 			} else {
-				it.Author = append(it.Author, CSLName{Family: FromTeX(n.Family), Given: FromTeX(n.Given), Suffix: n.Suffix})
+				it.Author = append(it.Author, CSLName{Family: tex.FromTeX(n.Family), Given: tex.FromTeX(n.Given), Suffix: n.Suffix})
 			}
 		}
 		if y, m, d := issued(p); y > 0 {
@@ -496,7 +501,8 @@ func CSLJSON(w io.Writer, ps []store.Paper) error {
 		}
 		if p.Type != "" {
 			it.Type = p.Type
-			it.ContainerTitle, it.Volume, it.Issue, it.Page = FromTeX(p.Venue), p.Volume, p.Issue, p.PageRange
+			venue, _ := tex.Journal(p.Venue)
+			it.ContainerTitle, it.Volume, it.Issue, it.Page = tex.FromTeX(venue), p.Volume, p.Issue, p.PageRange
 			if p.Type != "article" {
 				it.Publisher, it.Number, it.Genre = p.Publisher, "", ""
 			}
@@ -513,4 +519,98 @@ func CSLJSON(w io.Writer, ps []store.Paper) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(items)
+}
+
+// risTypes maps the CSL item types papers records to RIS reference types,
+// as Zotero's RIS translator writes them.
+var risTypes = map[string]string{
+	"article-journal": "JOUR", "article-magazine": "MGZN", "article-newspaper": "NEWS", "paper-conference": "CONF",
+	"chapter": "CHAP", "book": "BOOK", "thesis": "THES", "report": "RPRT", "dataset": "DATA", "webpage": "ELEC",
+	"post-weblog": "BLOG", "entry-encyclopedia": "ENCYC", "entry-dictionary": "DICT", "manuscript": "MANSCPT",
+	"patent": "PAT", "software": "COMP", "speech": "SLIDE", "standard": "STAND", "article": "UNPB",
+}
+
+// RIS writes the papers as RIS records (what EndNote, Zotero, Mendeley
+// and RefWorks import), IDs from Keys: TY from the paper's type (an arXiv
+// preprint is UNPB, unpublished work; a paper of unknown type GEN), TI,
+// one AU per author ("Family, Given"), PY and DA with the precision known,
+// T2 (journal, proceedings or book), VL, IS, SP and EP, PB, DO, UR, AB and
+// one KW per tag. Values are UTF-8 on one line each; TeX accents become
+// Unicode.
+func RIS(w io.Writer, ps []store.Paper) error {
+	keys := Keys(ps)
+	var b strings.Builder
+	for i, p := range ps {
+		field := func(tag, v string) {
+			if v = strings.Join(strings.Fields(v), " "); v != "" {
+				fmt.Fprintf(&b, "%s  - %s\r\n", tag, v)
+			}
+		}
+		ty := risTypes[p.Type]
+		switch {
+		case ty != "":
+		case p.Type == "" && (arxivID(p) != "" && p.JournalRef == ""):
+			ty = "UNPB"
+		case p.Type == "" && p.JournalRef != "":
+			ty = "JOUR"
+		default:
+			ty = "GEN"
+		}
+		field("TY", ty)
+		field("ID", keys[i])
+		field("TI", tex.FromTeX(p.Title))
+		names, _ := people.Names(p.Authors)
+		for _, n := range names {
+			switch {
+			case n.Org || n.Given == "":
+				field("AU", tex.FromTeX(strings.TrimSpace(n.Family+" "+n.Suffix)))
+			case n.Suffix != "":
+				field("AU", tex.FromTeX(n.Family+", "+n.Given+", "+n.Suffix))
+			default:
+				field("AU", tex.FromTeX(n.Family+", "+n.Given))
+			}
+		}
+		if y, m, d := issued(p); y > 0 {
+			field("PY", fmt.Sprint(y))
+			da := fmt.Sprintf("%04d/", y)
+			if m > 0 {
+				da += fmt.Sprintf("%02d", m)
+			}
+			da += "/"
+			if d > 0 && m > 0 {
+				da += fmt.Sprintf("%02d", d)
+			}
+			field("DA", da+"/")
+		}
+		venue, _ := tex.Journal(p.Venue)
+		if venue == "" {
+			venue = p.JournalRef
+		}
+		field("T2", tex.FromTeX(venue))
+		field("VL", p.Volume)
+		field("IS", p.Issue)
+		if sp, ep, ok := strings.Cut(strings.NewReplacer("–", "-", "—", "-", "--", "-").Replace(p.PageRange), "-"); ok {
+			field("SP", sp)
+			field("EP", ep)
+		} else {
+			field("SP", p.PageRange)
+		}
+		field("PB", p.Publisher)
+		field("DO", p.DOI)
+		field("UR", urlOf(p))
+		if id := arxivID(p); id != "" {
+			idv := id
+			if p.Version > 0 {
+				idv = fmt.Sprintf("%sv%d", id, p.Version)
+			}
+			field("AN", "arXiv:"+idv)
+		}
+		field("AB", tex.FromTeX(p.Abstract))
+		for _, t := range p.Tags {
+			field("KW", t.Name)
+		}
+		b.WriteString("ER  - \r\n\r\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -602,3 +602,55 @@ func TestTypedEntries(t *testing.T) {
 		t.Errorf("CSL preprint %+v", it)
 	}
 }
+
+// An ADS journal macro is the journal's name in every format; an entry
+// without authors carries a key to sort and label by; authors a source
+// gave as one list are one person each.
+func TestJournalMacrosKeysAndListedAuthors(t *testing.T) {
+	ps := []store.Paper{
+		{ID: "bib:ads", Type: "article-journal", Title: "The Sloan Digital Sky Survey", Authors: []string{"Thomason, Kayla; Ali Babar, Md; Brand, Ruth"},
+			Venue: `\apjs`, Volume: "182", PageRange: "543", Issued: "2009", Source: "bibtex"},
+		{ID: "zotero:u/NTLRQY6E", Type: "article-journal", Title: "Functional Map of the World", Source: "zotero"},
+	}
+	entries, items := exportBoth(t, ps)
+	if e := entries[0]; e.fields["journal"] != "The Astrophysical Journal Supplement Series" || e.fields["author"] != "Thomason, Kayla and Ali Babar, Md and Brand, Ruth" {
+		t.Errorf("ADS entry: %v", e.fields)
+	}
+	if items[0].ContainerTitle != "The Astrophysical Journal Supplement Series" || len(items[0].Author) != 3 {
+		t.Errorf("CSL: %+v", items[0])
+	}
+	if e := entries[1]; e.fields["key"] != "{Functional Map of the World}" || e.fields["author"] != "" {
+		t.Errorf("authorless entry: %v", e.fields)
+	}
+}
+
+// RIS: one record per paper, typed, a person per AU line, dates with the
+// precision known, pages split, CRLF line ends.
+func TestRIS(t *testing.T) {
+	ps := []store.Paper{
+		{ID: "zotero:u/AAAA1111", Type: "article-journal", Title: "Infrared Small and Dim Target Detection", Authors: []string{"Fangcen Liu", "King, Jr., Martin"},
+			Venue: `\mnras`, Volume: "32", Issue: "4", PageRange: "5921–5932", DOI: "10.1109/tip.2023.3326396", Issued: "2023-05",
+			Published: time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC), Source: "zotero", Tags: []store.Tag{{Name: "to-read", Source: "user"}}},
+		{ID: "2410.01698", ArxivID: "2410.01698", Version: 2, Title: `J\"urg's $\alpha$ paper`, Authors: []string{"GTEx Consortium", "Ziyuan Zhang"},
+			Published: time.Date(2024, 10, 2, 0, 0, 0, 0, time.UTC), Source: "arxiv"},
+	}
+	var b bytes.Buffer
+	if err := RIS(&b, ps); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"TY  - JOUR\r\nID  - liu2023infrared\r\nTI  - Infrared Small and Dim Target Detection\r\nAU  - Liu, Fangcen\r\nAU  - King, Martin, Jr.\r\nPY  - 2023\r\nDA  - 2023/05//\r\n",
+		"T2  - Monthly Notices of the Royal Astronomical Society\r\nVL  - 32\r\nIS  - 4\r\nSP  - 5921\r\nEP  - 5932\r\nDO  - 10.1109/tip.2023.3326396\r\n",
+		"KW  - to-read\r\nER  - \r\n\r\n",
+		"TY  - UNPB\r\n", "TI  - Jürg's $\\alpha$ paper\r\nAU  - GTEx Consortium\r\nAU  - Zhang, Ziyuan\r\nPY  - 2024\r\nDA  - 2024/10/02/\r\n",
+		"UR  - https://arxiv.org/abs/2410.01698\r\nAN  - arXiv:2410.01698v2\r\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("RIS lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "ER  - ") != 2 {
+		t.Errorf("RIS records: %s", got)
+	}
+}

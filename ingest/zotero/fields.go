@@ -8,6 +8,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/doi"
 	"github.com/papers-cli/papers/internal/people"
+	"github.com/papers-cli/papers/internal/tex"
 )
 
 // What an item's fields mean, read the way Zotero writes them.
@@ -190,10 +191,13 @@ func (c Creator) Name() string {
 }
 
 // Venue is where the item appeared: its publication (journal,
-// proceedings, book, website...), else the conference's name.
+// proceedings, book, website...), else the conference's name. An ADS
+// journal macro that an import from the ADS left ("\apj") is the
+// journal's name.
 func (it Item) Venue() string {
 	for _, k := range []string{"publicationTitle", "proceedingsTitle", "bookTitle", "websiteTitle", "conferenceName", "seriesTitle"} {
 		if v := strings.TrimSpace(it.Fields[k]); v != "" {
+			v, _ = tex.Journal(v)
 			return v
 		}
 	}

@@ -3,6 +3,7 @@ package crossreftest
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"strings"
 
 	"golang.org/x/text/encoding/charmap"
@@ -16,6 +17,11 @@ type Page struct {
 	Venue    string
 	DOI      string // printed as "https://doi.org/DOI" when set
 	Abstract string
+	// InfoAuthor is the Info dictionary's /Author and XMPCreators the XMP
+	// packet's dc:creator entries, as producers write them (a whole list
+	// in one string, often).
+	InfoAuthor  string
+	XMPCreators []string
 }
 
 // PDF returns a one-page PDF of p (PDF 1.4, Helvetica, WinAnsi text;
@@ -62,17 +68,32 @@ func PDF(p Page) []byte {
 		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offs), s)
 	}
 	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	catalog := "<< /Type /Catalog /Pages 2 0 R >>"
+	if len(p.XMPCreators) > 0 {
+		catalog = "<< /Type /Catalog /Pages 2 0 R /Metadata 7 0 R >>"
+	}
+	obj(catalog)
 	obj("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
 	obj("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>")
 	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
 	obj(fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", content.Len(), content.String()))
+	obj(fmt.Sprintf("<< /Title (%s) /Author (%s) /Producer (crossreftest) >>", pdfString(p.Title), pdfString(p.InfoAuthor)))
+	if len(p.XMPCreators) > 0 {
+		var x strings.Builder
+		x.WriteString(`<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">`)
+		x.WriteString(`<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator><rdf:Seq>`)
+		for _, c := range p.XMPCreators {
+			x.WriteString("<rdf:li>" + html.EscapeString(c) + "</rdf:li>")
+		}
+		x.WriteString(`</rdf:Seq></dc:creator></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`)
+		obj(fmt.Sprintf("<< /Type /Metadata /Subtype /XML /Length %d >>\nstream\n%s\nendstream", x.Len()+1, x.String()))
+	}
 	xref := b.Len()
 	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
 	for _, o := range offs {
 		fmt.Fprintf(&b, "%010d 00000 n \n", o)
 	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, xref)
 	return b.Bytes()
 }
 
