@@ -438,3 +438,28 @@ func isSuffix(w string) bool {
 	}
 	return false
 }
+
+// BibTeX reads a BibTeX name list ("Knuth, Donald E. and Leslie Lamport
+// and {Barnes and Noble}") as BibTeX does: names apart at "and" outside
+// braces, each "First von Last", "von Last, First" or "von Last, Jr,
+// First", a name in braces whole. decode turns each part's TeX into text
+// (accents, braces) after the split, so that braces protect what they
+// enclose. A trailing "others" is kept (More recognises it).
+func BibTeX(list string, decode func(string) string) []string {
+	var out []string
+	for _, raw := range splitAnd(strings.Join(strings.Fields(list), " ")) {
+		if strings.EqualFold(raw, "others") {
+			out = append(out, "others")
+			continue
+		}
+		n := Parse(raw)
+		n.Family, n.Given, n.Suffix = decode(n.Family), decode(n.Given), decode(n.Suffix)
+		if n.Family == "" {
+			n.Family, n.Given = n.Given, ""
+		}
+		if n.Family != "" {
+			out = append(out, n.String())
+		}
+	}
+	return out
+}

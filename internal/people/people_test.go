@@ -2,6 +2,7 @@ package people
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -93,5 +94,14 @@ func TestNames(t *testing.T) {
 	names, _ = Names([]string{"Research and Development Team"})
 	if len(names) != 1 || !names[0].Org {
 		t.Errorf("Names(org with and) = %+v", names)
+	}
+}
+
+func TestBibTeX(t *testing.T) {
+	unbrace := func(s string) string { return strings.NewReplacer("{", "", "}", "", `\"u`, "ü", `\'e`, "é").Replace(s) }
+	got := BibTeX(`Knuth, Donald E. and Leslie Lamport and {Barnes and Noble} and M{\"u}ller, Hans and Ren{\'e} de la Fontaine and King, Jr., Martin and others`, unbrace)
+	want := []string{"Donald E. Knuth", "Leslie Lamport", "Barnes and Noble", "Hans Müller", "René de la Fontaine", "King, Jr., Martin", "others"}
+	if !slices.Equal(got, want) {
+		t.Errorf("BibTeX = %q\nwant     %q", got, want)
 	}
 }
