@@ -121,11 +121,11 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	}
 	switch o.output {
 	case "csl-json":
-		return export.CSLJSON(o.io.Out, got.Papers)
+		return export.CSLJSON(o.io.Out, got.Papers, got.Keys)
 	case "ris":
-		return export.RIS(o.io.Out, got.Papers)
+		return export.RIS(o.io.Out, got.Papers, got.Keys)
 	}
-	return export.BibTeX(o.io.Out, got.Papers)
+	return export.BibTeX(o.io.Out, got.Papers, got.Keys)
 }
 
 // versionHeld says that ref asked for another version than the library

@@ -27,25 +27,38 @@ import (
 	"github.com/papers-cli/papers/store"
 )
 
-// Keys returns a citation key for each paper, in order: the first author's
-// surname, the year and the first significant word of the title, in lower
-// case ASCII ("guo2025deepseek"). Keys are unique within ps: keys that would
-// repeat get suffixes a, b, c... assigned in (published, id) order, skipping
-// any suffixed key another paper has as its own ("Learninga: ..." keeps
-// learninga, so two "Learning ..." papers get learningb and learningc). The
-// same set of papers always gets the same keys whatever order they come in.
-func Keys(ps []store.Paper) []string {
-	base := make([]string, len(ps))
+// Keys returns a citation key for each paper, in order. A paper with a
+// key of its own (own[p.ID]: the citation key its BibTeX entry had) keeps
+// it, unless another paper of ps has the same one. The others get the
+// first author's surname, the year and the first significant word of the
+// title, in lower case ASCII ("guo2025deepseek"); keys that would repeat
+// (or be another paper's own) get suffixes a, b, c... assigned in
+// (published, id) order, skipping any suffixed key another paper has as
+// its own ("Learninga: ..." keeps learninga, so two "Learning ..." papers
+// get learningb and learningc). The same set of papers always gets the
+// same keys whatever order they come in.
+func Keys(ps []store.Paper, own map[string]string) []string {
+	keys := make([]string, len(ps))
+	taken := map[string]bool{}
+	ownCount := map[string]int{}
+	for _, p := range ps {
+		if k := own[p.ID]; validKey(k) {
+			ownCount[k]++
+		}
+	}
 	groups := map[string][]int{}
 	for i, p := range ps {
-		base[i] = baseKey(p)
-		groups[base[i]] = append(groups[base[i]], i)
+		if k := own[p.ID]; validKey(k) && ownCount[k] == 1 {
+			keys[i], taken[k] = k, true
+			continue
+		}
+		b := baseKey(p)
+		keys[i] = b
+		groups[b] = append(groups[b], i)
 	}
-	keys := slices.Clone(base)
-	taken := map[string]bool{}
 	var shared []string
 	for b, idx := range groups {
-		if len(idx) < 2 {
+		if len(idx) < 2 && !taken[b] {
 			taken[b] = true
 		} else {
 			shared = append(shared, b)
@@ -72,6 +85,14 @@ func Keys(ps []store.Paper) []string {
 		}
 	}
 	return keys
+}
+
+// validKey says whether k can be written as a BibTeX citation key: no
+// blanks, braces, commas, quotes, "#", "%" or "=".
+func validKey(k string) bool {
+	return k != "" && !strings.ContainsFunc(k, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(`{}(),"#%=\`, r)
+	})
 }
 
 // suffix is a, b, ..., z, aa, ab, ...
@@ -274,10 +295,11 @@ var bibTypes = map[string]struct{ entry, container string }{
 	"report":            {"techreport", ""},
 }
 
-// BibTeX writes one entry per paper, keys from Keys, typed as the package
-// doc says.
-func BibTeX(w io.Writer, ps []store.Paper) error {
-	keys := Keys(ps)
+// BibTeX writes one entry per paper, keys from Keys (own: the papers'
+// own citation keys, see Selected.Keys; nil for none), typed as the
+// package doc says.
+func BibTeX(w io.Writer, ps []store.Paper, own map[string]string) error {
+	keys := Keys(ps, own)
 	var b strings.Builder
 	for i, p := range ps {
 		if i > 0 {
@@ -464,8 +486,8 @@ type CSLDate struct {
 // source gave (2023, 2023-05, 2023-05-17). A "+N" marker
 // for authors the source left out is dropped: CSL-JSON has no "and others"
 // name, and styles add "et al." by their own rules.
-func CSLJSON(w io.Writer, ps []store.Paper) error {
-	keys := Keys(ps)
+func CSLJSON(w io.Writer, ps []store.Paper, own map[string]string) error {
+	keys := Keys(ps, own)
 	items := make([]CSLItem, 0, len(ps))
 	for i, p := range ps {
 		it := CSLItem{ID: keys[i], Type: "article", Title: tex.FromTeX(strings.Join(strings.Fields(p.Title), " ")), URL: urlOf(p), DOI: p.DOI,
@@ -537,8 +559,8 @@ var risTypes = map[string]string{
 // T2 (journal, proceedings or book), VL, IS, SP and EP, PB, DO, UR, AB and
 // one KW per tag. Values are UTF-8 on one line each; TeX accents become
 // Unicode.
-func RIS(w io.Writer, ps []store.Paper) error {
-	keys := Keys(ps)
+func RIS(w io.Writer, ps []store.Paper, own map[string]string) error {
+	keys := Keys(ps, own)
 	var b strings.Builder
 	for i, p := range ps {
 		field := func(tag, v string) {

@@ -128,7 +128,7 @@ func TestBibTeXRecordedPapers(t *testing.T) {
 		store.Paper{ID: "doc1", Title: "Local notes", Source: "jsonl"},
 	)
 	var buf bytes.Buffer
-	if err := BibTeX(&buf, ps); err != nil {
+	if err := BibTeX(&buf, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	entries := parseBibTeX(t, buf.String())
@@ -194,7 +194,7 @@ func TestKeysDoNotDependOnOrder(t *testing.T) {
 	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := store.Paper{ID: "1", Title: "Agents", Authors: []string{"X Lee"}, Published: day}
 	b := store.Paper{ID: "2", Title: "Agents", Authors: []string{"Y Lee"}, Published: day.AddDate(0, 0, 1)}
-	k1, k2 := Keys([]store.Paper{a, b}), Keys([]store.Paper{b, a})
+	k1, k2 := Keys([]store.Paper{a, b}, nil), Keys([]store.Paper{b, a}, nil)
 	if k1[0] != k2[1] || k1[1] != k2[0] || k1[0] != "lee2024agentsa" {
 		t.Errorf("keys %v then %v", k1, k2)
 	}
@@ -204,7 +204,7 @@ func TestCSLJSON(t *testing.T) {
 	p := store.Paper{ID: "2501.12948", Version: 1, Title: "DeepSeek-R1:\n Incentivizing", Authors: []string{"DeepSeek-AI", "Daya Guo"},
 		Published: time.Date(2025, 1, 22, 0, 0, 0, 0, time.UTC), Source: "arxiv", DOI: "10.1/2"}
 	var buf bytes.Buffer
-	if err := CSLJSON(&buf, []store.Paper{p}); err != nil {
+	if err := CSLJSON(&buf, []store.Paper{p}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var items []map[string]any
@@ -250,7 +250,7 @@ func TestKeysUniqueAcrossGroups(t *testing.T) {
 	}
 	// Stable: every order of the same set gives each paper the same key.
 	want := map[string]string{}
-	for i, k := range Keys(ps) {
+	for i, k := range Keys(ps, nil) {
 		want[ps[i].ID] = k
 	}
 	if want["2602.00001"] != "vanbeethoven2026learninga" {
@@ -258,7 +258,7 @@ func TestKeysUniqueAcrossGroups(t *testing.T) {
 	}
 	rev := slices.Clone(ps)
 	slices.Reverse(rev)
-	for i, k := range Keys(rev) {
+	for i, k := range Keys(rev, nil) {
 		if want[rev[i].ID] != k {
 			t.Errorf("%s: key %s in one order, %s in another", rev[i].ID, want[rev[i].ID], k)
 		}
@@ -418,7 +418,7 @@ func TestBibTeXVerbatimAndMath(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := store.Paper{ID: "2506.00001", Version: 1, Title: tt.title, Authors: []string{"Ana Lima"}, Published: day, Source: "arxiv", DOI: tt.doi, URL: tt.url}
 			var buf bytes.Buffer
-			if err := BibTeX(&buf, []store.Paper{p}); err != nil {
+			if err := BibTeX(&buf, []store.Paper{p}, nil); err != nil {
 				t.Fatal(err)
 			}
 			e := parseBibTeX(t, buf.String())[0]
@@ -447,7 +447,7 @@ func TestCSLJSONPublished(t *testing.T) {
 	ps = append(ps, store.Paper{ID: "2611.00001", Version: 1, Title: "Published Later", Published: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
 		JournalRef: "J. Later 1 (2027)", Source: "arxiv"})
 	var buf bytes.Buffer
-	if err := CSLJSON(&buf, ps); err != nil {
+	if err := CSLJSON(&buf, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	var items []map[string]any
@@ -484,10 +484,10 @@ func TestCSLJSONPublished(t *testing.T) {
 func exportBoth(t *testing.T, ps []store.Paper) ([]bibEntry, []CSLItem) {
 	t.Helper()
 	var bib, csl bytes.Buffer
-	if err := BibTeX(&bib, ps); err != nil {
+	if err := BibTeX(&bib, ps, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := CSLJSON(&csl, ps); err != nil {
+	if err := CSLJSON(&csl, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	var items []CSLItem
@@ -635,7 +635,7 @@ func TestRIS(t *testing.T) {
 			Published: time.Date(2024, 10, 2, 0, 0, 0, 0, time.UTC), Source: "arxiv"},
 	}
 	var b bytes.Buffer
-	if err := RIS(&b, ps); err != nil {
+	if err := RIS(&b, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()

@@ -128,7 +128,7 @@ func TestExportOfEverySourceCompiles(t *testing.T) {
 	data := arxivtest.DataDir(t)
 	ps, pdfs := mixedLibrary(t, data)
 	var bib bytes.Buffer
-	if err := export.BibTeX(&bib, ps); err != nil {
+	if err := export.BibTeX(&bib, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	r := exporttest.Check(t, bib.Bytes())
@@ -143,7 +143,7 @@ func TestExportOfEverySourceCompiles(t *testing.T) {
 		t.Log(w)
 	}
 	var ris bytes.Buffer
-	if err := export.RIS(&ris, ps); err != nil {
+	if err := export.RIS(&ris, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(ris.String(), "\r\nER  - \r\n"); n != len(ps) || strings.Count(ris.String(), "TY  - ") != len(ps) {

@@ -228,9 +228,9 @@ func (s *Server) exportBibtex(ctx context.Context, _ *mcp.CallToolRequest, in ex
 	}
 	var b bytes.Buffer
 	if out.Format == "csl-json" {
-		err = export.CSLJSON(&b, got.Papers)
+		err = export.CSLJSON(&b, got.Papers, got.Keys)
 	} else {
-		err = export.BibTeX(&b, got.Papers)
+		err = export.BibTeX(&b, got.Papers, got.Keys)
 	}
 	if err != nil {
 		return out, err

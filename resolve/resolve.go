@@ -54,16 +54,7 @@ var _ Library = (*store.Library)(nil)
 // not hold is an error wrapping store.ErrNotFound.
 func Paper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
 	ref = strings.TrimSpace(ref)
-	var aliases []string
-	if id, _, err := arxiv.ParseID(ref); err == nil {
-		aliases = append(aliases, id)
-	}
-	if d, ok := doi.Parse(ref); ok {
-		if id, _, err := arxiv.ParseID(doi.Arxiv(d)); err == nil {
-			aliases = append(aliases, id)
-		}
-		aliases = append(aliases, "doi:"+d)
-	}
+	aliases := spellings(ref)
 	p, err := lib.FindPaper(ctx, ref, aliases...)
 	var amb *store.AmbiguousError
 	switch {
@@ -77,6 +68,23 @@ func Paper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
 		return p, hint.With(err, "%s", ambiguityHint(amb))
 	}
 	return p, err
+}
+
+// spellings are the other ways ref names a paper: the versionless arXiv
+// id of an arXiv id in any form, "doi:DOI" for a DOI in any form (and the
+// arXiv id of an arXiv DOI).
+func spellings(ref string) []string {
+	var out []string
+	if id, _, err := arxiv.ParseID(ref); err == nil {
+		out = append(out, id)
+	}
+	if d, ok := doi.Parse(ref); ok {
+		if id, _, err := arxiv.ParseID(doi.Arxiv(d)); err == nil {
+			out = append(out, id)
+		}
+		out = append(out, "doi:"+d)
+	}
+	return out
 }
 
 // Papers turns references (see Paper) into the library's keys, each once,

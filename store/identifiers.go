@@ -15,7 +15,7 @@ import (
 // how the same paper arriving from two sources is recognised (schema 3,
 // table paper_identifiers; no foreign key to papers, like topic_papers).
 type Identifier struct {
-	Kind  string `json:"kind"`  // IDArxiv, IDDOI, IDSHA256, IDZotero or IDAlias
+	Kind  string `json:"kind"`  // IDArxiv, IDDOI, IDSHA256, IDZotero, IDAlias or IDBibTeX
 	Value string `json:"value"` // normalised, see NormalizeIdentifier
 	// Stamp is the source's modification mark for the item (Zotero's
 	// dateModified and attachment state), so a re-run can tell what
@@ -30,6 +30,7 @@ const (
 	IDSHA256 = "sha256" // SHA-256 (hex) of a PDF file whose text the paper holds or held
 	IDZotero = "zotero" // a Zotero item: "<library>/<item key>" (see package zotero)
 	IDAlias  = "alias"  // an id the paper had before it was merged into another or re-keyed
+	IDBibTeX = "bibtex" // a BibTeX entry's citation key, as written in the .bib file it came from
 )
 
 // NormalizeIdentifier returns id with its value in the form the library
