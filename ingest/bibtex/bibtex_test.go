@@ -92,7 +92,7 @@ func TestFiles(t *testing.T) {
 		"file": `Full Text PDF:/home/u/Zotero/storage/ABCD1234/Smith - 2020.pdf:application/pdf;Snapshot:/home/u/Zotero/storage/ABCD1234/page.html:text/html;:papers/x.pdf:PDF;C\:\\Users\\u\\y.pdf:PDF`,
 		// BibDesk: a real value (Ed Summers' bibdesk2zotero write-up)
 		"bdsk-file-1": `YnBsaXN0MDDSAQIDBFxyZWxhdGl2ZVBhdGhZYWxpYXNEYXRhXxBAcGFwZXJzL0JlcmcvVGhlIG11bHRpcGxlIGJvZGllcyBvZiB0aGUgbWVkaWNhbCByZWNvcmQgVG93YXJkLnBkZk8RAfAAAAAAAfAAAgAABk1hY09TWAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABCRAAB/////x9UaGUgbXVsdGlwbGUgYm9kaWUjRkZGRkZGRkYucGRmAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAD/////AAAAAAAAAAAAAAAAAAEABAAACiBjdQAAAAAAAAAAAAAAAAAEQmVyZwACAF0vOlVzZXJzOmVkc3U6RHJvcGJveDpCaWJEZXNrOnBhcGVyczpCZXJnOlRoZSBtdWx0aXBsZSBib2RpZXMgb2YgdGhlIG1lZGljYWwgcmVjb3JkIFRvd2FyZC5wZGYAAA4AagA0AFQAaABlACAAbQB1AGwAdABpAHAAbABlACAAYgBvAGQAaQBlAHMAIABvAGYAIAB0AGgAZQAgAG0AZQBkAGkAYwBhAGwAIAByAGUAYwBvAHIAZAAgAFQAbwB3AGEAcgBkAC4AcABkAGYADwAOAAYATQBhAGMATwBTAFgAEgBbVXNlcnMvZWRzdS9Ecm9wYm94L0JpYkRlc2svcGFwZXJzL0JlcmcvVGhlIG11bHRpcGxlIGJvZGllcyBvZiB0aGUgbWVkaWNhbCByZWNvcmQgVG93YXJkLnBkZgAAEwABLwAAFQACAAv//wAAAAgADQAaACQAZwAAAAAAAAIBAAAAAAAAAAUAAAAAAAAAAAAAAAAAAAJb`,
-		"local-url": "file:///srv/papers/z.pdf",
+		"local-url":   "file:///srv/papers/z.pdf",
 	}}
 	got := e.Files(dir)
 	want := []string{"/home/u/Zotero/storage/ABCD1234/Smith - 2020.pdf", "/home/u/Zotero/storage/ABCD1234/page.html", filepath.Join(dir, "papers/x.pdf"),

@@ -63,7 +63,9 @@ func (e Entry) Files(dir string) []string {
 			bdsk = append(bdsk, k)
 		}
 	}
-	sort.Slice(bdsk, func(i, j int) bool { return len(bdsk[i]) < len(bdsk[j]) || len(bdsk[i]) == len(bdsk[j]) && bdsk[i] < bdsk[j] })
+	sort.Slice(bdsk, func(i, j int) bool {
+		return len(bdsk[i]) < len(bdsk[j]) || len(bdsk[i]) == len(bdsk[j]) && bdsk[i] < bdsk[j]
+	})
 	for _, k := range bdsk {
 		add(bdeskPath(e.Fields[k]))
 	}

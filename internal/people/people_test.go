@@ -98,7 +98,9 @@ func TestNames(t *testing.T) {
 }
 
 func TestBibTeX(t *testing.T) {
-	unbrace := func(s string) string { return strings.NewReplacer("{", "", "}", "", `\"u`, "ü", `\'e`, "é").Replace(s) }
+	unbrace := func(s string) string {
+		return strings.NewReplacer("{", "", "}", "", `\"u`, "ü", `\'e`, "é").Replace(s)
+	}
 	got := BibTeX(`Knuth, Donald E. and Leslie Lamport and {Barnes and Noble} and M{\"u}ller, Hans and Ren{\'e} de la Fontaine and King, Jr., Martin and others`, unbrace)
 	want := []string{"Donald E. Knuth", "Leslie Lamport", "Barnes and Noble", "Hans Müller", "René de la Fontaine", "King, Jr., Martin", "others"}
 	if !slices.Equal(got, want) {
