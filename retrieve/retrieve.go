@@ -1,4 +1,4 @@
-package ask
+package retrieve
 
 import (
 	"context"
@@ -65,26 +65,32 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown retrieval mode %q (want hybrid, bm25 or dense)", s)
 }
 
-// RetrieveOptions tunes Retrieve. The zero value asks for the 10 best
-// passages in hybrid mode, at most 3 from one paper.
-type RetrieveOptions struct {
-	K        int  // passages to return (default 10)
+// The defaults of Options.
+const (
+	DefaultK        = 10 // passages
+	DefaultPerPaper = 3  // passages of one paper
+)
+
+// Options tunes Retrieve. The zero value asks for the DefaultK best
+// passages in hybrid mode, at most DefaultPerPaper from one paper.
+type Options struct {
+	K        int  // passages to return (default DefaultK)
 	Mode     Mode // default Hybrid
-	PerPaper int  // at most this many passages of one paper (default 3; < 0: no limit)
+	PerPaper int  // at most this many passages of one paper (default DefaultPerPaper; < 0: no limit)
 	// Filter selects the papers searched: ids, categories, authors,
 	// published since/until (see store.Filter; Limit is ignored).
 	Filter store.Filter
 }
 
-func (o RetrieveOptions) withDefaults() RetrieveOptions {
+func (o Options) withDefaults() Options {
 	if o.K <= 0 {
-		o.K = 10
+		o.K = DefaultK
 	}
 	if o.Mode == "" {
 		o.Mode = Hybrid
 	}
 	if o.PerPaper == 0 {
-		o.PerPaper = 3
+		o.PerPaper = DefaultPerPaper
 	}
 	return o
 }
@@ -161,7 +167,7 @@ type Retriever struct {
 // opt.PerPaper from one paper, among the papers opt.Filter selects. Ties are
 // broken by chunk id, so the order is deterministic. No match is not an
 // error: the result is empty (callers map that to "no evidence").
-func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOptions) ([]Passage, error) {
+func (r *Retriever) Retrieve(ctx context.Context, query string, opt Options) ([]Passage, error) {
 	opt = opt.withDefaults()
 	fu := r.Fusion
 	if fu.Method == "" {
@@ -181,7 +187,7 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOpti
 	g, gctx := errgroup.WithContext(ctx)
 	if opt.Mode != Dense {
 		g.Go(func() (err error) {
-			lex, err = r.lexical(gctx, query, depth, f)
+			lex, err = r.Lexical(gctx, query, depth, f)
 			return err
 		})
 	}
@@ -220,7 +226,7 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOpti
 	default:
 		ranked = fu.fuse(lex, dense)
 	}
-	return r.hydrate(ctx, diversify(ranked, opt.K, opt.PerPaper))
+	return r.Hydrate(ctx, diversify(ranked, opt.K, opt.PerPaper))
 }
 
 // noiseFloor is the similarity below which the embedder's best match means
@@ -267,7 +273,10 @@ func (fu Fusion) fuse(lex, dense []Scored) []Scored {
 	return FuseScores(lists, w)
 }
 
-func (r *Retriever) lexical(ctx context.Context, query string, k int, f store.Filter) ([]Scored, error) {
+// Lexical ranks up to k chunks of the papers f selects by BM25 over their
+// text and title, with the retriever's feedback, best first (ties by chunk
+// id). A query with no content words matches nothing.
+func (r *Retriever) Lexical(ctx context.Context, query string, k int, f store.Filter) ([]Scored, error) {
 	// Stop words only slow FTS5 down (they match nearly every chunk) and
 	// move no ranking on SciFact.
 	words := embed.ContentWords(query)
@@ -348,8 +357,9 @@ func diversify(ranked []Scored, k, perPaper int) []Scored {
 	return out
 }
 
-// hydrate fetches the text and paper of each ranked chunk.
-func (r *Retriever) hydrate(ctx context.Context, ranked []Scored) ([]Passage, error) {
+// Hydrate fetches the text and paper of each ranked chunk: the passages,
+// ranked as given (a chunk deleted since it was ranked is left out).
+func (r *Retriever) Hydrate(ctx context.Context, ranked []Scored) ([]Passage, error) {
 	if len(ranked) == 0 {
 		return nil, nil
 	}
