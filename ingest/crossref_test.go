@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -253,5 +254,78 @@ func TestLocalPDFOfflineFilledByUpdate(t *testing.T) {
 	p, err := f.lib.FindPaper(ctx, "doi:10.1145/3448016.3452841")
 	if err != nil || p.Venue != "Proceedings of the 2021 International Conference on Management of Data" || p.Type != "paper-conference" || p.Pages != 1 {
 		t.Errorf("filled: %v %+v", err, p)
+	}
+}
+
+// doiStyles are how publishers print a paper's DOI on its first page: a
+// resolver URL (ACM, Nature, Springer, Elsevier), PLOS's "doi:", IEEE's
+// footer, Wiley's "DOI:", an old dx.doi.org URL, and a long DOI broken
+// across two lines.
+var doiStyles = []func(d string) (string, bool){
+	func(d string) (string, bool) { return "https://doi.org/" + d, false },
+	func(d string) (string, bool) { return "Citation: PLoS ONE 7(3): e33693. doi:" + d, false },
+	func(d string) (string, bool) { return "Digital Object Identifier " + d, true },
+	func(d string) (string, bool) { return "DOI: " + d, true },
+	func(d string) (string, bool) { return "http://dx.doi.org/" + d, false },
+	func(d string) (string, bool) {
+		if i := strings.LastIndexAny(d, "./"); i > strings.Index(d, "/") && i < len(d)-1 {
+			return "https://doi.org/" + d[:i+1] + "\n" + d[i+1:], false
+		}
+		return "https://doi.org/" + d, false
+	},
+}
+
+// Local PDFs whose first page prints their DOI get venue and year from
+// Crossref: one PDF per recorded work that has both, its DOI printed in
+// one of the publishers' styles, all ingested in one run against the
+// recorded responses. The goal is 90%; the figure is in BENCHMARKS.md.
+func TestLocalPDFsWithDOIFilled(t *testing.T) {
+	f := newFixture(t, arxivtest.Options{})
+	s := f.withCrossref(t, crossreftest.Options{})
+	ctx := context.Background()
+	client := f.in.Crossref.(*crossref.Client)
+	dir := t.TempDir()
+	type want struct{ doi, venue, year string }
+	var wants []want
+	var paths []string
+	dois := s.DOIs()
+	slices.Sort(dois)
+	for _, d := range dois {
+		w, err := client.Work(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Container() == "" || w.Date().Year == 0 || w.Title() == "" {
+			continue // nothing to fill: Crossref has no venue or year for it
+		}
+		line, foot := doiStyles[len(wants)%len(doiStyles)](w.DOI)
+		page := crossreftest.Page{Title: w.Title(), Authors: w.Authors()[:min(3, len(w.Authors()))], DOILine: line, DOIAtFoot: foot,
+			Abstract: w.Abstract()}
+		if page.Abstract == "" {
+			page.Abstract = "This paper's first page prints its title, its authors and its DOI, as journals print them."
+		}
+		paths = append(paths, writePDF(t, dir, fmt.Sprintf("%02d.pdf", len(wants)), page))
+		wants = append(wants, want{d, w.Container(), fmt.Sprint(w.Date().Year)})
+	}
+	rep, err := f.in.Paths(ctx, paths)
+	if err != nil || len(rep.Added) != len(wants) {
+		t.Fatalf("%v: added %d of %d, failed %+v", err, len(rep.Added), len(wants), rep.Failed)
+	}
+	filled := 0
+	for i, w := range wants {
+		p, err := f.lib.FindPaper(ctx, "doi:"+w.doi)
+		switch {
+		case err != nil:
+			t.Logf("%s (%s): not found by its DOI: %v", w.doi, paths[i], err)
+		case p.Venue != w.venue || p.Issued[:min(4, len(p.Issued))] != w.year:
+			t.Logf("%s: venue %q, issued %q; Crossref: %q, %s", w.doi, p.Venue, p.Issued, w.venue, w.year)
+		default:
+			filled++
+		}
+	}
+	rate := float64(filled) / float64(len(wants))
+	t.Logf("venue and year filled for %d of %d local PDFs with a DOI on page 1 (%.1f%%)", filled, len(wants), 100*rate)
+	if rate < 0.9 {
+		t.Errorf("venue and year filled for %.1f%% of the PDFs, want at least 90%%", 100*rate)
 	}
 }

@@ -16,7 +16,12 @@ type Page struct {
 	Authors  []string
 	Venue    string
 	DOI      string // printed as "https://doi.org/DOI" when set
-	Abstract string
+	// DOILine, when set, is printed instead, as a publisher prints it
+	// ("Digital Object Identifier 10.1109/..."; a "\n" in it breaks the
+	// line); DOIAtFoot puts it at the foot of the page.
+	DOILine   string
+	DOIAtFoot bool
+	Abstract  string
 	// InfoAuthor is the Info dictionary's /Author and XMPCreators the XMP
 	// packet's dc:creator entries, as producers write them (a whole list
 	// in one string, often).
@@ -48,17 +53,29 @@ func PDF(p Page) []byte {
 	if p.Venue != "" {
 		line(9, p.Venue)
 	}
-	if p.DOI != "" {
-		line(9, "https://doi.org/"+p.DOI)
+	doiLine := p.DOILine
+	if doiLine == "" && p.DOI != "" {
+		doiLine = "https://doi.org/" + p.DOI
+	}
+	if !p.DOIAtFoot {
+		for _, l := range strings.Split(doiLine, "\n") {
+			line(9, l)
+		}
 	}
 	y -= 12
 	if p.Abstract != "" {
 		line(11, "Abstract")
 		for _, l := range wrap(p.Abstract, 95) {
-			if y < 72 {
+			if y < 90 {
 				break
 			}
 			line(10, l)
+		}
+	}
+	if p.DOIAtFoot {
+		y = 60
+		for _, l := range strings.Split(doiLine, "\n") {
+			line(8, l)
 		}
 	}
 	var b bytes.Buffer
