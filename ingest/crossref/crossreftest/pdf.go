@@ -12,10 +12,10 @@ import (
 // Page is the first page of a paper as a journal prints it: its title set
 // large, its authors, its venue line and DOI, and its abstract.
 type Page struct {
-	Title    string
-	Authors  []string
-	Venue    string
-	DOI      string // printed as "https://doi.org/DOI" when set
+	Title   string
+	Authors []string
+	Venue   string
+	DOI     string // printed as "https://doi.org/DOI" when set
 	// DOILine, when set, is printed instead, as a publisher prints it
 	// ("Digital Object Identifier 10.1109/..."; a "\n" in it breaks the
 	// line); DOIAtFoot puts it at the foot of the page.
