@@ -30,6 +30,7 @@ type ingestOptions struct {
 	jsonl         []string
 	zotero        string
 	bibs          []string
+	doiPDFs       bool
 	json          bool
 	chunkSize     int
 	chunkOverlap  int
@@ -86,7 +87,10 @@ text. Entries that cannot be read are reported by line and skipped.
 A local PDF that names a DOI (first page, XMP, Info) is filled from
 Crossref; one with neither a DOI nor an arXiv id is searched for by title
 and first author, and Crossref's answer is taken only when its title is
-0.85 alike (a note says when it is not). Offline the file's own record is
+0.85 alike (a note says when it is not). With --pdf a DOI's open-access
+PDF (the link Crossref lists, else the landing page's citation_pdf_url)
+brings its full text; without, the paper holds its record and the
+abstract Crossref has. Offline the file's own record is
 kept; papers update fills it in. PAPERS_EMAIL puts Crossref requests in its
 polite pool; PAPERS_CROSSREF_API_URL points at a mirror.
 
@@ -135,6 +139,7 @@ the files of a run; offline, the next run fills it in).`,
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
 	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
 	f.StringArrayVar(&o.bibs, "bib", nil, "ingest the entries of a BibTeX `FILE` (repeatable; a FILE.bib argument does the same)")
+	f.BoolVar(&o.doiPDFs, "pdf", false, "for DOIs, also fetch the open-access PDF (the link Crossref lists, else the landing page's) for the full text; PAPERS_PDF=1 always does")
 	f.Lookup("zotero").NoOptDefVal = zoteroDefault
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, skipped)")
 	f.IntVar(&o.chunkSize, "chunk-size", chunk.Defaults.Size, "target words per chunk (default: the library's, 180 for a new one)")
@@ -163,6 +168,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	opts := library.IngestOptions{
 		WriteOptions: o.writeOptions(e, o.abstractsOnly, o.retryFailed, o.workers, prog),
 		Topic:        o.topic,
+		DOIPDFs:      o.doiPDFs,
 	}
 	if o.sizeSet {
 		opts.ChunkSize = &o.chunkSize

@@ -146,12 +146,14 @@ func arxivConfig() (library.ArxivConfig, error) {
 
 // crossrefConfig reads the Crossref client's settings from the
 // environment: PAPERS_CROSSREF_API_URL (a mirror, a test's fake),
-// PAPERS_EMAIL (Crossref's polite pool), PAPERS_CROSSREF_DELAY.
+// PAPERS_EMAIL (Crossref's polite pool), PAPERS_CROSSREF_DELAY, and
+// PAPERS_DOI_URL (the DOI resolver landing pages are reached through).
 func crossrefConfig() (library.CrossrefConfig, error) {
 	c := library.CrossrefConfig{
-		APIURL:    os.Getenv("PAPERS_CROSSREF_API_URL"),
-		Mailto:    strings.TrimSpace(os.Getenv("PAPERS_EMAIL")),
-		UserAgent: fmt.Sprintf("papers/%s (+https://github.com/papers-cli/papers)", Version),
+		APIURL:      os.Getenv("PAPERS_CROSSREF_API_URL"),
+		Mailto:      strings.TrimSpace(os.Getenv("PAPERS_EMAIL")),
+		UserAgent:   fmt.Sprintf("papers/%s (+https://github.com/papers-cli/papers)", Version),
+		DOIResolver: os.Getenv("PAPERS_DOI_URL"),
 	}
 	if v := os.Getenv("PAPERS_CROSSREF_DELAY"); v != "" {
 		d, err := time.ParseDuration(v)

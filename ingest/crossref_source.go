@@ -29,6 +29,13 @@ type Crossref interface {
 // could not be asked (the network, a 5xx that outlasted the retries).
 var ErrCrossref = errors.New("Crossref could not be asked")
 
+// FullText is what ingest needs to fetch a DOI's open-access PDF (see
+// package fulltext).
+type FullText interface {
+	FindPDF(ctx context.Context, doi string, deposited []string) (string, error)
+	Download(ctx context.Context, url, path string) (int64, error)
+}
+
 // MatchSimilarity is the least similarity (Dice's coefficient of the two
 // titles' words, 0 to 1) at which Crossref's best answer to a title search
 // is taken as the local PDF's paper; its first author must also share the
@@ -38,7 +45,10 @@ const MatchSimilarity = 0.85
 // DOIs ingests papers by DOI (bare, "doi:", doi.org URLs): Crossref's
 // record of each (title, authors, date, venue, type, volume, issue, pages,
 // publisher, abstract when Crossref has it), joined with what the library
-// holds of the same DOI. arXiv's DOIs are the arXiv paper (see Classify). A DOI Crossref does not know fails alone; a look-up that
+// holds of the same DOI; with DOIPDFs, also the text of its open-access
+// PDF (the link Crossref lists, else the landing page's citation_pdf_url),
+// and a paper whose PDF cannot be had keeps its record and abstract, with
+// a note. arXiv's DOIs are the arXiv paper (see Classify). A DOI Crossref does not know fails alone; a look-up that
 // cannot reach Crossref stops the run with its error.
 func (in *Ingester) DOIs(ctx context.Context, refs []string) (*Report, error) {
 	r := in.newRun()
@@ -62,7 +72,8 @@ func (in *Ingester) DOIs(ctx context.Context, refs []string) (*Report, error) {
 		if err != nil {
 			return r.report(), err
 		}
-		if len(held) > 0 && hasCrossref(held[0]) {
+		wantText := in.DOIPDFs && in.FullText != nil && !in.AbstractsOnly
+		if len(held) > 0 && hasCrossref(held[0]) && (held[0].Pages > 0 || !wantText) {
 			r.record(pos, outcome{id: held[0].ID, result: store.Unchanged, stored: true})
 			r.emit(Event{Kind: Stored, Item: held[0].ID, Result: store.Unchanged})
 			continue
@@ -83,6 +94,11 @@ func (in *Ingester) DOIs(ctx context.Context, refs []string) (*Report, error) {
 			return r.report(), err
 		}
 		c := candidate{pos: pos, item: d, paper: paperFromWork(w)}
+		if wantText && (len(held) == 0 || held[0].Pages == 0) {
+			if err := in.doiText(ctx, r, w, &c); err != nil {
+				return r.report(), err
+			}
+		}
 		if _, err := r.embedAndPut(ctx, c, true); err != nil {
 			if err := r.itemErr(ctx, pos, d, err); err != nil {
 				return r.report(), err
@@ -90,6 +106,54 @@ func (in *Ingester) DOIs(ctx context.Context, refs []string) (*Report, error) {
 		}
 	}
 	return r.report(), nil
+}
+
+// doiText gives c the body of the DOI's open-access PDF, downloaded into
+// the PDF cache unless it is there. No PDF to be had is a note (the paper
+// keeps its abstract); one that fails to download or read is reported
+// with the abstract kept. Only a cancellation is returned.
+func (in *Ingester) doiText(ctx context.Context, r *run, w *crossref.Work, c *candidate) error {
+	d := c.paper.DOI
+	var links []string
+	if u := w.PDF(); u != "" {
+		links = append(links, u)
+	}
+	u, err := in.FullText.FindPDF(ctx, d, links)
+	if isCancel(ctx, err) {
+		return err
+	}
+	if err != nil {
+		r.emit(Event{Kind: Note, Item: d, Msg: err.Error() + ": the record and its abstract are kept"})
+		return nil
+	}
+	path := filepath.Join(in.CacheDir, "doi_"+strings.NewReplacer("/", "_", ":", "_", "<", "_", ">", "_", ";", "_").Replace(d)+".pdf")
+	if _, statErr := os.Stat(path); statErr != nil {
+		var n int64
+		if n, err = in.FullText.Download(ctx, u, path); err == nil {
+			r.emit(Event{Kind: Downloaded, Item: d, Bytes: n})
+		}
+	}
+	if err == nil {
+		var hash string
+		if hash, err = store.HashFile(path); err == nil {
+			c.paper.ContentHash = hash
+			if in.holdsText(ctx, hash) {
+				return nil // the library holds this file's text: it joins
+			}
+			var body []store.Chunk
+			var pages int
+			if body, pages, err = in.extract(ctx, r, c.paper.ID, path); err == nil {
+				c.chunks, c.body, c.pages, c.paper.Pages = body, true, pages, pages
+				return nil
+			}
+		}
+	}
+	if isCancel(ctx, err) {
+		return err
+	}
+	c.paper.TextError, c.paper.ContentHash = err.Error(), ""
+	r.fail(c.pos, d, err, true)
+	return nil
 }
 
 // hasCrossref says whether a paper's record holds Crossref's.

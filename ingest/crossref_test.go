@@ -3,6 +3,9 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/ingest/crossref"
 	"github.com/papers-cli/papers/ingest/crossref/crossreftest"
+	"github.com/papers-cli/papers/ingest/fulltext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -327,5 +331,67 @@ func TestLocalPDFsWithDOIFilled(t *testing.T) {
 	t.Logf("venue and year filled for %d of %d local PDFs with a DOI on page 1 (%.1f%%)", filled, len(wants), 100*rate)
 	if rate < 0.9 {
 		t.Errorf("venue and year filled for %.1f%% of the PDFs, want at least 90%%", 100*rate)
+	}
+}
+
+// hostRouter sends every request to one test server, whatever its host:
+// the recorded Crossref records link real publishers' PDFs, and nothing
+// may leave the machine.
+type hostRouter struct{ target *url.URL }
+
+func (h hostRouter) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host = h.target.Scheme, h.target.Host
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// With DOIPDFs a DOI's open-access PDF brings its text: the link Crossref
+// lists, else the one its landing page names; a DOI with none keeps its
+// record and abstract, and a paywall's HTML is reported with the abstract
+// kept.
+func TestDOIFullText(t *testing.T) {
+	f := newFixture(t, arxivtest.Options{})
+	s := f.withCrossref(t, crossreftest.Options{})
+	ctx := context.Background()
+	chem := crossreftest.PDF(crossreftest.Page{Title: "Augmenting large language models with chemistry tools", Authors: []string{"Andres M. Bran"},
+		Abstract: "Large language models have shown strong performance in tasks across domains but struggle with chemistry-related problems."})
+	pone := crossreftest.PDF(crossreftest.Page{Title: "Methylphenidate Exposure Induces Dopamine Neuron Loss and Activation of Microglia in the Basal Ganglia of Mice",
+		Abstract: "Methylphenidate is a psychostimulant widely prescribed for attention deficit hyperactivity disorder."})
+	mux := http.NewServeMux()
+	// Crossref's record of 10.1038/s42256-024-00832-8 links www.nature.com/articles/s42256-024-00832-8.pdf
+	mux.HandleFunc("/articles/s42256-024-00832-8.pdf", func(w http.ResponseWriter, r *http.Request) { w.Write(chem) })
+	mux.HandleFunc("/resolve/10.1371/journal.pone.0033693", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<html><head><meta name="citation_pdf_url" content="/plosone/article/file?id=10.1371/journal.pone.0033693&amp;type=printable"></head></html>`))
+	})
+	mux.HandleFunc("/plosone/article/file", func(w http.ResponseWriter, r *http.Request) { w.Write(pone) })
+	mux.HandleFunc("/resolve/10.1109/iccv.2007.4408927", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<html><head><meta name="citation_pdf_url" content="/stamp.pdf"></head></html>`))
+	})
+	mux.HandleFunc("/stamp.pdf", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<!DOCTYPE html><html>Sign in to IEEE Xplore</html>")) })
+	mux.HandleFunc("/resolve/", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html><head><title>A landing page</title></head></html>")) })
+	pub := httptest.NewServer(mux)
+	defer pub.Close()
+	target, _ := url.Parse(pub.URL)
+	hc := &http.Client{Transport: hostRouter{target}}
+	f.in.FullText = &fulltext.Client{HTTPClient: hc, Resolver: pub.URL + "/resolve"}
+	f.in.DOIPDFs = true
+	rep, err := f.in.DOIs(ctx, []string{"10.1038/s42256-024-00832-8", "10.1371/journal.pone.0033693", "10.1109/iccv.2007.4408927", "10.1103/physrevlett.120.117701"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Added) != 3 || len(rep.Failed) != 1 || rep.Failed[0].Item != "10.1109/iccv.2007.4408927" || !rep.Failed[0].AbstractKept || !strings.Contains(rep.Failed[0].Reason, "HTML page") {
+		t.Errorf("added %v, failed %+v", rep.Added, rep.Failed)
+	}
+	for d, pages := range map[string]int{"10.1038/s42256-024-00832-8": 1, "10.1371/journal.pone.0033693": 1, "10.1109/iccv.2007.4408927": 0, "10.1103/physrevlett.120.117701": 0} {
+		p, err := f.lib.FindPaper(ctx, "doi:"+d)
+		if err != nil || p.Pages != pages || p.Venue == "" {
+			t.Errorf("%s: %v, %d pages (want %d), venue %q", d, err, p.Pages, pages, p.Venue)
+		}
+	}
+	asked := len(s.Requests())
+	// the PDF is not fetched again; a paper without text is asked again
+	rep, err = f.in.DOIs(ctx, []string{"10.1038/s42256-024-00832-8"})
+	if err != nil || len(rep.Unchanged) != 1 || len(s.Requests()) != asked {
+		t.Errorf("again: %v %+v, %d Crossref requests", err, rep, len(s.Requests())-asked)
 	}
 }

@@ -54,6 +54,10 @@ type Ingester struct {
 	// Crossref, if not nil, looks up DOIs and fills local PDFs' records
 	// (nil: DOIs cannot be ingested, PDFs keep their own record).
 	Crossref Crossref
+	// FullText fetches DOIs' open-access PDFs, which DOIPDFs asks for
+	// (else a DOI's paper holds its record and abstract).
+	FullText FullText
+	DOIPDFs  bool
 	CacheDir string // where downloaded PDFs are kept (the library's cache/pdf)
 	Chunking chunk.Options
 	// AbstractsOnly skips PDFs: papers get their title+abstract chunk only.

@@ -13,6 +13,7 @@ import (
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/crossref"
+	"github.com/papers-cli/papers/ingest/fulltext"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/llm"
@@ -72,6 +73,9 @@ type CrossrefConfig struct {
 	// Delay is the least gap between requests until Crossref announces
 	// its limit; negative: none.
 	Delay time.Duration
+	// DOIResolver is where a DOI's landing page is reached (default
+	// https://doi.org/), for its open-access PDF.
+	DOIResolver string
 }
 
 // DefaultHTTPClient is the HTTP client of a session whose Config gives
@@ -260,6 +264,13 @@ func (s *Session) Crossref() *crossref.Client {
 		s.crossref = &crossref.Client{HTTPClient: s.http, BaseURL: c.APIURL, Mailto: c.Mailto, UserAgent: c.UserAgent, Delay: c.Delay, Logf: s.logf}
 	})
 	return s.crossref
+}
+
+// FullText returns the client that fetches DOIs' open-access PDFs, with
+// the session's HTTP client.
+func (s *Session) FullText() *fulltext.Client {
+	c := s.cfg.Crossref
+	return &fulltext.Client{HTTPClient: s.http, Resolver: c.DOIResolver, UserAgent: c.UserAgent}
 }
 
 // LLM returns the model Config.LLM chooses, resolved on first use, or nil

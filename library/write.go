@@ -50,6 +50,9 @@ type IngestOptions struct {
 	// Topic, when set, names the followed topic the papers of the run join
 	// (as a topic's update makes them).
 	Topic string
+	// DOIPDFs fetches the open-access PDF of each DOI ingested (Crossref's
+	// link, else its landing page's), for its full text.
+	DOIPDFs bool
 }
 
 // ErrChunking is Ingest's error for a chunk size and overlap that do not
@@ -75,6 +78,7 @@ func (s *Session) Ingest(ctx context.Context, src ingest.Sources, o IngestOption
 			}
 			in.Topic = &store.Membership{Topic: tp.Name}
 		}
+		in.DOIPDFs = o.DOIPDFs
 		start := time.Now()
 		var err error
 		report, err = in.Run(ctx, src)
@@ -245,7 +249,7 @@ func (s *Session) write(ctx context.Context, o WriteOptions, chunking func(conte
 		workers = Workers
 	}
 	in := &ingest.Ingester{
-		Lib: lib, Embedder: e, Arxiv: s.Arxiv(), Crossref: s.Crossref(), Chunking: c,
+		Lib: lib, Embedder: e, Arxiv: s.Arxiv(), Crossref: s.Crossref(), FullText: s.FullText(), Chunking: c,
 		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
 		AbstractsOnly: o.AbstractsOnly, RetryFailed: o.RetryFailed, Workers: workers,
 		Observer: o.Observer,
