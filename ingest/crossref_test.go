@@ -367,8 +367,12 @@ func TestDOIFullText(t *testing.T) {
 	mux.HandleFunc("/resolve/10.1109/iccv.2007.4408927", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<html><head><meta name="citation_pdf_url" content="/stamp.pdf"></head></html>`))
 	})
-	mux.HandleFunc("/stamp.pdf", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<!DOCTYPE html><html>Sign in to IEEE Xplore</html>")) })
-	mux.HandleFunc("/resolve/", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html><head><title>A landing page</title></head></html>")) })
+	mux.HandleFunc("/stamp.pdf", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<!DOCTYPE html><html>Sign in to IEEE Xplore</html>"))
+	})
+	mux.HandleFunc("/resolve/", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<html><head><title>A landing page</title></head></html>"))
+	})
 	pub := httptest.NewServer(mux)
 	defer pub.Close()
 	target, _ := url.Parse(pub.URL)
