@@ -199,6 +199,22 @@ type crossrefWant struct {
 	author        string // the first author's name as the PDF gives it
 }
 
+// CrossrefPending says whether p is a local PDF's paper that Crossref may
+// fill in and was not asked about: its record is the file's own, it has a
+// DOI (not arXiv's), or neither a DOI nor an arXiv id but a title to
+// search by, and no verdict of Crossref's is recorded for it (unless
+// RetryFailed).
+func (in *Ingester) CrossrefPending(p store.Paper) bool {
+	if hasCrossref(p) || p.Source != "pdf" {
+		return false
+	}
+	if p.DOI == "" && (p.ArxivID != "" || strings.TrimSpace(p.Title) == "" || p.MetadataSource["title"] == "pdf:file") {
+		return false // an arXiv paper, or a file whose title is its name: nothing to search by
+	}
+	_, asked := in.crossrefVerdict(p.ID)
+	return !asked || in.RetryFailed
+}
+
 // wantCrossref queues p, a local PDF's paper just stored (or held), for the
 // run's Crossref look-ups if its record is the file's own: one with a DOI
 // (not arXiv's) is looked up by it, one with neither a DOI nor an arXiv id
@@ -206,13 +222,7 @@ type crossrefWant struct {
 // verdict recorded beside the PDF cache) are not asked again, unless
 // RetryFailed.
 func (r *run) wantCrossref(pos int, p store.Paper) bool {
-	if r.in.Crossref == nil || hasCrossref(p) || p.Source != "pdf" {
-		return false
-	}
-	if p.DOI == "" && (p.ArxivID != "" || strings.TrimSpace(p.Title) == "" || p.MetadataSource["title"] == "pdf:file") {
-		return false // an arXiv paper, or a file whose title is its name: nothing to search by
-	}
-	if _, ok := r.in.crossrefVerdict(p.ID); ok && !r.in.RetryFailed {
+	if r.in.Crossref == nil || !r.in.CrossrefPending(p) {
 		return false
 	}
 	w := crossrefWant{pos: pos, id: p.ID, hash: p.ContentHash, doi: p.DOI, title: p.Title}
@@ -248,7 +258,8 @@ func (in *Ingester) enrichCrossref(ctx context.Context, r *run) error {
 				err, left, plural(left, "PDF", "PDFs"))})
 			return nil
 		case work == nil:
-			r.emit(Event{Kind: Note, Item: w.id, Msg: verdict + ": the PDF's record is kept"})
+			// said whatever the verbosity: the match refused is worth knowing
+			r.emit(Event{Kind: Note, Msg: w.id + ": " + verdict + ": the PDF's record is kept"})
 			in.noteCrossrefVerdict(w.id, verdict, time.Now())
 			continue
 		}

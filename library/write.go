@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/papers-cli/papers/embed"
@@ -190,15 +191,20 @@ func (s *Session) Update(ctx context.Context, names []string, o UpdateOptions) (
 
 // pendingFill says whether the library holds papers an update fills in:
 // with an arXiv id but not arXiv's record, or local PDFs with only their
-// own record (Crossref's may be found for them).
+// own record that Crossref was not asked about (stored offline).
 func pendingFill(ctx context.Context, lib *store.Library) bool {
 	ps, err := lib.WithoutArxivRecord(ctx)
 	if err == nil && len(ps) > 0 {
 		return true
 	}
 	ps, err = lib.PapersFrom(ctx, "pdf")
-	return err == nil && len(ps) > 0
+	in := &ingest.Ingester{CacheDir: pdfCache(lib)}
+	return err == nil && slices.ContainsFunc(ps, in.CrossrefPending)
 }
+
+// pdfCache is where the library keeps downloaded PDFs and what the PDF
+// sources remember of them.
+func pdfCache(lib *store.Library) string { return filepath.Join(lib.Dir(), "cache", "pdf") }
 
 // write runs one ingest: it holds the library's embedder against a
 // reindex, embeds with the library's embedder, records the chunker, runs
@@ -250,7 +256,7 @@ func (s *Session) write(ctx context.Context, o WriteOptions, chunking func(conte
 	}
 	in := &ingest.Ingester{
 		Lib: lib, Embedder: e, Arxiv: s.Arxiv(), Crossref: s.Crossref(), FullText: s.FullText(), Chunking: c,
-		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
+		CacheDir:      pdfCache(lib),
 		AbstractsOnly: o.AbstractsOnly, RetryFailed: o.RetryFailed, Workers: workers,
 		Observer: o.Observer,
 	}

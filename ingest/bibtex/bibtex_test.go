@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,5 +100,34 @@ func TestFiles(t *testing.T) {
 		filepath.Join(dir, `C:\Users\u\y.pdf`), filepath.Join(dir, "papers/Berg/The multiple bodies of the medical record Toward.pdf"), "/srv/papers/z.pdf"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Files =\n%q\nwant\n%q", got, want)
+	}
+}
+
+// BenchmarkParse reads a 10,000-entry file made of the recorded Crossref
+// BibTeX, each entry under its own key.
+func BenchmarkParse(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(arxivtest.DataDir(b), "metadata", "doi-bibtex", "*.bib"))
+	var recs []string
+	for _, f := range files {
+		d, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		recs = append(recs, string(d))
+	}
+	var sb strings.Builder
+	for i := 0; i < 10000; i++ {
+		r := recs[i%len(recs)]
+		at := strings.IndexByte(r, '{')
+		sb.WriteString(r[:at+1] + "k" + strconv.Itoa(i) + "_" + r[at+1:] + "\n")
+	}
+	src := sb.String()
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		es, bad, err := Parse(strings.NewReader(src))
+		if err != nil || len(bad) > 0 || len(es) != 10000 {
+			b.Fatalf("%v %v %d", err, bad, len(es))
+		}
 	}
 }
