@@ -123,7 +123,7 @@ func Split(list string) []string {
 		}
 		for _, p := range pieces {
 			switch {
-			case bib || More(p):
+			case bib || len(splitTop(p, ',')) == 1:
 				out = append(out, personString(p))
 			case listed:
 				for _, q := range splitTop(p, ',') {

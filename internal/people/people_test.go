@@ -38,6 +38,8 @@ func TestSplit(t *testing.T) {
 		{"Research and Development Team", []string{"Research and Development Team"}},
 		{"GTEx Consortium", []string{"GTEx Consortium"}},
 		{"Weinan E", []string{"Weinan E"}},
+		// a feed's list with the authors it left out counted at the end
+		{"Vaishnavi Shrivastava, Piero Kauffmann, Ahmed Awadallah +1", []string{"Vaishnavi Shrivastava", "Piero Kauffmann", "Ahmed Awadallah +1"}},
 		{"  Zlatko\u00a0Tešanović  ", []string{"Zlatko Tešanović"}},
 		{"", nil},
 	} {
