@@ -162,7 +162,7 @@ func Escape(s string) string {
 // so unpaired ones become \textbraceleft{} and \textbraceright{}, which
 // leave the field balanced.
 func escapeText(s string) string {
-	paired := bracesPair(s)
+	paired := tex.Balanced(s)
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if s[i] == '\\' || s[i] == '{' && strings.HasPrefix(s[i+1:], `\`) {
@@ -206,21 +206,6 @@ func escapeText(s string) string {
 	return b.String()
 }
 
-// bracesPair reports whether every brace of s closes one opened before it.
-func bracesPair(s string) bool {
-	depth := 0
-	for _, r := range s {
-		switch r {
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth < 0 {
-				return false
-			}
-		}
-	}
-	return depth == 0
-}
 
 // escapeTitle is Escape except that TeX math between $ signs is kept as
 // TeX, as arXiv's own BibTeX keeps it ("$\alpha$-Divergence"). Only when

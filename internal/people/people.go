@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/papers-cli/papers/internal/tex"
 )
 
 // Name is one person's (or organisation's) name in parts.
@@ -57,7 +59,7 @@ func (n Name) String() string {
 // in braces ("{OpenAI Team}") is taken whole too, as BibTeX does.
 func Parse(s string) Name {
 	s = clean(s)
-	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") && balanced(s[1:len(s)-1]) {
+	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") && tex.Balanced(s[1:len(s)-1]) {
 		return Name{Family: s[1 : len(s)-1], Org: strings.Contains(s, " ")}
 	}
 	if parts := splitTop(s, ','); len(parts) > 1 {
@@ -375,20 +377,6 @@ func hasCJK(s string) bool {
 	})
 }
 
-func balanced(s string) bool {
-	depth := 0
-	for _, r := range s {
-		switch r {
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth < 0 {
-				return false
-			}
-		}
-	}
-	return depth == 0
-}
 
 // orgWords mark a name as an organisation's ("OpenAI Superalignment Team").
 var orgWords = map[string]bool{"team": true, "group": true, "consortium": true, "collaboration": true, "lab": true, "labs": true,

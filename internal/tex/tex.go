@@ -172,3 +172,20 @@ func SymbolRun(s string) (string, int) {
 	}
 	return strings.TrimSpace(b.String()) + "$", n
 }
+
+// Balanced reports whether every brace of s closes one opened before it
+// and every one opened is closed (BibTeX counts \{ and \} too).
+func Balanced(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
+}
