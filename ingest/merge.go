@@ -167,8 +167,10 @@ func mergeMeta(held, inc store.Paper, fillOnly, override bool) store.Paper {
 		out.ArxivID = inc.ArxivID
 	}
 	// The record's source is the title's; fields from it need no entry.
+	// A local PDF filled from Crossref stays a local PDF, with Crossref
+	// named field by field.
 	out.Source = strings.SplitN(out.MetadataSource["title"], ":", 2)[0]
-	if out.Source == "" {
+	if out.Source == "" || out.Source == "crossref" && held.Source == "pdf" {
 		out.Source = held.Source
 	}
 	for k, v := range out.MetadataSource {
