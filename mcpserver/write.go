@@ -20,7 +20,7 @@ import (
 // The tools that write: ingest and update.
 
 type ingestIn struct {
-	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs: 2501.12948, 2210.03629v3, https://arxiv.org/abs/1111.2011"`
+	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs, or DOIs: 2501.12948, https://arxiv.org/abs/1111.2011, 10.1145/3448016.3452841"`
 	Query         string `json:"query,omitempty" jsonschema:"an arXiv search in arXiv's syntax (ti:, abs:, au:, cat:, AND, OR, ANDNOT, quoted phrases), newest first, up to max papers"`
 	Max           int    `json:"max,omitempty" jsonschema:"most papers to take from the query (default 20)"`
 	Paths         Names  `json:"paths,omitempty" jsonschema:"local PDF files or directories of them, on the server's machine"`
@@ -41,12 +41,13 @@ func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingest
 	for _, id := range in.IDs {
 		c := ingest.Classify([]string{id})
 		if c.Query != "" {
-			return nil, fmt.Errorf("%q is not an arXiv id or URL (give searches as query)", id)
+			return nil, fmt.Errorf("%q is not an arXiv id, URL or DOI (give searches as query)", id)
 		}
 		src.IDs = append(src.IDs, c.IDs...)
+		src.DOIs = append(src.DOIs, c.DOIs...)
 		src.PDFs = append(src.PDFs, c.PDFs...)
 	}
-	if len(src.IDs) == 0 && len(src.PDFs) == 0 && src.Query == "" {
+	if len(src.IDs) == 0 && len(src.DOIs) == 0 && len(src.PDFs) == 0 && src.Query == "" {
 		return nil, errors.New("nothing to ingest: give ids, a query or paths")
 	}
 	report, err := s.lib.Ingest(ctx, src, library.IngestOptions{WriteOptions: s.writeOptions(ctx, req, in.AbstractsOnly)})
