@@ -206,7 +206,6 @@ func escapeText(s string) string {
 	return b.String()
 }
 
-
 // escapeTitle is Escape except that TeX math between $ signs is kept as
 // TeX, as arXiv's own BibTeX keeps it ("$\alpha$-Divergence"). Only when
 // the $ signs pair up and every math span balances its braces (BibTeX

@@ -377,7 +377,6 @@ func hasCJK(s string) bool {
 	})
 }
 
-
 // orgWords mark a name as an organisation's ("OpenAI Superalignment Team").
 var orgWords = map[string]bool{"team": true, "group": true, "consortium": true, "collaboration": true, "lab": true, "labs": true,
 	"laboratory": true, "institute": true, "university": true, "inc": true, "ltd": true, "llc": true, "corporation": true,
