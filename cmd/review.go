@@ -204,6 +204,7 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	prog := newReviewProgress(o.io)
 	res, err := s.Review(ctx, spec, library.ReviewOptions{Model: model, Recompute: o.recompute, Progress: prog.update})
 	prog.done()
+	reportUsage(o.globalOptions, s) // with a model: its tokens and cost; --max-cost stops the cells there, the done kept
 	if res == nil || res.Table == nil {
 		return usage(err)
 	}

@@ -28,8 +28,9 @@ const FileName = "library.db"
 // the duplicates earlier versions made (see migrate3.go). Version 4 added
 // the change log the search index is updated from (index_log, filled by
 // triggers; see index.go). Version 5 made the topic tables part of the
-// schema (they were made on a topic's first use).
-const SchemaVersion = 5
+// schema (they were made on a topic's first use). Version 6 added
+// chunks.page_breaks (Chunk.PageBreaks).
+const SchemaVersion = 6
 
 // mmapSize is how much of the database file SQLite reads in place (1 GiB).
 const mmapSize = 1 << 30
@@ -315,6 +316,18 @@ func (l *Library) migrate(ctx context.Context) error {
 			case 4:
 				if err := migrateTopics(ctx, tx); err != nil {
 					return fmt.Errorf("migrate schema 4 to 5: %w", err)
+				}
+			case 5:
+				// Where each page starts in a chunk that spans pages: comma-
+				// separated byte offsets; '' for the chunks stored before.
+				var has int
+				if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('chunks') WHERE name = 'page_breaks'").Scan(&has); err != nil {
+					return fmt.Errorf("migrate schema 5 to 6: %w", err)
+				}
+				if has == 0 {
+					if _, err := tx.ExecContext(ctx, "ALTER TABLE chunks ADD COLUMN page_breaks TEXT NOT NULL DEFAULT ''"); err != nil {
+						return fmt.Errorf("migrate schema 5 to 6: %w", err)
+					}
 				}
 			default:
 				return fmt.Errorf("no migration from schema %d", v)

@@ -89,13 +89,18 @@ const TagUser = "user"
 // follow in reading order with the 1-based page span they were cut from and
 // the section heading in force where they start, if one was detected.
 type Chunk struct {
-	PaperID   string    `json:"paper_id"`
-	Seq       int       `json:"seq"`
-	PageStart int       `json:"page_start"`
-	PageEnd   int       `json:"page_end"`
-	Section   string    `json:"section,omitempty"`
-	Text      string    `json:"text"`
-	Vector    []float32 `json:"-"` // normalised; len = the library's embedder dimensions
+	PaperID   string `json:"paper_id"`
+	Seq       int    `json:"seq"`
+	PageStart int    `json:"page_start"`
+	PageEnd   int    `json:"page_end"`
+	Section   string `json:"section,omitempty"`
+	Text      string `json:"text"`
+	// PageBreaks are the byte offsets in Text where pages PageStart+1 to
+	// PageEnd start, in order (equal offsets for an empty page): a chunk
+	// that spans pages knows which text is on which. Nil for a chunk of one
+	// page, and for chunks stored before schema 6, whose breaks are unknown.
+	PageBreaks []int     `json:"page_breaks,omitempty"`
+	Vector     []float32 `json:"-"` // normalised; len = the library's embedder dimensions
 }
 
 // ChunkID is the stable identifier of a chunk: "<paper id>#<seq>".

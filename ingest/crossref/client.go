@@ -22,8 +22,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/internal/retry"
 )
+
+// Purpose names Crossref's requests in the network ledger.
+const Purpose = "crossref"
 
 // Defaults applied to a Client's zero fields.
 const (
@@ -214,6 +218,7 @@ func (c *Client) params(v url.Values) url.Values {
 // get fetches u and decodes its JSON body into out, retrying 429 and 5xx
 // answers (honouring Retry-After) and failed connections.
 func (c *Client) get(ctx context.Context, u string, out any) error {
+	ctx = netlog.WithPurpose(ctx, Purpose)
 	wait := orDuration(c.Backoff, DefaultBackoff)
 	tries := c.Tries
 	if tries <= 0 {
@@ -248,15 +253,15 @@ var errDecode = errors.New("not a Crossref answer")
 
 // retryable says whether another try may succeed: a 429 or 5xx answer, a
 // lost or slow connection; not a refused query, a body that is no
-// Crossref answer, an unknown host or a refused connection (offline, a
-// wrong PAPERS_CROSSREF_API_URL).
+// Crossref answer, an unknown host, a refused connection (a wrong
+// PAPERS_CROSSREF_API_URL) or a request --offline refused.
 func retryable(err error) bool {
 	var se *StatusError
 	if errors.As(err, &se) {
 		return se.Code == http.StatusTooManyRequests || se.Code >= 500
 	}
 	var dns *net.DNSError
-	if errors.Is(err, errDecode) || errors.As(err, &dns) && dns.IsNotFound || errors.Is(err, syscall.ECONNREFUSED) {
+	if errors.Is(err, errDecode) || errors.As(err, &dns) && dns.IsNotFound || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, netlog.ErrOffline) {
 		return false
 	}
 	return true

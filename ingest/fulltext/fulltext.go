@@ -19,6 +19,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/papers-cli/papers/internal/netlog"
 )
 
 // Defaults applied to a Client's zero fields.
@@ -27,6 +29,12 @@ const (
 	DefaultMaxBytes = 100 << 20
 	DefaultTimeout  = 2 * time.Minute
 	maxPageBytes    = 4 << 20
+)
+
+// The purposes of the requests in the network ledger.
+const (
+	PurposeLanding = "doi landing page"
+	PurposePDF     = "doi pdf"
 )
 
 // ErrNoPDF is wrapped by FindPDF's error when neither Crossref's record
@@ -102,7 +110,7 @@ func (c *Client) FindPDF(ctx context.Context, doi string, deposited []string) (s
 		res = DefaultResolver
 	}
 	landing := strings.TrimSuffix(res, "/") + "/" + doi
-	resp, cancel, err := c.get(ctx, landing, "text/html,application/xhtml+xml")
+	resp, cancel, err := c.get(netlog.WithPurpose(ctx, PurposeLanding), landing, "text/html,application/xhtml+xml")
 	if err != nil {
 		return "", fmt.Errorf("the landing page of %s: %w", doi, err)
 	}
@@ -149,7 +157,7 @@ func citationPDF(page []byte, base *url.URL) string {
 // with %PDF-, lacks %%EOF at its end or exceeds MaxBytes is an error
 // wrapping ErrNotPDF, and nothing is kept.
 func (c *Client) Download(ctx context.Context, u, path string) (int64, error) {
-	resp, cancel, err := c.get(ctx, u, "application/pdf")
+	resp, cancel, err := c.get(netlog.WithPurpose(ctx, PurposePDF), u, "application/pdf")
 	if err != nil {
 		return 0, err
 	}

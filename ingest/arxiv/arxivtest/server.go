@@ -38,6 +38,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -104,6 +105,7 @@ type Request struct {
 	UserAgent  string
 	RemoteAddr string // the client connection
 	Status     int    // 0 when the connection was reset
+	Bytes      int64  // the bytes of the response body written
 }
 
 // Server is an httptest arXiv speaking the real protocol from recorded
@@ -228,10 +230,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, kind string, h fu
 	}
 	s.mu.Unlock()
 	status := 0
+	cw := &countingWriter{ResponseWriter: w}
+	w = cw
 	defer func() {
 		s.mu.Lock()
 		s.inFlight--
 		s.reqs[idx].Status = status
+		s.reqs[idx].Bytes = cw.n
 		s.mu.Unlock()
 	}()
 	if s.opts.Latency > 0 {
@@ -263,6 +268,33 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, kind string, h fu
 		conn.Close()
 	default:
 		status = h(w, r)
+	}
+}
+
+// countingWriter counts the bytes of a response body; it can still be
+// hijacked (to reset the connection).
+type countingWriter struct {
+	http.ResponseWriter
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := c.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, fmt.Errorf("arxivtest: the response writer cannot be hijacked")
+	}
+	return h.Hijack()
+}
+
+func (c *countingWriter) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
 	}
 }
 
