@@ -10,7 +10,9 @@ import (
 func TestMain(m *testing.M) {
 	// No test reaches Crossref (local PDFs are looked up there): a test
 	// that needs it starts a fake.
-	os.Setenv("PAPERS_CROSSREF_API_URL", "http://127.0.0.1:1")
+	if os.Getenv("PAPERS_CROSSREF_API_URL") == "" { // a process a test starts with its own keeps it
+		os.Setenv("PAPERS_CROSSREF_API_URL", "http://127.0.0.1:1")
+	}
 	testmain.Main(m)
 }
 
