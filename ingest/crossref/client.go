@@ -84,7 +84,7 @@ func (e *StatusError) Error() string {
 type Client struct {
 	// HTTPClient sends every request: the caller's, so that one transport
 	// (the network ledger, --offline) carries all of papers' requests.
-	// Nil means http.DefaultClient.
+	// Nil means a client of its own that no ledger records.
 	HTTPClient *http.Client
 	// BaseURL is the API's root; default DefaultBaseURL (the caller
 	// applies PAPERS_CROSSREF_API_URL).
@@ -285,7 +285,7 @@ func (c *Client) attempt(ctx context.Context, u string, out any) (after time.Dur
 	req.Header.Set("Accept", "application/json")
 	hc := c.HTTPClient
 	if hc == nil {
-		hc = http.DefaultClient
+		hc = netlog.New(netlog.Options{}).Client() // unrecorded: the caller gave no ledger
 	}
 	resp, err := hc.Do(req)
 	if err != nil {

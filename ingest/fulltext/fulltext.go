@@ -49,7 +49,7 @@ var ErrNotPDF = errors.New("not a PDF")
 // caller's loop. Zero fields take the defaults above.
 type Client struct {
 	// HTTPClient sends every request: the caller's (the session's, so the
-	// network ledger and --offline hold). nil: http.DefaultClient.
+	// network ledger and --offline hold). nil: a client of its own that no ledger records.
 	HTTPClient *http.Client
 	// Resolver is the DOI resolver a landing page is reached through
 	// (default DefaultResolver; the caller applies PAPERS_DOI_URL).
@@ -62,7 +62,7 @@ type Client struct {
 
 func (c *Client) hc() *http.Client {
 	if c.HTTPClient == nil {
-		return http.DefaultClient
+		return netlog.New(netlog.Options{}).Client() // unrecorded: the caller gave no ledger
 	}
 	return c.HTTPClient
 }
