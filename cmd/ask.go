@@ -12,6 +12,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/cost"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/llm"
 )
@@ -132,7 +133,7 @@ func runAsk(ctx context.Context, o *askOptions) error {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		if o.verbose {
-			fmt.Fprintf(stderr, "retrieval: %s in %s\n", plural(res.Passages, "passage"), (res.Retrieval + opened).Round(time.Millisecond))
+			fmt.Fprintf(stderr, "retrieval: %s in %s\n", textkit.Count(res.Passages, "passage"), (res.Retrieval + opened).Round(time.Millisecond))
 			if res.Model != "" {
 				fmt.Fprintf(stderr, "model %s: %d prompt + %d completion tokens; first token after %s; answer in %s\n",
 					res.Model, res.Usage.PromptTokens, res.Usage.CompletionTokens,
@@ -193,7 +194,7 @@ func seeAlso(ctx context.Context, s *library.Session, cited []string) ([]seeAlso
 		if p.Authors == nil {
 			p.Authors = []string{}
 		}
-		out = append(out, seeAlsoRecord{ID: p.ID, Title: p.Title, Authors: p.Authors, Published: day(p.Published), URL: p.URL, Score: r.Score})
+		out = append(out, seeAlsoRecord{ID: p.ID, Title: p.Title, Authors: p.Authors, Published: textkit.Day(p.Published), URL: p.URL, Score: r.Score})
 	}
 	return out, nil
 }

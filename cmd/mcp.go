@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -77,7 +78,7 @@ chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 	c.Flags().StringVar(&o.printConfig, "print-config", "", "print the configuration of an MCP client (claude, cursor, vscode, zed) for this binary and library, and where it goes")
 	c.Flags().Lookup("print-config").NoOptDefVal = "claude"
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "refuse the tools that write (ingest, update)")
-	c.Flags().IntVar(&o.workers, "workers", 2, "papers ingest extracts and embeds at once")
+	c.Flags().IntVar(&o.workers, "workers", library.Workers, "papers ingest extracts and embeds at once")
 	o.llm.register(c, "answer and digest offline even when a model is configured")
 	return c
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/topic"
@@ -102,7 +103,7 @@ func writeMomentum(s *IOStreams, m *topic.Momentum) {
 		share = fmt.Sprintf("%.2f%%", *m.SharePct)
 	}
 	fmt.Fprintf(out, "%s: %s in the last 4 weeks, %d in the 4 before (%s); %s %s\n",
-		m.Topic, plural(m.Last4, "paper"), m.Prev4, change, share, whole)
+		m.Topic, textkit.Count(m.Last4, "paper"), m.Prev4, change, share, whole)
 	if s.OutTTY {
 		width := 40
 		if w := s.Width; w > 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/internal/netlog"
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
 func init() { register(newNetworkCmd) }
@@ -87,10 +88,10 @@ func runNetwork(_ context.Context, o *networkOptions) error {
 	fmt.Fprintln(o.io.Out)
 	t = newTable(o.io.Out, o.io)
 	for _, s := range by {
-		t.row(s.Host, orDash(s.Purpose), plural(s.Requests, "request"), strconv.Itoa(s.Failed)+" failed",
+		t.row(s.Host, orDash(s.Purpose), textkit.Count(s.Requests, "request"), strconv.Itoa(s.Failed)+" failed",
 			byteSize(s.Sent)+" sent", byteSize(s.Received)+" received", tokenCount(s.TokensIn, s.TokensOut))
 	}
-	t.row("total", "", plural(all.Requests, "request"), strconv.Itoa(all.Failed)+" failed",
+	t.row("total", "", textkit.Count(all.Requests, "request"), strconv.Itoa(all.Failed)+" failed",
 		byteSize(all.Sent)+" sent", byteSize(all.Received)+" received", tokenCount(all.TokensIn, all.TokensOut))
 	t.flush()
 	return nil

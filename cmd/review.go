@@ -13,6 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
@@ -327,7 +328,7 @@ var errNoColumns = withHint(withExit(errors.New("no columns: a review asks every
 func specSummary(s review.Spec) string {
 	var parts []string
 	if len(s.Papers) > 0 {
-		parts = append(parts, plural(len(s.Papers), "paper"))
+		parts = append(parts, textkit.Count(len(s.Papers), "paper"))
 	}
 	for _, t := range s.Topics {
 		parts = append(parts, "topic "+t)

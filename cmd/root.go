@@ -238,6 +238,8 @@ Every flag can also be set as PAPERS_<FLAG> (e.g. PAPERS_HOME, PAPERS_MAX).`,
 	for _, add := range commands {
 		root.AddCommand(add(g))
 	}
+	root.InitDefaultCompletionCmd() // now, not at Execute: its help is in docs/commands too
+	addCompletions(root, g)
 	return root, g
 }
 

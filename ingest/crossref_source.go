@@ -16,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/ingest/crossref"
 	"github.com/papers-cli/papers/internal/doi"
 	"github.com/papers-cli/papers/internal/people"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -255,7 +256,7 @@ func (in *Ingester) enrichCrossref(ctx context.Context, r *run) error {
 		case err != nil:
 			left := len(wants) - i
 			r.emit(Event{Kind: Warning, Msg: fmt.Sprintf("Crossref could not be reached (%v): %d local %s keep the record of their PDF; papers update (or ingesting them again) fills it in",
-				err, left, plural(left, "PDF", "PDFs"))})
+				err, left, textkit.Plural(left, "PDF", "PDFs"))})
 			return nil
 		case work == nil:
 			// said whatever the verbosity: the match refused is worth knowing
@@ -338,7 +339,7 @@ func (in *Ingester) FillCrossref(ctx context.Context) (*Report, error) {
 // titleSimilarity is Dice's coefficient of two titles' word sets: 1 for
 // the same words (case, accents and punctuation aside), 0 for none shared.
 func titleSimilarity(a, b string) float64 {
-	wa, wb := foldedWords(a), foldedWords(b)
+	wa, wb := titleWords(a), titleWords(b)
 	if len(wa) == 0 || len(wb) == 0 {
 		return 0
 	}
@@ -349,14 +350,6 @@ func titleSimilarity(a, b string) float64 {
 		}
 	}
 	return 2 * float64(common) / float64(len(wa)+len(wb))
-}
-
-func foldedWords(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		out[w] = true
-	}
-	return out
 }
 
 // fold lower-cases s and drops its accents.

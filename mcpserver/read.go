@@ -15,6 +15,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/related"
@@ -291,7 +292,7 @@ func rowOf(p store.Paper) PaperRow {
 	if len(as) > 3 {
 		as = append(as[:3:3], "et al.")
 	}
-	return PaperRow{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: as, Published: day(p.Published)}
+	return PaperRow{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: as, Published: textkit.Day(p.Published)}
 }
 
 // PaperSummary is a paper's whole record as list_papers gives it with full.
@@ -319,7 +320,7 @@ type PaperSummary struct {
 
 func summary(p store.Paper) PaperSummary {
 	out := PaperSummary{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: orEmpty(p.Authors),
-		Published: day(p.Published), Updated: day(p.Updated), Categories: orEmpty(p.Categories),
+		Published: textkit.Day(p.Published), Updated: textkit.Day(p.Updated), Categories: orEmpty(p.Categories),
 		Pages: p.Pages, Chunks: p.Chunks, Source: p.Source, URL: p.URL, ArxivID: p.ArxivID, DOI: p.DOI, Venue: p.Venue,
 		Tags: orEmpty(p.Tags), Saved: !p.Saved.IsZero(), Resource: resourceURI(p.ID)}
 	if out.Saved {
@@ -333,13 +334,6 @@ func orEmpty[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-func day(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.DateOnly)
 }
 
 type listIn struct {

@@ -162,6 +162,7 @@ var shared struct {
 // read it.
 func testLibrary(t testing.TB) string {
 	t.Helper()
+	arxivtest.DataDir(t) // left out, saying so, without the shared data
 	shared.once.Do(func() {
 		dir, err := os.MkdirTemp("", "papers-mcp-test-")
 		if err != nil {

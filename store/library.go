@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"modernc.org/sqlite"
+
+	"github.com/papers-cli/papers/internal/diskfile"
+	"github.com/papers-cli/papers/store/index"
 )
 
 // FileName is the name of the SQLite file inside the library directory.
@@ -67,7 +70,7 @@ type Library struct {
 	// be written (see ReadOnly).
 	readOnly string
 
-	ix indexState // the search index, opened by the first search (index.go)
+	ix *index.Dir // the search index, read by the first search (searchindex.go)
 
 	mu sync.Mutex // guards embedder
 	// embedder is the name EnsureEmbedder last agreed to on this handle:
@@ -141,6 +144,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	l := &Library{dir: dir, db: db}
 	err = l.openWritable(ctx)
 	if err == nil {
+		l.openIndex()
 		return l, nil
 	}
 	db.Close()
@@ -168,13 +172,14 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		}
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
+	l.openIndex()
 	return l, nil
 }
 
 // openWritable brings a read-write library up: removes what a killed
 // index rebuild left and migrates the schema.
 func (l *Library) openWritable(ctx context.Context) error {
-	removeIndexTemps(l.dir) // left by a killed index write
+	diskfile.RemoveStaleTemps(filepath.Join(l.dir, legacySidecars[0])) // left by a killed index write of an earlier version
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -196,7 +201,9 @@ func (l *Library) openWritable(ctx context.Context) error {
 // Close releases the database and the vector index. Searches in flight
 // must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
-	l.ix.close()
+	if l.ix != nil {
+		l.ix.Close()
+	}
 	return l.db.Close()
 }
 

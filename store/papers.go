@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/store/index"
 )
 
 // PutResult says what Put did.
@@ -228,7 +229,7 @@ func prepare(p Paper, chunks []Chunk) (Paper, []Chunk, error) {
 		c.PaperID = p.ID
 		c.Section = safetext.Clean(c.Section)
 		c.Text, c.PageBreaks = cleanPages(c.Text, c.PageBreaks)
-		c.Vector = normalized(c.Vector)
+		c.Vector = index.Normalized(c.Vector)
 		cs[i] = c
 	}
 	return p, cs, nil
@@ -1057,25 +1058,6 @@ func decodeVector(b []byte) []float32 {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return v
-}
-
-// normalized returns v scaled to unit length (a copy; v itself is not
-// modified). A zero vector is returned as is.
-func normalized(v []float32) []float32 {
-	var s float64
-	for _, f := range v {
-		s += float64(f) * float64(f)
-	}
-	out := make([]float32, len(v))
-	copy(out, v)
-	if s == 0 || math.Abs(s-1) < 1e-6 {
-		return out
-	}
-	inv := 1 / math.Sqrt(s)
-	for i := range out {
-		out[i] = float32(float64(out[i]) * inv)
-	}
-	return out
 }
 
 // cleanPages is safetext.Clean of a chunk's text with its page breaks

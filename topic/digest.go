@@ -537,7 +537,7 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 		b.WriteString("_Summaries are each abstract's key sentence, extracted (no model)._\n\n")
 	}
 	for _, p := range d.Papers {
-		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). %s", p.N, oneLine(p.Title), authors(p.Authors), p.Published, p.Label())
+		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). %s", p.N, safetext.OneLine(p.Title), authors(p.Authors), p.Published, p.Label())
 		if p.URL != "" {
 			fmt.Fprintf(&b, " <%s>", p.URL)
 		}
@@ -550,8 +550,6 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // authors is the digest's author line: cite.Authors, or "Unknown authors".
 func authors(as []string) string {

@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 // Options configure a Server. The zero value serves the recorded data with
@@ -619,25 +620,12 @@ var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "
 func esc(s string) string { return escaper.Replace(s) }
 
 // DataDir returns the shared test data folder (the one holding arxiv/ and
-// pdfs/), found by walking up from the working directory to a
-// shared/data/arxiv folder. It fails the test if there is none.
+// pdfs/; see package shareddata). Without it the test is left out, saying
+// so (it fails under PAPERS_REQUIRE_SHARED_DATA).
 func DataDir(t testing.TB) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("arxivtest: find test data: %v", err)
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		cand := filepath.Join(dir, "shared", "data")
-		if fi, err := os.Stat(filepath.Join(cand, "arxiv")); err == nil && fi.IsDir() {
-			return cand
-		}
-		if filepath.Dir(dir) == dir {
-			break
-		}
-	}
-	t.Fatalf("arxivtest: test data missing: no shared/data/arxiv in %s or any folder above it (expected /work/shared/data; see its README.md)", wd)
-	return ""
+	shareddata.Path(t, "arxiv")
+	return shareddata.Root()
 }
 
 // RecordedEntries parses every recorded API response under
