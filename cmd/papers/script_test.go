@@ -16,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/ingest/crossref/crossreftest"
+	"github.com/papers-cli/papers/internal/pgtest"
 	"github.com/papers-cli/papers/llm/llmtest"
 )
 
@@ -30,7 +31,15 @@ func TestScripts(t *testing.T) {
 			return scriptEnv(env, data)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode":  exitCode,
+			"exitcode": exitCode,
+			// pgdb NAME sets $NAME to the URL of a new, empty library in
+			// PostgreSQL (PGlite, or PAPERS_TEST_DATABASE_URL's server).
+			"pgdb": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: pgdb NAME")
+				}
+				ts.Setenv(args[0], pgtest.URL(t))
+			},
 			"fakearxiv": func(ts *testscript.TestScript, neg bool, args []string) { fakeArxiv(t, data, ts, args) },
 			// fakecrossref starts a fake Crossref serving the recorded
 			// responses of shared/data/metadata and points papers at it.
