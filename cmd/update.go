@@ -168,7 +168,13 @@ func printUpdate(ctx context.Context, o *updateOptions, lib *store.Library, sum 
 	}
 	if len(sum.ArxivFilled) > 0 {
 		fmt.Fprintf(stdout, "arXiv's record for papers held without it: %d\n", len(sum.ArxivFilled))
-		return listPapers(ctx, lib, stdout, "  ~ ", sum.ArxivFilled)
+		if err := listPapers(ctx, lib, stdout, "  ~ ", sum.ArxivFilled); err != nil {
+			return err
+		}
+	}
+	if len(sum.CrossrefFilled) > 0 {
+		fmt.Fprintf(stdout, "Crossref's record for local PDFs held without it: %d\n", len(sum.CrossrefFilled))
+		return listPapers(ctx, lib, stdout, "  ~ ", sum.CrossrefFilled)
 	}
 	return nil
 }

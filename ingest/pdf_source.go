@@ -111,7 +111,10 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 	if err := g.Wait(); err != nil {
 		return r.report(), err
 	}
-	err := in.enrichArxiv(ctx, r)
+	if err := in.enrichArxiv(ctx, r); err != nil {
+		return r.report(), err
+	}
+	err := in.enrichCrossref(ctx, r)
 	return r.report(), err
 }
 
@@ -137,6 +140,7 @@ func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash 
 		r.record(pos, outcome{id: held[0].ID, result: store.Unchanged, stored: true})
 		r.emit(Event{Kind: Stored, Item: held[0].ID, Result: store.Unchanged})
 		r.wantArxiv(pos, held[0])
+		r.wantCrossref(pos, held[0])
 		return nil
 	}
 	doc, err := readPDF(ctx, r, path)
@@ -151,6 +155,7 @@ func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash 
 	}
 	if p, err := in.Lib.Get(ctx, id); err == nil {
 		r.wantArxiv(pos, p)
+		r.wantCrossref(pos, p)
 	}
 	return nil
 }

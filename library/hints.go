@@ -64,6 +64,9 @@ func writeError(err error) error {
 	if errors.Is(err, ingest.ErrZoteroUnreadable) {
 		return hint.With(err, "give Zotero's data directory, the one holding zotero.sqlite: papers ingest --zotero DIR (Zotero shows it in Settings > Advanced > Files and Folders)")
 	}
+	if errors.Is(err, ingest.ErrCrossref) {
+		return hint.With(err, "check the network, or set PAPERS_CROSSREF_API_URL to a mirror; what was ingested before is kept")
+	}
 	if h := Explain(err); h != err {
 		return h
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/papers-cli/papers/cost"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/crossref"
+	"github.com/papers-cli/papers/ingest/fulltext"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/llm"
@@ -40,8 +42,10 @@ type Config struct {
 	LLM llm.LLMConfig
 	// Arxiv sets the arXiv client: mirror, pacing, user agent.
 	Arxiv ArxivConfig
+	// Crossref sets the Crossref client: mirror, e-mail, pacing.
+	Crossref CrossrefConfig
 	// HTTPClient sends every outbound request of the session: arXiv API and
-	// PDFs, embedding and model servers. nil: DefaultHTTPClient().
+	// PDFs, Crossref, embedding and model servers. nil: DefaultHTTPClient().
 	HTTPClient *http.Client
 	// Prices are the user's prices of models (cost.NewMeter says how a
 	// model is priced); MaxCost caps what the session's model calls may cost, in
@@ -70,6 +74,23 @@ type ArxivConfig struct {
 	Backoff time.Duration
 }
 
+// CrossrefConfig sets the session's Crossref client; zero fields keep the
+// client's defaults (see package crossref).
+type CrossrefConfig struct {
+	// APIURL is the API's root (default https://api.crossref.org).
+	APIURL string
+	// Mailto is the user's e-mail address, which puts requests in
+	// Crossref's polite pool.
+	Mailto    string
+	UserAgent string
+	// Delay is the least gap between requests until Crossref announces
+	// its limit; negative: none.
+	Delay time.Duration
+	// DOIResolver is where a DOI's landing page is reached (default
+	// https://doi.org/), for its open-access PDF.
+	DOIResolver string
+}
+
 // DefaultHTTPClient is the HTTP client of a session whose Config gives
 // none: the program's one transport (internal/netlog) recording nothing
 // and online. It bounds connecting and waiting for response headers,
@@ -95,6 +116,9 @@ type Session struct {
 
 	arxivOnce sync.Once
 	arxiv     *arxiv.Client
+
+	crossrefOnce sync.Once
+	crossref     *crossref.Client
 
 	llmOnce sync.Once
 	llm     llm.LLM
@@ -257,6 +281,23 @@ func (s *Session) Arxiv() *arxiv.Client {
 		s.arxiv = c
 	})
 	return s.arxiv
+}
+
+// Crossref returns the session's Crossref client, built on first use: one
+// client, so one pacing, for every request of the session.
+func (s *Session) Crossref() *crossref.Client {
+	s.crossrefOnce.Do(func() {
+		c := s.cfg.Crossref
+		s.crossref = &crossref.Client{HTTPClient: s.http, BaseURL: c.APIURL, Mailto: c.Mailto, UserAgent: c.UserAgent, Delay: c.Delay, Logf: s.logf}
+	})
+	return s.crossref
+}
+
+// FullText returns the client that fetches DOIs' open-access PDFs, with
+// the session's HTTP client.
+func (s *Session) FullText() *fulltext.Client {
+	c := s.cfg.Crossref
+	return &fulltext.Client{HTTPClient: s.http, Resolver: c.DOIResolver, UserAgent: c.UserAgent}
 }
 
 // LLM returns the model Config.LLM chooses, resolved on first use, or nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/papers-cli/papers/embed"
@@ -54,6 +55,9 @@ type IngestOptions struct {
 	// Topic, when set, names the followed topic the papers of the run join
 	// (as a topic's update makes them).
 	Topic string
+	// DOIPDFs fetches the open-access PDF of each DOI ingested (Crossref's
+	// link, else its landing page's), for its full text.
+	DOIPDFs bool
 }
 
 // ErrChunking is Ingest's error for a chunk size and overlap that do not
@@ -79,6 +83,7 @@ func (s *Session) Ingest(ctx context.Context, src ingest.Sources, o IngestOption
 			}
 			in.Topic = &store.Membership{Topic: tp.Name}
 		}
+		in.DOIPDFs = o.DOIPDFs
 		start := time.Now()
 		var err error
 		report, err = in.Run(ctx, src)
@@ -157,7 +162,8 @@ type UpdateOptions struct {
 
 // Update fetches what is new or revised on arXiv in the followed topics
 // names (all of them when none is named) and ingests it, then fills in
-// arXiv's record of the papers held without it: what papers update and
+// arXiv's record of the papers held without it and Crossref's of local
+// PDFs stored offline: what papers update and
 // the MCP update tool do. With no topic followed the update only fills in
 // records, and is an error only when there are none to fill. Per-topic
 // failures are in the summary (TopicResult.Err, FillErr), not the error;
@@ -169,7 +175,7 @@ func (s *Session) Update(ctx context.Context, names []string, o UpdateOptions) (
 		return nil, err
 	}
 	topics, err := resolve.Topics(ctx, lib, names)
-	if err != nil && (len(names) > 0 || !pendingArxiv(ctx, lib)) {
+	if err != nil && (len(names) > 0 || !pendingFill(ctx, lib)) {
 		return nil, err
 	}
 	if o.Max <= 0 {
@@ -183,7 +189,7 @@ func (s *Session) Update(ctx context.Context, names []string, o UpdateOptions) (
 			sum.Topics[i].Err = topicError(r.Err, r.Topic)
 			errs = append(errs, r.Err)
 		}
-		return len(sum.Added) + len(sum.Failed), len(sum.Updated) + len(sum.ArxivFilled), errors.Join(errs...)
+		return len(sum.Added) + len(sum.Failed), len(sum.Updated) + len(sum.ArxivFilled) + len(sum.CrossrefFilled), errors.Join(errs...)
 	})
 	if ctx.Err() != nil {
 		return sum, ctx.Err()
@@ -194,12 +200,22 @@ func (s *Session) Update(ctx context.Context, names []string, o UpdateOptions) (
 	return sum, nil
 }
 
-// pendingArxiv says whether the library holds papers with an arXiv id but
-// not arXiv's record, which an update fills in.
-func pendingArxiv(ctx context.Context, lib *store.Library) bool {
+// pendingFill says whether the library holds papers an update fills in:
+// with an arXiv id but not arXiv's record, or local PDFs with only their
+// own record that Crossref was not asked about (stored offline).
+func pendingFill(ctx context.Context, lib *store.Library) bool {
 	ps, err := lib.WithoutArxivRecord(ctx)
-	return err == nil && len(ps) > 0
+	if err == nil && len(ps) > 0 {
+		return true
+	}
+	ps, err = lib.PapersFrom(ctx, "pdf")
+	in := &ingest.Ingester{CacheDir: pdfCache(lib)}
+	return err == nil && slices.ContainsFunc(ps, in.CrossrefPending)
 }
+
+// pdfCache is where the library keeps downloaded PDFs and what the PDF
+// sources remember of them.
+func pdfCache(lib *store.Library) string { return filepath.Join(lib.Dir(), "cache", "pdf") }
 
 // write runs one ingest: it holds the library's embedder against a
 // reindex, embeds with the library's embedder, records the chunker, runs
@@ -254,8 +270,8 @@ func (s *Session) write(ctx context.Context, o WriteOptions, chunking func(conte
 		workers = Workers
 	}
 	in := &ingest.Ingester{
-		Lib: lib, Embedder: e, Arxiv: s.Arxiv(), Chunking: c,
-		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
+		Lib: lib, Embedder: e, Arxiv: s.Arxiv(), Crossref: s.Crossref(), FullText: s.FullText(), Chunking: c,
+		CacheDir:      pdfCache(lib),
 		AbstractsOnly: o.AbstractsOnly, RetryFailed: o.RetryFailed, Workers: workers,
 		Observer: o.Observer, AllowPath: o.AllowPath,
 	}

@@ -20,7 +20,7 @@ import (
 // The tools that write: ingest and update.
 
 type ingestIn struct {
-	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs"`
+	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs, or DOIs"`
 	Query         string `json:"query,omitempty" jsonschema:"arXiv search (ti:, abs:, au:, cat:, AND, OR), newest first"`
 	Max           int    `json:"max,omitempty" jsonschema:"most papers from query (default 20)"`
 	Paths         Names  `json:"paths,omitempty" jsonschema:"PDFs or folders on the server's machine"`
@@ -42,12 +42,13 @@ func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingest
 	for _, id := range in.IDs {
 		c := ingest.Classify([]string{id})
 		if c.Query != "" {
-			return nil, fmt.Errorf("%q is not an arXiv id or URL (give searches as query)", id)
+			return nil, fmt.Errorf("%q is not an arXiv id, URL or DOI (give searches as query)", id)
 		}
 		src.IDs = append(src.IDs, c.IDs...)
+		src.DOIs = append(src.DOIs, c.DOIs...)
 		src.PDFs = append(src.PDFs, c.PDFs...)
 	}
-	if len(src.IDs) == 0 && len(src.PDFs) == 0 && src.Query == "" {
+	if len(src.IDs) == 0 && len(src.DOIs) == 0 && len(src.PDFs) == 0 && src.Query == "" {
 		return nil, errors.New("nothing to ingest: give ids, a query or paths")
 	}
 	if len(src.PDFs) > 0 {

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/doi"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/store"
 )
@@ -46,15 +47,14 @@ var _ Library = (*store.Library)(nil)
 
 // Paper finds the one paper ref names: a paper stored under ref exactly
 // (local PDFs, corpus records) or, for an arXiv id in any form (versions,
-// "arXiv:", URLs), under its versionless id. A ref that names two papers
+// "arXiv:", URLs), under its versionless id, or for a DOI in any form
+// (bare, "doi:", a doi.org URL), the paper holding it; arXiv's own DOIs
+// (10.48550/arXiv.ID) name that arXiv paper. A ref that names two papers
 // is refused with both named, never taken as either; one the library does
 // not hold is an error wrapping store.ErrNotFound.
 func Paper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
 	ref = strings.TrimSpace(ref)
-	var aliases []string
-	if id, _, err := arxiv.ParseID(ref); err == nil {
-		aliases = append(aliases, id)
-	}
+	aliases := spellings(ref)
 	p, err := lib.FindPaper(ctx, ref, aliases...)
 	var amb *store.AmbiguousError
 	switch {
@@ -68,6 +68,23 @@ func Paper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
 		return p, hint.With(err, "%s", ambiguityHint(amb))
 	}
 	return p, err
+}
+
+// spellings are the other ways ref names a paper: the versionless arXiv
+// id of an arXiv id in any form, "doi:DOI" for a DOI in any form (and the
+// arXiv id of an arXiv DOI).
+func spellings(ref string) []string {
+	var out []string
+	if id, _, err := arxiv.ParseID(ref); err == nil {
+		out = append(out, id)
+	}
+	if d, ok := doi.Parse(ref); ok {
+		if id, _, err := arxiv.ParseID(doi.Arxiv(d)); err == nil {
+			out = append(out, id)
+		}
+		out = append(out, "doi:"+d)
+	}
+	return out
 }
 
 // Papers turns references (see Paper) into the library's keys, each once,
@@ -124,7 +141,10 @@ func HeldPaper(ctx context.Context, lib Library, ref string) (store.Paper, error
 func NotInLibrary(id, ref string) error {
 	h := "papers list shows what is there; papers ingest " + hint.Shell(ref) + " adds it"
 	tool := fmt.Sprintf("list_papers shows what is there; ingest with ids [%q] adds it", id)
-	if !arxiv.LooksLikeID(id) {
+	if d, ok := doi.Parse(ref); ok {
+		h = "papers list shows what is there; papers ingest " + hint.Shell(d) + " adds it from Crossref"
+		tool = fmt.Sprintf("list_papers shows what is there; ingest with ids [%q] adds it from Crossref", d)
+	} else if !arxiv.LooksLikeID(id) {
 		h = "papers list shows what is there (ids of local PDFs and corpus records come from ingesting the file)"
 		tool = "list_papers shows the ids the library holds (ids of local PDFs and corpus records come from ingesting the file)"
 	}

@@ -26,6 +26,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PAPERS_AS_MAIN") == "1" {
 		os.Exit(cmd.Main())
 	}
+	// No test reaches Crossref (local PDFs are looked up there): the
+	// processes the tests start inherit this; scripts set their own.
+	if os.Getenv("PAPERS_CROSSREF_API_URL") == "" { // a process a test starts with its own keeps it
+		os.Setenv("PAPERS_CROSSREF_API_URL", "http://127.0.0.1:1")
+	}
 	// The scripts and the kill tests mostly wait (on the papers processes
 	// they start, fake servers' pacing, deadlines), not compute: unless
 	// -parallel is given, run three times as many at once as there are
