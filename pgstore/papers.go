@@ -351,9 +351,18 @@ FROM unnest($1::text[], $2::int[]) AS d(paper_id, seq) JOIN {s}.chunks c ON c.pa
 	return out, nil
 }
 
-// Chunks returns a paper's chunks in seq order, with their vectors when
-// withVectors is set (store.ErrNotFound if the paper is absent).
-func (s *Store) Chunks(ctx context.Context, paperID string, withVectors bool) ([]store.Chunk, error) {
+// Chunks returns a paper's chunks in seq order, without their vectors
+// (store.ErrNotFound if the paper is absent), as store.Library.Chunks.
+func (s *Store) Chunks(ctx context.Context, paperID string) ([]store.Chunk, error) {
+	return s.chunks(ctx, paperID, false)
+}
+
+// ChunksWithVectors is Chunks with the chunks' vectors.
+func (s *Store) ChunksWithVectors(ctx context.Context, paperID string) ([]store.Chunk, error) {
+	return s.chunks(ctx, paperID, true)
+}
+
+func (s *Store) chunks(ctx context.Context, paperID string, withVectors bool) ([]store.Chunk, error) {
 	vcol := "NULL::text"
 	if withVectors {
 		vcol = "embedding::text"
