@@ -3,6 +3,7 @@ package ask
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -215,13 +216,19 @@ func (c *composer) answerTopic(pts []*paperText, qu rank.Question) int {
 			continue
 		}
 		qs := pt.quotes()
+		pick := qs[0]
+		if asksApproach.MatchString(qu.Text) {
+			// a line says what this paper does: the sentence of its best
+			// paragraphs that states its own contribution, when one does
+			pick = pt.ownContribution(qs[0])
+		}
 		terms := map[string]bool{}
-		for _, t := range stemsOf(qs[0].text()) {
+		for _, t := range stemsOf(pick.text()) {
 			if !slices.Contains(qu.Terms, t) {
 				terms[t] = true
 			}
 		}
-		lines = append(lines, line{pt: pt, q: qs[0], terms: terms})
+		lines = append(lines, line{pt: pt, q: pick, terms: terms})
 	}
 	if len(lines) == 0 {
 		return 0
@@ -270,6 +277,27 @@ func (c *composer) answerTopic(pts []*paperText, qu rank.Question) int {
 	}
 	return len(lines)
 }
+
+// ownContribution is the sentence of the paper's best paragraphs (the
+// model's order, then the sentences' order) that says what the paper does
+// ("we propose ..."), or fallback when none does.
+func (pt *paperText) ownContribution(fallback quote) quote {
+	for _, q := range pt.choice.Quotes {
+		for si, sent := range pt.paras[q.Para].Sentences {
+			if ownWork.MatchString(sent) && quotable(sent) {
+				return quote{pt: pt, para: q.Para, sent: si, score: q.Prob, primary: true}
+			}
+		}
+	}
+	return fallback
+}
+
+var (
+	// a topic question about how papers go about something
+	asksApproach = regexp.MustCompile(`(?i)\b(?:approach|approaches|method|methods|technique|techniques|how\b|ways?\b|strateg)`)
+	// a sentence saying what its paper does
+	ownWork = regexp.MustCompile(`(?i)\b(?:we|this (?:paper|work|study)|our (?:method|approach|framework|algorithm|model|system))\s+(?:\w+\s+){0,2}(?:propose|introduce|present|develop|design|train|use|formulate|call|devise|build)s?\b`)
+)
 
 // groupAt is the share of key words two papers' sentences hold in common
 // above which a topic answer lists them together.
