@@ -86,7 +86,8 @@ func keyWords(question string) []string {
 	return out
 }
 
-// mentions reports whether the paper's title or text holds the name w:
+// mentions reports whether the paper's title or text (its paragraphs as
+// an answer reads them: no reference list) holds the name w:
 // its letters and digits, in order, as consecutive words of the paper,
 // whatever stands between them ("DeepSeek-R1-Zero" is in "DeepSeek-R1-
 // Zero", "GPT-3" in "GPT 3"), a plural s allowed; never inside a longer
@@ -94,8 +95,8 @@ func keyWords(question string) []string {
 func mentions(pt *paperText, w string) bool {
 	if pt.words == nil {
 		pt.words = wordsOf(pt.paper.Title)
-		for _, c := range pt.chunks {
-			pt.words = append(pt.words, wordsOf(c.Text)...)
+		for _, p := range pt.paras {
+			pt.words = append(pt.words, wordsOf(p.Text)...)
 		}
 	}
 	name := strings.Join(wordsOf(w), "")

@@ -37,6 +37,9 @@ type paperText struct {
 func readPaper(p store.Paper, chunks []store.Chunk) *paperText {
 	pt := &paperText{paper: p, chunks: chunks}
 	for _, para := range rank.Paragraphs(chunks) {
+		if rank.SectionKind(para.Section) == "references" {
+			continue // a reference list cites other papers' titles, not this one's findings
+		}
 		kept := para.Sentences[:0:0]
 		for _, s := range para.Sentences {
 			if quotable(s) {
