@@ -17,26 +17,27 @@ import (
 // into character codes, the text of each code and its advance width in text
 // space units (glyph units / 1000 for most fonts).
 type font struct {
-	name      string
-	bold      bool
-	composite bool              // Type0: multi-byte codes, widths by CID
-	space     [4][]codeRange    // codespace ranges by code length - 1 (composite or ToUnicode)
-	toUni     map[uint32]string // from /ToUnicode
-	enc       [256]string       // simple fonts: code -> text from the encoding
-	widths    [256]float64      // simple fonts, text space units
-	hasWidth  [256]bool
-	cidW      map[uint32]float64
-	dw        float64     // default width (text space units)
-	vscale    float64     // glyph-space height of 1 em in text space (Type3 FontMatrix)
-	unknown   bool        // no way to map codes to text (Identity-H without ToUnicode)
-	collect   []string    // text by CID of the font's Adobe character collection (Identity encodings)
-	legacy    *legacyCMap // a predefined CJK CMap read as its character set (no ToUnicode)
-	vertical  bool        // writing mode 1: glyphs advance down the page
-	w1        float64     // vertical mode: the advance of each glyph (text space units, negative: down)
-	builtin   lpdf.Value  // embedded Type 1 program whose encoding is not read yet
-	base      [256]string // glyph names of the base encoding
-	fromDiff  [256]bool   // the code's name comes from /Differences
-	numeric   [256]bool   // the code's text was guessed from a numeric or unknown glyph name
+	name       string
+	bold       bool
+	composite  bool              // Type0: multi-byte codes, widths by CID
+	space      [4][]codeRange    // codespace ranges by code length - 1 (composite or ToUnicode)
+	toUni      map[uint32]string // from /ToUnicode
+	enc        [256]string       // simple fonts: code -> text from the encoding
+	widths     [256]float64      // simple fonts, text space units
+	hasWidth   [256]bool
+	cidW       map[uint32]float64
+	dw         float64     // default width (text space units)
+	vscale     float64     // glyph-space height of 1 em in text space (Type3 FontMatrix)
+	unknown    bool        // no way to map codes to text (Identity-H without ToUnicode)
+	collect    []string    // text by CID of the font's Adobe character collection (Identity encodings)
+	legacy     *legacyCMap // a predefined CJK CMap read as its character set (no ToUnicode)
+	vertical   bool        // writing mode 1: glyphs advance down the page
+	w1         float64     // vertical mode: the advance of each glyph (text space units, negative: down)
+	builtin    lpdf.Value  // embedded Type 1 or CFF program whose encoding is not read yet
+	builtinCFF bool        // builtin is a bare CFF program (FontFile3 /Type1C)
+	base       [256]string // glyph names of the base encoding
+	fromDiff   [256]bool   // the code's name comes from /Differences
+	numeric    [256]bool   // the code's text was guessed from a numeric or unknown glyph name
 }
 
 type codeRange struct{ lo, hi uint32 }
@@ -255,6 +256,8 @@ func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value
 		if ff := desc.Key("FontFile"); ff.Kind() == lpdf.Stream {
 			// Read lazily: /Differences usually name every glyph used.
 			f.builtin = ff
+		} else if ff := desc.Key("FontFile3"); ff.Kind() == lpdf.Stream && ff.Key("Subtype").Name() == "Type1C" {
+			f.builtin, f.builtinCFF = ff, true
 		}
 	}
 	f.base = names
@@ -460,7 +463,13 @@ func numericGlyphText(name string, base int) string {
 func (f *font) loadBuiltin() {
 	ff := f.builtin
 	f.builtin = lpdf.Value{}
-	b, ok := type1Encoding(ff)
+	var b [256]string
+	var ok bool
+	if f.builtinCFF {
+		b, ok = cffEncoding(readFontFile(ff))
+	} else {
+		b, ok = type1Encoding(ff)
+	}
 	if !ok {
 		return
 	}

@@ -56,6 +56,13 @@ type result struct {
 	Millis   int64   `json:"ms"`
 	RSSKB    int64   `json:"rss_kb"` // the child's peak resident set
 	HasRef   bool    `json:"has_ref"`
+	// LigFound of LigRef words of the reference with "fi", "fl" or "ff"
+	// are in our text; Mixed of Lines lines of ours mix two places of the
+	// reference (see score.MixedLines).
+	LigFound int `json:"lig_found"`
+	LigRef   int `json:"lig_ref"`
+	Mixed    int `json:"mixed"`
+	Lines    int `json:"lines"`
 }
 
 func main() {
@@ -257,6 +264,8 @@ func runWorker(pdfPath, refPath string) int {
 	if r.HasRef {
 		s := score.Compare(text, string(ref))
 		r.WordF1, r.WordP, r.WordR, r.BigramF1 = s.WordF1, s.WordP, s.WordR, s.BigramF1
+		r.LigFound, r.LigRef = score.Ligatures(text, string(ref))
+		r.Mixed, r.Lines = score.MixedLines(text, string(ref))
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
 		return 1
@@ -312,10 +321,10 @@ func readLabels(path string) (map[string]label, error) {
 
 func writeResults(path string, rs []result) error {
 	var b strings.Builder
-	b.WriteString("file\tstatus\tword_f1\tbigram_f1\tword_p\tword_r\tchars\tref_chars\tms\thas_ref\terr\trss_kb\n")
+	b.WriteString("file\tstatus\tword_f1\tbigram_f1\tword_p\tword_r\tchars\tref_chars\tms\thas_ref\terr\trss_kb\tlig_found\tlig_ref\tmixed\tlines\n")
 	for _, r := range rs {
-		fmt.Fprintf(&b, "%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%v\t%s\t%d\n", r.File, r.Status, r.WordF1, r.BigramF1,
-			r.WordP, r.WordR, r.Chars, r.RefChars, r.Millis, r.HasRef, r.Err, r.RSSKB)
+		fmt.Fprintf(&b, "%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%v\t%s\t%d\t%d\t%d\t%d\t%d\n", r.File, r.Status, r.WordF1, r.BigramF1,
+			r.WordP, r.WordR, r.Chars, r.RefChars, r.Millis, r.HasRef, r.Err, r.RSSKB, r.LigFound, r.LigRef, r.Mixed, r.Lines)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
@@ -338,6 +347,11 @@ func readResults(path string) (map[string]result, error) {
 		if len(c) > 11 {
 			r := m[c[0]]
 			r.RSSKB = int64(n(c[11]))
+			m[c[0]] = r
+		}
+		if len(c) > 15 {
+			r := m[c[0]]
+			r.LigFound, r.LigRef, r.Mixed, r.Lines = n(c[12]), n(c[13]), n(c[14]), n(c[15])
 			m[c[0]] = r
 		}
 	}
@@ -385,14 +399,14 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 	for _, k := range sortedKeys(byCause) {
 		groups = append(groups, group{"cause " + k, byCause[k]})
 	}
-	fmt.Fprintf(w, "%-34s %5s %6s %7s %7s %7s %5s %5s %5s", "group", "files", "scored", "wordF1", "bigrF1", "medianW", "err", "crash", "lost")
+	fmt.Fprintf(w, "%-34s %5s %6s %7s %7s %7s %7s %7s %5s %5s %5s", "group", "files", "scored", "wordF1", "bigrF1", "medianW", "fi/fl", "mixed", "err", "crash", "lost")
 	if old != nil {
 		fmt.Fprintf(w, " %8s %8s", "dWordF1", "dBigrF1")
 	}
 	fmt.Fprintln(w)
 	for _, g := range groups {
 		s := summarise(g.files)
-		fmt.Fprintf(w, "%-34s %5d %6d %7.4f %7.4f %7.4f %5d %5d %5d", g.name, len(g.files), s.scored, s.word, s.bigram, s.median, s.errs, s.crashes, s.lost)
+		fmt.Fprintf(w, "%-34s %5d %6d %7.4f %7.4f %7.4f %7.4f %7.4f %5d %5d %5d", g.name, len(g.files), s.scored, s.word, s.bigram, s.median, s.lig, s.mixed, s.errs, s.crashes, s.lost)
 		if old != nil {
 			var prev []result
 			for _, r := range g.files {
@@ -405,7 +419,7 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "\n(wordF1, bigrF1: means over files with a reference; lost: we fail or print < 10% of the words where pdftotext reads >= 500 characters)")
+	fmt.Fprintln(w, "\n(wordF1, bigrF1: means over files with a reference; fi/fl: share of the reference's words with fi, fl or ff that we print;\n mixed: share of our lines of 6+ words that join two distant places of the reference; lost: we fail or print < 10% of the words where pdftotext reads >= 500 characters)")
 	var big, slow result
 	for _, r := range rs {
 		if r.RSSKB > big.RSSKB {
@@ -444,8 +458,8 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 			if l.paper {
 				p = "paper"
 			}
-			fmt.Fprintf(w, "  %-60s %-7s W %.3f (P %.3f R %.3f) B %.3f  %6d/%-6d chars %5dms %s %s %s\n", r.File, r.Status,
-				r.WordF1, r.WordP, r.WordR, r.BigramF1, r.Chars, r.RefChars, r.Millis, p, strings.Join(l.causes, ","), r.Err)
+			fmt.Fprintf(w, "  %-60s %-7s W %.3f (P %.3f R %.3f) B %.3f  fi/fl %d/%d mixed %d/%d %6d/%-6d chars %5dms %s %s %s\n", r.File, r.Status,
+				r.WordF1, r.WordP, r.WordR, r.BigramF1, r.LigFound, r.LigRef, r.Mixed, r.Lines, r.Chars, r.RefChars, r.Millis, p, strings.Join(l.causes, ","), r.Err)
 		}
 	}
 }
@@ -453,6 +467,7 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 type summary struct {
 	scored, errs, crashes, lost int
 	word, bigram, median        float64
+	lig, mixed                  float64 // pooled over the files: ligature words found, lines that mix
 }
 
 func summarise(rs []result) summary {
@@ -475,6 +490,17 @@ func summarise(rs []result) summary {
 		s.word += r.WordF1
 		s.bigram += r.BigramF1
 		ws = append(ws, r.WordF1)
+	}
+	var ligF, ligR, mixed, lines int
+	for _, r := range rs {
+		ligF, ligR, mixed, lines = ligF+r.LigFound, ligR+r.LigRef, mixed+r.Mixed, lines+r.Lines
+	}
+	s.lig, s.mixed = 1, 0
+	if ligR > 0 {
+		s.lig = float64(ligF) / float64(ligR)
+	}
+	if lines > 0 {
+		s.mixed = float64(mixed) / float64(lines)
 	}
 	if s.scored > 0 {
 		s.word /= float64(s.scored)
