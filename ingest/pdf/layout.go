@@ -563,56 +563,105 @@ func hasLetters(s string) bool {
 	return false
 }
 
-// order puts fragments in reading order: it finds a column gutter if there
-// is one, then reads the page top to bottom in bands separated by
-// full-width lines, each band left column first.
+// order puts fragments in reading order: it finds the column gutters of
+// the page, then reads it top to bottom in bands separated by lines that
+// span the columns, each band column by column, left to right.
+//
+// Gutters are found for each slab of the page between lines that span
+// most of its width (a title, a full-width abstract, a figure's caption):
+// the columns under a full-width figure or table, whose labels and cells
+// fill the strip between the columns above, and the three columns of
+// another part of the page are found where they are. A slab too short to
+// show its own gutter takes the page's.
 func order(frags []*frag) []line {
 	if len(frags) == 0 {
 		return nil
 	}
-	gutter, ok := findGutter(frags)
-	if ok {
-		frags = splitAt(frags, gutter)
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
 	}
-	col := make(map[*frag]int, len(frags))
-	if ok {
-		for _, f := range frags {
-			switch {
-			case f.xmax <= gutter:
-				col[f] = 1
-			case f.x0 >= gutter:
-				col[f] = 2
-			default:
-				col[f] = 0
-			}
-		}
-	}
+	pageGutter, pageOK := findGutter(frags, 0)
 	sorted := append([]*frag(nil), frags...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].base > sorted[j].base })
+	// colOf[f] is f's column in its slab, 1 from the left; 0 spans columns.
+	// colX[c] is the left edge of column c of the fragment's slab.
+	colOf := make(map[*frag]int, len(frags))
+	bounds := make(map[*frag][]float64, len(frags))
+	var split []*frag
+	slab := func(fs []*frag) {
+		gs := findGutters(fs, 0)
+		if len(gs) == 0 && pageOK {
+			gs = []float64{pageGutter}
+		}
+		for _, g := range gs {
+			fs = splitAt(fs, g)
+		}
+		b := make([]float64, 0, len(gs)+2)
+		b = append(append(append(b, minX), gs...), maxX)
+		for _, f := range fs {
+			if len(gs) > 0 {
+				colOf[f] = columnOf(f, gs)
+			}
+			bounds[f] = b
+		}
+		split = append(split, fs...)
+	}
+	width := maxX - minX
+	var cur []*frag
+	for _, f := range sorted {
+		if spansPage(f, width) {
+			if len(cur) > 0 {
+				slab(cur)
+				cur = nil
+			}
+			colOf[f] = 0
+			split = append(split, f)
+			continue
+		}
+		cur = append(cur, f)
+	}
+	if len(cur) > 0 {
+		slab(cur)
+	}
+	sort.SliceStable(split, func(i, j int) bool { return split[i].base > split[j].base })
 	var out []line
-	var left, right []*frag
+	var cols [][]*frag // by column, 1 from the left (index 0 unused)
 	flush := func() {
-		out = append(out, groupLines(left, 1)...)
-		out = append(out, groupLines(right, 2)...)
-		left, right = nil, nil
+		for c := 1; c < len(cols); c++ {
+			out = append(out, groupLines(cols[c], c)...)
+		}
+		cols = cols[:0]
 	}
 	var full []*frag
 	flushFull := func() {
 		out = append(out, groupLines(full, 0)...)
 		full = nil
 	}
-	// Lines of running text fill their column: over 0.9 of its width.
-	minX, maxX := math.Inf(1), math.Inf(-1)
-	for _, f := range frags {
-		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
+	add := func(f *frag, c int) {
+		for len(cols) <= c {
+			cols = append(cols, nil)
+		}
+		cols[c] = append(cols[c], f)
 	}
-	var prose [3]int // lines of running text in the band, by column
+	var prose []int // lines of running text in the band, by column
+	var prevBounds []float64
 	var prev *frag
-	for _, f := range sorted {
+	for _, f := range split {
 		p := prev
 		prev = f
-		switch col[f] {
-		case 1, 2:
+		c := colOf[f]
+		b := bounds[f]
+		if c > 0 && prevBounds != nil && !sameBounds(b, prevBounds) {
+			// another slab's columns
+			flush()
+			prose = prose[:0]
+		}
+		if c > 0 {
+			prevBounds = b
+		}
+		switch {
+		case c > 0:
 			flushFull()
 			// Blocks side by side over the columns (IEEE's author blocks,
 			// one per column, above an abstract in the left one; the
@@ -621,33 +670,28 @@ func order(frags []*frag) []line {
 			// no running text, ends at a blank strip across the page as
 			// tall as a few lines. Inside running columns both sides
 			// rarely leave such a strip at one height.
-			if p != nil && len(left) > 0 && len(right) > 0 &&
-				(len(left) <= headFrags && len(right) <= headFrags || prose[1] <= 1 && prose[2] <= 1) &&
+			if p != nil && filled(cols) >= 2 && (shortCols(cols) || maxProse(prose) <= 1) &&
 				p.base-f.base > headGapEm*math.Max(p.size, f.size) {
 				flush()
-				prose = [3]int{}
+				prose = prose[:0]
 			}
-			if c := col[f]; c == 1 && f.xmax-f.x0 > 0.9*(gutter-minX) || c == 2 && f.xmax-f.x0 > 0.9*(maxX-gutter) {
+			for len(prose) <= c {
+				prose = append(prose, 0)
+			}
+			// Lines of running text fill their column: over 0.9 of its width.
+			if f.xmax-f.x0 > 0.9*(b[c]-b[c-1]) {
 				prose[c]++
 			}
-			if col[f] == 1 {
-				left = append(left, f)
-			} else {
-				right = append(right, f)
-			}
+			add(f, c)
 		default:
 			// A full-width fragment on the same baseline as column text
 			// (a superscript, an equation number) does not end the band.
-			if len(left)+len(right) > 0 && ok && sameBaseAsAny(f, left, right) {
-				if f.x0 < gutter {
-					left = append(left, f)
-				} else {
-					right = append(right, f)
-				}
+			if filled(cols) > 0 && sameBaseAsAny(f, cols) {
+				add(f, columnOf(&frag{x0: f.x0, xmax: f.x0}, prevBounds[1:len(prevBounds)-1]))
 				continue
 			}
 			flush()
-			prose = [3]int{}
+			prose = prose[:0]
 			full = append(full, f)
 		}
 	}
@@ -656,8 +700,123 @@ func order(frags []*frag) []line {
 	return out
 }
 
-func sameBaseAsAny(f *frag, a, b []*frag) bool {
-	for _, l := range [][]*frag{a, b} {
+// spansPage says whether one of f's pieces spans most of the page's text
+// width: such a line crosses every gutter.
+func spansPage(f *frag, width float64) bool {
+	for _, p := range pieces(f) {
+		if p.x1-p.x0 > 0.6*width {
+			return true
+		}
+	}
+	return false
+}
+
+// columnOf is the column (1 from the left) of a fragment between gutters
+// gs (ascending), or 0 when it crosses one.
+func columnOf(f *frag, gs []float64) int {
+	c := 1
+	for _, g := range gs {
+		switch {
+		case f.xmax <= g:
+			return c
+		case f.x0 < g:
+			return 0
+		}
+		c++
+	}
+	return c
+}
+
+func sameBounds(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// filled counts the columns that hold fragments.
+func filled(cols [][]*frag) int {
+	n := 0
+	for _, c := range cols {
+		if len(c) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// shortCols says whether every column holds at most headFrags fragments.
+func shortCols(cols [][]*frag) bool {
+	for _, c := range cols {
+		if len(c) > headFrags {
+			return false
+		}
+	}
+	return true
+}
+
+func maxProse(p []int) int {
+	m := 0
+	for _, n := range p {
+		m = max(m, n)
+	}
+	return m
+}
+
+// slabProse is how many lines of running text each side of a gutter found
+// in a slab of the page must hold (see proseLine): the columns of a table
+// are no columns of text, and pdftotext reads a table's rows set wide apart
+// row by row.
+const slabProse = 3
+
+// proseLine says whether a fragment reads as a line of running text: 25
+// letters or more in five words or more.
+func proseLine(f *frag) bool {
+	return f.nchar >= 25 && strings.Count(strings.TrimSpace(f.text.String()), " ") >= 4
+}
+
+// findGutters finds the gutters of a slab of the page, left to right: one
+// (see findGutter), then any inside a side that is over half the slab's
+// width (three columns, or two beside a sidebar).
+func findGutters(frags []*frag, depth int) []float64 {
+	g, ok := findGutter(frags, slabProse)
+	if !ok {
+		return nil
+	}
+	if depth >= 2 {
+		return []float64{g}
+	}
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
+	}
+	var left, right []*frag
+	for _, f := range splitAt(frags, g) {
+		switch {
+		case f.xmax <= g:
+			left = append(left, f)
+		case f.x0 >= g:
+			right = append(right, f)
+		}
+	}
+	var out []float64
+	if g-minX > 0.55*(maxX-minX) {
+		out = append(out, findGutters(left, depth+1)...)
+	}
+	out = append(out, g)
+	if maxX-g > 0.55*(maxX-minX) {
+		out = append(out, findGutters(right, depth+1)...)
+	}
+	return out
+}
+
+func sameBaseAsAny(f *frag, cols [][]*frag) bool {
+	for _, l := range cols {
 		for i := len(l) - 1; i >= 0 && i >= len(l)-3; i-- {
 			if math.Abs(l[i].base-f.base) < lineGroupEm*f.size {
 				return true
@@ -731,7 +890,7 @@ func splitAt(frags []*frag, g float64) []*frag {
 
 // findGutter looks for a vertical strip in the middle of the page that few
 // fragments cross, with enough text on each side to be two columns.
-func findGutter(frags []*frag) (float64, bool) {
+func findGutter(frags []*frag, minProse int) (float64, bool) {
 	minX, maxX := math.Inf(1), math.Inf(-1)
 	total := 0
 	for _, f := range frags {
@@ -854,7 +1013,7 @@ func findGutter(frags []*frag) (float64, bool) {
 		x = y + 1
 	}
 	g := minX + float64(runLo+runHi)/2
-	var l, r, cross, ll, rl int
+	var l, r, cross, ll, rl, lp, rp int
 	for _, f := range frags {
 		switch {
 		case f.xmax <= g:
@@ -862,10 +1021,16 @@ func findGutter(frags []*frag) (float64, bool) {
 			if f.nchar >= 20 {
 				ll++
 			}
+			if proseLine(f) {
+				lp++
+			}
 		case f.x0 >= g:
 			r += f.nchar
 			if f.nchar >= 20 {
 				rl++
+			}
+			if proseLine(f) {
+				rp++
 			}
 		case wide(f):
 		case cutAt(f, g) >= 0:
@@ -882,7 +1047,7 @@ func findGutter(frags []*frag) (float64, bool) {
 	enough := func(chars, lines int) bool {
 		return float64(chars) >= minColumnGap*float64(total) || float64(chars) >= 0.05*float64(total) && lines >= 4
 	}
-	if !enough(l, ll) || !enough(r, rl) {
+	if !enough(l, ll) || !enough(r, rl) || lp < minProse || rp < minProse {
 		return 0, false
 	}
 	if float64(cross) > 0.4*float64(total) {

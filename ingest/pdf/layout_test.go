@@ -332,3 +332,48 @@ func TestLayoutGutterBesideHangingLabels(t *testing.T) {
 		t.Fatalf("want 30 left lines then 30 right lines, the first labelled, got %d lines: %q", len(got), got)
 	}
 }
+
+// TestColumnsUnderFullWidthFigure: a figure spans both columns at the top
+// of the page, its labels scattered over the strip between the columns;
+// the two columns below it are read each whole, not line by line in turn.
+func TestColumnsUnderFullWidthFigure(t *testing.T) {
+	var gs []glyph
+	// figure labels, some across the middle of the page
+	for i := 0; i < 12; i++ {
+		y := 760 - 10*float64(i)
+		gs = append(gs, glyphsOf(100+float64(i%4)*60, y, "label of box")...)
+		gs = append(gs, glyphsOf(260+float64(i%3)*20, y-4, "axis tick text")...)
+	}
+	gs = append(gs, glyphsOf(72, 620, "Figure 1: Overview of the research questions considered in this paper with an example of a summary taken from the data set.")...)
+	for i := 0; i < 25; i++ {
+		y := 590 - 12*float64(i)
+		gs = append(gs, glyphsOf(72, y, "left column running text line "+itoa(i))...)
+		gs = append(gs, glyphsOf(320, y, "right column running text line "+itoa(i))...)
+	}
+	lines := strings.Split(pageText(t, gs), "\n")
+	var order []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "left") || strings.HasPrefix(l, "right") {
+			order = append(order, l)
+		}
+	}
+	if len(order) != 50 || order[24] != "left column running text line 24" || order[25] != "right column running text line 0" {
+		t.Fatalf("columns under the figure read out of order (%d lines): %q", len(order), order)
+	}
+}
+
+// TestThreeColumns: a page of three columns is read column by column.
+func TestThreeColumns(t *testing.T) {
+	var gs []glyph
+	for i := 0; i < 30; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(40, y, "first column running words "+itoa(i))...)
+		gs = append(gs, glyphsOf(220, y, "second column running words "+itoa(i))...)
+		gs = append(gs, glyphsOf(400, y, "third column running words "+itoa(i))...)
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 90 || got[0] != "first column running words 0" || got[29] != "first column running words 29" ||
+		got[30] != "second column running words 0" || got[60] != "third column running words 0" {
+		t.Fatalf("three columns read out of order: %q", got)
+	}
+}

@@ -130,7 +130,14 @@ func main() {
 				rs = append(rs, r)
 			}
 		}
-		report(os.Stdout, rs, lab, nil, *verbose)
+		var old map[string]result
+		if *base != "" {
+			if old, err = readResults(*base); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+		report(os.Stdout, rs, lab, old, *verbose)
 		return
 	}
 	start := time.Now()
