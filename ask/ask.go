@@ -80,6 +80,7 @@ func (r *Retriever) Evidence(ctx context.Context, question string, llm LLM, opts
 		}
 	}
 	ro.K = k
+	ro.Prose = true // answers quote prose, never a table's cells or a caption
 	passages, err := r.Retrieve(ctx, question, ro)
 	if err != nil {
 		return nil, Options{}, err
@@ -122,7 +123,7 @@ func (r *Retriever) complete(ctx context.Context, ps []Passage) error {
 	for i := range ps {
 		p := &ps[i]
 		n, ok := next[store.ChunkID(p.PaperID, p.Seq+1)]
-		if !ok || p.Seq == 0 || !cutShort(p.Text) {
+		if !ok || p.Seq == 0 || !cutShort(p.Text) || !n.Role.Prose() {
 			continue
 		}
 		if rest := continuation(p.Text, n.Text); rest != "" {
@@ -249,11 +250,11 @@ func (r *Retriever) neighbours(ctx context.Context, ps []Passage) ([]Passage, er
 	}
 	for _, id := range ids {
 		c, ok := next[id]
-		if !ok {
-			continue // the paper's last chunk
+		if !ok || !c.Role.Prose() {
+			continue // the paper's last chunk, or a table, caption, ... after it
 		}
 		ps = append(ps, Passage{ChunkID: id, PaperID: c.PaperID, Seq: c.Seq, PageStart: c.PageStart, PageEnd: c.PageEnd,
-			Section: c.Section, Text: c.Text, Paper: papers[c.PaperID], Neighbour: true})
+			Section: c.Section, Role: c.Role.OfChunk(), Text: c.Text, Paper: papers[c.PaperID], Neighbour: true})
 	}
 	return ps, nil
 }

@@ -123,6 +123,18 @@ func TestEvidenceReadsTheListOnIntoTheNextChunk(t *testing.T) {
 	if lead == nil {
 		t.Fatal("the chunk announcing the limitations is not retrieved: retrieval changed, pick another case")
 	}
+	if retrieved[store.ChunkID(lead.PaperID, lead.Seq+1)] {
+		// Retrieval brought the next chunk too (it depends on the
+		// library's statistics): read on from the lead alone.
+		alone, err := r.neighbours(ctx, []Passage{*lead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		retrieved = map[string]bool{lead.ChunkID: true}
+		if len(alone) == 2 && alone[1].Neighbour {
+			next = &alone[1]
+		}
+	}
 	if next == nil || retrieved[next.ChunkID] || !strings.Contains(next.Text, "wording") {
 		t.Fatalf("the chunk after the lead's is not added as its neighbour (retrieved: %v)", retrieved[store.ChunkID("2302.04761", lead.Seq+1)])
 	}
@@ -138,8 +150,8 @@ func TestEvidenceReadsTheListOnIntoTheNextChunk(t *testing.T) {
 	if i, j := strings.Index(res.Answer, "in a chain"), strings.Index(res.Answer, "computational cost"); i > j {
 		t.Errorf("the list is not read in order:\n%s", res.Answer)
 	}
-	if res.Passages != len(retrieved) {
-		t.Errorf("Passages = %d, want the %d retrieved", res.Passages, len(retrieved))
+	if n := len(ps) - countNeighbours(ps); res.Passages != n {
+		t.Errorf("Passages = %d, want the %d retrieved", res.Passages, n)
 	}
 	if len(res.Citations) == 0 || res.Citations[0].Passage != lead.Text {
 		t.Errorf("the answer does not open with the retrieved lead")

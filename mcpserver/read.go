@@ -17,6 +17,7 @@ import (
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -351,6 +352,8 @@ type readIn struct {
 	PageEnd   int    `json:"page_end,omitempty" jsonschema:"read up to this page, included"`
 	Start     int    `json:"start,omitempty" jsonschema:"character offset in the paper's text to read from: the next_start of the previous call, or a section's start"`
 	MaxChars  int    `json:"max_chars,omitempty" jsonschema:"most characters to return (default 8000, at most 20000)"`
+	// Omit leaves text of these roles out (offsets still count it).
+	Omit []string `json:"omit,omitempty" jsonschema:"kinds of text to leave out: caption, table, figure (text inside figures), footnote, reference (reference-list entries), equation; body text and headings are always read"`
 }
 
 type readOut struct {
@@ -384,6 +387,17 @@ func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readI
 	if in.Start < 0 || in.PageStart < 0 || in.PageEnd < 0 || in.PageEnd > 0 && in.PageEnd < in.PageStart {
 		return readOut{}, fmt.Errorf("start, page_start and page_end must be 0 or more, and page_end not before page_start (got %d, %d, %d)", in.Start, in.PageStart, in.PageEnd)
 	}
+	omit := map[role.Role]bool{}
+	for _, name := range in.Omit {
+		r, err := role.Parse(name)
+		if err != nil {
+			return readOut{}, err
+		}
+		if r.Prose() {
+			return readOut{}, fmt.Errorf("omit %q: body text and headings are always read (omit takes caption, table, figure, footnote, reference, equation)", name)
+		}
+		omit[r] = true
+	}
 	p, chunks, note, err := s.paper(ctx, in.ID)
 	if err != nil {
 		return readOut{}, err
@@ -401,7 +415,7 @@ func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readI
 		return out, fmt.Errorf("%s has no text on pages %d-%d (it has %d pages)", p.ID, in.PageStart, max0(in.PageEnd, in.PageStart), p.Pages)
 	}
 	start := min(max0(in.Start, from), to)
-	piece := t.read(start, min(to, start+max))
+	piece := t.read(start, min(to, start+max), omit)
 	out.Start, out.End, out.Text = start, start+piece.n, piece.text
 	out.PageStart, out.PageEnd = piece.pageStart, piece.pageEnd
 	if out.End < to {

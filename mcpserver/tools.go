@@ -15,7 +15,8 @@ func (s *Server) addTools() {
 		Description: "A paper's metadata (title, authors, dates, categories, DOI, venue, tags), abstract and sections with their pages and where each starts in the text (for read_paper)."}, s.getPaper)
 	addTool(s, &mcp.Tool{Name: "read_paper", Annotations: readOnly("Read a paper's text"),
 		Description: "Read a paper's full text, a bounded piece per call (max_chars, default 8000): by pages (page_start, page_end) or from a character offset (start). " +
-			"Continue with start = next_start until it is null. Page marks [page N] show where pages start."}, s.readPaper)
+			"Continue with start = next_start until it is null. Page marks [page N] show where pages start. " +
+			"omit leaves out kinds of text (caption, table, figure, footnote, reference, equation), e.g. [\"table\", \"figure\", \"reference\"] for the prose alone."}, s.readPaper)
 	addTool(s, &mcp.Tool{Name: "list_papers", Annotations: readOnly("List papers"),
 		Description: "List the library's papers, newest published first, with the filters of search; page with limit and offset (next_offset)."}, s.listPapers)
 	addTool(s, &mcp.Tool{Name: "related", Annotations: readOnly("Related papers"),

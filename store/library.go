@@ -28,8 +28,9 @@ const FileName = "library.db"
 // the duplicates earlier versions made (see migrate3.go). Version 4 added
 // the change log the search index is updated from (index_log, filled by
 // triggers; see index.go). Version 5 made the topic tables part of the
-// schema (they were made on a topic's first use).
-const SchemaVersion = 5
+// schema (they were made on a topic's first use). Version 6 added each
+// chunk's role (see migrate6.go).
+const SchemaVersion = 6
 
 // mmapSize is how much of the database file SQLite reads in place (1 GiB).
 const mmapSize = 1 << 30
@@ -315,6 +316,10 @@ func (l *Library) migrate(ctx context.Context) error {
 			case 4:
 				if err := migrateTopics(ctx, tx); err != nil {
 					return fmt.Errorf("migrate schema 4 to 5: %w", err)
+				}
+			case 5:
+				if err := migrateRoles(ctx, tx); err != nil {
+					return fmt.Errorf("migrate schema 5 to 6: %w", err)
 				}
 			default:
 				return fmt.Errorf("no migration from schema %d", v)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/papers-cli/papers/role"
 )
 
 // Paper is one paper of the library, keyed by its versionless ID.
@@ -89,13 +91,17 @@ const TagUser = "user"
 // follow in reading order with the 1-based page span they were cut from and
 // the section heading in force where they start, if one was detected.
 type Chunk struct {
-	PaperID   string    `json:"paper_id"`
-	Seq       int       `json:"seq"`
-	PageStart int       `json:"page_start"`
-	PageEnd   int       `json:"page_end"`
-	Section   string    `json:"section,omitempty"`
-	Text      string    `json:"text"`
-	Vector    []float32 `json:"-"` // normalised; len = the library's embedder dimensions
+	PaperID   string `json:"paper_id"`
+	Seq       int    `json:"seq"`
+	PageStart int    `json:"page_start"`
+	PageEnd   int    `json:"page_end"`
+	Section   string `json:"section,omitempty"`
+	// Role is what the chunk's text is there for (role.Body for prose,
+	// role.Table, role.Caption, ...); chunks stored before roles existed
+	// read as role.Body.
+	Role   role.Role `json:"role"`
+	Text   string    `json:"text"`
+	Vector []float32 `json:"-"` // normalised; len = the library's embedder dimensions
 }
 
 // ChunkID is the stable identifier of a chunk: "<paper id>#<seq>".

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/papers-cli/papers/role"
 )
 
 // finish turns the laid-out pages into the Document's pages: it takes the
@@ -26,12 +28,16 @@ func finish(doc *Document, pls []pageLayout) {
 	dropFurniture(pls)
 	body := bodySize(pls)
 	vocab := vocabulary(pls)
+	pages := make([][]*line, len(pls))
 	for i := range pls {
-		lines := keptLines(pls[i].lines)
-		dehyphenate(lines, vocab)
-		for _, l := range lines {
+		pages[i] = keptLines(pls[i].lines)
+		for _, l := range pages[i] {
 			l.heading = isHeading(l, body, i)
 		}
+	}
+	assignRoles(pages, body)
+	for i, lines := range pages {
+		dehyphenate(lines, vocab)
 		doc.Pages = append(doc.Pages, render(i+1, lines, pls[i].rotated))
 	}
 }
@@ -192,10 +198,18 @@ func dropFurniture(pls []pageLayout) {
 	}
 }
 
+// keptLines are the lines not dropped, a dropped line's start of a column
+// passed on to the next kept line.
 func keptLines(ls []line) []*line {
 	var out []*line
+	start := false
 	for i := range ls {
+		start = start || ls[i].groupStart
 		if !ls[i].drop && ls[i].text != "" {
+			if start && !ls[i].groupStart {
+				ls[i].groupStart, ls[i].paraGap = true, true
+			}
+			start = false
 			out = append(out, &ls[i])
 		}
 	}
@@ -252,7 +266,7 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 	for i := 0; i+1 < len(lines); i++ {
 		a, b := lines[i], lines[i+1]
 		t := a.text
-		if len(t) < 3 || t[len(t)-1] != '-' || b.text == "" {
+		if len(t) < 3 || t[len(t)-1] != '-' || b.text == "" || a.role.OfChunk() != b.role.OfChunk() {
 			continue
 		}
 		prev := []rune(t[:len(t)-1])
@@ -327,6 +341,16 @@ var suspended = map[string]bool{"and": true, "or": true, "to": true, "nor": true
 var tocEntry = regexp.MustCompile(`\s(\d{1,4}|[ivxl]{1,5})$`)
 var letterHeading = regexp.MustCompile(`^[A-H]\.?\s`)
 var numberedHeading = regexp.MustCompile(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}`)
+
+// romanHeading is a section heading numbered in Roman numerals and set in
+// capitals (IEEE's "III. PROPOSED METHOD", in small capitals of the body's
+// size).
+var romanHeading = regexp.MustCompile(`^[IVX]{1,5}\.\s+[\p{Lu}\d][\p{Lu}\d\s\-:,&'’/()]+$`)
+
+// letterSubheading is a subsection heading lettered "A." and set in italics
+// (IEEE's "B. Combining Self-Attention Mechanisms With CNNs").
+var letterSubheading = regexp.MustCompile(`^[A-H]\.\s+\p{Lu}`)
+
 var digitHeading = regexp.MustCompile(`^\d{1,2}(\.\d{1,2})*\.?\s`)
 var namedHeading = regexp.MustCompile(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
 
@@ -351,7 +375,12 @@ func isHeading(l *line, body float64, page int) bool {
 	if tocEntry.MatchString(t) {
 		return false // "3 Experiment 11": a table of contents line
 	}
+	italic := l.nchar > 0 && l.style.italic*10 >= l.nchar*8
 	switch {
+	case romanHeading.MatchString(t) && l.paraGap && letters(t) >= 4:
+		return true
+	case letterSubheading.MatchString(t) && italic && l.paraGap && words <= 10 && !strings.HasSuffix(t, ".") && page > 0:
+		return true
 	case numberedHeading.MatchString(t) && (bigger || l.bold):
 		if page == 0 && letterHeading.MatchString(t) {
 			return false // "D. White": an author's initial on the title page
@@ -373,19 +402,40 @@ func continues(a, b string) bool {
 	return (unicode.IsLetter(r) || unicode.IsDigit(r) || r == ',') && unicode.IsLower(firstRune(b)) && len(a) >= 30
 }
 
-// render writes a page's lines as text, recording heading offsets.
+// render writes a page's lines as text, recording heading offsets and the
+// spans of each role.
 func render(n int, lines []*line, rotated []string) Page {
 	var b strings.Builder
 	p := Page{N: n}
+	mark := func(r role.Role) {
+		if k := len(p.Spans); k > 0 && p.Spans[k-1].Role == r {
+			return
+		}
+		if k := len(p.Spans); k > 0 {
+			p.Spans[k-1].End = b.Len()
+			if p.Spans[k-1].End == p.Spans[k-1].Start {
+				p.Spans = p.Spans[:k-1]
+			}
+		}
+		p.Spans = append(p.Spans, Span{Start: b.Len(), Role: r})
+	}
 	var last *line // the line written last
 	for i, l := range lines {
 		if l.text == "" {
 			continue
 		}
-		if l.paraGap && l.groupStart && last != nil && !last.heading && !l.heading && continues(last.text, l.text) {
+		if l.paraGap && l.groupStart && last != nil && !last.heading && !l.heading && last.role == l.role && continues(last.text, l.text) {
 			// A sentence that runs on from the foot of one column to the
 			// head of the next is one paragraph.
 			l.paraGap = false
+		}
+		r := l.role
+		if r == "" {
+			r = role.Body
+		}
+		if last != nil && last.role != r && !l.paraGap && b.Len() > 0 {
+			// a change of role is a change of paragraph
+			l.paraGap = true
 		}
 		last = l
 		if i > 0 && l.paraGap && b.Len() > 0 {
@@ -404,6 +454,7 @@ func render(n int, lines []*line, rotated []string) Page {
 				p.Headings = append(p.Headings, Heading{Offset: b.Len(), Text: l.text})
 			}
 		}
+		mark(r)
 		b.WriteString(l.text)
 		b.WriteByte('\n')
 	}
@@ -411,11 +462,17 @@ func render(n int, lines []*line, rotated []string) Page {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
+		// text set in another direction than the page's: axis labels,
+		// a table's sideways headings
+		mark(role.Figure)
 		for _, s := range rotated {
 			b.WriteString(s)
 			b.WriteByte('\n')
 		}
 	}
 	p.Text = b.String()
+	if k := len(p.Spans); k > 0 {
+		p.Spans[k-1].End = len(p.Text)
+	}
 	return p
 }

@@ -19,6 +19,8 @@ import (
 type font struct {
 	name       string
 	bold       bool
+	italic     bool
+	math       bool              // a TeX or other mathematics font (CMMI, CMSY, CMEX, Symbol, ...)
 	composite  bool              // Type0: multi-byte codes, widths by CID
 	space      [4][]codeRange    // codespace ranges by code length - 1 (composite or ToUnicode)
 	toUni      map[uint32]string // from /ToUnicode
@@ -56,6 +58,17 @@ func loadFont(v lpdf.Value) *font {
 			f.bold = true
 		}
 	}
+	for _, s := range []string{"italic", "oblique", "-it", "ital", "cmti", "cmsl", "slanted"} {
+		if strings.Contains(lname, s) {
+			f.italic = true
+		}
+	}
+	for _, s := range []string{"cmmi", "cmsy", "cmex", "cmbsy", "msam", "msbm", "math", "symbol", "stix", "eufm", "rsfs",
+		"txsy", "txmi", "txex", "pxsy", "pxmi", "mtmi", "mtsy", "esint", "lmmi", "lmsy", "lmex", "ntxmi", "ntxsy"} {
+		if strings.Contains(lname, s) {
+			f.math = true
+		}
+	}
 	subtype := v.Key("Subtype").Name()
 	desc := v.Key("FontDescriptor")
 	if subtype == "Type0" {
@@ -71,13 +84,9 @@ func loadFont(v lpdf.Value) *font {
 		}
 		f.cidW = parseCIDWidths(d.Key("W"))
 		f.vertical, f.w1 = verticalMode(v.Key("Encoding"), d.Key("DW2"))
-		if fl := desc.Key("Flags").Int64(); fl&(1<<18) != 0 {
-			f.bold = true
-		}
+		f.flags(desc.Key("Flags").Int64())
 	} else {
-		if fl := desc.Key("Flags").Int64(); fl&(1<<18) != 0 {
-			f.bold = true
-		}
+		f.flags(desc.Key("Flags").Int64())
 		scale := 0.001
 		if subtype == "Type3" {
 			fm := v.Key("FontMatrix")
@@ -146,6 +155,16 @@ func loadFont(v lpdf.Value) *font {
 		f.space[1] = []codeRange{{0, 0xffff}}
 	}
 	return f
+}
+
+// flags reads a font descriptor's /Flags: ForceBold and Italic.
+func (f *font) flags(fl int64) {
+	if fl&(1<<18) != 0 {
+		f.bold = true
+	}
+	if fl&(1<<6) != 0 {
+		f.italic = true
+	}
 }
 
 // distrustToUnicode drops ToUnicode entries that map a glyph the encoding

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/papers-cli/papers/role"
 )
 
 // Layout thresholds, in units of the font size (em). They come from how
@@ -36,7 +38,8 @@ type frag struct {
 	base, size   float64
 	lastSize     float64
 	text         strings.Builder
-	nchar, nbold int
+	nchar        int
+	style             // glyphs in bold, italic and math fonts
 	pending      bool // a space glyph was seen
 	lastY        float64
 	accent       rune // combining mark waiting for the next glyph
@@ -79,6 +82,53 @@ var combining = map[string]rune{
 	"\u02c7": 0x30c, "\u00b8": 0x327, "\u02db": 0x328,
 }
 
+// style counts the glyphs of a fragment or line set in bold, italic and
+// math fonts (or drawing math symbols).
+type style struct{ bold, italic, math int }
+
+func (s *style) add(g *glyph) {
+	if f := g.font; f != nil {
+		if f.bold {
+			s.bold++
+		}
+		if f.italic {
+			s.italic++
+		}
+		if f.math || isMathText(g.text) {
+			s.math++
+		}
+	}
+}
+
+func (s style) plus(o style) style {
+	return style{s.bold + o.bold, s.italic + o.italic, s.math + o.math}
+}
+
+// part is the share of s that n of total glyphs hold (all of a count
+// that covers every glyph stays all).
+func (s style) part(n, total int) style {
+	if total <= 0 {
+		return style{}
+	}
+	f := func(x int) int { return (x*n + total/2) / total }
+	return style{f(s.bold), f(s.italic), f(s.math)}
+}
+
+// isMathText says whether a glyph's text is a mathematical symbol: an
+// operator, arrow, Greek letter or mathematical alphanumeric.
+func isMathText(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	switch {
+	case r >= 0x391 && r <= 0x3c9, // Greek
+		r >= 0x2190 && r <= 0x22ff,   // arrows, operators
+		r >= 0x27c0 && r <= 0x2aff,   // more operators and arrows
+		r >= 0x1d400 && r <= 0x1d7ff, // mathematical alphanumerics
+		r == '=' || r == '+' || r == '<' || r == '>' || r == '×' || r == '±' || r == '·' || r == '−':
+		return true
+	}
+	return false
+}
+
 // line is a line of text in reading order, before document-level cleanup.
 type line struct {
 	text    string
@@ -86,6 +136,10 @@ type line struct {
 	base    float64
 	size    float64
 	bold    bool // every character is in a bold font
+	nchar   int  // glyphs that drew text
+	style        // of its glyphs
+	cells   bool // part of a table read column by column (see tableColumns)
+	role    role.Role
 	paraGap bool // a paragraph starts here
 	// groupStart: the first line of a column (or band) as order read it,
 	// whose paraGap says only that the column starts
@@ -268,9 +322,7 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 			cur.x1 = math.Max(cur.x1, x+g.w)
 			if g.text != "" {
 				cur.nchar++
-				if g.font != nil && g.font.bold {
-					cur.nbold++
-				}
+				cur.style.add(g)
 			}
 			continue
 		}
@@ -290,9 +342,7 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 		}
 		if g.text != "" {
 			cur.nchar++
-			if g.font != nil && g.font.bold {
-				cur.nbold++
-			}
+			cur.style.add(g)
 		}
 	}
 	// Drop fragments that hold no text (unmapped glyphs only).
@@ -880,9 +930,7 @@ func splitAt(frags []*frag, g float64) []*frag {
 		for _, k := range f.cuts[i+1:] {
 			right.cuts = append(right.cuts, cut{k.x0, k.x1, k.at - c.at, k.nchar - c.nchar})
 		}
-		if f.nbold == f.nchar {
-			left.nbold, right.nbold = left.nchar, right.nchar
-		}
+		left.style, right.style = f.style.part(left.nchar, f.nchar), f.style.part(right.nchar, f.nchar)
 		out = append(out, left, right)
 	}
 	return out
@@ -1071,14 +1119,14 @@ func groupLines(frags []*frag, col int) []line {
 		rows = append(rows, grp)
 		i = j
 	}
-	rows = tableColumns(rows)
+	rows, cells := tableColumns(rows)
 	var out []line
 	for _, grp := range rows {
 		base := grp[0].base
 		var b strings.Builder
 		var prev *frag
 		l := line{x0: grp[0].x0, base: base, col: col}
-		nchar, nbold := 0, 0
+		nchar := 0
 		for _, f := range grp {
 			if prev != nil {
 				gap := f.x0 - prev.x1
@@ -1095,14 +1143,16 @@ func groupLines(frags []*frag, col int) []line {
 				l.x1 = f.xmax
 			}
 			nchar += f.nchar
-			nbold += f.nbold
+			l.style = l.style.plus(f.style)
 			if f.dropCap != nil {
 				l.dropCap = f.dropCap
 			}
 			prev = f
 		}
 		l.text = logicalOrder(strings.TrimSpace(b.String()))
-		l.bold = nchar > 0 && nbold == nchar
+		l.nchar = nchar
+		l.cells = cells[grp[0]]
+		l.bold = nchar > 0 && l.style.bold == nchar
 		if len(out) > 0 {
 			p := out[len(out)-1]
 			if p.base-l.base > paraGapEm*math.Max(p.size, l.size)*1.2 || math.Abs(p.size-l.size) > 0.15*math.Max(p.size, l.size) {
@@ -1126,9 +1176,8 @@ func groupLines(frags []*frag, col int) []line {
 // overlapping x ranges). That holds for tables of words as of numbers, and
 // for any grid of short blocks side by side (authors, boxes of a figure,
 // a third column), but not for a display equation (see cellsOfText).
-// Other rows are returned as they are.
-func tableColumns(rows [][]*frag) [][]*frag {
-	var out [][]*frag
+// Other rows are returned as they are. cells holds the fragments read so.
+func tableColumns(rows [][]*frag) (out [][]*frag, cells map[*frag]bool) {
 	for i := 0; i < len(rows); {
 		j := i
 		for j < len(rows) && len(rows[j]) >= 3 {
@@ -1142,16 +1191,16 @@ func tableColumns(rows [][]*frag) [][]*frag {
 			i = j
 			continue
 		}
-		var cells []*frag
+		var run []*frag
 		for _, r := range rows[i:j] {
-			cells = append(cells, r...)
+			run = append(run, r...)
 		}
-		sort.SliceStable(cells, func(a, b int) bool { return cells[a].x0 < cells[b].x0 })
+		sort.SliceStable(run, func(a, b int) bool { return run[a].x0 < run[b].x0 })
 		// merge overlapping x ranges into columns, keeping stream order
 		// (top to bottom) inside each
 		var cols [][]*frag
 		end := math.Inf(-1)
-		for _, c := range cells {
+		for _, c := range run {
 			if len(cols) == 0 || c.x0 > end {
 				cols = append(cols, nil)
 				end = c.xmax
@@ -1173,6 +1222,12 @@ func tableColumns(rows [][]*frag) [][]*frag {
 		}
 		if j+1 < len(rows) && len(rows[j+1]) >= 3 {
 			near = append(near, rows[j])
+		}
+		if cells == nil {
+			cells = map[*frag]bool{}
+		}
+		for _, f := range run {
+			cells[f] = true
 		}
 		for _, c := range joinSpanned(cols, near, rows[i:j]) {
 			if len(c) == 1 {
@@ -1199,7 +1254,7 @@ func tableColumns(rows [][]*frag) [][]*frag {
 		}
 		i = j
 	}
-	return out
+	return out, cells
 }
 
 // joinSpanned groups a table's adjacent columns under a section row that

@@ -40,6 +40,8 @@ import (
 	"time"
 
 	lpdf "github.com/ledongthuc/pdf"
+
+	"github.com/papers-cli/papers/role"
 )
 
 // Heading is a section heading detected in a page's text.
@@ -53,6 +55,19 @@ type Page struct {
 	N        int    // 1-based page number
 	Text     string // UTF-8, NFKC; lines end in "\n", paragraphs are separated by a blank line
 	Headings []Heading
+	// Spans say what each part of Text is there for: they cover Text
+	// from 0 to len(Text) in order, each a run of whole lines of one role
+	// (role.Body, role.Heading, role.Caption, role.Table, role.Figure,
+	// role.Footnote, role.Reference or role.Equation; running heads and
+	// page numbers are not in Text), with the blank line after a run in
+	// it. A change of role always starts a paragraph.
+	Spans []Span
+}
+
+// Span is the run Text[Start:End] of a page's text, of one role.
+type Span struct {
+	Start, End int
+	Role       role.Role
 }
 
 // Document is the text of a PDF file.

@@ -46,6 +46,10 @@ func TestPeerCauses(t *testing.T) {
 		{"pymupdf/test-E+A.pdf", "Arabic drawn in visual order inside English text", 0.99, "وكان الرئيس االمريكى بيل كلينتون", "", false},
 		{"tabula/mednine.pdf", "an Arabic table", 0.98, "ورقة كشف نتائج دائرة مدنين", "", false},
 		{"pdfjs/issue13201.pdf", "research paper", 0.99, "Peer-to-Peer Electronic Cash", "", false},
+		// a figure spanning both columns at the top of the page, its labels
+		// over the strip between them: the columns below read each whole
+		{"papermage/2023.eacl-main.121.pdf", "two columns under a full-width figure", 0.98,
+			"RQ2: Can we reduce annotator workload by partially annotating a long summary while maintaining accurate faithfulness scores?", "sigbe", false},
 		// fi and fl sit at codes of the fonts' own choosing, not Standard's
 		{"cermine/cermine-web__src__test__resources__pdf__test1.pdf", "Type 1C fonts with their built-in encoding", 0.98, "provided a flexible, high-performance solution", "Simplied", true},
 		{"unstructured/copy-protected.pdf", "research paper", 0.98, "LayoutParser", "", false},

@@ -1,0 +1,441 @@
+package pdf
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/papers-cli/papers/role"
+)
+
+// Roles: what each line of a paper's text is there for. The layout has
+// put the lines in reading order and found the headings; here the rest is
+// told apart by the shape of the lines and their neighbours, as a reader
+// skimming the page does:
+//
+//   - a caption starts with "Figure 3:", "Fig. 2.", "Table 1", "TABLE IV",
+//     "Algorithm 1" at the start of a paragraph and runs to the paragraph's
+//     end;
+//   - a figure's text (labels, axes, boxes) and a table's cells stand
+//     between a caption and the running text around it: the lines next to
+//     the caption that are not running text of the body's size;
+//   - table rows elsewhere are lines of three or more cells, lines of
+//     numbers, and the runs the layout read column by column;
+//   - a display equation is a line set mostly in math fonts or symbols, or
+//     a short line with an equation number "(3)";
+//   - footnotes are the lines in a smaller size at the foot of a column,
+//     the first one starting with a mark ("1", "*", "†");
+//   - the reference list runs from its heading ("References",
+//     "Bibliography") to the next heading;
+//   - running heads, page numbers and line numbers are furniture, taken out
+//     of the text before (dropFurniture, dropLineNumbers);
+//   - the rest is body text.
+
+// captionStart matches the label that opens a caption: "Figure 3:", "Fig.
+// 2.", "Table 1", "TABLE IV" (IEEE sets the label on a line of its own),
+// "Algorithm 1", "Supplementary Figure S2 |".
+var captionStart = regexp.MustCompile(`^(?:(?:Supplementary|Extended Data|Suppl\.)\s+)?` +
+	`(Figure|Fig\.?|FIGURE|FIG\.?|Table|TABLE|Tab\.|Algorithm|ALGORITHM|Listing|Scheme|Chart|Plate|Exhibit|图|表)\s*` +
+	`(?:[A-Z]?\d+|[IVXLC]+)[a-z]?(?:[.-]\d+)*\s*(?:[:.|—–]|$)`)
+
+// captionLabelOnly is a caption label on a line of its own ("TABLE II"),
+// with the title on the lines below.
+var captionLabelOnly = regexp.MustCompile(`^(?:TABLE|Table|FIGURE|Figure|FIG\.?|Fig\.?)\s+(?:[A-Z]?\d+|[IVXLC]+)\.?$`)
+
+// refsHeading is the heading of a reference list.
+var refsHeading = regexp.MustCompile(`^(?i)(?:[0-9]{1,2}\.?\s*|[IVX]{1,4}\.\s*)?(references?|bibliography|literature cited|works cited|references and notes|cited literature|参考文献|références|literatur(?:verzeichnis)?)\.?$`)
+
+// contentsHeading is the heading of a table of contents, whose lines are
+// read as a table.
+var contentsHeading = regexp.MustCompile(`^(?i)(?:table of )?contents$`)
+
+// footnoteMark opens a footnote: a number, a symbol or a letter set as a
+// mark, then text.
+var footnoteMark = regexp.MustCompile(`^(?:\d{1,2}|[*∗†‡§¶#]+|[a-z])\s*\S|^https?://`)
+
+// eqNumber ends a display equation: "(3)", "(2.4)", "(A1)".
+var eqNumber = regexp.MustCompile(`\(\s*[A-Z]?\d{1,3}(?:\.\d{1,3})?[a-z]?\s*\)$`)
+
+// assignRoles labels every kept line of the document, pages in order, with
+// its role. body is the body text's size.
+func assignRoles(pages [][]*line, body float64) {
+	inRefs, inContents := false, false
+	for p, ls := range pages {
+		frontMatter(ls, p)
+		for _, l := range ls {
+			switch {
+			case l.heading:
+				l.role = role.Heading
+				inRefs = refsHeading.MatchString(l.text)
+				inContents = contentsHeading.MatchString(l.text)
+			case inRefs:
+				l.role = role.Reference
+			case inContents:
+				l.role = role.Table
+			default:
+				l.role = role.Body
+			}
+		}
+		widths := groupWidths(ls)
+		footnotes(ls, body)
+		equations(ls, widths)
+		captions(ls, body, widths)
+		tables(ls, widths)
+	}
+}
+
+// frontMatter keeps the lines of the first page above its "Abstract"
+// heading from being headings: affiliations numbered with marks ("1
+// ByteDance Research") and author blocks are no sections.
+func frontMatter(ls []*line, page int) {
+	if page != 0 {
+		return
+	}
+	abstract := -1
+	for i, l := range ls {
+		if l.heading && strings.EqualFold(strings.Trim(l.text, ".:— "), "abstract") {
+			abstract = i
+			break
+		}
+	}
+	for i := 0; i < abstract; i++ {
+		ls[i].heading = false
+	}
+}
+
+// groupWidths is, for each line, the width of the text column it stands in:
+// from the median left to the median right end of the lines of 30
+// characters or more of its group (lines read in one column: running text
+// fills it, a wider caption or table does not widen it), or the line's own
+// width.
+func groupWidths(ls []*line) []float64 {
+	out := make([]float64, len(ls))
+	for i := 0; i < len(ls); {
+		j := i + 1
+		for j < len(ls) && !ls[j].groupStart && !(ls[j].paraGap && ls[j].col != ls[i].col) {
+			j++
+		}
+		var x0s, x1s []float64
+		for _, l := range ls[i:j] {
+			if len(l.text) >= 30 {
+				x0s, x1s = append(x0s, l.x0), append(x1s, l.x1)
+			}
+		}
+		w := 0.0
+		if len(x0s) > 0 {
+			sort.Float64s(x0s)
+			sort.Float64s(x1s)
+			w = x1s[len(x1s)/2] - x0s[len(x0s)/2]
+		}
+		for k := i; k < j; k++ {
+			out[k] = math.Max(w, 0)
+			if out[k] == 0 {
+				out[k] = ls[k].x1 - ls[k].x0
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// letterWords counts the words of s with two letters or more.
+func letterWords(s string) int {
+	n, _ := words(s)
+	return n
+}
+
+// words counts the words of s (two letters or more, nothing but letters,
+// hyphens and apostrophes once the punctuation around them is trimmed:
+// "model", "state-of-the-art", "don't") and its tokens.
+func words(s string) (n, tokens int) {
+	for _, w := range strings.Fields(s) {
+		tokens++
+		w = strings.TrimFunc(w, func(r rune) bool { return unicode.IsPunct(r) && r != '-' || unicode.IsSymbol(r) })
+		k, ok := 0, true
+		for _, r := range w {
+			switch {
+			case unicode.IsLetter(r) || unicode.Is(unicode.Mn, r):
+				k++
+			case r == '-' || r == '\'' || r == '’':
+			default:
+				ok = false
+			}
+		}
+		if ok && k >= 2 {
+			n++
+		}
+	}
+	return n, tokens
+}
+
+// mathShare is the share of a line's glyphs set in math fonts or drawing
+// math symbols.
+func (l *line) mathShare() float64 {
+	if l.nchar == 0 {
+		return 0
+	}
+	return float64(l.style.math) / float64(l.nchar)
+}
+
+// prose says whether a line reads as running text: five words or more,
+// little math, and filling its column or ending a sentence.
+func (l *line) prose(width float64) bool {
+	n, tokens := words(l.text)
+	if n < 5 || n*5 < tokens*3 || l.mathShare() > 0.35 || len(l.pieces) > 2 || l.cells {
+		return false
+	}
+	if l.x1-l.x0 >= 0.6*width {
+		return true
+	}
+	last, _ := utf8.DecodeLastRuneInString(l.text)
+	return last == '.' || last == ',' || last == ';' || last == ':' || last == '?' || last == '!'
+}
+
+// bodyProse says whether a line is running text in the body's size: the
+// end of a figure's or table's neighbourhood.
+func (l *line) bodyProse(body, width float64) bool {
+	return (body <= 0 || l.size >= 0.93*body) && l.prose(width)
+}
+
+// footnotes labels the lines at the foot of each column that are set
+// smaller than the body, from one that starts with a mark.
+func footnotes(ls []*line, body float64) {
+	if body <= 0 {
+		return
+	}
+	small := func(l *line) bool { return l.size < 0.93*body && l.role == role.Body }
+	for end := len(ls); end > 0; {
+		start := end - 1
+		for start > 0 && !ls[start].groupStart {
+			start--
+		}
+		// the run of small lines that ends the group
+		k := end
+		for k > start && small(ls[k-1]) && end-k < 15 {
+			k--
+		}
+		if k > start && k < end && !small(ls[k-1]) {
+			// the first of them, or one of them after a paragraph break,
+			// opens a footnote
+			first := k
+			for first < end && !(footnoteMark.MatchString(ls[first].text) && (first == k || ls[first].paraGap)) {
+				first++
+			}
+			if first == k {
+				for _, l := range ls[k:end] {
+					l.role = role.Footnote
+				}
+			}
+		}
+		end = start
+	}
+}
+
+// captions labels captions and the figures and tables beside them.
+func captions(ls []*line, body float64, widths []float64) {
+	for i := 0; i < len(ls); i++ {
+		l := ls[i]
+		m := captionStart.FindStringSubmatch(l.text)
+		// at a paragraph's start (or after a stray mark of another size)
+		start := i == 0 || l.paraGap || math.Abs(ls[i-1].size-l.size) > 0.5 && len(ls[i-1].text) <= 3
+		if m == nil || !start || l.heading || l.role == role.Footnote {
+			continue
+		}
+		kind := role.Figure
+		switch m[1] {
+		case "Table", "TABLE", "Tab.", "表":
+			kind = role.Table
+		}
+		l.role = role.Caption
+		// the caption runs to its paragraph's end; a label on a line of
+		// its own ("TABLE II") takes the title lines below it
+		e := i + 1
+		labelOnly := captionLabelOnly.MatchString(l.text)
+		for e < len(ls) && e-i < 20 && !ls[e].heading && ls[e].role == role.Body && !rowLike(ls[e]) &&
+			(!ls[e].paraGap || labelOnly && e-i <= 3 && upperShare(ls[e].text) > 0.7 || runsOn(ls[e-1], ls[e], body)) {
+			ls[e].role = role.Caption
+			e++
+		}
+		// what the caption is about: the lines before it that are not
+		// running text of the body, else those after it (tables look both
+		// ways: captions stand above tables as often as below)
+		back := 0
+		for j := i - 1; j >= 0 && i-j <= 80; j-- {
+			if !content(ls[j], body, widths[j]) || tail(ls, j, body, widths) {
+				break
+			}
+			ls[j].role = kind
+			ls[j].heading = ls[j].heading && strongHeading(ls[j].text)
+			back++
+		}
+		if back == 0 || kind == role.Table {
+			for j := e; j < len(ls) && j-e < 80; j++ {
+				if !content(ls[j], body, widths[j]) || captionStart.MatchString(ls[j].text) && ls[j].paraGap || tail(ls, j, body, widths) {
+					break
+				}
+				ls[j].role = kind
+				ls[j].heading = false
+			}
+		}
+		i = e - 1
+	}
+}
+
+// runsOn says whether line b goes on with a caption whose last line is a,
+// across a paragraph break the layout saw (a page number drawn between
+// them): set in the caption's size, smaller than the body, after a line
+// that ends no sentence.
+func runsOn(a, b *line, body float64) bool {
+	last, _ := utf8.DecodeLastRuneInString(a.text)
+	return math.Abs(a.size-b.size) < 0.3 && b.size < 0.93*body && last != '.' && !captionStart.MatchString(b.text)
+}
+
+// content says whether a line next to a caption belongs to the figure or
+// table: a line of body text, a strong heading, another caption, a
+// footnote or a reference ends the figure; math in it is part of it.
+func content(l *line, body, width float64) bool {
+	switch {
+	case l.heading && strongHeading(l.text):
+		return false
+	case l.role != role.Body && l.role != role.Heading && l.role != role.Equation:
+		return false
+	case l.cells:
+		return true
+	}
+	return !l.bodyProse(body, width)
+}
+
+// tail says whether line j ends a paragraph of body text: it goes on from
+// running text above it in the same size ("et al., 2022)." under a full
+// line).
+func tail(ls []*line, j int, body float64, widths []float64) bool {
+	return j > 0 && !ls[j].paraGap && ls[j-1].bodyProse(body, widths[j-1]) && math.Abs(ls[j].size-ls[j-1].size) < 0.5 && ls[j-1].role == role.Body
+}
+
+// strongHeading says whether a heading is numbered or a usual section name:
+// a short bold line inside a table ("Method") is not one.
+func strongHeading(t string) bool {
+	return numberedHeading.MatchString(t) || namedHeading.MatchString(t) || romanHeading.MatchString(t)
+}
+
+func upperShare(s string) float64 {
+	var up, n int
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			n++
+			if unicode.IsUpper(r) {
+				up++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(up) / float64(n)
+}
+
+var numberToken = regexp.MustCompile(`^[-–−+±~<>≈(]?[$€£]?\d[\d.,]*[%)*†‡]?$|^[-–—]$`)
+
+// rowLike says whether a line looks like a table row: three or more cells
+// of a few words each, or mostly numbers.
+func rowLike(l *line) bool {
+	if l.cells {
+		return true
+	}
+	if len(l.pieces) >= 3 {
+		short := 0
+		for _, p := range l.pieces {
+			if len(strings.Fields(p)) <= 4 {
+				short++
+			}
+		}
+		if short*4 >= len(l.pieces)*3 {
+			return true
+		}
+	}
+	toks := strings.Fields(l.text)
+	if len(toks) < 3 {
+		return false
+	}
+	nums := 0
+	for _, t := range toks {
+		if numberToken.MatchString(t) {
+			nums++
+		}
+	}
+	return nums*2 >= len(toks)
+}
+
+// tables labels runs of two or more table rows (and the short lines
+// between them) that no caption claimed.
+func tables(ls []*line, widths []float64) {
+	for i := 0; i < len(ls); {
+		if ls[i].role != role.Body || !rowLike(ls[i]) {
+			i++
+			continue
+		}
+		j, rows := i+1, 1
+		for j < len(ls) && ls[j].role == role.Body && (rowLike(ls[j]) || !ls[j].prose(widths[j]) && j+1 < len(ls) && rowLike(ls[j+1])) {
+			if rowLike(ls[j]) {
+				rows++
+			}
+			j++
+		}
+		if rows >= 2 {
+			for _, l := range ls[i:j] {
+				l.role = role.Table
+			}
+		}
+		i = j
+	}
+}
+
+// equations labels display equations: lines mostly in math, or short lines
+// that end in an equation number, and the scripts set on lines of their
+// own above or below them ("n" over a sum, "j=i" under it).
+func equations(ls []*line, widths []float64) {
+	eq := func(l *line, w float64) bool {
+		if l.role != role.Body || l.heading {
+			return false
+		}
+		share := l.mathShare()
+		if share >= 0.8 || share >= 0.5 && letterWords(l.text) <= 6 {
+			return true
+		}
+		return eqNumber.MatchString(l.text) && (share >= 0.15 || strings.ContainsAny(l.text, "=≤≥<>∑∫")) && !l.prose(w*1.5)
+	}
+	is := make([]bool, len(ls))
+	for i, l := range ls {
+		is[i] = eq(l, widths[i])
+	}
+	// A display equation set on several baselines (a fraction, a sum
+	// with its limits, a matrix) comes as a run of short pieces, some
+	// mostly math, the rest numbers, brackets and the equation number:
+	// the run is the equation when half its lines are.
+	for i := 0; i < len(ls); {
+		piece := func(k int) bool {
+			l := ls[k]
+			return l.role == role.Body && !l.heading && !l.prose(widths[k]) && len(l.text) <= 40 && !tail(ls, k, 0, widths)
+		}
+		j, n := i, 0
+		for j < len(ls) && (is[j] || piece(j)) {
+			if is[j] {
+				n++
+			}
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		for k := i; k < j; k++ {
+			if is[k] || n*2 >= j-i && n > 0 {
+				ls[k].role = role.Equation
+			}
+		}
+		i = j
+	}
+}

@@ -1,0 +1,84 @@
+package pdf
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/papers-cli/papers/role"
+)
+
+// lineRoles maps each line of the document's text to its role (a line
+// that appears twice keeps its first).
+func lineRoles(doc *Document) map[string]role.Role {
+	out := map[string]role.Role{}
+	for _, p := range doc.Pages {
+		for _, s := range p.Spans {
+			for _, ln := range strings.Split(p.Text[s.Start:s.End], "\n") {
+				if _, ok := out[ln]; !ok && ln != "" {
+					out[ln] = s.Role
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestRoles: lines of real papers and what they are there for, one or two
+// per role and layout (ACL's two columns with figures, tables, footnotes and
+// display math; IEEE's small-capital headings and tables captioned above
+// them; Acrobat-made two columns with a caption below a figure).
+func TestRoles(t *testing.T) {
+	z := needData(t, "zotero/yi1699-zotero7/storage")
+	papers := needData(t, "pdfs/papers")
+	peer := needData(t, "pdfs/peer/pdfs")
+	cases := []struct {
+		file string
+		want map[string]role.Role // line -> role
+	}{
+		{filepath.Join(papers, "toolformer_2302.04761v1.pdf"), map[string]role.Role{
+			"3 Tools": role.Heading,
+			"We explore a variety of tools to address different":         role.Body,
+			"Figure 3: An exemplary prompt P (x) used to generate":       role.Caption,
+			"Input: Joe Biden was born in Scranton, Pennsylvania.":       role.Figure,
+			"Table 1: Examples of inputs and outputs for all APIs used.": role.Caption,
+			"207,241": role.Table,
+			"Li(z) = − wj−i · log pM (xj | z, x1:j−1)":                role.Equation,
+			"2 We discard all examples where M does not generate the": role.Footnote,
+			"Armen Aghajanyan, Dmytro Okhonko, Mike Lewis,":           role.Reference,
+			"Number of Examples": role.Table,
+			"The name derives from “la tortuga”, the Spanish word for": role.Figure,
+			"Large language models achieve impressive zero-":           role.Body,
+		}},
+		{filepath.Join(z, "H8IZDJEM/Liu 等 - 2023 - Infrared Small and Dim Target Detection With Transformer Under Complex Backgrounds.pdf"), map[string]role.Role{
+			"I. INTRODUCTION": role.Heading,
+			"B. Combining Self-Attention Mechanisms With CNNs": role.Heading,
+			"TABLE I":                               role.Caption,
+			"THE RESOLUTIONS OF DIFFERENT DATASTES": role.Caption,
+			"REFERENCES":                            role.Heading,
+		}},
+		{filepath.Join(peer, "cermine/cermine-web__src__test__resources__pdf__test1.pdf"), map[string]role.Role{
+			"1 Introduction": role.Heading,
+			"Over the last two and a half years we have designed,": role.Body,
+		}},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			t.Parallel()
+			doc, err := extractShared(c.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := lineRoles(doc)
+			for line, want := range c.want {
+				r, ok := got[line]
+				switch {
+				case !ok:
+					t.Errorf("no line %q", line)
+				case r != want:
+					t.Errorf("%q is %s, want %s", line, r, want)
+				}
+			}
+		})
+	}
+}
