@@ -11,7 +11,9 @@ import (
 
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
+	"github.com/papers-cli/papers/retrieve"
 )
 
 // ErrNoEvidence means the library holds no evidence for the question: the
@@ -39,7 +41,7 @@ type Result struct {
 	Model     string     `json:"model"`  // "" in extractive mode
 	Citations []Citation `json:"citations"`
 	Abstained bool       `json:"abstained"`
-	Usage     Usage      `json:"usage"`
+	Usage     llm.Usage  `json:"usage"`
 	Warnings  []string   `json:"warnings"`
 	// Removed are the model's sentences that were taken out of the answer
 	// because every citation they made named no given passage (a claim
@@ -153,26 +155,26 @@ func sourceLabel(e *evidence) string {
 //
 // When the evidence is too weak or the model says the passages do not answer,
 // Answer returns a Result with Abstained set and ErrNoEvidence, having written
-// nothing to out. Model failures are *LLMError (see the Err* sentinels);
+// nothing to out. Model failures are package llm's (its Err* sentinels);
 // cancellation returns the context's error. The Result is non-nil whenever
 // the mode could be chosen, so Usage and Warnings can be reported on error.
-func Answer(ctx context.Context, passages []Passage, question string, llm LLM, opts Options, out io.Writer) (*Result, error) {
-	return answerEvidence(ctx, fromPassages(passages), question, llm, opts, out)
+func Answer(ctx context.Context, passages []retrieve.Passage, question string, model llm.LLM, opts Options, out io.Writer) (*Result, error) {
+	return answerEvidence(ctx, fromPassages(passages), question, model, opts, out)
 }
 
 // answerEvidence is Answer on passages already converted to evidence.
-func answerEvidence(ctx context.Context, ev []evidence, question string, llm LLM, opts Options, out io.Writer) (*Result, error) {
+func answerEvidence(ctx context.Context, ev []evidence, question string, model llm.LLM, opts Options, out io.Writer) (*Result, error) {
 	start := time.Now()
 	res := &Result{Question: question, Citations: []Citation{}, Warnings: []string{}}
 	switch {
-	case opts.Quality && llm == nil:
+	case opts.Quality && model == nil:
 		return nil, ErrNeedsModel
-	case llm == nil || opts.Extractive:
+	case model == nil || opts.Extractive:
 		res.Mode = ModeExtractive
 	case opts.Quality:
-		res.Mode, res.Model = ModeQuality, llm.Model()
+		res.Mode, res.Model = ModeQuality, model.Model()
 	default:
-		res.Mode, res.Model = ModeLLM, llm.Model()
+		res.Mode, res.Model = ModeLLM, model.Model()
 	}
 	if len(ev) == 0 {
 		res.Abstained = true
@@ -183,13 +185,13 @@ func answerEvidence(ctx context.Context, ev []evidence, question string, llm LLM
 	case ModeExtractive:
 		err = extractiveAnswer(ev, question, opts, res, out)
 	case ModeQuality:
-		err = qualityAnswer(ctx, ev, question, llm, opts, res, out, start)
+		err = qualityAnswer(ctx, ev, question, model, opts, res, out, start)
 	default:
 		n := opts.MaxPassages
 		if n <= 0 {
 			n = plainPassages
 		}
-		err = generate(ctx, ev[:min(n, len(ev))], nil, question, llm, res, out, start)
+		err = generate(ctx, ev[:min(n, len(ev))], nil, question, model, res, out, start)
 	}
 	res.Elapsed = time.Since(start)
 	if err != nil {
@@ -209,7 +211,7 @@ func answerEvidence(ctx context.Context, ev []evidence, question string, llm LLM
 // answer to out, then fills res and prints the Sources list. When the prompt
 // is too long for the model it drops the weakest passages (then shortens the
 // last one) and tries again; nothing has been shown at that point.
-func generate(ctx context.Context, ev []evidence, texts []string, question string, llm LLM, res *Result, out io.Writer, start time.Time) error {
+func generate(ctx context.Context, ev []evidence, texts []string, question string, model llm.LLM, res *Result, out io.Writer, start time.Time) error {
 	k := len(ev)
 	maxWords := 0 // 0: whole passages
 	for {
@@ -232,15 +234,15 @@ func generate(ctx context.Context, ev []evidence, texts []string, question strin
 		cw := newCiteWriter(shown, func(n int) bool { return n >= 1 && n <= k })
 		clean := safetext.NewWriter(cw) // model text is untrusted, whatever the LLM
 		tw := &firstWrite{w: clean}
-		c, err := llm.Complete(ctx, Request{Messages: []Message{{"system", p.System}, {"user", p.User}}}, tw)
+		c, err := model.Complete(ctx, llm.Request{Messages: []llm.Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}}}, tw)
 		clean.Flush()
 		if c != nil {
-			res.Usage.add(c.Usage)
+			res.Usage.Add(c.Usage)
 		}
 		if !tw.at.IsZero() {
 			res.FirstToken = tw.at.Sub(start)
 		}
-		if errors.Is(err, ErrContextTooLong) && tw.at.IsZero() {
+		if errors.Is(err, llm.ErrContextTooLong) && tw.at.IsZero() {
 			switch {
 			case k > 1:
 				k = max(1, k*2/3)

@@ -14,7 +14,11 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/llm/llmtest"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/store/storetest"
 )
 
 // benchPassages returns the 8 passages BM25 ranks first for a question of
@@ -56,7 +60,7 @@ func BenchmarkCiteWriter(b *testing.B) {
 		fmt.Fprintf(&sb, "Sentence %d says something about reinforcement learning agents [%d][%d]. ", i, i%8+1, (i*3)%9+1)
 	}
 	text := sb.String()
-	pieces := chunks(text, 4)
+	pieces := llmtest.Pieces(text, 4)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -75,10 +79,10 @@ func BenchmarkCiteWriter(b *testing.B) {
 func BenchmarkLLMAnswer(b *testing.B) {
 	ev, q := benchPassages(b, 250)
 	reply := strings.Repeat("ReBel improves task success by up to 20.4 percentage points over GRPO [1]. ", 10)
-	f := newFake(b, func(w http.ResponseWriter, r *http.Request, n int, body chatBody) {
-		streamReply(w, chunks(reply, 4)...)
+	f := llmtest.NewFake(b, func(w http.ResponseWriter, r *http.Request, n int, body llmtest.ChatBody) {
+		llmtest.StreamReply(w, llmtest.Pieces(reply, 4)...)
 	})
-	o, err := NewOpenAI(LLMConfig{Spec: "openai:test-model", APIKey: testKey, BaseURL: f.URL})
+	o, err := llm.NewOpenAI(llm.LLMConfig{Spec: "openai:test-model", APIKey: testKey, BaseURL: f.URL})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -98,11 +102,11 @@ func BenchmarkLLMAnswer(b *testing.B) {
 // search. The library's text is Zipf-drawn words, not sentences: the
 // answer's own cost on real passages is BenchmarkExtractive's.
 func BenchmarkAskOffline(b *testing.B) {
-	lib := benchLibrary(b, 2000)
-	r := &Retriever{Index: lib, Embedder: synthEmbedder{}}
+	lib := storetest.BenchLibrary(b, "RETRIEVE_BENCH_DIR", 2000, 384)
+	r := &retrieve.Retriever{Index: lib, Embedder: storetest.QueryEmbedder{Dims: 384}}
 	ctx := b.Context()
 	q := "How much does the reinforcement learning agent improve reward planning?"
-	if _, _, err := r.Evidence(ctx, q, nil, AskOptions{}); err != nil {
+	if _, _, err := Evidence(ctx, r, q, nil, AskOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	opts := AskOptions{Answer: Options{MinSupport: -1}}
@@ -113,11 +117,11 @@ func BenchmarkAskOffline(b *testing.B) {
 		b.ReportAllocs()
 		c0 := cpuTime()
 		for b.Loop() {
-			ps, err := r.Retrieve(ctx, q, RetrieveOptions{K: DefaultExtractiveK, PerPaper: extractivePerPaper})
+			ps, err := r.Retrieve(ctx, q, retrieve.Options{K: DefaultExtractiveK, PerPaper: extractivePerPaper})
 			if err != nil || len(ps) != DefaultExtractiveK {
 				b.Fatalf("%d passages, %v", len(ps), err)
 			}
-			if err := r.complete(ctx, ps); err != nil {
+			if err := (retriever{r}).complete(ctx, ps); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -130,7 +134,7 @@ func BenchmarkAskOffline(b *testing.B) {
 			b.ReportAllocs()
 			c0 := cpuTime()
 			for b.Loop() {
-				if _, err := r.Ask(ctx, q, nil, opts, io.Discard); err != nil && !errors.Is(err, ErrNoEvidence) {
+				if _, err := Ask(ctx, r, q, nil, opts, io.Discard); err != nil && !errors.Is(err, ErrNoEvidence) {
 					b.Fatal(err)
 				}
 			}
@@ -178,9 +182,9 @@ func fullTextPassages(b *testing.B) []evidence {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { lib.Close() })
-	r := &Retriever{Index: lib, Embedder: e}
-	ps, _, err := r.Evidence(b.Context(), "What sampling temperature and top-p value are used when generating the k responses for the pass@1 estimate?", nil, AskOptions{})
-	retrieved := slices.DeleteFunc(slices.Clone(ps), func(p Passage) bool { return p.Neighbour })
+	r := &retrieve.Retriever{Index: lib, Embedder: e}
+	ps, _, err := Evidence(b.Context(), r, "What sampling temperature and top-p value are used when generating the k responses for the pass@1 estimate?", nil, AskOptions{})
+	retrieved := slices.DeleteFunc(slices.Clone(ps), func(p retrieve.Passage) bool { return p.Neighbour })
 	if err != nil || len(retrieved) != DefaultExtractiveK {
 		b.Fatalf("%d passages retrieved, %v", len(retrieved), err)
 	}

@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
 )
@@ -34,7 +36,7 @@ type AskOptions struct {
 	// Retrieve selects the papers (Filter) and the retrieval Mode; its K is
 	// ignored (see K). With Filter.IDs set, any number of passages may come
 	// from one paper, as when asking one paper.
-	Retrieve RetrieveOptions
+	Retrieve retrieve.Options
 	// Answer tunes the answer (model, extractive, quality).
 	Answer Options
 }
@@ -44,24 +46,30 @@ type AskOptions struct {
 // harness (eval), so both measure the same thing. It returns what Answer
 // returns, with Result.Retrieval set to the time retrieval took; a
 // retrieval failure is returned with a nil Result.
-func (r *Retriever) Ask(ctx context.Context, question string, llm LLM, opts AskOptions, out io.Writer) (*Result, error) {
+func Ask(ctx context.Context, r *retrieve.Retriever, question string, model llm.LLM, opts AskOptions, out io.Writer) (*Result, error) {
 	start := time.Now()
-	passages, aopts, err := r.Evidence(ctx, question, llm, opts)
+	passages, aopts, err := Evidence(ctx, r, question, model, opts)
 	if err != nil {
 		return nil, err
 	}
 	retrieval := time.Since(start)
-	res, err := Answer(ctx, passages, question, llm, aopts, out)
+	res, err := Answer(ctx, passages, question, model, aopts, out)
 	if res != nil {
 		res.Retrieval = retrieval
-		res.Passages = len(slices.DeleteFunc(slices.Clone(passages), func(p Passage) bool { return p.Neighbour }))
+		res.Passages = len(slices.DeleteFunc(slices.Clone(passages), func(p retrieve.Passage) bool { return p.Neighbour }))
 	}
 	return res, err
 }
 
+// retriever is the retrieval the answer reads passages through: a
+// retrieve.Retriever, with the reading on (completing sentences, finding
+// where a name is introduced, neighbours) that answers need.
+type retriever struct{ *retrieve.Retriever }
+
 // Evidence is the first half of Ask: the passages it answers from and the
 // answer options it uses (for tuning the answer on fixed passages).
-func (r *Retriever) Evidence(ctx context.Context, question string, llm LLM, opts AskOptions) ([]Passage, Options, error) {
+func Evidence(ctx context.Context, rt *retrieve.Retriever, question string, model llm.LLM, opts AskOptions) ([]retrieve.Passage, Options, error) {
+	r := retriever{rt}
 	k := opts.K
 	if k <= 0 {
 		k = DefaultK
@@ -73,7 +81,7 @@ func (r *Retriever) Evidence(ctx context.Context, question string, llm LLM, opts
 	if len(ro.Filter.IDs) > 0 && ro.PerPaper == 0 {
 		ro.PerPaper = -1 // asking named papers: any number of passages from each
 	}
-	if opts.K <= 0 && (llm == nil || opts.Answer.Extractive) && !opts.Answer.Quality {
+	if opts.K <= 0 && (model == nil || opts.Answer.Extractive) && !opts.Answer.Quality {
 		k = DefaultExtractiveK
 		if ro.PerPaper == 0 {
 			ro.PerPaper = extractivePerPaper
@@ -88,7 +96,7 @@ func (r *Retriever) Evidence(ctx context.Context, question string, llm LLM, opts
 	if err := r.complete(ctx, passages); err != nil {
 		return nil, Options{}, err
 	}
-	if llm == nil || opts.Answer.Extractive {
+	if model == nil || opts.Answer.Extractive {
 		if passages, err = r.introductions(ctx, question, passages, ro.Filter); err != nil {
 			return nil, Options{}, err
 		}
@@ -106,7 +114,7 @@ func (r *Retriever) Evidence(ctx context.Context, question string, llm LLM, opts
 // with the rest of that sentence, from the paper's next chunk: "...
 // DeepSeek-R1 could achieve an" + "accuracy of over 70%.". The passage keeps
 // its pages and citation.
-func (r *Retriever) complete(ctx context.Context, ps []Passage) error {
+func (r retriever) complete(ctx context.Context, ps []retrieve.Passage) error {
 	var ids []string
 	for _, p := range ps {
 		if p.Seq > 0 && cutShort(p.Text) {
@@ -144,7 +152,7 @@ var namesThing = regexp.MustCompile(`(?i)\b(?:referred to|denoted|known|abbrevia
 // is made of or built on, which the sentence naming it says in words the
 // question does not share. The chunk is searched for by the name alone,
 // among the papers of the best three passages.
-func (r *Retriever) introductions(ctx context.Context, question string, ps []Passage, f store.Filter) ([]Passage, error) {
+func (r retriever) introductions(ctx context.Context, question string, ps []retrieve.Passage, f store.Filter) ([]retrieve.Passage, error) {
 	es := entities(question)
 	if len(es) == 0 || len(ps) < 2 {
 		return ps, nil
@@ -159,7 +167,7 @@ func (r *Retriever) introductions(ctx context.Context, question string, ps []Pas
 	}
 	f.IDs = ids
 	for _, e := range es[:min(len(es), 2)] {
-		hits, err := r.lexical(ctx, e.text, introScan, f)
+		hits, err := r.Lexical(ctx, e.text, introScan, f)
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +189,7 @@ func (r *Retriever) introductions(ctx context.Context, question string, ps []Pas
 			if !ok || !introducesName(c.Text, e) {
 				continue
 			}
-			got, err := r.hydrate(ctx, []Scored{{ID: id, Score: ps[len(ps)-1].Score}})
+			got, err := r.Hydrate(ctx, []retrieve.Scored{{ID: id, Score: ps[len(ps)-1].Score}})
 			if err != nil {
 				return nil, err
 			}
@@ -225,7 +233,7 @@ const neighbourOf = 6
 // limitations ..." and the last two of them), and the offline answer reads
 // its lead's list and followers on into it. They are never an answer's
 // lead, only what follows one.
-func (r *Retriever) neighbours(ctx context.Context, ps []Passage) ([]Passage, error) {
+func (r retriever) neighbours(ctx context.Context, ps []retrieve.Passage) ([]retrieve.Passage, error) {
 	have := map[string]bool{}
 	for _, p := range ps {
 		have[p.ChunkID] = true
@@ -253,7 +261,7 @@ func (r *Retriever) neighbours(ctx context.Context, ps []Passage) ([]Passage, er
 		if !ok || !c.Role.Prose() {
 			continue // the paper's last chunk, or a table, caption, ... after it
 		}
-		ps = append(ps, Passage{ChunkID: id, PaperID: c.PaperID, Seq: c.Seq, PageStart: c.PageStart, PageEnd: c.PageEnd,
+		ps = append(ps, retrieve.Passage{ChunkID: id, PaperID: c.PaperID, Seq: c.Seq, PageStart: c.PageStart, PageEnd: c.PageEnd,
 			Section: c.Section, Role: c.Role.OfChunk(), Text: c.Text, Paper: papers[c.PaperID], Neighbour: true})
 	}
 	return ps, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -41,8 +42,8 @@ func TestEvidenceCompletesCutSentences(t *testing.T) {
 	if _, err := lib.Put(ctx, store.Paper{ID: "d", Title: "DeepSeek-R1: Incentivizing Reasoning Capability in LLMs via Reinforcement Learning", Source: "pdf"}, cs); err != nil {
 		t.Fatal(err)
 	}
-	r := &Retriever{Index: lib, Embedder: e}
-	ps, _, err := r.Evidence(ctx, "Why does DeepSeek-R1 trail DeepSeek-V3 on Chinese SimpleQA?", nil, AskOptions{})
+	r := &retrieve.Retriever{Index: lib, Embedder: e}
+	ps, _, err := Evidence(ctx, r, "Why does DeepSeek-R1 trail DeepSeek-V3 on Chinese SimpleQA?", nil, AskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestEvidenceCompletesCutSentences(t *testing.T) {
 	if len(ps) < 3 {
 		t.Errorf("%d passages", len(ps))
 	}
-	res, err := r.Ask(ctx, "What accuracy could DeepSeek-R1 reach on Chinese SimpleQA without safety RL?", nil, AskOptions{}, nil)
+	res, err := Ask(ctx, r, "What accuracy could DeepSeek-R1 reach on Chinese SimpleQA without safety RL?", nil, AskOptions{}, nil)
 	if err != nil || !strings.Contains(res.Answer, "70%") {
 		t.Errorf("answer %q, %v", res.Answer, err)
 	}
@@ -100,15 +101,15 @@ func sharedLibrary(t *testing.T) (*store.Library, embed.Embedder) {
 func TestEvidenceReadsTheListOnIntoTheNextChunk(t *testing.T) {
 	ctx := t.Context()
 	lib, e := sharedLibrary(t)
-	r := &Retriever{Index: lib, Embedder: e}
+	r := &retrieve.Retriever{Index: lib, Embedder: e}
 	q := "Which shortcomings of the current Toolformer approach do the authors acknowledge in their limitations discussion?"
 	opts := AskOptions{}
-	ps, _, err := r.Evidence(ctx, q, nil, opts)
+	ps, _, err := Evidence(ctx, r, q, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	retrieved := map[string]bool{}
-	var lead, next *Passage
+	var lead, next *retrieve.Passage
 	for i := range ps {
 		p := &ps[i]
 		if !p.Neighbour {
@@ -126,7 +127,7 @@ func TestEvidenceReadsTheListOnIntoTheNextChunk(t *testing.T) {
 	if retrieved[store.ChunkID(lead.PaperID, lead.Seq+1)] {
 		// Retrieval brought the next chunk too (it depends on the
 		// library's statistics): read on from the lead alone.
-		alone, err := r.neighbours(ctx, []Passage{*lead})
+		alone, err := retriever{r}.neighbours(ctx, []retrieve.Passage{*lead})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +139,7 @@ func TestEvidenceReadsTheListOnIntoTheNextChunk(t *testing.T) {
 	if next == nil || retrieved[next.ChunkID] || !strings.Contains(next.Text, "wording") {
 		t.Fatalf("the chunk after the lead's is not added as its neighbour (retrieved: %v)", retrieved[store.ChunkID("2302.04761", lead.Seq+1)])
 	}
-	res, err := r.Ask(ctx, q, nil, opts, nil)
+	res, err := Ask(ctx, r, q, nil, opts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,20 +167,20 @@ func TestEvidenceReadsTheListOnIntoTheNextChunk(t *testing.T) {
 func TestEvidenceBringsThePassageIntroducingAName(t *testing.T) {
 	ctx := t.Context()
 	lib, e := sharedLibrary(t)
-	r := &Retriever{Index: lib, Embedder: e}
+	r := &retrieve.Retriever{Index: lib, Embedder: e}
 	q := "Which open LLM serves as the backbone for both agents of PaSa-7b?"
-	ps, _, err := r.Evidence(ctx, q, nil, AskOptions{})
+	ps, _, err := Evidence(ctx, r, q, nil, AskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(ps, func(p Passage) bool { return strings.Contains(p.Text, "referred to as PaSa-7b") })
+	i := slices.IndexFunc(ps, func(p retrieve.Passage) bool { return strings.Contains(p.Text, "referred to as PaSa-7b") })
 	if i < 0 || ps[i].Neighbour {
 		t.Fatal("the passage introducing PaSa-7b is not among the passages")
 	}
 	if n := len(ps) - countNeighbours(ps); n != DefaultExtractiveK {
 		t.Errorf("%d passages retrieved, want %d: the introduction takes the weakest one's place", n, DefaultExtractiveK)
 	}
-	res, err := r.Ask(ctx, q, nil, AskOptions{}, nil)
+	res, err := Ask(ctx, r, q, nil, AskOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestEvidenceBringsThePassageIntroducingAName(t *testing.T) {
 	}
 }
 
-func countNeighbours(ps []Passage) int {
+func countNeighbours(ps []retrieve.Passage) int {
 	n := 0
 	for _, p := range ps {
 		if p.Neighbour {

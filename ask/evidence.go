@@ -1,6 +1,9 @@
 package ask
 
-import "github.com/papers-cli/papers/store"
+import (
+	"github.com/papers-cli/papers/retrieve"
+	"github.com/papers-cli/papers/store"
+)
 
 // evidence is a retrieved passage as answer assembly sees it. It mirrors
 // the retriever's Passage, converted in Answer, so the answer code does not
@@ -16,7 +19,7 @@ type evidence struct {
 	Neighbour bool // not retrieved: it follows a retrieved passage (Passage.Neighbour)
 }
 
-func fromPassages(ps []Passage) []evidence {
+func fromPassages(ps []retrieve.Passage) []evidence {
 	ev := make([]evidence, len(ps))
 	for i, p := range ps {
 		paper := p.Paper

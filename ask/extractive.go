@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/llm/llmtest"
 )
 
 // faithful sentences state only what the cited passage says (testPassages:
@@ -75,8 +78,8 @@ func TestPlantedClaimsAreCaught(t *testing.T) {
 			reply := strings.Join(sents, sep)
 			size := 1 + (i+pos)%7
 			t.Run(fmt.Sprintf("%s/at %d", tc.name, pos), func(t *testing.T) {
-				f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
-					streamReply(w, chunks(reply, size)...)
+				f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
+					llmtest.StreamReply(w, llmtest.Pieces(reply, size)...)
 				})
 				var out strings.Builder
 				res, err := Answer(t.Context(), testPassages, "How do ECHO, ReAct and SDAR compare?", newTestLLM(t, f.URL, nil), Options{}, &out)
@@ -134,12 +137,12 @@ func TestQualityFallsBackWhenJudgementsAreUnusable(t *testing.T) {
 		"",
 	} {
 		t.Run(judgement, func(t *testing.T) {
-			f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+			f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 				if strings.Contains(b.Messages[0].Content, "judge how well one passage") {
 					replyTo(w, b, judgement)
 					return
 				}
-				streamReply(w, "ECHO doubles GRPO pass@1 on TerminalBench-2.0 [1].")
+				llmtest.StreamReply(w, "ECHO doubles GRPO pass@1 on TerminalBench-2.0 [1].")
 			})
 			llm := newTestLLM(t, f.URL, nil)
 			var out strings.Builder
@@ -159,15 +162,15 @@ func TestQualityFallsBackWhenJudgementsAreUnusable(t *testing.T) {
 
 // A stream cut mid-answer ends its line before the error is printed.
 func TestInterruptedStreamEndsItsLine(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		sse(w, delta("ECHO doubles GRPO pass@1 [1]. It also"))
+		llmtest.SSE(w, llmtest.Delta("ECHO doubles GRPO pass@1 [1]. It also"))
 		panic(http.ErrAbortHandler)
 	})
 	var out strings.Builder
 	_, err := Answer(t.Context(), testPassages, "How does ECHO improve GRPO?", newTestLLM(t, f.URL, nil), Options{}, &out)
-	if !errors.Is(err, ErrStreamBroken) {
-		t.Fatalf("error %v, want ErrStreamBroken", err)
+	if !errors.Is(err, llm.ErrStreamBroken) {
+		t.Fatalf("error %v, want llm.ErrStreamBroken", err)
 	}
 	if got := out.String(); !strings.HasPrefix(got, "ECHO doubles") || !strings.HasSuffix(got, "\n") {
 		t.Errorf("output %q: want the text shown, then a newline", got)
@@ -175,9 +178,9 @@ func TestInterruptedStreamEndsItsLine(t *testing.T) {
 }
 
 // replyTo answers a chat request with text, streamed when it asked for a stream.
-func replyTo(w http.ResponseWriter, b chatBody, text string) {
+func replyTo(w http.ResponseWriter, b llmtest.ChatBody, text string) {
 	if b.Stream {
-		streamReply(w, chunks(text, 4)...)
+		llmtest.StreamReply(w, llmtest.Pieces(text, 4)...)
 		return
 	}
 	js, _ := json.Marshal(text)

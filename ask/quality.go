@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
 )
 
@@ -36,7 +37,7 @@ type judgement struct {
 // relevance (bounded parallel calls; the first hard error cancels the rest),
 // the best summaries are kept, and the answer is written from them with
 // citations to the underlying passages and pages.
-func qualityAnswer(ctx context.Context, ev []evidence, question string, llm LLM, opts Options, res *Result, out io.Writer, start time.Time) error {
+func qualityAnswer(ctx context.Context, ev []evidence, question string, model llm.LLM, opts Options, res *Result, out io.Writer, start time.Time) error {
 	n := opts.MaxPassages
 	if n <= 0 {
 		n = qualityCandidates
@@ -47,15 +48,15 @@ func qualityAnswer(ctx context.Context, ev []evidence, question string, llm LLM,
 		par = qualityParallel
 	}
 	judged := make([]judgement, len(ev))
-	usage := make([]Usage, len(ev))
+	usage := make([]llm.Usage, len(ev))
 	unreadable := make([]bool, len(ev))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(par)
 	for i := range ev {
 		g.Go(func() error {
-			j, u, err := judge(gctx, llm, question, i+1, &ev[i])
+			j, u, err := judge(gctx, model, question, i+1, &ev[i])
 			usage[i] = u
-			if errors.Is(err, errUnreadable) || errors.Is(err, ErrEmptyReply) ||
+			if errors.Is(err, errUnreadable) || errors.Is(err, llm.ErrEmptyReply) ||
 				err == nil && j.Relevance >= qualityMinScore && strings.TrimSpace(j.Summary) == "" {
 				unreadable[i] = true
 				return nil
@@ -69,7 +70,7 @@ func qualityAnswer(ctx context.Context, ev []evidence, question string, llm LLM,
 	}
 	err := g.Wait()
 	for _, u := range usage {
-		res.Usage.add(u)
+		res.Usage.Add(u)
 	}
 	if err != nil {
 		return err
@@ -80,7 +81,7 @@ func qualityAnswer(ctx context.Context, ev []evidence, question string, llm LLM,
 		// without --quality, rather than claim the library has nothing.
 		res.Mode = ModeLLM
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the model's judgements of the passages were unusable (not the JSON asked for); answered from the best %d passages directly, as without --quality", min(plainPassages, len(ev))))
-		return generate(ctx, ev[:min(plainPassages, len(ev))], nil, question, llm, res, out, start)
+		return generate(ctx, ev[:min(plainPassages, len(ev))], nil, question, model, res, out, start)
 	case k > 0:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the model's judgement of %d passage(s) was unusable (not the JSON asked for); they were left out", k))
 	}
@@ -107,15 +108,15 @@ func qualityAnswer(ctx context.Context, ev []evidence, question string, llm LLM,
 		kept[k] = ev[i]
 		summaries[k] = judged[i].Summary
 	}
-	return generate(ctx, kept, summaries, question, llm, res, out, start)
+	return generate(ctx, kept, summaries, question, model, res, out, start)
 }
 
 var errUnreadable = errors.New("unreadable judgement")
 
 // judge asks the model to summarise and score one passage. A passage too
 // long for the model is shortened (up to three times).
-func judge(ctx context.Context, llm LLM, question string, n int, e *evidence) (judgement, Usage, error) {
-	var total Usage
+func judge(ctx context.Context, model llm.LLM, question string, n int, e *evidence) (judgement, llm.Usage, error) {
+	var total llm.Usage
 	text := e.Text
 	for try := 0; ; try++ {
 		p, err := prompts.Evidence(prompts.EvidenceInput{Question: question,
@@ -123,11 +124,11 @@ func judge(ctx context.Context, llm LLM, question string, n int, e *evidence) (j
 		if err != nil {
 			return judgement{}, total, err
 		}
-		c, err := llm.Complete(ctx, Request{Messages: []Message{{"system", p.System}, {"user", p.User}}, MaxTokens: 400}, nil)
+		c, err := model.Complete(ctx, llm.Request{Messages: []llm.Message{{Role: "system", Content: p.System}, {Role: "user", Content: p.User}}, MaxTokens: 400}, nil)
 		if c != nil {
-			total.add(c.Usage)
+			total.Add(c.Usage)
 		}
-		if errors.Is(err, ErrContextTooLong) && try < 3 {
+		if errors.Is(err, llm.ErrContextTooLong) && try < 3 {
 			text = firstWords(text, max(50, len(strings.Fields(text))/2))
 			continue
 		}

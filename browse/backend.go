@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/related"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -32,7 +33,7 @@ type Backend interface {
 	// Ask answers question from the papers f selects, writing the answer
 	// as it comes to w, in the mode `papers ask` would use.
 	Ask(ctx context.Context, question string, f store.Filter, w io.Writer) (*ask.Result, error)
-	Search(ctx context.Context, query string, f store.Filter) ([]ask.Passage, error)
+	Search(ctx context.Context, query string, f store.Filter) ([]retrieve.Passage, error)
 	Related(ctx context.Context, id, topic string) ([]related.Result, error)
 	// URL is where o opens a paper: its PDF when the library keeps one,
 	// else its page ("" when it has neither).
@@ -65,13 +66,14 @@ type Detail struct {
 	Chunks []store.Chunk
 }
 
-// Library is the Backend of a library on disk.
+// Library is the Backend of a library session: it reads the session's
+// library and asks, searches and relates through the session, as the
+// commands do.
 type Library struct {
-	Lib      *store.Library
-	Embedder embed.Embedder // the library's (ask.LibraryEmbedder)
-	// LLM writes answers; nil answers offline (extractive), as ask does
-	// without a model.
-	LLM        ask.LLM
+	s   *library.Session
+	Lib *store.Library // the session's library
+	// Extractive answers offline even when the session has a model, as
+	// papers ask --extractive.
 	Extractive bool
 	// Arxiv, if not nil, measures momentum on arXiv as `papers momentum`
 	// does; the page shows the library's count until it answers.
@@ -84,6 +86,16 @@ type Library struct {
 }
 
 var _ Backend = (*Library)(nil)
+
+// NewLibrary is the Backend of s's library, which must exist. Answers use
+// the session's model (none: extractive).
+func NewLibrary(ctx context.Context, s *library.Session) (*Library, error) {
+	lib, err := s.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Library{s: s, Lib: lib}, nil
+}
 
 func (b *Library) now() time.Time {
 	if b.Now != nil {
@@ -167,16 +179,12 @@ func (b *Library) SetSaved(ctx context.Context, id string, save bool) error {
 
 // Ask answers as `papers ask` does, on the papers f selects.
 func (b *Library) Ask(ctx context.Context, question string, f store.Filter, w io.Writer) (*ask.Result, error) {
-	r := &ask.Retriever{Index: b.Lib, Embedder: b.Embedder}
-	return r.Ask(ctx, question, b.LLM, ask.AskOptions{
-		Retrieve: ask.RetrieveOptions{Filter: f},
-		Answer:   ask.Options{Extractive: b.Extractive},
-	}, w)
+	return b.s.Ask(ctx, question, library.AskOptions{Filter: f, Extractive: b.Extractive}, w)
 }
 
 // Search returns the passages `papers search` would, 20 at most.
-func (b *Library) Search(ctx context.Context, query string, f store.Filter) ([]ask.Passage, error) {
-	ps, _, err := ask.Search(ctx, b.Lib, query, ask.SearchOptions{RetrieveOptions: ask.RetrieveOptions{K: 20, Filter: f}})
+func (b *Library) Search(ctx context.Context, query string, f store.Filter) ([]retrieve.Passage, error) {
+	ps, _, err := b.s.Search(ctx, query, library.SearchOptions{K: 20, Filter: f})
 	return ps, err
 }
 

@@ -14,7 +14,7 @@ import (
 // real records, repeated under other ids) at 80x24: Update and View, what
 // bubbletea runs for each key before it draws.
 func BenchmarkKey(b *testing.B) {
-	lib := library(b)
+	lib := testLibrary(b)
 	be := backend(lib)
 	pg, err := be.Page(context.Background(), "rl", 0)
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/related"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -99,7 +100,7 @@ type Model struct {
 	stream            chan tea.Msg
 
 	searchQ    string
-	hits       []ask.Passage
+	hits       []retrieve.Passage
 	searchList cursor
 
 	relatedTo   store.Paper
@@ -197,7 +198,7 @@ type (
 	searchMsg struct {
 		seq   int
 		query string
-		hits  []ask.Passage
+		hits  []retrieve.Passage
 		err   error
 	}
 	relatedMsg struct {

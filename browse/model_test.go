@@ -15,13 +15,14 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/ask/asktest"
 	"github.com/papers-cli/papers/browse"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/library"
+	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/llm/llmtest"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -51,7 +52,7 @@ func TestMain(m *testing.M) {
 // library is a copy of a library of the topic corpus (30 real papers of a
 // feed's "RL for LLM Agents" page) as topic "rl", built once per test
 // binary.
-func library(t testing.TB) *store.Library {
+func testLibrary(t testing.TB) *store.Library {
 	t.Helper()
 	if _, err := os.Stat(topicCorpus); err != nil {
 		t.Fatalf("test data missing: %v (the tests need ../shared/data/topic next to the repository)", err)
@@ -226,15 +227,30 @@ func (d *driver) contains(what ...string) {
 	}
 }
 
-func backend(lib *store.Library) *browse.Library {
-	return &browse.Library{Lib: lib, Embedder: embed.NewLocal(), Now: func() time.Time { return now }}
+// backend is the Backend of a session over lib, changed by mods.
+func backend(lib *store.Library, mods ...func(*library.Config)) *browse.Library {
+	var cfg library.Config
+	for _, m := range mods {
+		m(&cfg)
+	}
+	be, err := browse.NewLibrary(context.Background(), library.Attach(cfg, lib))
+	if err != nil {
+		panic(err) // the library is open: nothing to fail
+	}
+	be.Now = func() time.Time { return now }
+	return be
+}
+
+// withModel gives the session the model c configures.
+func withModel(c llm.LLMConfig) func(*library.Config) {
+	return func(cfg *library.Config) { cfg.LLM = c }
 }
 
 // The topic page at 80x24 and 120x40, and after a resize: header with the
 // momentum sentence and the chart, the latest papers newest first with
 // authors, affiliations, tags and the saved mark.
 func TestPageScreens(t *testing.T) {
-	lib := library(t)
+	lib := testLibrary(t)
 	for _, sz := range []struct{ w, h int }{{80, 24}, {120, 40}} {
 		d := newDriver(t, backend(lib), browse.Options{Topic: "rl", Width: sz.w, Height: sz.h})
 		d.golden("page_" + strconv.Itoa(sz.w) + "x" + strconv.Itoa(sz.h))
@@ -259,7 +275,7 @@ func TestPageScreens(t *testing.T) {
 
 // Moving: j/k and arrows, g/G, PgDn/PgUp keep the cursor on screen.
 func TestMoving(t *testing.T) {
-	d := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
+	d := newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
 	d.keys("j", "j", "down")
 	d.contains("▸ 2026-05-22 cs.CL    From Correctness to Preference")
 	d.keys("k", "up")
@@ -279,7 +295,7 @@ func TestMoving(t *testing.T) {
 // Enter opens the paper: abstract, authors, affiliations, tags, chunks;
 // it scrolls; s saves it (in the library too) and unsaves it; Esc goes back.
 func TestOpenAndSave(t *testing.T) {
-	lib := library(t)
+	lib := testLibrary(t)
 	d := newDriver(t, backend(lib), browse.Options{Topic: "rl", Width: 80, Height: 24})
 	d.keys("j", "enter")
 	d.golden("paper_80x24")
@@ -304,7 +320,7 @@ func TestOpenAndSave(t *testing.T) {
 
 // o opens the paper's page with the opener; with none, the URL is shown.
 func TestOpenURL(t *testing.T) {
-	lib := library(t)
+	lib := testLibrary(t)
 	ctx := context.Background()
 	p, err := lib.Get(ctx, "topic-001")
 	if err != nil {
@@ -338,7 +354,7 @@ func TestOpenURL(t *testing.T) {
 // a asks the paper (AskPDF) offline: the answer streams into the screen
 // with its citations; A asks the topic.
 func TestAskPDFOffline(t *testing.T) {
-	d := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
+	d := newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
 	d.keys("a")
 	d.contains("Ask topic-001: ")
 	d.keys("What does ECHO predict?", "enter")
@@ -351,23 +367,16 @@ func TestAskPDFOffline(t *testing.T) {
 // With a model, AskPDF streams the model's answer and checks its
 // citations, as papers ask does; Esc cancels an answer that does not come.
 func TestAskPDFModelAndCancel(t *testing.T) {
-	lib := library(t)
-	srv := asktest.NewServer(t, asktest.Options{Reply: "ECHO trains the policy to predict the terminal's observation tokens [1]."})
-	llm, err := ask.ResolveLLM(ask.LLMConfig{Spec: "test-model", APIKey: "sk-test", BaseURL: srv.BaseURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	be := backend(lib)
-	be.LLM = llm
+	lib := testLibrary(t)
+	srv := llmtest.NewServer(t, llmtest.Options{Reply: "ECHO trains the policy to predict the terminal's observation tokens [1]."})
+	be := backend(lib, withModel(llm.LLMConfig{Spec: "test-model", APIKey: "sk-test", BaseURL: srv.BaseURL()}))
 	d := newDriver(t, be, browse.Options{Topic: "rl", Width: 120, Height: 40})
 	d.keys("a", "What does ECHO predict?", "enter")
 	d.contains("ECHO trains the policy to predict the terminal's observation tokens [1].", "(test-model, 1 citation)", "[1] topic-001")
 	d.golden("askpdf_model_120x40")
 
-	stall := asktest.NewServer(t, asktest.Options{Reply: "ECHO is", Stall: true})
-	if be.LLM, err = ask.ResolveLLM(ask.LLMConfig{Spec: "test-model", APIKey: "sk-test", BaseURL: stall.BaseURL(), FirstTokenTimeout: -1, IdleTimeout: -1}); err != nil {
-		t.Fatal(err)
-	}
+	stall := llmtest.NewServer(t, llmtest.Options{Reply: "ECHO is", Stall: true})
+	be = backend(lib, withModel(llm.LLMConfig{Spec: "test-model", APIKey: "sk-test", BaseURL: stall.BaseURL(), FirstTokenTimeout: -1, IdleTimeout: -1}))
 	d = newDriver(t, be, browse.Options{Topic: "rl", Width: 80, Height: 24})
 	// Enter by hand: the driver would wait for the answer, which the
 	// server never finishes (the answer runs in its own goroutine).
@@ -385,7 +394,7 @@ func TestAskPDFModelAndCancel(t *testing.T) {
 
 // / searches the topic and lists the hits; Enter opens a hit's paper.
 func TestSearch(t *testing.T) {
-	d := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
+	d := newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
 	d.keys("/", "memory consolidation", "enter")
 	d.golden("search_80x24")
 	d.contains(`Search "memory consolidation" in rl`, "▸ 2026-05-20 Auto-Dreamer")
@@ -402,7 +411,7 @@ func TestSearch(t *testing.T) {
 // the first frame: the count is the whole page's from the start, the
 // cursor stays where it was, and a save made before the rest came stays.
 func TestPageLoadsInTwoSteps(t *testing.T) {
-	lib := library(t)
+	lib := testLibrary(t)
 	be := backend(lib)
 	first, err := be.Page(context.Background(), "rl", 5)
 	if err != nil {
@@ -430,7 +439,7 @@ func TestPageLoadsInTwoSteps(t *testing.T) {
 // J/K in the reader open the next and previous papers of the page, as the
 // feed's reader does; at either end it says so and stays.
 func TestReaderMoves(t *testing.T) {
-	d := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
+	d := newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
 	d.keys("enter")
 	d.contains("topic-001 · 0%", "ECHO: Terminal Agents")
 	d.keys("K")
@@ -449,7 +458,7 @@ func TestReaderMoves(t *testing.T) {
 
 // r lists the papers most like the one under the cursor, with scores.
 func TestRelated(t *testing.T) {
-	d := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
+	d := newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
 	d.keys("r")
 	d.golden("related_80x24")
 	d.contains("Related to topic-001", "▸ 0.")
@@ -460,7 +469,7 @@ func TestRelated(t *testing.T) {
 // t switches topic through the picker; without --topic the picker opens
 // first; ? lists the keys; q quits.
 func TestPickerHelpQuit(t *testing.T) {
-	lib := library(t)
+	lib := testLibrary(t)
 	d := newDriver(t, backend(lib), browse.Options{PickTopic: true, Width: 80, Height: 24})
 	d.golden("picker_80x24")
 	d.keys("j", "j", "enter")
@@ -481,7 +490,7 @@ func TestPickerHelpQuit(t *testing.T) {
 // Colour is styles only: with it the screen has escape sequences, without
 // it (NO_COLOR) none, and the same text.
 func TestColor(t *testing.T) {
-	lib := library(t)
+	lib := testLibrary(t)
 	plain := newDriver(t, backend(lib), browse.Options{Topic: "rl", Width: 80, Height: 24}).screen()
 	color := newDriver(t, backend(lib), browse.Options{Topic: "rl", Width: 80, Height: 24, Color: true}).screen()
 	if strings.Contains(plain, "\x1b") {
@@ -495,7 +504,7 @@ func TestColor(t *testing.T) {
 // A topic whose papers are all older than the chart's 12 weeks says when
 // they are from, and one without a description says how to get one.
 func TestStalePageWithoutDescription(t *testing.T) {
-	lib := library(t)
+	lib := testLibrary(t)
 	ctx := context.Background()
 	if err := lib.AddTopic(ctx, store.Topic{Name: "bare", Query: "abs:agent", Created: now}); err != nil {
 		t.Fatal(err)
@@ -515,7 +524,7 @@ func TestStalePageWithoutDescription(t *testing.T) {
 // sequences, C1 controls and bidirectional overrides draws none of them on
 // any screen (page, paper, search, related, answer, status), colour off.
 func TestUntrustedTextIsInert(t *testing.T) {
-	lib := library(t)
+	lib := testLibrary(t)
 	ctx := context.Background()
 	const id = "evil\x1b]0;pwned\x07"
 	text := "Cancer cells \x1b[2Jevade the immune\u009b31m system by expressing PD-L1 \u202eevil\u202c, which binds PD-1 on T cells."
@@ -580,7 +589,7 @@ func TestMomentumFromArxiv(t *testing.T) {
 	srv := arxivtest.NewServer(t, arxivtest.Options{Entries: entries})
 	ax := arxiv.New()
 	ax.APIURL, ax.PDFURL, ax.Delay = srv.APIURL(), srv.PDFURL(), -1
-	be := backend(library(t))
+	be := backend(testLibrary(t))
 	be.Arxiv = ax
 	d := newDriver(t, be, browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
 	d.contains("12 papers in the last four weeks, up 100% on the four weeks before.", "Latest papers 30")
@@ -588,6 +597,6 @@ func TestMomentumFromArxiv(t *testing.T) {
 	if strings.Contains(d.screen(), "(from the library)") {
 		t.Errorf("the momentum is still the library's:\n%s", d.screen())
 	}
-	off := newDriver(t, backend(library(t)), browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
+	off := newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
 	off.contains("30 papers in the last four weeks", "(from the library)")
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/related"
-	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/library"
+	"github.com/papers-cli/papers/llm"
 )
 
 func init() { register(newAskCmd) }
@@ -41,7 +41,7 @@ numbered citations [1], followed by the Sources: arXiv id and version, title,
 first author, year, pages, section and URL.
 
 With a model (--llm openai:MODEL or ollama:MODEL, PAPERS_LLM, or just
-OPENAI_API_KEY for ` + ask.DefaultOpenAIModel + `) the answer is written by the model,
+OPENAI_API_KEY for ` + llm.DefaultOpenAIModel + `) the answer is written by the model,
 streamed as it arrives, and its citations are checked: a number that names no
 retrieved passage is removed with a warning. Without a model, or with
 --extractive, the answer is the most relevant sentences of the top passages,
@@ -89,11 +89,16 @@ func (o *askOptions) complete(c *cobra.Command, args []string) error {
 
 func runAsk(ctx context.Context, o *askOptions) error {
 	stdout, stderr := o.io.Out, o.io.ErrOut
-	llm, err := o.llm.resolve(!o.noStream)
+	s, err := o.session(o.llm.set(!o.noStream))
 	if err != nil {
 		return err
 	}
-	if o.quality && llm == nil {
+	defer s.Close()
+	model, err := o.llm.resolve(s)
+	if err != nil {
+		return err
+	}
+	if o.quality && model == nil {
 		return withHint(withExit(ask.ErrNeedsModel, ExitUsage),
 			"choose one with --llm openai:MODEL (and OPENAI_API_KEY) or --llm ollama:MODEL, or drop --quality")
 	}
@@ -101,16 +106,15 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		return err
 	}
 	start := time.Now()
-	lib, err := openExisting(ctx, o.globalOptions)
+	lib, err := libraryOf(ctx, s)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
 	filter, err := o.filter.resolve(ctx, lib)
 	if err != nil {
 		return err
 	}
-	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
+	e, err := useEmbedder(ctx, s, o.embedder.spec)
 	if err != nil {
 		return err
 	}
@@ -119,9 +123,8 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		out = nil
 	}
 	opened := time.Since(start) // opening the library counts as retrieval in -v
-	r := &ask.Retriever{Index: lib, Embedder: e}
-	res, err := r.Ask(ctx, o.question, llm, ask.AskOptions{K: o.k, Retrieve: ask.RetrieveOptions{Filter: filter},
-		Answer: ask.Options{Extractive: o.llm.extractive, Quality: o.quality}}, out)
+	res, err := s.Ask(ctx, o.question, library.AskOptions{K: o.k, Filter: filter, Embedder: e,
+		Extractive: o.llm.extractive, Quality: o.quality}, out)
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
@@ -139,7 +142,7 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		if o.json && (err == nil || errors.Is(err, ask.ErrNoEvidence)) {
 			rec := askRecord{Result: res, SeeAlso: []seeAlsoRecord{}}
 			if !res.Abstained {
-				sa, serr := seeAlso(ctx, lib, res.CitedPapers())
+				sa, serr := seeAlso(ctx, s, res.CitedPapers())
 				if serr != nil {
 					return serr
 				}
@@ -154,7 +157,7 @@ func runAsk(ctx context.Context, o *askOptions) error {
 		// the reason ("no passage of ECHO states the learning rate") follows the sentinel's words
 		return withHint(withExit(err, ExitNoEvidence), "rephrase the question, drop filters, or add papers: papers ingest QUERY")
 	}
-	return askError(err)
+	return err
 }
 
 // askRecord is the --json document of ask: the answer, and the papers of
@@ -174,8 +177,8 @@ type seeAlsoRecord struct {
 	Score     float32  `json:"score"` // cosine similarity to the cited papers together
 }
 
-func seeAlso(ctx context.Context, lib *store.Library, cited []string) ([]seeAlsoRecord, error) {
-	res, err := related.SeeAlso(ctx, lib, cited, related.SeeAlsoK)
+func seeAlso(ctx context.Context, s *library.Session, cited []string) ([]seeAlsoRecord, error) {
+	res, err := s.SeeAlso(ctx, cited)
 	if err != nil {
 		return nil, err
 	}
@@ -188,48 +191,4 @@ func seeAlso(ctx context.Context, lib *store.Library, cited []string) ([]seeAlso
 		out = append(out, seeAlsoRecord{ID: p.ID, Title: p.Title, Authors: p.Authors, Published: day(p.Published), URL: p.URL, Score: r.Score})
 	}
 	return out, nil
-}
-
-// askError adds the hint that names the fix to a model error. The key is
-// never part of any message.
-func askError(err error) error {
-	var le *ask.LLMError
-	errors.As(err, &le)
-	url := ""
-	if le != nil {
-		url = le.URL
-	}
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, ask.ErrNoAPIKey):
-		return withHint(err, "export OPENAI_API_KEY=..., or use a local model with --llm ollama:MODEL (ollama serve), or answer offline with --extractive")
-	case errors.Is(err, ask.ErrUnauthorized):
-		return withHint(err, "check OPENAI_API_KEY (for a local server, check OPENAI_BASE_URL)")
-	case errors.Is(err, ask.ErrModelNotFound):
-		return withHint(err, "list the server's models with `curl %s/models` (Ollama: `ollama list`, then `ollama pull MODEL`) and pass one with --llm", url)
-	case errors.Is(err, ask.ErrContextTooLong):
-		return withHint(err, "use a model with a longer context, or fewer passages with --k")
-	case errors.Is(err, ask.ErrUnreachable):
-		return withHint(err, "start the server (Ollama: `ollama serve`) or fix OPENAI_BASE_URL / OLLAMA_HOST; --extractive answers without a model")
-	case errors.Is(err, ask.ErrQuota):
-		return withHint(err, "add credit to the account, or use a local model with --llm ollama:MODEL")
-	case errors.Is(err, ask.ErrRateLimited):
-		return withHint(err, "wait a minute and ask again, or use another model")
-	case errors.Is(err, ask.ErrStreamBroken):
-		return withHint(err, "the answer above is incomplete; ask again")
-	case errors.Is(err, ask.ErrTimeout):
-		return withHint(err, "the server may still be loading the model: try again, raise --first-token-timeout / --idle-timeout (PAPERS_FIRST_TOKEN_TIMEOUT, PAPERS_IDLE_TIMEOUT), or check it with `curl %s/models`", url)
-	case errors.Is(err, ask.ErrTooLong):
-		return withHint(err, "the model did not stop; ask again, or use another model")
-	case errors.Is(err, ask.ErrEmptyReply):
-		return withHint(err, "ask again, or use another model (a reasoning model may spend its whole output limit thinking)")
-	case errors.Is(err, ask.ErrBadReply):
-		return withHint(err, "check OPENAI_BASE_URL: it should be the server's OpenAI-compatible /v1 address")
-	case errors.Is(err, ask.ErrServer):
-		return withHint(err, "the model server failed; try again later or use another model")
-	case le != nil && le.Status == 404:
-		return withHint(err, "check OPENAI_BASE_URL: the server has no chat completions endpoint at %s/chat/completions", url)
-	}
-	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/browse"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
 )
 
@@ -70,28 +71,30 @@ exits 2 (papers list prints the same papers).`,
 }
 
 func runBrowse(ctx context.Context, o *browseOptions) error {
-	llm, err := o.llm.resolve(true)
+	// momentum only asks arXiv once: the library's count is on screen meanwhile
+	s, err := o.session(o.llm.set(true), func(c *library.Config) { c.Arxiv.MaxTries = 1 })
 	if err != nil {
 		return err
 	}
-	lib, err := openExisting(ctx, o.globalOptions)
+	defer s.Close()
+	if _, err := o.llm.resolve(s); err != nil {
+		return err
+	}
+	lib, err := libraryOf(ctx, s)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
-	e, err := libraryEmbedder(ctx, lib, o.io.ErrOut)
+	if _, err := s.Embedder(ctx); err != nil {
+		return err
+	}
+	be, err := browse.NewLibrary(ctx, s)
 	if err != nil {
 		return err
 	}
-	be := &browse.Library{Lib: lib, Embedder: e, LLM: llm, Extractive: o.llm.extractive}
+	be.Extractive = o.llm.extractive
 	defer be.Close()
 	if !o.offline {
-		client, err := newArxivClient()
-		if err != nil {
-			return err
-		}
-		client.MaxTries = 1 // momentum only: the library's count is on screen meanwhile
-		be.Arxiv = client
+		be.Arxiv = s.Arxiv()
 	}
 	opts := browse.Options{Color: o.io.Color, Open: openInBrowser, Online: !o.offline, Width: o.io.Width}
 	if o.topic != "" {

@@ -51,7 +51,12 @@ OPENAI_API_KEY (see papers ask). topic add --description sets one by hand.`,
 }
 
 func runTopicDescribe(ctx context.Context, o *describeOptions) error {
-	llm, err := o.llm.resolve(false)
+	s, err := o.session(o.llm.set(false))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	llm, err := o.llm.resolve(s)
 	if err != nil {
 		return err
 	}
@@ -59,11 +64,10 @@ func runTopicDescribe(ctx context.Context, o *describeOptions) error {
 		return withHint(withExit(errors.New("topic describe needs a language model"), ExitUsage),
 			"choose one with --llm openai:MODEL (and OPENAI_API_KEY) or --llm ollama:MODEL; or set it by hand: papers topic add NAME --description TEXT")
 	}
-	lib, tp, err := openTopic(ctx, o.globalOptions, o.name)
+	lib, tp, err := openTopic(ctx, s, o.name)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
 	d, err := topic.Describe(ctx, lib, llm, tp)
 	if errors.Is(err, topic.ErrNoPapers) {
 		return withHint(err, "fetch its papers first: papers update %s", shellArg(tp.Name))
@@ -72,7 +76,7 @@ func runTopicDescribe(ctx context.Context, o *describeOptions) error {
 		return withExit(err, ExitUsage)
 	}
 	if err != nil {
-		return askError(err)
+		return err
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintf(o.io.ErrOut, "warning: %s\n", w)

@@ -87,18 +87,22 @@ func (o *digestOptions) complete(c *cobra.Command, args []string) error {
 }
 
 func runDigest(ctx context.Context, o *digestOptions) error {
-	llm, err := o.llm.resolve(false)
+	s, err := o.session(o.llm.set(false))
 	if err != nil {
 		return err
 	}
-	lib, tp, err := openTopic(ctx, o.globalOptions, o.name)
+	defer s.Close()
+	llm, err := o.llm.resolve(s)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	lib, tp, err := openTopic(ctx, s, o.name)
+	if err != nil {
+		return err
+	}
 	d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: o.sinceTime, Rank: o.rank, LLM: llm, Max: o.max, Tags: o.filter.Tags})
 	if err != nil {
-		return askError(err)
+		return err
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintf(o.io.ErrOut, "warning: %s\n", w)

@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/eval/scratch"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -33,7 +33,7 @@ type evalOptions struct {
 	keep        bool
 	json        bool
 
-	ask ask.Mode
+	ask retrieve.Mode
 }
 
 func newEvalCmd(g *globalOptions) *cobra.Command {
@@ -94,7 +94,7 @@ PDFs are found in --pdfs DIR and matched to the library by content; without
 				return withHint(usageError("--corpus and --library both name the documents to search"),
 					"drop --corpus to evaluate the library as it is, or drop --library to ingest --corpus into a scratch library")
 			}
-			mode, err := ask.ParseMode(o.mode)
+			mode, err := retrieve.ParseMode(o.mode)
 			if err != nil {
 				return withExit(err, ExitUsage)
 			}
@@ -180,11 +180,11 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		// said even with --json (where it is also a field): the scores cannot be trusted
 		fmt.Fprintf(errw, "warning: %d of %d judged documents are not in the library: is it the right corpus?\n", missing, judged)
 	}
-	var so ask.SearchOptions
+	var so retrieve.SearchOptions
 	o.rankingFlags.apply(&so)
 	r := so.Retriever(lib, e)
 	search := func(ctx context.Context, q string) ([]string, error) {
-		ps, err := r.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
+		ps, err := r.Retrieve(ctx, q, retrieve.Options{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +209,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		}
 	})
 	if err != nil {
-		return embedHint(err)
+		return err
 	}
 	full := evalReport{Report: rep, Mode: string(mode), DenseWeight: r.Fusion.DenseWeight, Feedback: !o.noFeedback, Library: kept, Embedder: e.Name(), Papers: papers, Chunks: chunks, Failed: failed, Missing: missing,
 		IngestS: round(ingestTime.Seconds(), 2), TotalS: round(time.Since(start).Seconds(), 2)}
@@ -274,9 +274,13 @@ func (l *evalLibrary) failed() int {
 // evaluation runs on the rest); a library with no papers is an error.
 func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, logf func(string, ...any)) (*evalLibrary, error) {
 	l := &evalLibrary{keep: o.keep}
+	s, err := o.session()
+	if err != nil {
+		return nil, err
+	}
 	if o.library != "" {
 		// read only what is there: a mistyped path must not become an empty library
-		lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
+		_, lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
 		if err != nil {
 			return nil, withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
 		}
@@ -288,7 +292,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 		}
 		l.lib = lib
 	} else {
-		e, err := o.embedder.parse(o.io)
+		e, err := o.embedder.parse(s)
 		if err != nil {
 			return nil, err
 		}
@@ -301,7 +305,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 			return nil, withHint(err, "check --corpus is a BEIR corpus.jsonl: one {\"_id\",\"title\",\"text\"} object per line")
 		}
 		if err != nil {
-			return nil, embedHint(err)
+			return nil, err
 		}
 		if o.keep {
 			// asked for, so said even with --json (where it is also a field)
@@ -310,8 +314,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 		logf("ingested %s in %.1f s", plural(sl.Stored, "paper"), sl.Took.Seconds())
 		l.lib, l.scratch = sl.Library, sl
 	}
-	var err error
-	if l.embedder, err = libraryEmbedder(ctx, l.lib, o.io.ErrOut); err == nil {
+	if l.embedder, err = s.LibraryEmbedder(ctx, l.lib); err == nil {
 		l.papers, l.chunks, err = l.lib.Count(ctx)
 	}
 	if err == nil && l.papers == 0 {

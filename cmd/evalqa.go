@@ -12,6 +12,8 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/retrieve"
 )
 
 // evalQAOptions are the flags of eval's question-set mode.
@@ -49,7 +51,7 @@ func (o *evalOptions) checkQA(c *cobra.Command) error {
 	if err := checkK(c, o.qa.k); err != nil {
 		return err
 	}
-	mode, err := ask.ParseMode(o.mode)
+	mode, err := retrieve.ParseMode(o.mode)
 	if err != nil {
 		return withExit(err, ExitUsage)
 	}
@@ -92,7 +94,11 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 	if len(qs) == 0 {
 		return fmt.Errorf("no question in %s", strings.Trim(o.qa.questions+" "+o.qa.unanswerable, " "))
 	}
-	llm, err := o.qa.llm.resolve(false)
+	s, err := o.session(o.qa.llm.set(false))
+	if err != nil {
+		return err
+	}
+	llm, err := o.qa.llm.resolve(s)
 	if err != nil {
 		return err
 	}
@@ -113,11 +119,11 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 		return err
 	}
 	defer el.close()
-	var so ask.SearchOptions
+	var so retrieve.SearchOptions
 	o.rankingFlags.apply(&so)
 	r := so.Retriever(el.lib, el.embedder)
 	tty := o.io.ErrTTY && !o.json
-	aopts := ask.AskOptions{K: o.qa.k, Retrieve: ask.RetrieveOptions{Mode: o.ask}, Answer: ask.Options{Extractive: o.qa.llm.extractive}}
+	aopts := ask.AskOptions{K: o.qa.k, Retrieve: retrieve.Options{Mode: o.ask}, Answer: ask.Options{Extractive: o.qa.llm.extractive}}
 	opts := eval.QAOptions{
 		WithinPaper: o.qa.withinPaper,
 		PDFDir:      o.qa.pdfs,
@@ -132,7 +138,7 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 	}
 	rep, err := eval.RunQA(ctx, el.lib, qaAsker(r, llm, aopts), qs, opts)
 	if err != nil {
-		return askError(embedHint(err))
+		return err
 	}
 	full := evalQAReport{QAReport: rep, Mode: ask.ModeExtractive, Library: el.keptDir(), Embedder: el.embedder.Name(),
 		Papers: el.papers, Chunks: el.chunks, Failed: el.failed(),
@@ -154,11 +160,11 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 }
 
 // qaAsker answers the harness's questions the way papers ask does.
-func qaAsker(r *ask.Retriever, llm ask.LLM, opts ask.AskOptions) eval.AskFunc {
+func qaAsker(r *retrieve.Retriever, llm llm.LLM, opts ask.AskOptions) eval.AskFunc {
 	return func(ctx context.Context, q string, papers []string) (eval.Answer, error) {
 		o := opts
 		o.Retrieve.Filter.IDs = papers
-		res, err := r.Ask(ctx, q, llm, o, nil)
+		res, err := ask.Ask(ctx, r, q, llm, o, nil)
 		var a eval.Answer
 		if res != nil {
 			a = eval.Answer{Text: res.Answer, Abstained: res.Abstained, Warnings: res.Warnings, Retrieval: res.Retrieval}

@@ -85,11 +85,11 @@ func runExport(ctx context.Context, o *exportOptions) error {
 		}
 		refs = append(refs, cited...)
 	}
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	sel := export.Selection{Refs: refs}
 	if o.filter.selects() {
 		f, err := o.filter.resolve(ctx, lib)

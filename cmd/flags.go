@@ -9,15 +9,16 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/library"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 )
 
 // This file holds the flag groups commands share: each group declares its
 // flags once, with one wording, and resolves them to the value the packages
-// below take (a store.Filter, an ask.LLM, an embed.Options).
+// below take (a store.Filter, an llm.LLM, an embed.Options).
 
 // filterSet names the filter flags a command takes.
 type filterSet uint
@@ -109,15 +110,15 @@ type llmFlags struct {
 // --idle-timeout on c; offline says what --extractive does instead of a
 // model.
 func (l *llmFlags) register(c *cobra.Command, offline string) {
-	c.Flags().StringVar(&l.spec, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+ask.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
+	c.Flags().StringVar(&l.spec, "llm", "", "model: openai:MODEL, ollama:MODEL or MODEL on OPENAI_BASE_URL (default: "+llm.DefaultOpenAIModel+" when OPENAI_API_KEY is set, else extractive)")
 	c.Flags().BoolVar(&l.extractive, "extractive", false, offline)
-	c.Flags().DurationVar(&l.firstToken, "first-token-timeout", ask.DefaultFirstTokenTimeout, "give up when the model sends no text for this long after a request (a reply that is not streamed must come whole within it); 0: no limit")
-	c.Flags().DurationVar(&l.idle, "idle-timeout", ask.DefaultIdleTimeout, "give up when a streamed reply pauses this long between two pieces; 0: no limit")
+	c.Flags().DurationVar(&l.firstToken, "first-token-timeout", llm.DefaultFirstTokenTimeout, "give up when the model sends no text for this long after a request (a reply that is not streamed must come whole within it); 0: no limit")
+	c.Flags().DurationVar(&l.idle, "idle-timeout", llm.DefaultIdleTimeout, "give up when a streamed reply pauses this long between two pieces; 0: no limit")
 }
 
 // config is the LLM configuration of the flags and the environment.
-func (l *llmFlags) config(stream bool) ask.LLMConfig {
-	return ask.LLMConfig{
+func (l *llmFlags) config(stream bool) llm.LLMConfig {
+	return llm.LLMConfig{
 		Spec:              l.spec,
 		APIKey:            os.Getenv("OPENAI_API_KEY"),
 		BaseURL:           os.Getenv("OPENAI_BASE_URL"),
@@ -136,20 +137,38 @@ func noLimit(d time.Duration) time.Duration {
 	return d
 }
 
-// resolve returns the model to use, nil for none (--extractive, or no model
-// configured); a model that cannot be used is an error with its hint.
-func (l *llmFlags) resolve(stream bool) (ask.LLM, error) {
+// check refuses negative timeouts.
+func (l *llmFlags) check() error {
+	if l.firstToken < 0 || l.idle < 0 {
+		return usageError("--first-token-timeout and --idle-timeout must not be negative")
+	}
+	return nil
+}
+
+// set gives a session the model of the flags (none with --extractive),
+// streaming its replies or not.
+func (l *llmFlags) set(stream bool) func(*library.Config) {
+	return func(c *library.Config) {
+		if !l.extractive {
+			c.LLM = l.config(stream)
+		}
+	}
+}
+
+// resolve returns the session's model, nil for none (--extractive, or no
+// model configured); a model that cannot be used is an error with its hint.
+func (l *llmFlags) resolve(s *library.Session) (llm.LLM, error) {
+	if err := l.check(); err != nil {
+		return nil, err
+	}
 	if l.extractive {
 		return nil, nil
 	}
-	if l.firstToken < 0 || l.idle < 0 {
-		return nil, usageError("--first-token-timeout and --idle-timeout must not be negative")
-	}
-	llm, err := ask.ResolveLLM(l.config(stream))
+	m, err := s.LLM()
 	if err != nil {
-		return nil, askError(err)
+		return nil, err
 	}
-	return llm, nil
+	return m, nil
 }
 
 // embedderFlags choose an embedder: --embedder, and for commands that embed
@@ -175,14 +194,23 @@ func (e *embedderFlags) registerTuning(c *cobra.Command) {
 	f.IntVar(&e.dimensions, "dimensions", 0, "ask the embedding model for vectors this long (models that support it, e.g. text-embedding-3-*)")
 }
 
-// parse builds the embedder the flags name; a spec that names none is a
-// usage error. Warnings go to errw.
-func (e *embedderFlags) parse(s *IOStreams) (embed.Embedder, error) {
-	em, err := embed.Parse(e.spec, embedOptionsBatch(e.dimensions, e.batch, e.concurrency, s.ErrOut))
+// parse builds the embedder the flags name, reaching its server through
+// the session; a spec that names none is a usage error.
+func (e *embedderFlags) parse(s *library.Session) (embed.Embedder, error) {
+	em, err := s.ParseEmbedder(e.spec, library.Tuning{Dimensions: e.dimensions, Batch: e.batch, Concurrency: e.concurrency})
 	if err != nil {
 		return nil, withHint(withExit(err, ExitUsage), "use --embedder local, openai:MODEL or ollama:MODEL")
 	}
 	return em, nil
+}
+
+// parseIfGiven is parse when --embedder was given, else nil (the
+// library's embedder).
+func (e *embedderFlags) parseIfGiven(s *library.Session) (embed.Embedder, error) {
+	if strings.TrimSpace(e.spec) == "" {
+		return nil, nil
+	}
+	return e.parse(s)
 }
 
 // addJSON declares --json on c: every command that prints results has it,

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,11 +14,9 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/safetext"
-	"github.com/papers-cli/papers/resolve"
-	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/library"
 )
 
 func init() { register(newIngestCmd) }
@@ -128,72 +125,40 @@ the files of a run; offline, the next run fills it in).`,
 	return c
 }
 
-// newArxivClient builds the arXiv client from the environment
-// (PAPERS_ARXIV_API_URL, PAPERS_ARXIV_PDF_URL, PAPERS_ARXIV_DELAY).
-func newArxivClient() (*arxiv.Client, error) {
-	c := arxiv.New()
-	c.UserAgent = fmt.Sprintf("papers/%s (+https://github.com/papers-cli/papers)", Version)
-	if v := os.Getenv("PAPERS_ARXIV_API_URL"); v != "" {
-		c.APIURL = v
-	}
-	if v := os.Getenv("PAPERS_ARXIV_PDF_URL"); v != "" {
-		c.PDFURL = v
-	}
-	if v := os.Getenv("PAPERS_ARXIV_DELAY"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			secs, err2 := strconv.ParseFloat(v, 64)
-			if err2 != nil || secs < 0 {
-				return nil, usageError("invalid PAPERS_ARXIV_DELAY=%q: use a duration like 3s or 500ms", v)
-			}
-			d = time.Duration(secs * float64(time.Second))
-		}
-		c.Delay = d
-		if d == 0 {
-			c.Delay = -1 // the client reads 0 as its default; the user means none
-		}
-	}
-	return c, nil
-}
-
 func runIngest(ctx context.Context, o *ingestOptions) error {
 	start := time.Now()
 	src := ingest.Classify(o.args)
 	src.Corpora, src.Zotero, src.Max = o.jsonl, o.zotero, o.max
-	lib, err := openLibrary(ctx, o.globalOptions)
+	s, err := o.session()
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
-	release, err := holdEmbedder(ctx, lib, o.io.ErrOut)
+	defer s.Close()
+	e, err := o.embedder.parseIfGiven(s)
 	if err != nil {
 		return err
 	}
-	defer release()
-	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
-	if err != nil {
-		return err
+	prog := newIngestProgress(o.io, o.verbose)
+	opts := library.IngestOptions{
+		WriteOptions: o.writeOptions(e, o.abstractsOnly, o.retryFailed, o.workers, prog),
+		Topic:        o.topic,
 	}
-	chunking, err := o.chunking(ctx, lib)
-	if err != nil {
-		return err
+	if o.sizeSet {
+		opts.ChunkSize = &o.chunkSize
 	}
-	var member *store.Membership
-	if o.topic != "" {
-		tp, err := resolve.Topic(ctx, lib, o.topic)
-		if err != nil {
-			return err
-		}
-		member = &store.Membership{Topic: tp.Name}
+	if o.overlapSet {
+		opts.ChunkOverlap = &o.chunkOverlap
 	}
-	in, _, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunking, o.abstractsOnly, o.workers)
-	if err != nil {
-		return err
+	total, runErr := s.Ingest(ctx, src, opts)
+	if errors.Is(runErr, library.ErrChunking) {
+		prog.done()
+		return withExit(runErr, ExitUsage)
 	}
-	in.Topic = member
-	in.RetryFailed = o.retryFailed
-	total, runErr := in.Run(ctx, src)
-	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(total.Added)+len(total.Failed), len(total.Updated), "", runErr); err != nil {
+	if total == nil { // nothing ran: the library, the embedder or the topic refused
+		prog.done()
+		return runErr
+	}
+	if err := finishIngest(ctx, o.globalOptions, prog, len(total.Added)+len(total.Failed), len(total.Updated), ""); err != nil {
 		return err
 	}
 	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early
@@ -214,7 +179,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
 	}
 	if runErr != nil {
-		return arxivHint(runErr)
+		return runErr
 	}
 	if len(total.Failed) > 0 {
 		return quietError{code: ExitError}
@@ -222,43 +187,13 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	return nil
 }
 
-// chunking is the chunker of this ingest: the library's own (the one its
-// manifest records; Defaults for a new library), with what --chunk-size
-// and --chunk-overlap change. A change is said, as the papers held keep
-// their chunks.
-func (o *ingestOptions) chunking(ctx context.Context, lib *store.Library) (chunk.Options, error) {
-	held, ok, err := libraryChunker(ctx, lib)
-	if err != nil {
-		return held, err
+// writeOptions are the options of a write (ingest, update) from the flags:
+// progress on stderr, the embedder given (nil: the library's).
+func (g *globalOptions) writeOptions(e embed.Embedder, abstractsOnly, retryFailed bool, workers int, prog *ingestProgress) library.WriteOptions {
+	return library.WriteOptions{
+		Embedder: e, AbstractsOnly: abstractsOnly, RetryFailed: retryFailed, Workers: workers,
+		Observer: prog.event, Logf: prog.logf, Waiting: waitingForReindex(g),
 	}
-	if !ok {
-		held = chunk.Defaults
-	}
-	given := held
-	if o.sizeSet {
-		given.Size = o.chunkSize
-	}
-	if o.overlapSet {
-		given.Overlap = o.chunkOverlap
-	}
-	if given.Check() != nil {
-		return given, usageError("--chunk-overlap must be from 0 to %d (less than the chunk size), got %d", given.Size-1, given.Overlap)
-	}
-	if _, chunks, err := lib.Count(ctx); err == nil && ok && chunks > 0 && held != given {
-		fmt.Fprintf(o.io.ErrOut, "note: the library's papers were chunked with %s; papers stored from now on are chunked with %s (those held keep their chunks)\n", held.Version(), given.Version())
-	}
-	return given, nil
-}
-
-// libraryChunker is the chunker the library's manifest records, if it
-// records one this version reads.
-func libraryChunker(ctx context.Context, lib *store.Library) (chunk.Options, bool, error) {
-	m, err := lib.Manifest(ctx)
-	if err != nil {
-		return chunk.Options{}, false, err
-	}
-	o, err := chunk.ParseVersion(m.Chunker)
-	return o, err == nil, nil
 }
 
 // warnMissing names the Zotero attachments whose files are absent, the
@@ -278,45 +213,10 @@ func warnMissing(w io.Writer, ms []ingest.Missing) {
 	}
 }
 
-// newIngester builds the ingester of ingest and update: the arXiv client of
-// the environment, PDFs cached in the library, progress on stderr. It
-// records the chunker in the library.
-func newIngester(ctx context.Context, g *globalOptions, lib *store.Library, e embed.Embedder, chunking chunk.Options, abstractsOnly bool, workers int) (*ingest.Ingester, *arxiv.Client, *ingestProgress, error) {
-	if err := lib.SetChunker(ctx, chunking.Version()); err != nil {
-		return nil, nil, nil, err
-	}
-	client, err := newArxivClient()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	prog := newIngestProgress(g.io, g.verbose)
-	client.Logf = prog.logf
-	in := &ingest.Ingester{
-		Lib: lib, Embedder: e, Arxiv: client, Chunking: chunking,
-		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
-		AbstractsOnly: abstractsOnly, Workers: workers,
-		Observer: prog.event,
-	}
-	return in, client, prog, nil
-}
-
-// finishIngest is the tail of ingest and update: it pays the search index
-// rebuild now, not in the next search, when papers were added or updated,
-// and ends the progress display; on an interruption it says what was kept
-// (then, again) and returns the context's error.
-//
-// A refresh that finds the disk full is not reported when the run itself
-// stopped on the full disk (runErr): that error and its hint say it once.
-func finishIngest(ctx context.Context, g *globalOptions, lib *store.Library, prog *ingestProgress, added, updated int, again string, runErr error) error {
-	if added+updated > 0 && ctx.Err() == nil {
-		err := lib.Refresh(ctx)
-		if errors.Is(err, store.ErrDiskFull) && errors.Is(runErr, store.ErrDiskFull) {
-			err = nil
-		}
-		if err != nil && ctx.Err() == nil {
-			prog.logf("could not refresh the search index (the next search rebuilds it): %v", err)
-		}
-	}
+// finishIngest is the tail of ingest and update: it ends the progress
+// display; on an interruption it says what was kept (then, again) and
+// returns the context's error.
+func finishIngest(ctx context.Context, g *globalOptions, prog *ingestProgress, added, updated int, again string) error {
 	prog.done()
 	if ctx.Err() != nil {
 		// what finished is committed; say what that is before exiting 130
@@ -370,28 +270,4 @@ func itemHint(err error) string {
 		return h.Hint()
 	}
 	return ""
-}
-
-// arxivHint adds what to do about an error that stopped the run.
-func arxivHint(err error) error {
-	if errors.Is(err, ingest.ErrZoteroUnreadable) {
-		return withHint(err, "%s", itemHint(err))
-	}
-	if h := storageHint(err); h != err {
-		return h
-	}
-	switch {
-	case errors.Is(err, store.ErrBusy):
-		return withHint(err, "another papers process has held the library for over 30 s: run again once it is done; what was ingested before is kept")
-	case errors.Is(err, store.ErrEmbedderMismatch):
-		return withHint(err, "run the same command again: it embeds with the library's embedder as it is now; what was ingested before is kept")
-	}
-	if ingest.Systemic(err) {
-		return withHint(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")
-	}
-	var api *arxiv.APIError
-	if errors.As(err, &api) {
-		return withHint(err, "check the query syntax: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\" (https://info.arxiv.org/help/api/user-manual.html)")
-	}
-	return withHint(err, "check the network, or set PAPERS_ARXIV_API_URL to a mirror; what was ingested before is kept")
 }

@@ -4,105 +4,154 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/internal/openaicompat"
+	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
 )
 
+// sessionConfig is the library session of this run as the flags and the
+// environment set it: the library of --home, the servers of
+// OPENAI_BASE_URL/OPENAI_API_KEY/OLLAMA_HOST, arXiv's PAPERS_ARXIV_* and
+// notes on stderr. Commands that use a model set its LLM.
+func (g *globalOptions) sessionConfig() (library.Config, error) {
+	dir, err := g.libraryDir()
+	if err != nil {
+		return library.Config{}, err
+	}
+	ax, err := arxivConfig()
+	if err != nil {
+		return library.Config{}, err
+	}
+	return library.Config{Dir: dir, Embed: embedOptions(g.io), Arxiv: ax, Logf: g.notef}, nil
+}
+
+// notef prints a note of the session on stderr: "note: ..." (a message
+// that is a warning says so itself), made inert.
+func (g *globalOptions) notef(format string, args ...any) {
+	if !strings.HasPrefix(format, "warning: ") {
+		format = "note: " + format
+	}
+	fmt.Fprintln(g.io.ErrOut, safetext.Line(fmt.Sprintf(format, args...)))
+}
+
+// session returns the library session of this run, changed by mods,
+// without opening anything.
+func (g *globalOptions) session(mods ...func(*library.Config)) (*library.Session, error) {
+	cfg, err := g.sessionConfig()
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	return library.New(cfg), nil
+}
+
 // openLibrary opens (creating if needed) the library of this run.
-func openLibrary(ctx context.Context, g *globalOptions) (*store.Library, error) {
-	dir, err := g.libraryDir()
+func openLibrary(ctx context.Context, g *globalOptions, mods ...func(*library.Config)) (*library.Session, *store.Library, error) {
+	s, err := g.session(mods...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	lib, err := store.Open(ctx, dir)
+	lib, err := s.Create(ctx)
 	if err != nil {
-		return nil, withHint(fmt.Errorf("open the library at %s: %w", dir, err),
-			"check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
+		return nil, nil, err
 	}
-	if why := lib.ReadOnly(); why != "" && g.io != nil {
-		fmt.Fprintf(g.io.ErrOut, "note: the library at %s is read-only here (%s): reading works, changes fail\n", dir, why)
-	}
-	for _, n := range lib.MigrationNotes() { // said once: the next open has nothing to migrate
-		fmt.Fprintf(g.io.ErrOut, "papers: library upgraded: %s\n", n)
-	}
-	return lib, nil
+	return s, lib, nil
 }
 
-// storageHint names the fix for a write the library's disk refused; other
-// errors are returned as they are.
-func storageHint(err error) error {
-	switch {
-	case errors.Is(err, store.ErrDiskFull):
-		return withHint(err, "free some space on the disk holding the library (PAPERS_HOME), then run again: what was stored is kept, the failed write left nothing behind")
-	case errors.Is(err, store.ErrReadOnly):
-		return withHint(err, "the library can be read here but not changed: to change it, copy the library directory to a writable disk and point PAPERS_HOME (--home) at the copy")
-	}
-	return err
-}
-
-// openExisting opens the library for reading; an absent library is an
+// openExisting opens the library of this run; an absent library is an
 // error that says how to fill one, and nothing is created.
-func openExisting(ctx context.Context, g *globalOptions) (*store.Library, error) {
-	dir, err := g.libraryDir()
+func openExisting(ctx context.Context, g *globalOptions, mods ...func(*library.Config)) (*library.Session, *store.Library, error) {
+	s, err := g.session(mods...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, store.FileName)); errors.Is(err, os.ErrNotExist) {
-		return nil, withHint(fmt.Errorf("no papers in the library (%s)", dir),
-			"papers ingest 'abs:\"reinforcement learning\" AND abs:agent' --max 20   (or papers ingest ./paper.pdf)")
+	lib, err := libraryOf(ctx, s)
+	if err != nil {
+		return nil, nil, err
 	}
-	return openLibrary(ctx, g)
+	return s, lib, nil
 }
 
-// holdEmbedder keeps a papers reindex (in any process) from changing the
-// library's embedder while this run embeds chunks with it. If a reindex is
-// running it says so once and waits for it: the caller then picks the
-// embedder, the new one.
-func holdEmbedder(ctx context.Context, lib *store.Library, stderr io.Writer) (release func(), err error) {
-	return lib.HoldEmbedder(ctx, func() {
-		fmt.Fprintln(stderr, "waiting for the papers reindex running on this library to finish (Ctrl-C stops)...")
-	})
+// libraryOf opens the library of s, which must exist: an absent library is
+// an error that says how to fill one.
+func libraryOf(ctx context.Context, s *library.Session) (*store.Library, error) {
+	lib, err := s.Store(ctx)
+	return lib, noLibraryHint(err)
 }
 
-// embedderFor returns the embedder a command uses on lib: the one named by
-// spec, which must match the library's (a new library records it), or,
-// when spec is empty, the one the library was built with (local for a new
-// one).
-func embedderFor(ctx context.Context, lib *store.Library, spec string, s *IOStreams) (embed.Embedder, error) {
-	var e embed.Embedder
-	if strings.TrimSpace(spec) != "" {
-		var err error
-		if e, err = (&embedderFlags{spec: spec}).parse(s); err != nil {
-			return nil, err
-		}
-	} else {
-		spec = "local"
-	}
-	e, err := ask.UseEmbedder(ctx, lib, e, embedOptions(0, s.ErrOut))
-	if errors.Is(err, store.ErrEmbedderMismatch) {
-		return nil, withHint(err, "run `papers reindex --embedder %s` to re-embed the library, or drop --embedder", spec)
-	}
-	return e, embedHint(libraryEmbedderHint(err))
-}
-
-// libraryEmbedder builds the embedder the library's vectors were made
-// with, so that searching never needs --embedder.
-func libraryEmbedder(ctx context.Context, lib *store.Library, errw io.Writer) (embed.Embedder, error) {
-	e, err := ask.LibraryEmbedder(ctx, lib, embedOptions(0, errw))
-	return e, libraryEmbedderHint(err)
-}
-
-// libraryEmbedderHint names the fix for a library whose embedder this
-// version cannot build.
-func libraryEmbedderHint(err error) error {
-	if errors.Is(err, ask.ErrUnknownEmbedder) {
-		return withHint(err, "run `papers reindex --embedder local` to re-embed the library with this version")
+// noLibraryHint says how to fill a library that does not exist.
+func noLibraryHint(err error) error {
+	if errors.Is(err, library.ErrNoLibrary) {
+		return withHint(err, "papers ingest 'abs:\"reinforcement learning\" AND abs:agent' --max 20   (or papers ingest ./paper.pdf)")
 	}
 	return err
+}
+
+// waitingForReindex is what a write says when a papers reindex holds the
+// library.
+func waitingForReindex(g *globalOptions) func() {
+	return func() {
+		fmt.Fprintln(g.io.ErrOut, "waiting for the papers reindex running on this library to finish (Ctrl-C stops)...")
+	}
+}
+
+// useEmbedder returns the embedder --embedder names (nil for none: the
+// library's), checked against the library's by the session.
+func useEmbedder(ctx context.Context, s *library.Session, spec string) (embed.Embedder, error) {
+	e, err := (&embedderFlags{spec: spec}).parseIfGiven(s)
+	if e == nil || err != nil {
+		return nil, err
+	}
+	e, err = s.UseEmbedder(ctx, e)
+	return e, err
+}
+
+// arxivConfig reads the arXiv client's settings from the environment
+// (PAPERS_ARXIV_API_URL, PAPERS_ARXIV_PDF_URL, PAPERS_ARXIV_DELAY).
+func arxivConfig() (library.ArxivConfig, error) {
+	c := library.ArxivConfig{
+		APIURL:    os.Getenv("PAPERS_ARXIV_API_URL"),
+		PDFURL:    os.Getenv("PAPERS_ARXIV_PDF_URL"),
+		UserAgent: fmt.Sprintf("papers/%s (+https://github.com/papers-cli/papers)", Version),
+	}
+	if v := os.Getenv("PAPERS_ARXIV_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			secs, err2 := strconv.ParseFloat(v, 64)
+			if err2 != nil || secs < 0 {
+				return c, usageError("invalid PAPERS_ARXIV_DELAY=%q: use a duration like 3s or 500ms", v)
+			}
+			d = time.Duration(secs * float64(time.Second))
+		}
+		c.Delay = d
+		if d == 0 {
+			c.Delay = -1 // the client reads 0 as its default; the user means none
+		}
+	}
+	return c, nil
+}
+
+// embedOptions reads the OpenAI-compatible server settings from the
+// environment (the ecosystem's names; the key is never a flag).
+func embedOptions(s *IOStreams) embed.Options {
+	timeout, err := embedTimeout()
+	if err != nil {
+		fmt.Fprintf(s.ErrOut, "warning: %v; using %s\n", err, embed.DefaultTimeout)
+	}
+	return embed.Options{
+		Timeout:   timeout,
+		BaseURL:   os.Getenv("OPENAI_BASE_URL"),
+		APIKey:    os.Getenv("OPENAI_API_KEY"),
+		OllamaURL: openaicompat.OllamaURL(os.Getenv("OLLAMA_HOST")), // Ollama's own variable: "host:port" or a URL
+		Warn:      func(msg string) { fmt.Fprintln(s.ErrOut, "warning: "+msg) },
+	}
 }

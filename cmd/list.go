@@ -91,11 +91,11 @@ func newListCmd(g *globalOptions) *cobra.Command {
 }
 
 func runList(ctx context.Context, o *listOptions) error {
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	f, err := o.filter.resolve(ctx, lib)
 	if err != nil {
 		return err

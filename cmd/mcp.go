@@ -2,16 +2,11 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -63,21 +58,18 @@ chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 }
 
 func runMCP(ctx context.Context, o *mcpOptions) error {
-	dir, err := o.libraryDir()
+	if err := o.llm.check(); err != nil {
+		return err
+	}
+	cfg, err := o.sessionConfig()
 	if err != nil {
 		return err
 	}
-	if o.llm.firstToken < 0 || o.llm.idle < 0 {
-		return usageError("--first-token-timeout and --idle-timeout must not be negative")
-	}
-	cfg := o.llm.config(false)
-	if o.llm.extractive {
-		cfg = ask.LLMConfig{} // no model
-	}
+	cfg.Logf = nil // the server's: "papers mcp: ..." on stderr
+	o.llm.set(false)(&cfg)
 	s := mcpserver.New(mcpserver.Options{
-		Dir: dir, ReadOnly: o.readOnly, Version: Version,
-		Embed: embedOptions(0, o.io.ErrOut), LLM: cfg, Arxiv: newArxivClient,
-		Explain: explainTool, Log: o.io.ErrOut, Workers: o.workers,
+		Library: cfg, ReadOnly: o.readOnly, Version: Version,
+		Log: o.io.ErrOut, Workers: o.workers,
 	})
 	defer s.Close()
 	t := &mcp.IOTransport{Reader: io.NopCloser(o.io.In), Writer: nopWriteCloser{o.io.Out}}
@@ -87,24 +79,3 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-// explainTool adds to an error of an MCP tool the hint the command of the
-// same name gives it.
-func explainTool(tool string, err error) error {
-	if hint.Of(err) != "" {
-		return err
-	}
-	err = libraryEmbedderHint(err)
-	switch tool {
-	case "search":
-		return searchEmbedHint(err)
-	case "ask", "digest":
-		return askError(embedHint(err))
-	case "ingest", "update":
-		var api *arxiv.APIError
-		if errors.Is(err, ingest.ErrZoteroUnreadable) || ingest.Systemic(err) || errors.As(err, &api) {
-			return arxivHint(err)
-		}
-	}
-	return embedHint(err)
-}

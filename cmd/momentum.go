@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/topic"
 )
@@ -52,20 +53,17 @@ says so.`,
 
 func runMomentum(ctx context.Context, o *momentumOptions) error {
 	out, errw, offline := o.io.Out, o.io.ErrOut, o.offline
-	lib, err := openExisting(ctx, o.globalOptions)
+	// an unreachable arXiv falls back to the library soon
+	s, lib, err := openExisting(ctx, o.globalOptions, func(c *library.Config) { c.Arxiv.MaxTries = 2 })
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	topics, err := resolve.Topics(ctx, lib, o.names)
 	if err != nil {
 		return err
 	}
-	client, err := newArxivClient()
-	if err != nil {
-		return err
-	}
-	client.MaxTries = 2 // an unreachable arXiv falls back to the library soon
+	client := s.Arxiv()
 	now := time.Now()
 	for i, tp := range topics {
 		m, unreachable, err := topic.Measure(ctx, client, lib, tp, now, offline)

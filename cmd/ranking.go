@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/retrieve"
 )
 
 // rankingFlags are the ranking flags search and eval share.
@@ -18,7 +18,7 @@ type rankingFlags struct {
 // register adds --dense-weight and --no-feedback to c.
 func (r *rankingFlags) register(c *cobra.Command) {
 	f := c.Flags()
-	f.Float64Var(&r.denseWeight, "dense-weight", ask.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1; 0.5 by default with openai:/ollama: embedders (tune it with papers eval)")
+	f.Float64Var(&r.denseWeight, "dense-weight", retrieve.DefaultFusion.DenseWeight, "hybrid: weight of the vector ranking against BM25's 1; 0.5 by default with openai:/ollama: embedders (tune it with papers eval)")
 	f.BoolVar(&r.noFeedback, "no-feedback", false, "plain BM25: do not widen the query with the terms most typical of its best matches")
 }
 
@@ -31,11 +31,17 @@ func (r *rankingFlags) check(c *cobra.Command) error {
 	return nil
 }
 
-// apply sets the ranking of o as the flags say.
-func (r *rankingFlags) apply(o *ask.SearchOptions) {
+// ranking is the fusion weight the flags set (nil: the embedder's default)
+// and whether they ask for plain BM25.
+func (r *rankingFlags) ranking() (denseWeight *float64, noFeedback bool) {
 	if r.denseWeightSet {
 		w := r.denseWeight
-		o.DenseWeight = &w
+		denseWeight = &w
 	}
-	o.NoFeedback = r.noFeedback
+	return denseWeight, r.noFeedback
+}
+
+// apply sets the ranking of o as the flags say.
+func (r *rankingFlags) apply(o *retrieve.SearchOptions) {
+	o.DenseWeight, o.NoFeedback = r.ranking()
 }

@@ -61,18 +61,22 @@ no --embedder.
 
 func runReindex(ctx context.Context, o *reindexOptions) error {
 	out, errw := o.io.Out, o.io.ErrOut
-	e, err := o.embedder.parse(o.io)
+	s, err := o.session()
 	if err != nil {
 		return err
 	}
-	lib, err := openExisting(ctx, o.globalOptions)
+	defer s.Close()
+	e, err := o.embedder.parse(s)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	lib, err := libraryOf(ctx, s)
+	if err != nil {
+		return err
+	}
 	dims, err := embed.Dimensions(ctx, e)
 	if err != nil {
-		return embedHint(err)
+		return err
 	}
 	_, total, err := lib.Count(ctx)
 	if err != nil {
@@ -96,7 +100,7 @@ func runReindex(ctx context.Context, o *reindexOptions) error {
 			return ctx.Err()
 		}
 		// err names the embedder already (store.Reindex).
-		return embedHint(fmt.Errorf("%w (the library keeps its previous vectors)", err))
+		return fmt.Errorf("%w (the library keeps its previous vectors)", err)
 	}
 	// Build the search index now rather than in the next search.
 	if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {

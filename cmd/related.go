@@ -78,11 +78,11 @@ type relatedRecord struct {
 }
 
 func runRelated(ctx context.Context, o *relatedOptions) error {
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	p, err := resolve.Paper(ctx, lib, o.ref)
 	if err != nil {
 		return err

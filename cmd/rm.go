@@ -44,11 +44,11 @@ that reads back to it; papers ingest adds it again.`,
 
 func runRm(ctx context.Context, o *rmOptions) error {
 	refs, out := o.refs, o.io.Out
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	ids, err := resolve.Papers(ctx, lib, refs) // all or nothing: a typo removes none
 	if err != nil {
 		return err

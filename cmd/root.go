@@ -19,6 +19,7 @@ import (
 
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
 )
 
@@ -88,9 +89,7 @@ func report(ctx context.Context, err error, stderr io.Writer) int {
 	if errors.As(err, &q) {
 		return code
 	}
-	if _, ok := err.(interface{ Hint() string }); !ok {
-		err = storageHint(err)
-	}
+	err = library.Explain(err)
 	// An error may quote what a server, a feed, a corpus or a PDF said:
 	// made inert before it reaches the terminal.
 	fmt.Fprintf(stderr, "error: %s\n", safetext.Clean(err.Error()))

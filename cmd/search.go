@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
-	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/library"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/role"
 )
 
@@ -32,7 +30,7 @@ type searchOptions struct {
 	json        bool
 
 	query string
-	ask   ask.Mode
+	ask   retrieve.Mode
 }
 
 // searchRecord is the --json shape of one passage (NDJSON, one per line).
@@ -100,7 +98,7 @@ func (o *searchOptions) complete(c *cobra.Command, args []string) error {
 	if err := checkK(c, o.k); err != nil {
 		return err
 	}
-	mode, err := ask.ParseMode(o.mode)
+	mode, err := retrieve.ParseMode(o.mode)
 	if err != nil {
 		return withExit(err, ExitUsage)
 	}
@@ -125,29 +123,25 @@ func (o *searchOptions) complete(c *cobra.Command, args []string) error {
 
 func runSearch(ctx context.Context, o *searchOptions) error {
 	out, errw := o.io.Out, o.io.ErrOut
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	f, err := o.filter.resolve(ctx, lib)
 	if err != nil {
 		return err
 	}
-	per := o.perPaper
-	if per == 0 || len(f.IDs) > 0 && !o.perPaperSet {
-		per = -1 // no limit, and none by default when papers are named
+	so := library.SearchOptions{K: o.k, Mode: o.ask, Filter: f}
+	if o.perPaperSet {
+		so.PerPaper = &o.perPaper
 	}
+	so.DenseWeight, so.NoFeedback = o.rankingFlags.ranking()
 	mode, query := o.ask, o.query
 	start := time.Now()
-	so := ask.SearchOptions{
-		RetrieveOptions: ask.RetrieveOptions{K: o.k, Mode: mode, PerPaper: per, Filter: f},
-		Embed:           embedOptions(0, errw),
-	}
-	o.rankingFlags.apply(&so)
-	ps, e, err := ask.Search(ctx, lib, query, so)
+	ps, e, err := s.Search(ctx, query, so)
 	if err != nil {
-		return searchEmbedHint(libraryEmbedderHint(err))
+		return err
 	}
 	if o.verbose {
 		name := "no embedder"
@@ -178,31 +172,6 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	return nil
 }
 
-// embedOptions reads the OpenAI-compatible server settings from the
-// environment (the ecosystem's names; the key is never a flag).
-func embedOptions(dims int, errw io.Writer) embed.Options {
-	return embedOptionsBatch(dims, 0, 0, errw)
-}
-
-// embedOptionsBatch is embedOptions with a batch size and a number of
-// requests in flight for remote embedders (0: the provider's defaults).
-func embedOptionsBatch(dims, batch, concurrency int, errw io.Writer) embed.Options {
-	timeout, err := embedTimeout()
-	if err != nil {
-		fmt.Fprintf(errw, "warning: %v; using %s\n", err, embed.DefaultTimeout)
-	}
-	return embed.Options{
-		Timeout:     timeout,
-		BaseURL:     os.Getenv("OPENAI_BASE_URL"),
-		APIKey:      os.Getenv("OPENAI_API_KEY"),
-		OllamaURL:   openaicompat.OllamaURL(os.Getenv("OLLAMA_HOST")), // Ollama's own variable: "host:port" or a URL
-		Dimensions:  dims,
-		BatchSize:   batch,
-		Concurrency: concurrency,
-		Warn:        func(msg string) { fmt.Fprintln(errw, "warning: "+msg) },
-	}
-}
-
 func round(x float64, places int) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', places, 64), 64)
 	return v
@@ -210,7 +179,7 @@ func round(x float64, places int) float64 {
 
 // printPassages prints passages for people: a block per passage on a
 // terminal, with the query's words in bold; tab-separated rows when piped.
-func printPassages(s *IOStreams, ps []ask.Passage, query string) {
+func printPassages(s *IOStreams, ps []retrieve.Passage, query string) {
 	out := s.Out
 	if !s.OutTTY {
 		t := newTable(out, s)
@@ -263,7 +232,7 @@ func printPassages(s *IOStreams, ps []ask.Passage, query string) {
 // rowLines shows a table (or an equation, or a figure's text) as it is
 // laid out, a row a line, each cut to width: its first rows, up to a
 // dozen. Prose gives nil (it is shown as a snippet).
-func rowLines(p ask.Passage, width int) []string {
+func rowLines(p retrieve.Passage, width int) []string {
 	switch p.Role.OfChunk() {
 	case role.Table, role.Equation, role.Figure:
 	default:
@@ -285,7 +254,7 @@ func rowLines(p ask.Passage, width int) []string {
 
 // body is the passage text without the paper title that opens the
 // title+abstract chunk (the title is printed already).
-func body(p ask.Passage) string {
+func body(p retrieve.Passage) string {
 	if p.Seq == 0 && p.Paper.Title != "" {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(p.Text), p.Paper.Title); ok && strings.TrimSpace(rest) != "" {
 			return strings.TrimSpace(rest)
@@ -302,10 +271,10 @@ func version(v int) string {
 }
 
 // snippet cuts about n bytes of text around the densest run of query
-// words (ask.MakeSnippet); with bold, matching words are wrapped in ANSI
+// words (retrieve.MakeSnippet); with bold, matching words are wrapped in ANSI
 // bold.
 func snippet(text, query string, n int, bold bool) string {
-	s := ask.MakeSnippet(text, query, n)
+	s := retrieve.MakeSnippet(text, query, n)
 	if bold {
 		return s.Marked("\x1b[1;33m", "\x1b[0m")
 	}

@@ -77,11 +77,11 @@ func newShowCmd(g *globalOptions) *cobra.Command {
 
 func runShow(ctx context.Context, o *showOptions) error {
 	ref, out := o.ref, o.io.Out
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	p, err := resolve.Paper(ctx, lib, ref)
 	if err != nil {
 		return err

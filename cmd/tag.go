@@ -59,11 +59,11 @@ source (Zotero, a corpus) are the source's: they stay, and untag says so.`
 }
 
 func runTag(ctx context.Context, o *tagOptions) error {
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	p, err := resolve.Paper(ctx, lib, o.ref)
 	if err != nil {
 		return err
@@ -152,11 +152,11 @@ id must be in the library, or nothing is saved.`,
 }
 
 func runSave(ctx context.Context, o *saveOptions) error {
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	ids, err := resolve.Papers(ctx, lib, o.refs) // all or nothing
 	if err != nil {
 		return err

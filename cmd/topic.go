@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
@@ -67,11 +68,11 @@ func runTopicAdd(ctx context.Context, o *topicAddOptions) error {
 	if err := topicHint(store.CheckTopic(tp)); err != nil {
 		return err // before anything is opened
 	}
-	lib, err := openLibrary(ctx, o.globalOptions)
+	s, lib, err := openLibrary(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	err = lib.AddTopic(ctx, tp)
 	if errors.Is(err, store.ErrTopicExists) {
 		return withHint(err, "see it with `papers topic show %s`, or remove it first with `papers topic rm %s`", shellArg(name), shellArg(name))
@@ -162,11 +163,11 @@ papers momentum for arXiv's own counts).`,
 }
 
 func runTopicList(ctx context.Context, o *topicListOptions) error {
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
 	ts, err := lib.Topics(ctx)
 	if err != nil {
 		return err
@@ -224,11 +225,15 @@ func newTopicShowCmd(g *globalOptions) *cobra.Command {
 }
 
 func runTopicShow(ctx context.Context, o *topicShowOptions) error {
-	lib, tp, err := openTopic(ctx, o.globalOptions, o.name)
+	s, err := o.session()
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
+	lib, tp, err := openTopic(ctx, s, o.name)
+	if err != nil {
+		return err
+	}
 	m, err := topic.MomentumOffline(ctx, lib, tp, time.Now())
 	if err != nil {
 		return err
@@ -296,11 +301,15 @@ func newTopicRmCmd(g *globalOptions) *cobra.Command {
 }
 
 func runTopicRm(ctx context.Context, o *topicRmOptions) error {
-	lib, tp, err := openTopic(ctx, o.globalOptions, o.name)
+	s, err := o.session()
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
+	defer s.Close()
+	lib, tp, err := openTopic(ctx, s, o.name)
+	if err != nil {
+		return err
+	}
 	purged, err := lib.RemoveTopic(ctx, tp.Name, o.purge)
 	if err != nil {
 		return err
@@ -318,14 +327,13 @@ func shellArg(s string) string { return hint.Shell(s) }
 
 // openTopic opens the library and finds the named topic in it; on error
 // nothing is left open.
-func openTopic(ctx context.Context, g *globalOptions, name string) (*store.Library, store.Topic, error) {
-	lib, err := openExisting(ctx, g)
+func openTopic(ctx context.Context, s *library.Session, name string) (*store.Library, store.Topic, error) {
+	lib, err := libraryOf(ctx, s)
 	if err != nil {
 		return nil, store.Topic{}, err
 	}
 	tp, err := resolve.Topic(ctx, lib, name)
 	if err != nil {
-		lib.Close()
 		return nil, store.Topic{}, err
 	}
 	return lib, tp, nil

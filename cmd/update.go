@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,10 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/ingest/arxiv"
-	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/safetext"
-	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -87,57 +84,44 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if from.IsZero() || window <= 0 {
 		return usageError("--window must reach back from now, got %q: give a span like 30d, 12w, 6m, or a past date", o.window)
 	}
-	lib, err := openExisting(ctx, o.globalOptions)
+	s, lib, err := openExisting(ctx, o.globalOptions)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
-	topics, err := resolve.Topics(ctx, lib, o.names)
-	if err != nil && (len(o.names) > 0 || !pendingArxiv(ctx, lib)) {
-		return err // with no topic followed, the run still fills in arXiv's records
-	}
-	release, err := holdEmbedder(ctx, lib, stderr)
+	defer s.Close()
+	e, err := o.embedder.parseIfGiven(s)
 	if err != nil {
 		return err
 	}
-	defer release()
-	e, err := embedderFor(ctx, lib, o.embedder.spec, o.io)
-	if err != nil {
+	prog := newIngestProgress(o.io, o.verbose)
+	sum, err := s.Update(ctx, o.names, library.UpdateOptions{
+		WriteOptions: o.writeOptions(e, o.abstractsOnly, o.retryFailed, o.workers, prog),
+		Window:       window, Max: o.max,
+	})
+	if sum == nil { // nothing ran: the topics, the library or the embedder refused
+		prog.done()
 		return err
 	}
-	chunking, ok, err := libraryChunker(ctx, lib) // as papers ingest cut the library's papers
-	if err != nil {
-		return err
-	}
-	if !ok {
-		chunking = chunk.Defaults
-	}
-	in, client, prog, err := newIngester(ctx, o.globalOptions, lib, e, chunking, o.abstractsOnly, o.workers)
-	if err != nil {
-		return err
-	}
-	in.RetryFailed = o.retryFailed
-	sum := topic.UpdateAll(ctx, lib, client, in, topics, topic.UpdateOptions{Window: window, Max: o.max})
 	var failed []error // one per failed topic, with its hint
 	for _, r := range sum.Topics {
 		if r.Gap != nil {
 			warnGap(stderr, r.UpdateResult, now)
 		}
 		if r.Err != nil {
-			failed = append(failed, updateHint(r.Err, r.Topic))
+			failed = append(failed, r.Err) // with its hint (library.Session.Update)
 		}
 	}
 	if sum.FillErr != nil {
 		failed = append(failed, sum.FillErr)
 	}
-	if err := finishIngest(ctx, o.globalOptions, lib, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish", errors.Join(failed...)); err != nil {
+	if err := finishIngest(ctx, o.globalOptions, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish"); err != nil {
 		return err
 	}
 	sum.Elapsed = time.Since(now).Seconds()
 	if err := printUpdate(ctx, o, lib, sum); err != nil {
 		return err
 	}
-	if len(failed) == 1 && len(topics) == 1 {
+	if len(failed) == 1 && len(sum.Topics) == 1 {
 		return failed[0]
 	}
 	for _, err := range failed {
@@ -187,13 +171,6 @@ func printUpdate(ctx context.Context, o *updateOptions, lib *store.Library, sum 
 	return nil
 }
 
-// pendingArxiv says whether the library holds papers with an arXiv id but
-// not arXiv's record, which an update fills in.
-func pendingArxiv(ctx context.Context, lib *store.Library) bool {
-	ps, err := lib.WithoutArxivRecord(ctx)
-	return err == nil && len(ps) > 0
-}
-
 // warnGap says which span a run with too short a window left unread and
 // which --window reads it.
 func warnGap(w io.Writer, r *topic.UpdateResult, now time.Time) {
@@ -202,19 +179,6 @@ func warnGap(w io.Writer, r *topic.UpdateResult, now time.Time) {
 	fmt.Fprintf(w, "warning: topic %s: papers from %s to %s were not fetched: the last complete update reached %s, and --window reaches back only to %s\n",
 		r.Topic, day(r.Gap.From), day(r.Gap.To), day(r.Gap.From), day(r.Gap.To))
 	fmt.Fprintf(w, "hint: fill the gap with `papers update %s --window %dw`\n", shellArg(r.Topic), weeks)
-}
-
-// updateHint adds what to do about the error that stopped a topic's
-// update: arXiv's rate limit and outages are waited out, not debugged.
-func updateHint(err error, name string) error {
-	var status *arxiv.StatusError
-	switch {
-	case errors.As(err, &status) && status.RateLimited():
-		return withHint(err, "arXiv is limiting requests: wait a few minutes, then run `papers update %s` again; what was stored is kept", shellArg(name))
-	case errors.As(err, &status) && status.Unavailable():
-		return withHint(err, "arXiv is not answering for now: try `papers update %s` again later; what was stored is kept", shellArg(name))
-	}
-	return arxivHint(err)
 }
 
 func listPapers(ctx context.Context, lib *store.Library, w io.Writer, prefix string, ids []string) error {

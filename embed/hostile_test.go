@@ -99,8 +99,8 @@ func TestEndlessEmbeddingReply(t *testing.T) {
 	ts := newServer(t, s)
 	e := newClient(t, ts.URL, func(o *OpenAIOptions) { o.BatchSize = 1 })
 	_, err := e.EmbedQuery(t.Context(), "q")
-	if !errors.Is(err, ErrBadReply) || !strings.Contains(err.Error(), "exceeded") {
-		t.Fatalf("error %v, want ErrBadReply about the size", err)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "exceeded") {
+		t.Fatalf("error %v, want ErrTooLarge", err)
 	}
 	<-done
 	if sent >= serverCap {

@@ -41,59 +41,35 @@ const (
 	MaxDimensions = 16384
 )
 
-// Sentinel errors callers may branch on (errors.Is).
+// Sentinel errors callers may branch on (errors.Is): the kinds of
+// *openaicompat.Error, the one error model of the model and embedding
+// clients (the error names the server, its status and message, and its
+// Hint the fix).
 var (
-	ErrAuth        = errors.New("the embedding server refused the API key")
-	ErrQuota       = errors.New("the embedding account has no quota left")
-	ErrRateLimited = errors.New("the embedding server is rate limiting")
-	ErrServer      = errors.New("the embedding server failed")
-	ErrBadRequest  = errors.New("the embedding server rejected the request")
-	ErrUnreachable = errors.New("the embedding server cannot be reached")
+	ErrAuth        error = openaicompat.Auth
+	ErrQuota       error = openaicompat.Quota
+	ErrRateLimited error = openaicompat.RateLimited
+	ErrServer      error = openaicompat.Server
+	// ErrBadRequest: the server refused the request (a model it does not
+	// know, an input too long, a bad --dimensions are their own kinds:
+	// openaicompat.ModelNotFound, ContextTooLong).
+	ErrBadRequest error = openaicompat.BadRequest
+	// ErrModelNotFound: the server does not know the model.
+	ErrModelNotFound error = openaicompat.ModelNotFound
+	ErrUnreachable   error = openaicompat.Unreachable
 	// ErrTimeout: the server accepted the request but did not answer within
 	// OpenAIOptions.Timeout (after one retry).
-	ErrTimeout = errors.New("the embedding server did not answer in time")
+	ErrTimeout error = openaicompat.Timeout
 	// ErrBadReply: the reply is not usable vectors: unreadable JSON, NaN or
 	// infinite values, vectors of the wrong count, size or of absurd
 	// dimensions.
-	ErrBadReply = errors.New("the embedding server sent an unusable reply")
+	ErrBadReply error = openaicompat.BadReply
+	// ErrTooLarge: the reply exceeded its cap (a server sending without end).
+	ErrTooLarge error = openaicompat.TooLarge
 	// ErrNoAPIKey: the server is api.openai.com and OPENAI_API_KEY is not
 	// set (found before any request, not after a round of retries).
-	ErrNoAPIKey = errors.New("no API key for OpenAI embeddings: OPENAI_API_KEY is not set")
+	ErrNoAPIKey error = openaicompat.NoAPIKey
 )
-
-// APIError is an error answered by an embedding server, classified by Kind
-// (one of the sentinels above). Its message never contains the API key and
-// holds no control characters.
-type APIError struct {
-	Kind    error
-	URL     string // the server's base URL, without credentials
-	Status  int    // HTTP status; 0 when no response came
-	Message string // the server's own message, if it gave one
-	Err     error  // the underlying error
-}
-
-func (e *APIError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Kind.Error())
-	if e.URL != "" {
-		b.WriteString(" at " + e.URL)
-	}
-	if e.Status != 0 {
-		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
-	}
-	if e.Err != nil && e.Status == 0 && e.Message == "" {
-		b.WriteString(": ")
-		b.WriteString(openaicompat.SafeMessage(e.Err.Error(), ""))
-	}
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
-	}
-	return b.String()
-}
-
-func (e *APIError) Is(target error) bool { return target == e.Kind }
-func (e *APIError) Unwrap() error        { return e.Err }
 
 // OpenAIOptions configures an OpenAI-compatible embedder.
 type OpenAIOptions struct {
@@ -181,11 +157,8 @@ func NewOpenAI(opt OpenAIOptions) (*OpenAI, error) {
 	}
 	// A reply holds BatchSize vectors of at most MaxDimensions numbers of
 	// at most ~25 bytes of JSON each: a longer one is refused unread.
-	c, err := openaicompat.New(openaicompat.Config{BaseURL: opt.BaseURL, APIKey: opt.APIKey, What: "embedding server",
+	c, err := openaicompat.New(openaicompat.Config{BaseURL: opt.BaseURL, APIKey: opt.APIKey, Service: openaicompat.Embeddings,
 		HTTPClient: opt.HTTPClient, MaxBody: int64(opt.BatchSize)*MaxDimensions*25 + 1<<20})
-	if errors.Is(err, openaicompat.ErrNoAPIKey) {
-		return nil, ErrNoAPIKey
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -379,8 +352,15 @@ func (e *OpenAI) embed(ctx context.Context, texts []string, prefix string) ([][]
 	return out, nil
 }
 
-func (e *OpenAI) badReply(msg string) *APIError {
-	return &APIError{Kind: ErrBadReply, URL: e.c.URL, Message: msg}
+func (e *OpenAI) badReply(msg string) *openaicompat.Error {
+	return e.fail(openaicompat.BadReply, msg, nil)
+}
+
+// fail is an error of kind k about the model.
+func (e *OpenAI) fail(k openaicompat.Kind, msg string, err error) *openaicompat.Error {
+	f := e.c.Fail(k, msg, err)
+	f.Model = e.opt.Model
+	return f
 }
 
 // splitText cuts t into pieces of at most max bytes, at whitespace where
@@ -429,20 +409,22 @@ func (e *OpenAI) request(ctx context.Context, batch []string) ([][]float32, erro
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		ae := e.classify(err)
-		again := ae.retryable
+		ae := e.c.Classify(err)
+		ae.Model = e.opt.Model
+		// A refused connection is worth one more try (a server starting up).
+		again := ae.Retryable() || ae.Kind == openaicompat.Unreachable
 		switch {
-		case errors.Is(ae.APIError, ErrTimeout):
+		case ae.Kind == openaicompat.Timeout:
 			timeouts++
 			again = timeouts < 2
 		case errors.Is(err, syscall.ECONNREFUSED) && attempt >= 1:
 			again = false // nothing listening at the address
 		}
 		if !again || attempt >= e.opt.MaxRetries {
-			if attempt > 0 && (again || errors.Is(ae.APIError, ErrTimeout)) {
+			if attempt > 0 && (again || ae.Kind == openaicompat.Timeout) {
 				ae.Message = strings.TrimSpace(ae.Message + fmt.Sprintf(" (gave up after %d attempts)", attempt+1))
 			}
-			return nil, ae.APIError
+			return nil, ae
 		}
 		if err := retry.Sleep(ctx, retry.Backoff(attempt, 500*time.Millisecond, e.opt.MaxRetryWait, hint)); err != nil {
 			return nil, err
@@ -479,34 +461,4 @@ func (e *OpenAI) vectorsOf(resp openai.EmbeddingResponse, n int) ([][]float32, e
 		}
 	}
 	return out, nil
-}
-
-// embedKinds are the embedding errors of the shared classification's kinds.
-var embedKinds = map[openaicompat.Kind]error{
-	openaicompat.Quota:       ErrQuota,
-	openaicompat.Auth:        ErrAuth,
-	openaicompat.RateLimited: ErrRateLimited,
-	openaicompat.Server:      ErrServer,
-	openaicompat.Unreachable: ErrUnreachable,
-	openaicompat.Timeout:     ErrTimeout,
-	openaicompat.TooLarge:    ErrBadReply,
-	openaicompat.BadReply:    ErrBadReply,
-}
-
-// embedError is an APIError with what retrying needs to know.
-type embedError struct {
-	*APIError
-	retryable bool
-}
-
-// classify maps a failed request to an APIError through the shared
-// classification (openaicompat), keeping this package's kinds.
-func (e *OpenAI) classify(err error) embedError {
-	ce := e.c.Classify(err)
-	ae := &APIError{Kind: embedKinds[ce.Kind], URL: e.c.URL, Status: ce.Status, Message: ce.Message, Err: err}
-	if ae.Kind == nil {
-		ae.Kind = ErrBadRequest // BadRequest, ModelNotFound, ContextTooLong
-	}
-	// A refused connection is worth one more try (a server starting up).
-	return embedError{ae, ce.Retryable() || ce.Kind == openaicompat.Unreachable}
 }

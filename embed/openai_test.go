@@ -224,7 +224,7 @@ func TestOpenAIErrors(t *testing.T) {
 				io.WriteString(w, `{"error":"model \"nomic-embed-text\" not found, try pulling it first"}`)
 				return true
 			},
-			kind: ErrBadRequest, calls: 1, msg: `model "nomic-embed-text" not found`,
+			kind: ErrModelNotFound, calls: 1, msg: `model "nomic-embed-text" not found`,
 		},
 		{
 			name: "500 every time gives up after the retries",

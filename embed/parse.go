@@ -3,6 +3,7 @@ package embed
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -25,6 +26,9 @@ type Options struct {
 	Concurrency   int
 	MaxInputChars int
 	Warn          func(string)
+	// HTTPClient sends the requests of openai:/ollama: embedders (nil: a
+	// client of their own); the library session gives its one client.
+	HTTPClient *http.Client
 }
 
 // Specs documents the embedder specs Parse accepts, for --help.
@@ -60,6 +64,7 @@ func Parse(spec string, opt Options) (Embedder, error) {
 		Warn:            opt.Warn,
 		Timeout:         opt.Timeout,
 		KnownDimensions: opt.KnownDimensions,
+		HTTPClient:      opt.HTTPClient,
 	}
 	switch provider {
 	case "openai":

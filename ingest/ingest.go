@@ -16,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -404,8 +405,8 @@ func Systemic(err error) bool {
 	if errors.Is(err, store.ErrDiskFull) || errors.Is(err, store.ErrReadOnly) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) {
 		return true
 	}
-	var ae *embed.APIError
-	return errors.As(err, &ae) && ae.Status == 404
+	var ae *openaicompat.Error // a 404: no such model or no embeddings endpoint
+	return errors.Is(err, embed.ErrModelNotFound) || errors.As(err, &ae) && ae.Service == openaicompat.Embeddings && ae.Status == 404
 }
 
 // IDClashError is the failure of an item whose id is held by a paper from

@@ -7,14 +7,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
 // BenchmarkSearchOverhead measures what serving a search over MCP adds to
 // the search itself: "direct" is the call papers search makes
-// (ask.Search on the open library), "tool" the same search as a tools/call
+// (retrieve.Search on the open library), "tool" the same search as a tools/call
 // through the SDK's client and in-memory transport (JSON both ways, schema
 // validation, the result as structured content and text). The library is
 // $PAPERS_BENCH_LIBRARY (e.g. a 100k-chunk library, see BENCHMARKS.md), or
@@ -25,7 +26,7 @@ import (
 func BenchmarkSearchOverhead(b *testing.B) {
 	dir := os.Getenv("PAPERS_BENCH_LIBRARY")
 	if dir == "" {
-		dir = library(b)
+		dir = testLibrary(b)
 	}
 	const query = "language models teach themselves to use tools via API calls"
 	ctx := context.Background()
@@ -35,20 +36,20 @@ func BenchmarkSearchOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer lib.Close()
-		opts := ask.SearchOptions{RetrieveOptions: ask.RetrieveOptions{K: 10, PerPaper: 3}}
-		if _, _, err := ask.Search(ctx, lib, query, opts); err != nil { // open the index
+		opts := retrieve.SearchOptions{Options: retrieve.Options{K: 10, PerPaper: 3}}
+		if _, _, err := retrieve.Search(ctx, lib, query, opts); err != nil { // open the index
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for range b.N {
-			if ps, _, err := ask.Search(ctx, lib, query, opts); err != nil || len(ps) == 0 {
+			if ps, _, err := retrieve.Search(ctx, lib, query, opts); err != nil || len(ps) == 0 {
 				b.Fatalf("search: %v, %d passages", err, len(ps))
 			}
 		}
 	})
 	b.Run("tool", func(b *testing.B) {
-		cs, _ := session(b, mcpserver.Options{Dir: dir}, nil)
+		cs, _ := session(b, mcpserver.Options{Library: library.Config{Dir: dir}}, nil)
 		params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": query, "k": 10}}
 		if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
 			b.Fatalf("search: %v %s", err, text(res))

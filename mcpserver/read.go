@@ -15,8 +15,10 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 )
@@ -57,13 +59,13 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	if strings.TrimSpace(in.Query) == "" {
 		return out, errors.New("the query is empty")
 	}
-	mode, err := ask.ParseMode(in.Mode)
+	mode, err := retrieve.ParseMode(in.Mode)
 	if err != nil {
 		return out, err
 	}
 	k := in.K
 	if k <= 0 {
-		k = 10
+		k = library.SearchK
 	}
 	if k > maxK {
 		return out, hint.With(fmt.Errorf("k must be at most %d, got %d", maxK, k), "ask for fewer passages, or narrow with filters")
@@ -76,17 +78,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	if err != nil {
 		return out, err
 	}
-	per := 3
-	if in.PerPaper != nil {
-		per = *in.PerPaper
-	}
-	if per == 0 || len(f.IDs) > 0 && in.PerPaper == nil {
-		per = -1 // no limit, and none by default when papers are named (as papers search)
-	}
-	ps, _, err := ask.Search(ctx, lib, in.Query, ask.SearchOptions{
-		RetrieveOptions: ask.RetrieveOptions{K: k, Mode: mode, PerPaper: per, Filter: f},
-		Embed:           s.opts.Embed,
-	})
+	ps, _, err := s.lib.Search(ctx, in.Query, library.SearchOptions{K: k, Mode: mode, PerPaper: in.PerPaper, Filter: f})
 	if err != nil {
 		return out, err
 	}
@@ -146,17 +138,14 @@ func (s *Server) answer(ctx context.Context, in askIn) (*ask.Result, *store.Libr
 	if in.K < 0 || in.K > maxK {
 		return nil, nil, fmt.Errorf("k must be from 1 to %d, got %d", maxK, in.K)
 	}
-	var llm ask.LLM
-	opts := ask.Options{}
+	var opts library.AskOptions
 	switch in.Mode {
 	case "", "auto", "model", "llm", "quality":
-		cfg := s.opts.LLM
-		cfg.NoStream = true
-		var err error
-		if llm, err = ask.ResolveLLM(cfg); err != nil {
+		model, err := s.lib.LLM()
+		if err != nil {
 			return nil, nil, err
 		}
-		if llm == nil && in.Mode != "" && in.Mode != "auto" {
+		if model == nil && in.Mode != "" && in.Mode != "auto" {
 			return nil, nil, hint.With(fmt.Errorf("mode %s needs a language model, and none is configured", in.Mode),
 				"start the server with --llm openai:MODEL (and OPENAI_API_KEY) or --llm ollama:MODEL, or use mode extractive")
 		}
@@ -174,12 +163,8 @@ func (s *Server) answer(ctx context.Context, in askIn) (*ask.Result, *store.Libr
 	if err != nil {
 		return nil, nil, err
 	}
-	e, err := ask.LibraryEmbedder(ctx, lib, s.opts.Embed)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := &ask.Retriever{Index: lib, Embedder: e}
-	res, err := r.Ask(ctx, in.Question, llm, ask.AskOptions{K: in.K, Retrieve: ask.RetrieveOptions{Filter: f}, Answer: opts}, nil)
+	opts.K, opts.Filter = in.K, f
+	res, err := s.lib.Ask(ctx, in.Question, opts, nil)
 	if errors.Is(err, ask.ErrNoEvidence) && res != nil {
 		return res, lib, nil // abstained: a result, not a failure
 	}

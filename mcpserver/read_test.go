@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -27,7 +28,7 @@ type passage struct {
 }
 
 func TestSearch(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var out struct {
 		Passages []passage `json:"passages"`
 		Note     string    `json:"note"`
@@ -102,7 +103,7 @@ type answer struct {
 }
 
 func TestAsk(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var a answer
 	res := call(t, cs, "ask", map[string]any{"question": "Which tools does Toolformer use?"}, &a)
 	if a.Abstained || a.Mode != "extractive" || len(a.Citations) == 0 || !strings.Contains(a.Answer, "[1]") {
@@ -133,7 +134,7 @@ func TestAsk(t *testing.T) {
 }
 
 func TestGetAndReadPaper(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var p struct {
 		ID        string `json:"id"`
 		Version   int    `json:"version"`
@@ -248,7 +249,7 @@ func TestGetAndReadPaper(t *testing.T) {
 }
 
 func TestListPapers(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var out struct {
 		Papers []struct {
 			ID        string `json:"id"`
@@ -290,7 +291,7 @@ func TestListPapers(t *testing.T) {
 }
 
 func TestTopicsMomentumDigestExport(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var topics struct {
 		Topics []struct {
 			Name       string  `json:"name"`
@@ -368,7 +369,7 @@ func TestTopicsMomentumDigestExport(t *testing.T) {
 }
 
 func TestResourcesAndPrompts(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	ctx := context.Background()
 	var uris []string
 	for r, err := range cs.Resources(ctx, nil) {
@@ -411,7 +412,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 }
 
 func TestRelated(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: library(t)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var out struct {
 		ID      string `json:"id"`
 		Related []struct {

@@ -4,8 +4,8 @@
 // prompts for a literature review and a topic digest, for any MCP client
 // (Claude Desktop, Cursor, VS Code, Zed, ...).
 //
-// Each tool calls the package function its command calls (ask.Search,
-// ask.Retriever.Ask, topic.Digest, export.Select, ingest.Ingester.Run,
+// Each tool calls the package function its command calls (retrieve.Search,
+// ask.Ask, topic.Digest, export.Select, ingest.Ingester.Run,
 // ...): a tool and its command give the same results. A tool's failure is
 // a result marked isError whose text is what the command prints (the error
 // and its hint), never a protocol error. Nothing is written to stdout but
@@ -20,39 +20,30 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/papers-cli/papers/ask"
-	"github.com/papers-cli/papers/embed"
-	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
 )
 
 // Options configure a Server. The command line fills them from its flags
 // and the environment.
 type Options struct {
-	// Dir is the library directory. A library that does not exist yet is
-	// created by the first ingest; the other tools say how to fill it.
-	Dir string
+	// Library is the library session the server serves: the library
+	// directory (a library that does not exist yet is created by the first
+	// ingest; the other tools say how to fill it), the model of ask and
+	// digest (none: extractive answers; its replies are not streamed), the
+	// embedding servers, the arXiv client (one for the server's life, so
+	// one pacing for every call) and the HTTP client. Its Logf is the
+	// server's (notes to Log) when nil.
+	Library library.Config
 	// ReadOnly refuses the tools that write (ingest, update).
 	ReadOnly bool
 	// Version is papers' version, sent as the server's.
 	Version string
-	// Embed gives the settings of remote embedders (OPENAI_BASE_URL, ...).
-	Embed embed.Options
-	// LLM chooses the model of ask and digest (none: extractive answers).
-	LLM ask.LLMConfig
-	// Arxiv builds the arXiv client (the environment's mirror and pacing);
-	// it is called once, so one pacing holds for every call of the server.
-	Arxiv func() (*arxiv.Client, error)
-	// Explain adds the hint the command line gives for an error of tool
-	// (the name of the tool); nil adds none beyond the packages' own.
-	Explain func(tool string, err error) error
 	// Log receives notes (stderr); nil discards them.
 	Log io.Writer
 	// Workers bounds the papers ingest extracts and embeds at once (default 2).
@@ -63,17 +54,12 @@ type Options struct {
 type Server struct {
 	opts Options
 	srv  *mcp.Server
+	lib  *library.Session // opens the library on the first call that needs it
 
 	mu     sync.Mutex
-	lib    *store.Library  // opened by the first call that needs it
 	listed map[string]bool // papers listed as resources
 
-	arxivOnce sync.Once
-	arxiv     *arxiv.Client
-	arxivErr  error
-
-	writing sync.Mutex // one ingest or update at a time: the CLI's pacing and lock per run
-	calls   sync.WaitGroup
+	calls sync.WaitGroup
 	// ended is cancelled when the client has gone: the calls still
 	// running stop (see bind).
 	ended context.Context
@@ -88,7 +74,12 @@ func New(o Options) *Server {
 	if o.Workers <= 0 {
 		o.Workers = 2
 	}
-	s := &Server{opts: o}
+	cfg := o.Library
+	cfg.LLM.NoStream = true // a tool's result is sent whole
+	if cfg.Logf == nil {
+		cfg.Logf = func(format string, args ...any) { fmt.Fprintf(o.Log, "papers mcp: "+format+"\n", args...) }
+	}
+	s := &Server{opts: o, lib: library.New(cfg)}
 	s.ended, s.end = context.WithCancel(context.Background())
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "papers", Title: "papers: your research library", Version: o.Version},
 		&mcp.ServerOptions{Instructions: instructions})
@@ -136,53 +127,21 @@ func (s *Server) Wait() { s.calls.Wait() }
 // Close closes the library, once the calls in flight have returned.
 func (s *Server) Close() error {
 	s.calls.Wait()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.lib == nil {
-		return nil
-	}
-	err := s.lib.Close()
-	s.lib = nil
-	return err
+	return s.lib.Close()
 }
 
 // library returns the library, opening it on first use. A library that
 // does not exist is created only when create is set (ingest); the others
 // are told how to fill one.
 func (s *Server) library(ctx context.Context, create bool) (*store.Library, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.lib != nil {
-		return s.lib, nil
+	if create {
+		return s.lib.Create(ctx)
 	}
-	if !create {
-		if _, err := os.Stat(filepath.Join(s.opts.Dir, store.FileName)); errors.Is(err, os.ErrNotExist) {
-			return nil, hint.With(fmt.Errorf("no papers in the library (%s)", s.opts.Dir),
-				"add some with the ingest tool (arXiv ids, an arXiv query or PDF paths), or papers ingest on the command line")
-		}
+	lib, err := s.lib.Store(ctx)
+	if errors.Is(err, library.ErrNoLibrary) {
+		return nil, hint.With(err, "add some with the ingest tool (arXiv ids, an arXiv query or PDF paths), or papers ingest on the command line")
 	}
-	lib, err := store.Open(ctx, s.opts.Dir)
-	if err != nil {
-		return nil, hint.With(fmt.Errorf("open the library at %s: %w", s.opts.Dir, err),
-			"check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
-	}
-	for _, n := range lib.MigrationNotes() {
-		fmt.Fprintf(s.opts.Log, "papers: library upgraded: %s\n", n)
-	}
-	s.lib = lib
-	return lib, nil
-}
-
-// arxivClient is the server's one arXiv client: its pacing spans calls.
-func (s *Server) arxivClient() (*arxiv.Client, error) {
-	s.arxivOnce.Do(func() {
-		if s.opts.Arxiv == nil {
-			s.arxiv = arxiv.New()
-			return
-		}
-		s.arxiv, s.arxivErr = s.opts.Arxiv()
-	})
-	return s.arxiv, s.arxivErr
+	return lib, err
 }
 
 // toolError is a failed call as its command reports it: the error and its
@@ -191,16 +150,14 @@ type toolError struct{ msg string }
 
 func (e *toolError) Error() string { return e.msg }
 
-// fail turns err into the tool error of tool, with the command line's
-// hint. A cancelled call stays the context's error: nobody reads it.
+// fail turns err into the tool error of tool, with its hint, the same the
+// command line prints. A cancelled call stays the context's error: nobody
+// reads it.
 func (s *Server) fail(ctx context.Context, tool string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if s.opts.Explain != nil {
-		err = s.opts.Explain(tool, err)
-	}
-	return &toolError{msg: hint.Message(err)}
+	return &toolError{msg: hint.Message(library.Explain(err))}
 }
 
 // refused is the error of a write tool on a read-only server.

@@ -16,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
 	"github.com/papers-cli/papers/internal/testmain"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 	"github.com/papers-cli/papers/store"
 )
@@ -66,12 +67,8 @@ func fakeArxiv(t testing.TB, opts arxivtest.Options) *arxivtest.Server {
 	return arxivtest.NewServer(t, opts)
 }
 
-func clientOf(srv *arxivtest.Server, delay time.Duration) func() (*arxiv.Client, error) {
-	return func() (*arxiv.Client, error) {
-		c := arxiv.New()
-		c.APIURL, c.PDFURL, c.Delay, c.Backoff = srv.APIURL(), srv.PDFURL(), delay, time.Millisecond
-		return c, nil
-	}
+func arxivOf(srv *arxivtest.Server, delay time.Duration) library.ArxivConfig {
+	return library.ArxivConfig{APIURL: srv.APIURL(), PDFURL: srv.PDFURL(), Delay: delay, Backoff: time.Millisecond}
 }
 
 // session connects a client to a new server with opts; both end with t.
@@ -159,7 +156,7 @@ var shared struct {
 // own ingest tool (the test of ingest with full text), with a topic
 // holding Toolformer, Toolformer tagged To-Read and PaSa saved. Tests only
 // read it.
-func library(t testing.TB) string {
+func testLibrary(t testing.TB) string {
 	t.Helper()
 	shared.once.Do(func() {
 		dir, err := os.MkdirTemp("", "papers-mcp-test-")
@@ -169,7 +166,7 @@ func library(t testing.TB) string {
 		}
 		shared.dir = dir
 		srv := fakeArxiv(t, arxivtest.Options{})
-		cs, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, nil)
+		cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, nil)
 		var rep struct {
 			Added  []string `json:"added"`
 			Failed []any    `json:"failed"`
@@ -268,7 +265,7 @@ func failure(t *testing.T, what string, res *mcp.CallToolResult, want ...string)
 }
 
 func TestToolsHaveSchemas(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: t.TempDir()}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, nil)
 	want := []string{"ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers", "list_topics", "momentum", "read_paper", "related", "search", "update"}
 	var got []string
 	for tool, err := range cs.Tools(context.Background(), nil) {
@@ -315,7 +312,7 @@ func TestToolsHaveSchemas(t *testing.T) {
 }
 
 func TestNoLibrary(t *testing.T) {
-	cs, _ := session(t, mcpserver.Options{Dir: t.TempDir()}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, nil)
 	for tool, args := range map[string]map[string]any{
 		"search": {"query": "tool use"}, "ask": {"question": "What is Toolformer?"}, "list_papers": {},
 		"get_paper": {"id": "2302.04761"}, "list_topics": {}, "update": {},

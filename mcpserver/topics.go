@@ -13,6 +13,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/export"
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/topic"
 )
@@ -86,10 +87,7 @@ func (s *Server) momentum(ctx context.Context, _ *mcp.CallToolRequest, in moment
 	if err != nil {
 		return out, err
 	}
-	client, err := s.arxivClient()
-	if err != nil {
-		return out, err
-	}
+	client := s.lib.Arxiv()
 	offline, now := in.Offline, time.Now()
 	for _, t := range ts {
 		m, unreachable, err := topic.Measure(ctx, client, lib, t, now, offline)
@@ -127,11 +125,9 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 	if in.Rank != "" && in.Rank != topic.RankDate && in.Rank != topic.RankRelevance {
 		return digestOut{}, fmt.Errorf("rank must be date or relevance, got %q", in.Rank)
 	}
-	var llm ask.LLM
+	var model llm.LLM
 	if !in.Extractive {
-		cfg := s.opts.LLM
-		cfg.NoStream = true
-		if llm, err = ask.ResolveLLM(cfg); err != nil {
+		if model, err = s.lib.LLM(); err != nil {
 			return digestOut{}, err
 		}
 	}
@@ -143,7 +139,7 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 	if err != nil {
 		return digestOut{}, err
 	}
-	d, err := topic.Digest(ctx, lib, t, topic.DigestOptions{Since: from, Rank: in.Rank, LLM: llm, Max: in.Max})
+	d, err := topic.Digest(ctx, lib, t, topic.DigestOptions{Since: from, Rank: in.Rank, LLM: model, Max: in.Max})
 	if err != nil {
 		return digestOut{}, err
 	}

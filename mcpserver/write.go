@@ -4,16 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
@@ -35,7 +33,7 @@ func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingest
 	}
 	src := ingest.Sources{Query: strings.TrimSpace(in.Query), Max: in.Max}
 	if src.Max <= 0 {
-		src.Max = 20
+		src.Max = toolIngestMax
 	}
 	for _, p := range in.Paths {
 		src.PDFs = append(src.PDFs, p)
@@ -51,20 +49,17 @@ func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingest
 	if len(src.IDs) == 0 && len(src.PDFs) == 0 && src.Query == "" {
 		return nil, errors.New("nothing to ingest: give ids, a query or paths")
 	}
-	start := time.Now()
-	var report *ingest.Report
-	err := s.write(ctx, req, in.AbstractsOnly, func(ing *ingest.Ingester) (added, updated int, err error) {
-		report, err = ing.Run(ctx, src)
-		if report != nil {
-			added, updated = len(report.Added), len(report.Updated)
-		}
-		return added, updated, err
-	})
-	if report != nil && err == nil {
-		report.Elapsed = time.Since(start).Seconds()
+	report, err := s.lib.Ingest(ctx, src, library.IngestOptions{WriteOptions: s.writeOptions(ctx, req, in.AbstractsOnly)})
+	if report != nil && len(report.Added)+len(report.Updated) > 0 {
+		s.relist(ctx)
 	}
-	return report, err
+	return report, s.interrupted(ctx, report, err)
 }
+
+// toolIngestMax is how many papers the ingest tool takes from a query by
+// default: fewer than papers ingest (library.IngestMax), as a client waits
+// on the call.
+const toolIngestMax = 20
 
 type updateIn struct {
 	Topic         Names  `json:"topic,omitempty" jsonschema:"the topics to update (default: every followed topic)"`
@@ -78,88 +73,65 @@ func (s *Server) update(ctx context.Context, req *mcp.CallToolRequest, in update
 		return nil, refused("update")
 	}
 	now := time.Now()
-	from, err := resolve.Date(cmpOr(in.Window, "12w"), now)
+	from, err := resolve.Date(cmpOr(in.Window, library.Window), now)
 	if err != nil {
 		return nil, err
 	}
 	if from.IsZero() || !from.Before(now) {
 		return nil, fmt.Errorf("window must reach back from now, got %q: give a span like 30d, 12w, 6m, or a past date", in.Window)
 	}
-	lib, err := s.library(ctx, false)
-	if err != nil {
+	if _, err := s.library(ctx, false); err != nil {
 		return nil, err
 	}
-	topics, err := resolve.Topics(ctx, lib, in.Topic)
-	if err != nil {
-		return nil, err
-	}
-	client, err := s.arxivClient()
-	if err != nil {
-		return nil, err
-	}
-	var sum *topic.Summary
-	err = s.write(ctx, req, in.AbstractsOnly, func(ing *ingest.Ingester) (int, int, error) {
-		sum = topic.UpdateAll(ctx, lib, client, ing, topics, topic.UpdateOptions{Window: now.Sub(from), Max: in.Max})
-		var errs []error
-		for _, r := range sum.Topics {
-			if r.Err != nil {
-				errs = append(errs, fmt.Errorf("topic %s: %w", r.Topic, r.Err))
-			}
-		}
-		return len(sum.Added), len(sum.Updated), errors.Join(errs...)
+	sum, err := s.lib.Update(ctx, in.Topic, library.UpdateOptions{
+		WriteOptions: s.writeOptions(ctx, req, in.AbstractsOnly),
+		Window:       now.Sub(from), Max: in.Max,
 	})
-	if sum != nil && (err == nil || ctx.Err() == nil && len(sum.Topics) > 1) {
-		sum.Elapsed = time.Since(now).Seconds()
-		return sum, nil // per-topic failures are in the summary
+	if sum == nil {
+		return nil, err
 	}
-	return sum, err
-}
-
-// write runs one ingest as papers ingest does: it holds the library's
-// embedder against a reindex, embeds with the library's embedder (local for
-// a new library), records the chunker, reports progress to the client and
-// brings the search index up to date after. One write runs at a time.
-func (s *Server) write(ctx context.Context, req *mcp.CallToolRequest, abstractsOnly bool, run func(*ingest.Ingester) (added, updated int, err error)) error {
-	s.writing.Lock()
-	defer s.writing.Unlock()
-	lib, err := s.library(ctx, true)
-	if err != nil {
-		return err
-	}
-	release, err := lib.HoldEmbedder(ctx, func() {
-		fmt.Fprintln(s.opts.Log, "papers mcp: waiting for the papers reindex running on this library to finish")
-	})
-	if err != nil {
-		return err
-	}
-	defer release()
-	e, err := ask.UseEmbedder(ctx, lib, nil, s.opts.Embed)
-	if err != nil {
-		return err
-	}
-	chunking := chunk.Options{}
-	if err := lib.SetChunker(ctx, chunking.Version()); err != nil {
-		return err
-	}
-	client, err := s.arxivClient()
-	if err != nil {
-		return err
-	}
-	prog := newProgress(ctx, req, s.opts.Log)
-	in := &ingest.Ingester{Lib: lib, Embedder: e, Arxiv: client, Chunking: chunking,
-		CacheDir: filepath.Join(lib.Dir(), "cache", "pdf"), AbstractsOnly: abstractsOnly, Workers: s.opts.Workers, Observer: prog.event}
-	added, updated, runErr := run(in)
-	if added+updated > 0 && ctx.Err() == nil {
-		if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
-			fmt.Fprintf(s.opts.Log, "papers mcp: could not refresh the search index (the next search rebuilds it): %v\n", err)
-		}
-		s.addPaperResources(ctx, lib)
+	if len(sum.Added)+len(sum.Updated) > 0 {
+		s.relist(ctx)
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintf(s.opts.Log, "papers mcp: cancelled; kept %d added, %d updated\n", added, updated)
-		return ctx.Err()
+		fmt.Fprintf(s.opts.Log, "papers mcp: cancelled; kept %d added, %d updated\n", len(sum.Added), len(sum.Updated))
+		return sum, ctx.Err()
 	}
-	return runErr
+	var errs []error
+	for _, r := range sum.Topics {
+		if r.Err != nil {
+			errs = append(errs, fmt.Errorf("topic %s: %w", r.Topic, r.Err))
+		}
+	}
+	if len(errs) > 0 && len(sum.Topics) == 1 {
+		return sum, errors.Join(errs...) // a single topic's failure is the call's
+	}
+	sum.Elapsed = time.Since(now).Seconds()
+	return sum, nil // per-topic failures are in the summary
+}
+
+// writeOptions are the options of an ingest or update called by req:
+// progress to the client and the log.
+func (s *Server) writeOptions(ctx context.Context, req *mcp.CallToolRequest, abstractsOnly bool) library.WriteOptions {
+	return library.WriteOptions{AbstractsOnly: abstractsOnly, Workers: s.opts.Workers, Observer: newProgress(ctx, req, s.opts.Log).event}
+}
+
+// relist lists the papers a write added as resources.
+func (s *Server) relist(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	if lib, err := s.library(ctx, false); err == nil {
+		s.addPaperResources(ctx, lib)
+	}
+}
+
+// interrupted notes what a cancelled ingest kept.
+func (s *Server) interrupted(ctx context.Context, r *ingest.Report, err error) error {
+	if ctx.Err() != nil && r != nil {
+		fmt.Fprintf(s.opts.Log, "papers mcp: cancelled; kept %d added, %d updated\n", len(r.Added), len(r.Updated))
+	}
+	return err
 }
 
 // progress sends an ingest's events to the client as progress

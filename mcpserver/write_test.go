@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,8 +15,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 	"github.com/papers-cli/papers/store"
 )
@@ -50,7 +54,7 @@ func TestIngestReportsProgress(t *testing.T) {
 	srv := arxivtest.NewServer(t, arxivtest.Options{}) // the recorded results of all:testing
 	prog := newProgressLog()
 	dir := t.TempDir()
-	cs, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ingest", Meta: mcp.Meta{"progressToken": "tok-1"},
 		Arguments: map[string]any{"query": "all:testing", "max": 5, "abstracts_only": true}})
 	if err != nil || res.IsError {
@@ -107,7 +111,7 @@ func TestIngestReportsProgress(t *testing.T) {
 func TestReadOnlyRefusesWrites(t *testing.T) {
 	srv := fakeArxiv(t, arxivtest.Options{})
 	dir := t.TempDir()
-	cs, _ := session(t, mcpserver.Options{Dir: dir, ReadOnly: true, Arxiv: clientOf(srv, -1)}, nil)
+	cs, _ := session(t, mcpserver.Options{ReadOnly: true, Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, nil)
 	failure(t, "ingest on a read-only server", call(t, cs, "ingest", map[string]any{"ids": "2302.04761"}, nil), "ingest is refused", "--read-only", "hint: ")
 	failure(t, "update on a read-only server", call(t, cs, "update", nil, nil), "update is refused", "--read-only")
 	if len(srv.Requests()) != 0 {
@@ -127,7 +131,7 @@ func TestIngestCancelled(t *testing.T) {
 			srv := arxivtest.NewServer(t, arxivtest.Options{Latency: 20 * time.Millisecond}) // all:testing, PDFs missing
 			prog := newProgressLog()
 			dir := t.TempDir()
-			cs, s, conn := sessionOn(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, 300*time.Millisecond)}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
+			cs, s, conn := sessionOn(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, 300*time.Millisecond)}}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() {
@@ -232,7 +236,7 @@ func TestUpdateReportsProgress(t *testing.T) {
 	}
 	lib.Close()
 	prog := newProgressLog()
-	cs, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "update", Meta: mcp.Meta{"progressToken": "up"},
 		Arguments: map[string]any{"topic": "testing", "abstracts_only": true, "window": "30d"}})
 	if err != nil || res.IsError {
@@ -287,7 +291,7 @@ func TestUpdateReportsProgress(t *testing.T) {
 func TestLibraryShared(t *testing.T) {
 	srv := fakeArxiv(t, arxivtest.Options{})
 	dir := t.TempDir()
-	a, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, nil)
+	a, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, nil)
 	var rep struct {
 		Added []string `json:"added"`
 	}
@@ -327,7 +331,7 @@ func TestLibraryShared(t *testing.T) {
 
 	// a second process adds a paper: the first server's next calls see it
 	rec := arxivtest.RecordedEntries(t, arxivtest.DataDir(t))[0]
-	b, _ := session(t, mcpserver.Options{Dir: dir, Arxiv: clientOf(srv, -1)}, nil)
+	b, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, nil)
 	call(t, b, "ingest", map[string]any{"ids": rec.ID, "abstracts_only": true}, &rep)
 	if len(rep.Added) != 1 {
 		t.Fatalf("the second server's ingest added %v", rep.Added)
@@ -365,7 +369,7 @@ func TestIngestLocalPDFs(t *testing.T) {
 		}
 	}
 	ingested := t.TempDir()
-	cs, _ := session(t, mcpserver.Options{Dir: ingested, Arxiv: clientOf(fakeArxiv(t, arxivtest.Options{}), -1)}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: ingested, Arxiv: arxivOf(fakeArxiv(t, arxivtest.Options{}), -1)}}, nil)
 	var rep struct {
 		Added  []string `json:"added"`
 		Failed []any    `json:"failed"`
@@ -392,7 +396,7 @@ func TestIngestLocalPDFs(t *testing.T) {
 	dir := ""
 	for _, c := range []*mcp.ClientSession{cs, nil} {
 		if c == nil {
-			c, _ = session(t, mcpserver.Options{Dir: dir}, nil)
+			c, _ = session(t, mcpserver.Options{Library: library.Config{Dir: dir}}, nil)
 		}
 		var uris []string
 		for r, err := range c.Resources(context.Background(), nil) {
@@ -416,5 +420,58 @@ func TestIngestLocalPDFs(t *testing.T) {
 	}
 	if res.IsError && !strings.Contains(text(res), "none.pdf") {
 		t.Errorf("the error does not name the missing file: %s", text(res))
+	}
+}
+
+// TestIngestKeepsTheLibraryChunker: a library chunked 300/50 by papers
+// ingest stays 300/50 after an MCP ingest, and the paper the tool adds is
+// cut 300/50 too (an MCP ingest once recorded and used the defaults,
+// 180/30).
+func TestIngestKeepsTheLibraryChunker(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakeArxiv(t, arxivtest.Options{})
+	ctx := context.Background()
+	size, overlap := 300, 50
+	cli := library.New(library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)})
+	if _, err := cli.Ingest(ctx, ingest.Sources{IDs: []string{"2302.04761"}}, library.IngestOptions{ChunkSize: &size, ChunkOverlap: &overlap}); err != nil {
+		t.Fatal(err)
+	}
+	cli.Close()
+
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, nil)
+	var rep struct {
+		Added []string `json:"added"`
+	}
+	if res := call(t, cs, "ingest", map[string]any{"ids": []string{"2501.10120"}}, &rep); res.IsError || len(rep.Added) != 1 {
+		t.Fatalf("ingest: %s", text(res))
+	}
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	m, err := lib.Manifest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := chunk.Options{Size: size, Overlap: overlap}.Version()
+	if m.Chunker != want {
+		t.Errorf("the manifest records chunker %q after the MCP ingest, want %q", m.Chunker, want)
+	}
+	for _, id := range []string{"2302.04761", "2501.10120"} {
+		chunks, err := lib.Chunks(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var words []int
+		for _, c := range chunks[1:] { // chunk 0 is the title and abstract
+			words = append(words, len(strings.Fields(c.Text)))
+		}
+		slices.Sort(words)
+		// Measured: 2302.04761 63 body chunks, longest 298 words;
+		// 2501.10120 57, longest 294. Cut 180/30, none passes 180.
+		if long := words[len(words)-1]; long > size || long <= chunk.Defaults.Size {
+			t.Errorf("%s: the longest chunk has %d words: not cut %d/%d", id, long, size, overlap)
+		}
 	}
 }

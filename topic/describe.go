@@ -10,6 +10,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/store"
 )
@@ -48,10 +49,10 @@ var ErrNoPapers = errors.New("the topic has no papers in the library")
 // newest papers (at most DescribePapers), citing them, as a research
 // feed's topic page opens ("This field studies how ..."). Its citations
 // are checked as ask checks an answer's, then written as the papers' ids.
-// It does not store it (see store.Library.SetTopicDescription). llm must
+// It does not store it (see store.Library.SetTopicDescription). model must
 // not be nil (ask.ErrNeedsModel).
-func Describe(ctx context.Context, lib *store.Library, llm ask.LLM, t store.Topic) (*Description, error) {
-	if llm == nil {
+func Describe(ctx context.Context, lib *store.Library, model llm.LLM, t store.Topic) (*Description, error) {
+	if model == nil {
 		return nil, ask.ErrNeedsModel
 	}
 	ps, err := lib.List(ctx, store.Filter{Topics: []string{t.Name}, Limit: DescribePapers})
@@ -71,11 +72,11 @@ func Describe(ctx context.Context, lib *store.Library, llm ask.LLM, t store.Topi
 	if err != nil {
 		return nil, err
 	}
-	c, err := llm.Complete(ctx, ask.Request{Messages: []ask.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 500}, nil)
+	c, err := model.Complete(ctx, llm.Request{Messages: []llm.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 500}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("describe %s: %w", t.Name, err)
 	}
-	d.Model = llm.Model()
+	d.Model = model.Model()
 	chk := ask.CheckCitations(safetext.Clean(c.Text), len(ps))
 	if len(chk.Invalid) > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("removed %d citations of papers the model was not given", len(chk.Invalid)))
@@ -95,7 +96,7 @@ func Describe(ctx context.Context, lib *store.Library, llm ask.LLM, t store.Topi
 		return "[" + id + "]"
 	})
 	if d.Text == "" {
-		return nil, fmt.Errorf("describe %s: %w", t.Name, ask.ErrEmptyReply)
+		return nil, fmt.Errorf("describe %s: %w", t.Name, llm.ErrEmptyReply)
 	}
 	return d, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/store"
 )
@@ -38,7 +39,7 @@ type DigestOptions struct {
 	// LLM writes the summaries and the overview; nil means offline: each
 	// summary is the abstract's key-contribution sentence and there is no
 	// overview.
-	LLM ask.LLM
+	LLM llm.LLM
 	// Max bounds the papers (default 50); the overview is written from at
 	// most the first 30.
 	Max int
@@ -164,14 +165,14 @@ func passage(n int, p store.Paper) prompts.Passage {
 
 // summarise asks the model for the digest of one paper, kept to two
 // sentences with its citation marks dropped.
-func summarise(ctx context.Context, llm ask.LLM, t store.Topic, p store.Paper) (string, error) {
+func summarise(ctx context.Context, model llm.LLM, t store.Topic, p store.Paper) (string, error) {
 	pr, err := prompts.Digest(prompts.DigestInput{Topic: topicLine(t), Papers: []prompts.Passage{passage(1, p)}})
 	if err != nil {
 		return "", err
 	}
 	pr.User += "\n\nThere is one paper: answer with one or two sentences saying what it contributes that is new."
-	c, err := llm.Complete(ctx, ask.Request{Messages: []ask.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 160}, nil)
-	if errors.Is(err, ask.ErrEmptyReply) {
+	c, err := model.Complete(ctx, llm.Request{Messages: []llm.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 160}, nil)
+	if errors.Is(err, llm.ErrEmptyReply) {
 		return "", nil // the offline summary stays
 	}
 	if err != nil {
@@ -191,7 +192,7 @@ func topicLine(t store.Topic) string {
 
 // writeOverview asks the model for the opening paragraph(s) over the papers
 // and removes citations of papers it was not given.
-func writeOverview(ctx context.Context, llm ask.LLM, t store.Topic, since string, ps []store.Paper, res *DigestResult) (string, error) {
+func writeOverview(ctx context.Context, model llm.LLM, t store.Topic, since string, ps []store.Paper, res *DigestResult) (string, error) {
 	in := prompts.DigestInput{Topic: topicLine(t), Since: since}
 	for i, p := range ps {
 		in.Papers = append(in.Papers, passage(i+1, p))
@@ -200,8 +201,8 @@ func writeOverview(ctx context.Context, llm ask.LLM, t store.Topic, since string
 	if err != nil {
 		return "", err
 	}
-	c, err := llm.Complete(ctx, ask.Request{Messages: []ask.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 700}, nil)
-	if errors.Is(err, ask.ErrEmptyReply) {
+	c, err := model.Complete(ctx, llm.Request{Messages: []llm.Message{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}}, MaxTokens: 700}, nil)
+	if errors.Is(err, llm.ErrEmptyReply) {
 		res.Warnings = append(res.Warnings, "the model wrote no overview")
 		return "", nil
 	}

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -265,11 +265,11 @@ func TestUpdateMomentumDigest(t *testing.T) {
 	// Generative: the real OpenAI adapter against a fake server; the
 	// overview cites [1] and a paper it was never given, [99].
 	llmSrv := fakeLLM(t)
-	llm, err := ask.NewOpenAI(ask.LLMConfig{Spec: "test-model", BaseURL: llmSrv.URL + "/v1", APIKey: "k", NoStream: true, MaxRetries: -1})
+	model, err := llm.NewOpenAI(llm.LLMConfig{Spec: "test-model", BaseURL: llmSrv.URL + "/v1", APIKey: "k", NoStream: true, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err = Digest(ctx, lib, tp, DigestOptions{Since: since, LLM: llm, Rank: RankRelevance})
+	d, err = Digest(ctx, lib, tp, DigestOptions{Since: since, LLM: model, Rank: RankRelevance})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,11 +295,11 @@ func TestUpdateMomentumDigest(t *testing.T) {
 	llmSrv = fakeLLMWith(t,
 		"Two themes stand out [1, 99]. Both build on [1-2]. A made-up trend [98-99]. \x1b[2J\x1b]0;pwned\x07Cleared \u009b31m \u202eevil\u202c\x00 with "+key+".\r\n\nSources:\n[1] Something",
 		"It proposes \x1b]0;pwned\x07 new [1, 2] things \u009d0;x\u009c. It works.")
-	llm, err = ask.NewOpenAI(ask.LLMConfig{Spec: "test-model", BaseURL: llmSrv.URL + "/v1", APIKey: key, NoStream: true, MaxRetries: -1})
+	model, err = llm.NewOpenAI(llm.LLMConfig{Spec: "test-model", BaseURL: llmSrv.URL + "/v1", APIKey: key, NoStream: true, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err = Digest(ctx, lib, tp, DigestOptions{Since: since, LLM: llm})
+	d, err = Digest(ctx, lib, tp, DigestOptions{Since: since, LLM: model})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,9 +37,9 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
-	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/store/fts"
 )
@@ -67,7 +67,7 @@ func main() {
 	case "build":
 		err = build(ctx, *lib, *out, *batch)
 	case "eval":
-		err = runEval(ctx, *lib, *idxPath, *queries, *qrels, ask.Mode(*mode), *noFB)
+		err = runEval(ctx, *lib, *idxPath, *queries, *qrels, retrieve.Mode(*mode), *noFB)
 	case "search":
 		err = timeSearch(*idxPath, *q, *runs, *noFB)
 	case "put":
@@ -179,7 +179,7 @@ func report(v map[string]any) error {
 	return json.NewEncoder(os.Stdout).Encode(v)
 }
 
-// bleveIndex is ask.Index with the lexical half in bleve.
+// bleveIndex is retrieve.Index with the lexical half in bleve.
 type bleveIndex struct {
 	*store.Library
 	idx    bleve.Index
@@ -187,7 +187,7 @@ type bleveIndex struct {
 	live   float64
 }
 
-var _ ask.Index = (*bleveIndex)(nil)
+var _ retrieve.Index = (*bleveIndex)(nil)
 
 func openBleve(path string) (bleve.Index, index.IndexReader, error) {
 	idx, err := bleve.Open(path)
@@ -320,7 +320,7 @@ func (b *bleveIndex) query(ctx context.Context, terms []string, weights []float6
 	return hits, stored, nil
 }
 
-func runEval(ctx context.Context, libDir, idxPath, queriesPath, qrelsPath string, mode ask.Mode, noFB bool) error {
+func runEval(ctx context.Context, libDir, idxPath, queriesPath, qrelsPath string, mode retrieve.Mode, noFB bool) error {
 	lib, err := store.Open(ctx, libDir)
 	if err != nil {
 		return err
@@ -336,7 +336,7 @@ func runEval(ctx context.Context, libDir, idxPath, queriesPath, qrelsPath string
 		return err
 	}
 	e := embed.NewLocal()
-	ret := &ask.Retriever{Index: &bleveIndex{Library: lib, idx: idx, reader: r, live: float64(n)}, Embedder: e, Fusion: ask.FusionFor(e)}
+	ret := &retrieve.Retriever{Index: &bleveIndex{Library: lib, idx: idx, reader: r, live: float64(n)}, Embedder: e, Fusion: retrieve.FusionFor(e)}
 	if noFB {
 		ret.Feedback = &store.Feedback{}
 	}
@@ -349,7 +349,7 @@ func runEval(ctx context.Context, libDir, idxPath, queriesPath, qrelsPath string
 		return err
 	}
 	search := func(ctx context.Context, q string) ([]string, error) {
-		ps, err := ret.Retrieve(ctx, q, ask.RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
+		ps, err := ret.Retrieve(ctx, q, retrieve.Options{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -385,7 +385,7 @@ func timeSearch(idxPath, q string, runs int, noFB bool) error {
 		return err
 	}
 	b := &bleveIndex{idx: idx, reader: r, live: float64(n)}
-	fb := ask.DefaultFeedback
+	fb := retrieve.DefaultFeedback
 	if noFB {
 		fb = store.Feedback{}
 	}

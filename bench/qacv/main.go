@@ -26,6 +26,7 @@ import (
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -102,10 +103,10 @@ func run(ctx context.Context, data, libDir string, rounds int) error {
 	fmt.Printf("fold A: %s (%d questions); fold B: the other %d papers (%d)\n", strings.Join(files[:len(files)/2], ", "), len(a), len(files)-len(files)/2, len(b))
 
 	// retrieval once per question, as ask does it offline
-	r := &ask.Retriever{Index: lib, Embedder: embed.NewLocal()}
-	cache := map[string][]ask.Passage{}
+	r := &retrieve.Retriever{Index: lib, Embedder: embed.NewLocal()}
+	cache := map[string][]retrieve.Passage{}
 	for _, q := range all {
-		ps, _, err := r.Evidence(ctx, q.Q, nil, ask.AskOptions{})
+		ps, _, err := ask.Evidence(ctx, r, q.Q, nil, ask.AskOptions{})
 		if err != nil {
 			return err
 		}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/papers-cli/papers/ask/asktest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/llm/llmtest"
 )
 
 // TestScripts runs the end-to-end scripts in testdata/script against the
@@ -36,7 +36,7 @@ func TestScripts(t *testing.T) {
 			// is the API key papers sends, and Go escapes are decoded.
 			"fakellm": func(ts *testscript.TestScript, neg bool, args []string) {
 				const key = "sk-test-not-a-real-key"
-				o := asktest.Options{}
+				o := llmtest.Options{}
 				if len(args) > 0 && args[0] == "-stall" {
 					o.Stall, args = true, args[1:]
 				}
@@ -45,7 +45,7 @@ func TestScripts(t *testing.T) {
 				unq, err := strconv.Unquote(`"` + strings.ReplaceAll(reply, `"`, `\"`) + `"`)
 				ts.Check(err)
 				o.Reply = unq
-				srv := asktest.NewServer(t, o)
+				srv := llmtest.NewServer(t, o)
 				ts.Setenv("OPENAI_BASE_URL", srv.BaseURL())
 				ts.Setenv("OPENAI_API_KEY", key)
 			},

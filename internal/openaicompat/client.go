@@ -1,7 +1,6 @@
 package openaicompat
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,10 +17,6 @@ const (
 	DefaultOllamaURL = "http://localhost:11434/v1"
 )
 
-// ErrNoAPIKey is returned by New for api.openai.com without a key; each
-// caller maps it to its own sentinel, which names the variable to set.
-var ErrNoAPIKey = errors.New("no API key for api.openai.com")
-
 // Config says how to reach one OpenAI-compatible server.
 type Config struct {
 	// BaseURL is the server's address, with or without /v1 (see
@@ -30,8 +25,9 @@ type Config struct {
 	// APIKey is sent as a bearer token when not empty. It is scrubbed from
 	// everything the server sends back (see Client.Scrub).
 	APIKey string
-	// What names the server in messages: "model server", "embedding server".
-	What string
+	// Service is what the server is asked for (Chat, Embeddings): it names
+	// the server in messages and chooses the hints of its errors.
+	Service Service
 	// HTTPClient overrides the HTTP client; nil uses DefaultTransport. Its
 	// transport is wrapped to read Retry-After and to cap replies at MaxBody.
 	HTTPClient *http.Client
@@ -47,27 +43,28 @@ const DefaultMaxBody = 64 << 20
 // need. Safe for concurrent use.
 type Client struct {
 	API      *openai.Client
-	URL      string // the normalised base URL without credentials, for messages
-	What     string // Config.What
-	IsOpenAI bool   // the server is api.openai.com
+	URL      string  // the normalised base URL without credentials, for messages
+	Service  Service // Config.Service
+	IsOpenAI bool    // the server is api.openai.com
 	key      string
 }
 
 // New builds the client cfg describes. It makes no request; it fails with
-// ErrNoAPIKey when the server is api.openai.com and cfg.APIKey is empty,
-// and with a plain error naming cfg.What for a malformed URL.
+// an *Error of Kind NoAPIKey when the server is api.openai.com and
+// cfg.APIKey is empty, and with a plain error naming the server for a
+// malformed URL.
 func New(cfg Config) (*Client, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultOpenAIURL
 	}
-	base, err := NormaliseBaseURL(cfg.BaseURL, cfg.What)
+	base, err := NormaliseBaseURL(cfg.BaseURL, cfg.Service.Server())
 	if err != nil {
 		return nil, err
 	}
 	u, _ := url.Parse(base)
 	isOpenAI := u.Hostname() == "api.openai.com"
 	if isOpenAI && cfg.APIKey == "" {
-		return nil, ErrNoAPIKey
+		return nil, &Error{Kind: NoAPIKey, Service: cfg.Service, URL: RedactURL(base)}
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -86,7 +83,7 @@ func New(cfg Config) (*Client, error) {
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = base
 	oc.HTTPClient = &c
-	return &Client{API: openai.NewClientWithConfig(oc), URL: RedactURL(base), What: cfg.What, IsOpenAI: isOpenAI, key: cfg.APIKey}, nil
+	return &Client{API: openai.NewClientWithConfig(oc), URL: RedactURL(base), Service: cfg.Service, IsOpenAI: isOpenAI, key: cfg.APIKey}, nil
 }
 
 // Scrub removes the client's API key from text the server sent back (an
@@ -97,8 +94,20 @@ func (c *Client) Scrub(s string) string { return ScrubKey(s, c.key) }
 func (c *Client) Key() string { return c.key }
 
 // Classify is the package's Classify with this client's key scrubbed from
-// the message.
-func (c *Client) Classify(err error) *Error { return Classify(err, c.key) }
+// the message, its service and URL set.
+func (c *Client) Classify(err error) *Error {
+	e := Classify(err, c.key)
+	if e.Service == 0 {
+		e.Service, e.URL = c.Service, c.URL
+	}
+	return e
+}
+
+// Fail is an error of this client's server of kind k, with what went
+// wrong (msg, made safe to print) and the underlying error, if any.
+func (c *Client) Fail(k Kind, msg string, err error) *Error {
+	return &Error{Kind: k, Service: c.Service, URL: c.URL, Message: c.Scrub(msg), Err: err}
+}
 
 // OllamaURL is the OpenAI-compatible base URL of the Ollama at host, as
 // OLLAMA_HOST gives it ("host:port", "http://host:port" or ""), for the

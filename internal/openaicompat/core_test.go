@@ -46,14 +46,14 @@ func TestClassifyAtTheWire(t *testing.T) {
 				io.WriteString(w, tc.body)
 			}))
 			defer srv.Close()
-			c, err := New(Config{BaseURL: srv.URL, APIKey: testKey, What: "test server"})
+			c, err := New(Config{BaseURL: srv.URL, APIKey: testKey, Service: Chat})
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, err = c.API.CreateEmbeddings(t.Context(), openai.EmbeddingRequestStrings{Input: []string{"x"}, Model: "m"})
 			e := c.Classify(err)
 			if e.Kind != tc.kind || e.Status != tc.status {
-				t.Errorf("kind %d status %d, want %d %d (%v)", e.Kind, e.Status, tc.kind, tc.status, err)
+				t.Errorf("kind %v status %d, want %v %d (%v)", e.Kind, e.Status, tc.kind, tc.status, err)
 			}
 			if !strings.Contains(e.Message, tc.msg) {
 				t.Errorf("message %q, want it to hold %q", e.Message, tc.msg)
@@ -70,19 +70,19 @@ func TestClassifyTransport(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[{"index":0,"embedding":[NaN, 1]}]}`)
 	}))
-	c, _ := New(Config{BaseURL: srv.URL, What: "test server"})
+	c, _ := New(Config{BaseURL: srv.URL, Service: Chat})
 	_, err := c.API.CreateEmbeddings(t.Context(), openai.EmbeddingRequestStrings{Input: []string{"x"}, Model: "m"})
 	if k := c.Classify(err).Kind; k != BadReply {
-		t.Errorf("NaN in the JSON: kind %d (%v), want BadReply", k, err)
+		t.Errorf("NaN in the JSON: kind %v (%v), want BadReply", k, err)
 	}
 	url := srv.URL
 	srv.Close()
-	c, _ = New(Config{BaseURL: url, What: "test server"})
+	c, _ = New(Config{BaseURL: url, Service: Chat})
 	_, err = c.API.CreateEmbeddings(t.Context(), openai.EmbeddingRequestStrings{Input: []string{"x"}, Model: "m"})
 	if k := c.Classify(err).Kind; k != Unreachable {
-		t.Errorf("closed server: kind %d (%v), want Unreachable", k, err)
+		t.Errorf("closed server: kind %v (%v), want Unreachable", k, err)
 	}
-	if _, err := New(Config{BaseURL: "https://api.openai.com/v1"}); !errors.Is(err, ErrNoAPIKey) {
+	if _, err := New(Config{BaseURL: "https://api.openai.com/v1"}); !errors.Is(err, NoAPIKey) {
 		t.Errorf("api.openai.com without a key: %v", err)
 	}
 }
@@ -98,7 +98,7 @@ func TestMaxBody(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c, _ := New(Config{BaseURL: srv.URL, What: "test server", MaxBody: 64 << 10})
+	c, _ := New(Config{BaseURL: srv.URL, Service: Chat, MaxBody: 64 << 10})
 	_, err := c.API.CreateEmbeddings(t.Context(), openai.EmbeddingRequestStrings{Input: []string{"x"}, Model: "m"})
 	var tl *TooLargeError
 	if !errors.As(err, &tl) || tl.Limit != 64<<10 || c.Classify(err).Kind != TooLarge {
@@ -163,6 +163,29 @@ func TestOllamaURL(t *testing.T) {
 	for in, want := range map[string]string{"": DefaultOllamaURL, "10.0.0.2:11434": "http://10.0.0.2:11434", "https://gpu.lan:443": "https://gpu.lan:443"} {
 		if got := OllamaURL(in); got != want {
 			t.Errorf("OllamaURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestKindsHaveNames: every kind prints as a name and a sentence naming the
+// server, never as a number; the model's errors name their fix; an error
+// matches its kind (the sentinel llm and embed share) and no other.
+func TestKindsHaveNames(t *testing.T) {
+	for k := NoAPIKey; k <= EmptyReply; k++ {
+		if name := k.String(); name == "" || name == "unknown failure" || strings.ContainsAny(name, "0123456789") {
+			t.Errorf("kind %d is named %q", int(k), name)
+		}
+		for _, s := range []Service{Chat, Embeddings} {
+			e := &Error{Kind: k, Service: s, URL: "http://x/v1", Model: "m"}
+			if msg := e.Error(); strings.Contains(msg, "kind") || msg == "" {
+				t.Errorf("%v of the %s: message %q", k, s.Server(), msg)
+			}
+			if !errors.Is(e, k) || errors.Is(e, k%EmptyReply+1) {
+				t.Errorf("%v of the %s: errors.Is does not match its kind alone", k, s.Server())
+			}
+		}
+		if k != BadRequest && (&Error{Kind: k, Service: Chat}).Hint() == "" {
+			t.Errorf("%v of the model server has no hint", k)
 		}
 	}
 }

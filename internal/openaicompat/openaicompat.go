@@ -1,7 +1,10 @@
 // Package openaicompat holds what the embedders and the language-model
 // adapter share to talk to OpenAI-compatible servers (OpenAI, Ollama, vLLM,
-// llama.cpp, LM Studio): base URL normalisation, the HTTP transport, and
-// scrubbing of keys and credentials from anything shown to people.
+// llama.cpp, LM Studio): base URL normalisation, the HTTP transport,
+// scrubbing of keys and credentials from anything shown to people, and
+// the one error model of both (Error: a Kind with a name, which is also
+// the sentinel callers match, and the Hint naming the fix, made here so
+// that every front end gives the same advice).
 package openaicompat
 
 import (

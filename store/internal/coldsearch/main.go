@@ -102,7 +102,7 @@ const textQuery = "reinforcement learning agent reward planning"
 
 // search runs one search of the mode: dense with query vector i, text
 // with the benchmark query; both runs the two at once, as a hybrid
-// search does (ask.Retriever.Retrieve).
+// search does (retrieve.Retriever.Retrieve).
 func search(ctx context.Context, lib *store.Library, mode string, dims, k, i int) ([]store.Hit, error) {
 	var text, dense []store.Hit
 	var terr, derr error

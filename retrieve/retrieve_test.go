@@ -1,4 +1,4 @@
-package ask
+package retrieve
 
 import (
 	"context"
@@ -70,7 +70,7 @@ func sciFactLibrary(t testing.TB, docs []eval.Doc, e embed.Embedder) *store.Libr
 // paperRanking runs Retrieve for evaluation: one passage per paper, 100.
 func paperRanking(r *Retriever, mode Mode) eval.SearchFunc {
 	return func(ctx context.Context, q string) ([]string, error) {
-		ps, err := r.Retrieve(ctx, q, RetrieveOptions{K: 100, Mode: mode, PerPaper: 1})
+		ps, err := r.Retrieve(ctx, q, Options{K: 100, Mode: mode, PerPaper: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -143,10 +143,10 @@ func TestRetrieve(t *testing.T) {
 	tests := []struct {
 		name string
 		q    string
-		opt  RetrieveOptions
+		opt  Options
 		want func(t *testing.T, ps []Passage)
 	}{
-		{"per-paper limit", "reward", RetrieveOptions{PerPaper: 1}, func(t *testing.T, ps []Passage) {
+		{"per-paper limit", "reward", Options{PerPaper: 1}, func(t *testing.T, ps []Passage) {
 			seen := map[string]bool{}
 			for _, p := range ps {
 				if seen[p.PaperID] {
@@ -158,7 +158,7 @@ func TestRetrieve(t *testing.T) {
 				t.Errorf("%v, want p1, p2, p4 once each", paperIDs(ps))
 			}
 		}},
-		{"no per-paper limit", "reward", RetrieveOptions{PerPaper: -1, Mode: BM25}, func(t *testing.T, ps []Passage) {
+		{"no per-paper limit", "reward", Options{PerPaper: -1, Mode: BM25}, func(t *testing.T, ps []Passage) {
 			n := 0
 			for _, p := range ps {
 				if p.PaperID == "p1" {
@@ -169,29 +169,29 @@ func TestRetrieve(t *testing.T) {
 				t.Errorf("%d chunks of p1, want 3: %v", n, paperIDs(ps))
 			}
 		}},
-		{"K", "reward", RetrieveOptions{K: 2}, func(t *testing.T, ps []Passage) {
+		{"K", "reward", Options{K: 2}, func(t *testing.T, ps []Passage) {
 			if len(ps) != 2 || ps[0].Rank != 1 || ps[1].Rank != 2 || ps[0].Score < ps[1].Score {
 				t.Errorf("%+v", ps)
 			}
 		}},
-		{"category", "reward", RetrieveOptions{Filter: store.Filter{Categories: []string{"cs.CL"}}}, func(t *testing.T, ps []Passage) {
+		{"category", "reward", Options{Filter: store.Filter{Categories: []string{"cs.CL"}}}, func(t *testing.T, ps []Passage) {
 			if len(ps) != 1 || ps[0].PaperID != "p2" {
 				t.Errorf("%v, want p2 only", paperIDs(ps))
 			}
 		}},
-		{"since and author", "reward", RetrieveOptions{Filter: store.Filter{Since: day("2025-01-01"), Authors: []string{"ada"}}}, func(t *testing.T, ps []Passage) {
+		{"since and author", "reward", Options{Filter: store.Filter{Since: day("2025-01-01"), Authors: []string{"ada"}}}, func(t *testing.T, ps []Passage) {
 			for _, p := range ps {
 				if p.PaperID != "p1" && p.PaperID != "p4" {
 					t.Errorf("%v, want p1 and p4 only", paperIDs(ps))
 				}
 			}
 		}},
-		{"paper ids", "reward", RetrieveOptions{Filter: store.Filter{IDs: []string{"p4"}}}, func(t *testing.T, ps []Passage) {
+		{"paper ids", "reward", Options{Filter: store.Filter{IDs: []string{"p4"}}}, func(t *testing.T, ps []Passage) {
 			if len(ps) != 1 || ps[0].PaperID != "p4" {
 				t.Errorf("%v", paperIDs(ps))
 			}
 		}},
-		{"hydrated", "reward hacking misspecified", RetrieveOptions{K: 1}, func(t *testing.T, ps []Passage) {
+		{"hydrated", "reward hacking misspecified", Options{K: 1}, func(t *testing.T, ps []Passage) {
 			if len(ps) != 1 {
 				t.Fatalf("%v", paperIDs(ps))
 			}
@@ -200,17 +200,17 @@ func TestRetrieve(t *testing.T) {
 				t.Errorf("%+v", p)
 			}
 		}},
-		{"stop words only", "the of and", RetrieveOptions{}, func(t *testing.T, ps []Passage) {
+		{"stop words only", "the of and", Options{}, func(t *testing.T, ps []Passage) {
 			if len(ps) != 0 {
 				t.Errorf("%v, want nothing", paperIDs(ps))
 			}
 		}},
-		{"no shared words", "zzxqj", RetrieveOptions{}, func(t *testing.T, ps []Passage) {
+		{"no shared words", "zzxqj", Options{}, func(t *testing.T, ps []Passage) {
 			if len(ps) != 0 {
 				t.Errorf("%v, want nothing", paperIDs(ps))
 			}
 		}},
-		{"dense alone", "protein structures", RetrieveOptions{Mode: Dense, K: 1}, func(t *testing.T, ps []Passage) {
+		{"dense alone", "protein structures", Options{Mode: Dense, K: 1}, func(t *testing.T, ps []Passage) {
 			if len(ps) != 1 || ps[0].PaperID != "p3" {
 				t.Errorf("%v", paperIDs(ps))
 			}
@@ -230,11 +230,11 @@ func TestRetrieve(t *testing.T) {
 func TestRetrieveBM25NeedsNoEmbedder(t *testing.T) {
 	lib, _ := smallLibrary(t)
 	r := &Retriever{Index: lib}
-	ps, err := r.Retrieve(context.Background(), "protein", RetrieveOptions{Mode: BM25})
+	ps, err := r.Retrieve(context.Background(), "protein", Options{Mode: BM25})
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("%v %v", paperIDs(ps), err)
 	}
-	if _, err := r.Retrieve(context.Background(), "protein", RetrieveOptions{}); err == nil {
+	if _, err := r.Retrieve(context.Background(), "protein", Options{}); err == nil {
 		t.Error("hybrid without an embedder did not fail")
 	}
 }
@@ -333,7 +333,7 @@ func TestNoWordNoMatch(t *testing.T) {
 	lib, e := smallLibrary(t)
 	r := &Retriever{Index: lib, Embedder: e}
 	for _, m := range []Mode{Hybrid, Dense, BM25} {
-		ps, err := r.Retrieve(t.Context(), "xyzzyplugh", RetrieveOptions{K: 10, Mode: m})
+		ps, err := r.Retrieve(t.Context(), "xyzzyplugh", Options{K: 10, Mode: m})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -341,7 +341,7 @@ func TestNoWordNoMatch(t *testing.T) {
 			t.Errorf("%s: xyzzyplugh found %v", m, paperIDs(ps))
 		}
 	}
-	ps, err := r.Retrieve(t.Context(), "protien foldng", RetrieveOptions{K: 10, Mode: Dense})
+	ps, err := r.Retrieve(t.Context(), "protien foldng", Options{K: 10, Mode: Dense})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestNoWordNoMatch(t *testing.T) {
 func TestHybridHasNoNoiseTail(t *testing.T) {
 	lib, e := smallLibrary(t)
 	r := &Retriever{Index: lib, Embedder: e}
-	ps, err := r.Retrieve(t.Context(), "protein", RetrieveOptions{K: 10, Mode: Hybrid})
+	ps, err := r.Retrieve(t.Context(), "protein", Options{K: 10, Mode: Hybrid})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ask
+package retrieve
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func BenchmarkTuneFusion(b *testing.B) {
 	var all []lists
 	r := &Retriever{Index: lib, Embedder: e}
 	for _, q := range sf.Queries {
-		lex, err := r.lexical(ctx, q.Text, 300, store.Filter{})
+		lex, err := r.Lexical(ctx, q.Text, 300, store.Filter{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package ask
+package llm
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/llm/llmtest"
 )
 
 // Hostile model servers: every bound of a reply is asserted as a limit
@@ -35,11 +37,11 @@ func TestStalledServer(t *testing.T) {
 		{"no-stream: headers then nothing", true, "", "reply"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+			f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(200)
 				if tc.first != "" {
-					sse(w, delta(tc.first))
+					llmtest.SSE(w, llmtest.Delta(tc.first))
 				}
 				w.(http.Flusher).Flush()
 				<-r.Context().Done() // stall until the client gives up
@@ -62,8 +64,8 @@ func TestStalledServer(t *testing.T) {
 			if out.String() != tc.first {
 				t.Errorf("wrote %q", out.String())
 			}
-			if f.requests.Load() != 1 {
-				t.Errorf("%d requests: a stall is not retried", f.requests.Load())
+			if f.Requests() != 1 {
+				t.Errorf("%d requests: a stall is not retried", f.Requests())
 			}
 			t.Logf("gave up after %v", time.Since(start))
 		})
@@ -73,10 +75,10 @@ func TestStalledServer(t *testing.T) {
 // A server that streams empty deltas forever sends no text: the first-token
 // timeout ends it.
 func TestServerStreamingNothingForever(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for i := 0; i < 1e6 && r.Context().Err() == nil; i++ {
-			sse(w, delta(""))
+			llmtest.SSE(w, llmtest.Delta(""))
 			time.Sleep(time.Millisecond)
 		}
 		if r.Context().Err() == nil {
@@ -97,11 +99,11 @@ func TestEndlessReply(t *testing.T) {
 		t.Run(fmt.Sprintf("no-stream=%v", noStream), func(t *testing.T) {
 			var sent atomic.Int64
 			const serverCap = 256 << 20
-			f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+			f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 				if b.Stream {
 					w.Header().Set("Content-Type", "text/event-stream")
 					for sent.Load() < serverCap && r.Context().Err() == nil {
-						ev, _ := json.Marshal(delta("all work and no play "))
+						ev, _ := json.Marshal(llmtest.Delta("all work and no play "))
 						k, err := fmt.Fprintf(w, "data: %s\n\n", ev)
 						sent.Add(int64(k))
 						if err != nil {
@@ -156,13 +158,13 @@ func TestEmptyReply(t *testing.T) {
 		}},
 		{"stream of usage only", false, func(w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "text/event-stream")
-			sse(w, usageChunk(3, 0))
-			sse(w, "[DONE]")
+			llmtest.SSE(w, llmtest.UsageChunk(3, 0))
+			llmtest.SSE(w, "[DONE]")
 		}},
-		{"stream of blank text", false, func(w http.ResponseWriter) { streamReply(w, " ", "\n") }},
+		{"stream of blank text", false, func(w http.ResponseWriter) { llmtest.StreamReply(w, " ", "\n") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) { tc.reply(w) })
+			f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) { tc.reply(w) })
 			_, err := newTestLLM(t, f.URL, func(c *LLMConfig) { c.NoStream = tc.noStream }).Complete(t.Context(), hello, io.Discard)
 			if !errors.Is(err, ErrEmptyReply) {
 				t.Fatalf("error %v, want ErrEmptyReply", err)
@@ -178,9 +180,9 @@ func TestRepliesAreScrubbedAndInert(t *testing.T) {
 	reply := "Your key is " + testKey + ". \x1b[2J\x1b]0;pwned\x07 C1 \u009b31m \u009d0;t\u009c bidi \u202eevil\u202c NUL\x00 CR\rdone"
 	for _, noStream := range []bool{false, true} {
 		for _, size := range []int{1, 2, 3, 7} {
-			f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+			f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 				if b.Stream {
-					streamReply(w, chunks(reply, size)...)
+					llmtest.StreamReply(w, llmtest.Pieces(reply, size)...)
 					return
 				}
 				w.Header().Set("Content-Type", "application/json")

@@ -1,4 +1,4 @@
-package ask
+package llm
 
 import (
 	"context"
@@ -23,8 +23,8 @@ import (
 type LLM interface {
 	// Complete sends the conversation and returns the reply. When w is not
 	// nil the reply's text is also written to w, as it arrives when the
-	// implementation streams. Errors are *LLMError values classified by the
-	// sentinels below (errors.Is), or the context's error.
+	// implementation streams. Errors are classified by the Err* sentinels
+	// below (errors.Is; the error names its fix, Hint), or the context's error.
 	Complete(ctx context.Context, req Request, w io.Writer) (*Completion, error)
 	// Model names the model answering, e.g. "gpt-4o-mini".
 	Model() string
@@ -59,87 +59,53 @@ type Usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
-func (u *Usage) add(v Usage) {
+// Add adds v to u.
+func (u *Usage) Add(v Usage) {
 	u.PromptTokens += v.PromptTokens
 	u.CompletionTokens += v.CompletionTokens
 }
 
-// Errors a caller can act on. Model errors are *LLMError values that match
-// one of these with errors.Is; cancellation returns the context's error.
+// Errors a caller can act on: the kinds of *openaicompat.Error, the one
+// error model of the model and embedding clients (errors.Is matches them;
+// the error's Hint names the fix). Cancellation returns the context's
+// error.
 var (
 	// ErrNoAPIKey: OpenAI was chosen (or implied) but OPENAI_API_KEY is not
 	// set. The alternative is a local server: --llm ollama:MODEL.
-	ErrNoAPIKey = errors.New("no API key for OpenAI: OPENAI_API_KEY is not set")
+	ErrNoAPIKey error = openaicompat.NoAPIKey
 	// ErrUnauthorized: the server rejected the key (HTTP 401 or 403).
-	ErrUnauthorized = errors.New("the model server rejected the API key")
-	// ErrModelNotFound: the server does not know the model (LLMError.Model).
-	ErrModelNotFound = errors.New("model not found")
+	ErrUnauthorized error = openaicompat.Auth
+	// ErrModelNotFound: the server does not know the model.
+	ErrModelNotFound error = openaicompat.ModelNotFound
 	// ErrContextTooLong: the prompt does not fit the model's context. Answer
 	// shrinks the passages and retries before returning it.
-	ErrContextTooLong = errors.New("the prompt is longer than the model's context window")
-	// ErrUnreachable: no connection to the server (LLMError.URL).
-	ErrUnreachable = errors.New("cannot reach the model server")
+	ErrContextTooLong error = openaicompat.ContextTooLong
+	// ErrUnreachable: no connection to the server.
+	ErrUnreachable error = openaicompat.Unreachable
 	// ErrRateLimited: HTTP 429 after every retry.
-	ErrRateLimited = errors.New("the model server is rate limiting requests")
+	ErrRateLimited error = openaicompat.RateLimited
 	// ErrQuota: the account has no quota or credit left (429 insufficient_quota).
-	ErrQuota = errors.New("the model account has no quota left")
+	ErrQuota error = openaicompat.Quota
 	// ErrServer: HTTP 5xx after every retry.
-	ErrServer = errors.New("the model server failed")
-	// ErrTimeout: the server accepted the connection but sent no response
-	// headers in time (see LLMConfig); not retried.
-	ErrTimeout = errors.New("the model server did not answer in time")
+	ErrServer error = openaicompat.Server
+	// ErrTimeout: the server sent no response, first text or next piece in
+	// time (see LLMConfig); not retried.
+	ErrTimeout error = openaicompat.Timeout
 	// ErrStreamBroken: the connection broke while the reply was streaming;
 	// text already shown is not repeated, so nothing is retried.
-	ErrStreamBroken = errors.New("the model's reply was cut off")
-	// ErrBadRequest: any other refusal of the request (LLMError.Message says why).
-	ErrBadRequest = errors.New("the model server refused the request")
+	ErrStreamBroken error = openaicompat.StreamBroken
+	// ErrBadRequest: any other refusal of the request (the error's Message
+	// says why).
+	ErrBadRequest error = openaicompat.BadRequest
 	// ErrBadReply: the reply is not an OpenAI-compatible answer (unreadable
 	// JSON, a web page); not retried.
-	ErrBadReply = errors.New("the model server's reply is not OpenAI-compatible")
+	ErrBadReply error = openaicompat.BadReply
 	// ErrEmptyReply: the server answered with no choice or no text.
-	ErrEmptyReply = errors.New("the model returned an empty reply")
+	ErrEmptyReply error = openaicompat.EmptyReply
 	// ErrTooLong: the reply exceeded LLMConfig.MaxAnswerBytes (a model that
 	// never stops); what was shown is not repeated.
-	ErrTooLong = errors.New("the model's reply exceeded the size limit")
+	ErrTooLong error = openaicompat.TooLarge
 )
-
-// LLMError is a classified error from the model server. It never contains
-// the API key, and its Message is made inert (no control characters).
-type LLMError struct {
-	Kind    error  // one of the Err* sentinels above
-	Status  int    // HTTP status; 0 when there was no response
-	Model   string // the model asked for
-	URL     string // the server's base URL, without credentials
-	Message string // the server's own message, if any (trimmed)
-	Err     error  // the underlying error
-	param   string // OpenAI's "param" of the error, e.g. "temperature"
-}
-
-func (e *LLMError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Kind.Error())
-	switch {
-	case errors.Is(e.Kind, ErrModelNotFound):
-		fmt.Fprintf(&b, ": %q at %s", e.Model, e.URL)
-	case errors.Is(e.Kind, ErrUnreachable):
-		fmt.Fprintf(&b, " at %s", e.URL)
-	}
-	if e.Status != 0 {
-		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
-	}
-	if e.Message != "" {
-		fmt.Fprintf(&b, ": %s", e.Message)
-	} else if e.Err != nil && !errors.Is(e.Kind, ErrModelNotFound) {
-		fmt.Fprintf(&b, ": %s", openaicompat.SafeMessage(e.Err.Error(), ""))
-	}
-	return b.String()
-}
-
-// Is matches the error's Kind.
-func (e *LLMError) Is(target error) bool { return target == e.Kind }
-
-// Unwrap returns the underlying error.
-func (e *LLMError) Unwrap() error { return e.Err }
 
 // DefaultOpenAIModel is used when OPENAI_API_KEY is set and no model was chosen.
 const DefaultOpenAIModel = "gpt-4o-mini"
@@ -268,11 +234,8 @@ func NewOpenAI(cfg LLMConfig) (*OpenAI, error) {
 	if o.maxAnswer <= 0 {
 		o.maxAnswer = DefaultMaxAnswerBytes
 	}
-	c, err := openaicompat.New(openaicompat.Config{BaseURL: base, APIKey: key, What: "model server",
+	c, err := openaicompat.New(openaicompat.Config{BaseURL: base, APIKey: key, Service: openaicompat.Chat,
 		HTTPClient: cfg.HTTPClient, MaxBody: max(64*int64(o.maxAnswer), 1<<20)})
-	if errors.Is(err, openaicompat.ErrNoAPIKey) {
-		return nil, ErrNoAPIKey
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +310,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request, w io.Writer) (*Compl
 		}
 		if shown || !retryable(le) || attempt >= o.maxRetries {
 			if shown && !errors.Is(le, ErrStreamBroken) && !errors.Is(le, ErrTimeout) && !errors.Is(le, ErrTooLong) && !errors.Is(le, ErrEmptyReply) {
-				le = &LLMError{Kind: ErrStreamBroken, Status: le.Status, Model: o.model, URL: o.c.URL, Message: le.Message, Err: le.Err}
+				le = &openaicompat.Error{Kind: openaicompat.StreamBroken, Service: le.Service, Status: le.Status, Model: o.model, URL: o.c.URL, Message: le.Message, Err: le.Err}
 			}
 			return c, le
 		}
@@ -411,8 +374,15 @@ func (o *OpenAI) once(ctx context.Context, req Request) (*Completion, error) {
 	return c, nil
 }
 
-func (o *OpenAI) empty(why string) *LLMError {
-	return &LLMError{Kind: ErrEmptyReply, Model: o.model, URL: o.c.URL, Message: why}
+func (o *OpenAI) empty(why string) *openaicompat.Error {
+	return o.fail(openaicompat.EmptyReply, why, nil)
+}
+
+// fail is an error of kind k about the model.
+func (o *OpenAI) fail(k openaicompat.Kind, msg string, err error) *openaicompat.Error {
+	e := o.c.Fail(k, msg, err)
+	e.Model = o.model
+	return e
 }
 
 func emptyWhy(finish string) string {
@@ -451,8 +421,7 @@ func (o *OpenAI) streamOnce(ctx context.Context, req Request, w io.Writer, shown
 			if events == 0 {
 				// A 200 whose body holds no event at all: a web page or
 				// another API at the address, not an empty answer.
-				return c, &LLMError{Kind: ErrBadReply, Model: o.model, URL: o.c.URL,
-					Message: "it holds no event stream (data: lines): is " + o.c.URL + " the server's /v1 address?"}
+				return c, o.fail(openaicompat.BadReply, "it holds no event stream (data: lines): is "+o.c.URL+" the server's /v1 address?", nil)
 			}
 			break
 		}
@@ -465,7 +434,7 @@ func (o *OpenAI) streamOnce(ctx context.Context, req Request, w io.Writer, shown
 				return c, fmt.Errorf("write answer: %w", ferr)
 			}
 			if *shown && ctx.Err() == nil && !isLimit(err) {
-				return c, &LLMError{Kind: ErrStreamBroken, Model: o.model, URL: o.c.URL, Err: err}
+				return c, o.fail(openaicompat.StreamBroken, "", err)
 			}
 			return c, err
 		}
@@ -504,7 +473,7 @@ func (o *OpenAI) streamOnce(ctx context.Context, req Request, w io.Writer, shown
 	if c.FinishReason == "" && *shown {
 		// The body ended cleanly but the model never said it had finished:
 		// a proxy or server cut the reply short.
-		return c, &LLMError{Kind: ErrStreamBroken, Model: o.model, URL: o.c.URL, Err: io.ErrUnexpectedEOF}
+		return c, o.fail(openaicompat.StreamBroken, "", io.ErrUnexpectedEOF)
 	}
 	if choices == 0 {
 		return c, o.empty("the reply holds no choices")
@@ -523,42 +492,19 @@ func isLimit(err error) bool {
 	return errors.As(err, &t) || errors.As(err, &l)
 }
 
-// classify turns a go-openai or transport error into an *LLMError.
-func (o *OpenAI) classify(err error) *LLMError {
-	var le *LLMError
-	if errors.As(err, &le) {
-		return le
-	}
-	ce := o.c.Classify(err)
-	e := &LLMError{Kind: llmKinds[ce.Kind], Model: o.model, URL: o.c.URL, Status: ce.Status, Message: ce.Message, Err: err, param: ce.Param}
-	if e.Kind == nil {
-		e.Kind = ErrBadRequest
-	}
-	if e.param == "temperature" && e.Message != "" {
+// classify turns a go-openai or transport error into an *openaicompat.Error
+// about the model.
+func (o *OpenAI) classify(err error) *openaicompat.Error {
+	e := o.c.Classify(err)
+	e.Model = o.model
+	if e.Param == "temperature" && e.Message != "" && !strings.HasPrefix(e.Message, "temperature: ") {
 		e.Message = "temperature: " + e.Message
 	}
 	return e
 }
 
-// llmKinds are the model errors of the shared classification's kinds.
-var llmKinds = map[openaicompat.Kind]error{
-	openaicompat.Unreachable:    ErrUnreachable,
-	openaicompat.Timeout:        ErrTimeout,
-	openaicompat.Auth:           ErrUnauthorized,
-	openaicompat.Quota:          ErrQuota,
-	openaicompat.RateLimited:    ErrRateLimited,
-	openaicompat.Server:         ErrServer,
-	openaicompat.ModelNotFound:  ErrModelNotFound,
-	openaicompat.ContextTooLong: ErrContextTooLong,
-	openaicompat.TooLarge:       ErrTooLong,
-	openaicompat.BadReply:       ErrBadReply,
-	openaicompat.BadRequest:     ErrBadRequest,
-}
-
-func mentionsTemperature(e *LLMError) bool {
+func mentionsTemperature(e *openaicompat.Error) bool {
 	return strings.Contains(strings.ToLower(e.Message), "temperature")
 }
 
-func retryable(e *LLMError) bool {
-	return errors.Is(e, ErrRateLimited) || errors.Is(e, ErrServer)
-}
+func retryable(e *openaicompat.Error) bool { return e.Retryable() }

@@ -1,8 +1,7 @@
-package ask
+package llm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,75 +14,10 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/internal/openaicompat"
+	"github.com/papers-cli/papers/llm/llmtest"
 )
 
-const testKey = "sk-test-SECRET-0123456789"
-
-// fakeOpenAI is an OpenAI-compatible chat completions server. Each request
-// is decoded and handed to the test's handler with a writer for the reply.
-type fakeOpenAI struct {
-	*httptest.Server
-	requests atomic.Int32
-	mu       sync.Mutex
-	bodies   []chatBody
-	times    []time.Time
-}
-
-type chatBody struct {
-	Model         string  `json:"model"`
-	Stream        bool    `json:"stream"`
-	Temperature   float64 `json:"temperature"`
-	StreamOptions *struct {
-		IncludeUsage bool `json:"include_usage"`
-	} `json:"stream_options"`
-	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	} `json:"messages"`
-	raw map[string]any
-}
-
-func (b chatBody) user() string {
-	for _, m := range b.Messages {
-		if m.Role == "user" {
-			return m.Content
-		}
-	}
-	return ""
-}
-
-func newFake(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, n int, body chatBody)) *fakeOpenAI {
-	t.Helper()
-	f := &fakeOpenAI{}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := int(f.requests.Add(1))
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-			t.Errorf("request %d: %s %s, want POST /v1/chat/completions", n, r.Method, r.URL.Path)
-		}
-		if got := r.Header.Get("Authorization"); got != "Bearer "+testKey {
-			t.Errorf("request %d: Authorization %q", n, got)
-		}
-		data, _ := io.ReadAll(r.Body)
-		var body chatBody
-		if err := json.Unmarshal(data, &body); err != nil {
-			t.Errorf("request %d: body is not JSON: %v", n, err)
-		}
-		json.Unmarshal(data, &body.raw)
-		f.mu.Lock()
-		f.bodies = append(f.bodies, body)
-		f.times = append(f.times, time.Now())
-		f.mu.Unlock()
-		handle(w, r, n, body)
-	}))
-	t.Cleanup(f.Close)
-	return f
-}
-
-func (f *fakeOpenAI) body(i int) chatBody {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.bodies[i]
-}
+const testKey = llmtest.Key
 
 func newTestLLM(t *testing.T, url string, mod func(*LLMConfig)) *OpenAI {
 	t.Helper()
@@ -98,53 +32,10 @@ func newTestLLM(t *testing.T, url string, mod func(*LLMConfig)) *OpenAI {
 	return o
 }
 
-// sse writes one server-sent event and flushes it.
-func sse(w http.ResponseWriter, v any) {
-	if s, ok := v.(string); ok {
-		fmt.Fprintf(w, "data: %s\n\n", s)
-	} else {
-		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "data: %s\n\n", b)
-	}
-	w.(http.Flusher).Flush()
-}
-
-func delta(s string) map[string]any {
-	return map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
-		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"role": "assistant", "content": s}, "finish_reason": nil}}}
-}
-
-func finish(reason string) map[string]any {
-	return map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
-		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": reason}}}
-}
-
-// usageChunk is the final chunk of stream_options.include_usage: no choices.
-func usageChunk(p, c int) map[string]any {
-	return map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
-		"choices": []any{}, "usage": map[string]any{"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}}
-}
-
-func streamReply(w http.ResponseWriter, tokens ...string) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	for _, tok := range tokens {
-		sse(w, delta(tok))
-	}
-	sse(w, finish("stop"))
-	sse(w, usageChunk(42, len(tokens)))
-	sse(w, "[DONE]")
-}
-
-func jsonError(w http.ResponseWriter, status int, body string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	io.WriteString(w, body)
-}
-
 var hello = Request{Messages: []Message{{"system", "be brief"}, {"user", "hi"}}}
 
 func TestStreamWithUsageChunk(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		if !b.Stream || b.StreamOptions == nil || !b.StreamOptions.IncludeUsage {
 			t.Errorf("stream %v, stream_options %+v: want streaming with include_usage", b.Stream, b.StreamOptions)
 		}
@@ -154,7 +45,7 @@ func TestStreamWithUsageChunk(t *testing.T) {
 		if b.Temperature <= 0 || b.Temperature > 1e-3 {
 			t.Errorf("temperature %v: want a tiny positive value standing for 0", b.Temperature)
 		}
-		streamReply(w, "Hello", ", ", "world")
+		llmtest.StreamReply(w, "Hello", ", ", "world")
 	})
 	var out strings.Builder
 	c, err := newTestLLM(t, f.URL, nil).Complete(t.Context(), hello, &out)
@@ -189,18 +80,18 @@ func (s *signalWriter) Write(p []byte) (int, error) {
 // last one back: the server waits for the test to see the first token.
 func TestSlowTokensStreamAsTheyArrive(t *testing.T) {
 	release := make(chan struct{})
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		sse(w, delta("first"))
+		llmtest.SSE(w, llmtest.Delta("first"))
 		select {
 		case <-release:
 		case <-r.Context().Done():
 			return
 		}
-		sse(w, delta(" last"))
-		sse(w, finish("stop"))
-		sse(w, usageChunk(5, 2))
-		sse(w, "[DONE]")
+		llmtest.SSE(w, llmtest.Delta(" last"))
+		llmtest.SSE(w, llmtest.Finish("stop"))
+		llmtest.SSE(w, llmtest.UsageChunk(5, 2))
+		llmtest.SSE(w, "[DONE]")
 	})
 	sw := &signalWriter{first: make(chan struct{})}
 	done := make(chan error, 1)
@@ -254,8 +145,8 @@ func TestErrors(t *testing.T) {
 		{"other 400", 400, `{"error":{"message":"messages: bad role","type":"invalid_request_error"}}`, ErrBadRequest, 1, "bad role"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
-				jsonError(w, tc.status, tc.body)
+			f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
+				llmtest.JSONError(w, tc.status, tc.body)
 			})
 			o := newTestLLM(t, f.URL, func(c *LLMConfig) { c.MaxRetries = 2 })
 			var out strings.Builder
@@ -263,9 +154,9 @@ func TestErrors(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}
-			var le *LLMError
+			var le *openaicompat.Error
 			if !errors.As(err, &le) || le.Status != tc.status {
-				t.Errorf("error %#v: want *LLMError with status %d", err, tc.status)
+				t.Errorf("error %#v: want *openaicompat.Error with status %d", err, tc.status)
 			}
 			if !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error %q does not contain %q", err, tc.msg)
@@ -273,7 +164,7 @@ func TestErrors(t *testing.T) {
 			if strings.Contains(err.Error(), testKey) || strings.Contains(fmt.Sprintf("%+v %#v", err, le), testKey) {
 				t.Errorf("error reveals the API key: %v", err)
 			}
-			if got := int(f.requests.Load()); got != tc.requests {
+			if got := int(f.Requests()); got != tc.requests {
 				t.Errorf("%d requests, want %d", got, tc.requests)
 			}
 			if out.Len() != 0 {
@@ -284,13 +175,13 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRetryAfterThenSuccess(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		if n == 1 {
 			w.Header().Set("Retry-After", "1")
-			jsonError(w, 429, `{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}`)
+			llmtest.JSONError(w, 429, `{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}`)
 			return
 		}
-		streamReply(w, "ok")
+		llmtest.StreamReply(w, "ok")
 	})
 	// MaxRetryWait is above Retry-After here, so the wait is the server's.
 	o := newTestLLM(t, f.URL, func(c *LLMConfig) { c.MaxRetryWait = 5 * time.Second })
@@ -299,22 +190,22 @@ func TestRetryAfterThenSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Text != "ok" || out.String() != "ok" || f.requests.Load() != 2 {
-		t.Errorf("text %q, written %q, %d requests", c.Text, out.String(), f.requests.Load())
+	if c.Text != "ok" || out.String() != "ok" || f.Requests() != 2 {
+		t.Errorf("text %q, written %q, %d requests", c.Text, out.String(), f.Requests())
 	}
-	if gap := f.times[1].Sub(f.times[0]); gap < 900*time.Millisecond {
+	if gap := f.Time(1).Sub(f.Time(0)); gap < 900*time.Millisecond {
 		t.Errorf("retried after %v; Retry-After said 1s", gap)
 	}
 }
 
 func TestServerErrorThenSuccess(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		if n == 1 {
 			w.WriteHeader(503)
 			io.WriteString(w, "upstream overloaded")
 			return
 		}
-		streamReply(w, "fine")
+		llmtest.StreamReply(w, "fine")
 	})
 	c, err := newTestLLM(t, f.URL, nil).Complete(t.Context(), hello, io.Discard)
 	if err != nil || c.Text != "fine" {
@@ -325,10 +216,10 @@ func TestServerErrorThenSuccess(t *testing.T) {
 // A connection that breaks after text was shown is an error and is never
 // retried: the reader has seen half an answer.
 func TestMidStreamDisconnect(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		sse(w, delta("The answer"))
-		sse(w, delta(" is"))
+		llmtest.SSE(w, llmtest.Delta("The answer"))
+		llmtest.SSE(w, llmtest.Delta(" is"))
 		panic(http.ErrAbortHandler) // drop the connection mid-stream
 	})
 	var out strings.Builder
@@ -336,8 +227,8 @@ func TestMidStreamDisconnect(t *testing.T) {
 	if !errors.Is(err, ErrStreamBroken) {
 		t.Fatalf("error %v, want ErrStreamBroken", err)
 	}
-	if f.requests.Load() != 1 {
-		t.Errorf("%d requests: a broken stream must not be retried after text was shown", f.requests.Load())
+	if f.Requests() != 1 {
+		t.Errorf("%d requests: a broken stream must not be retried after text was shown", f.Requests())
 	}
 	if out.String() != "The answer is" || c == nil || c.Text != "The answer is" {
 		t.Errorf("written %q, completion %+v", out.String(), c)
@@ -346,9 +237,9 @@ func TestMidStreamDisconnect(t *testing.T) {
 
 // A stream that ends without a finish reason or [DONE] was cut short.
 func TestTruncatedStream(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		sse(w, delta("partial"))
+		llmtest.SSE(w, llmtest.Delta("partial"))
 	})
 	_, err := newTestLLM(t, f.URL, nil).Complete(t.Context(), hello, io.Discard)
 	if !errors.Is(err, ErrStreamBroken) {
@@ -357,7 +248,7 @@ func TestTruncatedStream(t *testing.T) {
 }
 
 func TestNoStream(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		if b.Stream {
 			t.Errorf("--no-stream sent stream: true")
 		}
@@ -376,12 +267,12 @@ func TestNoStream(t *testing.T) {
 
 // Models that accept only their default temperature are asked again without one.
 func TestTemperatureRefused(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
-		if _, ok := b.raw["temperature"]; ok {
-			jsonError(w, 400, `{"error":{"message":"Unsupported value: 'temperature' does not support 1e-06 with this model. Only the default (1) value is supported.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}`)
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
+		if _, ok := b.Raw["temperature"]; ok {
+			llmtest.JSONError(w, 400, `{"error":{"message":"Unsupported value: 'temperature' does not support 1e-06 with this model. Only the default (1) value is supported.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}`)
 			return
 		}
-		streamReply(w, "ok")
+		llmtest.StreamReply(w, "ok")
 	})
 	o := newTestLLM(t, f.URL, nil)
 	for i := 0; i < 2; i++ {
@@ -389,7 +280,7 @@ func TestTemperatureRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := f.requests.Load(); n != 3 {
+	if n := f.Requests(); n != 3 {
 		t.Errorf("%d requests, want 3 (refused, retried, then no temperature at once)", n)
 	}
 }
@@ -399,7 +290,7 @@ func TestUnreachable(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	_, err := newTestLLM(t, url, func(c *LLMConfig) { c.MaxRetries = -1 }).Complete(t.Context(), hello, io.Discard)
-	var le *LLMError
+	var le *openaicompat.Error
 	if !errors.Is(err, ErrUnreachable) || !errors.As(err, &le) || le.URL != url+"/v1" {
 		t.Fatalf("error %v (%#v), want ErrUnreachable naming %s/v1", err, le, url)
 	}
@@ -409,9 +300,9 @@ func TestUnreachable(t *testing.T) {
 }
 
 func TestCancelled(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		sse(w, delta("wait"))
+		llmtest.SSE(w, llmtest.Delta("wait"))
 		<-r.Context().Done()
 	})
 	ctx, cancel := context.WithCancel(t.Context())
@@ -465,7 +356,7 @@ func TestOllamaGetsNoOpenAIKey(t *testing.T) {
 		if got := r.Header.Get("Authorization"); strings.Contains(got, testKey) {
 			t.Errorf("Ollama was sent the OpenAI key")
 		}
-		streamReply(w, "ok")
+		llmtest.StreamReply(w, "ok")
 	}))
 	defer srv.Close()
 	o, err := NewOpenAI(LLMConfig{Spec: "ollama:llama3.1", APIKey: testKey, OllamaHost: srv.URL})
@@ -503,7 +394,7 @@ func TestNoResponseTimesOut(t *testing.T) {
 // TestStreamOfNoEvents: a 200 that is a web page, not an event stream, is
 // an error naming the address, not an empty answer.
 func TestStreamOfNoEvents(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int, b chatBody) {
+	f := llmtest.NewFake(t, func(w http.ResponseWriter, r *http.Request, n int, b llmtest.ChatBody) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<html><body>Welcome to nginx!</body></html>\n")
 	})
@@ -513,7 +404,7 @@ func TestStreamOfNoEvents(t *testing.T) {
 	if !errors.Is(err, ErrBadReply) || !strings.Contains(err.Error(), "event stream") {
 		t.Fatalf("error %v, want ErrBadReply about the event stream", err)
 	}
-	if got := int(f.requests.Load()); got != 1 {
+	if got := int(f.Requests()); got != 1 {
 		t.Errorf("%d requests, want 1 (not retried)", got)
 	}
 }

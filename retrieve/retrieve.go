@@ -1,4 +1,4 @@
-package ask
+package retrieve
 
 import (
 	"context"
@@ -70,12 +70,18 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown retrieval mode %q (want hybrid, bm25 or dense)", s)
 }
 
-// RetrieveOptions tunes Retrieve. The zero value asks for the 10 best
-// passages in hybrid mode, at most 3 from one paper.
-type RetrieveOptions struct {
-	K        int  // passages to return (default 10)
+// The defaults of Options.
+const (
+	DefaultK        = 10 // passages
+	DefaultPerPaper = 3  // passages of one paper
+)
+
+// Options tunes Retrieve. The zero value asks for the DefaultK best
+// passages in hybrid mode, at most DefaultPerPaper from one paper.
+type Options struct {
+	K        int  // passages to return (default DefaultK)
 	Mode     Mode // default Hybrid
-	PerPaper int  // at most this many passages of one paper (default 3; < 0: no limit)
+	PerPaper int  // at most this many passages of one paper (default DefaultPerPaper; < 0: no limit)
 	// Filter selects the papers searched: ids, categories, authors,
 	// published since/until (see store.Filter; Limit is ignored).
 	Filter store.Filter
@@ -85,15 +91,15 @@ type RetrieveOptions struct {
 	Prose bool
 }
 
-func (o RetrieveOptions) withDefaults() RetrieveOptions {
+func (o Options) withDefaults() Options {
 	if o.K <= 0 {
-		o.K = 10
+		o.K = DefaultK
 	}
 	if o.Mode == "" {
 		o.Mode = Hybrid
 	}
 	if o.PerPaper == 0 {
-		o.PerPaper = 3
+		o.PerPaper = DefaultPerPaper
 	}
 	return o
 }
@@ -170,7 +176,7 @@ type Retriever struct {
 // opt.PerPaper from one paper, among the papers opt.Filter selects. Ties are
 // broken by chunk id, so the order is deterministic. No match is not an
 // error: the result is empty (callers map that to "no evidence").
-func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOptions) ([]Passage, error) {
+func (r *Retriever) Retrieve(ctx context.Context, query string, opt Options) ([]Passage, error) {
 	opt = opt.withDefaults()
 	fu := r.Fusion
 	if fu.Method == "" {
@@ -190,7 +196,7 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOpti
 	g, gctx := errgroup.WithContext(ctx)
 	if opt.Mode != Dense {
 		g.Go(func() (err error) {
-			lex, err = r.lexical(gctx, query, depth, f)
+			lex, err = r.Lexical(gctx, query, depth, f)
 			return err
 		})
 	}
@@ -235,12 +241,12 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt RetrieveOpti
 			return nil, err
 		}
 	}
-	return r.hydrate(ctx, diversify(ranked, opt.K, opt.PerPaper))
+	return r.Hydrate(ctx, diversify(ranked, opt.K, opt.PerPaper))
 }
 
 // prose keeps the ranked chunks whose role is prose, reading the roles of
 // the best, a hundred at a time, until diversify has what it needs.
-func (r *Retriever) prose(ctx context.Context, ranked []Scored, opt RetrieveOptions) ([]Scored, error) {
+func (r *Retriever) prose(ctx context.Context, ranked []Scored, opt Options) ([]Scored, error) {
 	var kept []Scored
 	for from := 0; from < len(ranked); from += 100 {
 		batch := ranked[from:min(len(ranked), from+100)]
@@ -308,7 +314,10 @@ func (fu Fusion) fuse(lex, dense []Scored) []Scored {
 	return FuseScores(lists, w)
 }
 
-func (r *Retriever) lexical(ctx context.Context, query string, k int, f store.Filter) ([]Scored, error) {
+// Lexical ranks up to k chunks of the papers f selects by BM25 over their
+// text and title, with the retriever's feedback, best first (ties by chunk
+// id). A query with no content words matches nothing.
+func (r *Retriever) Lexical(ctx context.Context, query string, k int, f store.Filter) ([]Scored, error) {
 	// Stop words only slow FTS5 down (they match nearly every chunk) and
 	// move no ranking on SciFact.
 	words := embed.ContentWords(query)
@@ -389,8 +398,9 @@ func diversify(ranked []Scored, k, perPaper int) []Scored {
 	return out
 }
 
-// hydrate fetches the text and paper of each ranked chunk.
-func (r *Retriever) hydrate(ctx context.Context, ranked []Scored) ([]Passage, error) {
+// Hydrate fetches the text and paper of each ranked chunk: the passages,
+// ranked as given (a chunk deleted since it was ranked is left out).
+func (r *Retriever) Hydrate(ctx context.Context, ranked []Scored) ([]Passage, error) {
 	if len(ranked) == 0 {
 		return nil, nil
 	}

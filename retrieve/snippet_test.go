@@ -1,4 +1,4 @@
-package ask
+package retrieve
 
 import (
 	"strings"
@@ -36,12 +36,12 @@ func TestSnippetHighlightsQueryWords(t *testing.T) {
 func TestSearchUsesTheLibrarysEmbedder(t *testing.T) {
 	lib, e := smallLibrary(t)
 	ctx := t.Context()
-	ps, got, err := Search(ctx, lib, "reward shaping", SearchOptions{RetrieveOptions: RetrieveOptions{K: 2}})
+	ps, got, err := Search(ctx, lib, "reward shaping", SearchOptions{Options: Options{K: 2}})
 	if err != nil || got == nil || got.Name() != e.Name() || len(ps) == 0 || ps[0].PaperID != "p4" {
 		t.Fatalf("Search: %v, embedder %v, %v", paperIDs(ps), got, err)
 	}
 	w := 0.0
-	ps, got, err = Search(ctx, lib, "reward shaping", SearchOptions{RetrieveOptions: RetrieveOptions{K: 2, Mode: BM25}, DenseWeight: &w, NoFeedback: true})
+	ps, got, err = Search(ctx, lib, "reward shaping", SearchOptions{Options: Options{K: 2, Mode: BM25}, DenseWeight: &w, NoFeedback: true})
 	if err != nil || got != nil || len(ps) == 0 || ps[0].PaperID != "p4" {
 		t.Fatalf("Search bm25: %v, embedder %v, %v", paperIDs(ps), got, err)
 	}

@@ -1,8 +1,9 @@
-// Package asktest is a fake OpenAI-compatible chat completions server for
-// tests of papers ask: it speaks the real protocol (SSE streaming with a
-// final usage chunk without choices, or one JSON reply) so tests drive the
-// real go-openai adapter, in unit tests and in testscript end-to-end scripts.
-package asktest
+// Package llmtest holds fake OpenAI-compatible chat completions servers
+// for tests: Server answers as Options say (in unit tests and testscript
+// end-to-end scripts); Fake hands each request to the test's handler. Both
+// speak the real protocol (SSE streaming with a final usage chunk without
+// choices, or one JSON reply) so tests drive the real go-openai adapter.
+package llmtest
 
 import (
 	"encoding/json"

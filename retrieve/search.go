@@ -1,4 +1,4 @@
-package ask
+package retrieve
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func UseEmbedder(ctx context.Context, lib Library, e embed.Embedder, opts embed.
 
 // SearchOptions tunes Search.
 type SearchOptions struct {
-	RetrieveOptions
+	Options
 	// DenseWeight, when set, overrides the fusion weight FusionFor gives
 	// the library's embedder.
 	DenseWeight *float64
@@ -112,7 +112,7 @@ func Search(ctx context.Context, lib *store.Library, query string, o SearchOptio
 				return nil, nil, err
 			}
 		}
-		ps, err := o.Retriever(lib, e).Retrieve(ctx, query, o.RetrieveOptions)
+		ps, err := o.Retriever(lib, e).Retrieve(ctx, query, o.Options)
 		if err == nil || attempt > 0 || !errors.Is(err, store.ErrDimensions) {
 			return ps, e, err
 		}

@@ -1,0 +1,255 @@
+package library
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/internal/openaicompat"
+	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/store"
+)
+
+// Config says which library a session opens and how it reaches the
+// outside world. Front ends fill it from flags and the environment; the
+// session reads neither.
+type Config struct {
+	// Dir is the library directory.
+	Dir string
+	// Embed gives the server settings of remote embedders (OPENAI_BASE_URL,
+	// OPENAI_API_KEY, OLLAMA_HOST, the timeout); its HTTPClient is the
+	// session's.
+	Embed embed.Options
+	// LLM chooses the model of answers and digests; a zero Spec and APIKey
+	// mean none (extractive answers). Its HTTPClient is the session's.
+	LLM llm.LLMConfig
+	// Arxiv sets the arXiv client: mirror, pacing, user agent.
+	Arxiv ArxivConfig
+	// HTTPClient sends every outbound request of the session: arXiv API and
+	// PDFs, embedding and model servers. nil: DefaultHTTPClient().
+	HTTPClient *http.Client
+	// Logf receives notes for people (the library was upgraded, is
+	// read-only, a reindex holds it, ...) and the arXiv client's retry
+	// notices; a message that is a warning starts with "warning: ". nil
+	// discards them.
+	Logf func(format string, args ...any)
+}
+
+// ArxivConfig sets the session's arXiv client; zero fields keep the
+// client's defaults (arxiv.New).
+type ArxivConfig struct {
+	APIURL, PDFURL string
+	// Delay is the pacing between requests; negative: none.
+	Delay     time.Duration
+	UserAgent string
+	// MaxTries bounds the attempts per request (browse asks once: the
+	// library's count is on screen meanwhile).
+	MaxTries int
+	// Backoff is the wait before the first retry (tests shorten it).
+	Backoff time.Duration
+}
+
+// DefaultHTTPClient is the HTTP client of a session whose Config gives
+// none: it bounds connecting and waiting for response headers (a local
+// model may load for minutes), never a whole request (a streamed answer or
+// a PDF may rightly take long): the callers' contexts and the clients' own
+// timeouts bound those.
+func DefaultHTTPClient() *http.Client {
+	return &http.Client{Transport: openaicompat.DefaultTransport()}
+}
+
+// ErrNoLibrary is Store's error for a directory that holds no library.
+var ErrNoLibrary = errors.New("no papers in the library")
+
+// Session is an open library with everything wired. Its methods are safe
+// for concurrent use.
+type Session struct {
+	cfg  Config
+	http *http.Client
+
+	mu  sync.Mutex
+	lib *store.Library
+
+	arxivOnce sync.Once
+	arxiv     *arxiv.Client
+
+	llmOnce sync.Once
+	llm     llm.LLM
+	llmErr  error
+
+	writing sync.Mutex // one Ingest or Update at a time
+
+	logMu   sync.Mutex
+	writeLf func(format string, args ...any) // the running write's notes, if it has its own
+}
+
+// New returns the session of cfg's library without opening anything.
+func New(cfg Config) *Session {
+	s := &Session{cfg: cfg, http: cfg.HTTPClient}
+	if s.http == nil {
+		s.http = DefaultHTTPClient()
+	}
+	return s
+}
+
+// Open returns the session of cfg's library, opened: an absent library is
+// an error wrapping ErrNoLibrary, and nothing is created.
+func Open(ctx context.Context, cfg Config) (*Session, error) {
+	s := New(cfg)
+	if _, err := s.Store(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Attach returns the session of lib, a library already open (cfg.Dir is
+// taken from it); the session's Close closes lib.
+func Attach(cfg Config, lib *store.Library) *Session {
+	cfg.Dir = lib.Dir()
+	s := New(cfg)
+	s.lib = lib
+	return s
+}
+
+// Create is Open for a library that may not exist yet: it is created.
+func Create(ctx context.Context, cfg Config) (*Session, error) {
+	s := New(cfg)
+	if _, err := s.Create(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dir is the library directory.
+func (s *Session) Dir() string { return s.cfg.Dir }
+
+// HTTPClient is the client every outbound request of the session goes
+// through.
+func (s *Session) HTTPClient() *http.Client { return s.http }
+
+// Store returns the library, opening it on first use; a library that does
+// not exist is an error wrapping ErrNoLibrary (front ends add how to fill
+// one).
+func (s *Session) Store(ctx context.Context) (*store.Library, error) {
+	return s.open(ctx, false)
+}
+
+// Create returns the library, opening it on first use and creating it when
+// it does not exist.
+func (s *Session) Create(ctx context.Context) (*store.Library, error) {
+	return s.open(ctx, true)
+}
+
+func (s *Session) open(ctx context.Context, create bool) (*store.Library, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lib != nil {
+		return s.lib, nil
+	}
+	dir := s.cfg.Dir
+	if !create {
+		if _, err := os.Stat(filepath.Join(dir, store.FileName)); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w (%s)", ErrNoLibrary, dir)
+		}
+	}
+	lib, err := store.Open(ctx, dir)
+	if err != nil {
+		return nil, hint.With(fmt.Errorf("open the library at %s: %w", dir, err),
+			"check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
+	}
+	if why := lib.ReadOnly(); why != "" {
+		s.logf("the library at %s is read-only here (%s): reading works, changes fail", dir, why)
+	}
+	for _, n := range lib.MigrationNotes() { // said once: the next open has nothing to migrate
+		s.logf("library upgraded: %s", n)
+	}
+	s.lib = lib
+	return lib, nil
+}
+
+// Close closes the library, if it was opened.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lib == nil {
+		return nil
+	}
+	err := s.lib.Close()
+	s.lib = nil
+	return err
+}
+
+// logf sends a note to the running write's Logf when it has one, else to
+// the session's.
+func (s *Session) logf(format string, args ...any) {
+	s.logMu.Lock()
+	f := s.writeLf
+	s.logMu.Unlock()
+	if f == nil {
+		f = s.cfg.Logf
+	}
+	if f != nil {
+		f(format, args...)
+	}
+}
+
+// Arxiv returns the session's arXiv client, built on first use: one client,
+// so one pacing, for every request of the session.
+func (s *Session) Arxiv() *arxiv.Client {
+	s.arxivOnce.Do(func() {
+		c := arxiv.New()
+		a := s.cfg.Arxiv
+		if a.APIURL != "" {
+			c.APIURL = a.APIURL
+		}
+		if a.PDFURL != "" {
+			c.PDFURL = a.PDFURL
+		}
+		if a.Delay != 0 {
+			c.Delay = a.Delay
+		}
+		if a.UserAgent != "" {
+			c.UserAgent = a.UserAgent
+		}
+		if a.MaxTries > 0 {
+			c.MaxTries = a.MaxTries
+		}
+		if a.Backoff > 0 {
+			c.Backoff = a.Backoff
+		}
+		c.HTTPClient = s.http
+		c.Logf = s.logf
+		s.arxiv = c
+	})
+	return s.arxiv
+}
+
+// LLM returns the model Config.LLM chooses, resolved on first use, or nil
+// (and no error) when none is configured: answers are then extractive.
+func (s *Session) LLM() (llm.LLM, error) {
+	s.llmOnce.Do(func() {
+		cfg := s.cfg.LLM
+		cfg.HTTPClient = s.http
+		s.llm, s.llmErr = llm.ResolveLLM(cfg)
+	})
+	return s.llm, s.llmErr
+}
+
+// embedOptions are Config.Embed with the session's HTTP client and the
+// warnings sent to Logf.
+func (s *Session) embedOptions() embed.Options {
+	o := s.cfg.Embed
+	o.HTTPClient = s.http
+	if o.Warn == nil {
+		o.Warn = func(msg string) { s.logf("warning: %s", msg) }
+	}
+	return o
+}
