@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -93,15 +94,11 @@ func loadFont(v lpdf.Value) *font {
 			if a := fm.Index(0).Float64(); a != 0 {
 				scale = a
 			}
-			// Type 3 glyph units have no fixed em: take the font's
-			// bounding box height, mapped to text space, as its em (a
-			// font with an identity FontMatrix is drawn at sizes like 0.24).
+			// Type 3 glyph units have no fixed em: see type3Em.
 			d := math.Abs(fm.Index(3).Float64())
 			bb := v.Key("FontBBox")
 			h := math.Abs(bb.Index(3).Float64() - bb.Index(1).Float64())
-			if em := h * d; em > 0.05 && em < 10000 {
-				f.vscale = em
-			}
+			defer func() { f.vscale = type3Em(h*d, f.widths[:], f.hasWidth[:]) }()
 		}
 		missing := desc.Key("MissingWidth").Float64() * scale
 		if missing > 0 {
@@ -155,6 +152,38 @@ func loadFont(v lpdf.Value) *font {
 		f.space[1] = []codeRange{{0, 0xffff}}
 	}
 	return f
+}
+
+// type3Em is the em of a Type 3 font in text space units, which its
+// glyph units do not fix (a font with an identity FontMatrix is drawn at
+// sizes like 0.24; Ghostscript's bitmap fonts count 600 dpi pixels): the
+// height of its FontBBox mapped to text space (bbox), unless that is
+// missing or far from what its widths say: text glyphs advance about half
+// an em, so the em is taken as twice their median width. A bounding box of
+// zeros, or one stretched by a single tall glyph, would make every gap a
+// word break, or no gap one and every line one.
+func type3Em(bbox float64, widths []float64, has []bool) float64 {
+	var ws []float64
+	for c, w := range widths {
+		if has[c] && w > 0 {
+			ws = append(ws, w)
+		}
+	}
+	byWidth := 0.0
+	if len(ws) > 0 {
+		sort.Float64s(ws)
+		byWidth = 2 * ws[len(ws)/2]
+	}
+	bboxOK := bbox > 0.05 && bbox < 10000
+	switch {
+	case bboxOK && (byWidth == 0 || bbox > 0.6*byWidth && bbox < 2.5*byWidth):
+		return bbox
+	case byWidth > 0.05 && byWidth < 10000:
+		return byWidth
+	case bboxOK:
+		return bbox
+	}
+	return 1
 }
 
 // flags reads a font descriptor's /Flags: ForceBold and Italic.

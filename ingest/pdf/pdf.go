@@ -291,9 +291,7 @@ func extract(ctx context.Context, data []byte) (doc *Document, err error) {
 	if glyphs > 0 && invisible*2 > glyphs {
 		doc.warnf("the text is an OCR layer (invisible text over scanned images): it may be garbled")
 	}
-	if glyphs > 0 && unmapped*10 > glyphs {
-		doc.warnf("%d%% of the characters use fonts with no Unicode mapping and are missing", 100*unmapped/glyphs)
-	}
+	unmappedPages(doc, layouts)
 	err = judge(doc)
 	if errors.Is(err, ErrNoText) && glyphs >= 100 && unmapped*2 > glyphs {
 		return nil, ErrNoUnicode
@@ -314,6 +312,52 @@ func extract(ctx context.Context, data []byte) (doc *Document, err error) {
 }
 
 func (a abort) Error() string { return a.err.Error() }
+
+// unmappedPages warns of the pages whose text is partly or wholly in fonts
+// that say nothing of the characters they draw (a Type 3 font whose glyphs
+// are named by an index, an Identity-H font with no ToUnicode and no usable
+// program): that text is left out, and the warning names the pages. A page
+// counts when ten or more of its characters, or a fifth, are unmapped (a
+// stray symbol is not worth a warning).
+func unmappedPages(doc *Document, pls []pageLayout) {
+	var pages []int
+	total, count := 0, 0
+	for i, pl := range pls {
+		if pl.unmapped > 0 && (pl.unmapped >= 10 || pl.unmapped*5 > pl.glyphs) {
+			pages = append(pages, i+1)
+			total += pl.glyphs
+			count += pl.unmapped
+		}
+	}
+	switch {
+	case len(pages) == 0:
+	case len(pages) == 1:
+		doc.warnf("page %d: %d of its %d characters use fonts with no Unicode mapping and are left out", pages[0], count, total)
+	default:
+		doc.warnf("pages %s: %d of their %d characters use fonts with no Unicode mapping and are left out", pageRanges(pages), count, total)
+	}
+}
+
+// pageRanges writes ascending page numbers as "1, 3-5, 9".
+func pageRanges(ps []int) string {
+	var b strings.Builder
+	for i := 0; i < len(ps); {
+		j := i
+		for j+1 < len(ps) && ps[j+1] == ps[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", ps[i], ps[j])
+		} else {
+			fmt.Fprintf(&b, "%d", ps[i])
+		}
+		i = j + 1
+	}
+	return b.String()
+}
 
 // page walks one page, recovering from panics in the library so that one
 // bad page does not lose the others. The glyphs read before a panic are kept.
