@@ -115,9 +115,17 @@ var pageNumRe = regexp.MustCompile(`^(?i)(page\s*)?[-–—(\[]?\s*(\d{1,4}|[ivx
 
 // dropFurniture marks running heads and page numbers: lines at the very top
 // or bottom of a page that are page numbers, or whose text (digits ignored)
-// repeats at the top or bottom of other pages.
+// repeats at the top or bottom of other pages. A running head or foot may
+// stand inside the page's edge with its page number on a line of its own
+// beyond it (a conference's "IJCAI-07" above the number): the line next to
+// a page number at the edge counts too when it repeats. Text
+// set in another direction than the page's (a running head on a page of
+// sideways tables) is dropped when it repeats at the edges of other pages.
 func dropFurniture(pls []pageLayout) {
-	type edge struct{ page, line int }
+	type edge struct {
+		page, line int
+		inner      bool // inside the edge, not on it
+	}
 	counts := map[string]int{}
 	var cands []edge
 	keyOf := func(s string) string {
@@ -133,13 +141,18 @@ func dropFurniture(pls []pageLayout) {
 			top = math.Max(top, l.base)
 			bot = math.Min(bot, l.base)
 		}
+		nextTo := pageNumberNeighbours(ls, top, bot)
 		seen := map[string]bool{}
 		for j, l := range ls {
 			tol := 0.5 * l.size
+			inner := false
 			if l.base < top-tol && l.base > bot+tol {
-				continue
+				if !nextTo[j] {
+					continue
+				}
+				inner = true
 			}
-			cands = append(cands, edge{i, j})
+			cands = append(cands, edge{i, j, inner})
 			k := keyOf(l.text)
 			if !seen[k] {
 				seen[k] = true
@@ -157,12 +170,23 @@ func dropFurniture(pls []pageLayout) {
 		l := &pls[c.page].lines[c.line]
 		switch {
 		case l.drop:
-		case pageNumRe.MatchString(l.text):
+		case pageNumRe.MatchString(l.text) && !c.inner:
 			l.drop = true
-		case counts[keyOf(l.text)] >= need && len(pls) >= 2:
+		case counts[keyOf(l.text)] >= need && len(pls) >= 2 && (!c.inner || hasLetters(l.text)):
 			l.drop = true
 			repeats = append(repeats, l)
 			dropped += len(l.text)
+		}
+	}
+	if len(pls) >= 2 {
+		for i := range pls {
+			kept := pls[i].rotated[:0]
+			for _, s := range pls[i].rotated {
+				if k := keyOf(s); counts[k] < need || !hasLetters(s) {
+					kept = append(kept, s)
+				}
+			}
+			pls[i].rotated = kept
 		}
 	}
 	for i := range pls {
@@ -200,6 +224,46 @@ func dropFurniture(pls []pageLayout) {
 
 // keptLines are the lines not dropped, a dropped line's start of a column
 // passed on to the next kept line.
+// pageNumberNeighbours marks the lines next to a page number that stands
+// on a line of its own at the top or bottom edge of the page (top and bot
+// are the extreme baselines): the nearest line inside it, within three of
+// its line heights.
+func pageNumberNeighbours(ls []line, top, bot float64) map[int]bool {
+	out := map[int]bool{}
+	for _, atTop := range []bool{true, false} {
+		num, near := -1, -1
+		for j, l := range ls {
+			edge := bot
+			if atTop {
+				edge = top
+			}
+			if math.Abs(l.base-edge) < 0.5*l.size && pageNumRe.MatchString(l.text) {
+				num = j
+			}
+		}
+		if num < 0 {
+			continue
+		}
+		n := ls[num]
+		for j, l := range ls {
+			d := n.base - l.base // below the top's number: positive
+			if !atTop {
+				d = l.base - n.base
+			}
+			if j == num || d <= 0.5*n.size || d > 3*math.Max(n.size, l.size) || len(l.text) > 80 {
+				continue
+			}
+			if near < 0 || math.Abs(l.base-n.base) < math.Abs(ls[near].base-n.base) {
+				near = j
+			}
+		}
+		if near >= 0 {
+			out[near] = true
+		}
+	}
+	return out
+}
+
 func keptLines(ls []line) []*line {
 	var out []*line
 	start := false

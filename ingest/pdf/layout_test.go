@@ -377,3 +377,30 @@ func TestThreeColumns(t *testing.T) {
 		t.Fatalf("three columns read out of order: %q", got)
 	}
 }
+
+// TestFooterAboveItsPageNumber: a conference footer ("IJCAI-07") with the
+// page number on a line of its own below it is a running foot on every
+// page, not a line of the columns' text; the body's last lines, which do
+// not repeat, stay.
+func TestFooterAboveItsPageNumber(t *testing.T) {
+	var pls []pageLayout
+	for p := 0; p < 5; p++ {
+		var gs []glyph
+		for i := 0; i < 30; i++ {
+			gs = append(gs, glyphsOf(72, 700-12*float64(i), "page "+itoa(p)+" body line "+itoa(i)+" of running text here")...)
+		}
+		gs = append(gs, glyphsOf(280, 320, "IJCAI-07")...)
+		gs = append(gs, glyphsOf(290, 306, itoa(1200+p))...)
+		pls = append(pls, layout(gs))
+	}
+	doc := &Document{}
+	finish(doc, pls)
+	for _, pg := range doc.Pages {
+		if strings.Contains(pg.Text, "IJCAI") || strings.Contains(pg.Text, "120") {
+			t.Errorf("page %d keeps its footer: %q", pg.N, pg.Text[len(pg.Text)-80:])
+		}
+		if !strings.Contains(pg.Text, "body line 29 of running text here") {
+			t.Errorf("page %d lost its last body line", pg.N)
+		}
+	}
+}
