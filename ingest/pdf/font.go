@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"bytes"
-	"io"
 	"math"
 	"regexp"
 	"sort"
@@ -11,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 
-	lpdf "github.com/ledongthuc/pdf"
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 )
 
 // font is what the walker needs of a PDF font: how to split a shown string
@@ -36,7 +35,7 @@ type font struct {
 	legacy     *legacyCMap // a predefined CJK CMap read as its character set (no ToUnicode)
 	vertical   bool        // writing mode 1: glyphs advance down the page
 	w1         float64     // vertical mode: the advance of each glyph (text space units, negative: down)
-	builtin    lpdf.Value  // embedded Type 1 or CFF program whose encoding is not read yet
+	builtin    object      // embedded Type 1 or CFF program whose encoding is not read yet
 	builtinCFF bool        // builtin is a bare CFF program (FontFile3 /Type1C)
 	base       [256]string // glyph names of the base encoding
 	fromDiff   [256]bool   // the code's name comes from /Differences
@@ -49,7 +48,7 @@ var subsetPrefix = regexp.MustCompile(`^[A-Z]{6}\+`)
 
 // loadFont reads a font dictionary. It never returns nil; malformed parts
 // fall back to defaults (the caller recovers panics from the library).
-func loadFont(v lpdf.Value) *font {
+func loadFont(v object) *font {
 	f := &font{dw: 0.5, vscale: 1}
 	base := v.Key("BaseFont").Name()
 	f.name = subsetPrefix.ReplaceAllString(base, "")
@@ -78,7 +77,7 @@ func loadFont(v lpdf.Value) *font {
 		if desc.IsNull() {
 			desc = d.Key("FontDescriptor")
 		}
-		if dw := d.Key("DW"); dw.Kind() == lpdf.Integer || dw.Kind() == lpdf.Real {
+		if dw := d.Key("DW"); dw.Kind() == syntax.Integer || dw.Kind() == syntax.Real {
 			f.dw = dw.Float64() / 1000
 		} else {
 			f.dw = 1
@@ -119,7 +118,7 @@ func loadFont(v lpdf.Value) *font {
 			f.standardWidths(names)
 		}
 	}
-	if tu := v.Key("ToUnicode"); tu.Kind() == lpdf.Stream {
+	if tu := v.Key("ToUnicode"); tu.Kind() == syntax.Stream {
 		f.readToUnicode(tu)
 		if !f.composite {
 			f.distrustToUnicode()
@@ -221,18 +220,18 @@ func (f *font) distrustToUnicode() {
 // (default [880 -1000]: one em down). Per-CID /W2 metrics are not read: the
 // default advance places glyphs close enough for the layout to read them
 // as one column.
-func verticalMode(enc, dw2 lpdf.Value) (vertical bool, w1 float64) {
+func verticalMode(enc, dw2 object) (vertical bool, w1 float64) {
 	switch enc.Kind() {
-	case lpdf.Name:
+	case syntax.Name:
 		vertical = strings.HasSuffix(enc.Name(), "-V")
-	case lpdf.Stream:
+	case syntax.Stream:
 		vertical = enc.Key("WMode").Int64() == 1
 	}
 	if !vertical {
 		return false, 0
 	}
 	w1 = -1
-	if a := dw2.Index(1); a.Kind() == lpdf.Integer || a.Kind() == lpdf.Real {
+	if a := dw2.Index(1); a.Kind() == syntax.Integer || a.Kind() == syntax.Real {
 		if v := a.Float64() / 1000; v < -0.05 && v > -10 {
 			w1 = v
 		}
@@ -240,16 +239,16 @@ func verticalMode(enc, dw2 lpdf.Value) (vertical bool, w1 float64) {
 	return true, w1
 }
 
-func parseCIDWidths(w lpdf.Value) map[uint32]float64 {
+func parseCIDWidths(w object) map[uint32]float64 {
 	m := map[uint32]float64{}
 	n := w.Len()
 	for i := 0; i < n && len(m) < 1<<17; {
 		c := w.Index(i)
-		if c.Kind() != lpdf.Integer {
+		if c.Kind() != syntax.Integer {
 			break
 		}
 		next := w.Index(i + 1)
-		if next.Kind() == lpdf.Array {
+		if next.Kind() == syntax.Array {
 			start := uint32(c.Int64())
 			for j := 0; j < next.Len() && j < 1<<16; j++ {
 				m[start+uint32(j)] = next.Index(j).Float64() / 1000
@@ -274,14 +273,14 @@ func parseCIDWidths(w lpdf.Value) map[uint32]float64 {
 // buildSimpleEncoding fills f.enc from /Encoding (base encoding plus
 // /Differences), or the embedded Type 1 program's built-in encoding.
 // It returns the glyph name of each code.
-func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value) [256]string {
+func (f *font) buildSimpleEncoding(v object, subtype string, desc object) [256]string {
 	enc := v.Key("Encoding")
 	var baseName string
-	var diffs lpdf.Value
+	diffs := null
 	switch enc.Kind() {
-	case lpdf.Name:
+	case syntax.Name:
 		baseName = enc.Name()
-	case lpdf.Dict:
+	case syntax.Dict:
 		baseName = enc.Key("BaseEncoding").Name()
 		diffs = enc.Key("Differences")
 	}
@@ -301,22 +300,22 @@ func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value
 		} else {
 			names = standardNames()
 		}
-		if ff := desc.Key("FontFile"); ff.Kind() == lpdf.Stream {
+		if ff := desc.Key("FontFile"); ff.Kind() == syntax.Stream {
 			// Read lazily: /Differences usually name every glyph used.
 			f.builtin = ff
-		} else if ff := desc.Key("FontFile3"); ff.Kind() == lpdf.Stream && ff.Key("Subtype").Name() == "Type1C" {
+		} else if ff := desc.Key("FontFile3"); ff.Kind() == syntax.Stream && ff.Key("Subtype").Name() == "Type1C" {
 			f.builtin, f.builtinCFF = ff, true
 		}
 	}
 	f.base = names
-	if diffs.Kind() == lpdf.Array {
+	if diffs.Kind() == syntax.Array {
 		code := -1
 		for i := 0; i < diffs.Len() && i < 1024; i++ {
 			x := diffs.Index(i)
 			switch x.Kind() {
-			case lpdf.Integer:
+			case syntax.Integer:
 				code = int(x.Int64())
-			case lpdf.Name:
+			case syntax.Name:
 				if code >= 0 && code < 256 {
 					names[code] = x.Name()
 				}
@@ -510,7 +509,7 @@ func numericGlyphText(name string, base int) string {
 // Type 1 program's own, keeping the /Differences entries.
 func (f *font) loadBuiltin() {
 	ff := f.builtin
-	f.builtin = lpdf.Value{}
+	f.builtin = nil
 	var b [256]string
 	var ok bool
 	if f.builtinCFF {
@@ -532,13 +531,12 @@ var type1EncRe = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
 
 // type1Encoding reads the built-in encoding from the clear-text part of an
 // embedded Type 1 font program.
-func type1Encoding(ff lpdf.Value) (names [256]string, ok bool) {
+func type1Encoding(ff object) (names [256]string, ok bool) {
 	n := ff.Key("Length1").Int64()
 	if n <= 0 || n > 1<<20 {
 		n = 1 << 16
 	}
-	rd := ff.Reader()
-	buf, err := io.ReadAll(io.LimitReader(rd, n))
+	buf, err := ff.Bytes(int(n))
 	if err != nil && len(buf) == 0 {
 		return names, false
 	}
@@ -602,9 +600,8 @@ func glyphText(name string) string {
 }
 
 // readToUnicode parses a /ToUnicode CMap: codespace ranges, bfchar, bfrange.
-func (f *font) readToUnicode(s lpdf.Value) {
-	rd := s.Reader()
-	data, err := io.ReadAll(io.LimitReader(rd, 4<<20))
+func (f *font) readToUnicode(s object) {
+	data, err := s.Bytes(4 << 20)
 	if err != nil && len(data) == 0 {
 		return
 	}
@@ -822,7 +819,7 @@ func (f *font) each(raw string, fn func(code uint32, n int, text string, w float
 			c := raw[i]
 			t, ok := f.toUni[uint32(c)]
 			if !ok {
-				if !f.fromDiff[c] && !f.builtin.IsNull() {
+				if !f.fromDiff[c] && f.builtin != nil {
 					f.loadBuiltin()
 				}
 				t = f.enc[c]

@@ -2,10 +2,9 @@ package pdf
 
 import (
 	"encoding/binary"
-	"io"
 	"strings"
 
-	lpdf "github.com/ledongthuc/pdf"
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 )
 
 // Reading text back out of embedded font programs, for composite fonts
@@ -24,15 +23,15 @@ const (
 
 // embeddedUnicode returns the text of each CID of a CIDFont whose
 // descriptor embeds its program, or nil.
-func embeddedUnicode(cidFont lpdf.Value) map[uint32]string {
+func embeddedUnicode(cidFont object) map[uint32]string {
 	desc := cidFont.Key("FontDescriptor")
 	var byGID func(gid int) string
 	var numGlyphs int
 	switch {
-	case desc.Key("FontFile2").Kind() == lpdf.Stream:
+	case desc.Key("FontFile2").Kind() == syntax.Stream:
 		tt := readFontFile(desc.Key("FontFile2"))
 		byGID, numGlyphs = sfntGlyphText(tt)
-	case desc.Key("FontFile3").Kind() == lpdf.Stream:
+	case desc.Key("FontFile3").Kind() == syntax.Stream:
 		ff := desc.Key("FontFile3")
 		data := readFontFile(ff)
 		if ff.Key("Subtype").Name() == "OpenType" || len(data) >= 4 && (string(data[:4]) == "OTTO" || beU32(data, 0) == 0x10000) {
@@ -45,7 +44,7 @@ func embeddedUnicode(cidFont lpdf.Value) map[uint32]string {
 		return nil
 	}
 	cidToGID := func(cid int) int { return cid }
-	if m := cidFont.Key("CIDToGIDMap"); m.Kind() == lpdf.Stream {
+	if m := cidFont.Key("CIDToGIDMap"); m.Kind() == syntax.Stream {
 		data := readFontFile(m)
 		cidToGID = func(cid int) int {
 			if 2*cid+1 < len(data) {
@@ -67,19 +66,11 @@ func embeddedUnicode(cidFont lpdf.Value) map[uint32]string {
 	return out
 }
 
-// readFontFile reads a font program or map stream; a stream the library
-// cannot decode (it panics on some filters) reads as nothing, and the font
-// stays without a Unicode map rather than losing the page.
-func readFontFile(v lpdf.Value) (b []byte) {
-	defer func() {
-		if r := recover(); r != nil {
-			if a, ok := r.(abort); ok {
-				panic(a)
-			}
-			b = nil
-		}
-	}()
-	b, _ = io.ReadAll(io.LimitReader(v.Reader(), maxFontFile))
+// readFontFile reads a font program or map stream, at most maxFontFile
+// bytes of it; a stream that cannot be decoded reads as nothing, and the
+// font stays without a Unicode map rather than losing the page.
+func readFontFile(v object) []byte {
+	b, _ := v.Bytes(maxFontFile)
 	return b
 }
 

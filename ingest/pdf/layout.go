@@ -164,6 +164,9 @@ type pageLayout struct {
 	glyphs    int
 	invisible int
 	unmapped  int
+	// images drawn, content streams, those missing and those damaged
+	images, contentStreams, brokenContent, damagedContent int
+	cut                                                   bool // content was skipped past syntax.MaxStreamBytes
 }
 
 // frame rotates p into the coordinates of text direction dir.

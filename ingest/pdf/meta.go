@@ -3,12 +3,11 @@ package pdf
 import (
 	"bytes"
 	"encoding/xml"
-	"io"
 	"regexp"
 	"strings"
 	"time"
 
-	lpdf "github.com/ledongthuc/pdf"
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 )
 
 // Metadata is what a PDF says about itself, read offline from its XMP
@@ -46,19 +45,19 @@ func (m *Metadata) set(field, source string) {
 
 // readMetadata fills doc.Meta (and may improve doc.Title from XMP). The PDF
 // library panics on malformed objects: what was read before one is kept.
-func readMetadata(rd *lpdf.Reader, pls []pageLayout, doc *Document) {
+func readMetadata(f source, pls []pageLayout, doc *Document) {
 	defer func() {
 		if recover() != nil {
 			doc.warnf("the metadata could not all be read")
 		}
 	}()
 	m := &doc.Meta
-	var info lpdf.Value
+	info := null
 	func() {
 		defer func() { recover() }()
-		info = rd.Trailer().Key("Info")
+		info = f.Trailer().Key("Info")
 	}()
-	x := readXMP(rd)
+	x := readXMP(f)
 	infoText := func(key string) string {
 		defer func() { recover() }()
 		return strings.TrimSpace(clean(info.Key(key).Text()))
@@ -163,13 +162,19 @@ type xmpFields struct {
 // readXMP parses the document's XMP packet (the catalog's /Metadata
 // stream), if any. Elements and attributes are matched by local name, as
 // producers bind the namespaces to various prefixes.
-func readXMP(rd *lpdf.Reader) (x xmpFields) {
-	defer func() { recover() }()
-	md := rd.Trailer().Key("Root").Key("Metadata")
-	if md.Kind() != lpdf.Stream {
+func readXMP(f source) (x xmpFields) {
+	defer func() {
+		if r := recover(); r != nil {
+			if a, ok := r.(syntax.Abort); ok {
+				panic(a)
+			}
+		}
+	}()
+	md := f.Root().Key("Metadata")
+	if md.Kind() != syntax.Stream {
 		return x
 	}
-	data, err := io.ReadAll(io.LimitReader(md.Reader(), 1<<20))
+	data, err := md.Bytes(1 << 20)
 	if err != nil && len(data) == 0 {
 		return x
 	}

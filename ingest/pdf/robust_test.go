@@ -45,6 +45,10 @@ func TestHostileFiles(t *testing.T) {
 		{file: "xobject_self.pdf", hasText: true},
 		{file: "cmap_bomb.pdf", err: ErrGarbled},
 		{file: "huge_inline_image.pdf", hasText: true},
+		// compression bombs: a page compressed twice, inflating to 0.5-3 GiB
+		{file: "flate2_spaces_512m.pdf", err: ErrTooLarge, msg: "decodes to more than 64 MB, and none of what was read is text"},
+		{file: "flate2_spaces_3g.pdf", err: ErrTooLarge, msg: "decodes to more than 64 MB, and none of what was read is text"},
+		{file: "flate2_textops_1g.pdf", msg: "content over 64 MB: the rest is skipped"},
 	}
 	if got := len(pdfsIn(t, dir)); got != len(cases) {
 		t.Errorf("%d files in %s, %d in this table: give each an expected outcome", got, dir, len(cases))

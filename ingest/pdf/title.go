@@ -6,20 +6,18 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-
-	lpdf "github.com/ledongthuc/pdf"
 )
 
 // chooseTitle prefers a sensible Info /Title, else the largest-font lines
 // at the top of the first page.
-func chooseTitle(rd *lpdf.Reader, pls []pageLayout, doc *Document) (title string) {
+func chooseTitle(f source, pls []pageLayout, doc *Document) (title string) {
 	defer func() {
 		if recover() != nil {
 			title = guessTitle(pls, bodySize(pls))
 		}
 	}()
 	guess := guessTitle(pls, bodySize(pls))
-	t := strings.TrimSpace(clean(rd.Trailer().Key("Info").Key("Title").Text()))
+	t := strings.TrimSpace(clean(f.Trailer().Key("Info").Key("Title").Text()))
 	// Producers fill /Title with file names, "Microsoft Word - x.docx" or
 	// the whole first paragraph; trust it when it is short and printed on
 	// the first page.

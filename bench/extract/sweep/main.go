@@ -3,7 +3,7 @@
 // prints the figures grouped by suite (the first folder under -pdfs) and by
 // cause (from a labels file), with research papers on their own line.
 //
-//	go run ./bench/extract/sweep [-j 2] [-labels FILE] [-out RESULTS.tsv] [-base OLD.tsv] [-v] [-pdfs DIR -refs DIR]
+//	go run ./bench/extract/sweep [-j 2] [-labels FILE] [-out RESULTS.tsv] [-base OLD.tsv] [-v] [-pdfs DIR -refs DIR] [-reader ledongthuc]
 //
 // Defaults are the peer set: -pdfs ../shared/data/pdfs/peer/pdfs, -refs
 // ../shared/data/pdfs/peer/reference-text, -labels
@@ -76,15 +76,16 @@ func main() {
 	base := flag.String("base", "", "compare with per-file results of an earlier run")
 	verbose := flag.Bool("v", false, "print every file's figures")
 	only := flag.String("only", "", "only files whose path contains this")
+	asMB := flag.Int("as", 8192, "address-space limit of each child, MB (Go reserves ~700 MB of it at start)")
+	reader := flag.String("reader", "own", "what reads the files' objects: own (package syntax, as extraction does) or ledongthuc (github.com/ledongthuc/pdf on syntax's clean copy)")
 	from := flag.String("from", "", "report on per-file results written by an earlier -out instead of extracting")
 	detectMode := flag.Bool("detect", false, "print the features of each file as a labels file instead of scoring")
 	detectWorker := flag.Bool("detect-worker", false, "internal: print the features of one file")
 	flag.Parse()
 	if *worker {
-		os.Exit(runWorker(flag.Arg(0), flag.Arg(1)))
+		os.Exit(runWorker(flag.Arg(0), flag.Arg(1), *reader))
 	}
 	if *detectWorker {
-		limitMemory()
 		fmt.Println(strings.Join(detectOne(flag.Arg(0)), ","))
 		return
 	}
@@ -108,7 +109,7 @@ func main() {
 	if *detectMode {
 		for _, rel := range files {
 			ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-			out, err := exec.CommandContext(ctx, self, "-detect-worker", filepath.Join(*pdfDir, rel)).Output()
+			out, err := limited(ctx, *asMB, self, "-detect-worker", filepath.Join(*pdfDir, rel)).Output()
 			cancel()
 			fs := strings.TrimSpace(string(out))
 			if err != nil {
@@ -151,7 +152,7 @@ func main() {
 			for i := range next {
 				rel := files[i]
 				ref := filepath.Join(*refDir, strings.TrimSuffix(rel, ".pdf")+".txt")
-				results[i] = runChild(self, filepath.Join(*pdfDir, rel), ref, *timeout)
+				results[i] = runChild(self, filepath.Join(*pdfDir, rel), ref, *reader, *asMB, *timeout)
 				results[i].File = rel
 			}
 		}()
@@ -202,10 +203,10 @@ func listPDFs(dir, only string) ([]string, error) {
 }
 
 // runChild extracts one file in a child process.
-func runChild(self, pdfPath, refPath string, timeout time.Duration) result {
+func runChild(self, pdfPath, refPath, reader string, asMB int, timeout time.Duration) result {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, self, "-worker", pdfPath, refPath)
+	cmd := limited(ctx, asMB, self, "-worker", "-reader", reader, pdfPath, refPath)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -236,6 +237,15 @@ func runChild(self, pdfPath, refPath string, timeout time.Duration) result {
 	return r
 }
 
+// limited runs a command under an address-space limit (MB), so that a
+// file that makes the parser allocate without bound fails alone. The limit
+// is set by a shell that then becomes the command: the Go runtime sizes the
+// address space it reserves at start to a limit it finds then (a process
+// that lowers its own limit later dies at its next reservation).
+func limited(ctx context.Context, asMB int, name string, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `ulimit -v "$0" && exec "$@"`, strconv.Itoa(asMB << 10), name}, args...)...)
+}
+
 func refInfo(path string) (bool, int) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -244,16 +254,22 @@ func refInfo(path string) (bool, int) {
 	return true, len([]rune(string(b)))
 }
 
-// runWorker is the child: it caps its own address space, extracts, scores
-// and prints one JSON result.
-func runWorker(pdfPath, refPath string) int {
-	limitMemory()
+// runWorker is the child: it extracts, scores and prints one JSON result.
+func runWorker(pdfPath, refPath, reader string) int {
 	var r result
 	ref, rerr := os.ReadFile(refPath)
 	r.HasRef = rerr == nil
 	r.RefChars = len([]rune(string(ref)))
 	start := time.Now()
-	doc, err := pdf.ExtractFile(context.Background(), pdfPath)
+	rd := pdf.OwnReader
+	if reader == "ledongthuc" {
+		rd = pdf.Ledongthuc
+	}
+	var doc *pdf.Document
+	data, err := os.ReadFile(pdfPath)
+	if err == nil {
+		doc, err = pdf.ExtractBytesWith(context.Background(), data, rd)
+	}
 	r.Millis = time.Since(start).Milliseconds()
 	var text string
 	if doc != nil {
@@ -278,13 +294,6 @@ func runWorker(pdfPath, refPath string) int {
 		return 1
 	}
 	return 0
-}
-
-// limitMemory caps the process's address space at 8 GB, so that a file
-// that makes the parser allocate without bound fails alone.
-func limitMemory() {
-	lim := syscall.Rlimit{Cur: 8 << 30, Max: 8 << 30}
-	_ = syscall.Setrlimit(syscall.RLIMIT_AS, &lim)
 }
 
 func oneLine(s string) string {
