@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"math"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -108,10 +107,10 @@ func findStamp(doc *Document, pls []pageLayout) {
 	}
 }
 
-var dotlessAccent = regexp.MustCompile(`ı([\x{300}-\x{30c}])`)
+var dotlessAccent = lazyRegexp(`ı([\x{300}-\x{30c}])`)
 
-var digitsRe = regexp.MustCompile(`\d+`)
-var pageNumRe = regexp.MustCompile(`^(?i)(page\s*)?[-–—(\[]?\s*(\d{1,4}|[ivxlc]{1,6})\s*[-–—)\]]?(\s*(of|/)\s*\d{1,4})?$`)
+var digitsRe = lazyRegexp(`\d+`)
+var pageNumRe = lazyRegexp(`^(?i)(page\s*)?[-–—(\[]?\s*(\d{1,4}|[ivxlc]{1,6})\s*[-–—)\]]?(\s*(of|/)\s*\d{1,4})?$`)
 
 // dropFurniture marks running heads and page numbers: lines at the very top
 // or bottom of a page that are page numbers, or whose text (digits ignored)
@@ -402,21 +401,21 @@ func wordRun(s string, tail bool) string {
 
 var suspended = map[string]bool{"and": true, "or": true, "to": true, "nor": true, "vs": true, "versus": true, "und": true, "et": true, "ou": true}
 
-var tocEntry = regexp.MustCompile(`\s(\d{1,4}|[ivxl]{1,5})$`)
-var letterHeading = regexp.MustCompile(`^[A-H]\.?\s`)
-var numberedHeading = regexp.MustCompile(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}`)
+var tocEntry = lazyRegexp(`\s(\d{1,4}|[ivxl]{1,5})$`)
+var letterHeading = lazyRegexp(`^[A-H]\.?\s`)
+var numberedHeading = lazyRegexp(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}`)
 
 // romanHeading is a section heading numbered in Roman numerals and set in
 // capitals (IEEE's "III. PROPOSED METHOD", in small capitals of the body's
 // size).
-var romanHeading = regexp.MustCompile(`^[IVX]{1,5}\.\s+[\p{Lu}\d][\p{Lu}\d\s\-:,&'’/()]+$`)
+var romanHeading = lazyRegexp(`^[IVX]{1,5}\.\s+[\p{Lu}\d][\p{Lu}\d\s\-:,&'’/()]+$`)
 
 // letterSubheading is a subsection heading lettered "A." and set in italics
 // (IEEE's "B. Combining Self-Attention Mechanisms With CNNs").
-var letterSubheading = regexp.MustCompile(`^[A-H]\.\s+\p{Lu}`)
+var letterSubheading = lazyRegexp(`^[A-H]\.\s+\p{Lu}`)
 
-var digitHeading = regexp.MustCompile(`^\d{1,2}(\.\d{1,2})*\.?\s`)
-var namedHeading = regexp.MustCompile(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
+var digitHeading = lazyRegexp(`^\d{1,2}(\.\d{1,2})*\.?\s`)
+var namedHeading = lazyRegexp(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
 
 // isHeading says whether a line is a section heading: short, and set in a
 // larger or bold font, numbered or one of the usual section names.

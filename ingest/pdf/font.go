@@ -3,7 +3,6 @@ package pdf
 import (
 	"bytes"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,7 +43,7 @@ type font struct {
 
 type codeRange struct{ lo, hi uint32 }
 
-var subsetPrefix = regexp.MustCompile(`^[A-Z]{6}\+`)
+var subsetPrefix = lazyRegexp(`^[A-Z]{6}\+`)
 
 // loadFont reads a font dictionary. It never returns nil; malformed parts
 // fall back to defaults (the caller recovers panics from the library).
@@ -527,7 +526,7 @@ func (f *font) loadBuiltin() {
 	}
 }
 
-var type1EncRe = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
+var type1EncRe = lazyRegexp(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
 
 // type1Encoding reads the built-in encoding from the clear-text part of an
 // embedded Type 1 font program.
@@ -564,7 +563,7 @@ func type1Encoding(ff object) (names [256]string, ok bool) {
 // glyphText maps an Adobe glyph name to text: the glyph list, uniXXXX,
 // uXXXX[XX], and suffixed variants such as "a.sc" or "f_i".
 func glyphText(name string) string {
-	if r, ok := glyphNames[name]; ok {
+	if r, ok := glyphNames()[name]; ok {
 		return string(r)
 	}
 	if i := strings.IndexByte(name, '.'); i > 0 {

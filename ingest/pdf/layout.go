@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -1321,7 +1320,7 @@ func joinSpanned(cols [][]*frag, near [][]*frag, rows [][]*frag) [][][]*frag {
 	return out
 }
 
-var numericCell = regexp.MustCompile(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
+var numericCell = lazyRegexp(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
 
 // cellsOfText says whether most cells (two in three) hold a number, a dash
 // or a word of two letters or more: the pieces of a display equation

@@ -270,11 +270,11 @@ func isContainer(name string) bool {
 }
 
 var (
-	doiRe    = regexp.MustCompile(`\b(10\.\d{4,9}/[^\s"<>{}]+)`)
-	arxivDOI = regexp.MustCompile(`(?i)^10\.48550/arxiv\.(\d{4}\.\d{4,5}(?:v\d+)?)$`)
+	doiRe    = lazyRegexp(`\b(10\.\d{4,9}/[^\s"<>{}]+)`)
+	arxivDOI = lazyRegexp(`(?i)^10\.48550/arxiv\.(\d{4}\.\d{4,5}(?:v\d+)?)$`)
 	// pageDOIRe wants the DOI labelled or as a resolver URL: a bare
 	// 10.xxx/yyy on page 1 may be a cited work's.
-	pageDOIRe = regexp.MustCompile(`(?i)(?:\bdoi\s*[:.]?\s*|doi\.org/)(10\.\d{4,9}/[^\s"<>{}]+)`)
+	pageDOIRe = lazyRegexp(`(?i)(?:\bdoi\s*[:.]?\s*|doi\.org/)(10\.\d{4,9}/[^\s"<>{}]+)`)
 )
 
 func doiIn(s string) string {
@@ -311,8 +311,8 @@ func pageDOI(doc *Document) string {
 }
 
 var (
-	arxivURL        = regexp.MustCompile(`(?i)arxiv\.org/(?:abs|pdf)/((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
-	arxivMentionPat = regexp.MustCompile(`(?i)\barxiv:\s?((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
+	arxivURL        = lazyRegexp(`(?i)arxiv\.org/(?:abs|pdf)/((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
+	arxivMentionPat = lazyRegexp(`(?i)\barxiv:\s?((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
 )
 
 // arxivMention finds the paper's own arXiv id on the first page: an
@@ -325,7 +325,7 @@ func arxivMention(doc *Document) string {
 	}
 	text := doc.Pages[0].Text
 	best := map[string]string{} // versionless id -> longest form seen
-	for _, re := range []*regexp.Regexp{arxivURL, arxivMentionPat} {
+	for _, re := range []*regexp.Regexp{arxivURL.get(), arxivMentionPat.get()} {
 		for _, m := range re.FindAllStringSubmatch(text, -1) {
 			id := m[1]
 			if bare := versionless(id); len(id) > len(best[bare]) {
@@ -342,7 +342,7 @@ func arxivMention(doc *Document) string {
 	return ""
 }
 
-var versionSuffix = regexp.MustCompile(`v\d+$`)
+var versionSuffix = lazyRegexp(`v\d+$`)
 
 func versionless(id string) string { return versionSuffix.ReplaceAllString(id, "") }
 
@@ -362,7 +362,7 @@ func splitAuthorList(s string) []string {
 	return out
 }
 
-var andSep = regexp.MustCompile(`(?i)\s+(?:and|&)\s+`)
+var andSep = lazyRegexp(`(?i)\s+(?:and|&)\s+`)
 
 // plausibleAuthors rejects what producers put in author fields that is no
 // author list: a user name, "Administrator", a typesetter.
@@ -405,9 +405,9 @@ func xmpDate(s string) string {
 }
 
 var (
-	isoDate = regexp.MustCompile(`^((?:19|20)\d\d)-?(\d\d)?-?(\d\d)?`)
-	yearRe  = regexp.MustCompile(`\b(?:19|20)\d\d\b`)
-	pdfDay  = regexp.MustCompile(`^D:((?:19|20)\d\d)(\d\d)?(\d\d)?`)
+	isoDate = lazyRegexp(`^((?:19|20)\d\d)-?(\d\d)?-?(\d\d)?`)
+	yearRe  = lazyRegexp(`\b(?:19|20)\d\d\b`)
+	pdfDay  = lazyRegexp(`^D:((?:19|20)\d\d)(\d\d)?(\d\d)?`)
 )
 
 // pdfDate reads a PDF date ("D:20230210013806Z") as YYYY-MM-DD.
@@ -428,7 +428,7 @@ func pdfDate(s string) string {
 // venueYear matches a year on a line of the first page that says where
 // and when the paper appeared: "Findings of ... NAACL 2024, pages ...",
 // "Published as a conference paper at ICLR 2024", "© 2023 ...".
-var venueYear = regexp.MustCompile(`(?i)(?:©|\(c\)|copyright|proceedings|findings of|published (?:as|in|at)|conference|journal|transactions|workshop)\D{0,80}?\b((?:19|20)\d\d)\b`)
+var venueYear = lazyRegexp(`(?i)(?:©|\(c\)|copyright|proceedings|findings of|published (?:as|in|at)|conference|journal|transactions|workshop)\D{0,80}?\b((?:19|20)\d\d)\b`)
 
 func printedYear(pls []pageLayout) string {
 	if len(pls) == 0 {

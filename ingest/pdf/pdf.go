@@ -33,7 +33,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -409,7 +408,7 @@ func (x *extraction) page(pg object) (pl pageLayout, err error) {
 // recovered panic): the fuzz test fails on it.
 var errInternal = errors.New("malformed PDF (internal error)")
 
-var arxivStamp = regexp.MustCompile(`arXiv:\s*((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)\s*(?:\[[^\]]*\]\s*)?(\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})?`)
+var arxivStamp = lazyRegexp(`arXiv:\s*((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)\s*(?:\[[^\]]*\]\s*)?(\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})?`)
 
 func (d *Document) warnf(format string, args ...any) {
 	d.Warnings = append(d.Warnings, fmt.Sprintf(format, args...))

@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -37,27 +36,27 @@ import (
 // captionStart matches the label that opens a caption: "Figure 3:", "Fig.
 // 2.", "Table 1", "TABLE IV" (IEEE sets the label on a line of its own),
 // "Algorithm 1", "Supplementary Figure S2 |".
-var captionStart = regexp.MustCompile(`^(?:(?:Supplementary|Extended Data|Suppl\.)\s+)?` +
+var captionStart = lazyRegexp(`^(?:(?:Supplementary|Extended Data|Suppl\.)\s+)?` +
 	`(Figure|Fig\.?|FIGURE|FIG\.?|Table|TABLE|Tab\.|Algorithm|ALGORITHM|Listing|Scheme|Chart|Plate|Exhibit|图|表)\s*` +
 	`(?:[A-Z]?\d+|[IVXLC]+)[a-z]?(?:[.-]\d+)*\s*(?:[:.|—–]|$)`)
 
 // captionLabelOnly is a caption label on a line of its own ("TABLE II"),
 // with the title on the lines below.
-var captionLabelOnly = regexp.MustCompile(`^(?:TABLE|Table|FIGURE|Figure|FIG\.?|Fig\.?)\s+(?:[A-Z]?\d+|[IVXLC]+)\.?$`)
+var captionLabelOnly = lazyRegexp(`^(?:TABLE|Table|FIGURE|Figure|FIG\.?|Fig\.?)\s+(?:[A-Z]?\d+|[IVXLC]+)\.?$`)
 
 // refsHeading is the heading of a reference list.
-var refsHeading = regexp.MustCompile(`^(?i)(?:[0-9]{1,2}\.?\s*|[IVX]{1,4}\.\s*)?(references?|bibliography|literature cited|works cited|references and notes|cited literature|参考文献|références|literatur(?:verzeichnis)?)\.?$`)
+var refsHeading = lazyRegexp(`^(?i)(?:[0-9]{1,2}\.?\s*|[IVX]{1,4}\.\s*)?(references?|bibliography|literature cited|works cited|references and notes|cited literature|参考文献|références|literatur(?:verzeichnis)?)\.?$`)
 
 // contentsHeading is the heading of a table of contents, whose lines are
 // read as a table.
-var contentsHeading = regexp.MustCompile(`^(?i)(?:table of )?contents$`)
+var contentsHeading = lazyRegexp(`^(?i)(?:table of )?contents$`)
 
 // footnoteMark opens a footnote: a number, a symbol or a letter set as a
 // mark, then text.
-var footnoteMark = regexp.MustCompile(`^(?:\d{1,2}|[*∗†‡§¶#]+|[a-z])\s*\S|^https?://`)
+var footnoteMark = lazyRegexp(`^(?:\d{1,2}|[*∗†‡§¶#]+|[a-z])\s*\S|^https?://`)
 
 // eqNumber ends a display equation: "(3)", "(2.4)", "(A1)".
-var eqNumber = regexp.MustCompile(`\(\s*[A-Z]?\d{1,3}(?:\.\d{1,3})?[a-z]?\s*\)$`)
+var eqNumber = lazyRegexp(`\(\s*[A-Z]?\d{1,3}(?:\.\d{1,3})?[a-z]?\s*\)$`)
 
 // assignRoles labels every kept line of the document, pages in order, with
 // its role. body is the body text's size.
@@ -337,7 +336,7 @@ func upperShare(s string) float64 {
 	return float64(up) / float64(n)
 }
 
-var numberToken = regexp.MustCompile(`^[-–−+±~<>≈(]?[$€£]?\d[\d.,]*[%)*†‡]?$|^[-–—]$`)
+var numberToken = lazyRegexp(`^[-–−+±~<>≈(]?[$€£]?\d[\d.,]*[%)*†‡]?$|^[-–—]$`)
 
 // rowLike says whether a line looks like a table row: three or more cells
 // of a few words each, or mostly numbers.

@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -53,12 +52,12 @@ func onFirstPage(t string, pls []pageLayout) bool {
 	return lt != "" && strings.Contains(lettersOnly(b.String()), lt)
 }
 
-var badTitle = regexp.MustCompile(`(?i)(\.(pdf|docx?|tex|dvi|ps|indd)$|^untitled|^microsoft word|^arxiv:|^title$|^paper$|^\s*$|^[\w\-]+\.\w+$|^doi:)`)
+var badTitle = lazyRegexp(`(?i)(\.(pdf|docx?|tex|dvi|ps|indd)$|^untitled|^microsoft word|^arxiv:|^title$|^paper$|^\s*$|^[\w\-]+\.\w+$|^doi:)`)
 
 // headingRe matches the headings a document's first page may set largest
 // that name a part of it, not the document: "Table of Contents", "1
 // Introduction", "Preface".
-var headingRe = regexp.MustCompile(`(?i)^((\d+(\.\d+)*|[IVX]+)\.?\s+)?(table of contents|contents|introduction|preface|foreword|abstract|summary|acknowledge?ments|references|bibliography|appendix( [A-Z])?|index|glossary|chapter \d+)$`)
+var headingRe = lazyRegexp(`(?i)^((\d+(\.\d+)*|[IVX]+)\.?\s+)?(table of contents|contents|introduction|preface|foreword|abstract|summary|acknowledge?ments|references|bibliography|appendix( [A-Z])?|index|glossary|chapter \d+)$`)
 
 // SectionHeading says whether t is a heading of a part of a document
 // ("Table of Contents", "1 Introduction"), which is no title of it.
