@@ -9,6 +9,7 @@ import (
 
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -30,7 +31,18 @@ func pdfPassages(t *testing.T, file, id, title string) []evidence {
 	}
 	var pages []chunk.Page
 	for i, p := range doc.Pages {
-		pages = append(pages, chunk.Page{N: i + 1, Text: p.Text})
+		// The text as chunks held it before roles: tables and captions in
+		// the prose (these cases read them there), running heads and page
+		// numbers left out.
+		var spans []chunk.Span
+		for _, s := range p.Spans {
+			r := role.Body
+			if s.Role == role.Furniture {
+				r = role.Furniture
+			}
+			spans = append(spans, chunk.Span{Start: s.Start, End: s.End, Role: r})
+		}
+		pages = append(pages, chunk.Page{N: i + 1, Text: p.Text, Spans: spans})
 	}
 	var ev []evidence
 	for _, c := range chunk.Body(id, pages, 1, chunk.Options{}) {

@@ -57,15 +57,17 @@ func newExtractCmd(g *globalOptions) *cobra.Command {
 		Short: "Print the text of a PDF, page by page, as ingest reads it",
 		Long: `extract prints the text of a PDF in reading order, pages separated by form
 feeds (\f) as pdftotext does: words from glyph positions, ligatures and other
-compatibility characters normalised, hyphenated line ends joined, running
-heads, page numbers, line numbers and the arXiv side stamp left out.
+compatibility characters normalised, hyphenated line ends joined, margin
+line numbers left out.
 
 Every line has a role: body text, heading, caption, table, figure (text
-inside a figure), footnote, reference (an entry of the reference list) or
-equation; --roles prints each line after its role and a tab, --json gives
-each page's spans of text by role. Ingest cuts chunks at changes of role.
+inside a figure), footnote, reference (an entry of the reference list),
+equation, or furniture (running heads and feet, page numbers, the arXiv
+stamp: each a paragraph of its own, never inside a sentence); --roles prints
+each line after its role and a tab, --json gives each page's spans of text
+by role. Ingest cuts chunks at changes of role and leaves furniture out.
 
-This is exactly the text papers ingest stores. Warnings go to stderr.`,
+Warnings go to stderr.`,
 		Example: `  papers extract paper.pdf | less
   papers extract paper.pdf | tr '\f' '\n' | wc -w
   papers extract --json paper.pdf | jq -r '.pages[] | select(.n == 3) | .text'
@@ -78,7 +80,7 @@ This is exactly the text papers ingest stores. Warnings go to stderr.`,
 		},
 	}
 	addJSON(c, &o.json, `print one JSON object: {"pages":[{"n":1,"text":"...","spans":[{"start":0,"end":120,"role":"body"}]}],"title":...,"warnings":[...]}`)
-	c.Flags().BoolVar(&o.roles, "roles", false, "print each line after its role and a tab (body, heading, caption, table, figure, footnote, reference, equation)")
+	c.Flags().BoolVar(&o.roles, "roles", false, "print each line after its role and a tab (body, heading, caption, table, figure, footnote, reference, equation, furniture)")
 	return c
 }
 

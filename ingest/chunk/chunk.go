@@ -126,7 +126,8 @@ type sentence struct {
 // nor two roles: prose (body text and its headings) is cut into sentences
 // and chunks of role.Body; a caption, table, figure's text, footnote,
 // reference entries or equation is a chunk of its own role (or several,
-// cut at its lines), its lines kept as lines. A sentence or line longer
+// cut at its lines), its lines kept as lines; running heads and page
+// numbers (role.Furniture) are in no chunk. A sentence or line longer
 // than Size words is cut into Size-word pieces.
 func Body(paperID string, pages []Page, firstSeq int, opt Options) []store.Chunk {
 	opt = opt.resolved()
@@ -213,6 +214,9 @@ func split(pages []Page, maxWords int) []sentence {
 				continue
 			}
 			text := sg.text
+			if sg.role == role.Furniture {
+				continue // running heads, page numbers: in no chunk
+			}
 			if sg.role != role.Body {
 				// lines stay lines: a table's rows, a caption's lines
 				para := true
@@ -315,8 +319,8 @@ func segments(p Page) []segment {
 	var out []segment
 	prev, cur := 0, role.Body
 	for _, c := range cuts {
-		if c.at < prev {
-			continue
+		if c.at < prev || c.isRole && c.role == cur {
+			continue // out of order, or no change of role
 		}
 		if c.at > prev {
 			out = append(out, segment{text: p.Text[prev:c.at], role: cur})

@@ -11,9 +11,10 @@ import (
 	"github.com/papers-cli/papers/role"
 )
 
-// finish turns the laid-out pages into the Document's pages: it takes the
-// arXiv stamp out, drops running heads and page numbers, normalises the text,
-// joins hyphenated words and finds headings.
+// finish turns the laid-out pages into the Document's pages: it finds the
+// arXiv stamp, running heads and page numbers (kept as furniture), normalises
+// the text, finds headings and every line's role, and joins hyphenated
+// words.
 func finish(doc *Document, pls []pageLayout) {
 	for i := range pls {
 		for j := range pls[i].lines {
@@ -29,15 +30,15 @@ func finish(doc *Document, pls []pageLayout) {
 	vocab := vocabulary(pls)
 	pages := make([][]*line, len(pls))
 	for i := range pls {
-		pages[i] = keptLines(pls[i].lines)
+		pages[i] = textLines(pls[i].lines)
 		for _, l := range pages[i] {
-			l.heading = isHeading(l, body, i)
+			l.heading = !l.drop && isHeading(l, body, i)
 		}
 	}
 	assignRoles(pages, body)
 	for i, lines := range pages {
 		dehyphenate(lines, vocab)
-		doc.Pages = append(doc.Pages, render(i+1, lines, pls[i].rotated))
+		doc.Pages = append(doc.Pages, render(i+1, lines, pls[i].rotated, pls[i].furniture))
 	}
 }
 
@@ -88,7 +89,9 @@ func findStamp(doc *Document, pls []pageLayout) {
 	for i := range pls {
 		kept := pls[i].rotated[:0]
 		for _, s := range pls[i].rotated {
-			if !try(s) {
+			if try(s) {
+				pls[i].furniture = append(pls[i].furniture, s)
+			} else {
 				kept = append(kept, s)
 			}
 		}
@@ -183,6 +186,8 @@ func dropFurniture(pls []pageLayout) {
 			for _, s := range pls[i].rotated {
 				if k := keyOf(s); counts[k] < need || !hasLetters(s) {
 					kept = append(kept, s)
+				} else {
+					pls[i].furniture = append(pls[i].furniture, s)
 				}
 			}
 			pls[i].rotated = kept
@@ -221,8 +226,6 @@ func dropFurniture(pls []pageLayout) {
 	}
 }
 
-// keptLines are the lines not dropped, a dropped line's start of a column
-// passed on to the next kept line.
 // pageNumberNeighbours marks the lines next to a page number that stands
 // on a line of its own at the top or bottom edge of the page (top and bot
 // are the extreme baselines): the nearest line inside it, within three of
@@ -263,16 +266,11 @@ func pageNumberNeighbours(ls []line, top, bot float64) map[int]bool {
 	return out
 }
 
-func keptLines(ls []line) []*line {
+// textLines are the lines that hold text, furniture (drop) included.
+func textLines(ls []line) []*line {
 	var out []*line
-	start := false
 	for i := range ls {
-		start = start || ls[i].groupStart
-		if !ls[i].drop && ls[i].text != "" {
-			if start && !ls[i].groupStart {
-				ls[i].groupStart, ls[i].paraGap = true, true
-			}
-			start = false
+		if ls[i].text != "" {
 			out = append(out, &ls[i])
 		}
 	}
@@ -467,7 +465,7 @@ func continues(a, b string) bool {
 
 // render writes a page's lines as text, recording heading offsets and the
 // spans of each role.
-func render(n int, lines []*line, rotated []string) Page {
+func render(n int, lines []*line, rotated, furniture []string) Page {
 	var b strings.Builder
 	p := Page{N: n}
 	mark := func(r role.Role) {
@@ -529,6 +527,16 @@ func render(n int, lines []*line, rotated []string) Page {
 		// a table's sideways headings
 		mark(role.Figure)
 		for _, s := range rotated {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	if len(furniture) > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		mark(role.Furniture)
+		for _, s := range furniture {
 			b.WriteString(s)
 			b.WriteByte('\n')
 		}

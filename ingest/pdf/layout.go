@@ -157,7 +157,8 @@ type line struct {
 // pageLayout is the laid-out text of one page.
 type pageLayout struct {
 	lines     []line
-	rotated   []string // text drawn in other directions (e.g. the arXiv side stamp)
+	rotated   []string // text drawn in other directions (axis labels, sideways table heads)
+	furniture []string // text in other directions that is furniture: the arXiv side stamp, sideways running heads
 	sizes     map[int]int
 	warnings  []string
 	glyphs    int

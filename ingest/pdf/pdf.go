@@ -8,8 +8,8 @@
 // standard widths of the 14 base fonts where /Widths is missing), drops
 // glyphs outside the page's MediaBox as pdftotext does, rebuilds words,
 // lines, columns and paragraphs from glyph positions, and keeps running
-// heads, page numbers, margin line numbers and the arXiv side stamp out of
-// the body text.
+// heads, page numbers and the arXiv side stamp apart from the body text (as
+// furniture) and margin line numbers out of it.
 //
 // The text of a page is plain UTF-8 in NFKC (ligatures such as "ﬁ" become
 // "fi"), words separated by single spaces, lines by "\n", paragraphs by a
@@ -56,9 +56,10 @@ type Page struct {
 	// Spans say what each part of Text is there for: they cover Text
 	// from 0 to len(Text) in order, each a run of whole lines of one role
 	// (role.Body, role.Heading, role.Caption, role.Table, role.Figure,
-	// role.Footnote, role.Reference or role.Equation; running heads and
-	// page numbers are not in Text), with the blank line after a run in
-	// it. A change of role always starts a paragraph.
+	// role.Footnote, role.Reference, role.Equation, or role.Furniture for
+	// running heads and feet, page numbers and the arXiv stamp), with the
+	// blank line after a run in it. A change of role always starts a
+	// paragraph, so furniture never stands inside a sentence.
 	Spans []Span
 }
 

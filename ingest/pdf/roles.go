@@ -29,8 +29,9 @@ import (
 //     the first one starting with a mark ("1", "*", "†");
 //   - the reference list runs from its heading ("References",
 //     "Bibliography") to the next heading;
-//   - running heads, page numbers and line numbers are furniture, taken out
-//     of the text before (dropFurniture, dropLineNumbers);
+//   - running heads and feet, page numbers and the arXiv stamp are
+//     furniture (dropFurniture, findStamp; margin line numbers are left
+//     out before the layout);
 //   - the rest is body text.
 
 // captionStart matches the label that opens a caption: "Figure 3:", "Fig.
@@ -66,6 +67,8 @@ func assignRoles(pages [][]*line, body float64) {
 		frontMatter(ls, p)
 		for _, l := range ls {
 			switch {
+			case l.drop:
+				l.role = role.Furniture
 			case l.heading:
 				l.role = role.Heading
 				inRefs = refsHeading.MatchString(l.text)
@@ -211,6 +214,10 @@ func footnotes(ls []*line, body float64) {
 		for start > 0 && !ls[start].groupStart {
 			start--
 		}
+		next := start
+		for end > start && ls[end-1].role == role.Furniture {
+			end-- // a page number under the footnotes
+		}
 		// the run of small lines that ends the group
 		k := end
 		for k > start && small(ls[k-1]) && end-k < 15 {
@@ -229,7 +236,7 @@ func footnotes(ls []*line, body float64) {
 				}
 			}
 		}
-		end = start
+		end = next
 	}
 }
 

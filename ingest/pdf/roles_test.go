@@ -24,6 +24,21 @@ func lineRoles(doc *Document) map[string]role.Role {
 	return out
 }
 
+// bodyText is the document's text without its furniture (running heads,
+// page numbers, the arXiv stamp).
+func bodyText(doc *Document) string {
+	var b strings.Builder
+	for _, p := range doc.Pages {
+		for _, s := range p.Spans {
+			if s.Role != role.Furniture {
+				b.WriteString(p.Text[s.Start:s.End])
+			}
+		}
+		b.WriteByte('\f')
+	}
+	return b.String()
+}
+
 // TestRoles: lines of real papers and what they are there for, one or two
 // per role and layout (ACL's two columns with figures, tables, footnotes and
 // display math; IEEE's small-capital headings and tables captioned above
