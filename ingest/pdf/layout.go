@@ -642,8 +642,19 @@ func order(frags []*frag) []line {
 	colOf := make(map[*frag]int, len(frags))
 	bounds := make(map[*frag][]float64, len(frags))
 	var split []*frag
-	slab := func(fs []*frag) {
+	var slab func(fs []*frag, depth int)
+	slab = func(fs []*frag, depth int) {
 		gs := findGutters(fs, 0)
+		if len(gs) == 0 && depth < 3 {
+			// Columns above a full-width table or figure that no line
+			// spanning the page sets apart: look again on each side of
+			// the widest blank strip across the slab.
+			if a, b, ok := splitAtGap(fs); ok {
+				slab(a, depth+1)
+				slab(b, depth+1)
+				return
+			}
+		}
 		if len(gs) == 0 && pageOK {
 			gs = []float64{pageGutter}
 		}
@@ -665,7 +676,7 @@ func order(frags []*frag) []line {
 	for _, f := range sorted {
 		if spansPage(f, width) {
 			if len(cur) > 0 {
-				slab(cur)
+				slab(cur, 0)
 				cur = nil
 			}
 			colOf[f] = 0
@@ -675,7 +686,7 @@ func order(frags []*frag) []line {
 		cur = append(cur, f)
 	}
 	if len(cur) > 0 {
-		slab(cur)
+		slab(cur, 0)
 	}
 	sort.SliceStable(split, func(i, j int) bool { return split[i].base > split[j].base })
 	var out []line
@@ -753,6 +764,51 @@ func order(frags []*frag) []line {
 	return out
 }
 
+// splitAtGap cuts a slab of fragments (sorted top to bottom) where a
+// caption across its middle starts a table or figure below text ("Table 1:
+// ...", "表 1"), else at its widest blank strip across the page, if that
+// is over twice the slab's usual line pitch and 1.5 lines tall. Each part
+// holds at least four fragments.
+func splitAtGap(fs []*frag) (above, below []*frag, ok bool) {
+	if len(fs) < 8 {
+		return nil, nil, false
+	}
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, f := range fs {
+		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
+	}
+	// a caption across the middle, or centred: its label may be a
+	// fragment of its own left of the middle ("表 1", then the title)
+	mid := (minX + maxX) / 2
+	for i := 4; i+4 <= len(fs); i++ {
+		f := fs[i]
+		across := f.x0 < mid && f.xmax > mid || f.x0 > minX+0.15*(maxX-minX) && f.x0 < mid
+		if across && captionStart.MatchString(strings.TrimSpace(f.text.String())) {
+			return fs[:i], fs[i:], true
+		}
+	}
+	var pitches []float64
+	best, at := 0.0, -1
+	for i := 1; i < len(fs); i++ {
+		d := fs[i-1].base - fs[i].base
+		if d > 0.2*fs[i].size {
+			pitches = append(pitches, d)
+		}
+		if i >= 4 && len(fs)-i >= 4 && d > best {
+			best, at = d, i
+		}
+	}
+	if at < 0 || len(pitches) < 4 {
+		return nil, nil, false
+	}
+	sort.Float64s(pitches)
+	pitch := pitches[len(pitches)/2]
+	if best < 2*pitch || best < 1.5*math.Max(fs[at].size, fs[at-1].size) {
+		return nil, nil, false
+	}
+	return fs[:at], fs[at:], true
+}
+
 // spansPage says whether one of f's pieces spans most of the page's text
 // width: such a line crosses every gutter.
 func spansPage(f *frag, width float64) bool {
@@ -828,9 +884,23 @@ func maxProse(p []int) int {
 const slabProse = 3
 
 // proseLine says whether a fragment reads as a line of running text: 25
-// letters or more in five words or more.
+// letters or more in five words or more, or (Chinese, Japanese: no spaces
+// between words) 15 characters or more, half of them of those scripts.
 func proseLine(f *frag) bool {
-	return f.nchar >= 25 && strings.Count(strings.TrimSpace(f.text.String()), " ") >= 4
+	t := strings.TrimSpace(f.text.String())
+	if f.nchar >= 25 && strings.Count(t, " ") >= 4 {
+		return true
+	}
+	if f.nchar < 15 {
+		return false
+	}
+	cjk := 0
+	for _, r := range t {
+		if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) {
+			cjk++
+		}
+	}
+	return cjk*2 >= f.nchar
 }
 
 // findGutters finds the gutters of a slab of the page, left to right: one
@@ -1432,3 +1502,4 @@ func firstRune(s string) rune {
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
 }
+

@@ -36,10 +36,11 @@ import (
 
 // captionStart matches the label that opens a caption: "Figure 3:", "Fig.
 // 2.", "Table 1", "TABLE IV" (IEEE sets the label on a line of its own),
-// "Algorithm 1", "Supplementary Figure S2 |".
-var captionStart = lazyRegexp(`^(?:(?:Supplementary|Extended Data|Suppl\.)\s+)?` +
-	`(Figure|Fig\.?|FIGURE|FIG\.?|Table|TABLE|Tab\.|Algorithm|ALGORITHM|Listing|Scheme|Chart|Plate|Exhibit|图|表)\s*` +
-	`(?:[A-Z]?\d+|[IVXLC]+)[a-z]?(?:[.-]\d+)*\s*(?:[:.|—–]|$)`)
+// "Algorithm 1", "Supplementary Figure S2 |", "表 1 数据集" (Chinese
+// captions need no colon).
+var captionStart = lazyRegexp(`^(?:(?:Supplementary|Extended Data|Suppl\.)\s+)?(?:` +
+	`(Figure|Fig\.?|FIGURE|FIG\.?|Table|TABLE|Tab\.|Algorithm|ALGORITHM|Listing|Scheme|Chart|Plate|Exhibit)\s*` +
+	`(?:[A-Z]?\d+|[IVXLC]+)[a-z]?(?:[.-]\d+)*\s*(?:[:.|—–]|$)|(图|表)\s*\d+(?:[.-]\d+)*(?:\s|[:.：]|$))`)
 
 // captionLabelOnly is a caption label on a line of its own ("TABLE II"),
 // with the title on the lines below.
@@ -251,7 +252,7 @@ func captions(ls []*line, body float64, widths []float64) {
 			continue
 		}
 		kind := role.Figure
-		switch m[1] {
+		switch m[1] + m[2] {
 		case "Table", "TABLE", "Tab.", "表":
 			kind = role.Table
 		}

@@ -140,15 +140,27 @@ func Ligatures(got, ref string) (found, total int) {
 // that follow each other in the line but stand over 30 words apart in ref,
 // as when a line of the left column is read together with the line of the
 // right column beside it, or a word hyphenated at one column's end is
-// joined with the other column's next word. total is the number of lines
-// looked at.
+// joined with the other column's next word. A run is placed by word
+// trigrams that occur once in each text: a phrase that repeats (a running
+// head on every page) says nothing of where it was read. total is the
+// number of lines looked at.
 func MixedLines(got, ref string) (mixed, total int) {
 	rw := Words(ref)
 	at := map[[3]string][]int{}
 	for i := 0; i+2 < len(rw); i++ {
 		k := [3]string{rw[i], rw[i+1], rw[i+2]}
-		if len(at[k]) < 64 {
+		if len(at[k]) < 2 {
 			at[k] = append(at[k], i)
+		}
+	}
+	inGot := map[[3]string]int{}
+	gw := Words(got)
+	for i := 0; i+2 < len(gw); i++ {
+		inGot[[3]string{gw[i], gw[i+1], gw[i+2]}]++
+	}
+	for k, v := range at {
+		if len(v) > 1 || inGot[k] > 1 {
+			delete(at, k)
 		}
 	}
 	for _, line := range strings.Split(got, "\n") {
