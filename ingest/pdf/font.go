@@ -62,7 +62,8 @@ func loadFont(v object) *font {
 			f.italic = true
 		}
 	}
-	for _, s := range []string{"cmmi", "cmsy", "cmex", "cmbsy", "msam", "msbm", "math", "symbol", "stix", "eufm", "rsfs",
+	// (STIX Two Text is a text face; its Math, Size and Integrals fonts are math)
+	for _, s := range []string{"cmmi", "cmsy", "cmex", "cmbsy", "msam", "msbm", "math", "symbol", "stixsize", "stixintegrals", "stixvariants", "stixnonuni", "eufm", "rsfs",
 		"txsy", "txmi", "txex", "pxsy", "pxmi", "mtmi", "mtsy", "esint", "lmmi", "lmsy", "lmex", "ntxmi", "ntxsy"} {
 		if strings.Contains(lname, s) {
 			f.math = true

@@ -327,13 +327,14 @@ func errorf(sentinel error, format string, args ...any) error {
 // that say nothing of the characters they draw (a Type 3 font whose glyphs
 // are named by an index, an Identity-H font with no ToUnicode and no usable
 // program): that text is left out, and the warning names the pages. A page
-// counts when ten or more of its characters, or a fifth, are unmapped (a
-// stray symbol is not worth a warning).
+// counts when ten or more of its characters and a twentieth of them, or
+// two hundred, are unmapped (a few stray symbols of a figure are not worth
+// a warning).
 func unmappedPages(doc *Document, pls []pageLayout) {
 	var pages []int
 	total, count := 0, 0
 	for i, pl := range pls {
-		if pl.unmapped > 0 && (pl.unmapped >= 10 || pl.unmapped*5 > pl.glyphs) {
+		if pl.unmapped >= 10 && pl.unmapped*20 >= pl.glyphs || pl.unmapped >= 200 {
 			pages = append(pages, i+1)
 			total += pl.glyphs
 			count += pl.unmapped

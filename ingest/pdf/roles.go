@@ -82,11 +82,12 @@ func assignRoles(pages [][]*line, body float64) {
 				l.role = role.Body
 			}
 		}
-		widths := groupWidths(ls)
+		widths, lefts := groupWidths(ls)
 		footnotes(ls, body)
-		equations(ls, widths)
+		equations(ls, widths, lefts)
 		captions(ls, body, widths)
 		tables(ls, widths)
+		grow(ls, widths)
 	}
 }
 
@@ -114,8 +115,8 @@ func frontMatter(ls []*line, page int) {
 // characters or more of its group (lines read in one column: running text
 // fills it, a wider caption or table does not widen it), or the line's own
 // width.
-func groupWidths(ls []*line) []float64 {
-	out := make([]float64, len(ls))
+func groupWidths(ls []*line) (out, lefts []float64) {
+	out, lefts = make([]float64, len(ls)), make([]float64, len(ls))
 	for i := 0; i < len(ls); {
 		j := i + 1
 		for j < len(ls) && !ls[j].groupStart && !(ls[j].paraGap && ls[j].col != ls[i].col) {
@@ -127,21 +128,21 @@ func groupWidths(ls []*line) []float64 {
 				x0s, x1s = append(x0s, l.x0), append(x1s, l.x1)
 			}
 		}
-		w := 0.0
+		w, left := 0.0, math.Inf(1)
 		if len(x0s) > 0 {
 			sort.Float64s(x0s)
 			sort.Float64s(x1s)
-			w = x1s[len(x1s)/2] - x0s[len(x0s)/2]
+			w, left = x1s[len(x1s)/2]-x0s[len(x0s)/2], x0s[len(x0s)/2]
 		}
 		for k := i; k < j; k++ {
-			out[k] = math.Max(w, 0)
+			out[k], lefts[k] = math.Max(w, 0), math.Min(left, ls[k].x0)
 			if out[k] == 0 {
 				out[k] = ls[k].x1 - ls[k].x0
 			}
 		}
 		i = j
 	}
-	return out
+	return out, lefts
 }
 
 // letterWords counts the words of s with two letters or more.
@@ -187,6 +188,9 @@ func (l *line) mathShare() float64 {
 // little math, and filling its column or ending a sentence.
 func (l *line) prose(width float64) bool {
 	n, tokens := words(l.text)
+	if c := cjkRunes(l.text); c >= 12 {
+		n, tokens = n+c/2, tokens+c/2 // Chinese, Japanese: no spaces between words
+	}
 	if n < 5 || n*5 < tokens*3 || l.mathShare() > 0.35 || len(l.pieces) > 2 || l.cells {
 		return false
 	}
@@ -195,6 +199,17 @@ func (l *line) prose(width float64) bool {
 	}
 	last, _ := utf8.DecodeLastRuneInString(l.text)
 	return last == '.' || last == ',' || last == ';' || last == ':' || last == '?' || last == '!'
+}
+
+// cjkRunes counts the characters of Chinese, Japanese and Korean scripts.
+func cjkRunes(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) {
+			n++
+		}
+	}
+	return n
 }
 
 // bodyProse says whether a line is running text in the body's size: the
@@ -400,12 +415,50 @@ func tables(ls []*line, widths []float64) {
 	}
 }
 
+// grow gives the short lines of no sentence next to a table or figure its
+// role: a table's row labels read as a column of their own, a figure's
+// labels the caption walk stopped short of. A line that ends a sentence,
+// a heading, or prose stays.
+func grow(ls []*line, widths []float64) {
+	fragment := func(i int) bool {
+		l := ls[i]
+		if l.role != role.Body || l.heading || l.prose(widths[i]) || len(strings.Fields(l.text)) > 6 {
+			return false
+		}
+		last, _ := utf8.DecodeLastRuneInString(l.text)
+		return last != '.' && last != '?' && last != '!'
+	}
+	grown := func(r role.Role) bool { return r == role.Table || r == role.Figure }
+	for pass := 0; pass < 40; pass++ {
+		changed := false
+		for i := range ls {
+			if !fragment(i) {
+				continue
+			}
+			switch {
+			case i > 0 && grown(ls[i-1].role):
+				ls[i].role = ls[i-1].role
+				changed = true
+			case i+1 < len(ls) && grown(ls[i+1].role):
+				ls[i].role = ls[i+1].role
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+}
+
 // equations labels display equations: lines mostly in math, or short lines
 // that end in an equation number, and the scripts set on lines of their
 // own above or below them ("n" over a sum, "j=i" under it).
-func equations(ls []*line, widths []float64) {
-	eq := func(l *line, w float64) bool {
-		if l.role != role.Body || l.heading {
+func equations(ls []*line, widths, lefts []float64) {
+	eq := func(l *line, w, left float64) bool {
+		// a line that fills its column from its left edge is a line of a
+		// paragraph, however much math it holds (a display equation is set
+		// off: centred, or indented)
+		if l.role != role.Body || l.heading || l.x1-l.x0 >= 0.9*w && l.x0-left < 0.5*math.Max(l.size, 1) {
 			return false
 		}
 		share := l.mathShare()
@@ -416,7 +469,7 @@ func equations(ls []*line, widths []float64) {
 	}
 	is := make([]bool, len(ls))
 	for i, l := range ls {
-		is[i] = eq(l, widths[i])
+		is[i] = eq(l, widths[i], lefts[i])
 	}
 	// A display equation set on several baselines (a fraction, a sum
 	// with its limits, a matrix) comes as a run of short pieces, some

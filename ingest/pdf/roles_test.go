@@ -76,6 +76,24 @@ func TestRoles(t *testing.T) {
 			"1 Introduction": role.Heading,
 			"Over the last two and a half years we have designed,": role.Body,
 		}},
+		// a table's row labels read as a column of their own; a table
+		// of contents; a line of a paragraph that is mostly math
+		{filepath.Join(papers, "deepseek_r1_2501.12948.pdf"), map[string]role.Role{
+			"Benchmark (Metric)":         role.Table,
+			"LiveCodeBench (Pass@1-COT)": role.Table,
+			"1.1 Contributions . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 4": role.Table,
+		}},
+		{filepath.Join(papers, "adarefiner_naacl2024findings.pdf"), map[string]role.Role{
+			"(S, A, P, Ω, O, R, γ). Here, s ∈ S and a ∈ A": role.Body,
+		}},
+		// a text face named STIX Two Text is no math font
+		{filepath.Join(peer, "pymupdf/test_2861.pdf"), map[string]role.Role{
+			"Le De anima alchimique du pseudo-Avicenne by Sébastien Moureau": role.Body,
+		}},
+		// Chinese running text has no spaces to count words by
+		{filepath.Join(z, "I4W6ZZ9W/基于深度学习的图像压缩算法研究综述.pdf"), map[string]role.Role{
+			"CNN 在图像领域发展迅速,特别是在计算机视觉": role.Body,
+		}},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.file), func(t *testing.T) {
