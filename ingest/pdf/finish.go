@@ -31,8 +31,13 @@ func finish(doc *Document, pls []pageLayout) {
 	pages := make([][]*line, len(pls))
 	for i := range pls {
 		pages[i] = textLines(pls[i].lines)
+		var prev *line
 		for _, l := range pages[i] {
-			l.heading = !l.drop && isHeading(l, body, i)
+			if l.drop {
+				continue
+			}
+			l.heading = isHeading(l, prev, body, i)
+			prev = l
 		}
 	}
 	assignRoles(pages, body)
@@ -401,7 +406,7 @@ var suspended = map[string]bool{"and": true, "or": true, "to": true, "nor": true
 
 var tocEntry = lazyRegexp(`\s(\d{1,4}|[ivxl]{1,5})$`)
 var letterHeading = lazyRegexp(`^[A-H]\.?\s`)
-var numberedHeading = lazyRegexp(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}`)
+var numberedHeading = lazyRegexp(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+[\p{Lu}\p{Han}]`)
 
 // romanHeading is a section heading numbered in Roman numerals and set in
 // capitals (IEEE's "III. PROPOSED METHOD", in small capitals of the body's
@@ -416,8 +421,9 @@ var digitHeading = lazyRegexp(`^\d{1,2}(\.\d{1,2})*\.?\s`)
 var namedHeading = lazyRegexp(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
 
 // isHeading says whether a line is a section heading: short, and set in a
-// larger or bold font, numbered or one of the usual section names.
-func isHeading(l *line, body float64, page int) bool {
+// larger or bold font, numbered or one of the usual section names (prev
+// is the line before it on the page, or nil).
+func isHeading(l, prev *line, body float64, page int) bool {
 	t := l.text
 	if t == "" || len(t) > 100 || letters(t) < 3 {
 		return false
@@ -438,7 +444,7 @@ func isHeading(l *line, body float64, page int) bool {
 	}
 	italic := l.nchar > 0 && l.style.italic*10 >= l.nchar*8
 	switch {
-	case romanHeading.MatchString(t) && l.paraGap && letters(t) >= 4:
+	case romanHeading.MatchString(t) && letters(t) >= 4 && (l.paraGap || prev == nil || strings.ContainsAny(lastByte(prev.text), ".:")):
 		return true
 	case letterSubheading.MatchString(t) && italic && l.paraGap && words <= 10 && !strings.HasSuffix(t, ".") && page > 0:
 		return true

@@ -88,6 +88,7 @@ func assignRoles(pages [][]*line, body float64) {
 		captions(ls, body, widths)
 		tables(ls, widths)
 		grow(ls, widths)
+		tableHeads(ls, body)
 	}
 }
 
@@ -446,6 +447,27 @@ func grow(ls []*line, widths []float64) {
 		}
 		if !changed {
 			break
+		}
+	}
+}
+
+// tableHeads demotes a heading that is a table's or figure's own: an
+// unnumbered line ("Method", bold in a table's header row) with the table
+// or figure after it, and a caption or more of it before or a size smaller
+// than the body's (a section heading is not).
+func tableHeads(ls []*line, body float64) {
+	inside := func(r role.Role) bool { return r == role.Table || r == role.Figure }
+	for i := 0; i+1 < len(ls); i++ {
+		l := ls[i]
+		if l.role != role.Heading || numberedHeading.MatchString(l.text) || romanHeading.MatchString(l.text) {
+			continue
+		}
+		p := role.Caption // the page's first line: what is before it is not known
+		if i > 0 {
+			p = ls[i-1].role
+		}
+		if n := ls[i+1].role; inside(n) && (inside(p) || p == role.Caption || l.size < 0.95*body) {
+			l.role, l.heading = n, false
 		}
 	}
 }

@@ -93,6 +93,16 @@ func TestRoles(t *testing.T) {
 		// Chinese running text has no spaces to count words by
 		{filepath.Join(z, "I4W6ZZ9W/基于深度学习的图像压缩算法研究综述.pdf"), map[string]role.Role{
 			"CNN 在图像领域发展迅速,特别是在计算机视觉": role.Body,
+			"3.1 基于卷积神经网络的图像压缩方法":     role.Heading,
+		}},
+		// IEEE's first heading, right under the index terms
+		{filepath.Join(z, "4LLXMVZB/Thung和Raveendran - 2009 - A survey of image quality measures.pdf"), map[string]role.Role{
+			"I. INTRODUCTION": role.Heading,
+		}},
+		// "Method", bold in a table's header row, is no section
+		{filepath.Join(papers, "pasa_2501.10120.pdf"), map[string]role.Role{
+			"Method":           role.Table,
+			"5.3 Main results": role.Heading,
 		}},
 	}
 	for _, c := range cases {
