@@ -53,6 +53,10 @@ func overlap(a, b map[string]bool) float64 {
 	return float64(n) / float64(len(b))
 }
 
+// ShortName is the name a paper goes by, as answers call it: see
+// shortName ("" when it has none).
+func ShortName(p *store.Paper) string { return shortName(p) }
+
 // shortName is the name a paper goes by: the head of its title before a
 // colon when it is short ("Co-ReAct: Rubrics as ..." is Co-ReAct), else
 // the name its abstract introduces ("we propose ReBel (Reward Belief)"),

@@ -14,6 +14,7 @@ import (
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/retrieve"
+	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -35,6 +36,9 @@ type Backend interface {
 	Ask(ctx context.Context, question string, f store.Filter, w io.Writer) (*ask.Result, error)
 	Search(ctx context.Context, query string, f store.Filter) ([]retrieve.Passage, error)
 	Related(ctx context.Context, id, topic string) ([]related.Result, error)
+	// Review fills a literature-review table of papers x cols offline, as
+	// papers review does (sharing its cache of cells).
+	Review(ctx context.Context, papers []store.Paper, cols []review.Column) (*review.Table, error)
 	// URL is where o opens a paper: its PDF when the library keeps one,
 	// else its page ("" when it has neither).
 	URL(p store.Paper) string
@@ -213,6 +217,19 @@ func (b *Library) Related(ctx context.Context, id, topicName string) ([]related.
 		return nil, err
 	}
 	return related.Papers(ctx, b.Lib, hits)
+}
+
+// Review fills the table offline, as papers review does without --llm.
+func (b *Library) Review(ctx context.Context, papers []store.Paper, cols []review.Column) (*review.Table, error) {
+	spec := review.Spec{Columns: cols, Max: len(papers)}
+	for _, p := range papers {
+		spec.Papers = append(spec.Papers, p.ID)
+	}
+	res, err := b.s.Review(ctx, spec, library.ReviewOptions{})
+	if res == nil {
+		return nil, err
+	}
+	return res.Table, err
 }
 
 // Close releases what Related built.

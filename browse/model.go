@@ -3,7 +3,9 @@
 // library): its name and description, its momentum as the feed words it
 // and a 12-week chart, then its latest papers; a paper opens with its
 // abstract, sections and chunks; s saves, a asks the paper (AskPDF), A the
-// topic, / searches, r lists related papers, t switches topic.
+// topic, / searches, r lists related papers, v asks every paper of the page
+// one question more (a review table, as papers review makes it), t
+// switches topic.
 //
 // The Model is a pure function of messages: every read or write of the
 // library runs in a tea.Cmd through the Backend and comes back as a
@@ -16,6 +18,7 @@ package browse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -27,6 +30,7 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/retrieve"
+	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -64,6 +68,7 @@ const (
 	scrRelated
 	scrPicker
 	scrHelp
+	scrReview
 )
 
 // inputKind is what the question line is for.
@@ -74,7 +79,12 @@ const (
 	inAskPaper
 	inAskTopic
 	inSearch
+	inReview
 )
+
+// ReviewRows is how many papers of the page (its newest) the review view
+// asks: a table that stays readable, and quick to fill.
+const ReviewRows = 20
 
 // Model is the browse program's state. The zero value is not usable:
 // build it with New.
@@ -110,6 +120,11 @@ type Model struct {
 	topics     []store.Topic
 	pickerList cursor
 
+	reviewPapers []store.Paper
+	reviewCols   []review.Column
+	reviewTable  *review.Table
+	reviewView   viewport.Model
+
 	input    textinput.Model
 	inputFor inputKind
 
@@ -140,6 +155,7 @@ func New(be Backend, opts Options) *Model {
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot))
 	m.paperView = viewport.New()
 	m.answerView = viewport.New()
+	m.reviewView = viewport.New()
 	if opts.PickTopic && opts.Topic == "" && opts.Page == nil {
 		m.push(scrPicker)
 	}
@@ -210,6 +226,12 @@ type (
 	openedMsg struct {
 		url string
 		err error
+	}
+	reviewMsg struct {
+		seq   int
+		cols  []review.Column
+		table *review.Table
+		err   error
 	}
 )
 
@@ -436,6 +458,22 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 		}
 		m.relatedTo, m.rel, m.relatedList = msg.to, msg.res, cursor{}
 		m.push(scrRelated)
+	case reviewMsg:
+		if msg.seq != m.seq {
+			return nil
+		}
+		m.stopWork()
+		if msg.err != nil {
+			m.status = "review: " + msg.err.Error()
+			if msg.table != nil && msg.table.Computed+msg.table.Cached > 0 {
+				m.status += fmt.Sprintf(" (%d cells done are kept)", msg.table.Computed+msg.table.Cached)
+			}
+			return nil
+		}
+		m.reviewCols, m.reviewTable = msg.cols, msg.table
+		m.push(scrReview)
+		m.renderReview()
+		m.reviewView.GotoTop()
 	case openedMsg:
 		if msg.err != nil || m.opts.Open == nil {
 			m.status = "open in a browser: " + msg.url
@@ -532,6 +570,12 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case scrAnswer:
 		scroll(&m.answerView, s)
 		return nil
+	case scrReview:
+		if s == "v" {
+			return m.startInput(inReview)
+		}
+		scroll(&m.reviewView, s)
+		return nil
 	}
 	// Screens that list papers (the page, search hits, related).
 	l, n, per := m.currentList()
@@ -559,6 +603,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.startInput(inAskTopic)
 	case "/":
 		return m.startInput(inSearch)
+	case "v":
+		if m.top() == scrPage && m.page != nil && len(m.page.Papers) > 0 {
+			m.reviewPapers, m.reviewCols, m.reviewTable = m.page.Papers[:min(len(m.page.Papers), ReviewRows)], nil, nil
+			return m.startInput(inReview)
+		}
 	}
 	p, ok := m.selected()
 	if !ok {
@@ -787,6 +836,9 @@ func (m *Model) startInput(k inputKind) tea.Cmd {
 	case inSearch:
 		m.input.Prompt = "Search " + m.scopeName() + ": "
 		m.input.Placeholder = "words, a phrase, a question"
+	case inReview:
+		m.input.Prompt = fmt.Sprintf("Ask each of %s: ", plural(len(m.reviewPapers), "paper"))
+		m.input.Placeholder = "a question, or name: question (What method does it propose?)"
 	}
 	m.input.SetWidth(max(10, m.w-len(m.input.Prompt)-2))
 	return m.input.Focus()
@@ -830,6 +882,8 @@ func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 			return m.ask(q, "about "+m.scopeName(), m.scope())
 		case inSearch:
 			return m.runSearch(q)
+		case inReview:
+			return m.runReview(q)
 		}
 		return nil
 	}
@@ -877,6 +931,27 @@ func (w chanWriter) Write(p []byte) (int, error) {
 	case <-w.ctx.Done():
 		return 0, w.ctx.Err()
 	}
+}
+
+// runReview asks the review's papers one question more: its table grows
+// by a column (cells cached by earlier reviews come at once).
+func (m *Model) runReview(q string) tea.Cmd {
+	col, err := review.ParseColumn(q)
+	if err != nil {
+		m.status = "review: " + err.Error()
+		return nil
+	}
+	cols, err := review.CheckColumns(append(append([]review.Column(nil), m.reviewCols...), col))
+	if err != nil {
+		m.status = "review: " + err.Error()
+		return nil
+	}
+	ctx, seq, tick := m.startWork(fmt.Sprintf("asking %s", plural(len(m.reviewPapers), "paper")))
+	be, papers := m.be, m.reviewPapers
+	return tea.Batch(tick, func() tea.Msg {
+		t, err := be.Review(ctx, papers, cols)
+		return reviewMsg{seq: seq, cols: cols, table: t, err: err}
+	})
 }
 
 func (m *Model) runSearch(q string) tea.Cmd {

@@ -600,3 +600,23 @@ func TestMomentumFromArxiv(t *testing.T) {
 	off := newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
 	off.contains("30 papers in the last four weeks", "(from the library)")
 }
+
+// v asks each of the page's newest papers a question: the table papers
+// review draws, one column more with each v; Esc goes back to the page.
+func TestReviewView(t *testing.T) {
+	d := newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Width: 120, Height: 40})
+	d.keys("v")
+	d.contains("Ask each of 20 papers: ")
+	d.keys("Method: What method does it propose?", "enter")
+	d.contains("Review 20 papers of rl x 1 question · offline, 0 cells cached", "Paper", "Method", "1. ECHO", "topic-001")
+	d.keys("v", "Which benchmarks are used?", "enter")
+	d.golden("review_120x40")
+	d.contains("x 2 questions · offline, 20 cells cached", "Benchmarks")
+	d.keys("v", "What method does it propose?", "enter")
+	d.contains("is asked twice")
+	d.keys("esc")
+	d.contains("Latest papers")
+	d = newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Width: 80, Height: 24})
+	d.keys("v", "How much better is it?", "enter", "v", "Datasets", "enter", "v", "Limitations", "enter", "v", "Base models", "enter")
+	d.golden("review_80x24")
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
@@ -43,6 +44,11 @@ func (m *Model) layout() {
 	m.paperView.SetHeight(max(1, m.h-2))
 	m.answerView.SetWidth(m.w)
 	m.answerView.SetHeight(max(1, m.h-4))
+	m.reviewView.SetWidth(m.w)
+	m.reviewView.SetHeight(max(1, m.h-3))
+	if m.reviewTable != nil {
+		m.renderReview()
+	}
 	if m.paper != nil {
 		m.renderPaper()
 	}
@@ -78,6 +84,8 @@ func (m *Model) View() tea.View {
 			lines = m.pickerLines()
 		case scrHelp:
 			lines = m.helpLines()
+		case scrReview:
+			lines = m.reviewLines()
 		}
 	}
 	body := max(0, m.h-1)
@@ -539,6 +547,7 @@ var helpKeys = [][2]string{
 	{"A", "ask about the topic"},
 	{"/", "search the topic"},
 	{"r", "related papers"},
+	{"v", "a review: ask the newest 20 papers a question (v: one more)"},
 	{"t", "switch topic"},
 	{"Esc", "back; cancels an answer or a search"},
 	{"?", "this help"},
@@ -551,6 +560,23 @@ func (m *Model) helpLines() []string {
 		out = append(out, fmt.Sprintf("  %-11s %s", k[0], k[1]))
 	}
 	return append(out, "", m.st.dim.Render("Answers are offline (extracted from the passages) unless a model is configured, as for papers ask."))
+}
+
+// renderReview fills the review's viewport with the table as papers
+// review draws it, at the terminal's width.
+func (m *Model) renderReview() {
+	var b strings.Builder
+	if err := review.WriteTable(&b, m.reviewTable, m.w); err != nil {
+		b.WriteString(err.Error())
+	}
+	m.reviewView.SetContentLines(strings.Split(strings.TrimRight(b.String(), "\n"), "\n"))
+}
+
+func (m *Model) reviewLines() []string {
+	t := m.reviewTable
+	head := m.st.title.Render("Review") + m.st.dim.Render(fmt.Sprintf(" %s of %s x %s · offline, %d cells cached",
+		plural(len(t.Rows), "paper"), m.scopeName(), plural(len(t.Columns), "question"), t.Cached))
+	return append([]string{head, ""}, strings.Split(m.reviewView.View(), "\n")...)
 }
 
 // footer is the last line: the question line, what is running, a message,
@@ -571,6 +597,8 @@ func (m *Model) footer() string {
 		keys = "J/K move · j/k scroll · s save · o open · a AskPDF · r related · ? help · q quit"
 	case scrAnswer:
 		keys = "j/k scroll · Esc back · q quit"
+	case scrReview:
+		keys = "j/k scroll · v another question · Esc back · q quit"
 	case scrPicker:
 		keys = "j/k move · Enter choose · Esc back · q quit"
 	case scrHelp:

@@ -35,14 +35,19 @@ func newDigestCmd(g *globalOptions) *cobra.Command {
 7d): those papers update stored in it, including papers arXiv announced days
 after their submission and revised versions (a topic's first update, which
 fills --window back, counts its papers by submission date). Newest first or
-by --rank relevance to the topic's query and description. Each paper gets one or two sentences on what it contributes and
-its citation; with a model (--llm, PAPERS_LLM or OPENAI_API_KEY, as for ask)
-the summaries are written by the model and an opening overview groups the
-papers into themes, citing them as [n]. Offline, each summary is the
-abstract's key-contribution sentence ("we propose/introduce/present...").
+by --rank relevance to the topic's query and description (BM25 over titles
+and abstracts: the words that name a subject weigh most). An opening
+overview groups the papers into themes, citing them as [n]: offline, by the
+tags, key terms and categories they share; with a model (--llm, PAPERS_LLM
+or OPENAI_API_KEY, as for ask) written by the model. Each paper gets one or
+two sentences on what it contributes and its citation (arXiv:ID for papers
+on arXiv, else the library's id): the model's, or offline the abstract's
+key-contribution sentence ("we propose/introduce/present..."). An empty
+window says which wider window holds papers.
 
 Markdown (the default) reads well as an e-mail body; --json gives
-{"topic","since","overview","mode","papers":[{"n","id","title","published","summary","url",...}]}.
+{"topic","since","overview","themes":[{"name","by","papers":[n]}],"mode",
+"papers":[{"n","id","title","published","summary","url","arxiv_id",...}],"wider"}.
 Run papers update first to fetch the newest papers.`,
 		Example: `  papers digest rl-agents --since 7d
   papers digest rl-agents --since 2026-01-01 --rank relevance --llm ollama:llama3.1
@@ -107,7 +112,7 @@ func runDigest(ctx context.Context, o *digestOptions) error {
 	for _, w := range d.Warnings {
 		fmt.Fprintf(o.io.ErrOut, "warning: %s\n", w)
 	}
-	if len(d.Papers) == 0 && tp.LastUpdate.IsZero() {
+	if len(d.Papers) == 0 && d.Wider == nil && tp.LastUpdate.IsZero() {
 		fmt.Fprintf(o.io.ErrOut, "topic %s was never updated; run papers update %s first\n", tp.Name, shellArg(tp.Name))
 	}
 	if o.output == "json" {

@@ -4,7 +4,7 @@
 // with, the chunker its manifest records, the arXiv client (one pacing for
 // the session's life), the language model settings, the HTTP client every
 // outbound request goes through, and the locks a write takes. It hands out
-// what the front ends do: Search, Ask, Ingest, Update, Related; front ends
+// what the front ends do: Search, Ask, Review, Ingest, Update, Related; front ends
 // only turn flags, MCP arguments and keys into its options and its results
 // into output. The defaults of those options live here, once.
 //

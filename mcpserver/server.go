@@ -91,7 +91,7 @@ func New(o Options) *Server {
 
 const instructions = `papers is the user's local library of research papers (arXiv metadata, abstracts and full text) with search, cited answers and followed topics.
 Find evidence with search (passages with paper id, version and pages) or ask (an answer with numbered citations); read a paper with get_paper (metadata, abstract, sections) and read_paper (its text, a bounded piece per call: continue from next_start).
-Cite papers as id vVERSION p. PAGES, and give BibTeX with export_bibtex. list_papers, related (the papers most like one), list_topics, momentum and digest browse the library; ingest adds papers from arXiv or local PDFs and update fetches what is new in followed topics (both slow: arXiv allows one request every 3 seconds).`
+Cite papers as id vVERSION p. PAGES, and give BibTeX with export_bibtex. list_papers, related (the papers most like one), list_topics, momentum and digest browse the library; review asks every paper of a set the same questions (a table of quoted, paged cells); ingest adds papers from arXiv or local PDFs and update fetches what is new in followed topics (both slow: arXiv allows one request every 3 seconds).`
 
 // MCP returns the SDK server, to connect to a transport.
 func (s *Server) MCP() *mcp.Server { return s.srv }

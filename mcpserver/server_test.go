@@ -266,7 +266,7 @@ func failure(t *testing.T, what string, res *mcp.CallToolResult, want ...string)
 
 func TestToolsHaveSchemas(t *testing.T) {
 	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, nil)
-	want := []string{"ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers", "list_topics", "momentum", "read_paper", "related", "search", "update"}
+	want := []string{"ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers", "list_topics", "momentum", "read_paper", "related", "review", "search", "update"}
 	var got []string
 	for tool, err := range cs.Tools(context.Background(), nil) {
 		if err != nil {

@@ -30,6 +30,11 @@ func (s *Server) addTools() {
 	addTool(s, &mcp.Tool{Name: "digest", Annotations: readOnly("Digest of a topic"),
 		Description: "Summarise the papers new to a followed topic since a date (default 7d): one or two sentences each with its citation, and with a configured model an overview grouping them into themes. " +
 			"Also as markdown. Run update first for the newest papers."}, s.digest)
+	addTool(s, &mcp.Tool{Name: "review", Annotations: readOnly("Literature-review table"),
+		Description: "A literature-review table: papers (ids, topic, tag, saved, a search, with the filters) x columns (questions asked of every paper). " +
+			"Each cell: a short answer, the sentence of the paper it rests on (checked verbatim) with page and section, stated false when the paper does not say (never a guess), and a score. " +
+			"Offline by default; mode model has the configured model fill the cells. Pages of rows with offset and limit (next_offset); cells are cached, so later pages and re-runs are quick. " +
+			"name runs a review saved with papers review --save."}, s.review)
 	addTool(s, &mcp.Tool{Name: "export_bibtex", Annotations: readOnly("Export citations"),
 		Description: "BibTeX (or CSL-JSON) entries for papers: by id, every paper of a topic or tag, the saved papers, or the papers an answer of ask cites (pass its whole result as answer)."}, s.exportBibtex)
 	addTool(s, &mcp.Tool{Name: "ingest", Annotations: writes("Add papers"),

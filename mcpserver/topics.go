@@ -143,7 +143,7 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 	if err != nil {
 		return digestOut{}, err
 	}
-	if len(d.Papers) == 0 && t.LastUpdate.IsZero() {
+	if len(d.Papers) == 0 && d.Wider == nil && t.LastUpdate.IsZero() {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("topic %s was never updated; run the update tool (or papers update %s) first", t.Name, hint.Shell(t.Name)))
 	}
 	var md bytes.Buffer

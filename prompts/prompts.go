@@ -54,6 +54,16 @@ type EvidenceInput struct {
 	Passage  Passage
 }
 
+// ReviewInput is the input of the review prompt, which asks the model for
+// one cell of a literature-review table as JSON {"stated", "answer",
+// "quote", "passage"}: the short answer the paper Title gives to Question
+// and the sentence of Passages that states it, copied verbatim.
+type ReviewInput struct {
+	Title    string
+	Question string
+	Passages []Passage
+}
+
 // DigestInput is the input of the digest prompt: a summary of a topic's new
 // papers, citing them by number.
 type DigestInput struct {
@@ -70,7 +80,7 @@ func init() {
 		"attr":     attr,
 		"noAnswer": func() string { return NoAnswer },
 	}
-	for _, name := range []string{"answer", "evidence", "digest", "describe"} {
+	for _, name := range []string{"answer", "evidence", "digest", "describe", "review"} {
 		templates[name] = template.Must(template.New(name).Funcs(funcs).Option("missingkey=error").
 			ParseFS(files, name+".tmpl", "passage.tmpl"))
 	}
@@ -91,6 +101,9 @@ func Digest(in DigestInput) (Prompt, error) { return render("digest", in) }
 // Describe renders the prompt that describes a topic from its papers in
 // one paragraph citing them with [n] (DigestInput.Since is not used).
 func Describe(in DigestInput) (Prompt, error) { return render("describe", in) }
+
+// Review renders the prompt that fills one cell of a review table.
+func Review(in ReviewInput) (Prompt, error) { return render("review", in) }
 
 func render(name string, data any) (Prompt, error) {
 	t := templates[name]

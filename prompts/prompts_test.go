@@ -61,6 +61,14 @@ func TestDigestGolden(t *testing.T) {
 	golden(t, "digest", p)
 }
 
+func TestReviewGolden(t *testing.T) {
+	p, err := Review(ReviewInput{Title: passages[0].Title, Question: "How is DeepSeek-R1-Zero trained?", Passages: passages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "review", p)
+}
+
 // A planted passage tries to close its fence, open a new one and give orders.
 // It must stay inside its own fence: the prompt has exactly one opening and one
 // closing tag per passage, and the planted text sits between them.

@@ -1,10 +1,12 @@
 package topic
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,17 +17,19 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 )
 
 // Ranks of a digest's papers.
 const (
 	RankDate      = "date"      // newest first
-	RankRelevance = "relevance" // most query and description words in title and abstract first
+	RankRelevance = "relevance" // best match of the topic's query and description (BM25 over title and abstract) first
 )
 
 // DigestOptions tune Digest.
@@ -48,6 +52,9 @@ type DigestOptions struct {
 	// Tags, if any, keeps only the papers with one of these tags
 	// (store.Filter.Tags).
 	Tags []string
+	// Now is when the digest is made, for the wider window an empty one
+	// suggests (zero: time.Now()).
+	Now time.Time
 }
 
 // DigestPaper is one paper of a digest.
@@ -60,18 +67,46 @@ type DigestPaper struct {
 	Published string   `json:"published"` // YYYY-MM-DD
 	Summary   string   `json:"summary"`   // one or two sentences on what is new
 	URL       string   `json:"url"`
+	ArxivID   string   `json:"arxiv_id,omitempty"` // set when the paper is on arXiv (its label is then arXiv:ID)
+}
+
+// Label is how a digest cites the paper: "arXiv:2501.12948" for a paper on
+// arXiv, else its library id ("topic-001", "pdf:af3b60c8ad85c10b").
+func (p DigestPaper) Label() string { return paperLabel(p.ID, p.ArxivID) }
+
+func paperLabel(id, arxivID string) string {
+	if arxivID != "" {
+		return "arXiv:" + arxivID
+	}
+	return id
 }
 
 // DigestResult is a topic's digest; it is the --json document of
 // `papers digest` (field names are stable).
 type DigestResult struct {
-	Topic    string        `json:"topic"`
-	Since    string        `json:"since"`    // YYYY-MM-DD
-	Overview string        `json:"overview"` // "" offline; cites papers as [n]
-	Mode     string        `json:"mode"`     // "llm" or "extractive"
+	Topic string `json:"topic"`
+	Since string `json:"since"` // YYYY-MM-DD
+	// Overview opens the digest, citing papers as [n]: written by the
+	// model, or offline the Themes, one line each.
+	Overview string `json:"overview"`
+	// Themes group the papers by the tags, key terms and categories they
+	// share (Themes); empty for fewer than four papers.
+	Themes   []Theme       `json:"themes"`
+	Mode     string        `json:"mode"` // "llm" or "extractive"
 	Model    string        `json:"model,omitempty"`
 	Papers   []DigestPaper `json:"papers"`
 	Warnings []string      `json:"warnings"`
+	// Wider is, when the window holds no paper of the topic, the nearest
+	// wider window that holds some; nil otherwise, or when the topic holds
+	// none.
+	Wider *Window `json:"wider,omitempty"`
+}
+
+// Window is a window of a digest: --since Span, from Since, holding Papers.
+type Window struct {
+	Span   string `json:"span"`  // as --since takes it: "4w", "1y"
+	Since  string `json:"since"` // YYYY-MM-DD
+	Papers int    `json:"papers"`
 }
 
 // Digest collects the topic's papers new since opts.Since (a paper arXiv
@@ -95,23 +130,28 @@ func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestO
 		}
 	}
 	if opts.Rank == RankRelevance {
-		terms := queryTerms(t.Query + " " + t.Description)
-		score := make(map[string]int, len(ps))
-		for _, p := range ps {
-			score[p.ID] = relevance(terms, p)
-		}
-		slices.SortStableFunc(ps, func(a, b store.Paper) int { return score[b.ID] - score[a.ID] }) // List's order (newest) breaks ties
+		score := relevance(queryTerms(t.Query)+" "+t.Description, ps)
+		slices.SortStableFunc(ps, func(a, b store.Paper) int { return cmp.Compare(score[b.ID], score[a.ID]) }) // List's order (newest) breaks ties
 	}
 	if len(ps) > max {
 		ps = ps[:max]
 	}
-	res := &DigestResult{Topic: t.Name, Since: opts.Since.UTC().Format("2006-01-02"), Mode: "extractive", Papers: []DigestPaper{}, Warnings: []string{}}
+	res := &DigestResult{Topic: t.Name, Since: opts.Since.UTC().Format("2006-01-02"), Mode: "extractive", Themes: []Theme{}, Papers: []DigestPaper{}, Warnings: []string{}}
 	for i, p := range ps {
 		res.Papers = append(res.Papers, DigestPaper{
 			N: i + 1, ID: p.ID, Version: p.Version, Title: p.Title, Authors: nonNil(p.Authors),
-			Published: p.Published.UTC().Format("2006-01-02"), URL: cite.URL(p),
+			Published: p.Published.UTC().Format("2006-01-02"), URL: cite.URL(p), ArxivID: p.ArxivID,
 			Summary: KeySentence(p.Abstract),
 		})
+	}
+	if themes := Themes(ps, t.Name+" "+queryTerms(t.Query)+" "+t.Description); themes != nil {
+		res.Themes = themes
+		res.Overview = overviewText(themes, ps)
+	}
+	if len(ps) == 0 {
+		if res.Wider, err = wider(ctx, lib, t, opts); err != nil {
+			return nil, fmt.Errorf("digest of %s: %w", t.Name, err)
+		}
 	}
 	if opts.LLM == nil || len(ps) == 0 {
 		return res, nil
@@ -141,7 +181,9 @@ func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestO
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("digest of %s: %w", t.Name, err)
 	}
-	res.Overview = overview
+	if overview != "" { // else the themes' overview stays
+		res.Overview = overview
+	}
 	return res, nil
 }
 
@@ -160,7 +202,7 @@ func nonNil(s []string) []string {
 }
 
 func passage(n int, p store.Paper) prompts.Passage {
-	return prompts.Passage{N: n, Source: fmt.Sprintf("arXiv:%s, published %s", p.ID, p.Published.UTC().Format("2006-01-02")), Title: p.Title, Text: p.Abstract}
+	return prompts.Passage{N: n, Source: fmt.Sprintf("%s, published %s", paperLabel(p.ID, p.ArxivID), p.Published.UTC().Format("2006-01-02")), Title: p.Title, Text: p.Abstract}
 }
 
 // summarise asks the model for the digest of one paper, kept to two
@@ -314,12 +356,10 @@ func firstSentences(s string, n int) string {
 	return strings.Join(ss, " ")
 }
 
-// queryTerms are the words of an arXiv query and description that say what
-// the topic is about: field prefixes, operators, categories and stop words
-// dropped.
-func queryTerms(q string) []string {
+// queryTerms are the words of an arXiv query that say what the topic is
+// about: field prefixes, operators, categories, authors and dates dropped.
+func queryTerms(q string) string {
 	var terms []string
-	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(q, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(`()"'`, r) }) {
 		if k, v, ok := strings.Cut(f, ":"); ok {
 			if strings.EqualFold(k, "cat") || strings.EqualFold(k, "au") || strings.HasPrefix(k, "submittedDate") {
@@ -327,40 +367,116 @@ func queryTerms(q string) []string {
 			}
 			f = v
 		}
-		for _, w := range strings.FieldsFunc(strings.ToLower(f), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if len(w) < 3 || stop[w] || seen[w] {
-				continue
-			}
-			seen[w] = true
-			terms = append(terms, w)
+		switch strings.ToUpper(f) {
+		case "AND", "OR", "ANDNOT", "NOT":
+			continue
 		}
+		terms = append(terms, f)
 	}
-	return terms
+	return strings.Join(terms, " ")
 }
 
-var stop = map[string]bool{"and": true, "andnot": true, "the": true, "for": true, "with": true, "from": true, "that": true, "this": true, "are": true, "all": true, "abs": true, "not": true, "its": true, "into": true, "papers": true, "paper": true, "about": true, "new": true}
-
-// relevance counts the topic's terms in the title (twice) and abstract; a
-// term matches a word it starts (so "agent" matches "agents").
-func relevance(terms []string, p store.Paper) int {
-	has := func(text, term string) bool {
-		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if strings.HasPrefix(w, term) {
-				return true
+// relevance scores each paper by how well its title (counted twice) and
+// abstract match q: BM25 over the papers' stemmed terms, a term weighing
+// by how few of the papers have it, plus for each pair of q's adjacent
+// terms the paper has adjacent too ("credit assignment", "world model")
+// both terms' weights again. So the words that name a subject count, and
+// those every paper of the topic has ("agent", "learning") hardly do.
+func relevance(q string, ps []store.Paper) map[string]float64 {
+	const k1, b = 1.2, 0.75
+	query := slices.DeleteFunc(embed.Terms(q), func(t string) bool { return len(t) < 2 }) // "e.g." is no term
+	docs := make([][]string, len(ps))
+	df := map[string]int{}
+	total := 0
+	for i, p := range ps {
+		title := embed.Terms(p.Title)
+		docs[i] = append(append(append([]string(nil), title...), title...), embed.Terms(p.Abstract)...)
+		total += len(docs[i])
+		for t := range setOfTerms(docs[i]) {
+			df[t]++
+		}
+	}
+	out := make(map[string]float64, len(ps))
+	if len(ps) == 0 || len(query) == 0 {
+		return out
+	}
+	avg := float64(total) / float64(len(ps))
+	idf := func(t string) float64 {
+		n := float64(df[t])
+		return math.Log(1 + (float64(len(ps))-n+0.5)/(n+0.5))
+	}
+	qset := setOfTerms(query)
+	for i, p := range ps {
+		tf := map[string]int{}
+		for _, t := range docs[i] {
+			tf[t]++
+		}
+		s := 0.0
+		for t := range qset {
+			if f := float64(tf[t]); f > 0 {
+				s += idf(t) * f * (k1 + 1) / (f + k1*(1-b+b*float64(len(docs[i]))/max(avg, 1)))
 			}
 		}
-		return false
-	}
-	s := 0
-	for _, t := range terms {
-		if has(p.Title, t) {
-			s += 2
+		pairs := map[[2]string]bool{}
+		for j := 1; j < len(docs[i]); j++ {
+			pairs[[2]string{docs[i][j-1], docs[i][j]}] = true
 		}
-		if has(p.Abstract, t) {
-			s++
+		seen := map[[2]string]bool{}
+		for j := 1; j < len(query); j++ {
+			pr := [2]string{query[j-1], query[j]}
+			if pairs[pr] && !seen[pr] {
+				seen[pr] = true
+				s += idf(pr[0]) + idf(pr[1])
+			}
+		}
+		out[p.ID] = s
+	}
+	return out
+}
+
+func setOfTerms(ts []string) map[string]bool {
+	m := make(map[string]bool, len(ts))
+	for _, t := range ts {
+		m[t] = true
+	}
+	return m
+}
+
+// spans are the windows an empty digest tries, narrowest first.
+var spans = []string{"2w", "4w", "12w", "26w", "1y", "2y", "5y", "20y"}
+
+// wider is the narrowest of spans back from opts.Now whose window holds
+// papers of the topic (with the digest's tags), nil when none does.
+func wider(ctx context.Context, lib *store.Library, t store.Topic, opts DigestOptions) (*Window, error) {
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	for _, span := range spans {
+		since, err := resolve.Date(span, now)
+		if err != nil {
+			return nil, err
+		}
+		if !since.Before(opts.Since) {
+			continue
+		}
+		ids, err := lib.TopicPapersSince(ctx, t.Name, since)
+		if err != nil {
+			return nil, err
+		}
+		n := len(ids)
+		if n > 0 && len(opts.Tags) > 0 {
+			ps, err := lib.List(ctx, store.Filter{IDs: ids, Topics: []string{t.Name}, Tags: opts.Tags, Brief: true})
+			if err != nil {
+				return nil, err
+			}
+			n = len(ps)
+		}
+		if n > 0 {
+			return &Window{Span: span, Since: since.UTC().Format("2006-01-02"), Papers: n}, nil
 		}
 	}
-	return s
+	return nil, nil
 }
 
 // WriteMarkdown renders a digest as Markdown fit for an e-mail body.
@@ -368,7 +484,11 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: papers since %s\n\n", d.Topic, d.Since)
 	if len(d.Papers) == 0 {
-		b.WriteString("No new papers in this window.\n")
+		b.WriteString("No new papers in this window.")
+		if d.Wider != nil {
+			fmt.Fprintf(&b, " The nearest wider window with papers: --since %s (since %s) holds %d.", d.Wider.Span, d.Wider.Since, d.Wider.Papers)
+		}
+		b.WriteString("\n")
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -379,7 +499,7 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 		b.WriteString("_Summaries are each abstract's key sentence, extracted (no model)._\n\n")
 	}
 	for _, p := range d.Papers {
-		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). arXiv:%s", p.N, oneLine(p.Title), authors(p.Authors), p.Published, p.ID)
+		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). %s", p.N, oneLine(p.Title), authors(p.Authors), p.Published, p.Label())
 		if p.URL != "" {
 			fmt.Fprintf(&b, " <%s>", p.URL)
 		}

@@ -90,7 +90,8 @@ func outcome(t *testing.T, c *exec.Cmd) (int, string) {
 // 0 and says once that the library is read-only, and why.
 func readsWork(t *testing.T, home, why string) {
 	t.Helper()
-	for _, args := range [][]string{{"list"}, {"search", "cancer"}, {"show", "4983"}, {"ask", "--extractive", "what causes cancer"}, {"topic", "list"}} {
+	for _, args := range [][]string{{"list"}, {"search", "cancer"}, {"show", "4983"}, {"ask", "--extractive", "what causes cancer"}, {"topic", "list"},
+		{"review", "4983", "--column", "What causes cancer?"}} {
 		code, stderr := outcome(t, papersCmd(home, args...))
 		if code != 0 || strings.Count(stderr, "note: the library") != 1 || !strings.Contains(stderr, why) {
 			t.Errorf("%s on a library that %s: exit %d, stderr:\n%s", strings.Join(args, " "), why, code, stderr)

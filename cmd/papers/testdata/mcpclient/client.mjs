@@ -37,7 +37,7 @@ const seen = { server: client.getServerVersion() };
 const { tools } = await client.listTools();
 const names = tools.map((t) => t.name).sort();
 assert.deepEqual(names, ["ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers",
-  "list_topics", "momentum", "read_paper", "related", "search", "update"]);
+  "list_topics", "momentum", "read_paper", "related", "review", "search", "update"]);
 for (const t of tools) {
   assert.ok(t.description.length > 60, `${t.name}: description`);
   assert.equal(t.inputSchema.type, "object", `${t.name}: inputSchema`);
