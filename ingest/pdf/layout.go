@@ -894,13 +894,7 @@ func proseLine(f *frag) bool {
 	if f.nchar < 15 {
 		return false
 	}
-	cjk := 0
-	for _, r := range t {
-		if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) {
-			cjk++
-		}
-	}
-	return cjk*2 >= f.nchar
+	return cjkRunes(t)*2 >= f.nchar
 }
 
 // findGutters finds the gutters of a slab of the page, left to right: one

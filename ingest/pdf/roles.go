@@ -206,7 +206,7 @@ func (l *line) prose(width float64) bool {
 func cjkRunes(s string) int {
 	n := 0
 	for _, r := range s {
-		if unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r) {
+		if r >= 0x1100 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)) {
 			n++
 		}
 	}
@@ -360,7 +360,26 @@ func upperShare(s string) float64 {
 	return float64(up) / float64(n)
 }
 
-var numberToken = lazyRegexp(`^[-–−+±~<>≈(]?[$€£]?\d[\d.,]*[%)*†‡]?$|^[-–—]$`)
+// numberToken says whether a token is a table's number: "41.2", "(3)",
+// "-0.5", "±1.2", "$30", "12%", "7*", or a dash standing for none.
+func numberToken(t string) bool {
+	switch t {
+	case "-", "–", "—":
+		return true
+	}
+	t = strings.TrimLeft(t, "-–−+±~<>≈(")
+	t = strings.TrimLeft(t, "$€£")
+	t = strings.TrimRight(t, "%)*†‡")
+	if t == "" || t[0] < '0' || t[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; (c < '0' || c > '9') && c != '.' && c != ',' {
+			return false
+		}
+	}
+	return true
+}
 
 // rowLike says whether a line looks like a table row: three or more cells
 // of a few words each, or mostly numbers.
@@ -385,7 +404,7 @@ func rowLike(l *line) bool {
 	}
 	nums := 0
 	for _, t := range toks {
-		if numberToken.MatchString(t) {
+		if numberToken(t) {
 			nums++
 		}
 	}
