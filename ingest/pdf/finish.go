@@ -525,24 +525,20 @@ func render(n int, lines []*line, rotated, furniture []string) Page {
 		b.WriteString(l.text)
 		b.WriteByte('\n')
 	}
-	if len(rotated) > 0 {
+	// text set in another direction than the page's (axis labels, a
+	// table's sideways headings), then its furniture (the arXiv stamp)
+	for _, part := range []struct {
+		lines []string
+		role  role.Role
+	}{{rotated, role.Figure}, {furniture, role.Furniture}} {
+		if len(part.lines) == 0 {
+			continue
+		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		// text set in another direction than the page's: axis labels,
-		// a table's sideways headings
-		mark(role.Figure)
-		for _, s := range rotated {
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-	}
-	if len(furniture) > 0 {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		mark(role.Furniture)
-		for _, s := range furniture {
+		mark(part.role)
+		for _, s := range part.lines {
 			b.WriteString(s)
 			b.WriteByte('\n')
 		}

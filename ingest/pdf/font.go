@@ -469,7 +469,7 @@ func numericNames(names [256]string, font string) int {
 	return 10
 }
 
-func isHex(c byte) bool { return unhex(c) >= 0 }
+func isHex(c byte) bool { return syntax.Unhex(c) >= 0 }
 
 // numericPrefix returns the up to two leading letters of a numeric glyph
 // name.
@@ -486,7 +486,7 @@ func numericPrefix(name string) string {
 func numericGlyphText(name string, base int) string {
 	d := name[len(numericPrefix(name)):]
 	end := 0
-	for end < len(d) && unhex(d[end]) >= 0 && (base == 16 || d[end] <= '9') {
+	for end < len(d) && syntax.Unhex(d[end]) >= 0 && (base == 16 || d[end] <= '9') {
 		end++
 	}
 	// trailing junk that is not a letter or digit is allowed ("65.alt" is not)
@@ -676,119 +676,33 @@ type cmapTok struct {
 	arr []string // array of strings
 }
 
-// cmapTokens tokenises the subset of PostScript used by CMaps: hex and
-// literal strings, arrays of strings, keywords. Names, numbers and dicts are
-// kept as keywords, which the parser ignores.
+// cmapTokens reads the PostScript of a CMap with the content lexer: hex
+// and literal strings, arrays of strings, keywords. Names, numbers and
+// dictionaries are kept as the keyword "_", which the parser ignores.
 func cmapTokens(b []byte) []cmapTok {
 	var out []cmapTok
-	var arr []string
-	inArr := false
-	for i := 0; i < len(b); {
-		c := b[i]
+	lx := syntax.NewContentLexer(b)
+	for {
+		o, op, ok := lx.Next()
 		switch {
-		case c == '%':
-			for i < len(b) && b[i] != '\n' && b[i] != '\r' {
-				i++
-			}
-		case c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0:
-			i++
-		case c == '<' && i+1 < len(b) && b[i+1] == '<', c == '>' && i+1 < len(b) && b[i+1] == '>':
-			i += 2
-		case c == '<':
-			j := i + 1
-			var h []byte
-			var nib int = -1
-			for ; j < len(b) && b[j] != '>'; j++ {
-				v := unhex(b[j])
-				if v < 0 {
-					continue
-				}
-				if nib < 0 {
-					nib = v
-				} else {
-					h = append(h, byte(nib<<4|v))
-					nib = -1
+		case !ok:
+			return out
+		case op != "":
+			out = append(out, cmapTok{kw: op})
+		case o.Kind == syntax.KStr:
+			out = append(out, cmapTok{hex: o.S})
+		case o.Kind == syntax.KArr:
+			arr := []string{}
+			for _, e := range o.Arr {
+				if e.Kind == syntax.KStr {
+					arr = append(arr, e.S)
 				}
 			}
-			if nib >= 0 {
-				h = append(h, byte(nib<<4))
-			}
-			i = j + 1
-			if inArr {
-				arr = append(arr, string(h))
-			} else {
-				out = append(out, cmapTok{hex: string(h)})
-			}
-		case c == '(':
-			depth := 0
-			var s []byte
-			j := i + 1
-			for ; j < len(b); j++ {
-				if b[j] == '\\' && j+1 < len(b) {
-					j++
-					s = append(s, b[j])
-					continue
-				}
-				if b[j] == '(' {
-					depth++
-				}
-				if b[j] == ')' {
-					if depth == 0 {
-						break
-					}
-					depth--
-				}
-				s = append(s, b[j])
-			}
-			i = j + 1
-			if inArr {
-				arr = append(arr, string(s))
-			} else {
-				out = append(out, cmapTok{hex: string(s)})
-			}
-		case c == '[':
-			inArr, arr = true, []string{}
-			i++
-		case c == ']':
-			if inArr {
-				out = append(out, cmapTok{arr: arr})
-			}
-			inArr, arr = false, nil
-			i++
+			out = append(out, cmapTok{arr: arr})
 		default:
-			j := i
-			for j < len(b) && !strings.ContainsRune(" \n\r\t\f\x00<>[]()%", rune(b[j])) {
-				j++
-			}
-			if j == i {
-				j++
-			}
-			w := string(b[i:j])
-			i = j
-			if w[0] == '/' || (w[0] >= '0' && w[0] <= '9') || w[0] == '-' || w == "{" || w == "}" {
-				if !inArr {
-					out = append(out, cmapTok{kw: "_"})
-				}
-				continue
-			}
-			if !inArr {
-				out = append(out, cmapTok{kw: w})
-			}
+			out = append(out, cmapTok{kw: "_"})
 		}
 	}
-	return out
-}
-
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }
 
 func beUint(s string) uint32 {
