@@ -55,7 +55,7 @@ var contentsHeading = lazyRegexp(`^(?i)(?:table of )?contents$`)
 
 // footnoteMark opens a footnote: a number, a symbol or a letter set as a
 // mark, then text.
-var footnoteMark = lazyRegexp(`^(?:\d{1,2}|[*∗†‡§¶#]+|[a-z])\s*\S|^https?://`)
+var footnoteMark = lazyRegexp(`^(?:\d{1,2}\s*[^\d\s.,:;%)\]]|[*∗†‡§¶#]+\s*\S)|^[a-z]\s*[A-Z]|^https?://`)
 
 // eqNumber ends a display equation: "(3)", "(2.4)", "(A1)".
 var eqNumber = lazyRegexp(`\(\s*[A-Z]?\d{1,3}(?:\.\d{1,3})?[a-z]?\s*\)$`)
@@ -220,12 +220,13 @@ func (l *line) bodyProse(body, width float64) bool {
 }
 
 // footnotes labels the lines at the foot of each column that are set
-// smaller than the body, from one that starts with a mark.
+// smaller than the body and smaller than the text above them, from one
+// that starts with a mark ("1", "*", "†") or as a first page's notes do
+// ("Manuscript received ...", "The authors are with ...").
 func footnotes(ls []*line, body float64) {
 	if body <= 0 {
 		return
 	}
-	small := func(l *line) bool { return l.size < 0.93*body && l.role == role.Body }
 	for end := len(ls); end > 0; {
 		start := end - 1
 		for start > 0 && !ls[start].groupStart {
@@ -235,27 +236,86 @@ func footnotes(ls []*line, body float64) {
 		for end > start && ls[end-1].role == role.Furniture {
 			end-- // a page number under the footnotes
 		}
-		// the run of small lines that ends the group
-		k := end
-		for k > start && small(ls[k-1]) && end-k < 15 {
-			k--
+		if end <= start {
+			end = next
+			continue
 		}
-		if k > start && k < end && !small(ls[k-1]) {
-			// the first of them, or one of them after a paragraph break,
-			// opens a footnote
-			first := k
-			for first < end && !(footnoteMark.MatchString(ls[first].text) && (first == k || ls[first].paraGap)) {
-				first++
+		// the run of lines in the last line's small size that ends the
+		// group, under larger text (an abstract in 9 points over notes in
+		// 8 is larger text too); notes in 9 points may stand over a
+		// copyright line in 8
+		for end > start {
+			sz := ls[end-1].size
+			k := end
+			for k > start && ls[k-1].role == role.Body && !ls[k-1].cells && ls[k-1].size < 0.93*body && math.Abs(ls[k-1].size-sz) < 0.4 && end-k < 45 {
+				k--
 			}
-			if first == k {
-				for _, l := range ls[k:end] {
-					l.role = role.Footnote
-				}
+			if !(k > start && k < end && ls[k-1].size >= sz+0.5 && (footnoteMark.MatchString(ls[k].text) || noteOpening.MatchString(ls[k].text)) && atFoot(ls, ls[k:end])) {
+				break
 			}
+			r := role.Footnote
+			if endnotes(ls[k:end]) {
+				r = role.Reference
+			}
+			for _, l := range ls[k:end] {
+				l.role = r
+			}
+			end = k
 		}
 		end = next
 	}
 }
+
+// atFoot says no larger text lies under the run of lines but furniture
+// and page numbers: notes end their column (an abstract in small type
+// over the columns does not; a first page's stamp in the notes' size may
+// be under them).
+func atFoot(ls, run []*line) bool {
+	x0, x1, bot, sz := math.Inf(1), math.Inf(-1), math.Inf(1), 0.0
+	for _, l := range run {
+		x0, x1, bot, sz = math.Min(x0, l.x0), math.Max(x1, l.x1), math.Min(bot, l.base), math.Max(sz, l.size)
+	}
+	for _, l := range ls {
+		if l.role != role.Furniture && l.size > sz+0.3 && l.base < bot-0.5*l.size && l.x1 > x0 && l.x0 < x1 && !pageNumRe.MatchString(l.text) {
+			return false
+		}
+	}
+	return true
+}
+
+// endnotes says notes are the citations of a paper without a references
+// heading (revtex sets them as notes, "1 D. C. Johnston, Adv. Phys. 59,
+// 803 (2010)."): most of at least three notes cite a year.
+func endnotes(run []*line) bool {
+	notes, cites := 0, 0
+	for i, l := range run {
+		if !noteNumber.MatchString(l.text) {
+			continue
+		}
+		notes++
+		// the year may end the note's second line
+		t := l.text
+		if i+1 < len(run) && !noteNumber.MatchString(run[i+1].text) {
+			t += " " + run[i+1].text
+		}
+		if citedYear.MatchString(webAddress.ReplaceAllString(t, "")) {
+			cites++
+		}
+	}
+	return notes >= 3 && 2*cites > notes
+}
+
+// noteNumber opens a numbered note.
+var noteNumber = lazyRegexp(`^\d{1,3}\s*[^\d\s.,:;)\]]`)
+
+// webAddress is a URL in text.
+var webAddress = lazyRegexp(`(?i)\S*(://|www\.)\S*`)
+
+// citedYear is a year as citations give it.
+var citedYear = lazyRegexp(`\b(1[89]|20)\d\d[a-z]?\b`)
+
+// noteOpening opens the notes at the foot of a paper's first page.
+var noteOpening = lazyRegexp(`^(?i)(manuscript (received|submitted)|the authors? (is|are) with|digital object identifier|corresponding author|e-?mail( address(es)?)?:|this (work|research|study|paper) (was|is|has been) (partly |partially |in part )?(supported|funded)|received:? \d|preprint submitted|.*\bcopyright\b|.*©)`)
 
 // captions labels captions and the figures and tables beside them.
 func captions(ls []*line, body float64, widths []float64) {

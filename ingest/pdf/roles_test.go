@@ -71,6 +71,24 @@ func TestRoles(t *testing.T) {
 			"TABLE I":                               role.Caption,
 			"THE RESOLUTIONS OF DIFFERENT DATASTES": role.Caption,
 			"REFERENCES":                            role.Heading,
+			// a first page's notes, longer than twenty lines
+			"Manuscript received 8 November 2021; revised 6 July 2022, 28 November": role.Footnote,
+		}},
+		// notes in 9 points over a copyright line in 8
+		{filepath.Join(peer, "pymupdf/test_2861.pdf"), map[string]role.Role{
+			"1 “Practitioners of alchemy should know that the kinds of metals cannot be changed": role.Footnote,
+			"Copyright © 2021 by Gabriele Ferrario":                                              role.Footnote,
+		}},
+		// an abstract in small type over the columns is no note, though
+		// its affiliations start with marks; revtex's citations set as
+		// notes are references
+		{filepath.Join(papers, "arxiv_1111.2011v2.pdf"), map[string]role.Role{
+			"1 Institute for Quantum Matter and Department of Physics and Astronomy,": role.Body,
+			"1 D. C. Johnston, Adv. Phys. 59, 803 (2010).":                            role.Reference,
+		}},
+		// code listings at a column's foot are no notes
+		{filepath.Join(papers, "papermage_emnlp2023demo.pdf"), map[string]role.Role{
+			"1 >>> import papermage as pm": role.Body,
 		}},
 		{filepath.Join(peer, "cermine/cermine-web__src__test__resources__pdf__test1.pdf"), map[string]role.Role{
 			"1 Introduction": role.Heading,
