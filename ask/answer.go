@@ -11,6 +11,7 @@ import (
 
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/retrieve"
@@ -281,7 +282,7 @@ func generate(ctx context.Context, ev []evidence, texts []string, question strin
 		}
 		res.Removed = cw.removed
 		for _, r := range cw.removed {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("removed the sentence %q: it cites only %s, %s no passage given to the model", clipSentence(r.Sentence), citeList(r.Cites), plural(len(r.Cites), "which names", "which name")))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("removed the sentence %q: it cites only %s, %s no passage given to the model", clipSentence(r.Sentence), citeList(r.Cites), textkit.Plural(len(r.Cites), "which names", "which name")))
 		}
 		if cw.sources {
 			res.Warnings = append(res.Warnings, "dropped the model's own list of sources (the Sources below are the passages it cited)")
@@ -295,7 +296,7 @@ func generate(ctx context.Context, ev []evidence, texts []string, question strin
 		fillCitations(res, ev, texts, cw.order)
 		res.Unsupported = unsupported(res.Answer, ev, cw.order)
 		for _, u := range res.Unsupported {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("unsupported: %q cites %s, %s %s", clipSentence(u.Sentence), citeList(u.Cites), plural(len(u.Cites), "which does not state", "none of which states"), strings.Join(u.Missing, ", ")))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("unsupported: %q cites %s, %s %s", clipSentence(u.Sentence), citeList(u.Cites), textkit.Plural(len(u.Cites), "which does not state", "none of which states"), strings.Join(u.Missing, ", ")))
 		}
 		return writeSources(out, res)
 	}
@@ -378,21 +379,19 @@ func FormatSource(c Citation) string {
 	}
 	// ids are stored as given and text from before Put cleaned it may hold
 	// anything: the list is inert on a terminal, each entry on its lines
-	s := fmt.Sprintf("[%d] %s  %s\n", c.N, safetext.Line(id), safetext.Line(oneLine(c.Title)))
+	s := fmt.Sprintf("[%d] %s  %s\n", c.N, safetext.Line(id), safetext.Line(safetext.OneLine(c.Title)))
 	if len(meta) > 0 {
 		s += "    " + safetext.Line(strings.Join(meta, "; ")) + "\n"
 	}
 	return s
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
+// firstWords is the first n words of s, ending in " …" when cut.
 func firstWords(s string, n int) string {
-	f := strings.Fields(s)
-	if len(f) <= n {
-		return s
+	if w, cut := textkit.FirstWords(s, n); cut {
+		return w + " …"
 	}
-	return strings.Join(f[:n], " ") + " …"
+	return s
 }
 
 // firstWrite records when the first byte passes through it.
@@ -421,11 +420,4 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += n
 	return n, err
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

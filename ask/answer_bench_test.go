@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/llm/llmtest"
 	"github.com/papers-cli/papers/retrieve"
@@ -169,10 +168,7 @@ func reportCPU(b *testing.B, c0 time.Duration) {
 // shared PDFs for the benchmark's question.
 func fullTextPassages(b *testing.B) []evidence {
 	dir := b.TempDir()
-	pdfs := filepath.Join("..", "..", "shared", "data", "pdfs", "papers")
-	if _, err := os.Stat(pdfs); err != nil {
-		b.Fatalf("the shared PDFs are needed at %s (see shared/data/README.md): %v", pdfs, err)
-	}
+	pdfs := shareddata.Path(b, "pdfs", "papers")
 	e := embed.NewLocal()
 	if _, err := ingest.Build(b.Context(), dir, e, ingest.Sources{PDFs: []string{pdfs}}); err != nil {
 		b.Fatal(err)

@@ -1,14 +1,13 @@
 package ask
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
@@ -77,10 +76,7 @@ func TestEvidenceCompletesCutSentences(t *testing.T) {
 func sharedLibrary(t *testing.T) (*store.Library, embed.Embedder) {
 	t.Helper()
 	dir := t.TempDir()
-	pdfs := filepath.Join("..", "..", "shared", "data", "pdfs", "papers")
-	if _, err := os.Stat(pdfs); err != nil {
-		t.Fatalf("the shared PDFs are needed at %s (see shared/data/README.md): %v", pdfs, err)
-	}
+	pdfs := shareddata.Path(t, "pdfs", "papers")
 	e := embed.NewLocal()
 	if _, err := ingest.Build(t.Context(), dir, e, ingest.Sources{PDFs: []string{pdfs}}); err != nil {
 		t.Fatal(err)

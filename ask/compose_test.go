@@ -1,7 +1,6 @@
 package ask
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 )
@@ -24,10 +24,10 @@ func pdfPassages(t *testing.T, file, id, title string) []evidence {
 	if ev, ok := pdfCache.m[key]; ok {
 		return slices.Clone(ev)
 	}
-	path := filepath.Join("..", "..", "shared", "data", "pdfs", "papers", file)
+	path := shareddata.Path(t, "pdfs", "papers", file)
 	doc, err := pdf.ExtractFile(t.Context(), path)
 	if err != nil {
-		t.Fatalf("the shared PDF %s is needed (see shared/data/README.md): %v", path, err)
+		t.Fatal(err)
 	}
 	var pages []chunk.Page
 	for i, p := range doc.Pages {

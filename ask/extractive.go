@@ -9,12 +9,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 
+	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
@@ -59,9 +60,7 @@ var backMatter = regexp.MustCompile(`(?i)^\s*(\d+\.?\s*)?(references|bibliograph
 // terms are the stemmed content words of s (lower-cased, split on anything
 // but letters and digits, stop words and one-letter words dropped).
 func terms(s string, dropQuestionWords bool) []string {
-	f := strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	f := textkit.Words(s)
 	out := f[:0]
 	for _, w := range f {
 		lw := strings.ToLower(w)
@@ -77,34 +76,9 @@ func terms(s string, dropQuestionWords bool) []string {
 		if len(w) == 1 && !unicode.IsDigit(rune(w[0])) {
 			continue
 		}
-		out = append(out, stem(w))
+		out = append(out, textkit.Stem(w))
 	}
 	return out
-}
-
-// stems caches Porter2 stems: stemming is most of the extractive answer's
-// time and a question's passages repeat their words. Bounded; safe for
-// concurrent use.
-var stems struct {
-	sync.Mutex
-	m map[string]string
-}
-
-func stem(w string) string {
-	stems.Lock()
-	s, ok := stems.m[w]
-	stems.Unlock()
-	if ok {
-		return s
-	}
-	s = english.Stem(w, true)
-	stems.Lock()
-	if stems.m == nil || len(stems.m) > 100_000 {
-		stems.m = make(map[string]string, 1024)
-	}
-	stems.m[w] = s
-	stems.Unlock()
-	return s
 }
 
 func stemSet(s string) map[string]bool {
@@ -222,7 +196,7 @@ func init() {
 	} {
 		var st []string
 		for _, w := range group {
-			st = append(st, stem(w))
+			st = append(st, textkit.Stem(w))
 		}
 		for _, a := range st {
 			for _, b := range st {
@@ -598,9 +572,9 @@ func newPassage(i int, e *evidence) *passage {
 	if id, seq, err := store.ParseChunkID(e.ChunkID); err == nil {
 		p.chunk, p.seq = id, seq
 	}
-	title := oneLine(e.Paper.Title)
+	title := safetext.OneLine(e.Paper.Title)
 	lines := slices.DeleteFunc(strings.Split(e.Text, "\n"), func(l string) bool {
-		return strings.EqualFold(oneLine(l), title) // the title heading a title+abstract chunk
+		return strings.EqualFold(safetext.OneLine(l), title) // the title heading a title+abstract chunk
 	})
 	for _, line := range joinBroken(lines, e.Section) {
 		if line == "" || strings.EqualFold(line, title) || isHeadingLine(line, e.Section) {
@@ -897,7 +871,7 @@ func statesMeans(part *question, s *sentence) bool {
 	}
 	first := len(s.text)
 	for _, w := range strings.FieldsFunc(s.text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
-		if slices.Contains(part.focus, stem(strings.ToLower(w))) {
+		if slices.Contains(part.focus, textkit.Stem(strings.ToLower(w))) {
 			first = strings.Index(s.text, w)
 			break
 		}
@@ -927,7 +901,7 @@ func defines(q *question, s string) bool {
 			return false
 		}
 		if len(q.focus) > 0 {
-			return slices.Contains(q.focus, stem(strings.ToLower(w)))
+			return slices.Contains(q.focus, textkit.Stem(strings.ToLower(w)))
 		}
 		n := normName(w)
 		return n != "" && slices.ContainsFunc(q.entities, func(e entity) bool { return e.norm == n })
@@ -978,7 +952,7 @@ func glosses(s, acronym string) bool {
 		return true
 	}
 	var initials strings.Builder
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range textkit.Words(s) {
 		initials.WriteString(strings.ToLower(w[:1]))
 	}
 	return strings.Contains(initials.String(), a)

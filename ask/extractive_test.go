@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -30,15 +31,13 @@ func letters(s string) string {
 	}, s)
 }
 
-const topicCorpus = "../../shared/data/topic/rl-for-llm-agents.jsonl"
-
 // loadTopic reads the 30 abstracts of the topic corpus as evidence, one
 // title+abstract passage per paper.
 func loadTopic(t testing.TB) []evidence {
 	t.Helper()
-	f, err := os.Open(topicCorpus)
+	f, err := os.Open(shareddata.Path(t, "topic", "rl-for-llm-agents.jsonl"))
 	if err != nil {
-		t.Fatalf("the topic corpus is needed at %s (see ../shared/data/README.md): %v", topicCorpus, err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	var out []evidence

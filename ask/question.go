@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
 // kind is what a question asks for, as far as the offline answer needs to
@@ -92,7 +94,7 @@ func init() {
 		"role", "part", "point", "points", "thing", "things", "best", "highest", "lowest", "largest", "smallest",
 		"factor", "margin", "times", "fold", "magnitude", "percentage-point", "maximum", "minimum", "max", "min",
 		"mean", "median", "typical", "initial", "final", "approximate", "absolute", "relative"} {
-		genericFocus[stem(w)] = true
+		genericFocus[textkit.Stem(w)] = true
 	}
 }
 
@@ -105,7 +107,7 @@ var quantityHead = map[string]bool{}
 
 func init() {
 	for _, w := range []string{"count", "number", "amount", "total", "value", "values", "quantity", "figure", "many", "much"} {
-		quantityHead[stem(w)] = true
+		quantityHead[textkit.Stem(w)] = true
 	}
 }
 
@@ -381,7 +383,7 @@ type nameIndex struct {
 
 func newNameIndex(text string) *nameIndex {
 	ix := &nameIndex{first: map[byte][]int{}}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range textkit.Words(strings.ToLower(text)) {
 		ix.first[w[0]] = append(ix.first[w[0]], len(ix.words))
 		ix.words = append(ix.words, w)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -62,7 +63,7 @@ func ShortName(p *store.Paper) string { return shortName(p) }
 // the name its abstract introduces ("we propose ReBel (Reward Belief)"),
 // else "".
 func shortName(p *store.Paper) string {
-	title := oneLine(tidy(p.Title, ""))
+	title := safetext.OneLine(tidy(p.Title, ""))
 	if i := strings.IndexAny(title, ":"); i > 0 {
 		head := strings.TrimSpace(title[:i])
 		if n := len(strings.Fields(head)); n > 0 && n <= 3 && len(head) <= 32 && !strings.ContainsAny(head, ",?") {

@@ -28,6 +28,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/review"
@@ -55,6 +57,8 @@ type Options struct {
 	// Width and Height are the terminal's size until the first
 	// tea.WindowSizeMsg (0: 80x24).
 	Width, Height int
+	// Keys are the keys (nil: DefaultKeyMap).
+	Keys *KeyMap
 }
 
 // screen is what the model shows.
@@ -92,6 +96,7 @@ type Model struct {
 	be   Backend
 	opts Options
 	st   styles
+	keys KeyMap
 	w, h int
 
 	stack []screen // screens below the current one, for Esc
@@ -142,6 +147,10 @@ type Model struct {
 // New builds the model of papers browse on be.
 func New(be Backend, opts Options) *Model {
 	m := &Model{be: be, opts: opts, st: newStyles(opts.Color), w: opts.Width, h: opts.Height, page: opts.Page, saves: map[string]time.Time{}}
+	m.keys = DefaultKeyMap()
+	if opts.Keys != nil {
+		m.keys = *opts.Keys
+	}
 	if m.w <= 0 {
 		m.w = 80
 	}
@@ -523,15 +532,15 @@ func (m *Model) markSaved(id string, at time.Time) {
 
 // key handles a key press.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
-	if s == "ctrl+c" {
+	keys := &m.keys
+	if is(k, keys.Interrupt) {
 		m.stopWork()
 		return tea.Quit
 	}
 	if m.inputFor != inNone {
 		return m.inputKey(k)
 	}
-	if s == "esc" {
+	if is(k, keys.Back) {
 		if m.busy != "" {
 			m.stopWork()
 			m.status = "cancelled"
@@ -548,11 +557,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.status = ""
 		return nil
 	}
-	switch s {
-	case "q":
+	switch {
+	case is(k, keys.Quit):
 		m.stopWork()
 		return tea.Quit
-	case "?":
+	case is(k, keys.Help):
 		if m.top() == scrHelp {
 			m.pop()
 		} else {
@@ -564,17 +573,17 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case scrHelp:
 		return nil
 	case scrPicker:
-		return m.pickerKey(s)
+		return m.pickerKey(k)
 	case scrPaper:
-		return m.paperKey(s)
+		return m.paperKey(k)
 	case scrAnswer:
-		scroll(&m.answerView, s)
+		m.scroll(&m.answerView, k)
 		return nil
 	case scrReview:
-		if s == "v" {
+		if is(k, keys.Review) {
 			return m.startInput(inReview)
 		}
-		scroll(&m.reviewView, s)
+		m.scroll(&m.reviewView, k)
 		return nil
 	}
 	// Screens that list papers (the page, search hits, related).
@@ -582,28 +591,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if l == nil {
 		return nil
 	}
-	rows := max(1, m.listRows()/per)
-	switch s {
-	case "j", "down":
-		l.move(1, n, rows)
-	case "k", "up":
-		l.move(-1, n, rows)
-	case "g", "home":
-		l.move(-n, n, rows)
-	case "G", "end":
-		l.move(n, n, rows)
-	case "pgdown", "space", "ctrl+d":
-		l.move(rows, n, rows)
-	case "pgup", "ctrl+u":
-		l.move(-rows, n, rows)
-	case "t":
+	if m.moveKey(l, n, max(1, m.listRows()/per), k) {
+		return nil
+	}
+	switch {
+	case is(k, keys.Topic):
 		m.push(scrPicker)
 		return m.loadTopics()
-	case "A":
+	case is(k, keys.AskTopic):
 		return m.startInput(inAskTopic)
-	case "/":
+	case is(k, keys.Search):
 		return m.startInput(inSearch)
-	case "v":
+	case is(k, keys.Review):
 		if m.top() == scrPage && m.page != nil && len(m.page.Papers) > 0 {
 			m.reviewPapers, m.reviewCols, m.reviewTable = m.page.Papers[:min(len(m.page.Papers), ReviewRows)], nil, nil
 			return m.startInput(inReview)
@@ -613,16 +612,47 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	switch s {
-	case "enter":
+	if is(k, keys.Open) {
 		return m.openPaper(p.ID)
-	case "s":
+	}
+	return m.paperAction(k, p)
+}
+
+// moveKey moves list l of n items, rows a page, by a movement key; it
+// reports whether k was one.
+func (m *Model) moveKey(l *cursor, n, rows int, k tea.KeyPressMsg) bool {
+	keys := &m.keys
+	switch {
+	case is(k, keys.Down):
+		l.move(1, n, rows)
+	case is(k, keys.Up):
+		l.move(-1, n, rows)
+	case is(k, keys.Top):
+		l.move(-n, n, rows)
+	case is(k, keys.Bottom):
+		l.move(n, n, rows)
+	case is(k, keys.PageDown):
+		l.move(rows, n, rows)
+	case is(k, keys.PageUp):
+		l.move(-rows, n, rows)
+	default:
+		return false
+	}
+	return true
+}
+
+// paperAction does what k asks of paper p (save, open, ask, related), on
+// a list or in the paper itself.
+func (m *Model) paperAction(k tea.KeyPressMsg, p store.Paper) tea.Cmd {
+	keys := &m.keys
+	switch {
+	case is(k, keys.Save):
 		return m.toggleSave(p)
-	case "o":
+	case is(k, keys.OpenURL):
 		return m.openURL(p)
-	case "a":
+	case is(k, keys.AskPaper):
 		return m.startInput(inAskPaper)
-	case "r":
+	case is(k, keys.Related):
 		return m.findRelated(p)
 	}
 	return nil
@@ -676,31 +706,26 @@ func (m *Model) selectedOn(s screen) (store.Paper, bool) {
 	return store.Paper{}, false
 }
 
-func (m *Model) paperKey(s string) tea.Cmd {
-	if scroll(&m.paperView, s) {
+func (m *Model) paperKey(k tea.KeyPressMsg) tea.Cmd {
+	if m.scroll(&m.paperView, k) {
 		return nil
 	}
+	keys := &m.keys
 	p, _ := m.selected()
-	switch s {
-	case "J", "K":
-		return m.nextPaper(map[string]int{"J": 1, "K": -1}[s])
-	case "s":
-		return m.toggleSave(p)
-	case "o":
-		return m.openURL(p)
-	case "a":
-		return m.startInput(inAskPaper)
-	case "A":
+	switch {
+	case is(k, keys.NextPaper):
+		return m.nextPaper(1)
+	case is(k, keys.PrevPaper):
+		return m.nextPaper(-1)
+	case is(k, keys.AskTopic):
 		return m.startInput(inAskTopic)
-	case "r":
-		return m.findRelated(p)
-	case "/":
+	case is(k, keys.Search):
 		return m.startInput(inSearch)
-	case "t":
+	case is(k, keys.Topic):
 		m.push(scrPicker)
 		return m.loadTopics()
 	}
-	return nil
+	return m.paperAction(k, p)
 }
 
 // nextPaper opens, in place of the paper shown, the paper d places
@@ -732,19 +757,20 @@ func (m *Model) nextPaper(d int) tea.Cmd {
 }
 
 // scroll moves a viewport by a key; it reports whether the key was one.
-func scroll(v *viewport.Model, s string) bool {
-	switch s {
-	case "j", "down":
+func (m *Model) scroll(v *viewport.Model, k tea.KeyPressMsg) bool {
+	keys := &m.keys
+	switch {
+	case is(k, keys.Down):
 		v.ScrollDown(1)
-	case "k", "up":
+	case is(k, keys.Up):
 		v.ScrollUp(1)
-	case "pgdown", "space", "ctrl+d":
+	case is(k, keys.PageDown):
 		v.PageDown()
-	case "pgup", "ctrl+u":
+	case is(k, keys.PageUp):
 		v.PageUp()
-	case "g", "home":
+	case is(k, keys.Top):
 		v.GotoTop()
-	case "G", "end":
+	case is(k, keys.Bottom):
 		v.GotoBottom()
 	default:
 		return false
@@ -752,19 +778,16 @@ func scroll(v *viewport.Model, s string) bool {
 	return true
 }
 
-func (m *Model) pickerKey(s string) tea.Cmd {
+func (m *Model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	n := len(m.topics) + 1 // "All papers" first
 	rows := max(1, m.h-4)
-	switch s {
-	case "j", "down":
-		m.pickerList.move(1, n, rows)
-	case "k", "up":
-		m.pickerList.move(-1, n, rows)
-	case "g", "home":
-		m.pickerList.move(-n, n, rows)
-	case "G", "end":
-		m.pickerList.move(n, n, rows)
-	case "enter":
+	if is(k, m.keys.PageDown) || is(k, m.keys.PageUp) {
+		return nil // the picker moves by lines and ends only
+	}
+	if m.moveKey(&m.pickerList, n, rows, k) {
+		return nil
+	}
+	if is(k, m.keys.Open) {
 		name := ""
 		if i := m.pickerList.i; i > 0 && i <= len(m.topics) {
 			name = m.topics[i-1].Name
@@ -828,7 +851,7 @@ func (m *Model) startInput(k inputKind) tea.Cmd {
 	switch k {
 	case inAskPaper:
 		p, _ := m.selected()
-		m.input.Prompt = "Ask " + oneLine(p.ID) + ": "
+		m.input.Prompt = "Ask " + safetext.OneLine(p.ID) + ": "
 		m.input.Placeholder = "a question about this paper"
 	case inAskTopic:
 		m.input.Prompt = "Ask " + m.scopeName() + ": "
@@ -837,7 +860,7 @@ func (m *Model) startInput(k inputKind) tea.Cmd {
 		m.input.Prompt = "Search " + m.scopeName() + ": "
 		m.input.Placeholder = "words, a phrase, a question"
 	case inReview:
-		m.input.Prompt = fmt.Sprintf("Ask each of %s: ", plural(len(m.reviewPapers), "paper"))
+		m.input.Prompt = fmt.Sprintf("Ask each of %s: ", textkit.Count(len(m.reviewPapers), "paper"))
 		m.input.Placeholder = "a question, or name: question (What method does it propose?)"
 	}
 	m.input.SetWidth(max(10, m.w-len(m.input.Prompt)-2))
@@ -860,13 +883,15 @@ func (m *Model) scope() store.Filter {
 	return store.Filter{Topics: []string{m.page.Topic.Name}}
 }
 
+// inputKey handles a key on the question line: Back leaves it, Open (the
+// Enter key) sends it, the others edit it.
 func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
+	switch {
+	case is(k, m.keys.Back):
 		m.inputFor = inNone
 		m.input.Blur()
 		return nil
-	case "enter":
+	case is(k, m.keys.Open):
 		q := strings.TrimSpace(m.input.Value())
 		kind := m.inputFor
 		m.inputFor = inNone
@@ -946,7 +971,7 @@ func (m *Model) runReview(q string) tea.Cmd {
 		m.status = "review: " + err.Error()
 		return nil
 	}
-	ctx, seq, tick := m.startWork(fmt.Sprintf("asking %s", plural(len(m.reviewPapers), "paper")))
+	ctx, seq, tick := m.startWork(fmt.Sprintf("asking %s", textkit.Count(len(m.reviewPapers), "paper")))
 	be, papers := m.be, m.reviewPapers
 	return tea.Batch(tick, func() tea.Msg {
 		t, err := be.Review(ctx, papers, cols)

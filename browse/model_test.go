@@ -20,6 +20,7 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/llm/llmtest"
@@ -27,8 +28,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden screens in testdata")
-
-const topicCorpus = "../../shared/data/topic/rl-for-llm-agents.jsonl"
 
 // now is the day the topic corpus was taken: its papers are of the last
 // weeks, so the momentum and the chart have something to show.
@@ -54,13 +53,11 @@ func TestMain(m *testing.M) {
 // binary.
 func testLibrary(t testing.TB) *store.Library {
 	t.Helper()
-	if _, err := os.Stat(topicCorpus); err != nil {
-		t.Fatalf("test data missing: %v (the tests need ../shared/data/topic next to the repository)", err)
-	}
+	corpus := shareddata.Path(t, "topic", "rl-for-llm-agents.jsonl")
 	buildOnce.Do(func() {
 		builtDir, buildErr = os.MkdirTemp("", "browse-test-*")
 		if buildErr == nil {
-			buildErr = buildLibrary(builtDir)
+			buildErr = buildLibrary(builtDir, corpus)
 		}
 	})
 	if buildErr != nil {
@@ -82,9 +79,9 @@ func testLibrary(t testing.TB) *store.Library {
 	return lib
 }
 
-func buildLibrary(dir string) error {
+func buildLibrary(dir, corpus string) error {
 	ctx := context.Background()
-	if _, err := ingest.Build(ctx, dir, embed.NewLocal(), ingest.Sources{Corpora: []string{topicCorpus}}); err != nil {
+	if _, err := ingest.Build(ctx, dir, embed.NewLocal(), ingest.Sources{Corpora: []string{corpus}}); err != nil {
 		return err
 	}
 	lib, err := store.Open(ctx, dir)

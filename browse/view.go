@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
@@ -67,7 +68,7 @@ func (m *Model) View() tea.View {
 	var lines []string
 	switch {
 	case m.err != nil:
-		lines = []string{m.st.warn.Render("papers browse: " + oneLine(m.err.Error())), "", "q quits"}
+		lines = []string{m.st.warn.Render("papers browse: " + safetext.OneLine(m.err.Error())), "", "q quits"}
 	default:
 		switch m.top() {
 		case scrPage:
@@ -135,7 +136,7 @@ func (m *Model) headerLines() []string {
 	} else if strings.TrimSpace(desc) == "" {
 		desc = "no description yet: papers topic describe " + pg.Topic.Name + " writes one"
 	}
-	name, desc = oneLine(name), oneLine(desc)
+	name, desc = safetext.OneLine(name), safetext.OneLine(desc)
 	title := m.st.title.Render(name)
 	if desc != "" && ansi.StringWidth(name)+3+ansi.StringWidth(desc) <= m.w {
 		out = append(out, title+m.st.dim.Render(" · "+desc))
@@ -153,7 +154,7 @@ func (m *Model) headerLines() []string {
 		}
 		if mo.Last4 == 0 && len(pg.Papers) > 0 && !pg.Papers[0].Published.IsZero() {
 			// An empty chart: say when the page's papers are from.
-			note = strings.TrimPrefix(note+"; the newest paper is of "+day(pg.Papers[0].Published), "; ")
+			note = strings.TrimPrefix(note+"; the newest paper is of "+textkit.Day(pg.Papers[0].Published), "; ")
 		}
 		if note != "" {
 			sentence += " (" + note + ")"
@@ -250,13 +251,13 @@ func (m *Model) paperItems(ps []store.Paper, scores []float32, c *cursor, rows i
 		if i == c.i {
 			mark = "▸ "
 		}
-		date := day(p.Published)
+		date := textkit.Day(p.Published)
 		if date == "" {
 			date = "          "
 		}
 		cat := ""
 		if len(p.Categories) > 0 {
-			cat = oneLine(p.Categories[0])
+			cat = safetext.OneLine(p.Categories[0])
 		}
 		star := ""
 		if !p.Saved.IsZero() {
@@ -268,7 +269,7 @@ func (m *Model) paperItems(ps []store.Paper, scores []float32, c *cursor, rows i
 		}
 		head := fmt.Sprintf("%s%s%s %-8s ", mark, score, date, cat)
 		titleW := max(10, m.w-ansi.StringWidth(head)-ansi.StringWidth(star))
-		title := ansi.Truncate(oneLine(p.Title), titleW, "…")
+		title := ansi.Truncate(safetext.OneLine(p.Title), titleW, "…")
 		line := head + title + m.st.accent.Render(star)
 		if i == c.i {
 			line = m.st.sel.Render(head+title) + m.st.accent.Render(star)
@@ -278,8 +279,8 @@ func (m *Model) paperItems(ps []store.Paper, scores []float32, c *cursor, rows i
 		if len(p.Affiliations) > 0 {
 			who += " · " + strings.Join(p.Affiliations, "; ")
 		}
-		tags := oneLine(tagLine(p.Tags))
-		out = append(out, line, m.st.dim.Render(indent+oneLine(who)), m.st.dim.Render(indent+tags))
+		tags := safetext.OneLine(tagLine(p.Tags))
+		out = append(out, line, m.st.dim.Render(indent+safetext.OneLine(who)), m.st.dim.Render(indent+tags))
 	}
 	return out
 }
@@ -323,7 +324,7 @@ func (m *Model) renderPaper() {
 			}
 		}
 	}
-	for _, l := range wrap(oneLine(p.Title), w, 0) {
+	for _, l := range wrap(safetext.OneLine(p.Title), w, 0) {
 		b = append(b, m.st.title.Render(l))
 	}
 	b = append(b, "")
@@ -332,13 +333,13 @@ func (m *Model) renderPaper() {
 		id += fmt.Sprintf("v%d", p.Version)
 	}
 	add("id", id)
-	add("published", day(p.Published))
+	add("published", textkit.Day(p.Published))
 	add("categories", strings.Join(p.Categories, " "))
 	add("authors", strings.Join(p.Authors, ", "))
 	add("affiliations", strings.Join(p.Affiliations, "; "))
 	add("tags", tagLine(p.Tags))
 	if !p.Saved.IsZero() {
-		add("saved", "★ "+day(p.Saved))
+		add("saved", "★ "+textkit.Day(p.Saved))
 	}
 	add("url", m.be.URL(p))
 	add("pages", pagesNote(p))
@@ -361,10 +362,10 @@ func (m *Model) renderPaper() {
 			head += " title and abstract"
 		}
 		if c.Section != "" {
-			head += " · " + oneLine(c.Section)
+			head += " · " + safetext.OneLine(c.Section)
 		}
 		b = append(b, "", m.st.dim.Render(head))
-		if c.Seq == 0 && p.Abstract != "" && strings.Contains(oneLine(c.Text), oneLine(p.Abstract)) {
+		if c.Seq == 0 && p.Abstract != "" && strings.Contains(safetext.OneLine(c.Text), safetext.OneLine(p.Abstract)) {
 			b = append(b, m.st.dim.Render("(the title and abstract, as above)"))
 			continue
 		}
@@ -428,7 +429,7 @@ func (m *Model) paperLines() []string {
 	if m.paper == nil {
 		return nil
 	}
-	top := m.st.dim.Render(fmt.Sprintf("%s · %d%%", oneLine(m.paper.Paper.ID), int(m.paperView.ScrollPercent()*100)))
+	top := m.st.dim.Render(fmt.Sprintf("%s · %d%%", safetext.OneLine(m.paper.Paper.ID), int(m.paperView.ScrollPercent()*100)))
 	return append([]string{top}, strings.Split(m.paperView.View(), "\n")...)
 }
 
@@ -442,13 +443,13 @@ func (m *Model) renderAnswer(follow bool) {
 	case m.answerErr != nil && m.answerErr.Error() == "context canceled":
 		b = append(b, "", m.st.warn.Render("cancelled"))
 	case m.answerErr != nil && m.answerRes != nil && m.answerRes.Abstained:
-		b = append(b, "", m.st.warn.Render("no answer: "+oneLine(m.answerErr.Error())))
+		b = append(b, "", m.st.warn.Render("no answer: "+safetext.OneLine(m.answerErr.Error())))
 	case m.answerErr != nil:
-		b = append(b, "", m.st.warn.Render("error: "+oneLine(m.answerErr.Error())))
+		b = append(b, "", m.st.warn.Render("error: "+safetext.OneLine(m.answerErr.Error())))
 	}
 	if m.answerRes != nil {
 		for _, wn := range m.answerRes.Warnings {
-			b = append(b, m.st.warn.Render("warning: "+oneLine(wn)))
+			b = append(b, m.st.warn.Render("warning: "+safetext.OneLine(wn)))
 		}
 	}
 	m.answerView.SetContentLines(b)
@@ -460,18 +461,18 @@ func (m *Model) renderAnswer(follow bool) {
 func (m *Model) answerLines() []string {
 	mode := "offline"
 	if m.answerRes != nil && m.answerRes.Model != "" {
-		mode = oneLine(m.answerRes.Model)
+		mode = safetext.OneLine(m.answerRes.Model)
 	}
-	head := m.st.title.Render("Ask") + m.st.dim.Render(" "+oneLine(m.answerOn))
-	q := m.st.heading.Render("Q: ") + oneLine(m.answerQ)
+	head := m.st.title.Render("Ask") + m.st.dim.Render(" "+safetext.OneLine(m.answerOn))
+	q := m.st.heading.Render("Q: ") + safetext.OneLine(m.answerQ)
 	if m.answerRes != nil {
-		q += m.st.dim.Render(fmt.Sprintf("  (%s, %s)", mode, plural(len(m.answerRes.Citations), "citation")))
+		q += m.st.dim.Render(fmt.Sprintf("  (%s, %s)", mode, textkit.Count(len(m.answerRes.Citations), "citation")))
 	}
 	return append([]string{head, q, ""}, strings.Split(m.answerView.View(), "\n")...)
 }
 
 func (m *Model) searchLines() []string {
-	out := []string{m.st.title.Render("Search") + m.st.dim.Render(fmt.Sprintf(" %q in %s: %s", m.searchQ, m.scopeName(), plural(len(m.hits), "hit"))), ""}
+	out := []string{m.st.title.Render("Search") + m.st.dim.Render(fmt.Sprintf(" %q in %s: %s", m.searchQ, m.scopeName(), textkit.Count(len(m.hits), "hit"))), ""}
 	if len(m.hits) == 0 {
 		return append(out, m.st.dim.Render("nothing matches; Esc goes back, / searches again"))
 	}
@@ -483,7 +484,7 @@ func (m *Model) searchLines() []string {
 		if i == c.i {
 			mark = "▸ "
 		}
-		head := mark + day(h.Paper.Published) + " " + oneLine(h.Paper.Title)
+		head := mark + textkit.Day(h.Paper.Published) + " " + safetext.OneLine(h.Paper.Title)
 		if i == c.i {
 			head = m.st.sel.Render(ansi.Truncate(head, m.w, "…"))
 		}
@@ -492,7 +493,7 @@ func (m *Model) searchLines() []string {
 			where = "p. " + pg
 		}
 		if h.Section != "" && h.Seq > 0 {
-			where += " · " + oneLine(h.Section)
+			where += " · " + safetext.OneLine(h.Section)
 		}
 		out = append(out, head, m.st.dim.Render("    "+where+" · "+snippet(h.Text, h.Paper.Title, m.searchQ)))
 	}
@@ -500,7 +501,7 @@ func (m *Model) searchLines() []string {
 }
 
 func (m *Model) relatedLines() []string {
-	out := []string{m.st.title.Render("Related") + m.st.dim.Render(" to "+oneLine(m.relatedTo.ID)+" "+oneLine(m.relatedTo.Title)), ""}
+	out := []string{m.st.title.Render("Related") + m.st.dim.Render(" to "+safetext.OneLine(m.relatedTo.ID)+" "+safetext.OneLine(m.relatedTo.Title)), ""}
 	if len(m.rel) == 0 {
 		return append(out, m.st.dim.Render("no related paper (the paper has no vector, or no other paper passes)"))
 	}
@@ -516,7 +517,7 @@ func (m *Model) pickerLines() []string {
 	out := []string{m.st.title.Render("Choose a topic"), ""}
 	items := []string{"All papers · the whole library"}
 	for _, t := range m.topics {
-		s := fmt.Sprintf("%s · %s", t.Name, plural(t.Papers, "paper"))
+		s := fmt.Sprintf("%s · %s", t.Name, textkit.Count(t.Papers, "paper"))
 		if t.Description != "" {
 			s += " · " + t.Description
 		}
@@ -526,37 +527,17 @@ func (m *Model) pickerLines() []string {
 	c.fit(max(1, m.h-4))
 	for i := c.top; i < len(items) && len(out) < m.h-1; i++ {
 		if i == c.i {
-			out = append(out, m.st.sel.Render("▸ "+oneLine(items[i])))
+			out = append(out, m.st.sel.Render("▸ "+safetext.OneLine(items[i])))
 		} else {
-			out = append(out, "  "+oneLine(items[i]))
+			out = append(out, "  "+safetext.OneLine(items[i]))
 		}
 	}
 	return out
 }
 
-// helpKeys are the keys, as ? lists them.
-var helpKeys = [][2]string{
-	{"j/k ↓/↑", "move"},
-	{"g/G", "first / last"},
-	{"PgDn/PgUp", "a page down / up"},
-	{"Enter", "open the paper: abstract, sections, chunks"},
-	{"J/K", "in a paper: the next / previous paper"},
-	{"o", "open its PDF or arXiv page in the browser"},
-	{"s", "save or unsave it (papers list --saved)"},
-	{"a", "ask this paper (AskPDF)"},
-	{"A", "ask about the topic"},
-	{"/", "search the topic"},
-	{"r", "related papers"},
-	{"v", "a review: ask the newest 20 papers a question (v: one more)"},
-	{"t", "switch topic"},
-	{"Esc", "back; cancels an answer or a search"},
-	{"?", "this help"},
-	{"q", "quit"},
-}
-
 func (m *Model) helpLines() []string {
 	out := []string{m.st.title.Render("Keys"), ""}
-	for _, k := range helpKeys {
+	for _, k := range m.keys.helpRows() {
 		out = append(out, fmt.Sprintf("  %-11s %s", k[0], k[1]))
 	}
 	return append(out, "", m.st.dim.Render("Answers are offline (extracted from the passages) unless a model is configured, as for papers ask."))
@@ -575,7 +556,7 @@ func (m *Model) renderReview() {
 func (m *Model) reviewLines() []string {
 	t := m.reviewTable
 	head := m.st.title.Render("Review") + m.st.dim.Render(fmt.Sprintf(" %s of %s x %s · offline, %d cells cached",
-		plural(len(t.Rows), "paper"), m.scopeName(), plural(len(t.Columns), "question"), t.Cached))
+		textkit.Count(len(t.Rows), "paper"), m.scopeName(), textkit.Count(len(t.Columns), "question"), t.Cached))
 	return append([]string{head, ""}, strings.Split(m.reviewView.View(), "\n")...)
 }
 
@@ -589,24 +570,9 @@ func (m *Model) footer() string {
 		return m.spin.View() + " " + m.busy + "… " + m.st.dim.Render("Esc cancels")
 	}
 	if m.status != "" {
-		return m.st.accent.Render(oneLine(m.status))
+		return m.st.accent.Render(safetext.OneLine(m.status))
 	}
-	var keys string
-	switch m.top() {
-	case scrPaper:
-		keys = "J/K move · j/k scroll · s save · o open · a AskPDF · r related · ? help · q quit"
-	case scrAnswer:
-		keys = "j/k scroll · Esc back · q quit"
-	case scrReview:
-		keys = "j/k scroll · v another question · Esc back · q quit"
-	case scrPicker:
-		keys = "j/k move · Enter choose · Esc back · q quit"
-	case scrHelp:
-		keys = "? or Esc back · q quit"
-	default:
-		keys = "j/k move · Enter open · s save · o open · a AskPDF · A ask · / search · r related · t topic · ? help · q quit"
-	}
-	return m.st.dim.Render(keys)
+	return m.st.dim.Render(m.keys.footer(m.top()))
 }
 
 // wrap wraps s to width w, at most n lines (0: all; the last one then
@@ -636,8 +602,8 @@ func wrap(s string, w, n int) []string {
 // sentence holding a word of the query, without the title the abstract
 // passage starts with.
 func snippet(text, title, query string) string {
-	text = oneLine(text)
-	if t := oneLine(title); t != "" && strings.HasPrefix(text, t) {
+	text = safetext.OneLine(text)
+	if t := safetext.OneLine(title); t != "" && strings.HasPrefix(text, t) {
 		text = strings.TrimLeft(text[len(t):], " .:")
 	}
 	low := strings.ToLower(text)
@@ -659,22 +625,4 @@ func snippet(text, title, query string) string {
 		text = text[at:]
 	}
 	return text
-}
-
-// oneLine is untrusted text (a title, an id, an error naming one) made
-// inert (safetext.Line) and on one line, its runs of spaces one space.
-func oneLine(s string) string { return strings.Join(strings.Fields(safetext.Line(s)), " ") }
-
-func day(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02")
-}
-
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + one + "s"
 }

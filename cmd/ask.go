@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/cost"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/llm"
 )
@@ -125,12 +127,13 @@ func runAsk(ctx context.Context, o *askOptions) error {
 	opened := time.Since(start) // opening the library counts as retrieval in -v
 	res, err := s.Ask(ctx, o.question, library.AskOptions{K: o.k, Filter: filter, Embedder: e,
 		Extractive: o.llm.extractive, Quality: o.quality}, out)
+	reportUsage(o.globalOptions, s)
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		if o.verbose {
-			fmt.Fprintf(stderr, "retrieval: %s in %s\n", plural(res.Passages, "passage"), (res.Retrieval + opened).Round(time.Millisecond))
+			fmt.Fprintf(stderr, "retrieval: %s in %s\n", textkit.Count(res.Passages, "passage"), (res.Retrieval + opened).Round(time.Millisecond))
 			if res.Model != "" {
 				fmt.Fprintf(stderr, "model %s: %d prompt + %d completion tokens; first token after %s; answer in %s\n",
 					res.Model, res.Usage.PromptTokens, res.Usage.CompletionTokens,
@@ -140,7 +143,7 @@ func runAsk(ctx context.Context, o *askOptions) error {
 			}
 		}
 		if o.json && (err == nil || errors.Is(err, ask.ErrNoEvidence)) {
-			rec := askRecord{Result: res, SeeAlso: []seeAlsoRecord{}}
+			rec := askRecord{Result: res, SeeAlso: []seeAlsoRecord{}, Usage: s.Usage()}
 			if !res.Abstained {
 				sa, serr := seeAlso(ctx, s, res.CitedPapers())
 				if serr != nil {
@@ -165,6 +168,9 @@ func runAsk(ctx context.Context, o *askOptions) error {
 type askRecord struct {
 	*ask.Result
 	SeeAlso []seeAlsoRecord `json:"see_also"`
+	// Usage is the model's tokens, calls and estimated cost (the answer's
+	// own "usage", its tokens, with the calls and cost added).
+	Usage cost.Usage `json:"usage"`
 }
 
 // seeAlsoRecord is one paper of "see_also".
@@ -188,7 +194,7 @@ func seeAlso(ctx context.Context, s *library.Session, cited []string) ([]seeAlso
 		if p.Authors == nil {
 			p.Authors = []string{}
 		}
-		out = append(out, seeAlsoRecord{ID: p.ID, Title: p.Title, Authors: p.Authors, Published: day(p.Published), URL: p.URL, Score: r.Score})
+		out = append(out, seeAlsoRecord{ID: p.ID, Title: p.Title, Authors: p.Authors, Published: textkit.Day(p.Published), URL: p.URL, Score: r.Score})
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 const askKey = "sk-ask-test-SECRET-42"
@@ -22,13 +23,7 @@ const askKey = "sk-ask-test-SECRET-42"
 // the topic corpus with `papers ingest --jsonl`.
 func askLibrary(t *testing.T) string {
 	t.Helper()
-	corpus, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", "topic", "rl-for-llm-agents.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(corpus); err != nil {
-		t.Fatalf("the topic corpus is needed at %s (see ../shared/data/README.md): %v", corpus, err)
-	}
+	corpus := shareddata.Path(t, "topic", "rl-for-llm-agents.jsonl")
 	dir := t.TempDir()
 	var stderr bytes.Buffer
 	if code := Run(t.Context(), []string{"--home", dir, "ingest", "--jsonl", corpus}, io.Discard, &stderr); code != 0 {
@@ -106,10 +101,22 @@ func TestAskNoEvidence(t *testing.T) {
 	if code != ExitNoEvidence || !strings.Contains(out, `"abstained":true`) {
 		t.Errorf("--json: exit %d, stdout %q", code, out)
 	}
-	// --paper scopes the question to one paper, which does not hold the answer.
-	code, out, _ = runAskCmd(t, home, "--paper", "topic-001", "--json", "How much does ReBel improve task success over GRPO?")
-	if code == 0 && strings.Contains(out, "topic-012") {
-		t.Errorf("--paper topic-001 cited another paper: %s", out)
+	// --paper scopes the question to one paper, which does not hold the
+	// answer: it abstains (exit 3) or answers from that paper alone.
+	code, out, errs = runAskCmd(t, home, "--paper", "topic-001", "--json", "How much does ReBel improve task success over GRPO?")
+	var res struct {
+		Abstained bool `json:"abstained"`
+		Citations []struct {
+			ID string `json:"id"`
+		} `json:"citations"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 && code != ExitNoEvidence || (code == ExitNoEvidence) != res.Abstained {
+		t.Fatalf("--paper topic-001: exit %d, stdout %q, stderr %q (%v)", code, out, errs, err)
+	}
+	for _, c := range res.Citations {
+		if c.ID != "topic-001" {
+			t.Errorf("--paper topic-001 cited %s: %s", c.ID, out)
+		}
 	}
 }
 

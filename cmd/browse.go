@@ -22,9 +22,8 @@ func init() { register(newBrowseCmd) }
 
 type browseOptions struct {
 	*globalOptions
-	topic   string
-	offline bool
-	llm     llmFlags
+	topic string
+	llm   llmFlags
 }
 
 func newBrowseCmd(g *globalOptions) *cobra.Command {
@@ -47,7 +46,7 @@ goes back or cancels what runs; q quits.
 
 Without --topic it opens the topic picker when topics are followed, else the
 whole library. The momentum comes from the library at once, and from arXiv
-when it answers (--offline: never asked). It needs a terminal: piped, it
+when it answers (--offline, global: never asked). It needs a terminal: piped, it
 exits 2 (papers list prints the same papers).`,
 		Example: `  papers browse --topic rl-agents
   papers browse
@@ -65,7 +64,6 @@ exits 2 (papers list prints the same papers).`,
 		},
 	}
 	c.Flags().StringVar(&o.topic, "topic", "", "the followed topic to open (default: the topic picker, or the whole library)")
-	c.Flags().BoolVar(&o.offline, "offline", false, "never ask arXiv: momentum from the library only")
 	o.llm.register(c, "answer offline from the passages' own sentences, even when a model is configured")
 	return c
 }

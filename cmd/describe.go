@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/cost"
 	"github.com/papers-cli/papers/topic"
 )
 
@@ -50,6 +51,13 @@ OPENAI_API_KEY (see papers ask). topic add --description sets one by hand.`,
 	return c
 }
 
+// describeRecord is the --json document of topic describe: the
+// description and what its model call used.
+type describeRecord struct {
+	*topic.Description
+	Usage cost.Usage `json:"usage"`
+}
+
 func runTopicDescribe(ctx context.Context, o *describeOptions) error {
 	s, err := o.session(o.llm.set(false))
 	if err != nil {
@@ -69,6 +77,7 @@ func runTopicDescribe(ctx context.Context, o *describeOptions) error {
 		return err
 	}
 	d, err := topic.Describe(ctx, lib, llm, tp)
+	reportUsage(o.globalOptions, s)
 	if errors.Is(err, topic.ErrNoPapers) {
 		return withHint(err, "fetch its papers first: papers update %s", shellArg(tp.Name))
 	}
@@ -88,7 +97,7 @@ func runTopicDescribe(ctx context.Context, o *describeOptions) error {
 		d.Stored = true
 	}
 	if o.json {
-		return writeJSON(o.io.Out, d)
+		return writeJSON(o.io.Out, describeRecord{Description: d, Usage: s.Usage()})
 	}
 	fmt.Fprintln(o.io.Out, d.Text)
 	if !o.dryRun && o.io.ErrTTY {

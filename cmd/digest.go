@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/cost"
 	"github.com/papers-cli/papers/topic"
 )
 
@@ -106,6 +107,7 @@ func runDigest(ctx context.Context, o *digestOptions) error {
 		return err
 	}
 	d, err := topic.Digest(ctx, lib, tp, topic.DigestOptions{Since: o.sinceTime, Rank: o.rank, LLM: llm, Max: o.max, Tags: o.filter.Tags})
+	reportUsage(o.globalOptions, s)
 	if err != nil {
 		return err
 	}
@@ -116,7 +118,14 @@ func runDigest(ctx context.Context, o *digestOptions) error {
 		fmt.Fprintf(o.io.ErrOut, "topic %s was never updated; run papers update %s first\n", tp.Name, shellArg(tp.Name))
 	}
 	if o.output == "json" {
-		return writeJSON(o.io.Out, d)
+		return writeJSON(o.io.Out, digestRecord{DigestResult: d, Usage: s.Usage()})
 	}
 	return topic.WriteMarkdown(o.io.Out, d)
+}
+
+// digestRecord is the --json document of digest: the digest and what its
+// model calls used.
+type digestRecord struct {
+	*topic.DigestResult
+	Usage cost.Usage `json:"usage"`
 }

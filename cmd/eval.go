@@ -15,6 +15,7 @@ import (
 	"github.com/papers-cli/papers/eval/scratch"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
@@ -157,7 +158,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 		fmt.Fprintf(errw, "warning: query id %s appears more than once in %s: counted once, as its first record\n", id, o.queries)
 	}
 	if len(dups) > 5 {
-		fmt.Fprintf(errw, "warning: %s more appear more than once\n", plural(len(dups)-5, "query id"))
+		fmt.Fprintf(errw, "warning: %s more appear more than once\n", textkit.Count(len(dups)-5, "query id"))
 	}
 	logf := func(format string, args ...any) {
 		if !o.json || o.verbose {
@@ -221,7 +222,7 @@ func runEval(ctx context.Context, o *evalOptions) error {
 	fmt.Fprintf(out, "Recall@100  %.4f\n", rep.Recall100)
 	fmt.Fprintf(out, "MRR@10      %.4f\n", rep.MRR10)
 	fmt.Fprintf(out, "latency     mean %.1f ms, p95 %.1f ms\n", rep.Latency.Mean, rep.Latency.P95)
-	fmt.Fprintf(out, "library     %s, %s, %s, mode %s\n", plural(papers, "paper"), plural(chunks, "chunk"), e.Name(), mode)
+	fmt.Fprintf(out, "library     %s, %s, %s, mode %s\n", textkit.Count(papers, "paper"), textkit.Count(chunks, "chunk"), e.Name(), mode)
 	if ingestTime > 0 {
 		fmt.Fprintf(out, "ingest      %.1f s\n", ingestTime.Seconds())
 	}
@@ -311,7 +312,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 			// asked for, so said even with --json (where it is also a field)
 			fmt.Fprintf(o.io.ErrOut, "scratch library: %s\n", sl.Dir)
 		}
-		logf("ingested %s in %.1f s", plural(sl.Stored, "paper"), sl.Took.Seconds())
+		logf("ingested %s in %.1f s", textkit.Count(sl.Stored, "paper"), sl.Took.Seconds())
 		l.lib, l.scratch = sl.Library, sl
 	}
 	if l.embedder, err = s.LibraryEmbedder(ctx, l.lib); err == nil {

@@ -12,6 +12,8 @@ import (
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/retrieve"
 )
@@ -203,7 +205,7 @@ func formatQAReport(r evalQAReport) string {
 	if r.Model != "" {
 		mode += " " + r.Model
 	}
-	fmt.Fprintf(&b, "library          %s, %s, %s; answers %s\n", plural(r.Papers, "paper"), plural(r.Chunks, "chunk"), r.Embedder, mode)
+	fmt.Fprintf(&b, "library          %s, %s, %s; answers %s\n", textkit.Count(r.Papers, "paper"), textkit.Count(r.Chunks, "chunk"), r.Embedder, mode)
 	if r.IngestS > 0 {
 		fmt.Fprintf(&b, "ingest           %.1f s\n", r.IngestS)
 	}
@@ -243,9 +245,7 @@ func formatQADetail(d eval.QADetail) string {
 		fmt.Fprintf(&b, "  warning: %s\n", w)
 	}
 	if d.Answer != "" {
-		fmt.Fprintf(&b, "  A: %s\n  cited: %s\n", oneLineText(d.Answer), strings.Join(d.Cited, ", "))
+		fmt.Fprintf(&b, "  A: %s\n  cited: %s\n", safetext.OneLine(d.Answer), strings.Join(d.Cited, ", "))
 	}
 	return b.String()
 }
-
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -33,9 +33,11 @@ func newExportCmd(g *globalOptions) *cobra.Command {
 		Use:   "export [ID]... [--topic NAME] [--from FILE]",
 		Short: "Export papers as BibTeX or CSL-JSON for LaTeX and reference managers",
 		Long: `Export papers of the library as citations: BibTeX (the default, also
---bibtex) as @misc entries with eprint, archivePrefix and primaryClass, doi and
-journal when the paper was published; or CSL-JSON (--json, or --format
-csl-json) for Zotero, pandoc and citeproc. Keys are surnameYYYYfirstword
+--bibtex), typed by what is known of the paper (@article with journal,
+volume, number, pages and doi for a journal article, @inproceedings for a
+conference paper, @incollection, @book, @phdthesis, @techreport, else
+@misc; papers on arXiv carry eprint, archivePrefix and primaryClass); or
+CSL-JSON (--json, or --format csl-json) for Zotero, pandoc and citeproc. Keys are surnameYYYYfirstword
 ("guo2025deepseek"); papers that would share one get a, b, ... suffixes;
 LaTeX special characters are escaped, except in TeX math in titles ($\alpha$)
 and in doi and url, which BibTeX reads verbatim.

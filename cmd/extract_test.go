@@ -7,15 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 func extractData(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "data", "pdfs", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("test PDF missing (see ../shared/data/README.md): %v", err)
-	}
-	return p
+	return shareddata.Path(t, append([]string{"pdfs"}, strings.Split(name, "/")...)...)
 }
 
 func TestExtractText(t *testing.T) {

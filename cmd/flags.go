@@ -262,6 +262,7 @@ func (f *formatFlags) register(c *cobra.Command, def string, formats []string, n
 		f.names[n] = v
 	}
 	c.Flags().StringVar(&f.format, "format", def, usage)
+	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // shortcut declares the boolean flag name that means --format format

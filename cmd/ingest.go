@@ -14,8 +14,8 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
-	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 )
 
@@ -95,32 +95,36 @@ the files of a run; offline, the next run fills it in).`,
 			if o.max <= 0 {
 				return usageError("--max must be at least 1, got %d", o.max)
 			}
-			if o.chunkSize <= 0 {
-				return usageError("--chunk-size must be at least 1 word, got %d", o.chunkSize)
+			o.sizeSet, o.overlapSet = c.Flags().Changed("chunk-size"), c.Flags().Changed("chunk-overlap")
+			size := library.Chunking.Size // the library's is checked with it when only the overlap is given
+			if o.sizeSet {
+				if o.chunkSize <= 0 {
+					return usageError("--chunk-size must be at least 1 word, got %d", o.chunkSize)
+				}
+				size = o.chunkSize
 			}
-			if o.chunkOverlap < 0 || o.chunkOverlap >= o.chunkSize && c.Flags().Changed("chunk-size") {
-				return usageError("--chunk-overlap must be from 0 to %d (less than --chunk-size), got %d", o.chunkSize-1, o.chunkOverlap)
+			if o.overlapSet && (o.chunkOverlap < 0 || o.chunkOverlap >= size && o.sizeSet) {
+				return usageError("--chunk-overlap must be from 0 to %d (less than --chunk-size), got %d", size-1, o.chunkOverlap)
 			}
 			if o.workers <= 0 {
 				return usageError("--workers must be at least 1, got %d", o.workers)
 			}
 			o.args = args
-			o.sizeSet, o.overlapSet = c.Flags().Changed("chunk-size"), c.Flags().Changed("chunk-overlap")
 			return runIngest(c.Context(), o)
 		},
 	}
 	f := c.Flags()
-	f.IntVar(&o.max, "max", 50, "most papers to take from an arXiv search")
+	f.IntVar(&o.max, "max", library.IngestMax, "most papers to take from an arXiv search")
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
 	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
 	f.Lookup("zotero").NoOptDefVal = zoteroDefault
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, skipped)")
-	f.IntVar(&o.chunkSize, "chunk-size", chunk.Defaults.Size, "target words per chunk (default: the library's, 180 for a new one)")
-	f.IntVar(&o.chunkOverlap, "chunk-overlap", chunk.Defaults.Overlap, "words repeated between consecutive chunks, 0 for none (default: the library's, 30 for a new one)")
+	f.IntVar(&o.chunkSize, "chunk-size", 0, fmt.Sprintf("target words per chunk (default: the library's, %d for a new one)", library.Chunking.Size))
+	f.IntVar(&o.chunkOverlap, "chunk-overlap", 0, fmt.Sprintf("words repeated between consecutive chunks, 0 for none (default: the library's, %d for a new one)", library.Chunking.Overlap))
 	o.embedder.register(c, "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's, local for a new one)")
-	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
+	f.IntVar(&o.workers, "workers", library.Workers, "papers extracted and embedded at once")
 	f.StringVar(&o.topic, "topic", "", "the papers of this run join the followed topic `NAME` (papers topic add it first), as a topic's update makes them: a corpus becomes a topic to browse, digest and ask")
 	return c
 }
@@ -172,11 +176,11 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 			skipped = fmt.Sprintf(", skipped %d", len(total.Skipped))
 		}
 		if len(total.Missing) > 0 {
-			skipped += fmt.Sprintf(", %s missing", plural(len(total.Missing), "attachment"))
+			skipped += fmt.Sprintf(", %s missing", textkit.Count(len(total.Missing), "attachment"))
 			warnMissing(o.io.ErrOut, total.Missing)
 		}
 		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s (%s, %s) in %.1fs\n",
-			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, plural(total.Pages, "page"), plural(total.Chunks, "chunk"), total.Elapsed)
+			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, textkit.Count(total.Pages, "page"), textkit.Count(total.Chunks, "chunk"), total.Elapsed)
 	}
 	if runErr != nil {
 		return runErr

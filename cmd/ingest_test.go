@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -74,14 +75,11 @@ func TestIngestLookupFailureInSummary(t *testing.T) {
 	}
 }
 
-// sharedData is the path of a file in ../shared/data, checked to exist.
+// sharedData is the path of a file of the shared test data (package
+// shareddata: left out, saying so, without it).
 func sharedData(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("test data missing (see ../shared/data/README.md): %v", err)
-	}
-	return p
+	return shareddata.Path(t, strings.Split(name, "/")...)
 }
 
 func TestIngestUnreadableCorpus(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
 // runTTY runs a command line whose stdout is a terminal of the given width
@@ -35,7 +37,7 @@ func TestTerminalRendering(t *testing.T) {
 			t.Errorf("terminal output is not blocks with the title and query words in bold:\n%q", tty)
 		}
 		for _, line := range strings.Split(tty, "\n") {
-			if n := len([]rune(stripANSI(line))); n > 80 {
+			if n := textkit.Width(line); n > 80 {
 				t.Errorf("line of %d columns on an 80-column terminal: %q", n, line)
 			}
 		}
@@ -54,6 +56,49 @@ func TestTerminalRendering(t *testing.T) {
 			t.Errorf("terminal list is not an aligned table with a count:\n%s", tty)
 		}
 	})
+}
+
+// TestWideTitles: titles in CJK characters (two columns each) are cut and
+// wrapped by display width, so search's blocks stay within the terminal
+// and list's columns stay aligned.
+func TestWideTitles(t *testing.T) {
+	home := t.TempDir()
+	corpus := filepath.Join(t.TempDir(), "cjk.jsonl")
+	recs := `{"_id": "cjk-1", "title": "大规模语言模型的强化学习综述：方法、基准与未来的研究方向和开放问题", "text": "强化学习 reinforcement learning for large language model agents: a survey of reward models and policies."}
+{"_id": "en-1", "title": "Reward models for agents", "text": "Reinforcement learning agents learn reward models from feedback."}
+`
+	if err := os.WriteFile(corpus, []byte(recs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCmd(t, "--home", home, "ingest", "--jsonl", corpus); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, errs)
+	}
+	_, out, _ := runTTY(t, 60, false, "--home", home, "search", "reinforcement learning reward models")
+	if !strings.Contains(out, "大规模") {
+		t.Fatalf("search does not show the CJK title:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if w := textkit.Width(line); w > 60 {
+			t.Errorf("search line of %d columns on a 60-column terminal: %q", w, line)
+		}
+	}
+	_, out, _ = runTTY(t, 60, false, "--home", home, "list")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 { // header, two papers, count
+		t.Fatalf("list:\n%s", out)
+	}
+	col := -1 // the display column where TITLE starts, the same on every row
+	for _, line := range lines[:3] {
+		if w := textkit.Width(line); w > 60 {
+			t.Errorf("list line of %d columns on a 60-column terminal: %q", w, line)
+		}
+		i := strings.LastIndex(line, "  ") + 2
+		if c := textkit.Width(line[:i]); col < 0 {
+			col = c
+		} else if c != col {
+			t.Errorf("the title starts at column %d, %d on the header: %q", c, col, line)
+		}
+	}
 }
 
 // TestPlurals: counts of one read "1 paper", "1 chunk", "1 passage".

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/papers-cli/papers/cost"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/internal/safetext"
@@ -29,7 +31,58 @@ func (g *globalOptions) sessionConfig() (library.Config, error) {
 	if err != nil {
 		return library.Config{}, err
 	}
-	return library.Config{Dir: dir, Embed: embedOptions(g.io), Arxiv: ax, Logf: g.notef}, nil
+	prices, err := prices(g.notef)
+	if err != nil {
+		return library.Config{}, err
+	}
+	if g.maxCost < 0 {
+		return library.Config{}, usageError("--max-cost must not be negative, got %v", g.maxCost)
+	}
+	return library.Config{Dir: dir, Embed: embedOptions(g.io), Arxiv: ax, Logf: g.notef, HTTPClient: g.httpClient(),
+		Prices: prices, MaxCost: g.maxCost}, nil
+}
+
+// prices is the user's price table of models: the prices file
+// (prices.json in papers' configuration directory), then PAPERS_PRICES
+// (MODEL=IN/OUT,... in dollars per million tokens, or the path of a
+// prices file). Models it does not price are priced by cost.NewMeter. A
+// prices file that cannot be read is warned about (note) and left out:
+// it must not stop commands that use no model.
+func prices(note func(format string, args ...any)) (cost.Prices, error) {
+	p := cost.Prices{}
+	if dir, err := os.UserConfigDir(); err == nil {
+		f, err := cost.LoadPrices(filepath.Join(dir, "papers", "prices.json"))
+		if err != nil {
+			note(`warning: %v; its prices are not used (write it as {"MODEL": {"in": IN, "out": OUT}}, dollars per million tokens)`, err)
+		}
+		p = p.Merge(f)
+	}
+	v := strings.TrimSpace(os.Getenv("PAPERS_PRICES"))
+	if v == "" {
+		return p, nil
+	}
+	var env cost.Prices
+	var err error
+	if strings.Contains(v, "=") {
+		env, err = cost.ParsePrices(v)
+	} else {
+		env, err = cost.LoadPrices(v)
+		if err == nil && len(env) == 0 {
+			err = fmt.Errorf("no prices file at %s", v)
+		}
+	}
+	if err != nil {
+		return nil, withExit(fmt.Errorf("invalid PAPERS_PRICES: %w", err), ExitUsage)
+	}
+	return p.Merge(env), nil
+}
+
+// reportUsage says on stderr what the session's model calls used and
+// cost, when it made any.
+func reportUsage(g *globalOptions, s *library.Session) {
+	if u := s.Usage(); u.Calls > 0 {
+		fmt.Fprintln(g.io.ErrOut, "model usage: "+u.String())
+	}
 }
 
 // notef prints a note of the session on stderr: "note: ..." (a message

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -49,7 +50,7 @@ type paperRecord struct {
 func newPaperRecord(p store.Paper) paperRecord {
 	r := paperRecord{
 		ID: p.ID, Version: p.Version, Title: p.Title, Authors: p.Authors,
-		Published: day(p.Published), Updated: day(p.Updated), Categories: p.Categories,
+		Published: textkit.Day(p.Published), Updated: textkit.Day(p.Updated), Categories: p.Categories,
 		Pages: p.Pages, Chunks: p.Chunks, Source: p.Source, URL: p.URL,
 		ArxivID: p.ArxivID, Type: p.Type, Venue: p.Venue, Issued: p.Issued, Tags: p.Tags,
 	}
@@ -122,7 +123,7 @@ func runList(ctx context.Context, o *listOptions) error {
 		if p.Version > 0 {
 			v = "v" + strconv.Itoa(p.Version)
 		}
-		t.row(p.ID, v, day(p.Published), strconv.Itoa(p.Pages), strconv.Itoa(p.Chunks), p.Title)
+		t.row(p.ID, v, textkit.Day(p.Published), strconv.Itoa(p.Pages), strconv.Itoa(p.Chunks), p.Title)
 		n++
 		return nil
 	})
@@ -131,7 +132,7 @@ func runList(ctx context.Context, o *listOptions) error {
 	}
 	t.flush()
 	if t.tty {
-		fmt.Fprintln(out, plural(n, "paper"))
+		fmt.Fprintln(out, textkit.Count(n, "paper"))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/mcpserver"
 )
 
@@ -14,9 +15,11 @@ func init() { register(newMCPCmd) }
 
 type mcpOptions struct {
 	*globalOptions
-	readOnly bool
-	llm      llmFlags
-	workers  int
+	readOnly    bool
+	llm         llmFlags
+	workers     int
+	printConfig string   // the client whose configuration to print
+	serverArgs  []string // the flags given, for the printed configuration
 }
 
 func newMCPCmd(g *globalOptions) *cobra.Command {
@@ -34,25 +37,48 @@ literature_review, topic_digest. Errors are tool results marked isError
 with the message papers would print. stdout carries only the protocol;
 notes go to stderr.
 
-Add it to a client's mcpServers configuration:
+Every result fits a budget (max_chars, default 6000 characters) and pages
+with next_cursor; search and list_papers give compact rows unless full.
 
-  {"mcpServers": {"papers": {"command": "papers", "args": ["mcp"]}}}
+--print-config CLIENT (claude, cursor, vscode or zed) prints the client's
+configuration for this binary and library, with absolute paths, and says
+on stderr where the client keeps it on this system; the other flags given
+are kept in it (--read-only, --llm, --offline, ...).
 
 The library is $PAPERS_HOME (or --home); the model of ask and digest is
 chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
-		Example: `  papers mcp
+		Example: `  papers mcp --print-config claude
+  papers mcp --print-config vscode --read-only
   papers mcp --read-only --home ~/papers-lab
   papers mcp --llm ollama:llama3.1`,
-		Args: exactArgs(0),
+		Args: func(c *cobra.Command, args []string) error {
+			if c.Flags().Changed("print-config") && len(args) == 1 && o.printConfig == "claude" {
+				o.printConfig = args[0] // --print-config cursor: the client as an argument
+				return nil
+			}
+			return exactArgs(0)(c, args)
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.workers <= 0 {
 				return usageError("--workers must be at least 1, got %d", o.workers)
 			}
+			if c.Flags().Changed("print-config") {
+				o.serverArgs = mcpServerArgs(func(name string) (string, bool) {
+					f := c.Flags().Lookup(name)
+					if f == nil || !f.Changed {
+						return "", false
+					}
+					return f.Value.String(), true
+				})
+				return printMCPConfig(o, o.printConfig)
+			}
 			return runMCP(c.Context(), o)
 		},
 	}
+	c.Flags().StringVar(&o.printConfig, "print-config", "", "print the configuration of an MCP client (claude, cursor, vscode, zed) for this binary and library, and where it goes")
+	c.Flags().Lookup("print-config").NoOptDefVal = "claude"
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "refuse the tools that write (ingest, update)")
-	c.Flags().IntVar(&o.workers, "workers", 2, "papers ingest extracts and embeds at once")
+	c.Flags().IntVar(&o.workers, "workers", library.Workers, "papers ingest extracts and embeds at once")
 	o.llm.register(c, "answer and digest offline even when a model is configured")
 	return c
 }

@@ -14,8 +14,10 @@ import (
 )
 
 // TestModelErrorAdviceIsTheSameInMCP: a model that cannot be reached gets
-// the same hint from papers ask and from the MCP ask tool: the hint is made
-// with the error (internal/openaicompat), not mapped by cmd.
+// the same advice from papers ask and from the MCP ask tool, made with the
+// error (internal/openaicompat), not mapped by cmd: for the command line
+// with flags (--extractive), for an assistant with the tool's arguments
+// (mode "extractive").
 func TestModelErrorAdviceIsTheSameInMCP(t *testing.T) {
 	noModel(t)
 	home := askLibrary(t)
@@ -58,7 +60,10 @@ func TestModelErrorAdviceIsTheSameInMCP(t *testing.T) {
 			text += tc.Text
 		}
 	}
-	if !res.IsError || !strings.Contains(text, "hint: "+cliHint) {
+	if !res.IsError || !strings.Contains(text, "cannot reach the model server") || !strings.Contains(text, `hint: call ask with mode "extractive"`) {
 		t.Errorf("the MCP ask tool says %q; papers ask's hint was %q", text, cliHint)
+	}
+	if !strings.Contains(cliHint, "--extractive") || strings.Contains(text, "--extractive") {
+		t.Errorf("papers ask's hint %q should name --extractive, and the tool's %q should not", cliHint, text)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/topic"
@@ -17,8 +18,7 @@ func init() { register(newMomentumCmd) }
 
 type momentumOptions struct {
 	*globalOptions
-	json    bool
-	offline bool
+	json bool
 
 	names []string
 }
@@ -34,7 +34,8 @@ papers in the last 4 weeks; the last 12 weekly counts are drawn as a bar chart
 on a terminal (tab-separated rows when piped). Weeks end today (UTC).
 
 The counts come from arXiv: one search request per 2000 papers of the
-topic's last 12 weeks, plus one count of all submissions. With --offline, or
+topic's last 12 weeks, plus one count of all submissions. With --offline
+(global: no request at all), or
 when arXiv cannot be reached, they come from the library (papers held, as of
 the last papers update) and the share is of the library's papers; the output
 says so.`,
@@ -47,7 +48,6 @@ says so.`,
 		},
 	}
 	addJSON(c, &o.json, "print JSON (NDJSON with several topics): topic, last_4_weeks, previous_4_weeks, change_pct, share_pct, weekly, source")
-	c.Flags().BoolVar(&o.offline, "offline", false, "count from the library only; no request to arXiv")
 	return c
 }
 
@@ -103,7 +103,7 @@ func writeMomentum(s *IOStreams, m *topic.Momentum) {
 		share = fmt.Sprintf("%.2f%%", *m.SharePct)
 	}
 	fmt.Fprintf(out, "%s: %s in the last 4 weeks, %d in the 4 before (%s); %s %s\n",
-		m.Topic, plural(m.Last4, "paper"), m.Prev4, change, share, whole)
+		m.Topic, textkit.Count(m.Last4, "paper"), m.Prev4, change, share, whole)
 	if s.OutTTY {
 		width := 40
 		if w := s.Width; w > 0 {

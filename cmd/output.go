@@ -5,35 +5,35 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/resolve"
 )
 
 // table prints rows as aligned columns on a terminal and as tab-separated
-// values when piped (gh's tableprinter does the same).
+// values when piped (gh's tableprinter does the same). Columns are aligned
+// by display width (a CJK title takes two columns a character), so on a
+// terminal the rows are held until flush.
 type table struct {
 	w     io.Writer
 	tty   bool
-	tw    *tabwriter.Writer
 	width int
+	rows  [][]string
 }
 
 // newTable prints to w, which goes to the stdout of s.
 func newTable(w io.Writer, s *IOStreams) *table {
 	t := &table{w: w, tty: s.OutTTY}
 	if t.tty {
-		t.tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		t.width = s.Width
 	}
 	return t
 }
 
-// row writes one row; on a terminal the last column is cut to the width.
+// row writes one row (piped) or keeps it for flush (on a terminal).
 func (t *table) row(cols ...string) {
 	for i, c := range cols {
 		cols[i] = safetext.Line(c) // ids are stored as given; a library made before Put cleaned text
@@ -42,28 +42,39 @@ func (t *table) row(cols ...string) {
 		fmt.Fprintln(t.w, strings.Join(cols, "\t"))
 		return
 	}
-	if t.width > 0 && len(cols) > 1 {
-		used := 0
-		for _, c := range cols[:len(cols)-1] {
-			used += len([]rune(c)) + 2
-		}
-		cols[len(cols)-1] = truncate(cols[len(cols)-1], max(20, t.width-used))
-	}
-	fmt.Fprintln(t.tw, strings.Join(cols, "\t"))
+	t.rows = append(t.rows, cols)
 }
 
+// flush writes the rows kept on a terminal: every column but the last
+// padded to the widest cell of its column plus two spaces, the last cut
+// to what is left of the terminal's width.
 func (t *table) flush() {
-	if t.tw != nil {
-		t.tw.Flush()
+	var widths []int
+	for _, r := range t.rows {
+		for i, c := range r[:max(0, len(r)-1)] {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], textkit.Width(c))
+		}
 	}
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	for _, r := range t.rows {
+		var b strings.Builder
+		used := 0
+		for i, c := range r {
+			if i == len(r)-1 {
+				if t.width > 0 && len(r) > 1 {
+					c = textkit.Truncate(c, max(20, t.width-used))
+				}
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(textkit.Pad(c, widths[i]+2))
+			used += widths[i] + 2
+		}
+		fmt.Fprintln(t.w, strings.TrimRight(b.String(), " "))
 	}
-	return string(r[:n-1]) + "…"
+	t.rows = nil
 }
 
 // writeJSON writes v as one line of JSON (NDJSON when called per record).
@@ -80,26 +91,9 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// day formats a date as YYYY-MM-DD, or "" when unknown.
-func day(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02")
-}
-
 // parseDate reads a date or a span back from now (resolve.Date); a
 // malformed one is a usage error.
 func parseDate(s string, now time.Time) (time.Time, error) {
 	t, err := resolve.Date(s, now)
 	return t, usage(err)
-}
-
-// plural says "1 paper", "2 papers", "0 papers": n and the noun, with an s
-// unless n is 1 (every noun papers counts takes an s).
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -99,9 +100,9 @@ func (p *ingestProgress) event(e ingest.Event) {
 			line := fmt.Sprintf("%s %s", what, e.Item)
 			switch {
 			case e.Pages > 0:
-				line += fmt.Sprintf(" (%s, %s)", plural(e.Pages, "page"), plural(e.Chunks, "chunk"))
+				line += fmt.Sprintf(" (%s, %s)", textkit.Count(e.Pages, "page"), textkit.Count(e.Chunks, "chunk"))
 			case e.Chunks > 0:
-				line += " (" + plural(e.Chunks, "chunk") + ")"
+				line += " (" + textkit.Count(e.Chunks, "chunk") + ")"
 			}
 			if e.Msg != "" {
 				line += ": " + e.Msg
@@ -144,9 +145,9 @@ func (p *ingestProgress) event(e ingest.Event) {
 		secs := time.Since(p.start).Seconds()
 		desc := "papers"
 		if p.pdfs > 0 {
-			desc += fmt.Sprintf(" · %s (%.1f MB)", plural(p.pdfs, "PDF"), float64(p.bytes)/1e6)
+			desc += fmt.Sprintf(" · %s (%.1f MB)", textkit.Count(p.pdfs, "PDF"), float64(p.bytes)/1e6)
 		}
-		desc += fmt.Sprintf(" · %s · %s (%.0f chunks/s)", plural(p.pages, "page"), plural(p.chunks, "chunk"), float64(p.chunks)/max(secs, 0.001))
+		desc += fmt.Sprintf(" · %s · %s (%.0f chunks/s)", textkit.Count(p.pages, "page"), textkit.Count(p.chunks, "chunk"), float64(p.chunks)/max(secs, 0.001))
 		p.bar.Describe(desc)
 		p.bar.Set(p.finished)
 	}

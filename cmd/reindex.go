@@ -10,7 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/embed"
-	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/internal/textkit"
+	"github.com/papers-cli/papers/library"
 )
 
 func init() { register(newReindexCmd) }
@@ -54,7 +55,7 @@ no --embedder.
 	}
 	o.embedder.register(c, "", "the new embedder: local, openai:MODEL or ollama:MODEL")
 	o.embedder.registerTuning(c)
-	c.Flags().IntVar(&o.batch, "batch", 256, "chunks per embedding call (a provider batches further by its own limit)")
+	c.Flags().IntVar(&o.batch, "batch", library.ReindexBatch, "chunks per embedding call (a provider batches further by its own limit)")
 	addJSON(c, &o.json, `print {"embedder","dimensions","chunks","elapsed_s"} when done`)
 	return c
 }
@@ -74,24 +75,18 @@ func runReindex(ctx context.Context, o *reindexOptions) error {
 	if err != nil {
 		return err
 	}
-	dims, err := embed.Dimensions(ctx, e)
-	if err != nil {
-		return err
-	}
 	_, total, err := lib.Count(ctx)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	prog := newReindexProgress(o.io, total)
-	err = lib.Reindex(ctx, e.Name(), dims, o.batch, func(ctx context.Context, cs []store.Chunk) ([][]float32, error) {
-		texts := make([]string, len(cs))
-		for i, c := range cs {
-			texts[i] = c.Text
-		}
-		return e.EmbedDocuments(ctx, texts)
-	}, prog.update, func() {
-		fmt.Fprintln(errw, "waiting for the papers ingest or update running on this library to finish (Ctrl-C stops)...")
+	r, err := s.Reindex(ctx, e, library.ReindexOptions{
+		Batch:    o.batch,
+		Progress: prog.update,
+		Waiting: func() {
+			fmt.Fprintln(errw, "waiting for the papers ingest or update running on this library to finish (Ctrl-C stops)...")
+		},
 	})
 	prog.finish()
 	if err != nil {
@@ -99,18 +94,13 @@ func runReindex(ctx context.Context, o *reindexOptions) error {
 			fmt.Fprintln(errw, "the library keeps its previous vectors")
 			return ctx.Err()
 		}
-		// err names the embedder already (store.Reindex).
-		return fmt.Errorf("%w (the library keeps its previous vectors)", err)
-	}
-	// Build the search index now rather than in the next search.
-	if err := lib.Refresh(ctx); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(errw, "warning: %v (the next search will retry)\n", err)
+		return err
 	}
 	elapsed := time.Since(start)
 	if o.json {
-		return writeJSON(out, map[string]any{"embedder": e.Name(), "dimensions": dims, "chunks": total, "elapsed_s": round(elapsed.Seconds(), 2)})
+		return writeJSON(out, map[string]any{"embedder": r.Embedder, "dimensions": r.Dimensions, "chunks": r.Chunks, "elapsed_s": round(elapsed.Seconds(), 2)})
 	}
-	fmt.Fprintf(out, "re-embedded %s with %s (%d dimensions) in %.1f s\n", plural(total, "chunk"), e.Name(), dims, elapsed.Seconds())
+	fmt.Fprintf(out, "re-embedded %s with %s (%d dimensions) in %.1f s\n", textkit.Count(r.Chunks, "chunk"), r.Embedder, r.Dimensions, elapsed.Seconds())
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/resolve"
 )
@@ -119,7 +120,7 @@ func runRelated(ctx context.Context, o *relatedOptions) error {
 			t.row("SCORE", "ID", "PUBLISHED", "TITLE")
 		}
 		for _, r := range res {
-			t.row(strconv.FormatFloat(float64(r.Score), 'f', 3, 32), r.Paper.ID, day(r.Paper.Published), r.Paper.Title)
+			t.row(strconv.FormatFloat(float64(r.Score), 'f', 3, 32), r.Paper.ID, textkit.Day(r.Paper.Published), r.Paper.Title)
 		}
 		t.flush()
 	}

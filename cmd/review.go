@@ -13,6 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
@@ -204,6 +205,7 @@ func runReview(ctx context.Context, o *reviewOptions) error {
 	prog := newReviewProgress(o.io)
 	res, err := s.Review(ctx, spec, library.ReviewOptions{Model: model, Recompute: o.recompute, Progress: prog.update})
 	prog.done()
+	reportUsage(o.globalOptions, s) // with a model: its tokens and cost; --max-cost stops the cells there, the done kept
 	if res == nil || res.Table == nil {
 		return usage(err)
 	}
@@ -326,7 +328,7 @@ var errNoColumns = withHint(withExit(errors.New("no columns: a review asks every
 func specSummary(s review.Spec) string {
 	var parts []string
 	if len(s.Papers) > 0 {
-		parts = append(parts, plural(len(s.Papers), "paper"))
+		parts = append(parts, textkit.Count(len(s.Papers), "paper"))
 	}
 	for _, t := range s.Topics {
 		parts = append(parts, "topic "+t)

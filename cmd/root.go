@@ -8,16 +8,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
@@ -33,6 +36,7 @@ const (
 	ExitError       = 1
 	ExitUsage       = 2
 	ExitNoEvidence  = 3
+	ExitOffline     = 4 // the command needs the network and runs offline
 	ExitInterrupted = 130
 )
 
@@ -59,7 +63,8 @@ func RunIO(ctx context.Context, args []string, s *IOStreams) int {
 	out := &checkedWriter{w: s.Out}
 	streams := *s
 	streams.Out = out
-	root := NewRoot(&streams)
+	root, g := newRoot(&streams)
+	defer g.close()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil && out.err != nil {
@@ -88,6 +93,13 @@ func report(ctx context.Context, err error, stderr io.Writer) int {
 	var q quietError
 	if errors.As(err, &q) {
 		return code
+	}
+	var off *netlog.OfflineError
+	if errors.As(err, &off) {
+		// what was refused says more than how a client wrapped it
+		fmt.Fprintf(stderr, "error: %s\n", safetext.Clean(off.Error()))
+		fmt.Fprintf(stderr, "hint: %s\n", offlineHint)
+		return ExitOffline
 	}
 	err = library.Explain(err)
 	// An error may quote what a server, a feed, a corpus or a PDF said:
@@ -138,6 +150,9 @@ type quietError struct{ code int }
 func (e quietError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func (e quietError) ExitCode() int { return e.code }
 
+// offlineHint is the fix of a request refused offline.
+const offlineHint = "run without --offline (and PAPERS_OFFLINE unset) to let papers reach the network; the library's own commands (search, list, show, export, ask --extractive) work offline"
+
 // errNothingFound is returned by commands that found nothing to show (exit 3).
 var errNothingFound = withExit(errors.New("the library holds no evidence for this"), ExitNoEvidence)
 
@@ -146,11 +161,49 @@ var errNothingFound = withExit(errors.New("the library holds no evidence for thi
 type globalOptions struct {
 	home    string
 	verbose bool
+	offline bool
+	maxCost float64 // dollars; 0: no cap
 	io      *IOStreams
+
+	netOnce sync.Once
+	net     *netlog.Transport // the run's one way to the network
+}
+
+// transport is the run's one way to the network: every outbound client of
+// the run (arXiv, models, embedders) sends through it, so that each request
+// is recorded in the library's network ledger and none is made offline.
+func (g *globalOptions) transport() *netlog.Transport {
+	g.netOnce.Do(func() {
+		o := netlog.Options{Offline: g.offline}
+		if dir, err := g.libraryDir(); err == nil {
+			o.Ledger = filepath.Join(dir, netlog.LedgerName)
+		}
+		if g.io != nil {
+			errw := g.io.ErrOut
+			o.Warn = func(msg string) { fmt.Fprintln(errw, "warning: "+msg) }
+		}
+		g.net = netlog.New(o)
+	})
+	return g.net
+}
+
+// httpClient is the HTTP client of the run's transport.
+func (g *globalOptions) httpClient() *http.Client { return g.transport().Client() }
+
+// close releases what the run opened for its commands (the ledger file).
+func (g *globalOptions) close() {
+	if g.net != nil {
+		g.net.Close()
+	}
 }
 
 // NewRoot builds a fresh command tree that reads and writes s.
 func NewRoot(s *IOStreams) *cobra.Command {
+	root, _ := newRoot(s)
+	return root
+}
+
+func newRoot(s *IOStreams) (*cobra.Command, *globalOptions) {
 	g := &globalOptions{io: s}
 	root := &cobra.Command{
 		Use:   "papers",
@@ -179,11 +232,15 @@ Every flag can also be set as PAPERS_<FLAG> (e.g. PAPERS_HOME, PAPERS_MAX).`,
 	})
 	root.PersistentFlags().StringVar(&g.home, "home", "", "library directory (default $XDG_DATA_HOME/papers or ~/.local/share/papers)")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "more detail on stderr")
+	root.PersistentFlags().BoolVar(&g.offline, "offline", false, "open no network connection: commands that need one say so and exit 4 (PAPERS_OFFLINE=1)")
+	root.PersistentFlags().Float64Var(&g.maxCost, "max-cost", 0, "refuse model calls that would cost more than this many dollars in all, by their estimate (0: no cap; PAPERS_MAX_COST)")
 
 	for _, add := range commands {
 		root.AddCommand(add(g))
 	}
-	return root
+	root.InitDefaultCompletionCmd() // now, not at Execute: its help is in docs/commands too
+	addCompletions(root, g)
+	return root, g
 }
 
 // commands lists the constructors of the subcommands; each file of this
@@ -203,8 +260,8 @@ func applyEnv(c *cobra.Command) error {
 		}
 		name := "PAPERS_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		v, ok := os.LookupEnv(name)
-		if !ok {
-			return
+		if !ok || v == "" && f.Value.Type() != "string" {
+			return // PAPERS_OFFLINE= or PAPERS_MAX_COST= unsets, as an absent variable
 		}
 		if e := c.Flags().Set(f.Name, v); e != nil {
 			err = withExit(fmt.Errorf("invalid %s=%q: %v", name, v, e), ExitUsage)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/role"
@@ -86,9 +87,9 @@ The embedder is the library's own (chosen at the first ingest with
 	o.rankingFlags.register(c)
 	o.filter.register(c, filterAll)
 	f := c.Flags()
-	addK(c, &o.k, 10, "passages to show")
+	addK(c, &o.k, library.SearchK, "passages to show")
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
-	f.IntVar(&o.perPaper, "per-paper", 3, "at most this many passages of one paper (0: no limit)")
+	f.IntVar(&o.perPaper, "per-paper", library.PerPaper, "at most this many passages of one paper (0: no limit)")
 	addJSON(c, &o.json, "print NDJSON: one object per passage (id, version, title, chunk, pages, section, score, text)")
 	return c
 }
@@ -148,7 +149,7 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 		if e != nil {
 			name = e.Name()
 		}
-		fmt.Fprintf(errw, "%s in %.1f ms (%s, %s)\n", plural(len(ps), "passage"), float64(time.Since(start).Microseconds())/1e3, mode, name)
+		fmt.Fprintf(errw, "%s in %.1f ms (%s, %s)\n", textkit.Count(len(ps), "passage"), float64(time.Since(start).Microseconds())/1e3, mode, name)
 	}
 	if len(ps) == 0 {
 		if len(embed.ContentWords(query)) == 0 {
@@ -212,7 +213,7 @@ func printPassages(s *IOStreams, ps []retrieve.Passage, query string) {
 			where += "  [" + string(r) + "]"
 		}
 		// Libraries made before Put cleaned text may hold escape sequences.
-		title := truncate(safetext.Clean(p.Paper.Title), width-4)
+		title := textkit.Truncate(safetext.OneLine(p.Paper.Title), width-4)
 		if color {
 			title = "\x1b[1m" + title + "\x1b[0m"
 		}
@@ -223,7 +224,7 @@ func printPassages(s *IOStreams, ps []retrieve.Passage, query string) {
 			}
 			continue
 		}
-		for _, line := range wrap(snippet(safetext.Clean(body(p)), query, 3*width-12, color), width-4) {
+		for _, line := range textkit.Wrap(snippet(safetext.Clean(body(p)), query, 3*width-12, color), width-4) {
 			fmt.Fprintln(out, "    "+line)
 		}
 	}
@@ -247,7 +248,7 @@ func rowLines(p retrieve.Passage, width int) []string {
 			out = append(out, "…")
 			break
 		}
-		out = append(out, truncate(l, width))
+		out = append(out, textkit.Truncate(l, width))
 	}
 	return out
 }
@@ -279,46 +280,4 @@ func snippet(text, query string, n int, bold bool) string {
 		return s.Marked("\x1b[1;33m", "\x1b[0m")
 	}
 	return s.Text
-}
-
-// wrap breaks s into lines of at most width visible characters (ANSI
-// escapes do not count).
-func wrap(s string, width int) []string {
-	var lines []string
-	var line strings.Builder
-	visible := 0
-	for _, w := range strings.Fields(s) {
-		n := len([]rune(stripANSI(w)))
-		if visible > 0 && visible+1+n > width {
-			lines = append(lines, line.String())
-			line.Reset()
-			visible = 0
-		}
-		if visible > 0 {
-			line.WriteByte(' ')
-			visible++
-		}
-		line.WriteString(w)
-		visible += n
-	}
-	if visible > 0 {
-		lines = append(lines, line.String())
-	}
-	return lines
-}
-
-func stripANSI(s string) string {
-	var b strings.Builder
-	esc := false
-	for _, r := range s {
-		switch {
-		case r == '\x1b':
-			esc = true
-		case esc && r == 'm':
-			esc = false
-		case !esc:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/papers-cli/papers/embed/embedtest"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -143,10 +144,10 @@ func TestSearchEmptyLibrary(t *testing.T) {
 // TestEval runs papers eval on a slice of SciFact: the first 100 train
 // queries and their relevant abstracts plus 400 others.
 func TestEval(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "data", "scifact")
+	dir := shareddata.Path(t, "scifact")
 	corpus, err := os.ReadFile(filepath.Join(dir, "corpus.jsonl"))
 	if err != nil {
-		t.Fatalf("SciFact is needed at %s (see ../shared/data/README.md): %v", dir, err)
+		t.Fatal(err)
 	}
 	qrels, err := os.ReadFile(filepath.Join(dir, "qrels", "train.tsv"))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/role"
 )
@@ -128,8 +129,8 @@ func runShow(ctx context.Context, o *showOptions) error {
 	}
 	w("authors", strings.Join(p.Authors, ", "))
 	w("affiliations", strings.Join(p.Affiliations, "; "))
-	w("published", day(p.Published))
-	w("updated", day(p.Updated))
+	w("published", textkit.Day(p.Published))
+	w("updated", textkit.Day(p.Updated))
 	w("categories", strings.Join(p.Categories, " "))
 	if p.ArxivID != "" && p.ArxivID != p.ID {
 		w("arxiv id", p.ArxivID)
@@ -148,7 +149,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 	}
 	w("tags", strings.Join(tags, ", "))
 	if !p.Saved.IsZero() {
-		w("saved", day(p.Saved))
+		w("saved", textkit.Day(p.Saved))
 	}
 	var srcs []string
 	for _, f := range sortedKeys(p.MetadataSource) {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
@@ -269,7 +270,7 @@ func writeTopic(s *IOStreams, tp store.Topic, m *topic.Momentum, ps []store.Pape
 		fmt.Fprintln(out, "latest papers:")
 		t := newTable(out, s)
 		for _, p := range ps {
-			t.row("  "+p.ID, day(p.Published), p.Title)
+			t.row("  "+p.ID, textkit.Day(p.Published), p.Title)
 		}
 		t.flush()
 	}
@@ -315,9 +316,9 @@ func runTopicRm(ctx context.Context, o *topicRmOptions) error {
 		return err
 	}
 	if o.purge {
-		fmt.Fprintf(o.io.Out, "removed topic %s and %d of its %s (the others belong to other topics or were in the library before it)\n", tp.Name, len(purged), plural(tp.Papers, "paper"))
+		fmt.Fprintf(o.io.Out, "removed topic %s and %d of its %s (the others belong to other topics or were in the library before it)\n", tp.Name, len(purged), textkit.Count(tp.Papers, "paper"))
 	} else {
-		fmt.Fprintf(o.io.Out, "removed topic %s; its %s %s in the library\n", tp.Name, plural(tp.Papers, "paper"), map[bool]string{true: "stays", false: "stay"}[tp.Papers == 1])
+		fmt.Fprintf(o.io.Out, "removed topic %s; its %s %s in the library\n", tp.Name, textkit.Count(tp.Papers, "paper"), map[bool]string{true: "stays", false: "stay"}[tp.Papers == 1])
 	}
 	return nil
 }

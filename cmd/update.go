@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
@@ -66,10 +66,10 @@ kept, and the next run goes over the same ground without downloading again.`,
 	f.BoolVar(&o.abstractsOnly, "abstracts-only", false, "skip PDFs: store titles and abstracts only")
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, and per topic)")
-	f.IntVar(&o.max, "max", topic.DefaultMax, "most papers to ingest per topic in one run (the rest come next run)")
-	f.StringVar(&o.window, "window", "12w", "how far back a topic's first update reads (e.g. 30d, 12w, 6m)")
+	f.IntVar(&o.max, "max", library.UpdateMax, "most papers to ingest per topic in one run (the rest come next run)")
+	f.StringVar(&o.window, "window", library.Window, "how far back a topic's first update reads (e.g. 30d, 12w, 6m)")
 	o.embedder.register(c, "", "embedder for the chunks: local, openai:MODEL or ollama:MODEL (default: the library's)")
-	f.IntVar(&o.workers, "workers", 2, "papers extracted and embedded at once")
+	f.IntVar(&o.workers, "workers", library.Workers, "papers extracted and embedded at once")
 	return c
 }
 
@@ -177,7 +177,7 @@ func warnGap(w io.Writer, r *topic.UpdateResult, now time.Time) {
 	week := 7 * 24 * time.Hour
 	weeks := (now.Sub(r.Gap.From.Add(-topic.Lag)) + week - 1) / week
 	fmt.Fprintf(w, "warning: topic %s: papers from %s to %s were not fetched: the last complete update reached %s, and --window reaches back only to %s\n",
-		r.Topic, day(r.Gap.From), day(r.Gap.To), day(r.Gap.From), day(r.Gap.To))
+		r.Topic, textkit.Day(r.Gap.From), textkit.Day(r.Gap.To), textkit.Day(r.Gap.From), textkit.Day(r.Gap.To))
 	fmt.Fprintf(w, "hint: fill the gap with `papers update %s --window %dw`\n", shellArg(r.Topic), weeks)
 }
 
@@ -188,9 +188,9 @@ func listPapers(ctx context.Context, lib *store.Library, w io.Writer, prefix str
 			fmt.Fprintf(w, "%s%s\n", prefix, safetext.Line(id))
 			continue
 		}
-		fmt.Fprintf(w, "%s%sv%d  %s  %s\n", prefix, safetext.Line(p.ID), p.Version, day(p.Published), safetext.Line(oneLineTitle(p.Title)))
+		fmt.Fprintf(w, "%s%sv%d  %s  %s\n", prefix, safetext.Line(p.ID), p.Version, textkit.Day(p.Published), safetext.Line(oneLineTitle(p.Title)))
 	}
 	return nil
 }
 
-func oneLineTitle(s string) string { return truncate(strings.Join(strings.Fields(s), " "), 100) }
+func oneLineTitle(s string) string { return textkit.Truncate(safetext.OneLine(s), 100) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
 // LocalDescription says honestly what the offline default embedder is; the
@@ -99,7 +101,7 @@ func (l *Local) embed(text string) []float32 {
 			prev = ""
 			return
 		}
-		s := stem(w)
+		s := textkit.Stem(w)
 		words[hashString(seedWord, s)]++
 		if c.bigrWeight > 0 && prev != "" {
 			bigrams[hashString(hashString(seedBigr, prev), s)]++
@@ -208,7 +210,7 @@ func (l *Local) Overlaps(query, text string) bool {
 		if isStop(w) {
 			return
 		}
-		stems[stem(w)] = true
+		stems[textkit.Stem(w)] = true
 		for i := 0; i+overlapN <= len(w); i++ {
 			grams[w[i:i+overlapN]] = true
 		}
@@ -221,7 +223,7 @@ func (l *Local) Overlaps(query, text string) bool {
 		if found || isStop(w) {
 			return
 		}
-		if stems[stem(w)] {
+		if stems[textkit.Stem(w)] {
 			found = true
 			return
 		}

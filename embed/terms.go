@@ -2,11 +2,11 @@ package embed
 
 import (
 	"strings"
-	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
 // Terms splits text into the lexical terms of the local embedder (which the
@@ -20,75 +20,34 @@ func Terms(text string) []string {
 		if isStop(w) {
 			return
 		}
-		out = append(out, stem(w))
+		out = append(out, textkit.Stem(w))
 	})
 	return out
 }
 
 func isStop(w string) bool { return english.IsStopWord(w) }
 
-// forEachWord calls f with each lower-cased word of text: a maximal run of
-// letters and digits. Hyphens and other punctuation separate words.
+// forEachWord calls f with each lower-cased word of text (textkit.EachWord:
+// a maximal run of letters and digits).
 func forEachWord(text string, f func(string)) {
-	start := -1
-	lower := true
-	for i, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if start < 0 {
-				start = i
-				lower = true
-			}
-			if r >= utf8.RuneSelf || unicode.IsUpper(r) {
-				lower = false
-			}
-			continue
+	textkit.EachWord(text, func(lo, hi int) {
+		w := text[lo:hi]
+		if hasUpper(w) {
+			w = strings.ToLower(w)
 		}
-		if start >= 0 {
-			emitWord(text[start:i], lower, f)
-			start = -1
-		}
-	}
-	if start >= 0 {
-		emitWord(text[start:], lower, f)
-	}
+		f(w)
+	})
 }
 
-func emitWord(w string, lower bool, f func(string)) {
-	if !lower {
-		w = strings.ToLower(w)
+// hasUpper reports whether w has a letter strings.ToLower would change
+// (any non-ASCII rune counts): most words are lower-case ASCII already.
+func hasUpper(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return true
+		}
 	}
-	f(w)
-}
-
-// stemCache memoises the stemmer, which dominates tokenising time; the
-// vocabulary of a library is small next to its token count.
-var stemCache sync.Map // string -> string
-
-// maxCachedStems bounds the cache: the frequent words come early and stay;
-// a corpus of unique tokens (ids, numbers) no longer grows the process by
-// some 300 bytes a word up to 1M words (bench/jsonlmem measured it).
-const maxCachedStems = 1 << 17
-
-var cachedStems int64
-var cachedMu sync.Mutex
-
-func stem(w string) string {
-	if len(w) <= 2 {
-		return w
-	}
-	if s, ok := stemCache.Load(w); ok {
-		return s.(string)
-	}
-	s := english.Stem(w, true)
-	cachedMu.Lock()
-	if cachedStems < maxCachedStems {
-		cachedStems++
-		cachedMu.Unlock()
-		stemCache.Store(strings.Clone(w), s)
-	} else {
-		cachedMu.Unlock()
-	}
-	return s
+	return false
 }
 
 // ContentWords returns the lower-cased words of text that are not English

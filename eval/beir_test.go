@@ -7,17 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 // sciFact returns the path of a SciFact file, failing when the shared data
 // is missing.
 func sciFact(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "data", "scifact", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("SciFact is needed at %s (see shared/data/README.md): %v", p, err)
-	}
-	return p
+	return shareddata.Path(t, "scifact", name)
 }
 
 // firstLines returns the first n lines of a file.

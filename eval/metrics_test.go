@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 func TestMetrics(t *testing.T) {
@@ -51,10 +53,10 @@ func TestReportLatency(t *testing.T) {
 }
 
 func TestReadSciFact(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "data", "scifact")
+	dir := shareddata.Path(t, "scifact")
 	docs, err := ReadCorpus(filepath.Join(dir, "corpus.jsonl"))
 	if err != nil {
-		t.Fatalf("SciFact is needed at %s (see shared/data/README.md): %v", dir, err)
+		t.Fatal(err)
 	}
 	qs, err := ReadQueries(filepath.Join(dir, "queries.jsonl"))
 	if err != nil {

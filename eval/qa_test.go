@@ -13,6 +13,7 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -20,11 +21,7 @@ import (
 // it is missing.
 func shared(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "data", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the shared test data is needed at %s (see shared/data/README.md): %v", p, err)
-	}
-	return p
+	return shareddata.Path(t, strings.Split(rel, "/")...)
 }
 
 func TestReadQuestionsSharedSets(t *testing.T) {

@@ -30,12 +30,13 @@ type Sources struct {
 // Build ingests the local sources of src (PDFs, Corpora, Zotero; it has no
 // arXiv client) into the library at dir (created if needed) with embedder e
 // and the default chunker, through the same path as papers ingest (Run),
-// and brings its search index up to date: the scratch libraries of papers
-// eval. It returns the merged
-// ingest report: records that could not be ingested (and corpora that
-// cannot be read) are in its Failed list, and the caller decides whether
-// the rest is worth evaluating; the error is for what stopped the build (a
-// failing embedder, the context).
+// and brings its search index up to date. It is the library of the tests
+// and benchmarks of the packages below the library session (ask, related,
+// browse), which cannot import it; front ends use library.Session.Ingest.
+// It returns the merged ingest report: records that could not be ingested
+// (and corpora that cannot be read) are in its Failed list, and the caller
+// decides whether the rest is worth using; the error is for what stopped
+// the build (a failing embedder, the context).
 func Build(ctx context.Context, dir string, e embed.Embedder, src Sources) (*Report, error) {
 	lib, err := store.Open(ctx, dir)
 	if err != nil {

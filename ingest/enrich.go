@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -82,7 +82,7 @@ func (in *Ingester) enrichArxiv(ctx context.Context, r *run) error {
 		return nil
 	}
 	if in.Arxiv == nil {
-		r.emit(Event{Kind: Warning, Msg: fmt.Sprintf("%d %s keep the record of their PDF: no arXiv client", len(wants), plural(len(wants), "paper", "papers"))})
+		r.emit(Event{Kind: Warning, Msg: fmt.Sprintf("%d %s keep the record of their PDF: no arXiv client", len(wants), textkit.Plural(len(wants), "paper", "papers"))})
 		return nil
 	}
 	var ids []string
@@ -103,7 +103,7 @@ func (in *Ingester) enrichArxiv(ctx context.Context, r *run) error {
 			return err
 		}
 		r.emit(Event{Kind: Warning, Msg: fmt.Sprintf("arXiv could not be reached (%v): %d %s keep the record of their PDF, keyed by their arXiv id; papers update (or ingesting them again) fills it in",
-			err, len(wants), plural(len(wants), "paper", "papers"))})
+			err, len(wants), textkit.Plural(len(wants), "paper", "papers"))})
 		return nil
 	}
 	byID := map[string]arxiv.Entry{}
@@ -149,15 +149,8 @@ func sameTitle(a, b string) bool {
 
 func titleWords(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for _, w := range textkit.Words(strings.ToLower(s)) {
 		out[w] = true
 	}
 	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/beir"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -321,7 +322,7 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 		p.Abstract = text
 	}
 	if p.Title == "" {
-		p.Title = firstWords(text, 12)
+		p.Title, _ = textkit.FirstWords(text, 12)
 	}
 	md := rc.Metadata
 	if s := metaString(md["published"]); s != "" {
@@ -409,11 +410,6 @@ func checkCorpusID(raw string) (string, error) {
 
 // chunkAbstractWords is how much of a long record becomes its first chunk.
 const chunkAbstractWords = 250
-
-func firstWords(s string, n int) string {
-	w := strings.Fields(s)
-	return strings.Join(w[:min(n, len(w))], " ")
-}
 
 func metaString(v any) string {
 	switch x := v.(type) {

@@ -19,6 +19,7 @@ import (
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
 	"github.com/papers-cli/papers/ingest/zotero"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -80,7 +81,7 @@ func (in *Ingester) Zotero(ctx context.Context, dir string) (*Report, error) {
 	}
 	if trashed > 0 {
 		r.emit(Event{Kind: Note, Item: dir, Msg: fmt.Sprintf("%d %s imported before %s in Zotero's trash now: kept in the library (papers rm removes papers)",
-			trashed, plural(trashed, "item", "items"), plural(trashed, "is", "are"))})
+			trashed, textkit.Plural(trashed, "item", "items"), textkit.Plural(trashed, "is", "are"))})
 	}
 	r.emit(Event{Kind: Queued, N: len(jobs)})
 	// Items with a PDF are read one by one, workers at a time; the others

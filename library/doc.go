@@ -4,9 +4,10 @@
 // with, the chunker its manifest records, the arXiv client (one pacing for
 // the session's life), the language model settings, the HTTP client every
 // outbound request goes through, and the locks a write takes. It hands out
-// what the front ends do: Search, Ask, Review, Ingest, Update, Related; front ends
-// only turn flags, MCP arguments and keys into its options and its results
-// into output. The defaults of those options live here, once.
+// what the front ends do: Search, Ask, Review, Ingest, Update, Reindex,
+// Related; front ends only turn flags, MCP arguments and keys into its
+// options and its results into output. The defaults of those options live
+// here, once.
 //
 // A Session opens its library lazily: New does no I/O, Store opens a
 // library that exists, Create one that may not yet. It is safe for
@@ -21,7 +22,8 @@
 //   - opening: Open(dir), Close, Dir, ReadOnly, MigrationNotes;
 //   - the manifest (retrieve.Library): Manifest, Count, EnsureEmbedder,
 //     SetChunker;
-//   - the write lock against a reindex: HoldEmbedder;
+//   - the write lock against a reindex: HoldEmbedder; a reindex itself:
+//     Reindex;
 //   - search (retrieve.Index): SearchText, SearchVectors, ChunkTexts, List,
 //     and Refresh after a write;
 //   - ingest (ingest.Library): Put/PutBatch and the look-ups by hash and

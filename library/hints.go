@@ -3,6 +3,7 @@ package library
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/arxiv"
@@ -52,13 +53,16 @@ func writeError(err error) error {
 		return hint.With(err, "run the same command again: it embeds with the library's embedder as it is now; what was ingested before is kept")
 	}
 	if ingest.Systemic(err) {
-		return hint.With(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept")
+		return hint.For(err, "check the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, or OLLAMA_HOST for ollama:) and the model name, or use --embedder local; what was ingested before is kept",
+			"the user fixes the embedding server (OPENAI_BASE_URL, OPENAI_API_KEY, OLLAMA_HOST) in papers mcp's configuration; what was ingested before is kept")
 	}
 	var api *arxiv.APIError
 	if errors.As(err, &api) {
-		return hint.With(err, "check the query syntax: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\" (https://info.arxiv.org/help/api/user-manual.html)")
+		return hint.For(err, "check the query syntax: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\" (https://info.arxiv.org/help/api/user-manual.html)",
+			"check query's syntax: ti:, abs:, au:, cat:, AND, OR, ANDNOT, \"phrases\"")
 	}
-	return hint.With(err, "check the network, or set PAPERS_ARXIV_API_URL to a mirror; what was ingested before is kept")
+	return hint.For(err, "check the network, or set PAPERS_ARXIV_API_URL to a mirror; what was ingested before is kept",
+		"arXiv could not be reached: try again later (what was ingested before is kept); the user can point papers at a mirror with PAPERS_ARXIV_API_URL")
 }
 
 // topicError adds to the error that stopped topic name's update the hint
@@ -70,9 +74,11 @@ func topicError(err error, name string) error {
 	case err == nil || hint.Of(err) != "":
 		return err
 	case errors.As(err, &status) && status.RateLimited():
-		return hint.With(err, "arXiv is limiting requests: wait a few minutes, then run `papers update %s` again; what was stored is kept", hint.Shell(name))
+		return hint.For(err, fmt.Sprintf("arXiv is limiting requests: wait a few minutes, then run `papers update %s` again; what was stored is kept", hint.Shell(name)),
+			fmt.Sprintf("arXiv is limiting requests: wait a few minutes, then call update with topic [%q] again; what was stored is kept", name))
 	case errors.As(err, &status) && status.Unavailable():
-		return hint.With(err, "arXiv is not answering for now: try `papers update %s` again later; what was stored is kept", hint.Shell(name))
+		return hint.For(err, fmt.Sprintf("arXiv is not answering for now: try `papers update %s` again later; what was stored is kept", hint.Shell(name)),
+			fmt.Sprintf("arXiv is not answering for now: call update with topic [%q] again later; what was stored is kept", name))
 	}
 	return writeError(err)
 }
@@ -84,7 +90,7 @@ func searchError(err error) error {
 	var oe *openaicompat.Error
 	fromEmbedder := errors.As(err, &oe) && oe.Service == openaicompat.Embeddings || errors.Is(err, retrieve.ErrUnknownEmbedder)
 	if h := hint.Of(err); fromEmbedder && h != "" {
-		return hint.With(err, "%s; or search without the embedder: --mode bm25", h)
+		return hint.For(err, h+"; or search without the embedder: --mode bm25", hint.ToolOf(err))
 	}
 	return err
 }

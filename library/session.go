@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/papers-cli/papers/cost"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
-	"github.com/papers-cli/papers/internal/openaicompat"
+	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/store"
 )
@@ -36,6 +40,12 @@ type Config struct {
 	// HTTPClient sends every outbound request of the session: arXiv API and
 	// PDFs, embedding and model servers. nil: DefaultHTTPClient().
 	HTTPClient *http.Client
+	// Prices are the user's prices of models (cost.NewMeter says how a
+	// model is priced); MaxCost caps what the session's model calls may cost, in
+	// dollars (0: no cap): a call whose estimate would pass it is refused
+	// with cost.ErrOverBudget before it is sent.
+	Prices  cost.Prices
+	MaxCost float64
 	// Logf receives notes for people (the library was upgraded, is
 	// read-only, a reindex holds it, ...) and the arXiv client's retry
 	// notices; a message that is a warning starts with "warning: ". nil
@@ -58,12 +68,14 @@ type ArxivConfig struct {
 }
 
 // DefaultHTTPClient is the HTTP client of a session whose Config gives
-// none: it bounds connecting and waiting for response headers (a local
-// model may load for minutes), never a whole request (a streamed answer or
-// a PDF may rightly take long): the callers' contexts and the clients' own
-// timeouts bound those.
+// none: the program's one transport (internal/netlog) recording nothing
+// and online. It bounds connecting and waiting for response headers,
+// never a whole request (a streamed answer or a PDF may rightly take
+// long): the callers' contexts and the clients' own timeouts bound those.
+// Front ends give the transport of their run instead, which records the
+// network ledger and refuses offline.
 func DefaultHTTPClient() *http.Client {
-	return &http.Client{Transport: openaicompat.DefaultTransport()}
+	return netlog.New(netlog.Options{}).Client()
 }
 
 // ErrNoLibrary is Store's error for a directory that holds no library.
@@ -84,6 +96,7 @@ type Session struct {
 	llmOnce sync.Once
 	llm     llm.LLM
 	llmErr  error
+	meter   *cost.Meter
 
 	writing sync.Mutex // one Ingest or Update at a time
 
@@ -234,13 +247,54 @@ func (s *Session) Arxiv() *arxiv.Client {
 
 // LLM returns the model Config.LLM chooses, resolved on first use, or nil
 // (and no error) when none is configured: answers are then extractive.
+//
+// Every call of the model is counted and kept under Config.MaxCost by the
+// session's meter (see Usage).
 func (s *Session) LLM() (llm.LLM, error) {
 	s.llmOnce.Do(func() {
 		cfg := s.cfg.LLM
 		cfg.HTTPClient = s.http
-		s.llm, s.llmErr = llm.ResolveLLM(cfg)
+		var model llm.LLM
+		model, s.llmErr = llm.ResolveLLM(cfg)
+		s.meter = cost.NewMeter(s.cfg.Prices, s.cfg.MaxCost, localModel(cfg))
+		s.llm = s.meter.Wrap(model)
 	})
 	return s.llm, s.llmErr
+}
+
+// Usage is what the session's model calls used and cost so far; Calls is
+// 0 when none was made.
+func (s *Session) Usage() cost.Usage {
+	if _, err := s.LLM(); err != nil || s.meter == nil {
+		return cost.Usage{}
+	}
+	return s.meter.Usage()
+}
+
+// localModel reports whether cfg's model runs on this machine (Ollama, or
+// a server on localhost): its calls cost nothing.
+func localModel(cfg llm.LLMConfig) bool {
+	if strings.HasPrefix(cfg.Spec, "ollama:") {
+		h := cfg.OllamaHost
+		return h == "" || isLocalHost(h)
+	}
+	return cfg.BaseURL != "" && isLocalHost(cfg.BaseURL)
+}
+
+func isLocalHost(addr string) bool {
+	if !strings.Contains(addr, "://") {
+		addr = "http://" + addr
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // embedOptions are Config.Embed with the session's HTTP client and the

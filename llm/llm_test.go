@@ -382,8 +382,7 @@ func TestNoResponseTimesOut(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(block)
-	tr := openaicompat.DefaultTransport()
-	tr.ResponseHeaderTimeout = 50 * time.Millisecond
+	tr := &http.Transport{ResponseHeaderTimeout: 50 * time.Millisecond}
 	o := newTestLLM(t, srv.URL, func(c *LLMConfig) { c.HTTPClient = &http.Client{Transport: tr} })
 	_, err := o.Complete(t.Context(), hello, io.Discard)
 	if !errors.Is(err, ErrTimeout) || n.Load() != 1 {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/topic"
 )
@@ -53,7 +53,7 @@ func (s *Server) reviewPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*
 		in.Topic = Names{t}
 	}
 	in.Since = args["since"]
-	found, err := s.search(ctx, nil, in)
+	found, err := s.find(ctx, in)
 	if err != nil {
 		return nil, s.promptError(ctx, "literature_review", err)
 	}
@@ -62,20 +62,20 @@ func (s *Server) reviewPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*
 	b.WriteString("Use only the papers of my library. Below are the passages of my library that best match; search, read_paper and get_paper find more. " +
 		"Group the work into themes, compare methods and results, say what is unsettled, and cite every claim as (id vVERSION, p. PAGES). " +
 		"End with the references, as export_bibtex gives them for the papers cited.\n\n")
-	if len(found.Passages) == 0 {
-		fmt.Fprintf(&b, "The library holds nothing on this (%s). Say so, and suggest what to ingest.\n", found.Note)
+	if len(found.passages) == 0 {
+		fmt.Fprintf(&b, "The library holds nothing on this (%s). Say so, and suggest what to ingest.\n", found.note)
 	}
-	for _, p := range found.Passages {
-		where := p.ID
-		if p.Version > 0 {
-			where += fmt.Sprintf("v%d", p.Version)
+	for _, p := range found.passages {
+		where := p.PaperID
+		if p.Paper.Version > 0 {
+			where += fmt.Sprintf("v%d", p.Paper.Version)
 		}
-		if p.Pages != "" {
-			where += ", p. " + p.Pages
+		if pg := p.Pages(); pg != "" {
+			where += ", p. " + pg
 		} else {
 			where += ", abstract"
 		}
-		fmt.Fprintf(&b, "[%d] %s (%s)\n%s\n\n", p.Rank, p.Title, where, p.Text)
+		fmt.Fprintf(&b, "[%d] %s (%s)\n%s\n\n", p.Rank, safetext.Line(p.Paper.Title), where, p.Text)
 	}
 	return &mcp.GetPromptResult{Description: "Literature review: " + q,
 		Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: b.String()}}}}, nil
@@ -113,7 +113,7 @@ func (s *Server) digestPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*
 	b.WriteString("Open with a short overview that groups the papers into themes and cites them as [n]; then one or two sentences per paper on what it contributes, with its citation. " +
 		"Use get_paper or read_paper where an abstract is not enough.\n\n")
 	if len(d.Papers) == 0 {
-		fmt.Fprintf(&b, "No paper is new to the topic since then. Say so; the update tool (or papers update %s) fetches what is new.\n\n", hint.Shell(t.Name))
+		fmt.Fprintf(&b, "No paper is new to the topic since then. Say so; the update tool (topic %q) fetches what is new.\n\n", t.Name)
 	}
 	b.WriteString(md.String())
 	return &mcp.GetPromptResult{Description: "Digest of " + t.Name,

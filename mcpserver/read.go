@@ -15,7 +15,9 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
+	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/retrieve"
@@ -26,71 +28,109 @@ import (
 // The tools that only read the library.
 
 type searchIn struct {
-	Query    string `json:"query" jsonschema:"what to look for: words, a name, a method, a claim"`
-	K        int    `json:"k,omitempty" jsonschema:"passages to return, best first (default 10, at most 50)"`
-	Mode     string `json:"mode,omitempty" jsonschema:"ranking: hybrid (default: BM25 and the embedder's vectors fused), bm25 or dense"`
-	PerPaper *int   `json:"per_paper,omitempty" jsonschema:"at most this many passages of one paper (default 3, none when papers are named; 0: no limit)"`
-	Filtered
+	Query    string `json:"query" jsonschema:"words, names, methods or claims to find"`
+	K        int    `json:"k,omitempty" jsonschema:"passages in all (default 10, max 50)"`
+	Mode     string `json:"mode,omitempty" jsonschema:"hybrid (default), bm25 or dense"`
+	PerPaper *int   `json:"per_paper,omitempty" jsonschema:"most passages per paper (default 3; 0: all)"`
+	Full     bool   `json:"full,omitempty" jsonschema:"rows with section, chunk, score"`
+	Filters
+	Budget
 }
 
-// Passage is one passage found, with where it is.
+// Passage is one passage found, with where it is. Section, Chunk and
+// Score are given with full.
 type Passage struct {
-	Rank    int     `json:"rank"`
-	ID      string  `json:"id" jsonschema:"the paper's id (versionless arXiv id, or the library's id)"`
-	Version int     `json:"version" jsonschema:"the arXiv version held; 0 when the source has none"`
+	ID      string  `json:"id"`
+	Version int     `json:"version"`
 	Title   string  `json:"title"`
-	Chunk   string  `json:"chunk" jsonschema:"the passage's id: paper id#sequence number"`
-	Pages   string  `json:"pages" jsonschema:"page span, 3 or 3-4; empty for the title and abstract"`
-	Section string  `json:"section" jsonschema:"section heading in force, when one was detected"`
-	Score   float64 `json:"score" jsonschema:"relevance (higher is better) within this result list"`
+	Pages   string  `json:"pages"`
+	Section string  `json:"section,omitempty"`
+	Chunk   string  `json:"chunk,omitempty"`
+	Score   float64 `json:"score,omitempty"`
+	Role    string  `json:"role,omitempty"` // caption, table, ...; none for body text
 	Text    string  `json:"text"`
 }
 
 type searchOut struct {
-	Query    string    `json:"query"`
-	Passages []Passage `json:"passages"`
-	Note     string    `json:"note,omitempty" jsonschema:"why nothing was found, and what to try"`
+	Passages   []Passage `json:"passages"`
+	NextCursor string    `json:"next_cursor,omitempty"`
+	Note       string    `json:"note,omitempty"`
 }
 
 const maxK = 50
 
+// found is what a search found, best first, with the note when nothing was.
+type found struct {
+	passages []retrieve.Passage
+	note     string
+}
+
 func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (searchOut, error) {
-	out := searchOut{Query: in.Query, Passages: []Passage{}}
+	out := searchOut{Passages: []Passage{}}
+	b := in.Budget
+	in.Budget = Budget{}
+	max, at, err := b.start("search", in, defaultBudget)
+	if err != nil {
+		return out, err
+	}
+	f, err := s.find(ctx, in)
+	if err != nil {
+		return out, err
+	}
+	out.Note = f.note
+	rows := make([]Passage, len(f.passages))
+	for i, p := range f.passages {
+		rows[i] = Passage{ID: p.PaperID, Version: p.Paper.Version, Title: safetext.Clean(p.Paper.Title), Pages: p.Pages(), Text: p.Text}
+		if r := p.Role.OfChunk(); r != role.Body {
+			rows[i].Role = string(r)
+		}
+		if in.Full {
+			rows[i].Section, rows[i].Chunk, rows[i].Score = p.Section, p.ChunkID, round4(p.Score)
+		}
+	}
+	err = page(&out, &out.Passages, rows, at, max, &out.NextCursor,
+		func(at int) string { return makeCursor("search", in, at) },
+		func(p Passage, n int) Passage {
+			p.Text = cut(p.Text, n-jsonLen(Passage{ID: p.ID, Version: p.Version, Title: p.Title, Pages: p.Pages, Role: p.Role}))
+			return p
+		})
+	return out, err
+}
+
+// find runs the search of in, as papers search does.
+func (s *Server) find(ctx context.Context, in searchIn) (found, error) {
 	if strings.TrimSpace(in.Query) == "" {
-		return out, errors.New("the query is empty")
+		return found{}, errors.New("query is empty")
 	}
 	mode, err := retrieve.ParseMode(in.Mode)
 	if err != nil {
-		return out, err
+		return found{}, err
 	}
 	k := in.K
 	if k <= 0 {
 		k = library.SearchK
 	}
 	if k > maxK {
-		return out, hint.With(fmt.Errorf("k must be at most %d, got %d", maxK, k), "ask for fewer passages, or narrow with filters")
+		return found{}, hint.With(fmt.Errorf("k must be at most %d, got %d", maxK, k), "ask for fewer passages, or narrow with filters")
 	}
 	lib, err := s.library(ctx, false)
 	if err != nil {
-		return out, err
+		return found{}, err
 	}
 	f, err := in.names().Resolve(ctx, lib, time.Now())
 	if err != nil {
-		return out, err
+		return found{}, err
 	}
 	ps, _, err := s.lib.Search(ctx, in.Query, library.SearchOptions{K: k, Mode: mode, PerPaper: in.PerPaper, Filter: f})
 	if err != nil {
-		return out, err
+		return found{}, err
 	}
-	for _, p := range ps {
-		out.Passages = append(out.Passages, Passage{Rank: p.Rank, ID: p.PaperID, Version: p.Paper.Version, Title: p.Paper.Title,
-			Chunk: p.ChunkID, Pages: p.Pages(), Section: p.Section, Score: round4(p.Score), Text: p.Text})
-	}
+	out := found{passages: ps}
 	if len(ps) == 0 {
 		if len(embed.ContentWords(in.Query)) == 0 {
-			out.Note = "the query has only words too common to search for: add the words that matter (a name, a method, a result)"
+			out.note = "the query has only words too common to search for: add the words that matter (a name, a method, a result)"
 		} else {
-			out.Note = "nothing in the library matches this query: try other words, mode dense, fewer filters, or ingest more papers"
+			out.note = "nothing in the library matches this query: try other words, mode dense, fewer filters, or ingest more papers"
 		}
 	}
 	return out, nil
@@ -100,34 +140,101 @@ func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 type askIn struct {
 	Question string `json:"question" jsonschema:"the question, in a sentence"`
-	Mode     string `json:"mode,omitempty" jsonschema:"auto (default: the configured model, else extractive), extractive (the passages' own sentences, offline), model (needs a model), quality (the model scores more passages first)"`
-	K        int    `json:"k,omitempty" jsonschema:"passages given to the answer (default 8; 20 in quality mode; 12 extractive)"`
-	Filtered
+	Mode     string `json:"mode,omitempty" jsonschema:"auto (default), extractive (no model), model or quality"`
+	K        int    `json:"k,omitempty" jsonschema:"passages to answer from"`
+	Filters
+	MaxChars int `json:"max_chars,omitempty" jsonschema:"result size limit in characters (default 6000): citations' passages are cut to fit"`
 }
 
-// askOut is an answer as papers ask --json gives it: the result, and the
-// papers most like those it cites that it does not cite.
+// askOut is an answer: the text with [n] marks and the passage each
+// citation rests on, and the papers most like those it cites that it
+// does not cite.
 type askOut struct {
-	*ask.Result
-	SeeAlso []RelatedPaper `json:"see_also" jsonschema:"papers of the library most like those the answer cites, not cited (none when it abstained)"`
+	Question  string        `json:"question"`
+	Answer    string        `json:"answer"`
+	Abstained bool          `json:"abstained" jsonschema:"true: the library holds no evidence; say so rather than guess"`
+	Mode      string        `json:"mode"`
+	Model     string        `json:"model,omitempty"`
+	Citations []askCitation `json:"citations"`
+	SeeAlso   []PaperRow    `json:"see_also"`
+	Warnings  []string      `json:"warnings,omitempty"`
+	Usage     *llm.Usage    `json:"usage,omitempty"`
+	Note      string        `json:"note,omitempty"`
+}
+
+// askCitation is a citation of an answer: [N] in the text.
+type askCitation struct {
+	N       int    `json:"n"`
+	ID      string `json:"id"`
+	Version int    `json:"version"`
+	Title   string `json:"title"`
+	Pages   string `json:"pages"`
+	Passage string `json:"passage"`
 }
 
 func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*askOut, error) {
+	max, err := Budget{MaxChars: in.MaxChars}.budget(defaultBudget)
+	if err != nil {
+		return nil, err
+	}
 	res, lib, err := s.answer(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	out := &askOut{Result: res, SeeAlso: []RelatedPaper{}}
+	out := &askOut{Question: res.Question, Answer: res.Answer, Abstained: res.Abstained, Mode: res.Mode, Model: res.Model,
+		Citations: []askCitation{}, SeeAlso: []PaperRow{}, Warnings: res.Warnings}
+	if res.Usage != (llm.Usage{}) {
+		u := res.Usage
+		out.Usage = &u
+	}
+	for _, c := range res.Citations {
+		out.Citations = append(out.Citations, askCitation{N: c.N, ID: c.ID, Version: c.Version, Title: c.Title, Pages: c.Pages, Passage: c.Passage})
+	}
 	if !res.Abstained {
 		sa, err := related.SeeAlso(ctx, lib, res.CitedPapers(), related.SeeAlsoK)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range sa {
-			out.SeeAlso = append(out.SeeAlso, RelatedPaper{PaperSummary: summary(r.Paper), Score: round4(float64(r.Score))})
+			out.SeeAlso = append(out.SeeAlso, rowOf(r.Paper))
 		}
 	}
-	return out, nil
+	return out, fitAnswer(out, max)
+}
+
+// fitAnswer fits the answer in limit characters, cutting first the
+// citations' passages, the longest first, then the see_also rows, then the
+// answer itself, saying so in Note; never the citations, which the
+// answer's [n] marks name. An answer that cannot fit is an error.
+func fitAnswer(out *askOut, limit int) error {
+	for over := jsonLen(out) - limit; over > 0; over = jsonLen(out) - limit {
+		longest := -1
+		for i, c := range out.Citations {
+			if longest < 0 || len(c.Passage) > len(out.Citations[longest].Passage) {
+				longest = i
+			}
+		}
+		if longest < 0 || out.Citations[longest].Passage == "" {
+			break
+		}
+		p := &out.Citations[longest].Passage
+		*p = cut(*p, len([]rune(*p))-over-1)
+		out.Note = "passages are cut to fit max_chars; read_paper gives them whole"
+	}
+	for len(out.SeeAlso) > 0 && jsonLen(out) > limit {
+		out.SeeAlso = out.SeeAlso[:len(out.SeeAlso)-1]
+	}
+	if over := jsonLen(out) - limit; over > 0 {
+		out.Note = "the answer is cut to fit max_chars: ask again with a larger max_chars"
+		out.Answer = cut(out.Answer, max(0, len([]rune(out.Answer))-over))
+		for jsonLen(out) > limit && out.Answer != "" {
+			out.Answer = cut(out.Answer, len([]rune(out.Answer))-10)
+		}
+	}
+	if jsonLen(out) > limit {
+		return fmt.Errorf("max_chars %d is too small for this answer and its citations: give at least %d", limit, jsonLen(out))
+	}
+	return nil
 }
 
 // answer is the answer of ask, and the library it came from.
@@ -174,31 +281,51 @@ func (s *Server) answer(ctx context.Context, in askIn) (*ask.Result, *store.Libr
 	return res, lib, nil
 }
 
-// PaperSummary is a paper as list_papers shows it.
+// PaperRow is a paper in a compact row: what identifies and dates it.
+type PaperRow struct {
+	ID        string   `json:"id"`
+	Version   int      `json:"version"`
+	Title     string   `json:"title"`
+	Authors   []string `json:"authors"`
+	Published string   `json:"published"`
+	Score     float64  `json:"score,omitempty"`
+}
+
+// rowOf is p's compact row: at most three authors, "et al." for more.
+func rowOf(p store.Paper) PaperRow {
+	as := orEmpty(p.Authors)
+	if len(as) > 3 {
+		as = append(as[:3:3], "et al.")
+	}
+	return PaperRow{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: as, Published: textkit.Day(p.Published)}
+}
+
+// PaperSummary is a paper's whole record as list_papers gives it with full.
 type PaperSummary struct {
-	ID         string      `json:"id" jsonschema:"the paper's id in the library: the versionless arXiv id, or pdf:..., zotero:..., a corpus id"`
+	ID         string      `json:"id"`
 	Version    int         `json:"version"`
 	Title      string      `json:"title"`
 	Authors    []string    `json:"authors"`
-	Published  string      `json:"published" jsonschema:"YYYY-MM-DD; empty when unknown"`
+	Published  string      `json:"published"`
 	Updated    string      `json:"updated"`
 	Categories []string    `json:"categories"`
-	Pages      int         `json:"pages" jsonschema:"pages of full text held; 0 when only the abstract is"`
+	Pages      int         `json:"pages"`
 	Chunks     int         `json:"chunks"`
-	Source     string      `json:"source" jsonschema:"arxiv, pdf, jsonl or zotero"`
+	Source     string      `json:"source"`
 	URL        string      `json:"url"`
 	ArxivID    string      `json:"arxiv_id,omitempty"`
 	DOI        string      `json:"doi,omitempty"`
 	Venue      string      `json:"venue,omitempty"`
 	Tags       []store.Tag `json:"tags"`
-	Saved      bool        `json:"saved" jsonschema:"whether the user saved the paper (papers save)"`
-	SavedAt    string      `json:"saved_at,omitempty" jsonschema:"when it was saved, RFC 3339 UTC; absent when not saved"`
-	Resource   string      `json:"resource" jsonschema:"the paper as an MCP resource"`
+	Saved      bool        `json:"saved"`
+	SavedAt    string      `json:"saved_at,omitempty"`
+	Resource   string      `json:"resource"`
+	Score      float64     `json:"score,omitempty"`
 }
 
 func summary(p store.Paper) PaperSummary {
 	out := PaperSummary{ID: p.ID, Version: p.Version, Title: safetext.Clean(p.Title), Authors: orEmpty(p.Authors),
-		Published: day(p.Published), Updated: day(p.Updated), Categories: orEmpty(p.Categories),
+		Published: textkit.Day(p.Published), Updated: textkit.Day(p.Updated), Categories: orEmpty(p.Categories),
 		Pages: p.Pages, Chunks: p.Chunks, Source: p.Source, URL: p.URL, ArxivID: p.ArxivID, DOI: p.DOI, Venue: p.Venue,
 		Tags: orEmpty(p.Tags), Saved: !p.Saved.IsZero(), Resource: resourceURI(p.ID)}
 	if out.Saved {
@@ -214,33 +341,33 @@ func orEmpty[T any](s []T) []T {
 	return s
 }
 
-func day(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.DateOnly)
-}
-
 type listIn struct {
-	Limit  int `json:"limit,omitempty" jsonschema:"papers to return (default 50, at most 500)"`
-	Offset int `json:"offset,omitempty" jsonschema:"skip this many papers first: the next_offset of the previous call"`
-	Filtered
+	Limit int  `json:"limit,omitempty" jsonschema:"most papers a call (default 50, max 500)"`
+	Full  bool `json:"full,omitempty" jsonschema:"whole records"`
+	Filters
+	Budget
 }
 
+// listOut has Papers of PaperRow, or of PaperSummary with full.
 type listOut struct {
-	Papers     []PaperSummary `json:"papers" jsonschema:"newest published first"`
-	Offset     int            `json:"offset"`
-	NextOffset *int           `json:"next_offset" jsonschema:"the offset of the next page; null when this was the last"`
+	Papers     any    `json:"papers" jsonschema:"newest published first"`
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 func (s *Server) listPapers(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (listOut, error) {
-	out := listOut{Papers: []PaperSummary{}, Offset: in.Offset}
+	out := listOut{Papers: []PaperRow{}}
+	b := in.Budget
+	in.Budget = Budget{}
+	max, at, err := b.start("list_papers", in, defaultBudget)
+	if err != nil {
+		return out, err
+	}
 	limit := in.Limit
 	if limit <= 0 {
 		limit = 50
 	}
-	if limit > 500 || in.Offset < 0 {
-		return out, fmt.Errorf("limit must be at most 500 and offset at least 0, got %d and %d", limit, in.Offset)
+	if limit > 500 {
+		return out, fmt.Errorf("limit must be at most 500, got %d", limit)
 	}
 	lib, err := s.library(ctx, false)
 	if err != nil {
@@ -250,24 +377,43 @@ func (s *Server) listPapers(ctx context.Context, _ *mcp.CallToolRequest, in list
 	if err != nil {
 		return out, err
 	}
-	f.Limit, f.Offset, f.Brief = limit+1, in.Offset, true // one more: is there a next page?
+	f.Limit, f.Offset, f.Brief = limit+1, at, true // one more: is there a next page?
 	ps, err := lib.List(ctx, f)
 	if err != nil {
 		return out, err
 	}
-	if len(ps) > limit {
+	// the rows are at..at+len(ps) of the whole list: paged from 0 here
+	cursorAt := func(i int) string { return makeCursor("list_papers", in, at+i) }
+	more := len(ps) > limit
+	if more {
 		ps = ps[:limit]
-		next := in.Offset + limit
-		out.NextOffset = &next
 	}
-	for _, p := range ps {
-		out.Papers = append(out.Papers, summary(p))
+	if in.Full {
+		rows := make([]PaperSummary, len(ps))
+		for i, p := range ps {
+			rows[i] = summary(p)
+		}
+		var got []PaperSummary
+		out.Papers = &got // the rows page measures are the result's
+		err = page(&out, &got, rows, 0, max, &out.NextCursor, cursorAt, nil)
+	} else {
+		rows := make([]PaperRow, len(ps))
+		for i, p := range ps {
+			rows[i] = rowOf(p)
+		}
+		var got []PaperRow
+		out.Papers = &got // the rows page measures are the result's
+		err = page(&out, &got, rows, 0, max, &out.NextCursor, cursorAt, nil)
 	}
-	return out, nil
+	if err == nil && out.NextCursor == "" && more {
+		out.NextCursor = cursorAt(limit)
+	}
+	return out, err
 }
 
 type paperIn struct {
-	ID string `json:"id" jsonschema:"the paper: an arXiv id in any form (2501.12948, 2501.12948v1, arxiv.org URLs) or the library's id"`
+	ID string `json:"id" jsonschema:"arXiv id in any form, or library id"`
+	Budget
 }
 
 // Section is a stretch of a paper under one heading.
@@ -275,7 +421,7 @@ type Section struct {
 	Title     string `json:"title"`
 	PageStart int    `json:"page_start"`
 	PageEnd   int    `json:"page_end"`
-	Start     int    `json:"start" jsonschema:"where the section starts in the paper's text: a start for read_paper"`
+	Start     int    `json:"start"` // where it starts in the text: a start for read_paper
 }
 
 type paperOut struct {
@@ -287,10 +433,11 @@ type paperOut struct {
 	Type           string            `json:"type,omitempty"`
 	Issued         string            `json:"issued,omitempty"`
 	Publisher      string            `json:"publisher,omitempty"`
-	MetadataSource map[string]string `json:"metadata_source" jsonschema:"where each field came from when not from the paper's source"`
-	TextError      string            `json:"text_error,omitempty" jsonschema:"why the full text is missing, if it is"`
-	Sections       []Section         `json:"sections" jsonschema:"the sections detected, in reading order, with their pages"`
-	TextChars      int               `json:"text_chars" jsonschema:"length of the paper's text in characters (read it with read_paper)"`
+	MetadataSource map[string]string `json:"metadata_source,omitempty"`
+	TextError      string            `json:"text_error,omitempty"`
+	TextChars      int               `json:"text_chars"`
+	Sections       []Section         `json:"sections"`
+	NextCursor     string            `json:"next_cursor,omitempty"`
 	Note           string            `json:"note,omitempty"`
 }
 
@@ -317,6 +464,12 @@ func (s *Server) paper(ctx context.Context, ref string) (store.Paper, []store.Ch
 }
 
 func (s *Server) getPaper(ctx context.Context, _ *mcp.CallToolRequest, in paperIn) (paperOut, error) {
+	b := in.Budget
+	in.Budget = Budget{}
+	max, at, err := b.start("get_paper", in, defaultBudget)
+	if err != nil {
+		return paperOut{}, err
+	}
 	p, chunks, note, err := s.paper(ctx, in.ID)
 	if err != nil {
 		return paperOut{}, err
@@ -324,51 +477,48 @@ func (s *Server) getPaper(ctx context.Context, _ *mcp.CallToolRequest, in paperI
 	t := textOf(chunks)
 	out := paperOut{PaperSummary: summary(p), Abstract: safetext.Clean(p.Abstract), Affiliations: p.Affiliations, Comment: p.Comment,
 		JournalRef: p.JournalRef, Type: p.Type, Issued: p.Issued, Publisher: p.Publisher, MetadataSource: p.MetadataSource,
-		TextError: p.TextError, Sections: t.sections(), TextChars: t.chars(), Note: note}
-	if out.MetadataSource == nil {
-		out.MetadataSource = map[string]string{}
+		TextError: p.TextError, TextChars: t.chars(), Note: note}
+	if at > 0 {
+		out.Abstract = "" // given by the first call
 	}
-	return out, nil
+	// the record and abstract leave room for a few sections at least
+	for room := max * 3 / 4; jsonLen(out) > room && out.Abstract != ""; {
+		out.Abstract = cut(out.Abstract, len([]rune(out.Abstract))-(jsonLen(out)-room)-1)
+		out.Note = strings.TrimPrefix(out.Note+"; the abstract is cut to fit max_chars", "; ")
+	}
+	err = page(&out, &out.Sections, t.sections(), at, max, &out.NextCursor,
+		func(at int) string { return makeCursor("get_paper", in, at) }, nil)
+	return out, err
 }
 
 type readIn struct {
-	ID        string `json:"id" jsonschema:"the paper: an arXiv id in any form or the library's id"`
-	PageStart int    `json:"page_start,omitempty" jsonschema:"read from this page (1-based)"`
-	PageEnd   int    `json:"page_end,omitempty" jsonschema:"read up to this page, included"`
-	Start     int    `json:"start,omitempty" jsonschema:"character offset in the paper's text to read from: the next_start of the previous call, or a section's start"`
-	MaxChars  int    `json:"max_chars,omitempty" jsonschema:"most characters to return (default 8000, at most 20000)"`
+	ID        string `json:"id" jsonschema:"arXiv id in any form or library id"`
+	PageStart int    `json:"page_start,omitempty" jsonschema:"first page to read (1-based)"`
+	PageEnd   int    `json:"page_end,omitempty" jsonschema:"last page (default page_start)"`
+	Start     int    `json:"start,omitempty" jsonschema:"a section's start (get_paper)"`
 	// Omit leaves text of these roles out (offsets still count it).
-	Omit []string `json:"omit,omitempty" jsonschema:"kinds of text to leave out: caption, table, figure (text inside figures), footnote, reference (reference-list entries), equation; body text and headings are always read"`
+	Omit []string `json:"omit,omitempty" jsonschema:"leave out: caption, table, figure, footnote, reference, equation"`
+	Budget
 }
 
 type readOut struct {
 	ID         string `json:"id"`
 	Version    int    `json:"version"`
 	Title      string `json:"title"`
-	Pages      int    `json:"pages" jsonschema:"pages of full text the library holds"`
-	Start      int    `json:"start" jsonschema:"character offset of text in the paper's text"`
-	End        int    `json:"end" jsonschema:"character offset just after text"`
-	NextStart  *int   `json:"next_start" jsonschema:"the start of the next call to read on; null when the pages asked for are read"`
-	TotalChars int    `json:"total_chars" jsonschema:"length of the paper's whole text"`
-	PageStart  int    `json:"page_start" jsonschema:"first page text comes from (0: the title and abstract)"`
-	PageEnd    int    `json:"page_end" jsonschema:"last page text comes from"`
-	Text       string `json:"text" jsonschema:"the text, with [page N] where a page starts"`
+	Pages      int    `json:"pages"`      // pages of full text the library holds
+	PageStart  int    `json:"page_start"` // first page the text comes from (0: title and abstract)
+	PageEnd    int    `json:"page_end"`
+	Start      int    `json:"start"` // character offsets of text in the paper's text
+	End        int    `json:"end"`
+	TotalChars int    `json:"total_chars"`
+	Text       string `json:"text"`
+	NextCursor string `json:"next_cursor,omitempty"`
 	Note       string `json:"note,omitempty"`
 }
 
-const (
-	defaultReadChars = 8000
-	maxReadChars     = 20000
-)
-
 func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readIn) (readOut, error) {
-	max := in.MaxChars
-	if max <= 0 {
-		max = defaultReadChars
-	}
-	if max > maxReadChars {
-		max = maxReadChars
-	}
+	b := in.Budget
+	in.Budget = Budget{}
 	if in.Start < 0 || in.PageStart < 0 || in.PageEnd < 0 || in.PageEnd > 0 && in.PageEnd < in.PageStart {
 		return readOut{}, fmt.Errorf("start, page_start and page_end must be 0 or more, and page_end not before page_start (got %d, %d, %d)", in.Start, in.PageStart, in.PageEnd)
 	}
@@ -383,6 +533,10 @@ func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readI
 		}
 		omit[r] = true
 	}
+	max, from, err := b.start("read_paper", in, readBudget)
+	if err != nil {
+		return readOut{}, err
+	}
 	p, chunks, note, err := s.paper(ctx, in.ID)
 	if err != nil {
 		return readOut{}, err
@@ -395,17 +549,43 @@ func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readI
 			out.Note += " (" + p.TextError + ")"
 		}
 	}
-	from, to := t.window(in.PageStart, in.PageEnd)
-	if from == to && (in.PageStart > 0 || in.PageEnd > 0) {
-		return out, fmt.Errorf("%s has no text on pages %d-%d (it has %d pages)", p.ID, in.PageStart, max0(in.PageEnd, in.PageStart), p.Pages)
+	last := in.PageEnd
+	if last == 0 && in.PageStart > 0 {
+		last = in.PageStart
 	}
-	start := min(max0(in.Start, from), to)
-	piece := t.read(start, min(to, start+max), omit)
-	out.Start, out.End, out.Text = start, start+piece.n, piece.text
+	lo, hi, exact := t.window(in.PageStart, last)
+	if lo == hi && in.PageStart > 0 {
+		return out, fmt.Errorf("%s has no text on page_start %d to page_end %d (it has %d pages)", p.ID, in.PageStart, last, p.Pages)
+	}
+	if !exact {
+		out.Note = strings.TrimPrefix(out.Note+"; this paper was ingested before pages were kept exactly: the text may begin or end on a neighbouring page (ingest it again for exact pages)", "; ")
+	}
+	start := min(max0(in.Start, lo), hi)
+	if b.Cursor != "" {
+		start = min(max0(from, lo), hi)
+	}
+	// measured with the longest numbers and cursor the result can have
+	out.Start, out.End, out.PageStart, out.PageEnd = start, hi, p.Pages, p.Pages
+	out.NextCursor = makeCursor("read_paper", in, hi)
+	room := max - jsonLen(out)
+	var piece textRead
+	for want := room; ; {
+		if want <= 0 {
+			return out, fmt.Errorf("max_chars %d is too small: give at least %d", max, max-room+200)
+		}
+		piece = t.read(start, min(hi, start+want), omit)
+		over := jsonLen(piece.text) - 2 - room // escapes make the JSON longer
+		if over <= 0 {
+			break
+		}
+		want -= over
+	}
+	out.End, out.Text = start+piece.n, piece.text
 	out.PageStart, out.PageEnd = piece.pageStart, piece.pageEnd
-	if out.End < to {
-		next := out.End
-		out.NextStart = &next
+	if out.End < hi {
+		out.NextCursor = makeCursor("read_paper", in, out.End)
+	} else {
+		out.NextCursor = ""
 	}
 	return out, nil
 }
@@ -413,28 +593,33 @@ func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readI
 func max0(a, b int) int { return max(a, b) }
 
 type relatedIn struct {
-	ID       string `json:"id" jsonschema:"the paper: an arXiv id in any form or the library's id"`
-	K        int    `json:"k,omitempty" jsonschema:"papers to return, most alike first (default 10, at most 50)"`
-	Topic    string `json:"topic,omitempty" jsonschema:"only papers of this followed topic"`
-	Category string `json:"category,omitempty" jsonschema:"only papers in this arXiv category (cs.CL) or archive (cs)"`
-	Year     int    `json:"year,omitempty" jsonschema:"only papers published in this year"`
-	Since    string `json:"since,omitempty" jsonschema:"only papers published on or after this date: YYYY-MM-DD, or 7d, 4w, 3m, 1y back"`
+	ID       string `json:"id" jsonschema:"arXiv id in any form or library id"`
+	K        int    `json:"k,omitempty" jsonschema:"papers in all (default 10)"`
+	Topic    string `json:"topic,omitempty"`
+	Category string `json:"category,omitempty" jsonschema:"only this category (cs.CL) or archive (cs)"`
+	Year     int    `json:"year,omitempty"`
+	Since    string `json:"since,omitempty" jsonschema:"published since"`
+	Full     bool   `json:"full,omitempty"`
+	Budget
 }
 
-// RelatedPaper is a paper like the one asked about, and how alike.
-type RelatedPaper struct {
-	PaperSummary
-	Score float64 `json:"score" jsonschema:"cosine similarity of the two papers' vectors (higher is more alike)"`
-}
-
+// relatedOut has Related of PaperRow, or of PaperSummary with full; each
+// with its cosine similarity to the paper as score.
 type relatedOut struct {
-	ID      string         `json:"id" jsonschema:"the paper asked about, as the library names it"`
-	Related []RelatedPaper `json:"related" jsonschema:"most alike first, ties by id"`
-	Note    string         `json:"note,omitempty" jsonschema:"why none was found"`
+	ID         string `json:"id"`
+	Related    any    `json:"related"`
+	NextCursor string `json:"next_cursor,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 func (s *Server) related(ctx context.Context, _ *mcp.CallToolRequest, in relatedIn) (relatedOut, error) {
-	out := relatedOut{Related: []RelatedPaper{}}
+	out := relatedOut{Related: []PaperRow{}}
+	b := in.Budget
+	in.Budget = Budget{}
+	limit, at, err := b.start("related", in, defaultBudget)
+	if err != nil {
+		return out, err
+	}
 	k := in.K
 	if k <= 0 {
 		k = related.DefaultK
@@ -447,7 +632,7 @@ func (s *Server) related(ctx context.Context, _ *mcp.CallToolRequest, in related
 		return out, err
 	}
 	if strings.TrimSpace(in.ID) == "" {
-		return out, errors.New("no paper id given")
+		return out, errors.New("id is empty")
 	}
 	lib, err := s.library(ctx, false)
 	if err != nil {
@@ -468,16 +653,34 @@ func (s *Server) related(ctx context.Context, _ *mcp.CallToolRequest, in related
 	}
 	res, err := related.Find(ctx, lib, p.ID, o)
 	if errors.Is(err, related.ErrNoVector) {
-		return out, hint.With(err, "the paper has no chunks to compare it by: ingest it again (the ingest tool, or papers ingest %s)", hint.Shell(p.ID))
+		return out, hint.For(err, fmt.Sprintf("the paper has no chunks to compare it by: ingest it again (papers ingest %s)", hint.Shell(p.ID)),
+			fmt.Sprintf("the paper has no chunks to compare it by: ingest it again (ingest with ids [%q])", p.ID))
 	}
 	if err != nil {
 		return out, err
 	}
-	for _, r := range res {
-		out.Related = append(out.Related, RelatedPaper{PaperSummary: summary(r.Paper), Score: round4(float64(r.Score))})
-	}
 	if len(res) == 0 {
 		out.Note = "no other paper of the library passes the filters: try fewer filters, or ingest more papers"
 	}
-	return out, nil
+	cursorAt := func(i int) string { return makeCursor("related", in, i) }
+	if in.Full {
+		rows := make([]PaperSummary, len(res))
+		for i, r := range res {
+			rows[i] = summary(r.Paper)
+			rows[i].Score = round4(float64(r.Score))
+		}
+		var got []PaperSummary
+		out.Related = &got // the rows page measures are the result's
+		err = page(&out, &got, rows, at, limit, &out.NextCursor, cursorAt, nil)
+		return out, err
+	}
+	rows := make([]PaperRow, len(res))
+	for i, r := range res {
+		rows[i] = rowOf(r.Paper)
+		rows[i].Score = round4(float64(r.Score))
+	}
+	var got []PaperRow
+	out.Related = &got // the rows page measures are the result's
+	err = page(&out, &got, rows, at, limit, &out.NextCursor, cursorAt, nil)
+	return out, err
 }

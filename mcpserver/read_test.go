@@ -2,11 +2,13 @@ package mcpserver_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -16,7 +18,6 @@ import (
 )
 
 type passage struct {
-	Rank    int     `json:"rank"`
 	ID      string  `json:"id"`
 	Version int     `json:"version"`
 	Title   string  `json:"title"`
@@ -30,12 +31,14 @@ type passage struct {
 func TestSearch(t *testing.T) {
 	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var out struct {
-		Passages []passage `json:"passages"`
-		Note     string    `json:"note"`
+		Passages   []passage `json:"passages"`
+		NextCursor string    `json:"next_cursor"`
+		Note       string    `json:"note"`
 	}
-	call(t, cs, "search", map[string]any{"query": "language models teach themselves to use tools via API calls", "k": 5}, &out)
-	if len(out.Passages) != 5 || out.Passages[0].ID != "2302.04761" || out.Passages[0].Version != 1 || out.Passages[0].Rank != 1 {
-		t.Fatalf("search: %+v", out.Passages)
+	q := "language models teach themselves to use tools via API calls"
+	call(t, cs, "search", map[string]any{"query": q, "k": 5, "full": true, "max_chars": 50000}, &out)
+	if len(out.Passages) != 5 || out.Passages[0].ID != "2302.04761" || out.Passages[0].Version != 1 || out.NextCursor != "" {
+		t.Fatalf("search: %+v", out)
 	}
 	perPaper := map[string]int{}
 	for _, p := range out.Passages {
@@ -54,18 +57,52 @@ func TestSearch(t *testing.T) {
 	if !hasPages {
 		t.Error("no passage has pages")
 	}
+	full := out.Passages
 
-	// filters: a paper (any spelling), a topic, at the top level or nested
-	for _, args := range []map[string]any{
-		{"query": "tools", "paper": "https://arxiv.org/abs/2501.10120v1"},
-		{"query": "tools", "filters": map[string]any{"paper": []string{"2501.10120"}}},
-	} {
-		call(t, cs, "search", args, &out)
-		if len(out.Passages) == 0 || out.Passages[0].ID != "2501.10120" || len(out.Passages) <= 3 {
-			t.Errorf("search %v: %d passages, first of %v (want only PaSa's, more than 3)", args, len(out.Passages), out.Passages)
+	// compact rows by default: no chunk, section or score
+	res := call(t, cs, "search", map[string]any{"query": q, "k": 5, "max_chars": 50000}, &out)
+	if len(out.Passages) != 5 || strings.Contains(text(res), `"chunk"`) || strings.Contains(text(res), `"score"`) {
+		t.Errorf("compact search: %s", text(res))
+	}
+	// a small budget pages the same passages, each once, in order
+	var paged []passage
+	cursor := ""
+	for calls := 0; ; calls++ {
+		args := map[string]any{"query": q, "k": 5, "full": true, "max_chars": 1200}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		res := call(t, cs, "search", args, &out)
+		if n := utf8.RuneCountInString(text(res)); res.IsError || n > 1200 {
+			t.Fatalf("page %d: %d characters over 1200: %.300s", calls, n, text(res))
+		}
+		paged = append(paged, out.Passages...)
+		if out.NextCursor == "" {
+			break
+		}
+		cursor = out.NextCursor
+		if calls > 10 {
+			t.Fatal("search never ends")
 		}
 	}
-	call(t, cs, "search", map[string]any{"query": "paper search agent", "topic": "tools"}, &out)
+	if len(paged) != len(full) {
+		t.Fatalf("paged %d passages, want %d", len(paged), len(full))
+	}
+	for i := range paged {
+		if paged[i].Chunk != full[i].Chunk || !strings.HasPrefix(full[i].Text, strings.TrimSuffix(paged[i].Text, "…")) {
+			t.Errorf("page row %d: %s %.60q, want %s %.60q", i, paged[i].Chunk, paged[i].Text, full[i].Chunk, full[i].Text)
+		}
+	}
+	failure(t, "a cursor of other arguments", call(t, cs, "search", map[string]any{"query": "other words", "k": 5, "full": true, "cursor": cursor}, nil), "cursor belongs to another call")
+	failure(t, "a made-up cursor", call(t, cs, "search", map[string]any{"query": q, "cursor": "abc"}, nil), "cursor is not a next_cursor of search")
+	failure(t, "a budget too small", call(t, cs, "search", map[string]any{"query": q, "max_chars": 10}, nil), "max_chars must be at least 400")
+
+	// filters: a paper (any spelling), a topic
+	call(t, cs, "search", map[string]any{"query": "tools", "paper": []string{"https://arxiv.org/abs/2501.10120v1"}, "max_chars": 50000}, &out)
+	if len(out.Passages) == 0 || out.Passages[0].ID != "2501.10120" || len(out.Passages) <= 3 {
+		t.Errorf("search of one paper: %d passages, first of %v (want only PaSa's, more than 3)", len(out.Passages), out.Passages)
+	}
+	call(t, cs, "search", map[string]any{"query": "paper search agent", "topic": []string{"tools"}}, &out)
 	for _, p := range out.Passages {
 		if p.ID != "2302.04761" {
 			t.Errorf("topic tools holds only Toolformer, got %s", p.ID)
@@ -76,13 +113,15 @@ func TestSearch(t *testing.T) {
 		t.Errorf("a query of stop words: %+v", out)
 	}
 
-	failure(t, "unknown topic", call(t, cs, "search", map[string]any{"query": "x", "topic": "nope"}, nil), `no topic "nope"`, "hint: the topics are: tools")
-	failure(t, "unknown paper", call(t, cs, "search", map[string]any{"query": "x", "paper": "2210.03629"}, nil), "2210.03629 is not in the library", "hint: ")
+	failure(t, "unknown topic", call(t, cs, "search", map[string]any{"query": "x", "topic": []string{"nope"}}, nil), `no topic "nope"`, "hint: the topics are: tools (list_topics)")
+	failure(t, "unknown paper", call(t, cs, "search", map[string]any{"query": "x", "paper": []string{"2210.03629"}}, nil), "2210.03629 is not in the library",
+		`hint: list_papers shows what is there; ingest with ids ["2210.03629"] adds it`)
 	failure(t, "bad date", call(t, cs, "search", map[string]any{"query": "x", "since": "last week"}, nil), `invalid date "last week"`)
 	failure(t, "bad mode", call(t, cs, "search", map[string]any{"query": "x", "mode": "fuzzy"}, nil), "unknown retrieval mode")
-	failure(t, "empty query", call(t, cs, "search", map[string]any{"query": " "}, nil), "the query is empty")
+	failure(t, "empty query", call(t, cs, "search", map[string]any{"query": " "}, nil), "query is empty")
 	failure(t, "k too large", call(t, cs, "search", map[string]any{"query": "x", "k": 500}, nil), "at most 50")
-	failure(t, "unknown argument", call(t, cs, "search", map[string]any{"query": "x", "colour": "red"}, nil), "colour")
+	failure(t, "unknown argument", call(t, cs, "search", map[string]any{"query": "x", "colour": "red"}, nil), "unknown argument colour: search takes author, category, cursor, full, k, max_chars, mode, paper, per_paper, query, saved, since, tag, topic, until")
+	failure(t, "a string for an array", call(t, cs, "search", map[string]any{"query": "x", "topic": "tools"}, nil), "topic")
 }
 
 type answer struct {
@@ -97,9 +136,10 @@ type answer struct {
 		Passage string `json:"passage"`
 	} `json:"citations"`
 	SeeAlso []struct {
-		ID    string  `json:"id"`
-		Score float64 `json:"score"`
+		ID    string `json:"id"`
+		Title string `json:"title"`
 	} `json:"see_also"`
+	Note string `json:"note"`
 }
 
 func TestAsk(t *testing.T) {
@@ -122,12 +162,19 @@ func TestAsk(t *testing.T) {
 	for _, c := range a.Citations {
 		cited[c.ID] = true
 	}
-	if want := !cited["2501.10120"]; want != (len(a.SeeAlso) == 1 && a.SeeAlso[0].ID == "2501.10120" && a.SeeAlso[0].Score > 0) || !want && len(a.SeeAlso) != 0 {
+	if want := !cited["2501.10120"]; want != (len(a.SeeAlso) == 1 && a.SeeAlso[0].ID == "2501.10120" && a.SeeAlso[0].Title != "") || !want && len(a.SeeAlso) != 0 {
 		t.Errorf("see_also %+v with citations of %v", a.SeeAlso, cited)
 	}
 	call(t, cs, "ask", map[string]any{"question": "What is the boiling point of tungsten in kelvin?", "mode": "extractive"}, &a)
 	if !a.Abstained || len(a.Citations) != 0 || len(a.SeeAlso) != 0 {
 		t.Errorf("a question the library cannot answer: abstained %v, %d citations: %q", a.Abstained, len(a.Citations), a.Answer)
+	}
+	// a small budget cuts the passages, never the answer or its citations
+	var whole, small answer
+	call(t, cs, "ask", map[string]any{"question": "Which tools does Toolformer use?"}, &whole)
+	res = call(t, cs, "ask", map[string]any{"question": "Which tools does Toolformer use?", "max_chars": 2500}, &small)
+	if n := utf8.RuneCountInString(text(res)); n > 2500 || small.Answer != whole.Answer || len(small.Citations) != len(whole.Citations) || !strings.Contains(small.Note, "cut") {
+		t.Errorf("ask in 2500 characters: %d characters, note %q: %.300s", n, small.Note, text(res))
 	}
 	failure(t, "quality without a model", call(t, cs, "ask", map[string]any{"question": "What is PaSa?", "mode": "quality"}, nil), "needs a language model", "hint: ")
 	failure(t, "bad mode", call(t, cs, "ask", map[string]any{"question": "What is PaSa?", "mode": "guess"}, nil), "unknown mode")
@@ -171,32 +218,38 @@ func TestGetAndReadPaper(t *testing.T) {
 	type piece struct {
 		Start      int    `json:"start"`
 		End        int    `json:"end"`
-		NextStart  *int   `json:"next_start"`
+		NextCursor string `json:"next_cursor"`
 		TotalChars int    `json:"total_chars"`
 		PageStart  int    `json:"page_start"`
 		PageEnd    int    `json:"page_end"`
 		Text       string `json:"text"`
+		Note       string `json:"note"`
 	}
 	var all strings.Builder
-	start, calls := 0, 0
+	cursor, calls, at := "", 0, 0
 	for {
 		var r piece
-		res := call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "start": start, "max_chars": 5000}, &r)
+		args := map[string]any{"id": "2302.04761", "max_chars": 5000}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		res := call(t, cs, "read_paper", args, &r)
 		if res.IsError {
 			t.Fatal(text(res))
 		}
 		calls++
-		if n := len([]rune(r.Text)); n > 5000 || n != r.End-r.Start || r.Start != start {
-			t.Fatalf("read from %d: %d characters, start %d end %d", start, n, r.Start, r.End)
+		if n := utf8.RuneCountInString(text(res)); n > 5000 || len([]rune(r.Text)) != r.End-r.Start || r.Start != at {
+			t.Fatalf("read from %d: %d characters of result, start %d end %d", at, n, r.Start, r.End)
 		}
 		all.WriteString(r.Text)
-		if r.NextStart == nil {
+		at = r.End
+		if r.NextCursor == "" {
 			if r.End != r.TotalChars || r.TotalChars != p.TextChars {
 				t.Errorf("the last piece ends at %d of %d (get_paper: %d)", r.End, r.TotalChars, p.TextChars)
 			}
 			break
 		}
-		start = *r.NextStart
+		cursor = r.NextCursor
 		if calls > 100 {
 			t.Fatal("read_paper never ends")
 		}
@@ -222,29 +275,46 @@ func TestGetAndReadPaper(t *testing.T) {
 		}
 	}
 
+	// a page is exactly its own text: each page read alone, in order, is
+	// the whole body, and holds only its own page mark
+	var byPage strings.Builder
+	for n := 1; n <= 17; n++ {
+		var r piece
+		call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": n, "max_chars": 50000}, &r)
+		if r.PageStart != n || r.PageEnd != n || r.NextCursor != "" || r.Note != "" {
+			t.Errorf("page %d: pages %d-%d, next %q, note %q", n, r.PageStart, r.PageEnd, r.NextCursor, r.Note)
+		}
+		if !strings.HasPrefix(r.Text, fmt.Sprintf("[page %d]", n)) || strings.Count(r.Text, "[page ") != 1 {
+			t.Errorf("page %d: %.80q ... %.80q", n, r.Text, r.Text[max(0, len(r.Text)-80):])
+		}
+		byPage.WriteString(r.Text)
+	}
+	if norm(byPage.String()) != norm(whole[strings.Index(whole, "[page 1]"):]) {
+		t.Error("the pages read one by one are not the body of the paper")
+	}
 	var r piece
-	call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 3, "page_end": 3}, &r)
-	if !strings.Contains(r.Text, "[page 3]") || r.PageStart > 3 || r.PageEnd < 3 || r.PageEnd > 4 || strings.Contains(r.Text, "[page 5]") {
-		t.Errorf("page 3: pages %d-%d, %.100q", r.PageStart, r.PageEnd, r.Text)
+	call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 3, "page_end": 4, "max_chars": 50000}, &r)
+	if r.PageStart != 3 || r.PageEnd != 4 || !strings.HasPrefix(r.Text, "[page 3]") || !strings.Contains(r.Text, "[page 4]") || strings.Contains(r.Text, "[page 5]") {
+		t.Errorf("pages 3-4: pages %d-%d, %.100q", r.PageStart, r.PageEnd, r.Text)
 	}
 	// page 5 holds two tables and their captions: left out on request,
 	// with the offsets of the whole text
 	var all5 piece
-	call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 5, "page_end": 5}, &all5)
-	call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 5, "page_end": 5, "omit": []string{"table", "caption"}}, &r)
+	call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 5, "max_chars": 50000}, &all5)
+	call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 5, "max_chars": 50000, "omit": []string{"table", "caption"}}, &r)
 	if !strings.Contains(all5.Text, "Table 1: Examples of inputs and outputs") || strings.Contains(r.Text, "Table 1: Examples of inputs and outputs") ||
 		strings.Contains(r.Text, "207,241") || !strings.Contains(r.Text, "[table left out]") || r.Start != all5.Start || r.End != all5.End ||
-		!strings.Contains(r.Text, "[page 5]") {
+		!strings.HasPrefix(r.Text, "[page 5]") {
 		t.Errorf("page 5 without tables and captions (%d-%d, whole %d-%d): %.300q", r.Start, r.End, all5.Start, all5.End, r.Text)
 	}
 	failure(t, "omit body", call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "omit": []string{"body"}}, nil), "always read")
 	failure(t, "omit an unknown role", call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "omit": []string{"graphs"}}, nil), "unknown text role")
-	call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "max_chars": 1000000}, &r)
-	if n := len([]rune(r.Text)); n > 20000 || r.NextStart == nil {
+	res := call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "max_chars": 1000000}, &r)
+	if n := utf8.RuneCountInString(text(res)); n > 50000 || r.NextCursor == "" {
 		t.Errorf("max_chars is not capped: %d characters", n)
 	}
-	failure(t, "pages past the end", call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 40}, nil), "no text on pages 40")
-	failure(t, "unknown paper", call(t, cs, "get_paper", map[string]any{"id": "2210.03629"}, nil), "2210.03629 is not in the library", "hint: ")
+	failure(t, "pages past the end", call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 40}, nil), "no text on page_start 40")
+	failure(t, "unknown paper", call(t, cs, "get_paper", map[string]any{"id": "2210.03629"}, nil), "2210.03629 is not in the library", "hint: list_papers")
 	failure(t, "no id", call(t, cs, "read_paper", map[string]any{}, nil), "id")
 }
 
@@ -252,35 +322,49 @@ func TestListPapers(t *testing.T) {
 	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
 	var out struct {
 		Papers []struct {
-			ID        string `json:"id"`
-			Published string `json:"published"`
-			Pages     int    `json:"pages"`
-			Saved     bool   `json:"saved"`
-			SavedAt   string `json:"saved_at"`
+			ID        string   `json:"id"`
+			Title     string   `json:"title"`
+			Authors   []string `json:"authors"`
+			Published string   `json:"published"`
+			Pages     int      `json:"pages"`
+			Saved     bool     `json:"saved"`
+			SavedAt   string   `json:"saved_at"`
 		} `json:"papers"`
-		NextOffset *int `json:"next_offset"`
+		NextCursor string `json:"next_cursor"`
 	}
-	call(t, cs, "list_papers", map[string]any{"limit": 1}, &out)
-	if len(out.Papers) != 1 || out.Papers[0].ID != "2302.04761" || out.NextOffset == nil || *out.NextOffset != 1 {
-		t.Fatalf("first page: %+v next %v", out.Papers, out.NextOffset)
+	res := call(t, cs, "list_papers", map[string]any{"limit": 1}, &out)
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2302.04761" || out.NextCursor == "" || out.Papers[0].Title == "" || out.Papers[0].Published == "" {
+		t.Fatalf("first page: %s", text(res))
 	}
-	call(t, cs, "list_papers", map[string]any{"limit": 1, "offset": 1}, &out)
-	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" || out.NextOffset != nil {
-		t.Errorf("second page: %+v next %v", out.Papers, out.NextOffset)
+	if strings.Contains(text(res), `"pages"`) || strings.Contains(text(res), `"tags"`) || len(out.Papers[0].Authors) > 4 {
+		t.Errorf("a compact row holds more than id, version, title, authors, published: %s", text(res))
+	}
+	call(t, cs, "list_papers", map[string]any{"limit": 1, "cursor": out.NextCursor}, &out)
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" || out.NextCursor != "" {
+		t.Errorf("second page: %+v next %q", out.Papers, out.NextCursor)
+	}
+	// the budget pages too: one row per call here
+	res = call(t, cs, "list_papers", map[string]any{"max_chars": 400}, &out)
+	if n := utf8.RuneCountInString(text(res)); n > 400 || len(out.Papers) != 1 || out.NextCursor == "" {
+		t.Errorf("list in 400 characters: %d characters: %s", n, text(res))
+	}
+	call(t, cs, "list_papers", map[string]any{"max_chars": 400, "cursor": out.NextCursor}, &out)
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" || out.NextCursor != "" {
+		t.Errorf("list in 400 characters, second call: %+v", out)
 	}
 	call(t, cs, "list_papers", map[string]any{"until": "2024-12"}, &out)
 	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" {
 		t.Errorf("until 2024-12: %+v", out.Papers)
 	}
-	call(t, cs, "list_papers", map[string]any{"tag": "none-such"}, &out)
+	call(t, cs, "list_papers", map[string]any{"tag": []string{"none-such"}}, &out)
 	if len(out.Papers) != 0 {
 		t.Errorf("an unknown tag: %+v", out.Papers)
 	}
-	call(t, cs, "list_papers", map[string]any{"tag": "to-read"}, &out)
-	if len(out.Papers) != 1 || out.Papers[0].ID != "2302.04761" || out.Papers[0].Saved || out.Papers[0].SavedAt != "" {
+	call(t, cs, "list_papers", map[string]any{"tag": []string{"to-read"}, "full": true}, &out)
+	if len(out.Papers) != 1 || out.Papers[0].ID != "2302.04761" || out.Papers[0].Saved || out.Papers[0].SavedAt != "" || out.Papers[0].Pages != 17 {
 		t.Errorf("tag to-read (Toolformer's, any case): %+v", out.Papers)
 	}
-	call(t, cs, "list_papers", map[string]any{"filters": map[string]any{"saved": true}}, &out)
+	call(t, cs, "list_papers", map[string]any{"saved": true, "full": true}, &out)
 	if len(out.Papers) != 1 || out.Papers[0].ID != "2501.10120" || !out.Papers[0].Saved {
 		t.Errorf("saved (PaSa): %+v", out.Papers)
 	} else if at, err := time.Parse(time.RFC3339, out.Papers[0].SavedAt); err != nil || time.Since(at) > time.Hour || time.Since(at) < -time.Minute {
@@ -315,7 +399,7 @@ func TestTopicsMomentumDigestExport(t *testing.T) {
 	if len(m.Topics) != 1 || m.Topics[0].Topic != "tools" || m.Topics[0].Source != "library" || len(m.Topics[0].Weekly) != 12 {
 		t.Errorf("momentum: %+v", m)
 	}
-	failure(t, "momentum of an unknown topic", call(t, cs, "momentum", map[string]any{"topic": "nope"}, nil), `no topic "nope"`)
+	failure(t, "momentum of an unknown topic", call(t, cs, "momentum", map[string]any{"topic": []string{"nope"}}, nil), `no topic "nope"`)
 
 	var d struct {
 		Topic    string `json:"topic"`
@@ -327,8 +411,12 @@ func TestTopicsMomentumDigestExport(t *testing.T) {
 		Warnings []string `json:"warnings"`
 	}
 	call(t, cs, "digest", map[string]any{"topic": "tools", "since": "2000-01-01"}, &d)
-	if d.Topic != "tools" || !strings.HasPrefix(d.Markdown, "# tools") {
+	if d.Topic != "tools" || len(d.Papers) != 1 || d.Papers[0].ID != "2302.04761" || d.Papers[0].Summary == "" || d.Markdown != "" {
 		t.Errorf("digest: %+v", d)
+	}
+	call(t, cs, "digest", map[string]any{"topic": "tools", "since": "2000-01-01", "markdown": true}, &d)
+	if !strings.HasPrefix(d.Markdown, "# tools") || len(d.Papers) != 0 {
+		t.Errorf("digest as markdown: %+v", d)
 	}
 	failure(t, "digest of an unknown topic", call(t, cs, "digest", map[string]any{"topic": "nope"}, nil), `no topic "nope"`, "hint: ")
 
@@ -338,7 +426,7 @@ func TestTopicsMomentumDigestExport(t *testing.T) {
 		Text     string   `json:"text"`
 		Warnings []string `json:"warnings"`
 	}
-	call(t, cs, "export_bibtex", map[string]any{"ids": "2302.04761v2", "topic": "tools"}, &e)
+	call(t, cs, "export_bibtex", map[string]any{"ids": []string{"2302.04761v2"}, "topic": []string{"tools"}}, &e)
 	if e.Format != "bibtex" || strings.Join(e.Papers, ",") != "2302.04761" || !strings.Contains(e.Text, "@misc{") ||
 		!strings.Contains(e.Text, "2302.04761") || len(e.Warnings) != 1 {
 		t.Errorf("export_bibtex: %+v", e)
@@ -355,7 +443,7 @@ func TestTopicsMomentumDigestExport(t *testing.T) {
 	for _, tc := range []struct {
 		args map[string]any
 		want string
-	}{{map[string]any{"tag": "TO-READ"}, "2302.04761"}, {map[string]any{"saved": true}, "2501.10120"}, {map[string]any{"saved": true, "tag": "to-read"}, ""}} {
+	}{{map[string]any{"tag": []string{"TO-READ"}}, "2302.04761"}, {map[string]any{"saved": true}, "2501.10120"}, {map[string]any{"saved": true, "tag": []string{"to-read"}}, ""}} {
 		res := call(t, cs, "export_bibtex", tc.args, &e)
 		if tc.want == "" {
 			failure(t, "export of no paper", res, "no papers to export")
@@ -423,7 +511,7 @@ func TestRelated(t *testing.T) {
 		} `json:"related"`
 		Note string `json:"note"`
 	}
-	call(t, cs, "related", map[string]any{"id": "https://arxiv.org/abs/2302.04761v1"}, &out)
+	call(t, cs, "related", map[string]any{"id": "https://arxiv.org/abs/2302.04761v1", "full": true}, &out)
 	if out.ID != "2302.04761" || len(out.Related) != 1 || out.Related[0].ID != "2501.10120" ||
 		!strings.HasPrefix(out.Related[0].Title, "PaSa") || out.Related[0].Score <= 0 || out.Related[0].Score > 1 || out.Related[0].Resource != "papers://2501.10120" {
 		t.Fatalf("related to Toolformer: %+v", out)
@@ -443,4 +531,43 @@ func TestRelated(t *testing.T) {
 	failure(t, "unknown topic", call(t, cs, "related", map[string]any{"id": "2302.04761", "topic": "rl"}, nil), `no topic "rl"`)
 	failure(t, "bad date", call(t, cs, "related", map[string]any{"id": "2302.04761", "since": "soon"}, nil), `invalid date "soon"`)
 	failure(t, "k too large", call(t, cs, "related", map[string]any{"id": "2302.04761", "k": 500}, nil), "at most 50")
+}
+
+// TestEveryResultWithinItsBudget calls every tool that returns text with
+// small budgets: each result is within its max_chars, or an error saying
+// the budget is too small for one item, never more.
+func TestEveryResultWithinItsBudget(t *testing.T) {
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: testLibrary(t)}}, nil)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search", map[string]any{"query": "tools", "full": true}},
+		{"ask", map[string]any{"question": "Which tools does Toolformer use?"}},
+		{"get_paper", map[string]any{"id": "2302.04761"}},
+		{"read_paper", map[string]any{"id": "2302.04761"}},
+		{"list_papers", map[string]any{"full": true}},
+		{"related", map[string]any{"id": "2302.04761", "full": true}},
+		{"list_topics", map[string]any{}},
+		{"momentum", map[string]any{"offline": true}},
+		{"digest", map[string]any{"topic": "tools", "since": "2000-01-01"}},
+		{"digest", map[string]any{"topic": "tools", "since": "2000-01-01", "markdown": true}},
+		{"export_bibtex", map[string]any{"ids": []string{"2302.04761", "2501.10120"}}},
+	}
+	for _, c := range calls {
+		for _, budget := range []int{400, 700, 1500, 4000} {
+			args := map[string]any{"max_chars": budget}
+			for k, v := range c.args {
+				args[k] = v
+			}
+			res := call(t, cs, c.tool, args, nil)
+			n := utf8.RuneCountInString(text(res))
+			switch {
+			case res.IsError && !strings.Contains(text(res), "is too small"):
+				t.Errorf("%s in %d: %s", c.tool, budget, text(res))
+			case !res.IsError && n > budget:
+				t.Errorf("%s in %d: %d characters", c.tool, budget, n)
+			}
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -70,7 +71,7 @@ func (s *Server) addPaperResources(ctx context.Context, lib *store.Library) {
 	for _, p := range ps {
 		if !s.listed[p.ID] {
 			s.listed[p.ID] = true
-			desc := strings.Join(append(firstAuthor(p.Authors), day(p.Published)), ", ")
+			desc := strings.Join(append(firstAuthor(p.Authors), textkit.Day(p.Published)), ", ")
 			add = append(add, &mcp.Resource{URI: resourceURI(p.ID), Name: p.ID, Title: safetext.Line(p.Title), Description: desc, MIMEType: "text/markdown"})
 		}
 	}
@@ -116,7 +117,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	line("id", p.ID+" "+v)
 	line("authors", strings.Join(p.Authors, ", "))
-	line("published", day(p.Published))
+	line("published", textkit.Day(p.Published))
 	line("categories", strings.Join(p.Categories, " "))
 	line("venue", p.Venue)
 	line("doi", p.DOI)

@@ -22,36 +22,44 @@ const (
 )
 
 type reviewIn struct {
-	Name    string `json:"name,omitempty" jsonschema:"a review saved with papers review --save NAME: its papers and columns (then give no ids, columns or filters)"`
-	IDs     Names  `json:"ids,omitempty" jsonschema:"papers by id (any spelling), in the rows' order"`
-	Columns Names  `json:"columns,omitempty" jsonschema:"the questions asked of every paper (at most 20), each 'QUESTION' or 'name: QUESTION'; a bare name such as Datasets is asked as 'What are the datasets?'"`
-	Query   string `json:"query,omitempty" jsonschema:"the papers whose passages best match this search, best first"`
-	Max     int    `json:"max,omitempty" jsonschema:"most papers in the review (default 50)"`
-	Mode    string `json:"mode,omitempty" jsonschema:"offline (default: each paper asked as ask does, no model) or model (the server's configured model fills each cell; its quotes are checked against the paper)"`
-	Offset  int    `json:"offset,omitempty" jsonschema:"the first row (paper) to return, from 0: continue with next_offset"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"rows per call (default 10, at most 50)"`
-	Filtered
+	Name    string `json:"name,omitempty" jsonschema:"a saved review, alone"`
+	IDs     Names  `json:"ids,omitempty" jsonschema:"papers by id"`
+	Columns Names  `json:"columns,omitempty" jsonschema:"questions for every paper (at most 20)"`
+	Query   string `json:"query,omitempty" jsonschema:"papers best matching this search"`
+	Max     int    `json:"max,omitempty" jsonschema:"most papers (default 50)"`
+	Mode    string `json:"mode,omitempty" jsonschema:"offline (default) or model"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most rows a call (default 10, max 50)"`
+	Filters
+	Budget
 }
 
+// reviewOut is a page of a review's rows: the Document's columns and the
+// rows that fit the call's budget, with the cursor of the rest.
 type reviewOut struct {
-	review.Document
-	Offset     int      `json:"offset" jsonschema:"the first row returned"`
-	NextOffset *int     `json:"next_offset" jsonschema:"offset of the next rows; null when these are the last"`
-	Papers     int      `json:"papers" jsonschema:"papers in the whole review"`
-	Answerer   string   `json:"answerer" jsonschema:"what filled the cells: offline or the model, with versions"`
-	Warnings   []string `json:"warnings"`
+	Columns    []string        `json:"columns"`
+	Rows       []review.DocRow `json:"rows"`
+	Papers     int             `json:"papers"`   // papers in the whole review
+	Answerer   string          `json:"answerer"` // what filled the cells: offline or the model, with versions
+	Warnings   []string        `json:"warnings"`
+	NextCursor string          `json:"next_cursor,omitempty"`
 }
 
 // review is the review tool: a literature-review table, a page of rows at
 // a time; the cells of the page are computed unless the library caches
 // them (as papers review does, sharing its cache).
 func (s *Server) review(ctx context.Context, _ *mcp.CallToolRequest, in reviewIn) (*reviewOut, error) {
+	b := in.Budget
+	in.Budget = Budget{}
+	budget, at, err := b.start("review", in, defaultBudget)
+	if err != nil {
+		return nil, err
+	}
 	limit := in.Limit
 	if limit == 0 {
 		limit = defaultReviewRows
 	}
-	if limit < 1 || limit > maxReviewRows || in.Offset < 0 || in.Max < 0 {
-		return nil, fmt.Errorf("limit must be from 1 to %d, offset and max at least 0; got %d, %d and %d", maxReviewRows, in.Limit, in.Offset, in.Max)
+	if limit < 1 || limit > maxReviewRows || in.Max < 0 {
+		return nil, fmt.Errorf("limit must be from 1 to %d and max at least 0; got %d and %d", maxReviewRows, in.Limit, in.Max)
 	}
 	lib, err := s.library(ctx, false)
 	if err != nil {
@@ -61,7 +69,7 @@ func (s *Server) review(ctx context.Context, _ *mcp.CallToolRequest, in reviewIn
 	if err != nil {
 		return nil, err
 	}
-	o := library.ReviewOptions{Offset: in.Offset, Limit: limit}
+	o := library.ReviewOptions{Offset: at, Limit: limit}
 	switch in.Mode {
 	case "", "offline", "extractive":
 	case "model", "llm":
@@ -73,21 +81,28 @@ func (s *Server) review(ctx context.Context, _ *mcp.CallToolRequest, in reviewIn
 	if err != nil {
 		return nil, err
 	}
-	out := &reviewOut{Document: res.Document(), Offset: in.Offset, Papers: res.Papers, Answerer: res.Answerer, Warnings: []string{}}
-	if next := in.Offset + limit; next < res.Papers {
-		out.NextOffset = &next
-	}
+	doc := res.Document()
+	out := &reviewOut{Columns: doc.Columns, Papers: res.Papers, Answerer: res.Answerer, Warnings: []string{}}
 	if res.More > 0 {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the review has the first %d papers; more match (raise max)", res.Papers))
 	}
 	out.Warnings = append(out.Warnings, res.Warnings...)
+	// the rows computed, at..at+limit, paged within the budget: rows left
+	// out come with the next call (their cells are cached by then)
+	cursorAt := func(i int) string { return makeCursor("review", in, at+i) }
+	if err := page(out, &out.Rows, doc.Rows, 0, budget, &out.NextCursor, cursorAt, nil); err != nil {
+		return nil, err
+	}
+	if out.NextCursor == "" && at+len(doc.Rows) < res.Papers {
+		out.NextCursor = cursorAt(len(doc.Rows))
+	}
 	return out, nil
 }
 
 // reviewSpec is the review in names: a saved one, or the papers and
 // columns given.
 func (s *Server) reviewSpec(ctx context.Context, lib *store.Library, in reviewIn) (review.Spec, error) {
-	f := in.names()
+	f := in.Filters.names()
 	given := len(in.IDs) > 0 || len(in.Columns) > 0 || in.Query != "" || len(f.Papers) > 0 || len(f.Topics) > 0 || len(f.Tags) > 0 ||
 		f.Saved || len(f.Categories) > 0 || len(f.Authors) > 0 || f.Since != "" || f.Until != ""
 	if in.Name != "" {

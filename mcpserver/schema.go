@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"sort"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,8 +16,8 @@ import (
 	"github.com/papers-cli/papers/resolve"
 )
 
-// Names is one name or several: a JSON string or an array of strings, so
-// that {"topic": "rl"} and {"topic": ["rl", "agents"]} both work.
+// Names is one name or several. Its schema is an array of strings; it
+// reads a string as well, for callers that bypass the schema (the prompts).
 type Names []string
 
 // UnmarshalJSON reads a string or an array of strings.
@@ -37,45 +39,30 @@ func (n *Names) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// schemaOptions infer the tools' schemas: Names is a string or an array.
+// schemaOptions infer the tools' schemas: Names is declared an array of
+// strings (the shortest schema that every client's validator takes); a
+// string where the array goes fails the schema with a message naming the
+// argument.
 var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[Names](): {Types: []string{"string", "array"}, Items: &jsonschema.Schema{Type: "string"}},
+	reflect.TypeFor[Names](): {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
 }}
 
 // Filters narrow a call to some papers of the library, as the command
 // line's filter flags do: the kinds are ANDed, the values of one kind ORed.
 type Filters struct {
-	Paper    Names  `json:"paper,omitempty" jsonschema:"only these papers: arXiv ids in any form (2501.12948, 2501.12948v2, arXiv URLs) or the library's ids (pdf:..., zotero:..., corpus ids)"`
-	Topic    Names  `json:"topic,omitempty" jsonschema:"only papers of these followed topics (see list_topics)"`
-	Tag      Names  `json:"tag,omitempty" jsonschema:"only papers with one of these tags, of any source, case-insensitive: the user's (papers tag), a Zotero tag (a collection as zotero:Collection/Sub) or a corpus's"`
-	Saved    bool   `json:"saved,omitempty" jsonschema:"only the papers the user saved (papers save)"`
-	Category Names  `json:"category,omitempty" jsonschema:"only papers in these arXiv categories, e.g. cs.CL, or a whole archive such as cs"`
-	Author   Names  `json:"author,omitempty" jsonschema:"only papers with an author whose name contains one of these"`
-	Since    string `json:"since,omitempty" jsonschema:"only papers published on or after this date: YYYY-MM-DD, YYYY-MM, YYYY, or a span back from today such as 7d, 4w, 3m, 1y"`
-	Until    string `json:"until,omitempty" jsonschema:"only papers published on or before this date; YYYY-MM and YYYY include the whole month or year"`
-}
-
-// Filtered is the filters of a tool's input: at its top level, or as an
-// object under "filters" (both are merged).
-type Filtered struct {
-	Filters
-	Nested *Filters `json:"filters,omitempty" jsonschema:"the same filters as one object; merged with those given at the top level"`
+	Paper    Names  `json:"paper,omitempty" jsonschema:"only these papers (ids)"`
+	Topic    Names  `json:"topic,omitempty" jsonschema:"only these followed topics"`
+	Tag      Names  `json:"tag,omitempty" jsonschema:"only papers with one of these tags"`
+	Saved    bool   `json:"saved,omitempty" jsonschema:"only saved papers"`
+	Category Names  `json:"category,omitempty" jsonschema:"only these arXiv categories (cs.CL) or archives (cs)"`
+	Author   Names  `json:"author,omitempty" jsonschema:"only papers with an author matching one"`
+	Since    string `json:"since,omitempty" jsonschema:"published since: YYYY-MM-DD, YYYY-MM, YYYY, or 7d, 4w, 3m, 1y"`
+	Until    string `json:"until,omitempty" jsonschema:"published until (YYYY-MM, YYYY: whole period)"`
 }
 
 // names returns the filters as resolve takes them.
-func (f Filtered) names() resolve.Filter {
-	r := resolve.Filter{Papers: f.Paper, Topics: f.Topic, Tags: f.Tag, Saved: f.Saved, Categories: f.Category, Authors: f.Author, Since: f.Since, Until: f.Until}
-	if n := f.Nested; n != nil {
-		r.Saved = r.Saved || n.Saved
-		r.Papers = append(r.Papers, n.Paper...)
-		r.Topics = append(r.Topics, n.Topic...)
-		r.Tags = append(r.Tags, n.Tag...)
-		r.Categories = append(r.Categories, n.Category...)
-		r.Authors = append(r.Authors, n.Author...)
-		r.Since = cmpOr(r.Since, n.Since)
-		r.Until = cmpOr(r.Until, n.Until)
-	}
-	return r
+func (f Filters) names() resolve.Filter {
+	return resolve.Filter{Papers: f.Paper, Topics: f.Topic, Tags: f.Tag, Saved: f.Saved, Categories: f.Category, Authors: f.Author, Since: f.Since, Until: f.Until}
 }
 
 func cmpOr(a, b string) string {
@@ -89,23 +76,35 @@ func cmpOr(a, b string) string {
 // command would report.
 type handler[In, Out any] func(ctx context.Context, req *mcp.CallToolRequest, in In) (Out, error)
 
-// addTool registers h as tool t with the schemas of In and Out. A failure
-// becomes a result with isError and the command line's message; a panic
-// (a bug, or input nobody foresaw) becomes one too, and the server lives.
+// addTool registers h as tool t with the input schema of In. Tools have
+// no output schema (it would triple the size of tools/list, which every
+// client puts in its model's context): the result is In's JSON, as
+// structured content and as text. A failure becomes a result with isError
+// and the message for an assistant; a panic (a bug, or input nobody
+// foresaw) becomes one too, and the server lives.
 func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
-	var err error
-	if t.InputSchema, err = jsonschema.For[In](schemaOptions); err != nil {
+	in, err := jsonschema.For[In](schemaOptions)
+	if err != nil {
 		panic(fmt.Sprintf("input schema of %s: %v", t.Name, err))
 	}
-	out, err := jsonschema.For[Out](schemaOptions)
-	if err != nil {
-		panic(fmt.Sprintf("output schema of %s: %v", t.Name, err))
+	if t.Name != "search" {
+		_, filters := reflect.TypeFor[In]().FieldByName("Filters")
+		shareFields(in, filters)
 	}
-	if slices.Equal(out.Types, []string{"null", "object"}) {
-		out.Type, out.Types = "object", nil // a pointer result is never null; MCP wants type "object"
+	// Unknown arguments are refused here, naming the ones the tool takes,
+	// rather than by "additionalProperties": false in every schema.
+	in.AdditionalProperties = nil
+	known := make([]string, 0, len(in.Properties))
+	for name, p := range in.Properties {
+		known = append(known, name)
+		p.AdditionalProperties = nil // an object argument (an ask result) is taken whole
 	}
-	t.OutputSchema = out
-	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, out Out, err error) {
+	sort.Strings(known)
+	t.InputSchema = in
+	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, out any, err error) {
+		if err := unknownArguments(t.Name, req, known); err != nil {
+			return nil, nil, &toolError{msg: err.Error()}
+		}
 		s.calls.Add(1)
 		defer s.calls.Done()
 		ctx, release := s.bind(ctx)
@@ -113,33 +112,65 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 		defer func() {
 			if r := recover(); r != nil {
 				fmt.Fprintf(s.opts.Log, "papers mcp: %s panicked: %v\n%s", t.Name, r, debug.Stack())
-				var zero Out
-				out, err = zero, &toolError{msg: fmt.Sprintf("internal error in %s: %v (please report it)", t.Name, r)}
+				out, err = nil, &toolError{msg: fmt.Sprintf("internal error in %s: %v (please report it)", t.Name, r)}
 			}
 		}()
-		out, err = h(ctx, req, in)
+		o, err := h(ctx, req, in)
 		if err != nil {
-			var zero Out
-			return nil, zero, s.fail(ctx, t.Name, err)
+			return nil, nil, s.fail(ctx, t.Name, err)
 		}
-		return nil, out, nil
+		return nil, o, nil
 	})
 }
 
-// readOnly and writes annotate tools for clients that ask before writes.
-func readOnly(title string) *mcp.ToolAnnotations {
+// unknownArguments is the error of a call with an argument the tool does
+// not take (a typo, an argument of another tool).
+func unknownArguments(tool string, req *mcp.CallToolRequest, known []string) error {
+	if req == nil || req.Params == nil || len(req.Params.Arguments) == 0 {
+		return nil
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(req.Params.Arguments, &args) != nil {
+		return nil // not an object: the schema's validation said so already
+	}
+	var bad []string
+	for name := range args {
+		if !slices.Contains(known, name) {
+			bad = append(bad, name)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return fmt.Errorf("unknown argument %s: %s takes %s", strings.Join(bad, ", "), tool, strings.Join(known, ", "))
+}
+
+// readOnly and writes annotate tools for clients that ask before writes:
+// the hints that change what a client does, no more (each costs context).
+func readOnly() *mcp.ToolAnnotations { return &mcp.ToolAnnotations{ReadOnlyHint: true} }
+
+func writes() *mcp.ToolAnnotations {
 	f := false
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
+	return &mcp.ToolAnnotations{DestructiveHint: &f}
 }
 
-func online(title string) *mcp.ToolAnnotations {
-	t := true
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &t}
-}
+// sharedNames are the fields that search describes and the other tools
+// share without saying it again: the filters ("filters as in search" in
+// their descriptions) and the budget (in the server's instructions).
+var sharedNames = []string{"paper", "topic", "tag", "saved", "category", "author", "since", "until", "max_chars", "cursor"}
 
-func writes(title string) *mcp.ToolAnnotations {
-	t, f := true, false
-	return &mcp.ToolAnnotations{Title: title, DestructiveHint: &f, IdempotentHint: true, OpenWorldHint: &t}
+// shareFields removes the descriptions of the shared fields of a schema
+// that search describes, when they mean what they mean there (their types
+// stay: strict clients want every property typed).
+func shareFields(s *jsonschema.Schema, filters bool) {
+	for _, n := range sharedNames {
+		p := s.Properties[n]
+		if p == nil || !filters && n != "max_chars" && n != "cursor" {
+			continue
+		}
+		p.Description = ""
+	}
 }
 
 func jsonBytes(v any) ([]byte, error) { return json.Marshal(v) }

@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/papers-cli/papers/internal/hint"
+	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
 )
@@ -89,9 +90,9 @@ func New(o Options) *Server {
 	return s
 }
 
-const instructions = `papers is the user's local library of research papers (arXiv metadata, abstracts and full text) with search, cited answers and followed topics.
-Find evidence with search (passages with paper id, version and pages) or ask (an answer with numbered citations); read a paper with get_paper (metadata, abstract, sections) and read_paper (its text, a bounded piece per call: continue from next_start).
-Cite papers as id vVERSION p. PAGES, and give BibTeX with export_bibtex. list_papers, related (the papers most like one), list_topics, momentum and digest browse the library; review asks every paper of a set the same questions (a table of quoted, paged cells); ingest adds papers from arXiv or local PDFs and update fetches what is new in followed topics (both slow: arXiv allows one request every 3 seconds).`
+const instructions = `papers is the user's local library of research papers (arXiv metadata, abstracts, full text).
+Every result is at most max_chars characters (default 6000); when more is left it has next_cursor: call the same tool with the same arguments and cursor to go on. search and list_papers give compact rows; full=true gives whole records.
+Cite papers as id vVERSION p. PAGES; export_bibtex gives BibTeX. ingest and update are slow (arXiv allows one request every 3 seconds) and refused on a read-only server.`
 
 // MCP returns the SDK server, to connect to a transport.
 func (s *Server) MCP() *mcp.Server { return s.srv }
@@ -157,7 +158,11 @@ func (s *Server) fail(ctx context.Context, tool string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &toolError{msg: hint.Message(library.Explain(err))}
+	var off *netlog.OfflineError
+	if errors.As(err, &off) { // what was refused says more than how a client wrapped it
+		err = hint.For(off, "", "papers mcp runs offline: search (mode \"bm25\"), ask (mode \"extractive\") and the reading tools work; ingest, update and models do not")
+	}
+	return &toolError{msg: hint.ToolMessage(library.Explain(err))}
 }
 
 // refused is the error of a write tool on a read-only server.

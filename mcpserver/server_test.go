@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -158,6 +159,7 @@ var shared struct {
 // read it.
 func testLibrary(t testing.TB) string {
 	t.Helper()
+	arxivtest.DataDir(t) // left out, saying so, without the shared data
 	shared.once.Do(func() {
 		dir, err := os.MkdirTemp("", "papers-mcp-test-")
 		if err != nil {
@@ -222,6 +224,9 @@ func call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any,
 	if err != nil {
 		t.Fatalf("%s: protocol error %v (tool failures must be results with isError)", name, err)
 	}
+	if out != nil {
+		reflect.ValueOf(out).Elem().SetZero() // fields a result omits are not left from the last one
+	}
 	if res.IsError || out == nil {
 		return res
 	}
@@ -264,6 +269,16 @@ func failure(t *testing.T, what string, res *mcp.CallToolResult, want ...string)
 	}
 }
 
+// shared are the fields that search describes and other tools take
+// without describing them again (the filters; the budget, which the
+// server's instructions explain).
+var sharedArgs = map[string]bool{"paper": true, "topic": true, "tag": true, "saved": true, "category": true, "author": true,
+	"since": true, "until": true, "max_chars": true, "cursor": true}
+
+// selfExplaining are the arguments whose name says what the tool's
+// description does not (related's topic and year, full).
+var selfExplaining = map[string]bool{"topic": true, "year": true, "full": true}
+
 func TestToolsHaveSchemas(t *testing.T) {
 	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, nil)
 	want := []string{"ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers", "list_topics", "momentum", "read_paper", "related", "review", "search", "update"}
@@ -273,41 +288,63 @@ func TestToolsHaveSchemas(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = append(got, tool.Name)
-		if len(tool.Description) < 60 {
-			t.Errorf("%s: description %q is too short to choose the tool by", tool.Name, tool.Description)
+		if len(tool.Description) < 60 || len(tool.Description) > 160 {
+			t.Errorf("%s: description %q: want one or two short sentences to choose the tool by", tool.Name, tool.Description)
+		}
+		if tool.OutputSchema != nil {
+			t.Errorf("%s: has an output schema (it would triple tools/list)", tool.Name)
 		}
 		in, _ := json.Marshal(tool.InputSchema)
-		out, _ := json.Marshal(tool.OutputSchema)
-		// MCP wants both schemas of type "object" (a single type, not a list)
-		type schema struct {
-			Type       any            `json:"type"`
-			Properties map[string]any `json:"properties"`
+		var schema struct {
+			Type       any `json:"type"`
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
 		}
-		var top schema
-		for _, b := range [][]byte{in, out} {
-			top = schema{}
-			if err := json.Unmarshal(b, &top); err != nil || top.Type != "object" {
-				t.Errorf("%s: a schema's type is %v, want \"object\": %s", tool.Name, top.Type, b)
+		if err := json.Unmarshal(in, &schema); err != nil || schema.Type != "object" {
+			t.Errorf("%s: the input schema's type is %v, want \"object\": %s", tool.Name, schema.Type, in)
+		}
+		if strings.Contains(string(in), "additionalProperties") {
+			t.Errorf("%s: additionalProperties in the schema (unknown arguments are refused by the server): %s", tool.Name, in)
+		}
+		for name, p := range schema.Properties {
+			if p.Description == "" && (!sharedArgs[name] || tool.Name == "search") && !selfExplaining[name] {
+				t.Errorf("%s: argument %s has no description", tool.Name, name)
 			}
-		}
-		if len(top.Properties) == 0 { // top is the output's
-			t.Errorf("%s: the output schema has no properties: %s", tool.Name, out)
-		}
-		if strings.Count(string(in), `"description"`) < strings.Count(string(in), `"type"`)/3 {
-			t.Errorf("%s: input fields without descriptions: %s", tool.Name, in)
 		}
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("tools %v, want %v", got, want)
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "mcp.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range got {
-		if !strings.Contains(string(readme), "| `"+name+"` |") {
-			t.Errorf("README.md's table of the mcp tools has no row for %s", name)
+		if !strings.Contains(string(doc), "| `"+name+"` |") {
+			t.Errorf("docs/mcp.md's table of the tools has no row for %s", name)
 		}
+	}
+}
+
+// TestToolsListSize measures what tools/list costs an assistant's
+// context: its JSON is at most 10,000 bytes, about 2,500 tokens of
+// o200k_base (2,398 for 9,821 bytes, counted by the TypeScript client of
+// cmd/papers/mcp_e2e_test.go with js-tiktoken; 9,021 before the budgets
+// of issue 30).
+func TestToolsListSize(t *testing.T) {
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: t.TempDir()}}, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools/list: %d bytes", len(b))
+	if len(b) > 10000 {
+		t.Errorf("tools/list is %d bytes, want at most 10,000 (about 2,500 tokens)", len(b))
 	}
 }
 

@@ -14,21 +14,56 @@ import (
 
 // paperText is a paper's text as read_paper serves it: the title and
 // abstract, then the body chunks in order without the sentences each
-// repeats of the one before (chunk.Trim), "[page N]" where a chunk starts
-// a new page. Offsets count characters (Unicode code points), which stay
-// put for as long as the paper is not re-ingested.
+// repeats of the one before (chunk.Trim), "[page N]" where page N starts.
+// A chunk that spans pages is cut where each page starts (store.Chunk's
+// PageBreaks), so that a page's text is exactly its own; chunks stored
+// before page breaks were kept stay whole, filed under their first page.
+// Offsets count characters (Unicode code points), which stay put for as
+// long as the paper is not re-ingested.
 type paperText struct {
 	runes  []rune
 	pieces []textPiece
 }
 
-// textPiece is where one chunk's text starts (at its page mark, if it has
-// one), with its pages, section and role.
+// textPiece is where a stretch of one chunk starts (at its page mark, if
+// it has one): one page of it (pageStart == pageEnd), or the whole chunk
+// when its page breaks are not known.
 type textPiece struct {
 	start              int
 	pageStart, pageEnd int
 	section            string
 	role               role.Role
+}
+
+// exact reports whether the piece is one page's text, or has no page.
+func (p textPiece) exact() bool { return p.pageStart == p.pageEnd }
+
+// segment is a stretch of a chunk's text on the pages from..to.
+type segment struct {
+	text     string
+	from, to int
+}
+
+// segments cuts c's text (trimmed of its first skip bytes, the overlap
+// with the chunk before) at its page breaks.
+func segments(c store.Chunk, skip int) []segment {
+	breaks := c.PageBreaks
+	if len(breaks) != c.PageEnd-c.PageStart || c.PageStart <= 0 {
+		return []segment{{text: c.Text[skip:], from: c.PageStart, to: c.PageEnd}}
+	}
+	var out []segment
+	prev := 0
+	for i := 0; i <= len(breaks); i++ {
+		end := len(c.Text)
+		if i < len(breaks) {
+			end = min(max(breaks[i], prev), len(c.Text))
+		}
+		if a := max(prev, skip); a < end {
+			out = append(out, segment{text: c.Text[a:end], from: c.PageStart + i, to: c.PageStart + i})
+		}
+		prev = end
+	}
+	return out
 }
 
 func textOf(chunks []store.Chunk) *paperText {
@@ -38,27 +73,29 @@ func textOf(chunks []store.Chunk) *paperText {
 	var pieces []textPiece
 	n, page := 0, 0
 	for i, c := range chunks {
-		text := c.Text
+		skip := 0
 		if i > 0 && c.Seq > 1 && chunks[i-1].Section == c.Section {
-			text = chunk.Trim(chunks[i-1].Text, c.Text)
+			skip = len(c.Text) - len(chunk.Trim(chunks[i-1].Text, c.Text))
 		}
-		text = strings.TrimSpace(safetext.Clean(text))
-		if text == "" {
-			continue
+		for _, sg := range segments(c, skip) {
+			text := strings.TrimSpace(safetext.Clean(sg.text))
+			if text == "" {
+				continue
+			}
+			if n > 0 {
+				b.WriteString("\n\n")
+				n += 2
+			}
+			pieces = append(pieces, textPiece{start: n, pageStart: sg.from, pageEnd: sg.to, section: c.Section, role: c.Role.OfChunk()})
+			if sg.from > 0 && sg.from != page {
+				page = sg.from
+				m := fmt.Sprintf("[page %d]\n", page)
+				b.WriteString(m)
+				n += len(m) // ASCII
+			}
+			b.WriteString(text)
+			n += len([]rune(text))
 		}
-		if n > 0 {
-			b.WriteString("\n\n")
-			n += 2
-		}
-		pieces = append(pieces, textPiece{start: n, pageStart: c.PageStart, pageEnd: c.PageEnd, section: c.Section, role: c.Role.OfChunk()})
-		if c.PageStart > 0 && c.PageStart != page {
-			page = c.PageStart
-			m := fmt.Sprintf("[page %d]\n", page)
-			b.WriteString(m)
-			n += len(m) // ASCII
-		}
-		b.WriteString(text)
-		n += len([]rune(text))
 	}
 	return &paperText{runes: []rune(b.String()), pieces: pieces}
 }
@@ -90,13 +127,15 @@ func (t *paperText) sections() []Section {
 	return out
 }
 
-// window is the stretch of text pages from..to cover (0: unbounded); the
-// whole text when neither is given.
-func (t *paperText) window(from, to int) (start, end int) {
+// window is the stretch of text the pages from..to hold (0: unbounded;
+// the whole text when neither is given), and whether it is exactly
+// theirs: false when a piece in it spans pages (a chunk whose page breaks
+// were not kept).
+func (t *paperText) window(from, to int) (start, end int, exact bool) {
 	if from <= 0 && to <= 0 {
-		return 0, len(t.runes)
+		return 0, len(t.runes), true
 	}
-	start, end = -1, -1
+	start, end, exact = -1, -1, true
 	for i, p := range t.pieces {
 		if p.pageStart <= 0 || p.pageEnd < from || to > 0 && p.pageStart > to {
 			continue
@@ -105,11 +144,12 @@ func (t *paperText) window(from, to int) (start, end int) {
 			start = p.start
 		}
 		end = t.end(i)
+		exact = exact && p.exact()
 	}
 	if start < 0 {
-		return 0, 0
+		return 0, 0, true
 	}
-	return start, end
+	return start, end, exact
 }
 
 // textRead is a piece of the text read.

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/topic"
 )
 
@@ -34,12 +36,17 @@ type TopicInfo struct {
 }
 
 type topicsOut struct {
-	Topics []TopicInfo `json:"topics"`
-	Note   string      `json:"note,omitempty"`
+	Topics     []TopicInfo `json:"topics"`
+	NextCursor string      `json:"next_cursor,omitempty"`
+	Note       string      `json:"note,omitempty"`
 }
 
-func (s *Server) listTopics(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (topicsOut, error) {
+func (s *Server) listTopics(ctx context.Context, _ *mcp.CallToolRequest, in Budget) (topicsOut, error) {
 	out := topicsOut{Topics: []TopicInfo{}}
+	limit, at, err := in.start("list_topics", struct{}{}, defaultBudget)
+	if err != nil {
+		return out, err
+	}
 	lib, err := s.library(ctx, false)
 	if err != nil {
 		return out, err
@@ -49,8 +56,9 @@ func (s *Server) listTopics(ctx context.Context, _ *mcp.CallToolRequest, _ struc
 		return out, err
 	}
 	if len(ts) == 0 {
-		out.Note = "no topics yet; follow one with: papers topic add NAME --query 'ARXIV QUERY'"
+		out.Note = "no topics yet: the user follows one in a terminal with papers topic add NAME --query 'ARXIV QUERY'"
 	}
+	var rows []TopicInfo
 	for _, t := range ts {
 		m, err := topic.MomentumOffline(ctx, lib, t, time.Now())
 		if err != nil {
@@ -62,23 +70,33 @@ func (s *Server) listTopics(ctx context.Context, _ *mcp.CallToolRequest, _ struc
 			u := t.LastUpdate.UTC().Format(time.RFC3339)
 			info.LastUpdate = &u
 		}
-		out.Topics = append(out.Topics, info)
+		rows = append(rows, info)
 	}
-	return out, nil
+	err = page(&out, &out.Topics, rows, at, limit, &out.NextCursor,
+		func(at int) string { return makeCursor("list_topics", struct{}{}, at) }, nil)
+	return out, err
 }
 
 type momentumIn struct {
-	Topic   Names `json:"topic,omitempty" jsonschema:"the topics to measure (default: every followed topic)"`
-	Offline bool  `json:"offline,omitempty" jsonschema:"count from the library only, with no request to arXiv"`
+	Topic   Names `json:"topic,omitempty" jsonschema:"topics (default all)"`
+	Offline bool  `json:"offline,omitempty" jsonschema:"count from the library, not arXiv"`
+	Budget
 }
 
 type momentumOut struct {
-	Topics   []*topic.Momentum `json:"topics"`
-	Warnings []string          `json:"warnings"`
+	Topics     []*topic.Momentum `json:"topics"`
+	Warnings   []string          `json:"warnings"`
+	NextCursor string            `json:"next_cursor,omitempty"`
 }
 
 func (s *Server) momentum(ctx context.Context, _ *mcp.CallToolRequest, in momentumIn) (momentumOut, error) {
 	out := momentumOut{Topics: []*topic.Momentum{}, Warnings: []string{}}
+	b := in.Budget
+	in.Budget = Budget{}
+	limit, at, err := b.start("momentum", in, defaultBudget)
+	if err != nil {
+		return out, err
+	}
 	lib, err := s.library(ctx, false)
 	if err != nil {
 		return out, err
@@ -89,7 +107,12 @@ func (s *Server) momentum(ctx context.Context, _ *mcp.CallToolRequest, in moment
 	}
 	client := s.lib.Arxiv()
 	offline, now := in.Offline, time.Now()
-	for _, t := range ts {
+	var rows []*topic.Momentum
+	for i, t := range ts {
+		if i < at {
+			rows = append(rows, nil) // given by an earlier call: not measured again
+			continue
+		}
 		m, unreachable, err := topic.Measure(ctx, client, lib, t, now, offline)
 		if unreachable != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("arXiv could not be asked (%v); counting from the library instead", unreachable))
@@ -98,25 +121,43 @@ func (s *Server) momentum(ctx context.Context, _ *mcp.CallToolRequest, in moment
 		if err != nil {
 			return out, err
 		}
-		out.Topics = append(out.Topics, m)
+		rows = append(rows, m)
 	}
-	return out, nil
+	err = page(&out, &out.Topics, rows, at, limit, &out.NextCursor,
+		func(at int) string { return makeCursor("momentum", in, at) }, nil)
+	return out, err
 }
 
 type digestIn struct {
-	Topic      string `json:"topic" jsonschema:"the followed topic"`
-	Since      string `json:"since,omitempty" jsonschema:"papers new to the topic on or after this date: YYYY-MM-DD, or 1d, 7d, 4w back (default 7d)"`
-	Rank       string `json:"rank,omitempty" jsonschema:"order: date (newest first, the default) or relevance (to the topic's query and description)"`
+	Topic      string `json:"topic" jsonschema:"followed topic"`
+	Since      string `json:"since,omitempty" jsonschema:"papers new since (default 7d)"`
+	Rank       string `json:"rank,omitempty" jsonschema:"date or relevance"`
 	Max        int    `json:"max,omitempty" jsonschema:"most papers (default 50)"`
-	Extractive bool   `json:"extractive,omitempty" jsonschema:"summaries from the abstracts' key sentences even when a model is configured"`
+	Extractive bool   `json:"extractive,omitempty" jsonschema:"no model"`
+	Markdown   bool   `json:"markdown,omitempty" jsonschema:"markdown, not rows"`
+	Budget
 }
 
+// digestOut is a digest: its papers, or with markdown its text, paged.
 type digestOut struct {
-	topic.DigestResult
-	Markdown string `json:"markdown" jsonschema:"the digest as papers digest prints it"`
+	Topic      string              `json:"topic"`
+	Since      string              `json:"since"`
+	Overview   string              `json:"overview,omitempty"`
+	Mode       string              `json:"mode"`
+	Model      string              `json:"model,omitempty"`
+	Papers     []topic.DigestPaper `json:"papers,omitempty"`
+	Markdown   string              `json:"markdown,omitempty"`
+	Warnings   []string            `json:"warnings,omitempty"`
+	NextCursor string              `json:"next_cursor,omitempty"`
 }
 
 func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn) (digestOut, error) {
+	b := in.Budget
+	in.Budget = Budget{}
+	limit, at, err := b.start("digest", in, defaultBudget)
+	if err != nil {
+		return digestOut{}, err
+	}
 	since := cmpOr(in.Since, "7d")
 	from, err := resolve.Date(since, time.Now())
 	if err != nil {
@@ -126,7 +167,7 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 		return digestOut{}, fmt.Errorf("rank must be date or relevance, got %q", in.Rank)
 	}
 	var model llm.LLM
-	if !in.Extractive {
+	if !in.Extractive && at == 0 { // the overview is written once, by the first call
 		if model, err = s.lib.LLM(); err != nil {
 			return digestOut{}, err
 		}
@@ -144,33 +185,79 @@ func (s *Server) digest(ctx context.Context, _ *mcp.CallToolRequest, in digestIn
 		return digestOut{}, err
 	}
 	if len(d.Papers) == 0 && d.Wider == nil && t.LastUpdate.IsZero() {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("topic %s was never updated; run the update tool (or papers update %s) first", t.Name, hint.Shell(t.Name)))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("topic %s was never updated: call update with topic [%q] first", t.Name, t.Name))
 	}
-	var md bytes.Buffer
-	if err := topic.WriteMarkdown(&md, d); err != nil {
-		return digestOut{}, err
+	out := digestOut{Topic: d.Topic, Since: d.Since, Mode: d.Mode, Model: d.Model, Warnings: d.Warnings}
+	cursorAt := func(at int) string { return makeCursor("digest", in, at) }
+	if in.Markdown {
+		var md bytes.Buffer
+		if err := topic.WriteMarkdown(&md, d); err != nil {
+			return digestOut{}, err
+		}
+		text := []rune(md.String())
+		at = min(at, len(text))
+		out.NextCursor = cursorAt(len(text))
+		out.Markdown = "x" // measured with the field, which is omitted when empty
+		room := limit - jsonLen(out) + 1
+		for want := room; ; {
+			if want <= 0 {
+				return out, fmt.Errorf("max_chars %d is too small for the digest", limit)
+			}
+			piece := string(text[at:min(len(text), at+want)])
+			if over := jsonLen(piece) - 2 - room; over > 0 {
+				want -= over
+				continue
+			}
+			out.Markdown = piece
+			break
+		}
+		out.NextCursor = ""
+		if end := at + len([]rune(out.Markdown)); end < len(text) {
+			out.NextCursor = cursorAt(end)
+		}
+		return out, nil
 	}
-	return digestOut{DigestResult: *d, Markdown: md.String()}, nil
+	if at == 0 {
+		out.Overview = d.Overview
+		for room := limit * 3 / 4; jsonLen(out) > room && out.Overview != ""; {
+			out.Overview = cut(out.Overview, len([]rune(out.Overview))-(jsonLen(out)-room)-1)
+		}
+	}
+	out.Papers = []topic.DigestPaper{}
+	err = page(&out, &out.Papers, d.Papers, at, limit, &out.NextCursor, cursorAt,
+		func(p topic.DigestPaper, n int) topic.DigestPaper {
+			p.Summary = cut(p.Summary, n-jsonLen(topic.DigestPaper{N: p.N, ID: p.ID, Version: p.Version, Title: p.Title, Authors: p.Authors, Published: p.Published, URL: p.URL}))
+			return p
+		})
+	return out, err
 }
 
 type exportIn struct {
-	IDs    Names          `json:"ids,omitempty" jsonschema:"papers by id: arXiv ids with or without version, arXiv URLs, the library's ids"`
-	Topic  Names          `json:"topic,omitempty" jsonschema:"every paper of these followed topics"`
-	Tag    Names          `json:"tag,omitempty" jsonschema:"every paper with one of these tags (any source, case-insensitive)"`
-	Saved  bool           `json:"saved,omitempty" jsonschema:"every paper the user saved"`
-	Answer map[string]any `json:"answer,omitempty" jsonschema:"an answer of the ask tool (its whole result): the papers it cites"`
+	IDs    Names          `json:"ids,omitempty" jsonschema:"papers by id"`
+	Topic  Names          `json:"topic,omitempty" jsonschema:"papers of these topics"`
+	Tag    Names          `json:"tag,omitempty" jsonschema:"papers with these tags"`
+	Saved  bool           `json:"saved,omitempty" jsonschema:"the saved papers"`
+	Answer map[string]any `json:"answer,omitempty" jsonschema:"an ask result: its cited papers"`
 	Format string         `json:"format,omitempty" jsonschema:"bibtex (default) or csl-json"`
+	Budget
 }
 
 type exportOut struct {
-	Format   string   `json:"format"`
-	Papers   []string `json:"papers" jsonschema:"the ids exported, in order"`
-	Text     string   `json:"text" jsonschema:"the BibTeX entries or the CSL-JSON array"`
-	Warnings []string `json:"warnings"`
+	Format     string   `json:"format"`
+	Papers     []string `json:"papers"` // the ids of the entries of text, in order
+	Text       string   `json:"text"`   // BibTeX entries, or a CSL-JSON array
+	Warnings   []string `json:"warnings"`
+	NextCursor string   `json:"next_cursor,omitempty"`
 }
 
 func (s *Server) exportBibtex(ctx context.Context, _ *mcp.CallToolRequest, in exportIn) (exportOut, error) {
 	out := exportOut{Format: cmpOr(in.Format, "bibtex"), Papers: []string{}, Warnings: []string{}}
+	b := in.Budget
+	in.Budget = Budget{}
+	limit, at, err := b.start("export_bibtex", in, defaultBudget)
+	if err != nil {
+		return out, err
+	}
 	switch out.Format {
 	case "bibtex", "csl-json":
 	default:
@@ -214,7 +301,7 @@ func (s *Server) exportBibtex(ctx context.Context, _ *mcp.CallToolRequest, in ex
 	}
 	if len(got.Missing) > 0 {
 		return out, hint.With(fmt.Errorf("not in the library: %s", strings.Join(got.Missing, ", ")),
-			"the ingest tool adds arXiv papers by id; list_papers shows the ids the library holds")
+			"ingest adds arXiv papers by id; list_papers shows the ids the library holds")
 	}
 	for _, v := range got.Versions {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%sv%d asked for, but the library holds %sv%d: exporting v%d", v.ID, v.Asked, v.ID, v.Held, v.Held))
@@ -222,18 +309,74 @@ func (s *Server) exportBibtex(ctx context.Context, _ *mcp.CallToolRequest, in ex
 	if len(got.Papers) == 0 {
 		return out, errors.New("no papers to export")
 	}
-	var b bytes.Buffer
-	if out.Format == "csl-json" {
-		err = export.CSLJSON(&b, got.Papers)
-	} else {
-		err = export.BibTeX(&b, got.Papers)
-	}
+	entries, err := exportEntries(out.Format, got.Papers)
 	if err != nil {
 		return out, err
 	}
-	for _, p := range got.Papers {
-		out.Papers = append(out.Papers, p.ID)
+	return fitEntries(out, got.Papers, entries, at, limit, func(at int) string { return makeCursor("export_bibtex", in, at) })
+}
+
+// exportEntries renders papers in format (keys made over all of them, so
+// that a page's keys are those of the whole export) and returns each
+// paper's entry: a BibTeX entry, or a CSL-JSON item.
+func exportEntries(format string, papers []store.Paper) ([]string, error) {
+	var b bytes.Buffer
+	if format == "csl-json" {
+		if err := export.CSLJSON(&b, papers); err != nil {
+			return nil, err
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(b.Bytes(), &items); err != nil {
+			return nil, err
+		}
+		out := make([]string, len(items))
+		for i, it := range items {
+			out[i] = string(it)
+		}
+		return out, nil
 	}
-	out.Text = b.String()
+	if err := export.BibTeX(&b, papers); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range strings.Split(b.String(), "\n@") {
+		if len(out) > 0 {
+			e = "@" + e
+		}
+		out = append(out, strings.TrimSpace(e)+"\n")
+	}
+	if len(out) != len(papers) {
+		return nil, fmt.Errorf("export: %d entries for %d papers", len(out), len(papers))
+	}
+	return out, nil
+}
+
+// fitEntries fills out with the entries from at that fit in limit
+// characters, and the cursor of the rest.
+func fitEntries(out exportOut, papers []store.Paper, entries []string, at, limit int, cursorAt func(int) string) (exportOut, error) {
+	text := func(es []string) string {
+		if out.Format == "csl-json" {
+			return "[" + strings.Join(es, ",") + "]"
+		}
+		return strings.Join(es, "\n")
+	}
+	out.NextCursor = cursorAt(len(entries))
+	n := 0
+	for i := at; i < len(entries); i++ {
+		try := out
+		try.Papers = append(append([]string{}, out.Papers...), papers[i].ID)
+		try.Text = text(entries[at : i+1])
+		if jsonLen(try) > limit {
+			break
+		}
+		out, n = try, n+1
+	}
+	if n == 0 && at < len(entries) {
+		return out, fmt.Errorf("max_chars %d is too small for one entry: give at least %d", limit, jsonLen(out)+jsonLen(entries[at]))
+	}
+	out.NextCursor = ""
+	if at+n < len(entries) {
+		out.NextCursor = cursorAt(at + n)
+	}
 	return out, nil
 }

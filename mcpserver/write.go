@@ -20,11 +20,12 @@ import (
 // The tools that write: ingest and update.
 
 type ingestIn struct {
-	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs: 2501.12948, 2210.03629v3, https://arxiv.org/abs/1111.2011"`
-	Query         string `json:"query,omitempty" jsonschema:"an arXiv search in arXiv's syntax (ti:, abs:, au:, cat:, AND, OR, ANDNOT, quoted phrases), newest first, up to max papers"`
-	Max           int    `json:"max,omitempty" jsonschema:"most papers to take from the query (default 20)"`
-	Paths         Names  `json:"paths,omitempty" jsonschema:"local PDF files or directories of them, on the server's machine"`
-	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"skip PDFs: store titles and abstracts only (much faster)"`
+	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs"`
+	Query         string `json:"query,omitempty" jsonschema:"arXiv search (ti:, abs:, au:, cat:, AND, OR), newest first"`
+	Max           int    `json:"max,omitempty" jsonschema:"most papers from query (default 20)"`
+	Paths         Names  `json:"paths,omitempty" jsonschema:"PDFs or folders on the server's machine"`
+	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"no PDFs (faster)"`
+	MaxChars      int    `json:"max_chars,omitempty"` // the report's longest lists are cut to fit
 }
 
 func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingestIn) (*ingest.Report, error) {
@@ -62,10 +63,11 @@ func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingest
 const toolIngestMax = 20
 
 type updateIn struct {
-	Topic         Names  `json:"topic,omitempty" jsonschema:"the topics to update (default: every followed topic)"`
-	Max           int    `json:"max,omitempty" jsonschema:"most papers to ingest per topic in this call (the rest come next time)"`
-	Window        string `json:"window,omitempty" jsonschema:"how far back a topic's first update reads: 30d, 12w (default), 6m"`
-	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"skip PDFs: store titles and abstracts only"`
+	Topic         Names  `json:"topic,omitempty" jsonschema:"topics (default all)"`
+	Max           int    `json:"max,omitempty" jsonschema:"most papers per topic this call"`
+	Window        string `json:"window,omitempty" jsonschema:"how far a first update reads (default 12w)"`
+	AbstractsOnly bool   `json:"abstracts_only,omitempty" jsonschema:"no PDFs"`
+	MaxChars      int    `json:"max_chars,omitempty"` // the report's longest lists are cut to fit
 }
 
 func (s *Server) update(ctx context.Context, req *mcp.CallToolRequest, in updateIn) (*topic.Summary, error) {

@@ -104,7 +104,7 @@ func TestIngestReportsProgress(t *testing.T) {
 	}
 
 	failure(t, "nothing to ingest", call(t, cs, "ingest", map[string]any{}, nil), "nothing to ingest")
-	failure(t, "a query given as an id", call(t, cs, "ingest", map[string]any{"ids": "reinforcement learning"}, nil), "not an arXiv id")
+	failure(t, "a query given as an id", call(t, cs, "ingest", map[string]any{"ids": []string{"reinforcement learning"}}, nil), "not an arXiv id")
 	failure(t, "update with no topics", call(t, cs, "update", map[string]any{}, nil), "no topics are followed yet", "hint: ")
 }
 
@@ -112,7 +112,7 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 	srv := fakeArxiv(t, arxivtest.Options{})
 	dir := t.TempDir()
 	cs, _ := session(t, mcpserver.Options{ReadOnly: true, Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, nil)
-	failure(t, "ingest on a read-only server", call(t, cs, "ingest", map[string]any{"ids": "2302.04761"}, nil), "ingest is refused", "--read-only", "hint: ")
+	failure(t, "ingest on a read-only server", call(t, cs, "ingest", map[string]any{"ids": []string{"2302.04761"}}, nil), "ingest is refused", "--read-only", "hint: ")
 	failure(t, "update on a read-only server", call(t, cs, "update", nil, nil), "update is refused", "--read-only")
 	if len(srv.Requests()) != 0 {
 		t.Errorf("a refused ingest asked arXiv %d times", len(srv.Requests()))
@@ -238,7 +238,7 @@ func TestUpdateReportsProgress(t *testing.T) {
 	prog := newProgressLog()
 	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, &mcp.ClientOptions{ProgressNotificationHandler: prog.handler})
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "update", Meta: mcp.Meta{"progressToken": "up"},
-		Arguments: map[string]any{"topic": "testing", "abstracts_only": true, "window": "30d"}})
+		Arguments: map[string]any{"topic": []string{"testing"}, "abstracts_only": true, "window": "30d"}})
 	if err != nil || res.IsError {
 		t.Fatalf("update: %v %s", err, text(res))
 	}
@@ -279,7 +279,7 @@ func TestUpdateReportsProgress(t *testing.T) {
 	if len(sum.Added) != 0 {
 		t.Errorf("a second update added %v", sum.Added)
 	}
-	failure(t, "an unknown topic", call(t, cs, "update", map[string]any{"topic": "rl"}, nil), `no topic "rl"`)
+	failure(t, "an unknown topic", call(t, cs, "update", map[string]any{"topic": []string{"rl"}}, nil), `no topic "rl"`)
 	failure(t, "a window ahead", call(t, cs, "update", map[string]any{"window": "2999-01-01"}, nil), "window must reach back")
 }
 
@@ -295,7 +295,7 @@ func TestLibraryShared(t *testing.T) {
 	var rep struct {
 		Added []string `json:"added"`
 	}
-	call(t, a, "ingest", map[string]any{"ids": "2302.04761", "abstracts_only": true}, &rep)
+	call(t, a, "ingest", map[string]any{"ids": []string{"2302.04761"}, "abstracts_only": true}, &rep)
 	if len(rep.Added) != 1 {
 		t.Fatalf("first ingest added %v", rep.Added)
 	}
@@ -315,7 +315,7 @@ func TestLibraryShared(t *testing.T) {
 	}
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() {
-		res, err := a.CallTool(context.Background(), &mcp.CallToolParams{Name: "ingest", Arguments: map[string]any{"ids": "2501.10120", "abstracts_only": true}})
+		res, err := a.CallTool(context.Background(), &mcp.CallToolParams{Name: "ingest", Arguments: map[string]any{"ids": []string{"2501.10120"}, "abstracts_only": true}})
 		if err != nil {
 			t.Errorf("ingest while locked: %v", err)
 		}
@@ -332,7 +332,7 @@ func TestLibraryShared(t *testing.T) {
 	// a second process adds a paper: the first server's next calls see it
 	rec := arxivtest.RecordedEntries(t, arxivtest.DataDir(t))[0]
 	b, _ := session(t, mcpserver.Options{Library: library.Config{Dir: dir, Arxiv: arxivOf(srv, -1)}}, nil)
-	call(t, b, "ingest", map[string]any{"ids": rec.ID, "abstracts_only": true}, &rep)
+	call(t, b, "ingest", map[string]any{"ids": []string{rec.ID}, "abstracts_only": true}, &rep)
 	if len(rep.Added) != 1 {
 		t.Fatalf("the second server's ingest added %v", rep.Added)
 	}
@@ -348,7 +348,7 @@ func TestLibraryShared(t *testing.T) {
 	var found struct {
 		Passages []passage `json:"passages"`
 	}
-	call(t, a, "search", map[string]any{"query": rec.Title, "k": 1, "paper": rec.ID}, &found)
+	call(t, a, "search", map[string]any{"query": rec.Title, "k": 1, "paper": []string{rec.ID}}, &found)
 	if len(found.Passages) != 1 || found.Passages[0].ID != rec.ID {
 		t.Errorf("the first server's search does not find what the second added: %+v", found.Passages)
 	}
@@ -414,7 +414,7 @@ func TestIngestLocalPDFs(t *testing.T) {
 		}
 		dir = ingested
 	}
-	res = call(t, cs, "ingest", map[string]any{"paths": filepath.Join(folder, "none.pdf")}, &rep)
+	res = call(t, cs, "ingest", map[string]any{"paths": []string{filepath.Join(folder, "none.pdf")}}, &rep)
 	if !res.IsError && len(rep.Failed) == 0 {
 		t.Errorf("a missing file neither failed nor was reported: %s", text(res))
 	}

@@ -14,11 +14,10 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/store"
 )
-
-const topicCorpus = "../../shared/data/topic/rl-for-llm-agents.jsonl"
 
 var (
 	buildOnce sync.Once
@@ -33,9 +32,7 @@ var (
 // exactly.
 func topicLibrary(t testing.TB) *store.Library {
 	t.Helper()
-	if _, err := os.Stat(topicCorpus); err != nil {
-		t.Fatalf("test data missing: %v (the tests need ../shared/data/topic next to the repository)", err)
-	}
+	corpus := shareddata.Path(t, "topic", "rl-for-llm-agents.jsonl")
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "related-test-*")
 		if err != nil {
@@ -43,7 +40,7 @@ func topicLibrary(t testing.TB) *store.Library {
 			return
 		}
 		builtDir = dir
-		buildErr = buildTopicLibrary(dir)
+		buildErr = buildTopicLibrary(dir, corpus)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -64,9 +61,9 @@ func topicLibrary(t testing.TB) *store.Library {
 	return lib
 }
 
-func buildTopicLibrary(dir string) error {
+func buildTopicLibrary(dir, corpus string) error {
 	ctx := context.Background()
-	if _, err := ingest.Build(ctx, dir, embed.NewLocal(), ingest.Sources{Corpora: []string{topicCorpus}}); err != nil {
+	if _, err := ingest.Build(ctx, dir, embed.NewLocal(), ingest.Sources{Corpora: []string{corpus}}); err != nil {
 		return err
 	}
 	lib, err := store.Open(ctx, dir)

@@ -90,11 +90,13 @@ func Papers(ctx context.Context, lib Library, refs []string) ([]string, error) {
 // NotInLibrary is the error for a paper id the library does not hold
 // (ref as the user gave it); it wraps store.ErrNotFound.
 func NotInLibrary(id, ref string) error {
-	h := "papers list shows what is there; papers ingest " + ref + " adds it"
+	h := "papers list shows what is there; papers ingest " + hint.Shell(ref) + " adds it"
+	tool := fmt.Sprintf("list_papers shows what is there; ingest with ids [%q] adds it", id)
 	if !arxiv.LooksLikeID(id) {
 		h = "papers list shows what is there (ids of local PDFs and corpus records come from ingesting the file)"
+		tool = "list_papers shows the ids the library holds (ids of local PDFs and corpus records come from ingesting the file)"
 	}
-	return hint.With(notFound(fmt.Sprintf("%s is not in the library", id)), "%s", h)
+	return hint.For(notFound(fmt.Sprintf("%s is not in the library", id)), h, tool)
 }
 
 // notFound is an error about something the library does not hold, in a
@@ -119,7 +121,7 @@ func ambiguityHint(amb *store.AmbiguousError) string {
 		}
 	}
 	if arxivID == "" {
-		return "papers list shows the ids as stored"
+		return "papers list (the list_papers tool) shows the ids as stored"
 	}
 	return fmt.Sprintf("%s alone names the arXiv paper; %s was stored under an arXiv-like id before papers refused those: "+
 		"to remove it, `papers rm %s`, then `papers rm %s`, then `papers ingest %s` brings the arXiv paper back",
@@ -137,9 +139,13 @@ func Topic(ctx context.Context, lib Library, name string) (store.Topic, error) {
 			names = append(names, t.Name)
 		}
 		if len(names) == 0 {
-			return tp, hint.With(notFound(fmt.Sprintf("no topic %q: no topics are followed yet", name)), "papers topic add %s --query 'ARXIV QUERY'", hint.Shell(name))
+			return tp, hint.For(notFound(fmt.Sprintf("no topic %q: no topics are followed yet", name)),
+				fmt.Sprintf("papers topic add %s --query 'ARXIV QUERY'", hint.Shell(name)),
+				fmt.Sprintf("no tool follows a topic: the user can, in a terminal, with papers topic add %s --query 'ARXIV QUERY'", hint.Shell(name)))
 		}
-		return tp, hint.With(notFound(fmt.Sprintf("no topic %q", name)), "the topics are: %s (papers topic list)", strings.Join(names, ", "))
+		return tp, hint.For(notFound(fmt.Sprintf("no topic %q", name)),
+			fmt.Sprintf("the topics are: %s (papers topic list)", strings.Join(names, ", ")),
+			fmt.Sprintf("the topics are: %s (list_topics)", strings.Join(names, ", ")))
 	}
 	return tp, err
 }
@@ -153,7 +159,8 @@ func Topics(ctx context.Context, lib Library, names []string) ([]store.Topic, er
 			return nil, err
 		}
 		if len(topics) == 0 {
-			return nil, hint.With(errors.New("no topics are followed yet"), "follow one first: papers topic add NAME --query 'ARXIV QUERY'")
+			return nil, hint.For(errors.New("no topics are followed yet"), "follow one first: papers topic add NAME --query 'ARXIV QUERY'",
+				"no tool follows a topic: the user can, in a terminal, with papers topic add NAME --query 'ARXIV QUERY'")
 		}
 		return topics, nil
 	}

@@ -9,18 +9,17 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/internal/testmain"
 	"github.com/papers-cli/papers/store"
 )
 
-const scifactDir = "../../shared/data/scifact"
-
 // loadSciFact reads the SciFact collection with its train judgements.
 func loadSciFact(t testing.TB) eval.Collection {
 	t.Helper()
-	c, err := eval.ReadCollection(scifactDir, "train")
+	c, err := eval.ReadCollection(shareddata.Path(t, "scifact"), "train")
 	if err != nil {
-		t.Fatalf("the SciFact collection is needed at %s (see shared/data/README.md): %v", scifactDir, err)
+		t.Fatal(err)
 	}
 	return c
 }

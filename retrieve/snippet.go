@@ -2,9 +2,9 @@ package retrieve
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
 // Snippet is a cut of a passage's text for people: about n bytes around the
@@ -34,17 +34,10 @@ func MakeSnippet(text, query string, n int) Snippet {
 		hit    bool
 	}
 	var spans []span
-	start := -1
-	for i, r := range text + " " {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r)
-		if word && start < 0 {
-			start = i
-		} else if !word && start >= 0 {
-			terms := embed.Terms(text[start:i])
-			spans = append(spans, span{start, i, len(terms) == 1 && want[terms[0]]})
-			start = -1
-		}
-	}
+	textkit.EachWord(text, func(lo, hi int) {
+		terms := embed.Terms(text[lo:hi])
+		spans = append(spans, span{lo, hi, len(terms) == 1 && want[terms[0]]})
+	})
 	lo, hi := 0, len(text)
 	if len(text) > n {
 		// Window of n bytes starting at a word, with the most hits.

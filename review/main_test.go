@@ -3,10 +3,12 @@ package review
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/internal/testmain"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
@@ -18,10 +20,10 @@ func TestMain(m *testing.M) { testmain.Main(m) }
 // The tests' library: the topic corpus (30 real abstracts) and two real
 // papers' full text, Toolformer (2302.04761, 17 pages) and PaSa
 // (2501.10120, 15 pages), ingested as papers ingest does.
-const (
-	topicCorpus = "../../shared/data/topic/rl-for-llm-agents.jsonl"
-	toolformer  = "../../shared/data/pdfs/papers/toolformer_2302.04761v1.pdf"
-	pasa        = "../../shared/data/pdfs/papers/pasa_2501.10120.pdf"
+var (
+	topicCorpus = filepath.Join(shareddata.Root(), "topic", "rl-for-llm-agents.jsonl")
+	toolformer  = filepath.Join(shareddata.Root(), "pdfs", "papers", "toolformer_2302.04761v1.pdf")
+	pasa        = filepath.Join(shareddata.Root(), "pdfs", "papers", "pasa_2501.10120.pdf")
 )
 
 // shared is the tests' library, built once per test binary.
@@ -35,7 +37,7 @@ func testLibrary(t testing.TB) *store.Library {
 	t.Helper()
 	for _, f := range []string{topicCorpus, toolformer, pasa} {
 		if _, err := os.Stat(f); err != nil {
-			t.Fatalf("test data missing: %v (the tests need ../shared/data next to the repository; see its README.md)", err)
+			shareddata.Missing(t, f, err)
 		}
 	}
 	return shared.Open(t)

@@ -110,7 +110,7 @@ func (m *Model) answer(ctx context.Context, pt *paperText, c Column) (Cell, erro
 	if !ok {
 		return Cell{Note: NoteUnreadable}, nil
 	}
-	answer := oneLine(safetext.Clean(r.Answer))
+	answer := safetext.OneLine(safetext.Clean(r.Answer))
 	if !stated(r.Stated) || answer == "" {
 		return notStated(), nil
 	}
@@ -119,7 +119,7 @@ func (m *Model) answer(ctx context.Context, pt *paperText, c Column) (Cell, erro
 		p := ps[r.Passage-1]
 		cell.Score, cell.Page, cell.Section = p.Score, p.PageStart, passageSection(p)
 	}
-	quote := oneLine(safetext.Clean(r.Quote))
+	quote := safetext.OneLine(safetext.Clean(r.Quote))
 	switch loc, found := pt.locate(quote); {
 	case quote == "":
 		cell.Note = NoteNoQuote

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
@@ -165,9 +166,7 @@ func closestSentence(passage, s string) string {
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
-	}) {
+	for _, w := range textkit.Words(strings.ToLower(s)) {
 		m[w] = true
 	}
 	return m
@@ -191,11 +190,9 @@ func sectionOf(c store.Chunk) string {
 
 // shorten cuts s to n words, ending with "…" when cut.
 func shorten(s string, n int) string {
-	f := strings.Fields(s)
-	if len(f) <= n {
-		return strings.Join(f, " ")
+	head, more := textkit.FirstWords(s, n)
+	if !more {
+		return head
 	}
-	return strings.TrimRight(strings.Join(f[:n], " "), ",;:") + " …"
+	return strings.TrimRight(head, ",;:") + " …"
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 // The page of every quoted cell is the page pdftotext (the reference
@@ -35,7 +37,7 @@ func TestQuotePagesAgreeWithReferenceText(t *testing.T) {
 	}
 	quoted, agree := 0, 0
 	for _, r := range tb.Rows {
-		b, err := os.ReadFile("../../shared/data/pdfs/reference-text/" + refs[r.ID])
+		b, err := os.ReadFile(shareddata.Path(t, "pdfs", "reference-text", refs[r.ID]))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -137,11 +137,7 @@ func cut(lines []string, n, w int) []string {
 		return lines
 	}
 	lines = lines[:n]
-	last := []rune(lines[n-1])
-	if len(last) >= w {
-		last = last[:w-1]
-	}
-	lines[n-1] = string(last) + "…"
+	lines[n-1] = ansi.Truncate(lines[n-1], max(0, w-1), "") + "…" // by display width: a CJK character is two cells
 	return lines
 }
 
@@ -276,7 +272,7 @@ func mdAnswer(c Cell) string {
 // sameText reports an answer that is its quote, whole or cut ("…").
 func sameText(answer, quote string) bool {
 	a := strings.TrimSuffix(strings.TrimSpace(answer), "…")
-	return strings.HasPrefix(oneLine(quote), strings.TrimSpace(oneLine(a)))
+	return strings.HasPrefix(safetext.OneLine(quote), strings.TrimSpace(safetext.OneLine(a)))
 }
 
 // mdCell makes text safe inside a pipe table cell: one line, pipes and
@@ -326,7 +322,7 @@ func WriteCSV(w io.Writer, t *Table) error {
 }
 
 func csvValue(s string) string {
-	s = oneLine(safetext.Clean(s))
+	s = safetext.OneLine(safetext.Clean(s))
 	if s != "" && strings.ContainsRune("=+@-", rune(s[0])) && !(s[0] == '-' && len(s) > 1 && s[1] >= '0' && s[1] <= '9') {
 		s = "'" + s
 	}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
@@ -186,7 +187,7 @@ func Build(ctx context.Context, lib Library, a Answerer, papers []store.Paper, c
 	}
 	for i, p := range papers {
 		ids[i] = p.ID
-		t.Rows[i] = Row{ID: p.ID, Version: p.Version, Title: oneLine(p.Title), Name: ask.ShortName(&p), Cells: make([]Cell, len(cols))}
+		t.Rows[i] = Row{ID: p.ID, Version: p.Version, Title: safetext.OneLine(p.Title), Name: ask.ShortName(&p), Cells: make([]Cell, len(cols))}
 	}
 	fps, err := lib.Fingerprints(ctx, ids)
 	if err != nil {

@@ -66,6 +66,13 @@ func benchLibrary(b *testing.B, papers int) string {
 }
 
 func TestMain(m *testing.M) {
+	// The test binary re-executed as a child process of the kill tests.
+	switch os.Getenv("STORE_CHILD") {
+	case "writer":
+		childWriter() // durability_test.go
+	case "index":
+		store.IndexChild() // segments_kill_test.go
+	}
 	testmain.GC()
 	code := m.Run()
 	if benchTmp != "" {

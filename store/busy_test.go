@@ -159,7 +159,7 @@ func TestRefreshBehindABusyIndexWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Close()
-	release, err := holder.lockWrite(ctx, busyTimeout)
+	release, err := holder.ix.HoldWrite(ctx, busyTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,18 +18,17 @@ import (
 	"github.com/papers-cli/papers/store"
 )
 
-// The child writer: run by TestKill9DuringPut and TestTwoProcessesWrite as a
-// re-executed test binary. It puts papers (and new versions of papers it put
-// before) and prints "committed <id> <version>" after each Put returns.
+// childWriter is the child writer of TestKill9DuringPut and
+// TestTwoProcessesWrite: the test binary re-executed with
+// STORE_CHILD=writer (TestMain runs it, and it exits). It puts papers (and
+// new versions of papers it put before) and prints "committed <id>
+// <version>" after each Put returns.
 //
 //	STORE_CHILD_DIR     library directory
 //	STORE_CHILD_PREFIX  paper id prefix
 //	STORE_CHILD_N       papers to add (0: until killed)
-func TestChildWriter(t *testing.T) {
+func childWriter() {
 	dir := os.Getenv("STORE_CHILD_DIR")
-	if dir == "" {
-		t.Skip("only run as a child process")
-	}
 	prefix := os.Getenv("STORE_CHILD_PREFIX")
 	n, _ := strconv.Atoi(os.Getenv("STORE_CHILD_N"))
 	ctx := context.Background()
@@ -136,8 +135,8 @@ func checkCommitted(t *testing.T, dir string, committed map[string]int) {
 
 func startChild(t *testing.T, dir, prefix string, n int) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestChildWriter$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "STORE_CHILD_DIR="+dir, "STORE_CHILD_PREFIX="+prefix, "STORE_CHILD_N="+strconv.Itoa(n))
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "STORE_CHILD=writer", "STORE_CHILD_DIR="+dir, "STORE_CHILD_PREFIX="+prefix, "STORE_CHILD_N="+strconv.Itoa(n))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

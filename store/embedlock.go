@@ -7,16 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/papers-cli/papers/internal/diskfile"
 )
 
 // LockFileName is the file beside the database that HoldEmbedder and
 // Reindex lock (an advisory lock: the kernel drops it when a process
 // dies, kill -9 included, so it is never left stale).
 const LockFileName = "embedder.lock"
-
-// errWouldBlock is returned by tryLock when another process holds the
-// lock in a conflicting mode.
-var errWouldBlock = errors.New("lock held by another process")
 
 // lockPoll is how often a waiting lock is tried again.
 const lockPoll = 100 * time.Millisecond
@@ -49,11 +47,11 @@ func (l *Library) lockEmbedder(ctx context.Context, exclusive bool, waiting func
 		}
 	}
 	for notified := false; ; {
-		err := tryLock(f, exclusive)
+		err := diskfile.TryLock(f, exclusive)
 		if err == nil {
-			return func() { unlock(f); f.Close() }, nil
+			return func() { diskfile.Unlock(f); f.Close() }, nil
 		}
-		if !errors.Is(err, errWouldBlock) {
+		if !errors.Is(err, diskfile.ErrWouldBlock) {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}

@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"modernc.org/sqlite"
+
+	"github.com/papers-cli/papers/internal/diskfile"
+	"github.com/papers-cli/papers/store/index"
 )
 
 // FileName is the name of the SQLite file inside the library directory.
@@ -28,9 +31,10 @@ const FileName = "library.db"
 // the duplicates earlier versions made (see migrate3.go). Version 4 added
 // the change log the search index is updated from (index_log, filled by
 // triggers; see index.go). Version 5 made the topic tables part of the
-// schema (they were made on a topic's first use). Version 6 added each
-// chunk's role (see migrate6.go).
-const SchemaVersion = 6
+// schema (they were made on a topic's first use). Version 6 added
+// chunks.page_breaks (Chunk.PageBreaks). Version 7 added each chunk's
+// role (see migrate7.go).
+const SchemaVersion = 7
 
 // mmapSize is how much of the database file SQLite reads in place (1 GiB).
 const mmapSize = 1 << 30
@@ -67,7 +71,7 @@ type Library struct {
 	// be written (see ReadOnly).
 	readOnly string
 
-	ix indexState // the search index, opened by the first search (index.go)
+	ix *index.Dir // the search index, read by the first search (searchindex.go)
 
 	mu sync.Mutex // guards embedder
 	// embedder is the name EnsureEmbedder last agreed to on this handle:
@@ -141,6 +145,7 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	l := &Library{dir: dir, db: db}
 	err = l.openWritable(ctx)
 	if err == nil {
+		l.openIndex()
 		return l, nil
 	}
 	db.Close()
@@ -168,13 +173,14 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 		}
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
+	l.openIndex()
 	return l, nil
 }
 
 // openWritable brings a read-write library up: removes what a killed
 // index rebuild left and migrates the schema.
 func (l *Library) openWritable(ctx context.Context) error {
-	removeIndexTemps(l.dir) // left by a killed index write
+	diskfile.RemoveStaleTemps(filepath.Join(l.dir, legacySidecars[0])) // left by a killed index write of an earlier version
 	// A new connection's journal_mode=WAL can fail with SQLITE_BUSY without
 	// SQLite's busy handler waiting, while another process is turning a new
 	// database to WAL (two first ingests at once): retry for as long as the
@@ -196,7 +202,9 @@ func (l *Library) openWritable(ctx context.Context) error {
 // Close releases the database and the vector index. Searches in flight
 // must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
-	l.ix.close()
+	if l.ix != nil {
+		l.ix.Close()
+	}
 	return l.db.Close()
 }
 
@@ -318,8 +326,20 @@ func (l *Library) migrate(ctx context.Context) error {
 					return fmt.Errorf("migrate schema 4 to 5: %w", err)
 				}
 			case 5:
-				if err := migrateRoles(ctx, tx); err != nil {
+				// Where each page starts in a chunk that spans pages: comma-
+				// separated byte offsets; '' for the chunks stored before.
+				var has int
+				if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('chunks') WHERE name = 'page_breaks'").Scan(&has); err != nil {
 					return fmt.Errorf("migrate schema 5 to 6: %w", err)
+				}
+				if has == 0 {
+					if _, err := tx.ExecContext(ctx, "ALTER TABLE chunks ADD COLUMN page_breaks TEXT NOT NULL DEFAULT ''"); err != nil {
+						return fmt.Errorf("migrate schema 5 to 6: %w", err)
+					}
+				}
+			case 6:
+				if err := migrateRoles(ctx, tx); err != nil {
+					return fmt.Errorf("migrate schema 6 to 7: %w", err)
 				}
 			default:
 				return fmt.Errorf("no migration from schema %d", v)

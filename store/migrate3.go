@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
 // schema3 is what version 3 adds to version 2: the bibliographic columns
@@ -164,20 +166,13 @@ func migrate3(ctx context.Context, tx *sql.Tx, dir string) ([]string, error) {
 	var notes []string
 	if len(merged) > 0 {
 		notes = append(notes, fmt.Sprintf("merged %d duplicate %s into the %s %s (%s); chunks, topics and tags were kept",
-			len(merged), plural(len(merged), "paper", "papers"), plural(len(merged), "paper", "papers"), plural(len(merged), "it duplicates", "they duplicate"), strings.Join(merged, ", ")))
+			len(merged), textkit.Plural(len(merged), "paper", "papers"), textkit.Plural(len(merged), "paper", "papers"), textkit.Plural(len(merged), "it duplicates", "they duplicate"), strings.Join(merged, ", ")))
 	}
 	if len(rekeyed) > 0 {
 		notes = append(notes, fmt.Sprintf("%d local %s now keyed by the arXiv id in %s (%s); the old ids still find them",
-			len(rekeyed), plural(len(rekeyed), "PDF is", "PDFs are"), plural(len(rekeyed), "its stamp", "their stamps"), strings.Join(rekeyed, ", ")))
+			len(rekeyed), textkit.Plural(len(rekeyed), "PDF is", "PDFs are"), textkit.Plural(len(rekeyed), "its stamp", "their stamps"), strings.Join(rekeyed, ", ")))
 	}
 	return notes, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // mergeMembers decides what one paper made of duplicates holds: the arXiv

@@ -97,11 +97,16 @@ type Chunk struct {
 	PageEnd   int    `json:"page_end"`
 	Section   string `json:"section,omitempty"`
 	// Role is what the chunk's text is there for (role.Body for prose,
-	// role.Table, role.Caption, ...); chunks stored before roles existed
-	// read as role.Body.
-	Role   role.Role `json:"role"`
-	Text   string    `json:"text"`
-	Vector []float32 `json:"-"` // normalised; len = the library's embedder dimensions
+	// role.Table, role.Caption, ...); chunks stored before schema 7 read
+	// as role.Body.
+	Role role.Role `json:"role"`
+	Text string    `json:"text"`
+	// PageBreaks are the byte offsets in Text where pages PageStart+1 to
+	// PageEnd start, in order (equal offsets for an empty page): a chunk
+	// that spans pages knows which text is on which. Nil for a chunk of one
+	// page, and for chunks stored before schema 6, whose breaks are unknown.
+	PageBreaks []int     `json:"page_breaks,omitempty"`
+	Vector     []float32 `json:"-"` // normalised; len = the library's embedder dimensions
 }
 
 // ChunkID is the stable identifier of a chunk: "<paper id>#<seq>".

@@ -18,6 +18,7 @@ import (
 
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/role"
+	"github.com/papers-cli/papers/store/index"
 )
 
 // PutResult says what Put did.
@@ -227,8 +228,9 @@ func prepare(p Paper, chunks []Chunk) (Paper, []Chunk, error) {
 		}
 		seen[c.Seq] = true
 		c.PaperID = p.ID
-		c.Section, c.Text = safetext.Clean(c.Section), safetext.Clean(c.Text)
-		c.Vector = normalized(c.Vector)
+		c.Section = safetext.Clean(c.Section)
+		c.Text, c.PageBreaks = cleanPages(c.Text, c.PageBreaks)
+		c.Vector = index.Normalized(c.Vector)
 		cs[i] = c
 	}
 	return p, cs, nil
@@ -386,14 +388,14 @@ func insertChunks(ctx context.Context, tx *sql.Tx, cs []Chunk) error {
 	if len(cs) == 0 {
 		return nil
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks (paper_id, seq, page_start, page_end, section, role, vector, text)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks (paper_id, seq, page_start, page_end, section, role, vector, text, page_breaks)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
 	for _, c := range cs {
-		if _, err := ins.ExecContext(ctx, c.PaperID, c.Seq, c.PageStart, c.PageEnd, c.Section, chunkRole(c), encodeVector(c.Vector), c.Text); err != nil {
+		if _, err := ins.ExecContext(ctx, c.PaperID, c.Seq, c.PageStart, c.PageEnd, c.Section, chunkRole(c), encodeVector(c.Vector), c.Text, encodeBreaks(c.PageBreaks)); err != nil {
 			return fmt.Errorf("chunk %d: %w", c.Seq, err)
 		}
 	}
@@ -832,7 +834,7 @@ func (l *Library) chunks(ctx context.Context, paperID string, vectors bool) ([]C
 		if vectors {
 			vcol = "vector"
 		}
-		rows, err := tx.QueryContext(ctx, "SELECT seq, page_start, page_end, section, role, text, "+vcol+" FROM chunks WHERE paper_id = ? ORDER BY seq", paperID)
+		rows, err := tx.QueryContext(ctx, "SELECT seq, page_start, page_end, section, role, text, page_breaks, "+vcol+" FROM chunks WHERE paper_id = ? ORDER BY seq", paperID)
 		if err != nil {
 			return err
 		}
@@ -840,9 +842,11 @@ func (l *Library) chunks(ctx context.Context, paperID string, vectors bool) ([]C
 		for rows.Next() {
 			c := Chunk{PaperID: paperID}
 			var blob []byte
-			if err := rows.Scan(&c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Role, &c.Text, &blob); err != nil {
+			var breaks string
+			if err := rows.Scan(&c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Role, &c.Text, &breaks, &blob); err != nil {
 				return err
 			}
+			c.PageBreaks = decodeBreaks(breaks)
 			if blob != nil {
 				c.Vector = decodeVector(blob)
 			}
@@ -957,8 +961,41 @@ func fingerprint(p Paper, cs []Chunk) string {
 			str(r)
 		}
 		str(c.Text)
+		if len(c.PageBreaks) > 0 { // absent, the hash of a chunk stored before schema 6
+			num(len(c.PageBreaks))
+			for _, b := range c.PageBreaks {
+				num(b)
+			}
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// encodeBreaks and decodeBreaks store Chunk.PageBreaks as "120,844".
+func encodeBreaks(bs []int) string {
+	var b strings.Builder
+	for i, v := range bs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(v))
+	}
+	return b.String()
+}
+
+func decodeBreaks(s string) []int {
+	if s == "" {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil // not written by encodeBreaks: unknown
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func jsonList(s []string) string {
@@ -1020,21 +1057,24 @@ func decodeVector(b []byte) []float32 {
 	return v
 }
 
-// normalized returns v scaled to unit length (a copy; v itself is not
-// modified). A zero vector is returned as is.
-func normalized(v []float32) []float32 {
-	var s float64
-	for _, f := range v {
-		s += float64(f) * float64(f)
+// cleanPages is safetext.Clean of a chunk's text with its page breaks
+// moved along: each page's text is cleaned on its own. Breaks that are
+// not in order within the text are dropped (unknown).
+func cleanPages(text string, breaks []int) (string, []int) {
+	if len(breaks) == 0 {
+		return safetext.Clean(text), nil
 	}
-	out := make([]float32, len(v))
-	copy(out, v)
-	if s == 0 || math.Abs(s-1) < 1e-6 {
-		return out
+	var b strings.Builder
+	out := make([]int, 0, len(breaks))
+	prev := 0
+	for _, at := range breaks {
+		if at < prev || at > len(text) {
+			return safetext.Clean(text), nil
+		}
+		b.WriteString(safetext.Clean(text[prev:at]))
+		out = append(out, b.Len())
+		prev = at
 	}
-	inv := 1 / math.Sqrt(s)
-	for i := range out {
-		out[i] = float32(float64(out[i]) * inv)
-	}
-	return out
+	b.WriteString(safetext.Clean(text[prev:]))
+	return b.String(), out
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/internal/leview"
 )
 
@@ -462,7 +463,7 @@ type storedVectors struct {
 }
 
 func readPaperVectors(path string, key pvKey) (*storedVectors, error) {
-	b, unmap, err := mapFile(path)
+	b, unmap, err := diskfile.Map(path)
 	if err != nil {
 		return nil, err
 	}
@@ -693,13 +694,13 @@ func writePaperVectors(path string, key pvKey, gen uint64, papers []PaperMeta, f
 		b = append(b, 0)
 	}
 
-	removeStaleTemps(path)
+	diskfile.RemoveStaleTemps(path)
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())  // no-op after the rename
-	defer holdTemp(tmp.Name())() // until renamed
+	defer os.Remove(tmp.Name())           // no-op after the rename
+	defer diskfile.HoldTemp(tmp.Name())() // until renamed
 	_, err = tmp.Write(b)
 	if err == nil {
 		_, err = tmp.Write(leview.Bytes(vecs)) // as they are: no copy

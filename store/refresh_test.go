@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
 
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store/fts"
+	"github.com/papers-cli/papers/store/index"
 )
 
 // TestRefreshTakesInChanges changes a library of SciFact abstracts (papers
@@ -23,7 +26,7 @@ import (
 // as an index built from nothing, and a refresh must write only the
 // changed papers. After a reindex nothing of the old index is kept.
 func TestRefreshTakesInChanges(t *testing.T) {
-	defer setMergePolicy(3, 1)()
+	defer index.SetMergePolicy(3, 1)()
 	ctx := context.Background()
 	dir := t.TempDir()
 	const dims = 8
@@ -60,43 +63,52 @@ func TestRefreshTakesInChanges(t *testing.T) {
 		return out
 	}
 	put(lib, 1, span(0, 80)...)
+	commit := func(l *Library) *index.Commit {
+		c, err := index.ReadCommit(filepath.Join(l.dir, IndexDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
 	check := func(l *Library, step string, wantNew int) {
 		t.Helper()
-		before, _ := readCommit(l.indexDir())
+		before := commit(l)
 		if err := l.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if err := l.Check(ctx); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
-		after, err := readCommit(l.indexDir())
-		if err != nil || after == nil {
-			t.Fatalf("%s: commit %v, %v", step, after, err)
+		after := commit(l)
+		if after == nil {
+			t.Fatalf("%s: no commit", step)
 		}
 		if wantNew >= 0 {
 			// The papers written since the commit before, over the
 			// segments that were not there: merges aside, the new one.
 			old := map[string]bool{}
-			for _, s := range before.segs {
-				old[s.name] = true
-			}
-			written := 0
-			for _, s := range after.segs {
-				if !old[s.name] {
-					seg, err := openSegment(l.indexDir(), s.name)
-					if err != nil {
-						t.Fatal(err)
-					}
-					written += seg.papers()
-					seg.release()
+			if before != nil {
+				for _, name := range before.Segments {
+					old[name] = true
 				}
 			}
-			if len(after.segs) == len(before.segs)+1 && written != wantNew {
+			x, err := l.acquireIndex(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			written := 0
+			for _, s := range x.Segments() {
+				if !old[s.Name] {
+					written += s.Papers
+				}
+			}
+			l.releaseIndex(x)
+			if before != nil && len(after.Segments) == len(before.Segments)+1 && written != wantNew {
 				t.Errorf("%s: the refresh wrote %d papers, want %d", step, written, wantNew)
 			}
 		}
 		sameAsRebuild(t, l, step)
-		t.Logf("%s: %d segments", step, len(after.segs))
+		t.Logf("%s: %d segments", step, len(after.Segments))
 	}
 	check(lib, "first build", -1)
 
@@ -131,9 +143,8 @@ func TestRefreshTakesInChanges(t *testing.T) {
 	sameAsRebuild(t, lib, "the first handle after another's change")
 
 	names := map[string]bool{}
-	c, _ := readCommit(lib.indexDir())
-	for _, s := range c.segs {
-		names[s.name] = true
+	for _, name := range commit(lib).Segments {
+		names[name] = true
 	}
 	err := lib.Reindex(ctx, "test/rand-8", dims, 16, func(ctx context.Context, cs []Chunk) ([][]float32, error) {
 		out := make([][]float32, len(cs))
@@ -147,20 +158,11 @@ func TestRefreshTakesInChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(lib, "after a reindex", -1)
-	c, _ = readCommit(lib.indexDir())
-	for _, s := range c.segs {
-		if names[s.name] {
-			t.Errorf("after a reindex, segment %s is still there", s.name)
+	for _, name := range commit(lib).Segments {
+		if names[name] {
+			t.Errorf("after a reindex, segment %s is still there", name)
 		}
 	}
-}
-
-// setMergePolicy sets the merge factor and floor, returning what restores
-// them.
-func setMergePolicy(factor, floor int) func() {
-	f, fl := mergeFactor, mergeFloor
-	mergeFactor, mergeFloor = factor, floor
-	return func() { mergeFactor, mergeFloor = f, fl }
 }
 
 // sameAsRebuild checks that l's searches agree exactly with those of an
@@ -173,14 +175,13 @@ func sameAsRebuild(t *testing.T, l *Library, step string) {
 		t.Fatal(err)
 	}
 	defer l.releaseIndex(x)
-	u, err := l.update(ctx, nil, segSink{mem: true})
+	full, err := l.ix.Scratch(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := l.memoryView(u, nil)
 	defer l.releaseIndex(full)
-	if x.live() != full.live() {
-		t.Fatalf("%s: %d live chunks, a rebuild %d", step, x.live(), full.live())
+	if x.Live() != full.Live() {
+		t.Fatalf("%s: %d live chunks, a rebuild %d", step, x.Live(), full.Live())
 	}
 	fb := Feedback{Docs: 10, Terms: 20, QueryWeight: 3, MinIDF: 0.5}
 	r := rand.New(rand.NewPCG(1, 1))
@@ -203,15 +204,15 @@ func sameAsRebuild(t *testing.T, l *Library, step string) {
 				t.Fatalf("%s: text query %d (filter %v): %v, a rebuild %v", step, q, f, got, want)
 			}
 		}
-		v := make([]float32, x.dims)
+		v := make([]float32, x.Dims())
 		for i := range v {
 			v[i] = float32(r.NormFloat64())
 		}
-		got, err := x.search(ctx, normalized(v), 10, nil)
+		got, err := x.SearchVectors(ctx, index.Normalized(v), 10, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := full.search(ctx, normalized(v), 10, nil)
+		want, err := full.SearchVectors(ctx, index.Normalized(v), 10, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,9 +226,19 @@ func sameAsRebuild(t *testing.T, l *Library, step string) {
 // abstracts.
 func sciFactAbstracts(t *testing.T, n int) [][2]string {
 	t.Helper()
-	f, err := os.Open("../../shared/data/scifact/corpus.jsonl")
+	out, err := readAbstracts(shareddata.Path(t, "scifact", "corpus.jsonl"), n)
 	if err != nil {
-		t.Fatalf("SciFact is needed (see shared/data/README.md): %v", err)
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readAbstracts returns the title and text of the first n abstracts of the
+// SciFact corpus at path.
+func readAbstracts(path string, n int) ([][2]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	var out [][2]string
@@ -236,14 +247,14 @@ func sciFactAbstracts(t *testing.T, n int) [][2]string {
 	for len(out) < n && sc.Scan() {
 		var d struct{ Title, Text string }
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		out = append(out, [2]string{d.Title, d.Text})
 	}
 	if len(out) < n {
-		t.Fatalf("SciFact: %d abstracts, want %d", len(out), n)
+		return nil, fmt.Errorf("SciFact: %d abstracts, want %d", len(out), n)
 	}
-	return out
+	return out, sc.Err()
 }
 
 // splitSentences cuts text into at most n parts at sentence ends.
@@ -280,11 +291,11 @@ func TestConcurrentSearchesShareOneRefresh(t *testing.T) {
 	if _, err := lib.PutBatch(ctx, items); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(lib.indexDir()); err != nil {
+	if err := os.RemoveAll(filepath.Join(lib.dir, IndexDir)); err != nil {
 		t.Fatal(err)
 	}
 	const n = 4
-	views := make([]*searchIndex, n)
+	views := make([]*index.View, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -303,16 +314,16 @@ func TestConcurrentSearchesShareOneRefresh(t *testing.T) {
 			t.Fatal(errs[i])
 		}
 		defer lib.releaseIndex(x)
-		if x.live() != 200 {
-			t.Errorf("search %d: %d live chunks, want 200", i, x.live())
+		if x.Live() != 200 {
+			t.Errorf("search %d: %d live chunks, want 200", i, x.Live())
 		}
-		for _, s := range x.segs {
-			if s.name == "" {
+		for _, s := range x.Segments() {
+			if s.Name == "" {
 				t.Errorf("search %d got a view built in memory, not the refreshed index", i)
 			}
 		}
-		if x.gen != views[0].gen {
-			t.Errorf("search %d: view of commit %d, search 0: %d", i, x.gen, views[0].gen)
+		if x.Gen() != views[0].Gen() {
+			t.Errorf("search %d: view of commit %d, search 0: %d", i, x.Gen(), views[0].Gen())
 		}
 	}
 }

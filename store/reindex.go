@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+
+	"github.com/papers-cli/papers/store/index"
 )
 
 // Reindex replaces every chunk's vector with one from a new embedder and
@@ -82,7 +84,7 @@ func (l *Library) Reindex(ctx context.Context, name string, dims, batch int,
 				if len(v) != dims {
 					return fmt.Errorf("chunk %s: vector of %d dimensions, want %d", ChunkID(cs[i].PaperID, cs[i].Seq), len(v), dims)
 				}
-				if _, err := upd.ExecContext(ctx, encodeVector(normalized(v)), ids[i]); err != nil {
+				if _, err := upd.ExecContext(ctx, encodeVector(index.Normalized(v)), ids[i]); err != nil {
 					return err
 				}
 			}

@@ -15,25 +15,27 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/internal/shareddata"
+	"github.com/papers-cli/papers/store/index"
 )
 
-// The index child: run by TestKill9DuringIndexWrite and
-// TestTwoProcessesIndex as a re-executed test binary, with segments cut
-// every 16 chunks and merged three at a time, so that it writes segments,
-// deletions, commits and merges all the time. It adds SciFact abstracts,
-// replaces some by new versions, deletes some, and refreshes every other
-// step, printing "step <i>" after each.
+// IndexChild is the index child of TestKill9DuringIndexWrite: the test
+// binary re-executed with STORE_CHILD=index (TestMain runs it, and it
+// exits), with segments cut every 16 chunks and merged three at a time,
+// so that it writes segments, deletions, commits and merges all the time.
+// It adds SciFact abstracts, replaces some by new versions, deletes some,
+// and refreshes every other step, printing "step <i>" after each.
 //
 //	STORE_SEG_CHILD_DIR     library directory
 //	STORE_SEG_CHILD_PREFIX  paper id prefix
 //	STORE_SEG_CHILD_N       steps (0: until killed)
-func TestIndexChild(t *testing.T) {
+//	STORE_SEG_CHILD_CORPUS  SciFact's corpus.jsonl
+func IndexChild() {
 	dir := os.Getenv("STORE_SEG_CHILD_DIR")
-	if dir == "" {
-		t.Skip("only run as a child process")
-	}
-	defer setMergePolicy(3, 1)()
-	segmentChunks, pruneEvery = 16, 4
+	defer index.SetMergePolicy(3, 1)()
+	defer index.SetSegmentChunks(16)()
+	pruneEvery = 4
 	prefix := os.Getenv("STORE_SEG_CHILD_PREFIX")
 	n, _ := strconv.Atoi(os.Getenv("STORE_SEG_CHILD_N"))
 	ctx := context.Background()
@@ -45,10 +47,18 @@ func TestIndexChild(t *testing.T) {
 	if err != nil {
 		die("open", err)
 	}
+	// Say when a merge starts (the parent kills some children then).
+	var step atomic.Int64
+	lib.ix.Close()
+	lib.ix = index.Open(index.Config{Dir: filepath.Join(dir, IndexDir), Wait: busyTimeout, Snapshot: lib.snapshot, Committed: lib.indexCommitted,
+		Merging: func() { fmt.Printf("merge %d\n", step.Load()) }})
 	if err := lib.EnsureEmbedder(ctx, "test/rand-8", 8); err != nil {
 		die("embedder", err)
 	}
-	abstracts := sciFactAbstracts(t, 300)
+	abstracts, err := readAbstracts(os.Getenv("STORE_SEG_CHILD_CORPUS"), 300)
+	if err != nil {
+		die("read SciFact", err)
+	}
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
 	put := func(i, version int) {
 		a := abstracts[(i*7+version)%len(abstracts)]
@@ -76,23 +86,11 @@ func TestIndexChild(t *testing.T) {
 			}
 		}
 		if i%2 == 1 {
-			// Refresh, in its two parts, saying when each starts.
+			// Refresh and merge, saying when each starts.
+			step.Store(int64(i))
 			fmt.Printf("refresh %d\n", i)
-			release, err := lib.lockWrite(ctx, busyTimeout)
-			if err != nil {
-				die("lock", err)
-			}
-			x, err := lib.refreshLocked(ctx)
-			release()
-			if err != nil {
+			if err := lib.Refresh(ctx); err != nil {
 				die("refresh", err)
-			}
-			if pickMerge(x) != nil {
-				fmt.Printf("merge %d\n", i)
-			}
-			lib.releaseIndex(x)
-			if err := lib.mergeIndex(ctx); err != nil {
-				die("merge", err)
 			}
 		}
 		fmt.Printf("step %d\n", i)
@@ -103,8 +101,8 @@ func TestIndexChild(t *testing.T) {
 
 func startIndexChild(t *testing.T, dir, prefix string, n int) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestIndexChild$")
-	cmd.Env = append(os.Environ(), "STORE_SEG_CHILD_DIR="+dir, "STORE_SEG_CHILD_PREFIX="+prefix, "STORE_SEG_CHILD_N="+strconv.Itoa(n))
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "STORE_CHILD=index", "STORE_SEG_CHILD_CORPUS="+shareddata.Path(t, "scifact", "corpus.jsonl"), "STORE_SEG_CHILD_DIR="+dir, "STORE_SEG_CHILD_PREFIX="+prefix, "STORE_SEG_CHILD_N="+strconv.Itoa(n))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -134,7 +132,7 @@ func checkIndexAfter(t *testing.T, dir, when string) {
 	if err := lib.Refresh(ctx); err != nil {
 		t.Fatalf("%s: refresh: %v", when, err)
 	}
-	if tmps := indexTemps(t, dir); len(tmps) > 0 {
+	if tmps, _ := indexTemps(dir); len(tmps) > 0 {
 		t.Errorf("%s: temporary files left after a refresh: %v", when, tmps)
 	}
 	if err := lib.Check(ctx); err != nil {
@@ -142,17 +140,10 @@ func checkIndexAfter(t *testing.T, dir, when string) {
 	}
 }
 
-// indexTemps lists the temporary files of dir's index.
-func indexTemps(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, _ := os.ReadDir(filepath.Join(dir, IndexDir))
-	var out []string
-	for _, e := range entries {
-		if strings.Contains(e.Name(), tmpMarker) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
+// indexTemps lists the temporary files of dir's index: all, and the
+// merges'.
+func indexTemps(dir string) (all, merges []string) {
+	return index.TempFiles(filepath.Join(dir, IndexDir))
 }
 
 // TestKill9DuringIndexWrite runs two index children on one library at
@@ -165,6 +156,7 @@ func indexTemps(t *testing.T, dir string) []string {
 // search as an index built from nothing would. A last round lets both
 // children finish.
 func TestKill9DuringIndexWrite(t *testing.T) {
+	shareddata.Path(t, "scifact", "corpus.jsonl") // the children write SciFact's abstracts
 	dir := t.TempDir()
 	rounds := 10
 	if RaceEnabled {
@@ -227,12 +219,9 @@ func TestKill9DuringIndexWrite(t *testing.T) {
 		b.Wait()
 		<-done
 		searches()
-		temps := indexTemps(t, dir)
-		for _, f := range temps {
-			if strings.HasPrefix(f, mergeTmpPrefix) {
-				midMerge++
-				break
-			}
+		temps, merges := indexTemps(dir)
+		if len(merges) > 0 {
+			midMerge++
 		}
 		if len(temps) > 0 {
 			midWrite++

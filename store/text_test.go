@@ -8,22 +8,20 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/store/fts"
 )
-
-const scifactDir = "../../shared/data/scifact"
 
 func readJSONL(t *testing.T, path string, fn func([]byte)) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("SciFact is needed at %s (see shared/data/README.md): %v", scifactDir, err)
+		shareddata.Missing(t, path, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -99,7 +97,7 @@ func TestSearchTextAgreesWithFTS5(t *testing.T) {
 	if store.RaceEnabled {
 		docs, nq = 1200, 40
 	}
-	readJSONL(t, filepath.Join(scifactDir, "corpus.jsonl"), func(line []byte) {
+	readJSONL(t, shareddata.Path(t, "scifact", "corpus.jsonl"), func(line []byte) {
 		if docs == 0 {
 			return
 		}
@@ -127,7 +125,7 @@ func TestSearchTextAgreesWithFTS5(t *testing.T) {
 	flush()
 
 	var queries []string
-	readJSONL(t, filepath.Join(scifactDir, "queries.jsonl"), func(line []byte) {
+	readJSONL(t, shareddata.Path(t, "scifact", "queries.jsonl"), func(line []byte) {
 		var q struct{ Text string }
 		json.Unmarshal(line, &q)
 		if len(queries) < nq {

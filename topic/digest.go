@@ -11,12 +11,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/cost"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/cite"
 	"github.com/papers-cli/papers/internal/safetext"
@@ -160,9 +163,28 @@ func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestO
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cmpOr(opts.Workers, 4))
+	// A call the cost cap refuses (cost.ErrOverBudget) stops no other: the
+	// papers it would have summarised keep their abstract's key sentence,
+	// the themes' overview stays, and what the calls before it wrote is
+	// kept.
+	var refused atomic.Int32
+	var capMu sync.Mutex
+	var capErr error // the first refusal
+	refuse := func(err error) {
+		capMu.Lock()
+		if capErr == nil {
+			capErr = err
+		}
+		capMu.Unlock()
+	}
 	for i, p := range ps {
 		g.Go(func() error {
 			s, err := summarise(gctx, opts.LLM, t, p)
+			if errors.Is(err, cost.ErrOverBudget) {
+				refused.Add(1)
+				refuse(err)
+				return nil
+			}
 			if err != nil {
 				return fmt.Errorf("summarise %s: %w", p.ID, err)
 			}
@@ -173,9 +195,15 @@ func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestO
 		})
 	}
 	var overview string
+	overviewRefused := false
 	g.Go(func() error {
 		var err error
 		overview, err = writeOverview(gctx, opts.LLM, t, res.Since, ps[:min(len(ps), 30)], res)
+		if errors.Is(err, cost.ErrOverBudget) {
+			overviewRefused = true
+			refuse(err)
+			return nil
+		}
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -183,6 +211,16 @@ func Digest(ctx context.Context, lib *store.Library, t store.Topic, opts DigestO
 	}
 	if overview != "" { // else the themes' overview stays
 		res.Overview = overview
+	}
+	if n := refused.Load(); n > 0 || overviewRefused {
+		var kept []string
+		if n > 0 {
+			kept = append(kept, fmt.Sprintf("%d of %d papers keep their abstract's key sentence", n, len(ps)))
+		}
+		if overviewRefused {
+			kept = append(kept, "the overview is the themes'")
+		}
+		res.Warnings = append(res.Warnings, fmt.Sprintf("stopped at the cost cap (%v): %s", capErr, strings.Join(kept, "; ")))
 	}
 	return res, nil
 }
@@ -499,7 +537,7 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 		b.WriteString("_Summaries are each abstract's key sentence, extracted (no model)._\n\n")
 	}
 	for _, p := range d.Papers {
-		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). %s", p.N, oneLine(p.Title), authors(p.Authors), p.Published, p.Label())
+		fmt.Fprintf(&b, "%d. **%s**  \n   %s (%s). %s", p.N, safetext.OneLine(p.Title), authors(p.Authors), p.Published, p.Label())
 		if p.URL != "" {
 			fmt.Fprintf(&b, " <%s>", p.URL)
 		}
@@ -512,8 +550,6 @@ func WriteMarkdown(w io.Writer, d *DigestResult) error {
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // authors is the digest's author line: cite.Authors, or "Unknown authors".
 func authors(as []string) string {

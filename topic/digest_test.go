@@ -3,6 +3,7 @@ package topic
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,17 +12,21 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/store/storetest"
 )
 
-const topicCorpus = "../../shared/data/topic/rl-for-llm-agents.jsonl"
+var (
+	topicCorpus = filepath.Join(shareddata.Root(), "topic", "rl-for-llm-agents.jsonl")
+	toolformer  = filepath.Join(shareddata.Root(), "pdfs", "papers", "toolformer_2302.04761v1.pdf")
+)
 
 // corpus is the topic corpus and Toolformer's PDF, ingested once per test
 // binary.
 var corpus = storetest.Shared{Build: func(ctx context.Context, dir string) error {
 	_, err := ingest.Build(ctx, dir, embed.NewLocal(), ingest.Sources{Corpora: []string{topicCorpus},
-		PDFs: []string{"../../shared/data/pdfs/papers/toolformer_2302.04761v1.pdf"}})
+		PDFs: []string{toolformer}})
 	return err
 }}
 
@@ -31,8 +36,10 @@ var corpus = storetest.Shared{Build: func(ctx context.Context, dir string) error
 // followed topic "rl" with the description given.
 func corpusTopic(t *testing.T, description string) (*store.Library, store.Topic) {
 	t.Helper()
-	if _, err := os.Stat(topicCorpus); err != nil {
-		t.Fatalf("test data missing: %v (the tests need ../shared/data next to the repository)", err)
+	for _, f := range []string{topicCorpus, toolformer} {
+		if _, err := os.Stat(f); err != nil {
+			shareddata.Missing(t, f, err)
+		}
 	}
 	ctx := context.Background()
 	lib := corpus.Open(t)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -210,7 +211,7 @@ func MomentumLibrary(ctx context.Context, lib *store.Library, now time.Time) (*M
 // counted there, and is left out when unknown.
 func (m *Momentum) Sentence() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s in the last four weeks", m.Last4, plural(m.Last4, "paper", "papers"))
+	fmt.Fprintf(&b, "%d %s in the last four weeks", m.Last4, textkit.Plural(m.Last4, "paper", "papers"))
 	switch {
 	case m.ChangePct == nil && m.Last4 > 0:
 		b.WriteString(", none in the four weeks before.")
@@ -239,11 +240,4 @@ func shareText(p float64) string {
 		return strconv.FormatFloat(p, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(p, 'f', 1, 64)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

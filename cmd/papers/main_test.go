@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/papers-cli/papers/cmd"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/internal/testmain"
 )
 
@@ -124,17 +125,12 @@ func usePlainBinary(env *testscript.Env) error {
 	return nil
 }
 
-// sharedData is the project's shared test data, beside the repository.
+// sharedData is the project's shared test data, beside the repository
+// (package shareddata: left out, saying so, without it).
 func sharedData(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		t.Fatalf("shared test data not found at %s (the tests need ../shared/data beside the repository): %v", dir, err)
-	}
-	return dir
+	shareddata.Path(t, "README.md")
+	return shareddata.Root()
 }
 
 // TestREADMETestCommandIsCI: the test command README.md gives is the one
@@ -160,5 +156,35 @@ func TestREADMETestCommandIsCI(t *testing.T) {
 	r, c := command(string(readme)), command(string(ci))
 	if len(r) != 1 || len(c) != 1 || r[0] != c[0] {
 		t.Errorf("README.md gives %q as the test command, .ci/run runs %q", r, c)
+	}
+}
+
+// TestVersionNamesTheCommit builds papers as go build does in a checkout
+// and runs papers version: it names the commit checked out. (In a git
+// worktree, whose .git is a file, the toolchain records no commit, and
+// papers version says so.)
+func TestVersionNamesTheCommit(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "papers")
+	if out, err := exec.Command(gobin, "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, herr := exec.Command("git", "rev-parse", "HEAD").Output()
+	fi, serr := os.Stat(filepath.Join("..", "..", ".git"))
+	if herr == nil && serr == nil && fi.IsDir() {
+		if want := "(commit " + strings.TrimSpace(string(head))[:12]; !strings.Contains(string(out), want) {
+			t.Errorf("papers version says %q, want %q", out, want)
+		}
+		return
+	}
+	if !strings.Contains(string(out), "(commit not recorded)") {
+		t.Errorf("papers version says %q, but no commit can be recorded here (.git is not a directory)", out)
 	}
 }

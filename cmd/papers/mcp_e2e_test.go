@@ -15,10 +15,11 @@ import (
 
 // TestMCPWithTheTypeScriptClient drives papers mcp end to end from the
 // official TypeScript SDK's client (testdata/mcpclient/client.mjs): it
-// spawns this test binary as papers mcp on an empty library, lists the
-// tools, calls each, checks their results' shapes and content, and cancels
-// a long ingest against the fake arXiv. .ci/run installs the client with
-// npm ci.
+// spawns this test binary as papers mcp on an empty library, configured
+// from what papers mcp --print-config printed, lists the tools (and
+// counts their tokens), calls each, checks their results' shapes, content
+// and budgets, and cancels a long ingest against the fake arXiv. .ci/run
+// installs the client with npm ci.
 func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -41,11 +42,19 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	// the client configures itself as a user would: from papers mcp
+	// --print-config, which names this binary and the library
+	home := t.TempDir()
+	printed := exec.CommandContext(ctx, os.Args[0], "mcp", "--print-config", "claude")
+	printed.Env = append(os.Environ(), "PAPERS_AS_MAIN=1", "PAPERS_HOME="+home)
+	config, err := printed.Output()
+	if err != nil {
+		t.Fatalf("papers mcp --print-config claude: %v", err)
+	}
 	cmd := exec.CommandContext(ctx, node, "client.mjs")
 	cmd.Dir = client
 	cmd.Env = append(os.Environ(),
-		"PAPERS_BIN="+os.Args[0], "PAPERS_AS_MAIN=1", // this binary is papers
-		"PAPERS_HOME="+t.TempDir(),
+		"PAPERS_MCP_CONFIG="+string(config), "PAPERS_AS_MAIN=1", // this binary is papers
 		"PAPERS_ARXIV_API_URL="+srv.APIURL(), "PAPERS_ARXIV_PDF_URL="+srv.PDFURL(),
 		"PAPERS_ARXIV_DELAY=300ms", // paced, so that the long ingest is long
 		"OPENAI_API_KEY=", "OPENAI_BASE_URL=", "PAPERS_LLM=",

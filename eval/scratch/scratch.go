@@ -1,8 +1,9 @@
 // Package scratch owns the scratch library of an evaluation: a library in a
 // temporary directory that holds a BEIR corpus or a question set's PDFs,
-// stored through the same path as `papers ingest` (ingest.Build), searched,
-// then removed (or kept to be looked at). It is apart from package eval, which only measures, so that
-// the packages eval measures can use eval in their tests.
+// stored through the same path as `papers ingest` (the library session's
+// Ingest), searched, then removed (or kept to be looked at). It is apart
+// from package eval, which only measures, so that the packages eval
+// measures can use eval in their tests.
 package scratch
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -38,9 +40,9 @@ type Library struct {
 }
 
 // New makes a library in a new temporary directory and stores src in it
-// with ingest.Build (a corpus's records as title+abstract chunks, PDFs
-// with their full text), embedded by e, which is recorded as the library's
-// embedder (with the dimensions it answers with). Records that fail are in
+// as papers ingest does (a corpus's records as title+abstract chunks, PDFs
+// with their full text, the default chunker), embedded by e, which is
+// recorded as the library's embedder (with the dimensions it answers with). Records that fail are in
 // Failed; if none was stored the error is a *NothingStoredError (with the
 // library, for its Failed). On any error the directory is removed.
 func New(ctx context.Context, src ingest.Sources, e embed.Embedder) (l *Library, err error) {
@@ -54,11 +56,14 @@ func New(ctx context.Context, src ingest.Sources, e embed.Embedder) (l *Library,
 		}
 	}()
 	start := time.Now()
-	rep, err := ingest.Build(ctx, dir, e, src)
+	ses := library.New(library.Config{Dir: dir})
+	rep, err := ses.Ingest(ctx, ingest.Sources{PDFs: src.PDFs, Corpora: src.Corpora, Zotero: src.Zotero},
+		library.IngestOptions{WriteOptions: library.WriteOptions{Embedder: e}})
 	if err != nil {
+		ses.Close()
 		return nil, err
 	}
-	lib, err := store.Open(ctx, dir)
+	lib, err := ses.Store(ctx) // closed by the Library's Close
 	if err != nil {
 		return nil, fmt.Errorf("open the library at %s: %w", dir, err)
 	}

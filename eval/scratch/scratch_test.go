@@ -10,18 +10,17 @@ import (
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
-
-const topicCorpus = "../../../shared/data/topic/rl-for-llm-agents.jsonl"
 
 // TestNew: the scratch library holds the corpus, with a bad line counted as
 // failed; it is removed when asked; a corpus of nothing but bad lines is a
 // NothingStoredError and leaves no directory behind.
 func TestNew(t *testing.T) {
 	ctx := context.Background()
-	b, err := os.ReadFile(topicCorpus)
+	b, err := os.ReadFile(shareddata.Path(t, "topic", "rl-for-llm-agents.jsonl"))
 	if err != nil {
-		t.Fatalf("the topic corpus is needed at %s (see shared/data/README.md): %v", topicCorpus, err)
+		t.Fatal(err)
 	}
 	corpus := filepath.Join(t.TempDir(), "c.jsonl")
 	if err := os.WriteFile(corpus, append(b, []byte("{oops\n")...), 0o644); err != nil {

@@ -16,7 +16,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/internal/retry"
+)
+
+// The purposes of the client's requests in the network ledger.
+const (
+	PurposeAPI = "arxiv api"
+	PurposePDF = "arxiv pdf"
 )
 
 // Defaults applied by New and, for zero fields, by every method.
@@ -98,9 +105,11 @@ type Client struct {
 	Backoff time.Duration
 	// MaxTries bounds the attempts per request; default DefaultMaxTries.
 	MaxTries int
-	// HTTPClient sends the requests. The default keeps one connection per
-	// host (Transport.MaxConnsPerHost 1) and sets no client timeout:
-	// timeouts come from ctx and Timeout.
+	// HTTPClient sends the requests: the run's one client, which records
+	// them in the network ledger and refuses them offline (internal/netlog).
+	// Nil uses a client of its own that records nothing. Requests are one
+	// at a time whatever the client (see the pacing above); timeouts come
+	// from ctx and Timeout, not from the client.
 	HTTPClient *http.Client
 	// Logf, if set, receives retry notices.
 	Logf func(format string, args ...any)
@@ -123,23 +132,7 @@ func New() *Client {
 		Timeout:     DefaultTimeout,
 		Backoff:     DefaultBackoff,
 		MaxTries:    DefaultMaxTries,
-		HTTPClient:  NewHTTPClient(),
 	}
-}
-
-// NewHTTPClient returns the HTTP client New uses: one connection per host,
-// keep-alives on, no overall timeout (ctx and Client.Timeout bound requests).
-func NewHTTPClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:   true,
-		MaxConnsPerHost:     1,
-		MaxIdleConns:        2,
-		MaxIdleConnsPerHost: 1,
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: 10 * time.Second,
-	}}
 }
 
 func (c *Client) init() {
@@ -147,7 +140,7 @@ func (c *Client) init() {
 		c.gate = make(chan struct{}, 1)
 		c.hc = c.HTTPClient
 		if c.hc == nil {
-			c.hc = NewHTTPClient()
+			c.hc = netlog.New(netlog.Options{}).Client()
 		}
 	})
 }
@@ -348,6 +341,9 @@ func (c *Client) attempt(ctx context.Context, u string, fn func(*http.Response) 
 		if errors.As(err, &dns) && dns.IsNotFound {
 			return err // the host does not exist: another try will not find it
 		}
+		if errors.Is(err, netlog.ErrOffline) {
+			return err // refused by --offline: no try will go out
+		}
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return err // nothing listens there (offline, a wrong mirror): no use waiting
 		}
@@ -431,6 +427,7 @@ func (c *Client) query(ctx context.Context, params url.Values, suspicious func(*
 	} else {
 		u += "?" + params.Encode()
 	}
+	ctx = netlog.WithPurpose(ctx, PurposeAPI)
 	var feed *Feed
 	fetch := func() error {
 		return c.get(ctx, u, func(resp *http.Response) error {

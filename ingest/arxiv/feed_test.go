@@ -12,20 +12,14 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
-
-// dataDir is the shared test data, from this package's folder.
-const dataDir = "../../../shared/data"
 
 // dataFile returns the path of a file under shared/data/arxiv, failing the
 // test if the shared data is missing.
 func dataFile(t testing.TB, rel string) string {
 	t.Helper()
-	p := filepath.Join(dataDir, "arxiv", rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("test data missing: %v (the shared data should be at /work/shared/data, i.e. %s from this package; see its README.md)", err, dataDir)
-	}
-	return p
+	return shareddata.Path(t, "arxiv", rel)
 }
 
 func parseFile(t *testing.T, rel string) (*arxiv.Feed, error) {
@@ -321,13 +315,14 @@ func equal(a, b any) bool {
 // TestParseFeedAllRecorded checks the invariants of Entry on every
 // recorded response.
 func TestParseFeedAllRecorded(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(dataDir, "arxiv", "api-20*", "*"))
+	dataDir := shareddata.Path(t, "arxiv")
+	files, err := filepath.Glob(filepath.Join(dataDir, "api-20*", "*"))
 	if err != nil || len(files) < 25 {
-		t.Fatalf("test data missing: found %d recorded API responses under %s/arxiv (want the api-2016, api-2017 and api-2026 folders; see shared/data/README.md)", len(files), dataDir)
+		t.Fatalf("found %d recorded API responses under %s (want the api-2016, api-2017 and api-2026 folders; see shared/data/README.md)", len(files), dataDir)
 	}
 	entryTag := regexp.MustCompile(`<entry>`)
 	for _, f := range files {
-		rel, _ := filepath.Rel(filepath.Join(dataDir, "arxiv"), f)
+		rel, _ := filepath.Rel(dataDir, f)
 		t.Run(rel, func(t *testing.T) {
 			raw, err := os.ReadFile(f)
 			if err != nil {
@@ -440,9 +435,9 @@ func TestParseFeedMalformed(t *testing.T) {
 }
 
 func FuzzParseFeed(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(dataDir, "arxiv", "api-20*", "*"))
+	files, _ := filepath.Glob(filepath.Join(shareddata.Path(f, "arxiv"), "api-20*", "*"))
 	if len(files) == 0 {
-		f.Fatalf("test data missing: no recorded API responses under %s/arxiv (see shared/data/README.md)", dataDir)
+		f.Fatal("no recorded API responses under the shared data's arxiv folder (see shared/data/README.md)")
 	}
 	for _, p := range files {
 		b, err := os.ReadFile(p)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 // hostile is a TCP server that reads each request and hands the
@@ -102,7 +103,7 @@ func TestServerThatNeverAnswers(t *testing.T) {
 // nothing is reported as stalled after so many bytes, not as a lost
 // connection, and retried.
 func TestStalledPDF(t *testing.T) {
-	pdf, err := os.ReadFile(toolformerPDF)
+	pdf, err := os.ReadFile(shareddata.Path(t, "pdfs", "papers", "toolformer_2302.04761v1.pdf"))
 	if err != nil {
 		t.Fatalf("test data missing: %v", err)
 	}

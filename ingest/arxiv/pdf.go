@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/internal/retry"
 )
 
@@ -44,6 +45,7 @@ func (c *Client) DownloadPDF(ctx context.Context, idv, path string) (int64, erro
 	}
 	idv = idWithVersion(id, v)
 	u := c.pdfURL() + idv
+	ctx = netlog.WithPurpose(ctx, PurposePDF)
 	part := path + ".part"
 	var n int64
 	for htmlTries := 0; ; htmlTries++ {

@@ -14,15 +14,16 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 // TestDownloadPDFContentChecks serves bodies the fake arXiv does not: HTML
 // labelled as a PDF, non-PDF bytes, leading whitespace, and a body cut off
 // mid-transfer.
 func TestDownloadPDFContentChecks(t *testing.T) {
-	pdf, err := os.ReadFile(toolformerPDF)
+	pdf, err := os.ReadFile(shareddata.Path(t, "pdfs", "papers", "toolformer_2302.04761v1.pdf"))
 	if err != nil {
-		t.Fatalf("test data missing: %v (see shared/data/README.md)", err)
+		t.Fatal(err)
 	}
 	tests := []struct {
 		name    string

@@ -178,15 +178,25 @@ func Body(paperID string, pages []Page, firstSeq int, opt Options) []store.Chunk
 	return out
 }
 
+// build joins sentences into a chunk. A chunk that spans pages records
+// where each page after its first starts (store.Chunk.PageBreaks): a
+// sentence is on one page, so pages start at sentences.
 func build(paperID string, seq int, ss []sentence) store.Chunk {
 	var b strings.Builder
 	lines := ss[0].role != role.Body
+	var breaks []int
+	ordered := true
 	for i, s := range ss {
 		if i > 0 {
 			if s.paraStart || lines {
 				b.WriteString("\n")
 			} else {
 				b.WriteString(" ")
+			}
+			prev := ss[i-1].page
+			ordered = ordered && s.page >= prev
+			for p := prev + 1; p <= s.page; p++ {
+				breaks = append(breaks, b.Len()) // one per page crossed: an empty page starts and ends here
 			}
 		}
 		b.WriteString(s.text)
@@ -196,7 +206,10 @@ func build(paperID string, seq int, ss []sentence) store.Chunk {
 		first = min(first, s.page)
 		last = max(last, s.page)
 	}
-	return store.Chunk{PaperID: paperID, Seq: seq, PageStart: first, PageEnd: last, Section: ss[0].section, Role: ss[0].role, Text: b.String()}
+	if !ordered || len(breaks) != last-first {
+		breaks = nil // pages out of order: which text is on which is not told
+	}
+	return store.Chunk{PaperID: paperID, Seq: seq, PageStart: first, PageEnd: last, Section: ss[0].section, Role: ss[0].role, Text: b.String(), PageBreaks: breaks}
 }
 
 // split turns pages into sentences, tracking the section in force.

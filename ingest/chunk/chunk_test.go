@@ -3,21 +3,20 @@ package chunk
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/role"
 )
 
 // refPages reads pdftotext output of a real paper as pages.
 func refPages(t *testing.T, name string) []Page {
 	t.Helper()
-	path := filepath.Join("..", "..", "..", "shared", "data", "pdfs", "reference-text", name)
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(shareddata.Path(t, "pdfs", "reference-text", name))
 	if err != nil {
-		t.Fatalf("test data missing (expected ../shared/data beside the repo, see its README): %v", err)
+		t.Fatal(err)
 	}
 	var pages []Page
 	for i, p := range strings.Split(string(b), "\f") {

@@ -13,19 +13,18 @@ import (
 
 	"github.com/papers-cli/papers/ingest/pdf/score"
 	"github.com/papers-cli/papers/ingest/pdf/syntax"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/role"
 )
 
-// dataDir is the shared test data (see ../shared/data/README.md).
-const dataDir = "../../../shared/data"
+// dataDir is the shared test data (see package shareddata).
+var dataDir = shareddata.Root()
 
+// needData is the folder sub of the shared test data; without it the
+// test is left out, saying so.
 func needData(t testing.TB, sub string) string {
 	t.Helper()
-	dir := filepath.Join(dataDir, sub)
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("test data missing: %v (the tests need ../shared/data next to the repository)", err)
-	}
-	return dir
+	return shareddata.Path(t, strings.Split(sub, "/")...)
 }
 
 func pdfsIn(t testing.TB, dir string) []string {

@@ -8,17 +8,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
-// sample is a real user's Zotero 7 data directory (see its SOURCE.txt).
-const sample = "../../../shared/data/zotero/yi1699-zotero7"
-
+// needSample is a real user's Zotero 7 data directory (see its
+// SOURCE.txt in the shared data).
 func needSample(t testing.TB) string {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(sample, DBName)); err != nil {
-		t.Fatalf("test data missing: %v (the tests need ../shared/data/zotero next to the repository)", err)
-	}
-	return sample
+	shareddata.Path(t, "zotero", "yi1699-zotero7", DBName)
+	return shareddata.Path(t, "zotero", "yi1699-zotero7")
 }
 
 func TestReadRealLibrary(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/internal/retry"
 )
 
@@ -28,8 +29,11 @@ type Config struct {
 	// Service is what the server is asked for (Chat, Embeddings): it names
 	// the server in messages and chooses the hints of its errors.
 	Service Service
-	// HTTPClient overrides the HTTP client; nil uses DefaultTransport. Its
-	// transport is wrapped to read Retry-After and to cap replies at MaxBody.
+	// HTTPClient sends the requests: the run's one client, which records
+	// them in the network ledger and refuses them offline (internal/netlog);
+	// nil uses a client of its own that records nothing. Its transport is
+	// wrapped to tag the requests for the ledger (purpose, tokens), to read
+	// Retry-After and to cap replies at MaxBody.
 	HTTPClient *http.Client
 	// MaxBody caps the bytes read of one reply, error bodies and streams
 	// included (0: DefaultMaxBody). A longer reply fails with *TooLargeError.
@@ -68,13 +72,14 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: DefaultTransport()}
+		hc = netlog.New(netlog.Options{}).Client()
 	}
 	c := *hc
 	t := c.Transport
 	if t == nil {
-		t = http.DefaultTransport
+		t = netlog.New(netlog.Options{})
 	}
+	t = netlog.Tag(t, purposeOf(cfg.Service), ReadTokens)
 	max := cfg.MaxBody
 	if max <= 0 {
 		max = DefaultMaxBody

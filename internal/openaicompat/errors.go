@@ -227,6 +227,39 @@ func (e *Error) Hint() string {
 	return ""
 }
 
+// ToolHint is Hint for an assistant calling papers' MCP tools (hint.ToolOf
+// reads it): the same fix, with the tools' arguments where Hint names
+// flags, and what only the user can change (the server's configuration)
+// said to be the user's.
+func (e *Error) ToolHint() string {
+	if e.Service == Embeddings {
+		switch e.Kind {
+		case Quota, RateLimited, Server:
+			return "the embedding server cannot embed now: search with mode \"bm25\" works without it; the user can re-embed the library locally in a terminal (papers reindex --embedder local)"
+		case BadRequest, ModelNotFound, ContextTooLong:
+			return "the user checks the embedding model's name (for Ollama: ollama pull MODEL); search with mode \"bm25\" works without it"
+		}
+		if h := e.embedHint(); h != "" {
+			return "the user fixes the embedding server: " + h + "; search with mode \"bm25\" works without it"
+		}
+		return ""
+	}
+	const extractive = `call ask with mode "extractive" (digest with extractive true), which needs no model`
+	switch e.Kind {
+	case NoAPIKey, Auth, Quota, ModelNotFound, Unreachable, BadReply:
+		return extractive + "; the user fixes the model in papers mcp's configuration (OPENAI_API_KEY, OPENAI_BASE_URL, OLLAMA_HOST, --llm)"
+	case ContextTooLong:
+		return "call ask again with a smaller k"
+	case Timeout:
+		return "the server may still be loading the model: try again, or " + extractive
+	case BadRequest:
+		if e.Status == http.StatusNotFound {
+			return extractive + "; the user fixes OPENAI_BASE_URL in papers mcp's configuration"
+		}
+	}
+	return e.Hint()
+}
+
 // embedHint is Hint for an embedding server.
 func (e *Error) embedHint() string {
 	switch e.Kind {

@@ -9,27 +9,10 @@ package openaicompat
 
 import (
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
-	"time"
 )
-
-// DefaultTransport bounds connecting and waiting for response headers; the
-// whole request is bounded by the caller's context, since a streamed answer
-// may rightly take minutes. A local model may load for a minute before its
-// first byte, and a non-streamed reply arrives only when complete, hence the
-// generous header timeout.
-func DefaultTransport() *http.Transport {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = 10 * time.Second
-	t.ResponseHeaderTimeout = 5 * time.Minute
-	t.IdleConnTimeout = 90 * time.Second
-	return t
-}
 
 var versionSegment = regexp.MustCompile(`/v\d+[a-z0-9]*(/|$)`)
 

@@ -6,6 +6,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -76,16 +77,16 @@ func WithHint(ctx context.Context) (context.Context, *Hint) {
 }
 
 // Transport records the Retry-After of error responses (status >= 400) in
-// the Hint of the request's context, if it has one.
+// the Hint of the request's context, if it has one. Base sends the
+// requests (the run's transport, internal/netlog); it must be set.
 type Transport struct{ Base http.RoundTripper }
 
 // RoundTrip implements http.RoundTripper.
 func (t Transport) RoundTrip(r *http.Request) (*http.Response, error) {
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
+	if t.Base == nil {
+		return nil, errors.New("retry.Transport has no Base transport")
 	}
-	resp, err := base.RoundTrip(r)
+	resp, err := t.Base.RoundTrip(r)
 	if err == nil && resp.StatusCode >= 400 {
 		if h, ok := r.Context().Value(hintKey{}).(*Hint); ok {
 			h.After, h.Set = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())

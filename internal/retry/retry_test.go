@@ -65,7 +65,7 @@ func TestTransportRecordsRetryAfter(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 	}))
 	defer srv.Close()
-	client := &http.Client{Transport: Transport{}}
+	client := &http.Client{Transport: Transport{Base: srv.Client().Transport}}
 	ctx, hint := WithHint(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
 	resp, err := client.Do(req)

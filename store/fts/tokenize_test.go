@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	_ "modernc.org/sqlite"
-)
 
-const scifactCorpus = "../../../shared/data/scifact/corpus.jsonl"
+	"github.com/papers-cli/papers/internal/shareddata"
+)
 
 // readCorpus returns the title and text of every SciFact abstract.
 func readCorpus(t testing.TB) []string { return readCorpusN(t, 0) }
@@ -21,9 +21,9 @@ func readCorpus(t testing.TB) []string { return readCorpusN(t, 0) }
 // (all of them for n = 0).
 func readCorpusN(t testing.TB, n int) []string {
 	t.Helper()
-	f, err := os.Open(scifactCorpus)
+	f, err := os.Open(shareddata.Path(t, "scifact", "corpus.jsonl"))
 	if err != nil {
-		t.Fatalf("the SciFact corpus is needed at %s (see shared/data/README.md): %v", scifactCorpus, err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	var docs []string

@@ -38,6 +38,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -52,6 +53,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
 // Options configure a Server. The zero value serves the recorded data with
@@ -104,6 +106,7 @@ type Request struct {
 	UserAgent  string
 	RemoteAddr string // the client connection
 	Status     int    // 0 when the connection was reset
+	Bytes      int64  // the bytes of the response body written
 }
 
 // Server is an httptest arXiv speaking the real protocol from recorded
@@ -228,10 +231,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, kind string, h fu
 	}
 	s.mu.Unlock()
 	status := 0
+	cw := &countingWriter{ResponseWriter: w}
+	w = cw
 	defer func() {
 		s.mu.Lock()
 		s.inFlight--
 		s.reqs[idx].Status = status
+		s.reqs[idx].Bytes = cw.n
 		s.mu.Unlock()
 	}()
 	if s.opts.Latency > 0 {
@@ -263,6 +269,33 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, kind string, h fu
 		conn.Close()
 	default:
 		status = h(w, r)
+	}
+}
+
+// countingWriter counts the bytes of a response body; it can still be
+// hijacked (to reset the connection).
+type countingWriter struct {
+	http.ResponseWriter
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := c.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, fmt.Errorf("arxivtest: the response writer cannot be hijacked")
+	}
+	return h.Hijack()
+}
+
+func (c *countingWriter) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
 	}
 }
 
@@ -587,25 +620,12 @@ var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "
 func esc(s string) string { return escaper.Replace(s) }
 
 // DataDir returns the shared test data folder (the one holding arxiv/ and
-// pdfs/), found by walking up from the working directory to a
-// shared/data/arxiv folder. It fails the test if there is none.
+// pdfs/; see package shareddata). Without it the test is left out, saying
+// so (it fails under PAPERS_REQUIRE_SHARED_DATA).
 func DataDir(t testing.TB) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("arxivtest: find test data: %v", err)
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		cand := filepath.Join(dir, "shared", "data")
-		if fi, err := os.Stat(filepath.Join(cand, "arxiv")); err == nil && fi.IsDir() {
-			return cand
-		}
-		if filepath.Dir(dir) == dir {
-			break
-		}
-	}
-	t.Fatalf("arxivtest: test data missing: no shared/data/arxiv in %s or any folder above it (expected /work/shared/data; see its README.md)", wd)
-	return ""
+	shareddata.Path(t, "arxiv")
+	return shareddata.Root()
 }
 
 // RecordedEntries parses every recorded API response under

@@ -8,19 +8,19 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/shareddata"
 )
 
-// dataDir is the shared test data beside the repository.
-var dataDir = filepath.Join("..", "..", "..", "..", "shared", "data")
-
+// openShared opens rel (slash-separated) of the shared test data (see
+// package shareddata); without it the test is left out, saying so.
 func openShared(t *testing.T, rel string) *File {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dataDir, rel))
+	data, err := os.ReadFile(shareddata.Path(t, strings.Split(rel, "/")...))
 	if err != nil {
-		t.Fatalf("test data missing: %v (the tests need ../shared/data next to the repository)", err)
+		t.Fatal(err)
 	}
 	f, err := Open(context.Background(), data)
 	if err != nil {

@@ -2,19 +2,23 @@
 // assistant would: list the tools, call each, check shapes and content,
 // cancel a long ingest. Run by cmd/papers/mcp_e2e_test.go, which starts the
 // fake arXiv and passes in the environment:
-//   PAPERS_BIN       the papers binary (run as: PAPERS_BIN mcp)
-//   PAPERS_HOME      an empty library directory
-//   PAPERS_ARXIV_*   the fake arXiv
+//   PAPERS_MCP_CONFIG  what `papers mcp --print-config claude` printed: the
+//                      server's command (absolute), args and env (the
+//                      library, empty), which the client starts as given
+//   PAPERS_ARXIV_*     the fake arXiv
 // It exits non-zero with a message on the first check that fails, and
 // prints one JSON line of what it saw at the end.
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getEncoding } from "js-tiktoken";
 
+const config = JSON.parse(process.env.PAPERS_MCP_CONFIG).mcpServers.papers;
+assert.ok(config.command.startsWith("/"), `command ${config.command} is not an absolute path`);
 const transport = new StdioClientTransport({
-  command: process.env.PAPERS_BIN,
-  args: ["mcp"],
-  env: { ...process.env },
+  command: config.command,
+  args: config.args,
+  env: { ...process.env, ...config.env },
   stderr: "inherit",
 });
 const client = new Client({ name: "papers-e2e", version: "1.0.0" });
@@ -33,26 +37,35 @@ client.onerror = (e) => {
 await client.connect(transport);
 const seen = { server: client.getServerVersion() };
 
-// tools/list: every tool, with descriptions and both schemas
-const { tools } = await client.listTools();
+// tools/list: every tool, with a description and an input schema, and
+// all of it within 2,500 tokens of an assistant's context (o200k_base,
+// GPT-4o's tokenizer; 9,021 before issue 30)
+const listed = await client.listTools();
+const { tools } = listed;
 const names = tools.map((t) => t.name).sort();
 assert.deepEqual(names, ["ask", "digest", "export_bibtex", "get_paper", "ingest", "list_papers",
   "list_topics", "momentum", "read_paper", "related", "review", "search", "update"]);
 for (const t of tools) {
   assert.ok(t.description.length > 60, `${t.name}: description`);
   assert.equal(t.inputSchema.type, "object", `${t.name}: inputSchema`);
-  assert.equal(t.outputSchema?.type, "object", `${t.name}: outputSchema`);
 }
 seen.tools = names;
+seen.toolsListTokens = getEncoding("o200k_base").encode(JSON.stringify(listed)).length;
+assert.ok(seen.toolsListTokens <= 2500, `tools/list is ${seen.toolsListTokens} tokens, want at most 2,500`);
 
-// a call: structured content (validated by the SDK against the output
-// schema) and the same JSON as text
+// a call: structured content and the same JSON as text, within the
+// call's budget (max_chars, default 6000 characters)
 async function call(name, args, options) {
   const res = await client.callTool({ name, arguments: args }, undefined, options);
   if (res.isError) return res;
   assert.ok(res.structuredContent, `${name}: structuredContent`);
   assert.equal(res.content[0].type, "text");
   assert.deepEqual(JSON.parse(res.content[0].text), res.structuredContent, `${name}: text content`);
+  if (name !== "ingest" && name !== "update") {
+    const budget = args.max_chars ?? (name === "read_paper" ? 8000 : 6000);
+    const chars = [...res.content[0].text].length;
+    assert.ok(chars <= budget, `${name}: ${chars} characters, over its budget of ${budget}`);
+  }
   return res;
 }
 function failed(res, ...words) {
@@ -81,7 +94,8 @@ const ps = res.structuredContent.passages;
 assert.equal(ps.length, 3);
 assert.equal(ps[0].id, "2302.04761");
 assert.equal(ps[0].version, 1);
-for (const p of ps) for (const f of ["id", "version", "title", "pages", "section", "score", "text"]) assert.ok(f in p, f);
+for (const p of ps) for (const f of ["id", "version", "title", "pages", "text"]) assert.ok(f in p, f);
+assert.ok(!("score" in ps[0]) && !("chunk" in ps[0]), "search rows are compact by default");
 seen.search = ps.map((p) => `${p.id}v${p.version} p.${p.pages}`);
 
 res = await call("ask", { question: "Which tools does Toolformer use?", mode: "extractive" });
@@ -94,22 +108,26 @@ res = await call("get_paper", { id: "https://arxiv.org/abs/2302.04761v1" });
 assert.equal(res.structuredContent.pages, 17);
 assert.ok(res.structuredContent.sections.length > 2);
 
-let start = 0, reads = 0, text = "";
+let cursor, reads = 0, text = "";
 for (;;) {
-  res = await call("read_paper", { id: "2302.04761", start, max_chars: 20000 });
+  res = await call("read_paper", { id: "2302.04761", max_chars: 20000, ...(cursor ? { cursor } : {}) });
   const r = res.structuredContent;
-  assert.ok(r.text.length <= 20000 * 2); // UTF-16 code units
   text += r.text;
   reads++;
-  if (r.next_start === null) break;
-  start = r.next_start;
+  if (!r.next_cursor) break;
+  cursor = r.next_cursor;
 }
 assert.ok(reads >= 3 && text.includes("[page 17]"), `${reads} reads`);
 seen.read = reads;
+// a page is exactly its own
+res = await call("read_paper", { id: "2302.04761", page_start: 6 });
+assert.ok(res.structuredContent.text.startsWith("[page 6]") && !res.structuredContent.text.includes("[page 7]"), res.structuredContent.text.slice(0, 200));
+assert.equal(res.structuredContent.page_start, 6);
+assert.equal(res.structuredContent.page_end, 6);
 
 res = await call("list_papers", { limit: 10 });
 assert.equal(res.structuredContent.papers.length, 1);
-assert.equal(res.structuredContent.next_offset, null);
+assert.equal(res.structuredContent.next_cursor, undefined);
 res = await call("related", { id: "2302.04761v1" });
 assert.equal(res.structuredContent.id, "2302.04761");
 assert.deepEqual(res.structuredContent.related, []); // the only paper
