@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/papers-cli/papers/role"
@@ -12,7 +13,7 @@ import (
 )
 
 // TestChunkRoles: a chunk's role is stored and read back by every reader
-// of chunks (Chunks, ChunkTexts); a library of schema 5, whose chunks have
+// of chunks (Chunks, ChunkTexts, ForEachChunk); a library of schema 6, whose chunks have
 // no role, reads them as body text after the migration, and an identical
 // re-ingest of role-less chunks is still recognised (the fingerprint of
 // body text did not change).
@@ -44,17 +45,26 @@ func TestChunkRoles(t *testing.T) {
 	if err != nil || texts["a#2"].Role != role.Table || texts["a#1"].Role != role.Body {
 		t.Errorf("ChunkTexts = %+v, %v", texts, err)
 	}
+	var walked []role.Role
+	if err := lib.ForEachChunk(ctx, false, func(c store.Chunk) error {
+		if c.PaperID == "a" {
+			walked = append(walked, c.Role)
+		}
+		return nil
+	}); err != nil || !slices.Equal(walked, want) {
+		t.Errorf("ForEachChunk: roles %v, %v", walked, err)
+	}
 	lib.Close()
 
-	// back to schema 5: chunks without a role column
+	// back to schema 6: chunks without a role column
 	db, err := sql.Open("sqlite", filepath.Join(dir, store.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
 		"ALTER TABLE chunks DROP COLUMN role",
-		"UPDATE manifest SET value = '5' WHERE key = 'schema'",
-		"PRAGMA user_version = 5",
+		"UPDATE manifest SET value = '6' WHERE key = 'schema'",
+		"PRAGMA user_version = 6",
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -68,7 +78,7 @@ func TestChunkRoles(t *testing.T) {
 	}
 	for i, c := range got {
 		if c.Role != role.Body {
-			t.Errorf("chunk %d of a schema 5 library reads as %q, want body", i, c.Role)
+			t.Errorf("chunk %d of a schema 6 library reads as %q, want body", i, c.Role)
 		}
 	}
 	if err := lib.Check(ctx); err != nil {
