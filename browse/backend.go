@@ -50,7 +50,12 @@ type Page struct {
 	Topic    store.Topic
 	All      bool // the whole library, not a topic
 	Momentum *topic.Momentum
-	Papers   []store.Paper
+	// Held is the topic's momentum counted from the library, kept when
+	// arXiv's replaces Momentum: the page says how the two differ (a
+	// topic filled from a corpus may hold papers arXiv's count of its
+	// query does not see).
+	Held   *topic.Momentum
+	Papers []store.Paper
 	// Total is how many papers the page has: more than len(Papers) when
 	// only the newest were loaded (the model then loads the rest).
 	Total int
@@ -125,6 +130,7 @@ func (b *Library) Page(ctx context.Context, name string, limit int) (*Page, erro
 		}
 		f.Topics = []string{pg.Topic.Name}
 		pg.Momentum, err = topic.MomentumOffline(ctx, b.Lib, pg.Topic, b.now())
+		pg.Held = pg.Momentum
 	} else {
 		pg.Momentum, err = topic.MomentumLibrary(ctx, b.Lib, b.now())
 	}

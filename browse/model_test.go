@@ -594,8 +594,41 @@ func TestMomentumFromArxiv(t *testing.T) {
 	if strings.Contains(d.screen(), "(from the library)") {
 		t.Errorf("the momentum is still the library's:\n%s", d.screen())
 	}
+	// where the counts come from: arXiv's, for the topic's query, beside
+	// what the library holds (the topic's papers came from a corpus)
+	saysFlat(t, d.screen(), "(on arXiv, for its query "+testTopicQuery(t)+"; the library holds 30 from these weeks)")
 	off := newDriver(t, backend(testLibrary(t)), browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
 	off.contains("30 papers in the last four weeks", "(from the library)")
+
+	// arXiv counts none for the query: the page says so, and what the
+	// library holds (it showed 0 papers and a flat chart, no more)
+	none := arxivtest.NewServer(t, arxivtest.Options{})
+	ax0 := arxiv.New()
+	ax0.APIURL, ax0.PDFURL, ax0.Delay = none.APIURL(), none.PDFURL(), -1
+	be0 := backend(testLibrary(t))
+	be0.Arxiv = ax0
+	z := newDriver(t, be0, browse.Options{Topic: "rl", Online: true, Width: 120, Height: 40})
+	saysFlat(t, z.screen(), "0 papers in the last four weeks", "(on arXiv, for its query "+testTopicQuery(t)+"; the library holds 30 from these weeks;")
+}
+
+// saysFlat checks that the screen, its lines joined, says each of want.
+func saysFlat(t *testing.T, screen string, want ...string) {
+	t.Helper()
+	flat := strings.Join(strings.Fields(screen), " ")
+	for _, w := range want {
+		if !strings.Contains(flat, w) {
+			t.Errorf("the screen does not say %q:\n%s", w, screen)
+		}
+	}
+}
+
+// testTopicQuery is the query of the test library's topic.
+func testTopicQuery(t *testing.T) string {
+	tp, err := testLibrary(t).Topic(context.Background(), "rl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp.Query
 }
 
 // v asks each of the page's newest papers a question: the table papers

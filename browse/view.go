@@ -149,8 +149,16 @@ func (m *Model) headerLines() []string {
 	if mo := pg.Momentum; mo != nil {
 		sentence := mo.Sentence()
 		note := ""
-		if mo.Source == "library" && !pg.All {
+		switch {
+		case mo.Source == "library" && !pg.All:
 			note = "from the library"
+		case mo.Source == "arxiv":
+			// where the counts come from: arXiv's papers matching the
+			// query, which need not be the papers the topic holds
+			note = "on arXiv, for its query " + safetext.OneLine(pg.Topic.Query)
+			if h := pg.Held; h != nil && h.Last4 != mo.Last4 {
+				note += fmt.Sprintf("; the library holds %d from these weeks", h.Last4)
+			}
 		}
 		if mo.Last4 == 0 && len(pg.Papers) > 0 && !pg.Papers[0].Published.IsZero() {
 			// An empty chart: say when the page's papers are from.

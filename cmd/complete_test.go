@@ -62,7 +62,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"update", ""}, "agents ir"},
 		{[]string{"ask", "--topic", "i"}, "ir"},
 		{[]string{"search", "--mode", ""}, "hybrid bm25 dense"},
-		{[]string{"export", "--format", ""}, "bibtex csl-json"},
+		{[]string{"export", "--format", ""}, "bibtex csl-json ris"},
 		{[]string{"digest", "agents", "--format", ""}, "md json"},
 		{[]string{"digest", "agents", "--rank", ""}, "date relevance"},
 		{[]string{"ingest", "--embedder", ""}, "local openai: ollama:"},

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/ingest/pdfproc"
 )
 
 func init() { register(newExtractCmd) }
@@ -86,9 +87,9 @@ Warnings go to stderr.`,
 
 func runExtract(ctx context.Context, o *extractOptions) error {
 	path, stdout, stderr := o.path, o.io.Out, o.io.ErrOut
-	doc, err := pdf.ExtractFile(ctx, path)
+	doc, err := pdfproc.Extract(ctx, path)
 	if err != nil && !(errors.Is(err, pdf.ErrGarbled) && doc != nil) {
-		return extractHint(err)
+		return extractHint(fmt.Errorf("extract %s: %w", path, err))
 	}
 	if o.json {
 		rec := extractRecord{Title: doc.Title, ArxivID: doc.ArxivID, ArxivDate: doc.ArxivDate, Warnings: doc.Warnings, Pages: []extractPage{}}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/crossref"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
@@ -28,6 +29,8 @@ type ingestOptions struct {
 	retryFailed   bool
 	jsonl         []string
 	zotero        string
+	bibs          []string
+	doiPDFs       bool
 	json          bool
 	chunkSize     int
 	chunkOverlap  int
@@ -43,12 +46,15 @@ type ingestOptions struct {
 func newIngestCmd(g *globalOptions) *cobra.Command {
 	o := &ingestOptions{globalOptions: g}
 	c := &cobra.Command{
-		Use:   "ingest [QUERY | ARXIV-ID | URL | FILE.pdf | DIR]...",
-		Short: "Add papers to the library from arXiv, local PDFs or a JSONL corpus",
+		Use:   "ingest [QUERY | ARXIV-ID | DOI | URL | FILE.pdf | DIR | FILE.bib]...",
+		Short: "Add papers to the library from arXiv, DOIs, local PDFs, BibTeX, Zotero or a JSONL corpus",
 		Long: `Add papers to the library.
 
 An argument is taken as
+  - a BibTeX file if its name ends in .bib (also --bib FILE);
   - a local PDF file or a directory (searched recursively for *.pdf), if it exists;
+  - a DOI: 10.1145/1327452.1327492, doi:10..., https://doi.org/10...
+    (Crossref's record; arXiv's own DOIs 10.48550/arXiv.ID are that arXiv id);
   - an arXiv id or URL: 2501.12948, 2210.03629v3, astro-ph/0601001,
     https://arxiv.org/abs/1111.2011, https://arxiv.org/pdf/2501.12948v1;
   - otherwise an arXiv search query in arXiv syntax (ti:, abs:, au:, cat:,
@@ -73,14 +79,31 @@ of Zotero's is written. Attachments whose files are absent are listed as
 missing; the items come in all the same. A re-run reads only items changed
 since.
 
-One paper is one entry: a PDF, a Zotero item or a corpus record of a paper
-the library holds (same arXiv id, DOI or file) joins it. A local PDF that
+A .bib file's entries come in with their type, fields and citation key
+(show and export find them by it); an entry with an arXiv id or DOI is that
+paper; a file field (Zotero, JabRef, Mendeley, BibDesk) brings the PDF's
+text. Entries that cannot be read are reported by line and skipped.
+
+A local PDF that names a DOI (first page, XMP, Info) is filled from
+Crossref; one with neither a DOI nor an arXiv id is searched for by title
+and first author, and Crossref's answer is taken only when its title is
+0.85 alike (a note says when it is not). With --pdf a DOI's open-access
+PDF (the link Crossref lists, else the landing page's citation_pdf_url)
+brings its full text; without, the paper holds its record and the
+abstract Crossref has. Offline the file's own record is
+kept; papers update fills it in. PAPERS_EMAIL puts Crossref requests in its
+polite pool; PAPERS_CROSSREF_API_URL points at a mirror.
+
+One paper is one entry: a PDF, a Zotero item, a BibTeX entry or a corpus
+record of a paper the library holds (same arXiv id, DOI or file) joins it. A local PDF that
 names its arXiv id (the arXiv stamp, an arxiv.org URL) is keyed by it, and
 arXiv's record replaces what the file says of itself (one request for all
 the files of a run; offline, the next run fills it in).`,
 		Example: `  papers ingest 'abs:"reinforcement learning" AND abs:agent' --max 20
   papers ingest 2501.12948 2210.03629v3 https://arxiv.org/abs/1111.2011
   papers ingest ./paper.pdf ./papers-dir/
+  papers ingest 10.1145/1327452.1327492 https://doi.org/10.1371/journal.pone.0033693
+  papers ingest refs.bib --json | jq .failed
   papers ingest --jsonl corpus.jsonl --json | jq .failed
   papers ingest --zotero --json | jq .missing
   papers ingest --zotero ~/snap/zotero-snap/common/Zotero`,
@@ -88,7 +111,7 @@ the files of a run; offline, the next run fills it in).`,
 			if c.Flags().Changed("zotero") {
 				args = o.zoteroDir(args)
 			}
-			if len(args) == 0 && len(o.jsonl) == 0 && o.zotero == "" {
+			if len(args) == 0 && len(o.jsonl) == 0 && o.zotero == "" && len(o.bibs) == 0 {
 				return withHint(withExit(errors.New("nothing to ingest"), ExitUsage),
 					"give an arXiv query, ids, PDF files or --jsonl FILE (see papers ingest --help)")
 			}
@@ -119,6 +142,8 @@ the files of a run; offline, the next run fills it in).`,
 	f.BoolVar(&o.retryFailed, "retry-failed", false, "try again now the PDFs that failed before (else on a schedule: after 6 h, 1 day, 4 days, then weekly)")
 	f.StringArrayVar(&o.jsonl, "jsonl", nil, "ingest a BEIR-style JSONL corpus (repeatable)")
 	f.StringVar(&o.zotero, "zotero", "", "import the Zotero library in `DIR` (Zotero's data directory; default ~/Zotero)")
+	f.StringArrayVar(&o.bibs, "bib", nil, "ingest the entries of a BibTeX `FILE` (repeatable; a FILE.bib argument does the same)")
+	f.BoolVar(&o.doiPDFs, "pdf", false, "for DOIs, also fetch the open-access PDF (the link Crossref lists, else the landing page's) for the full text; PAPERS_PDF=1 always does")
 	f.Lookup("zotero").NoOptDefVal = zoteroDefault
 	addJSON(c, &o.json, "print a JSON summary (added, updated, unchanged, failed, skipped)")
 	f.IntVar(&o.chunkSize, "chunk-size", 0, fmt.Sprintf("target words per chunk (default: the library's, %d for a new one)", library.Chunking.Size))
@@ -133,6 +158,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	start := time.Now()
 	src := ingest.Classify(o.args)
 	src.Corpora, src.Zotero, src.Max = o.jsonl, o.zotero, o.max
+	src.Bibs = append(src.Bibs, o.bibs...)
 	s, err := o.session()
 	if err != nil {
 		return err
@@ -146,6 +172,7 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 	opts := library.IngestOptions{
 		WriteOptions: o.writeOptions(e, o.abstractsOnly, o.retryFailed, o.workers, prog),
 		Topic:        o.topic,
+		DOIPDFs:      o.doiPDFs,
 	}
 	if o.sizeSet {
 		opts.ChunkSize = &o.chunkSize
@@ -162,7 +189,8 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		prog.done()
 		return runErr
 	}
-	if err := finishIngest(ctx, o.globalOptions, prog, len(total.Added)+len(total.Failed), len(total.Updated), ""); err != nil {
+	_, kept := splitFailed(total.Failed)
+	if err := finishIngest(ctx, o.globalOptions, prog, len(total.Added)+kept, len(total.Updated), ""); err != nil {
 		return err
 	}
 	total.Elapsed = time.Since(start).Seconds() // the steps' own times leave out what failed early
@@ -179,8 +207,9 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 			skipped += fmt.Sprintf(", %s missing", textkit.Count(len(total.Missing), "attachment"))
 			warnMissing(o.io.ErrOut, total.Missing)
 		}
-		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s (%s, %s) in %.1fs\n",
-			len(total.Added), len(total.Updated), len(total.Unchanged), len(total.Failed), skipped, textkit.Count(total.Pages, "page"), textkit.Count(total.Chunks, "chunk"), total.Elapsed)
+		lost, kept := splitFailed(total.Failed)
+		fmt.Fprintf(o.io.Out, "added %d, updated %d, unchanged %d, failed %d%s%s (%s, %s) in %.1fs\n",
+			len(total.Added), len(total.Updated), len(total.Unchanged), lost, keptNote(kept), skipped, textkit.Count(total.Pages, "page"), textkit.Count(total.Chunks, "chunk"), total.Elapsed)
 	}
 	if runErr != nil {
 		return runErr
@@ -189,6 +218,29 @@ func runIngest(ctx context.Context, o *ingestOptions) error {
 		return quietError{code: ExitError}
 	}
 	return nil
+}
+
+// splitFailed counts the failures of a run: items that are not in the
+// library (lost), and papers stored with their abstract only because
+// their PDF failed (kept), which the summary must not count as lost.
+func splitFailed(fs []ingest.Failure) (lost, kept int) {
+	for _, f := range fs {
+		if f.AbstractKept {
+			kept++
+		} else {
+			lost++
+		}
+	}
+	return lost, kept
+}
+
+// keptNote is the summary's note of the papers stored with their abstract
+// only: ", abstract only 19 (PDF failed, tried again later)".
+func keptNote(kept int) string {
+	if kept == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", abstract only %d (PDF failed, tried again later)", kept)
 }
 
 // writeOptions are the options of a write (ingest, update) from the flags:
@@ -218,8 +270,9 @@ func warnMissing(w io.Writer, ms []ingest.Missing) {
 }
 
 // finishIngest is the tail of ingest and update: it ends the progress
-// display; on an interruption it says what was kept (then, again) and
-// returns the context's error.
+// display; on an interruption it says what the library kept (added: the
+// papers stored new, with their full text or their abstract only, nothing
+// that failed), then again, and returns the context's error.
 func finishIngest(ctx context.Context, g *globalOptions, prog *ingestProgress, added, updated int, again string) error {
 	prog.done()
 	if ctx.Err() != nil {
@@ -261,6 +314,12 @@ func itemHint(err error) string {
 	}
 	if errors.Is(err, ingest.ErrCorpusUnreadable) {
 		return `--jsonl takes a file with one {"_id","title","text"} object per line: check its path`
+	}
+	if errors.Is(err, ingest.ErrBibUnreadable) {
+		return "give a BibTeX file (@article{key, title = {...}, ...}) that exists: check its path"
+	}
+	if errors.Is(err, crossref.ErrNotFound) {
+		return "check the DOI (https://doi.org/ followed by it opens the paper's page); DOIs registered with DataCite (Zenodo, figshare, datasets) are not in Crossref"
 	}
 	var clash *ingest.IDClashError
 	if errors.As(err, &clash) {

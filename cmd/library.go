@@ -20,14 +20,18 @@ import (
 
 // sessionConfig is the library session of this run as the flags and the
 // environment set it: the library of --home, the servers of
-// OPENAI_BASE_URL/OPENAI_API_KEY/OLLAMA_HOST, arXiv's PAPERS_ARXIV_* and
-// notes on stderr. Commands that use a model set its LLM.
+// OPENAI_BASE_URL/OPENAI_API_KEY/OLLAMA_HOST, arXiv's PAPERS_ARXIV_*,
+// Crossref's PAPERS_CROSSREF_* and PAPERS_EMAIL, and notes on stderr. Commands that use a model set its LLM.
 func (g *globalOptions) sessionConfig() (library.Config, error) {
 	dir, err := g.libraryDir()
 	if err != nil {
 		return library.Config{}, err
 	}
 	ax, err := arxivConfig()
+	if err != nil {
+		return library.Config{}, err
+	}
+	cr, err := crossrefConfig()
 	if err != nil {
 		return library.Config{}, err
 	}
@@ -38,7 +42,7 @@ func (g *globalOptions) sessionConfig() (library.Config, error) {
 	if g.maxCost < 0 {
 		return library.Config{}, usageError("--max-cost must not be negative, got %v", g.maxCost)
 	}
-	return library.Config{Dir: dir, Embed: embedOptions(g.io), Arxiv: ax, Logf: g.notef, HTTPClient: g.httpClient(),
+	return library.Config{Dir: dir, Embed: embedOptions(g.io), Arxiv: ax, Crossref: cr, Logf: g.notef, HTTPClient: g.httpClient(),
 		Prices: prices, MaxCost: g.maxCost}, nil
 }
 
@@ -184,6 +188,30 @@ func arxivConfig() (library.ArxivConfig, error) {
 				return c, usageError("invalid PAPERS_ARXIV_DELAY=%q: use a duration like 3s or 500ms", v)
 			}
 			d = time.Duration(secs * float64(time.Second))
+		}
+		c.Delay = d
+		if d == 0 {
+			c.Delay = -1 // the client reads 0 as its default; the user means none
+		}
+	}
+	return c, nil
+}
+
+// crossrefConfig reads the Crossref client's settings from the
+// environment: PAPERS_CROSSREF_API_URL (a mirror, a test's fake),
+// PAPERS_EMAIL (Crossref's polite pool), PAPERS_CROSSREF_DELAY, and
+// PAPERS_DOI_URL (the DOI resolver landing pages are reached through).
+func crossrefConfig() (library.CrossrefConfig, error) {
+	c := library.CrossrefConfig{
+		APIURL:      os.Getenv("PAPERS_CROSSREF_API_URL"),
+		Mailto:      strings.TrimSpace(os.Getenv("PAPERS_EMAIL")),
+		UserAgent:   fmt.Sprintf("papers/%s (+https://github.com/papers-cli/papers)", Version),
+		DOIResolver: os.Getenv("PAPERS_DOI_URL"),
+	}
+	if v := os.Getenv("PAPERS_CROSSREF_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, usageError("invalid PAPERS_CROSSREF_DELAY=%q: use a duration like 200ms", v)
 		}
 		c.Delay = d
 		if d == 0 {

@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"context"
-	"io"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/papers-cli/papers/library"
@@ -16,6 +14,7 @@ func init() { register(newMCPCmd) }
 type mcpOptions struct {
 	*globalOptions
 	readOnly    bool
+	allow       []string
 	llm         llmFlags
 	workers     int
 	printConfig string   // the client whose configuration to print
@@ -32,10 +31,12 @@ to search, ask, read and cite the library, browse topics and add papers.
 
 Tools: search, ask, get_paper, read_paper, list_papers, related,
 list_topics, momentum, digest, export_bibtex, ingest, update (the last two
-refused with --read-only). Resources: each paper as papers://ID. Prompts:
-literature_review, topic_digest. Errors are tool results marked isError
-with the message papers would print. stdout carries only the protocol;
-notes go to stderr.
+refused with --read-only; ingest reads local PDFs only under the
+directories given with --allow and the client's roots). Resources: each
+paper as papers://ID. Prompts: literature_review, topic_digest. Errors
+are tool results marked isError with the message papers would print; a
+malformed message gets JSON-RPC's error and the server reads on. stdout
+carries only the protocol; notes go to stderr.
 
 Every result fits a budget (max_chars, default 6000 characters) and pages
 with next_cursor; search and list_papers give compact rows unless full.
@@ -50,6 +51,7 @@ chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 		Example: `  papers mcp --print-config claude
   papers mcp --print-config vscode --read-only
   papers mcp --read-only --home ~/papers-lab
+  papers mcp --allow ~/papers/pdfs
   papers mcp --llm ollama:llama3.1`,
 		Args: func(c *cobra.Command, args []string) error {
 			if c.Flags().Changed("print-config") && len(args) == 1 && o.printConfig == "claude" {
@@ -78,6 +80,7 @@ chosen as for papers ask (--llm, PAPERS_LLM, OPENAI_API_KEY, ...).`,
 	c.Flags().StringVar(&o.printConfig, "print-config", "", "print the configuration of an MCP client (claude, cursor, vscode, zed) for this binary and library, and where it goes")
 	c.Flags().Lookup("print-config").NoOptDefVal = "claude"
 	c.Flags().BoolVar(&o.readOnly, "read-only", false, "refuse the tools that write (ingest, update)")
+	c.Flags().StringArrayVar(&o.allow, "allow", nil, "a directory the ingest tool may read local PDFs under (repeatable; the client's roots are allowed too)")
 	c.Flags().IntVar(&o.workers, "workers", library.Workers, "papers ingest extracts and embeds at once")
 	o.llm.register(c, "answer and digest offline even when a model is configured")
 	return c
@@ -94,14 +97,9 @@ func runMCP(ctx context.Context, o *mcpOptions) error {
 	cfg.Logf = nil // the server's: "papers mcp: ..." on stderr
 	o.llm.set(false)(&cfg)
 	s := mcpserver.New(mcpserver.Options{
-		Library: cfg, ReadOnly: o.readOnly, Version: Version,
+		Library: cfg, ReadOnly: o.readOnly, Allow: o.allow, Version: Version,
 		Log: o.io.ErrOut, Workers: o.workers,
 	})
 	defer s.Close()
-	t := &mcp.IOTransport{Reader: io.NopCloser(o.io.In), Writer: nopWriteCloser{o.io.Out}}
-	return s.Run(ctx, t)
+	return s.Run(ctx, &mcpserver.StdioTransport{R: o.io.In, W: o.io.Out})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -49,7 +49,7 @@ func runRm(ctx context.Context, o *rmOptions) error {
 		return err
 	}
 	defer s.Close()
-	ids, err := resolve.Papers(ctx, lib, refs) // all or nothing: a typo removes none
+	ids, err := resolve.Held(ctx, lib, refs) // all or nothing: a typo, or a version not held, removes none
 	if err != nil {
 		return err
 	}

@@ -15,15 +15,18 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/papers-cli/papers/ingest/pdfproc"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/store"
 )
 
 // Version is the version of papers, printed by --version and sent in the
@@ -40,12 +43,47 @@ const (
 	ExitInterrupted = 130
 )
 
-// Main runs the command line with os.Args and returns the process exit code.
+// Main runs the command line with os.Args and returns the process exit
+// code. PDFs are read in child processes of this program (package
+// pdfproc), which Main serves when started as one.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	if len(os.Args) > 1 && os.Args[1] == pdfproc.Arg {
+		return pdfproc.Serve() // a child reading one PDF for its parent
+	}
+	pdfproc.Isolate()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		select {
+		case <-sigs: // Ctrl-C twice: now
+		case <-time.After(interruptGrace):
+		case <-done:
+			return // stopped in time, and said so
+		}
+		// Whatever had not stopped is cut short: the library is made for
+		// that (each paper is one transaction, the index survives kill -9
+		// at any instant), and a command that ignored the signal must not
+		// hold the terminal, a lock or a cron slot.
+		fmt.Fprintln(os.Stderr, "interrupted")
+		os.Exit(ExitInterrupted)
+	}()
 	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
+
+// interruptGrace is how long a command has, after Ctrl-C or SIGTERM, to
+// stop by itself (commit or roll back what it was doing and report what
+// it kept) before the process exits regardless.
+const interruptGrace = 1500 * time.Millisecond
 
 // Run executes one command line with the given streams (stdin is the
 // process's) and returns the exit code. Tests call it with a fresh tree
@@ -69,6 +107,12 @@ func RunIO(ctx context.Context, args []string, s *IOStreams) int {
 	err := root.ExecuteContext(ctx)
 	if err == nil && out.err != nil {
 		err = withHint(fmt.Errorf("write output: %w", out.err), "the output was lost: check the disk or the file it goes to")
+	}
+	if store.IsDamaged(err) {
+		// said by every later command until papers check --repair
+		if dir, derr := g.libraryDir(); derr == nil {
+			store.MarkDamaged(dir, err)
+		}
 	}
 	return report(ctx, err, s.ErrOut)
 }
@@ -203,6 +247,7 @@ func NewRoot(s *IOStreams) *cobra.Command {
 	return root
 }
 
+// newRoot is NewRoot that also returns the options every command shares.
 func newRoot(s *IOStreams) (*cobra.Command, *globalOptions) {
 	g := &globalOptions{io: s}
 	root := &cobra.Command{

@@ -64,7 +64,7 @@ func runTag(ctx context.Context, o *tagOptions) error {
 		return err
 	}
 	defer s.Close()
-	p, err := resolve.Paper(ctx, lib, o.ref)
+	p, err := resolve.HeldPaper(ctx, lib, o.ref)
 	if err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func runSave(ctx context.Context, o *saveOptions) error {
 		return err
 	}
 	defer s.Close()
-	ids, err := resolve.Papers(ctx, lib, o.refs) // all or nothing
+	ids, err := resolve.Held(ctx, lib, o.refs) // all or nothing
 	if err != nil {
 		return err
 	}

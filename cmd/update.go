@@ -114,7 +114,8 @@ func runUpdate(ctx context.Context, o *updateOptions) error {
 	if sum.FillErr != nil {
 		failed = append(failed, sum.FillErr)
 	}
-	if err := finishIngest(ctx, o.globalOptions, prog, len(sum.Added)+len(sum.Failed), len(sum.Updated), "; run papers update again to finish"); err != nil {
+	_, kept := splitFailed(sum.Failed)
+	if err := finishIngest(ctx, o.globalOptions, prog, len(sum.Added)+kept, len(sum.Updated), "; run papers update again to finish"); err != nil {
 		return err
 	}
 	sum.Elapsed = time.Since(now).Seconds()
@@ -153,7 +154,8 @@ func printUpdate(ctx context.Context, o *updateOptions, lib *store.Library, sum 
 			fmt.Fprintf(stdout, "%s: failed\n", r.Topic)
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: added %d, updated %d, unchanged %d, failed %d\n", r.Topic, len(rep.Added), len(rep.Updated), len(rep.Unchanged), len(rep.Failed))
+		lost, kept := splitFailed(rep.Failed)
+		fmt.Fprintf(stdout, "%s: added %d, updated %d, unchanged %d, failed %d%s\n", r.Topic, len(rep.Added), len(rep.Updated), len(rep.Unchanged), lost, keptNote(kept))
 		if err := listPapers(ctx, lib, stdout, "  + ", rep.Added); err != nil {
 			return err
 		}
@@ -166,7 +168,13 @@ func printUpdate(ctx context.Context, o *updateOptions, lib *store.Library, sum 
 	}
 	if len(sum.ArxivFilled) > 0 {
 		fmt.Fprintf(stdout, "arXiv's record for papers held without it: %d\n", len(sum.ArxivFilled))
-		return listPapers(ctx, lib, stdout, "  ~ ", sum.ArxivFilled)
+		if err := listPapers(ctx, lib, stdout, "  ~ ", sum.ArxivFilled); err != nil {
+			return err
+		}
+	}
+	if len(sum.CrossrefFilled) > 0 {
+		fmt.Fprintf(stdout, "Crossref's record for local PDFs held without it: %d\n", len(sum.CrossrefFilled))
+		return listPapers(ctx, lib, stdout, "  ~ ", sum.CrossrefFilled)
 	}
 	return nil
 }

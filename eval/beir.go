@@ -6,16 +6,17 @@ package eval
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/papers-cli/papers/internal/beir"
+	"github.com/papers-cli/papers/internal/localfile"
 )
 
 // Doc is one corpus record.
@@ -62,6 +63,10 @@ func (q *Query) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// maxQrelsBytes caps a qrels file, read whole: BEIR's largest are a few
+// MB.
+const maxQrelsBytes = 1 << 30
+
 // Qrels maps a query id to the graded relevance of its judged documents.
 type Qrels map[string]map[string]int
 
@@ -72,7 +77,9 @@ func ReadCorpus(path string) ([]Doc, error) { return readJSONL[Doc](path) }
 func ReadQueries(path string) ([]Query, error) { return readJSONL[Query](path) }
 
 func readJSONL[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
+	// A device or a named pipe is refused, not read for ever; a file is
+	// read in one go (the evaluations are not cancelled midway).
+	f, err := localfile.Open(context.Background(), path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +107,7 @@ func readJSONL[T any](path string) ([]T, error) {
 // ReadQrels reads a BEIR qrels TSV ("query-id corpus-id score" with a
 // header line). Scores <= 0 are kept but count as not relevant.
 func ReadQrels(path string) (Qrels, error) {
-	data, err := os.ReadFile(path)
+	data, err := localfile.ReadFile(context.Background(), path, maxQrelsBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -23,28 +22,43 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/papers-cli/papers/internal/cite"
+	"github.com/papers-cli/papers/internal/people"
+	"github.com/papers-cli/papers/internal/tex"
 	"github.com/papers-cli/papers/store"
 )
 
-// Keys returns a citation key for each paper, in order: the first author's
-// surname, the year and the first significant word of the title, in lower
-// case ASCII ("guo2025deepseek"). Keys are unique within ps: keys that would
-// repeat get suffixes a, b, c... assigned in (published, id) order, skipping
-// any suffixed key another paper has as its own ("Learninga: ..." keeps
-// learninga, so two "Learning ..." papers get learningb and learningc). The
-// same set of papers always gets the same keys whatever order they come in.
-func Keys(ps []store.Paper) []string {
-	base := make([]string, len(ps))
+// Keys returns a citation key for each paper, in order. A paper with a
+// key of its own (own[p.ID]: the citation key its BibTeX entry had) keeps
+// it, unless another paper of ps has the same one. The others get the
+// first author's surname, the year and the first significant word of the
+// title, in lower case ASCII ("guo2025deepseek"); keys that would repeat
+// (or be another paper's own) get suffixes a, b, c... assigned in
+// (published, id) order, skipping any suffixed key another paper has as
+// its own ("Learninga: ..." keeps learninga, so two "Learning ..." papers
+// get learningb and learningc). The same set of papers always gets the
+// same keys whatever order they come in.
+func Keys(ps []store.Paper, own map[string]string) []string {
+	keys := make([]string, len(ps))
+	taken := map[string]bool{}
+	ownCount := map[string]int{}
+	for _, p := range ps {
+		if k := own[p.ID]; validKey(k) {
+			ownCount[k]++
+		}
+	}
 	groups := map[string][]int{}
 	for i, p := range ps {
-		base[i] = baseKey(p)
-		groups[base[i]] = append(groups[base[i]], i)
+		if k := own[p.ID]; validKey(k) && ownCount[k] == 1 {
+			keys[i], taken[k] = k, true
+			continue
+		}
+		b := baseKey(p)
+		keys[i] = b
+		groups[b] = append(groups[b], i)
 	}
-	keys := slices.Clone(base)
-	taken := map[string]bool{}
 	var shared []string
 	for b, idx := range groups {
-		if len(idx) < 2 {
+		if len(idx) < 2 && !taken[b] {
 			taken[b] = true
 		} else {
 			shared = append(shared, b)
@@ -73,6 +87,14 @@ func Keys(ps []store.Paper) []string {
 	return keys
 }
 
+// validKey says whether k can be written as a BibTeX citation key: no
+// blanks, braces, commas, quotes, "#", "%" or "=".
+func validKey(k string) bool {
+	return k != "" && !strings.ContainsFunc(k, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || strings.ContainsRune(`{}(),"#%=\`, r)
+	})
+}
+
 // suffix is a, b, ..., z, aa, ab, ...
 func suffix(n int) string {
 	s := ""
@@ -89,13 +111,13 @@ var titleSkip = map[string]bool{"a": true, "an": true, "the": true, "on": true, 
 
 func baseKey(p store.Paper) string {
 	surname := "anon"
-	if names, _ := authors(p.Authors); len(names) > 0 {
+	if names, _ := people.Names(p.Authors); len(names) > 0 {
 		n := names[0]
-		if n.org {
+		if n.Org {
 			// "Research and Development Team" -> research, not the whole name.
-			n.family = firstWord(n.family)
+			n.Family = firstWord(n.Family)
 		}
-		if s := asciiWord(n.family); s != "" {
+		if s := asciiWord(n.Family); s != "" {
 			surname = s
 		}
 	}
@@ -128,75 +150,6 @@ func asciiWord(s string) string {
 	return b.String()
 }
 
-// name is an author split for citation. A single word or an organisation
-// has only a family part, which BibTeX must brace and CSL-JSON writes as a
-// literal; org marks organisations.
-type name struct {
-	family, given string
-	org           bool
-}
-
-var moreAuthors = regexp.MustCompile(`(^|\s)\+\d+$`)
-
-// authors splits a source's author list into names. Some sources end the
-// list with "+N" ("Ahmed Awadallah +1", or "+1" alone) for N authors they
-// left out: the marker is dropped and more reports it.
-func authors(as []string) (names []name, more bool) {
-	for i, a := range as {
-		a = strings.TrimSpace(a)
-		if i == len(as)-1 && moreAuthors.MatchString(a) {
-			more = true
-			a = strings.TrimSpace(moreAuthors.ReplaceAllString(a, ""))
-		}
-		if a != "" {
-			names = append(names, splitName(a))
-		}
-	}
-	return names, more
-}
-
-// orgWords mark a name as an organisation's ("OpenAI Superalignment Team").
-var orgWords = map[string]bool{"team": true, "group": true, "consortium": true, "collaboration": true, "lab": true, "labs": true,
-	"laboratory": true, "institute": true, "university": true, "inc": true, "ltd": true, "llc": true, "corporation": true,
-	"foundation": true, "project": true, "committee": true, "association": true, "organization": true, "organisation": true,
-	"society": true, "council": true, "centre": true, "center": true, "academy": true}
-
-// splitName reads "Given Names Family" or "Family, Given"; particles (van,
-// von, de, ...) stay with the family name. A name with the word "and" (which
-// BibTeX would split into two authors) or a word of orgWords is an
-// organisation's and stays whole.
-func splitName(s string) name {
-	s = strings.Join(strings.Fields(s), " ")
-	if f, g, ok := strings.Cut(s, ","); ok {
-		return name{family: strings.TrimSpace(f), given: strings.TrimSpace(g)}
-	}
-	ws := strings.Fields(s)
-	if len(ws) <= 1 {
-		return name{family: s}
-	}
-	for _, w := range ws {
-		if w = strings.ToLower(strings.Trim(w, ".()")); w == "and" || orgWords[w] {
-			return name{family: s, org: true}
-		}
-	}
-	i := len(ws) - 1
-	if suf := strings.TrimSuffix(strings.ToLower(ws[i]), "."); (suf == "jr" || suf == "sr" || suf == "ii" || suf == "iii") && i > 1 {
-		i-- // "Martin Luther King Jr." -> King
-	}
-	for i > 1 && isParticle(ws[i-1]) {
-		i--
-	}
-	return name{family: strings.Join(ws[i:], " "), given: strings.Join(ws[:i], " ")}
-}
-
-func isParticle(w string) bool {
-	switch strings.ToLower(w) {
-	case "van", "von", "de", "der", "den", "da", "di", "del", "della", "le", "la", "du", "dos", "das", "ter", "ten":
-		return true
-	}
-	return false
-}
-
 // Escape makes text safe in a BibTeX field: LaTeX's special characters are
 // escaped (\ # $ % & _ { } ~ ^) and whitespace collapsed. Non-ASCII letters
 // are kept as UTF-8, which biber and modern bibtex read.
@@ -209,12 +162,12 @@ func Escape(s string) string {
 // so unpaired ones become \textbraceleft{} and \textbraceright{}, which
 // leave the field balanced.
 func escapeText(s string) string {
-	paired := bracesPair(s)
+	paired := tex.Balanced(s)
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if s[i] == '\\' || s[i] == '{' && strings.HasPrefix(s[i+1:], `\`) {
-			if tex, _, n := accentAt(s[i:]); n > 0 { // J\"urg stays TeX: {\"u}
-				b.WriteString(tex)
+			if t, _, n := tex.AccentAt(s[i:]); n > 0 { // J\"urg stays TeX: {\"u}
+				b.WriteString(t)
 				i += n
 				continue
 			}
@@ -242,7 +195,7 @@ func escapeText(s string) string {
 		case '^':
 			b.WriteString(`\textasciicircum{}`)
 		default:
-			if run, n := symbolRun(s[i-w:]); n > 0 { // Greek letters or symbols pdflatex cannot set as text
+			if run, n := tex.SymbolRun(s[i-w:]); n > 0 { // Greek letters or symbols pdflatex cannot set as text
 				b.WriteString(run)
 				i += n - w
 				continue
@@ -251,22 +204,6 @@ func escapeText(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// bracesPair reports whether every brace of s closes one opened before it.
-func bracesPair(s string) bool {
-	depth := 0
-	for _, r := range s {
-		switch r {
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth < 0 {
-				return false
-			}
-		}
-	}
-	return depth == 0
 }
 
 // escapeTitle is Escape except that TeX math between $ signs is kept as
@@ -305,7 +242,7 @@ func escapeTitle(s string) string {
 			case c >= utf8.RuneSelf:
 				// $π$ stops pdflatex: Unicode symbols become commands ($\pi$)
 				r, w := utf8.DecodeRuneInString(part[j:])
-				if cmd, ok := mathCommand(r, part[j+w:]); ok {
+				if cmd, ok := tex.MathCommand(r, part[j+w:]); ok {
 					b.WriteString(cmd)
 					j += w - 1
 					continue
@@ -342,10 +279,11 @@ var bibTypes = map[string]struct{ entry, container string }{
 	"report":            {"techreport", ""},
 }
 
-// BibTeX writes one entry per paper, keys from Keys, typed as the package
-// doc says.
-func BibTeX(w io.Writer, ps []store.Paper) error {
-	keys := Keys(ps)
+// BibTeX writes one entry per paper, keys from Keys (own: the papers'
+// own citation keys, see Selected.Keys; nil for none), typed as the
+// package doc says.
+func BibTeX(w io.Writer, ps []store.Paper, own map[string]string) error {
+	keys := Keys(ps, own)
 	var b strings.Builder
 	for i, p := range ps {
 		if i > 0 {
@@ -363,20 +301,20 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 		}
 		// Double braces keep the title's capitalisation.
 		field("title", "{"+escapeTitle(p.Title)+"}")
-		names, more := authors(p.Authors)
+		names, more := people.Names(p.Authors)
 		var as []string
 		for _, n := range names {
-			if n.given == "" {
-				as = append(as, "{"+Escape(n.family)+"}")
-			} else {
-				as = append(as, Escape(n.family)+", "+Escape(n.given))
-			}
+			as = append(as, bibName(n))
 		}
 		if more && len(as) > 0 {
 			as = append(as, "others") // BibTeX styles print "et al."
 		}
 		field("author", strings.Join(as, " and "))
-		venue := p.Venue
+		if len(as) == 0 {
+			// what BibTeX styles sort and label by when there is no author
+			field("key", "{"+escapeTitle(p.Title)+"}")
+		}
+		venue, _ := tex.Journal(p.Venue) // an ADS macro (\apjs) is the journal's name
 		if venue == "" && (!typed || bt.container == "journal") {
 			venue = p.JournalRef // arXiv's journal reference: "Phys. Rev. B 85, 115117 (2012)"
 		}
@@ -421,6 +359,20 @@ func BibTeX(w io.Writer, ps []store.Paper) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// bibName writes a name as BibTeX reads one person: "Family, Given",
+// "Family, Suffix, Given", or in braces when it has no given name (a
+// one-word name, an organisation), so that no word of it ("and", a
+// comma) is read as a separator.
+func bibName(n people.Name) string {
+	switch {
+	case n.Org || n.Given == "":
+		return "{" + Escape(strings.TrimSpace(n.Family+" "+n.Suffix)) + "}"
+	case n.Suffix != "":
+		return Escape(n.Family) + ", " + Escape(n.Suffix) + ", " + Escape(n.Given)
+	}
+	return Escape(n.Family) + ", " + Escape(n.Given)
 }
 
 var monthNames = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
@@ -501,6 +453,7 @@ type CSLName struct {
 	Family  string `json:"family,omitempty"`
 	Given   string `json:"given,omitempty"`
 	Literal string `json:"literal,omitempty"`
+	Suffix  string `json:"suffix,omitempty"`
 }
 
 // CSLDate is a CSL-JSON date.
@@ -517,18 +470,18 @@ type CSLDate struct {
 // source gave (2023, 2023-05, 2023-05-17). A "+N" marker
 // for authors the source left out is dropped: CSL-JSON has no "and others"
 // name, and styles add "et al." by their own rules.
-func CSLJSON(w io.Writer, ps []store.Paper) error {
-	keys := Keys(ps)
+func CSLJSON(w io.Writer, ps []store.Paper, own map[string]string) error {
+	keys := Keys(ps, own)
 	items := make([]CSLItem, 0, len(ps))
 	for i, p := range ps {
-		it := CSLItem{ID: keys[i], Type: "article", Title: FromTeX(strings.Join(strings.Fields(p.Title), " ")), URL: urlOf(p), DOI: p.DOI,
+		it := CSLItem{ID: keys[i], Type: "article", Title: tex.FromTeX(strings.Join(strings.Fields(p.Title), " ")), URL: urlOf(p), DOI: p.DOI,
 			Abstract: strings.Join(strings.Fields(p.Abstract), " ")}
-		names, _ := authors(p.Authors)
+		names, _ := people.Names(p.Authors)
 		for _, n := range names {
-			if n.given == "" {
-				it.Author = append(it.Author, CSLName{Literal: FromTeX(n.family)})
+			if n.Given == "" && (n.Org || n.Suffix == "") {
+				it.Author = append(it.Author, CSLName{Literal: tex.FromTeX(n.Family)})
 			} else {
-				it.Author = append(it.Author, CSLName{Family: FromTeX(n.family), Given: FromTeX(n.given)})
+				it.Author = append(it.Author, CSLName{Family: tex.FromTeX(n.Family), Given: tex.FromTeX(n.Given), Suffix: n.Suffix})
 			}
 		}
 		if y, m, d := issued(p); y > 0 {
@@ -554,7 +507,8 @@ func CSLJSON(w io.Writer, ps []store.Paper) error {
 		}
 		if p.Type != "" {
 			it.Type = p.Type
-			it.ContainerTitle, it.Volume, it.Issue, it.Page = FromTeX(p.Venue), p.Volume, p.Issue, p.PageRange
+			venue, _ := tex.Journal(p.Venue)
+			it.ContainerTitle, it.Volume, it.Issue, it.Page = tex.FromTeX(venue), p.Volume, p.Issue, p.PageRange
 			if p.Type != "article" {
 				it.Publisher, it.Number, it.Genre = p.Publisher, "", ""
 			}
@@ -571,4 +525,98 @@ func CSLJSON(w io.Writer, ps []store.Paper) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(items)
+}
+
+// risTypes maps the CSL item types papers records to RIS reference types,
+// as Zotero's RIS translator writes them.
+var risTypes = map[string]string{
+	"article-journal": "JOUR", "article-magazine": "MGZN", "article-newspaper": "NEWS", "paper-conference": "CONF",
+	"chapter": "CHAP", "book": "BOOK", "thesis": "THES", "report": "RPRT", "dataset": "DATA", "webpage": "ELEC",
+	"post-weblog": "BLOG", "entry-encyclopedia": "ENCYC", "entry-dictionary": "DICT", "manuscript": "MANSCPT",
+	"patent": "PAT", "software": "COMP", "speech": "SLIDE", "standard": "STAND", "article": "UNPB",
+}
+
+// RIS writes the papers as RIS records (what EndNote, Zotero, Mendeley
+// and RefWorks import), IDs from Keys: TY from the paper's type (an arXiv
+// preprint is UNPB, unpublished work; a paper of unknown type GEN), TI,
+// one AU per author ("Family, Given"), PY and DA with the precision known,
+// T2 (journal, proceedings or book), VL, IS, SP and EP, PB, DO, UR, AB and
+// one KW per tag. Values are UTF-8 on one line each; TeX accents become
+// Unicode.
+func RIS(w io.Writer, ps []store.Paper, own map[string]string) error {
+	keys := Keys(ps, own)
+	var b strings.Builder
+	for i, p := range ps {
+		field := func(tag, v string) {
+			if v = strings.Join(strings.Fields(v), " "); v != "" {
+				fmt.Fprintf(&b, "%s  - %s\r\n", tag, v)
+			}
+		}
+		ty := risTypes[p.Type]
+		switch {
+		case ty != "":
+		case p.Type == "" && (arxivID(p) != "" && p.JournalRef == ""):
+			ty = "UNPB"
+		case p.Type == "" && p.JournalRef != "":
+			ty = "JOUR"
+		default:
+			ty = "GEN"
+		}
+		field("TY", ty)
+		field("ID", keys[i])
+		field("TI", tex.FromTeX(p.Title))
+		names, _ := people.Names(p.Authors)
+		for _, n := range names {
+			switch {
+			case n.Org || n.Given == "":
+				field("AU", tex.FromTeX(strings.TrimSpace(n.Family+" "+n.Suffix)))
+			case n.Suffix != "":
+				field("AU", tex.FromTeX(n.Family+", "+n.Given+", "+n.Suffix))
+			default:
+				field("AU", tex.FromTeX(n.Family+", "+n.Given))
+			}
+		}
+		if y, m, d := issued(p); y > 0 {
+			field("PY", fmt.Sprint(y))
+			da := fmt.Sprintf("%04d/", y)
+			if m > 0 {
+				da += fmt.Sprintf("%02d", m)
+			}
+			da += "/"
+			if d > 0 && m > 0 {
+				da += fmt.Sprintf("%02d", d)
+			}
+			field("DA", da+"/")
+		}
+		venue, _ := tex.Journal(p.Venue)
+		if venue == "" {
+			venue = p.JournalRef
+		}
+		field("T2", tex.FromTeX(venue))
+		field("VL", p.Volume)
+		field("IS", p.Issue)
+		if sp, ep, ok := strings.Cut(strings.NewReplacer("–", "-", "—", "-", "--", "-").Replace(p.PageRange), "-"); ok {
+			field("SP", sp)
+			field("EP", ep)
+		} else {
+			field("SP", p.PageRange)
+		}
+		field("PB", p.Publisher)
+		field("DO", p.DOI)
+		field("UR", urlOf(p))
+		if id := arxivID(p); id != "" {
+			idv := id
+			if p.Version > 0 {
+				idv = fmt.Sprintf("%sv%d", id, p.Version)
+			}
+			field("AN", "arXiv:"+idv)
+		}
+		field("AB", tex.FromTeX(p.Abstract))
+		for _, t := range p.Tags {
+			field("KW", t.Name)
+		}
+		b.WriteString("ER  - \r\n\r\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

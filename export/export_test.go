@@ -128,7 +128,7 @@ func TestBibTeXRecordedPapers(t *testing.T) {
 		store.Paper{ID: "doc1", Title: "Local notes", Source: "jsonl"},
 	)
 	var buf bytes.Buffer
-	if err := BibTeX(&buf, ps); err != nil {
+	if err := BibTeX(&buf, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	entries := parseBibTeX(t, buf.String())
@@ -184,9 +184,6 @@ func TestBibTeXRecordedPapers(t *testing.T) {
 	if entries[n-3].key != "smith2025samea" || entries[n-2].key != "smith2025sameb" {
 		t.Errorf("twin keys = %s, %s; want smith2025samea, smith2025sameb", entries[n-3].key, entries[n-2].key)
 	}
-	if got := splitName("A. Del Maestro"); got.family != "Del Maestro" || got.given != "A." {
-		t.Errorf("splitName(A. Del Maestro) = %+v", got)
-	}
 	if entries[n-1].key != "anonndlocal" {
 		t.Errorf("key without author or date = %s", entries[n-1].key)
 	}
@@ -197,7 +194,7 @@ func TestKeysDoNotDependOnOrder(t *testing.T) {
 	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := store.Paper{ID: "1", Title: "Agents", Authors: []string{"X Lee"}, Published: day}
 	b := store.Paper{ID: "2", Title: "Agents", Authors: []string{"Y Lee"}, Published: day.AddDate(0, 0, 1)}
-	k1, k2 := Keys([]store.Paper{a, b}), Keys([]store.Paper{b, a})
+	k1, k2 := Keys([]store.Paper{a, b}, nil), Keys([]store.Paper{b, a}, nil)
 	if k1[0] != k2[1] || k1[1] != k2[0] || k1[0] != "lee2024agentsa" {
 		t.Errorf("keys %v then %v", k1, k2)
 	}
@@ -207,7 +204,7 @@ func TestCSLJSON(t *testing.T) {
 	p := store.Paper{ID: "2501.12948", Version: 1, Title: "DeepSeek-R1:\n Incentivizing", Authors: []string{"DeepSeek-AI", "Daya Guo"},
 		Published: time.Date(2025, 1, 22, 0, 0, 0, 0, time.UTC), Source: "arxiv", DOI: "10.1/2"}
 	var buf bytes.Buffer
-	if err := CSLJSON(&buf, []store.Paper{p}); err != nil {
+	if err := CSLJSON(&buf, []store.Paper{p}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var items []map[string]any
@@ -253,7 +250,7 @@ func TestKeysUniqueAcrossGroups(t *testing.T) {
 	}
 	// Stable: every order of the same set gives each paper the same key.
 	want := map[string]string{}
-	for i, k := range Keys(ps) {
+	for i, k := range Keys(ps, nil) {
 		want[ps[i].ID] = k
 	}
 	if want["2602.00001"] != "vanbeethoven2026learninga" {
@@ -261,7 +258,7 @@ func TestKeysUniqueAcrossGroups(t *testing.T) {
 	}
 	rev := slices.Clone(ps)
 	slices.Reverse(rev)
-	for i, k := range Keys(rev) {
+	for i, k := range Keys(rev, nil) {
 		if want[rev[i].ID] != k {
 			t.Errorf("%s: key %s in one order, %s in another", rev[i].ID, want[rev[i].ID], k)
 		}
@@ -421,7 +418,7 @@ func TestBibTeXVerbatimAndMath(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := store.Paper{ID: "2506.00001", Version: 1, Title: tt.title, Authors: []string{"Ana Lima"}, Published: day, Source: "arxiv", DOI: tt.doi, URL: tt.url}
 			var buf bytes.Buffer
-			if err := BibTeX(&buf, []store.Paper{p}); err != nil {
+			if err := BibTeX(&buf, []store.Paper{p}, nil); err != nil {
 				t.Fatal(err)
 			}
 			e := parseBibTeX(t, buf.String())[0]
@@ -450,7 +447,7 @@ func TestCSLJSONPublished(t *testing.T) {
 	ps = append(ps, store.Paper{ID: "2611.00001", Version: 1, Title: "Published Later", Published: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC),
 		JournalRef: "J. Later 1 (2027)", Source: "arxiv"})
 	var buf bytes.Buffer
-	if err := CSLJSON(&buf, ps); err != nil {
+	if err := CSLJSON(&buf, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	var items []map[string]any
@@ -487,10 +484,10 @@ func TestCSLJSONPublished(t *testing.T) {
 func exportBoth(t *testing.T, ps []store.Paper) ([]bibEntry, []CSLItem) {
 	t.Helper()
 	var bib, csl bytes.Buffer
-	if err := BibTeX(&bib, ps); err != nil {
+	if err := BibTeX(&bib, ps, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := CSLJSON(&csl, ps); err != nil {
+	if err := CSLJSON(&csl, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	var items []CSLItem
@@ -603,5 +600,57 @@ func TestTypedEntries(t *testing.T) {
 	}
 	if it := items[2]; it.Publisher != "arXiv" || it.Number != "2410.01698v1" {
 		t.Errorf("CSL preprint %+v", it)
+	}
+}
+
+// An ADS journal macro is the journal's name in every format; an entry
+// without authors carries a key to sort and label by; authors a source
+// gave as one list are one person each.
+func TestJournalMacrosKeysAndListedAuthors(t *testing.T) {
+	ps := []store.Paper{
+		{ID: "bib:ads", Type: "article-journal", Title: "The Sloan Digital Sky Survey", Authors: []string{"Thomason, Kayla; Ali Babar, Md; Brand, Ruth"},
+			Venue: `\apjs`, Volume: "182", PageRange: "543", Issued: "2009", Source: "bibtex"},
+		{ID: "zotero:u/NTLRQY6E", Type: "article-journal", Title: "Functional Map of the World", Source: "zotero"},
+	}
+	entries, items := exportBoth(t, ps)
+	if e := entries[0]; e.fields["journal"] != "The Astrophysical Journal Supplement Series" || e.fields["author"] != "Thomason, Kayla and Ali Babar, Md and Brand, Ruth" {
+		t.Errorf("ADS entry: %v", e.fields)
+	}
+	if items[0].ContainerTitle != "The Astrophysical Journal Supplement Series" || len(items[0].Author) != 3 {
+		t.Errorf("CSL: %+v", items[0])
+	}
+	if e := entries[1]; e.fields["key"] != "{Functional Map of the World}" || e.fields["author"] != "" {
+		t.Errorf("authorless entry: %v", e.fields)
+	}
+}
+
+// RIS: one record per paper, typed, a person per AU line, dates with the
+// precision known, pages split, CRLF line ends.
+func TestRIS(t *testing.T) {
+	ps := []store.Paper{
+		{ID: "zotero:u/AAAA1111", Type: "article-journal", Title: "Infrared Small and Dim Target Detection", Authors: []string{"Fangcen Liu", "King, Jr., Martin"},
+			Venue: `\mnras`, Volume: "32", Issue: "4", PageRange: "5921–5932", DOI: "10.1109/tip.2023.3326396", Issued: "2023-05",
+			Published: time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC), Source: "zotero", Tags: []store.Tag{{Name: "to-read", Source: "user"}}},
+		{ID: "2410.01698", ArxivID: "2410.01698", Version: 2, Title: `J\"urg's $\alpha$ paper`, Authors: []string{"GTEx Consortium", "Ziyuan Zhang"},
+			Published: time.Date(2024, 10, 2, 0, 0, 0, 0, time.UTC), Source: "arxiv"},
+	}
+	var b bytes.Buffer
+	if err := RIS(&b, ps, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"TY  - JOUR\r\nID  - liu2023infrared\r\nTI  - Infrared Small and Dim Target Detection\r\nAU  - Liu, Fangcen\r\nAU  - King, Martin, Jr.\r\nPY  - 2023\r\nDA  - 2023/05//\r\n",
+		"T2  - Monthly Notices of the Royal Astronomical Society\r\nVL  - 32\r\nIS  - 4\r\nSP  - 5921\r\nEP  - 5932\r\nDO  - 10.1109/tip.2023.3326396\r\n",
+		"KW  - to-read\r\nER  - \r\n\r\n",
+		"TY  - UNPB\r\n", "TI  - Jürg's $\\alpha$ paper\r\nAU  - GTEx Consortium\r\nAU  - Zhang, Ziyuan\r\nPY  - 2024\r\nDA  - 2024/10/02/\r\n",
+		"UR  - https://arxiv.org/abs/2410.01698\r\nAN  - arXiv:2410.01698v2\r\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("RIS lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "ER  - ") != 2 {
+		t.Errorf("RIS records: %s", got)
 	}
 }

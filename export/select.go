@@ -6,20 +6,25 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/store"
 )
 
 // Library is what Select needs of the library; *store.Library satisfies it.
 type Library interface {
-	Get(ctx context.Context, id string) (store.Paper, error)
+	resolve.Library
 	List(ctx context.Context, f store.Filter) ([]store.Paper, error)
+	// Identifiers returns the identifiers of one kind with their papers
+	// (the citation keys of BibTeX entries, IDBibTeX).
+	Identifiers(ctx context.Context, kind string) (map[string]store.IdentifierRecord, error)
 }
 
 var _ Library = (*store.Library)(nil)
 
-// Selection names the papers to export: by reference (arXiv ids with or
-// without a version, arXiv URLs, or the library's own ids) and, when Filter
-// is not nil, the papers it selects (a topic's, say).
+// Selection names the papers to export: by reference (anything
+// resolve.Paper reads: arXiv ids with or without a version, arXiv URLs,
+// DOIs, citation keys, the library's own ids) and, when Filter is not
+// nil, the papers it selects (a topic's, say).
 type Selection struct {
 	Refs   []string
 	Filter *store.Filter
@@ -36,6 +41,9 @@ type Selected struct {
 	// Versions are the Refs that asked for another version than the one
 	// the library holds (it keeps one version of each paper).
 	Versions []VersionAsked
+	// Keys are the citation keys the Papers came with from a BibTeX file,
+	// by paper id (see Keys).
+	Keys map[string]string
 }
 
 // VersionAsked is a reference to a version of a paper other than the held
@@ -45,7 +53,8 @@ type VersionAsked struct {
 	Asked, Held int
 }
 
-// Select finds the papers s names.
+// Select finds the papers s names. A reference naming two papers is an
+// error (resolve.Paper's, with its hint).
 func Select(ctx context.Context, lib Library, s Selection) (*Selected, error) {
 	out := &Selected{}
 	seen := map[string]bool{}
@@ -62,7 +71,7 @@ func Select(ctx context.Context, lib Library, s Selection) (*Selected, error) {
 			continue
 		}
 		seen[id] = true
-		p, err := lib.Get(ctx, id)
+		p, err := resolve.Paper(ctx, lib, ref)
 		if errors.Is(err, store.ErrNotFound) {
 			out.Missing = append(out.Missing, id)
 			continue
@@ -78,17 +87,29 @@ func Select(ctx context.Context, lib Library, s Selection) (*Selected, error) {
 		}
 		out.Papers = append(out.Papers, p)
 	}
-	if len(out.Missing) > 0 || s.Filter == nil {
+	if len(out.Missing) > 0 {
 		return out, nil
 	}
-	ps, err := lib.List(ctx, *s.Filter)
+	if s.Filter != nil {
+		ps, err := lib.List(ctx, *s.Filter)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				out.Papers = append(out.Papers, p)
+			}
+		}
+	}
+	keys, err := lib.Identifiers(ctx, store.IDBibTeX)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range ps {
-		if !seen[p.ID] {
-			seen[p.ID] = true
-			out.Papers = append(out.Papers, p)
+	out.Keys = map[string]string{}
+	for key, rec := range keys {
+		if seen[rec.PaperID] && (out.Keys[rec.PaperID] == "" || key < out.Keys[rec.PaperID]) {
+			out.Keys[rec.PaperID] = key // a paper two .bib files name: the first key by sort order, every run the same
 		}
 	}
 	return out, nil

@@ -259,7 +259,7 @@ func (in *Ingester) entryText(ctx context.Context, r *run, j job, c *candidate) 
 	err := j.pdfErr
 	if err == nil {
 		var hash string
-		if hash, err = store.HashFile(j.pdfPath); err == nil {
+		if hash, err = hashFile(ctx, j.pdfPath); err == nil {
 			c.paper.ContentHash = hash
 			if in.holdsText(ctx, hash) {
 				return nil // a local copy, byte for byte: its text joins this paper

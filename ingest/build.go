@@ -19,6 +19,10 @@ type Sources struct {
 	Corpora []string
 	// Zotero is a Zotero data directory to import ("" for none).
 	Zotero string
+	// Bibs are BibTeX files, each entry a paper (see Ingester.BibTeX).
+	Bibs []string
+	// DOIs are DOIs to look up in Crossref (normalised, see package doi).
+	DOIs []string
 	// IDs are arXiv ids and URLs (a malformed one is reported as such).
 	IDs []string
 	// Query is an arXiv search query, newest papers first, of which Max
@@ -27,8 +31,8 @@ type Sources struct {
 	Max   int
 }
 
-// Build ingests the local sources of src (PDFs, Corpora, Zotero; it has no
-// arXiv client) into the library at dir (created if needed) with embedder e
+// Build ingests the local sources of src (PDFs, Corpora, Zotero, Bibs; it
+// has no arXiv or Crossref client) into the library at dir (created if needed) with embedder e
 // and the default chunker, through the same path as papers ingest (Run),
 // and brings its search index up to date. It is the library of the tests
 // and benchmarks of the packages below the library session (ask, related,
@@ -55,7 +59,7 @@ func Build(ctx context.Context, dir string, e embed.Embedder, src Sources) (*Rep
 		return nil, err
 	}
 	in := &Ingester{Lib: lib, Embedder: e, Chunking: opts, Workers: 2}
-	rep, err := in.Run(ctx, Sources{PDFs: src.PDFs, Corpora: src.Corpora, Zotero: src.Zotero})
+	rep, err := in.Run(ctx, Sources{PDFs: src.PDFs, Corpora: src.Corpora, Zotero: src.Zotero, Bibs: src.Bibs})
 	if err != nil {
 		return rep, err
 	}

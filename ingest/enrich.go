@@ -147,9 +147,10 @@ func sameTitle(a, b string) bool {
 	return common*5 >= 4*min(len(wa), len(wb))
 }
 
+// titleWords are the words of a title, lower case, accents dropped.
 func titleWords(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range textkit.Words(strings.ToLower(s)) {
+	for _, w := range textkit.Words(fold(s)) {
 		out[w] = true
 	}
 	return out

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"syscall"
 
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/ingest/pdfproc"
+	"github.com/papers-cli/papers/internal/localfile"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -40,25 +42,51 @@ func readPDF(ctx context.Context, r *run, path string) (*pdf.Document, error) {
 	return doc, nil
 }
 
-// extractPDF reads the text of the PDF at path. Its errors do not name the
-// file: the failure is reported under the item, which does.
+// extractPDF reads the text of the PDF at path (a regular file of at most
+// pdfproc.MaxFileBytes, in a process of its own when the program isolates
+// extraction: see package pdfproc). Its errors do not name the file: the
+// failure is reported under the item, which does.
 func extractPDF(ctx context.Context, path string) (*pdf.Document, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read: %w", unwrapPathError(err))
+	doc, err := extractFile(ctx, path)
+	switch {
+	case err == nil:
+		return doc, nil
+	case ctx.Err() != nil:
+		return nil, context.Cause(ctx)
+	case isReadError(err):
+		return nil, fmt.Errorf("cannot read: %w", err)
 	}
-	doc, err := extractBytes(ctx, data)
-	if err != nil {
-		return nil, fmt.Errorf("extract text: %w", err)
-	}
-	return doc, nil
+	return nil, fmt.Errorf("extract text: %w", err)
 }
 
-// extractBytes is pdf.ExtractBytes. The package's tests replace it with
-// one that extracts each distinct PDF once per test binary (main_test.go):
-// they ingest the same shared papers in test after test, and under the
-// race detector the extraction is most of their CPU.
-var extractBytes = pdf.ExtractBytes
+// isReadError tells an error of opening or reading the file from one of
+// its content.
+func isReadError(err error) bool {
+	var errno syscall.Errno
+	return errors.Is(err, localfile.ErrNotRegular) || errors.Is(err, localfile.ErrTooLarge) ||
+		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.As(err, &errno)
+}
+
+// hashFile is the content hash (store.HashFile's) of the local PDF at
+// path, opened as pdfproc opens it: a regular file of at most
+// pdfproc.MaxFileBytes, read until ctx ends. Its errors do not name the
+// file.
+func hashFile(ctx context.Context, path string) (string, error) {
+	f, err := localfile.Open(ctx, path, pdfproc.MaxFileBytes)
+	if err != nil {
+		return "", unwrapPathError(err)
+	}
+	defer f.Close()
+	sum, err := store.HashReader(f)
+	return sum, unwrapPathError(err)
+}
+
+// extractFile is pdfproc.Extract. The package's tests replace it with one
+// that reads the file as pdfproc does and extracts each distinct PDF once
+// per test binary (main_test.go): they ingest the same shared papers in
+// test after test, and under the race detector the extraction is most of
+// their CPU.
+var extractFile = pdfproc.Extract
 
 func toChunkPages(doc *pdf.Document) []chunk.Page {
 	pages := make([]chunk.Page, len(doc.Pages))
@@ -76,11 +104,6 @@ func toChunkPages(doc *pdf.Document) []chunk.Page {
 	return pages
 }
 
-// unwrapPathError drops the path from an os error: the item names it.
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+// unwrapPathError drops the path from an error of opening a file: the
+// item names it.
+func unwrapPathError(err error) error { return localfile.Unnamed(err) }

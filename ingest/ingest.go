@@ -34,6 +34,8 @@ type Library interface {
 	// WithoutArxivRecord returns the papers with an arXiv id but not
 	// arXiv's record.
 	WithoutArxivRecord(ctx context.Context) ([]store.Paper, error)
+	// PapersFrom returns the papers whose record comes from source.
+	PapersFrom(ctx context.Context, source string) ([]store.Paper, error)
 }
 
 // Arxiv is what ingest needs of the arXiv client.
@@ -49,6 +51,13 @@ type Ingester struct {
 	Lib      Library
 	Embedder embed.Embedder
 	Arxiv    Arxiv
+	// Crossref, if not nil, looks up DOIs and fills local PDFs' records
+	// (nil: DOIs cannot be ingested, PDFs keep their own record).
+	Crossref Crossref
+	// FullText fetches DOIs' open-access PDFs, which DOIPDFs asks for
+	// (else a DOI's paper holds its record and abstract).
+	FullText FullText
+	DOIPDFs  bool
 	CacheDir string // where downloaded PDFs are kept (the library's cache/pdf)
 	Chunking chunk.Options
 	// AbstractsOnly skips PDFs: papers get their title+abstract chunk only.
@@ -63,8 +72,14 @@ type Ingester struct {
 	RetryFailed bool
 	// Topic, if not nil, is the topic every paper stored joins, in the
 	// transaction that stores it (a topic's update).
-	Topic    *store.Membership
-	Observer func(Event)
+	Topic *store.Membership
+	// AllowPath, if not nil, is asked about every local path before it is
+	// read: a path given, and each file a directory walk finds (a symbolic
+	// link may lead out of the directory). An error fails that item with
+	// it, and nothing of the path is read. The MCP server confines its
+	// clients with it; nil reads any path.
+	AllowPath func(path string) error
+	Observer  func(Event)
 }
 
 // EventKind says what happened to an item.
@@ -162,7 +177,8 @@ type run struct {
 	start   time.Time
 	// outcomes by input position, so the report keeps input order
 	outcomes map[int]outcome
-	wants    []arxivWant // papers waiting for the run's arXiv look-up
+	wants    []arxivWant    // papers waiting for the run's arXiv look-up
+	cwants   []crossrefWant // local PDFs waiting for the run's Crossref look-ups
 	missing  map[int][]Missing
 }
 

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -23,6 +22,9 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/beir"
+	"github.com/papers-cli/papers/internal/doi"
+	"github.com/papers-cli/papers/internal/localfile"
+	"github.com/papers-cli/papers/internal/people"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
@@ -50,18 +52,8 @@ type corpusRecord struct {
 // error wrapping ErrCorpusUnreadable, with the report.
 func (in *Ingester) JSONL(ctx context.Context, path string) (*Report, error) {
 	r := in.newRun()
-	f, err := os.Open(path)
-	if err == nil {
-		if st, serr := f.Stat(); serr != nil {
-			err = serr
-		} else if st.IsDir() {
-			err = errors.New("is a directory")
-		}
-	}
+	f, err := localfile.Open(ctx, path, 0) // streamed: no cap but the records'
 	if err != nil {
-		if f != nil {
-			f.Close()
-		}
 		err = fmt.Errorf("%w: %w", ErrCorpusUnreadable, unwrapPathError(err))
 		r.fail(0, path, err, false)
 		return r.report(), err
@@ -334,14 +326,14 @@ func parseRecord(line []byte) (store.Paper, string, error) {
 		}
 	}
 	p.Categories = metaList(md["categories"], " ,")
-	p.Authors = metaList(md["authors"], ",")
+	p.Authors = people.SplitEach(metaList(md["authors"], "\x00")) // a string is one list; a list's entries may be lists too
 	p.Affiliations = footnoted(metaList(md["affiliations"], ";·"))
 	p.URL = metaString(md["url"])
 	for _, t := range metaList(md["tags"], ",;|·") {
 		p.Tags = append(p.Tags, store.Tag{Name: moreTags.ReplaceAllString(t, ""), Source: "corpus"})
 	}
 	p.DOI = store.NormalizeDOI(metaString(md["doi"]))
-	for _, v := range []string{metaString(md["arxiv_id"]), metaString(md["arxiv"]), metaString(md["eprint"]), p.URL, arxivOfDOI(p.DOI)} {
+	for _, v := range []string{metaString(md["arxiv_id"]), metaString(md["arxiv"]), metaString(md["eprint"]), p.URL, doi.Arxiv(p.DOI)} {
 		if id, _, err := arxiv.ParseID(v); err == nil {
 			p.ArxivID = id
 			break
@@ -375,14 +367,6 @@ func footnoted(as []string) []string {
 
 // moreTags is the "+2" a tag list ends with where it left tags out.
 var moreTags = regexp.MustCompile(`\s*\+\d+$`)
-
-// arxivOfDOI returns the arXiv id of an arXiv DOI (10.48550/arXiv.2410.01698), or "".
-func arxivOfDOI(doi string) string {
-	if rest, ok := strings.CutPrefix(strings.ToLower(doi), "10.48550/arxiv."); ok {
-		return rest
-	}
-	return ""
-}
 
 // checkCorpusID returns the library key of a corpus record's _id, trimmed,
 // or why it cannot be one. The library keys arXiv papers by their bare

@@ -12,14 +12,21 @@ import (
 	"testing"
 
 	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/ingest/pdfproc"
 	"github.com/papers-cli/papers/internal/testmain"
 )
 
-// TestMain makes extractBytes extract each distinct PDF once for all the
+// TestMain makes extractFile extract each distinct PDF once for all the
 // tests (sharedExtract).
 func TestMain(m *testing.M) {
 	testmain.GC()
-	extractBytes = sharedExtract
+	extractFile = func(ctx context.Context, path string) (*pdf.Document, error) {
+		data, err := pdfproc.ReadFile(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		return sharedExtract(ctx, data)
+	}
 	code := m.Run()
 	if testing.Verbose() {
 		os.Stderr.WriteString(extractStats())

@@ -68,12 +68,15 @@ func (c candidate) identifiers() []store.Identifier {
 }
 
 // sourceRank orders the sources of metadata: arXiv's record, then the
-// user's own (Zotero), a corpus record, then what the PDF says of itself.
+// user's own (Zotero, a BibTeX file), Crossref's, a corpus record, then
+// what the PDF says of itself.
 func sourceRank(src string) int {
 	switch strings.SplitN(src, ":", 2)[0] {
 	case "arxiv":
+		return 5
+	case "zotero", "bibtex":
 		return 4
-	case "zotero":
+	case "crossref":
 		return 3
 	case "jsonl", "corpus":
 		return 2
@@ -164,8 +167,10 @@ func mergeMeta(held, inc store.Paper, fillOnly, override bool) store.Paper {
 		out.ArxivID = inc.ArxivID
 	}
 	// The record's source is the title's; fields from it need no entry.
+	// A local PDF filled from Crossref stays a local PDF, with Crossref
+	// named field by field.
 	out.Source = strings.SplitN(out.MetadataSource["title"], ":", 2)[0]
-	if out.Source == "" {
+	if out.Source == "" || out.Source == "crossref" && held.Source == "pdf" {
 		out.Source = held.Source
 	}
 	for k, v := range out.MetadataSource {
@@ -345,7 +350,8 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 		note  string
 	}
 	var batch []planned
-	taken := map[string]bool{} // papers the batch writes or absorbs
+	taken := map[string]bool{}              // papers the batch writes or absorbs
+	takenIDs := map[store.Identifier]bool{} // identifiers the batch's papers hold (a DOI twice: one paper)
 	flush := func() {
 		if len(batch) == 0 {
 			return
@@ -390,11 +396,17 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 				r.emit(Event{Kind: Note, Item: c.item, Msg: b.note})
 			}
 		}
-		batch, taken = nil, map[string]bool{}
+		batch, taken, takenIDs = nil, map[string]bool{}, map[store.Identifier]bool{}
 	}
 	for i, c := range cs {
+		ids := c.identifiers()
+		for k := range ids {
+			ids[k] = store.NormalizeIdentifier(ids[k])
+			ids[k].Stamp = ""
+		}
 		held, err := r.held(ctx, c)
-		if err == nil && slices.ContainsFunc(held, func(p store.Paper) bool { return taken[p.ID] }) || taken[c.paper.ID] {
+		if err == nil && slices.ContainsFunc(held, func(p store.Paper) bool { return taken[p.ID] }) || taken[c.paper.ID] ||
+			slices.ContainsFunc(ids, func(id store.Identifier) bool { return takenIDs[id] }) {
 			flush() // one paper twice: the earlier must be held first
 			held, err = r.held(ctx, c)
 		}
@@ -410,6 +422,9 @@ func (r *run) putCandidates(ctx context.Context, cs []candidate) []putOutcome {
 		taken[it.Paper.ID], taken[c.paper.ID] = true, true
 		for _, a := range it.Absorb {
 			taken[a] = true
+		}
+		for _, id := range ids {
+			takenIDs[id] = true
 		}
 	}
 	flush()

@@ -117,7 +117,7 @@ func TestOnePaperOneEntry(t *testing.T) {
 				seen[text] = h.ChunkID
 			}
 			var bib bytes.Buffer
-			if err := export.BibTeX(&bib, ps); err != nil {
+			if err := export.BibTeX(&bib, ps, nil); err != nil {
 				t.Fatal(err)
 			}
 			if n := strings.Count(bib.String(), "\n@"); n+1 != 8 || strings.Contains(bib.String(), "file://") || strings.Contains(bib.String(), "anonnd") {

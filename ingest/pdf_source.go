@@ -31,6 +31,11 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 	r := in.newRun()
 	var files []string
 	for _, p := range paths {
+		if err := in.allowed(p); err != nil {
+			r.fail(len(files), p, err, false)
+			files = append(files, "") // keep positions aligned with failures
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			r.fail(len(files), p, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
@@ -78,7 +83,11 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 		if f == "" {
 			continue
 		}
-		hash, err := store.HashFile(f)
+		if err := in.allowed(f); err != nil {
+			r.fail(i, f, err, false)
+			continue
+		}
+		hash, err := hashFile(ctx, f)
 		if err != nil {
 			r.fail(i, f, fmt.Errorf("cannot read: %w", unwrapPathError(err)), false)
 			continue
@@ -103,8 +112,19 @@ func (in *Ingester) Paths(ctx context.Context, paths []string) (*Report, error) 
 	if err := g.Wait(); err != nil {
 		return r.report(), err
 	}
-	err := in.enrichArxiv(ctx, r)
+	if err := in.enrichArxiv(ctx, r); err != nil {
+		return r.report(), err
+	}
+	err := in.enrichCrossref(ctx, r)
 	return r.report(), err
+}
+
+// allowed is AllowPath's verdict on path (nil without AllowPath).
+func (in *Ingester) allowed(path string) error {
+	if in.AllowPath == nil {
+		return nil
+	}
+	return in.AllowPath(path)
 }
 
 // ingestFile stores one local PDF. A file whose text the library holds
@@ -121,6 +141,7 @@ func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash 
 		r.record(pos, outcome{id: held[0].ID, result: store.Unchanged, stored: true})
 		r.emit(Event{Kind: Stored, Item: held[0].ID, Result: store.Unchanged})
 		r.wantArxiv(pos, held[0])
+		r.wantCrossref(pos, held[0])
 		return nil
 	}
 	doc, err := readPDF(ctx, r, path)
@@ -135,6 +156,7 @@ func (in *Ingester) ingestFile(ctx context.Context, r *run, pos int, path, hash 
 	}
 	if p, err := in.Lib.Get(ctx, id); err == nil {
 		r.wantArxiv(pos, p)
+		r.wantCrossref(pos, p)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -19,6 +18,7 @@ import (
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
 	"github.com/papers-cli/papers/ingest/zotero"
+	"github.com/papers-cli/papers/internal/localfile"
 	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
@@ -57,21 +57,16 @@ func (in *Ingester) Zotero(ctx context.Context, dir string) (*Report, error) {
 	if err != nil {
 		return r.report(), err
 	}
-	type job struct {
-		pos   int
-		it    zotero.Item
-		stamp string
-	}
-	var jobs []job
+	var recs []record
 	for i, it := range lib.Items {
 		st := zoteroStamp(it)
-		r.noteMissing(i, it)
+		r.noteMissing(ctx, i, it)
 		if h, ok := held[it.ID()]; ok && h.Stamp == st {
 			r.record(i, outcome{id: h.PaperID, result: store.Unchanged, stored: true})
 			r.emit(Event{Kind: Stored, Item: h.PaperID, Result: store.Unchanged})
 			continue
 		}
-		jobs = append(jobs, job{pos: i, it: it, stamp: st})
+		recs = append(recs, record{c: zoteroCandidate(i, it, st), pdf: zoteroPDF(ctx, it)})
 	}
 	trashed := 0
 	for _, k := range lib.Trashed {
@@ -83,29 +78,45 @@ func (in *Ingester) Zotero(ctx context.Context, dir string) (*Report, error) {
 		r.emit(Event{Kind: Note, Item: dir, Msg: fmt.Sprintf("%d %s imported before %s in Zotero's trash now: kept in the library (papers rm removes papers)",
 			trashed, textkit.Plural(trashed, "item", "items"), textkit.Plural(trashed, "is", "are"))})
 	}
-	r.emit(Event{Kind: Queued, N: len(jobs)})
-	// Items with a PDF are read one by one, workers at a time; the others
-	// (most items of most libraries) are committed in batches.
-	var withPDF, records []job
-	for _, j := range jobs {
-		if zoteroPDF(j.it) != "" {
-			withPDF = append(withPDF, j)
+	err = in.putRecords(ctx, r, recs)
+	return r.report(), err
+}
+
+// record is an item of a reference manager (a Zotero item, a BibTeX
+// entry) on its way in: its candidate, with its title+abstract chunk not
+// embedded yet, and the PDF it links ("" for none).
+type record struct {
+	c   candidate
+	pdf string
+}
+
+// putRecords stores records: those without a PDF (most items of most
+// libraries) in batches, those with one one by one, Workers at a time,
+// with the text of the PDF (recordText). An item's own failure is
+// reported under it; a cancellation or a failure every item would meet
+// (Systemic) stops the run and is returned.
+func (in *Ingester) putRecords(ctx context.Context, r *run, recs []record) error {
+	r.emit(Event{Kind: Queued, N: len(recs)})
+	var withPDF, plain []record
+	for _, rec := range recs {
+		if rec.pdf != "" {
+			withPDF = append(withPDF, rec)
 		} else {
-			records = append(records, j)
+			plain = append(plain, rec)
 		}
 	}
-	for len(records) > 0 {
-		b := records[:min(corpusBatch, len(records))]
-		records = records[len(b):]
+	for len(plain) > 0 {
+		b := plain[:min(corpusBatch, len(plain))]
+		plain = plain[len(b):]
 		cs := make([]candidate, len(b))
 		var chunks []store.Chunk
-		for k, j := range b {
-			cs[k] = zoteroCandidate(j.pos, j.it, j.stamp)
+		for k, rec := range b {
+			cs[k] = rec.c
 			chunks = append(chunks, cs[k].chunks...)
 		}
 		err := embedChunks(ctx, in.Embedder, chunks)
 		if err != nil && (isCancel(ctx, err) || Systemic(err)) {
-			return r.report(), err
+			return err
 		}
 		for k := range cs {
 			if err == nil {
@@ -118,21 +129,20 @@ func (in *Ingester) Zotero(ctx context.Context, dir string) (*Report, error) {
 			}
 			if err != nil {
 				if isCancel(ctx, err) {
-					return r.report(), err
+					return err
 				}
-				r.fail(b[k].pos, zoteroRef(b[k].it), err, false)
+				r.fail(b[k].c.pos, b[k].c.item, err, false)
 			}
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(in.workers())
-	for _, j := range withPDF {
+	for _, rec := range withPDF {
 		g.Go(func() error {
-			return r.itemErr(gctx, j.pos, zoteroRef(j.it), in.zoteroItem(gctx, r, j.pos, j.it, j.stamp))
+			return r.itemErr(gctx, rec.c.pos, rec.c.item, in.recordText(gctx, r, rec.c, rec.pdf))
 		})
 	}
-	err = g.Wait()
-	return r.report(), err
+	return g.Wait()
 }
 
 // zoteroCandidate is a Zotero item's record as a candidate, with its
@@ -144,44 +154,44 @@ func zoteroCandidate(pos int, it zotero.Item, stamp string) candidate {
 		ids:    []store.Identifier{{Kind: store.IDZotero, Value: it.ID(), Stamp: stamp}}}
 }
 
-// zoteroItem stores one Zotero item: its record, and the text of its PDF.
-func (in *Ingester) zoteroItem(ctx context.Context, r *run, pos int, it zotero.Item, stamp string) error {
-	c := zoteroCandidate(pos, it, stamp)
-	zp := c.paper
+// recordText stores a record with the text of the PDF at path: the
+// record's fields win, the file's own fill what it lacks (its arXiv id,
+// say). A PDF that cannot be read is reported (abstract kept) and the
+// record comes in all the same.
+func (in *Ingester) recordText(ctx context.Context, r *run, c candidate, path string) error {
+	rp := c.paper
 	c.chunks = nil
-	if path := zoteroPDF(it); path != "" {
-		hash, err := store.HashFile(path)
-		var doc *pdf.Document
-		if err == nil && !in.holdsText(ctx, hash) {
-			doc, err = readPDF(ctx, r, path)
-		}
-		switch {
-		case isCancel(ctx, err):
-			return err
-		case err != nil:
-			// the item comes in all the same, with its record and abstract
-			c.paper.TextError = err.Error()
-			r.fail(pos, c.item, fmt.Errorf("%s: %w", filepath.Base(path), err), true)
-		case doc == nil:
-			c.paper.ContentHash = hash // the library holds this file's text: it joins
-		default:
-			pc := pdfCandidate(doc, path, hash, in.Chunking)
-			merged := mergeMeta(pc.paper, zp, false, false) // Zotero's record, the file for what it lacks
-			if merged.ArxivID == "" {
-				merged.ArxivID = pc.paper.ArxivID
-			}
-			if merged.Version == 0 {
-				merged.Version = pc.paper.Version
-			}
-			merged.ID = zp.ID
-			if merged.ArxivID != "" {
-				merged.ID = merged.ArxivID
-			}
-			merged.Tags = zp.Tags
-			c.paper, c.chunks, c.body, c.pages = merged, pc.chunks[1:], true, pc.pages
-		}
+	hash, err := hashFile(ctx, path)
+	var doc *pdf.Document
+	if err == nil && !in.holdsText(ctx, hash) {
+		doc, err = readPDF(ctx, r, path)
 	}
-	_, err := r.embedAndPut(ctx, c, true)
+	switch {
+	case isCancel(ctx, err):
+		return err
+	case err != nil:
+		// the item comes in all the same, with its record and abstract
+		c.paper.TextError = err.Error()
+		r.fail(c.pos, c.item, fmt.Errorf("%s: %w", filepath.Base(path), err), true)
+	case doc == nil:
+		c.paper.ContentHash = hash // the library holds this file's text: it joins
+	default:
+		pc := pdfCandidate(doc, path, hash, in.Chunking)
+		merged := mergeMeta(pc.paper, rp, false, false) // the record, the file for what it lacks
+		if merged.ArxivID == "" {
+			merged.ArxivID = pc.paper.ArxivID
+		}
+		if merged.Version == 0 {
+			merged.Version = pc.paper.Version
+		}
+		merged.ID = rp.ID
+		if merged.ArxivID != "" {
+			merged.ID = merged.ArxivID
+		}
+		merged.Tags = rp.Tags
+		c.paper, c.chunks, c.body, c.pages = merged, pc.chunks[1:], true, pc.pages
+	}
+	_, err = r.embedAndPut(ctx, c, true)
 	return err
 }
 
@@ -237,13 +247,13 @@ func zoteroRef(it zotero.Item) string {
 
 // zoteroPDF is the item's first attachment that is a readable PDF (by its
 // first bytes, whatever its name), or "".
-func zoteroPDF(it zotero.Item) string {
+func zoteroPDF(ctx context.Context, it zotero.Item) string {
 	atts := it.Attachments
 	if it.File != nil {
 		atts = []zotero.Attachment{*it.File}
 	}
 	for _, a := range atts {
-		if a.Missing == "" && a.Path != "" && isPDFFile(a.Path) {
+		if a.Missing == "" && a.Path != "" && notPDF(ctx, a.Path) == "" {
 			return a.Path
 		}
 	}
@@ -252,7 +262,7 @@ func zoteroPDF(it zotero.Item) string {
 
 // noteMissing records the item's attachments whose files are absent, and
 // those named as PDFs that are not.
-func (r *run) noteMissing(pos int, it zotero.Item) {
+func (r *run) noteMissing(ctx context.Context, pos int, it zotero.Item) {
 	atts := it.Attachments
 	if it.File != nil {
 		atts = []zotero.Attachment{*it.File}
@@ -263,12 +273,13 @@ func (r *run) noteMissing(pos int, it zotero.Item) {
 		if m.Path == "" {
 			m.Path = a.Stored
 		}
-		switch {
-		case a.Missing != "":
-		case a.Path != "" && a.PDF() && !isPDFFile(a.Path):
-			m.Reason = "named as a PDF but is not one (its first bytes are not %PDF-)"
-		default:
-			continue
+		if a.Missing == "" {
+			if a.Path == "" || !a.PDF() {
+				continue
+			}
+			if m.Reason = notPDF(ctx, a.Path); m.Reason == "" {
+				continue
+			}
 		}
 		ms = append(ms, m)
 	}
@@ -286,17 +297,21 @@ func (r *run) noteMissing(pos int, it zotero.Item) {
 	}
 }
 
-// isPDFFile says whether the file starts (within its first KB) with
-// %PDF-, as readers require.
-func isPDFFile(path string) bool {
-	f, err := os.Open(path)
+// notPDF says why the file at path is no PDF to read, "" when it is one:
+// it is not a regular file, cannot be read, or does not start (within its
+// first KB) with %PDF-, as readers require.
+func notPDF(ctx context.Context, path string) string {
+	f, err := localfile.Open(ctx, path, 0)
 	if err != nil {
-		return false
+		return unwrapPathError(err).Error()
 	}
 	defer f.Close()
 	buf := make([]byte, 1024)
 	n, _ := io.ReadFull(f, buf)
-	return bytes.Contains(buf[:n], []byte("%PDF-"))
+	if !bytes.Contains(buf[:n], []byte("%PDF-")) {
+		return "named as a PDF but is not one (its first bytes are not %PDF-)"
+	}
+	return ""
 }
 
 // zoteroStamp is what tells a re-run whether an item changed: its

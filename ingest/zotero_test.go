@@ -117,7 +117,7 @@ func TestZoteroImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var bib bytes.Buffer
-	if err := export.BibTeX(&bib, ps); err != nil {
+	if err := export.BibTeX(&bib, ps, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"@inproceedings{hore2010image,", "@article{liu2023infrared,", "@article{deoliveira2022satellite,", "journal       = {IEEE Transactions on Image Processing}",

@@ -1,8 +1,8 @@
 // Package library is the library session: the one place that wires an open
 // library for every front end (cmd, mcpserver, browse). A Session holds
 // the library on disk (package store), the embedder its vectors were made
-// with, the chunker its manifest records, the arXiv client (one pacing for
-// the session's life), the language model settings, the HTTP client every
+// with, the chunker its manifest records, the arXiv and Crossref clients
+// (one pacing each for the session's life), the language model settings, the HTTP client every
 // outbound request goes through, and the locks a write takes. It hands out
 // what the front ends do: Search, Ask, Review, Ingest, Update, Reindex,
 // Related; front ends only turn flags, MCP arguments and keys into its
@@ -29,7 +29,8 @@
 //   - ingest (ingest.Library): Put/PutBatch and the look-ups by hash and
 //     identifier that keep one paper one entry;
 //   - topics (topic updates, resolve): Topic, Topics, TopicPapersSince,
-//     MarkTopicUpdated, WithoutArxivRecord;
+//     MarkTopicUpdated, WithoutArxivRecord, PapersFrom (local PDFs to fill
+//     from Crossref);
 //   - related papers (related.Library): PaperVectors, List.
 //
 // The contracts callers rely on, which a second store must keep: Put and

@@ -26,6 +26,11 @@ func Explain(err error) error {
 		return err
 	}
 	switch {
+	case store.IsDamaged(err):
+		if !errors.Is(err, store.ErrDamaged) {
+			err = fmt.Errorf("%w: %w", store.ErrDamaged, err) // SQLite's words alone: "database disk image is malformed (11)"
+		}
+		return hint.With(err, "%s", RepairHint)
 	case errors.Is(err, store.ErrDiskFull):
 		return hint.With(err, "free some space on the disk holding the library (PAPERS_HOME), then run again: what was stored is kept, the failed write left nothing behind")
 	case errors.Is(err, store.ErrReadOnly):
@@ -34,6 +39,19 @@ func Explain(err error) error {
 		return hint.With(err, "another papers process has held the library for over 30 s: run again once it is done; what was stored before is kept")
 	}
 	return err
+}
+
+// RepairHint is the way out of a damaged library file.
+const RepairHint = "run `papers check --repair`: it copies every paper it can read into a new library file and keeps the damaged one beside it"
+
+// Explain is the package's Explain for the errors of this session; a
+// damaged library file is recorded (store.MarkDamaged), so that every
+// later command says so until it is repaired.
+func (s *Session) Explain(err error) error {
+	if store.IsDamaged(err) && !s.cfg.ReadOnly {
+		store.MarkDamaged(s.cfg.Dir, err)
+	}
+	return Explain(err)
 }
 
 // writeError adds to an error that stopped an ingest or an update the
@@ -45,6 +63,9 @@ func writeError(err error) error {
 	}
 	if errors.Is(err, ingest.ErrZoteroUnreadable) {
 		return hint.With(err, "give Zotero's data directory, the one holding zotero.sqlite: papers ingest --zotero DIR (Zotero shows it in Settings > Advanced > Files and Folders)")
+	}
+	if errors.Is(err, ingest.ErrCrossref) {
+		return hint.With(err, "check the network, or set PAPERS_CROSSREF_API_URL to a mirror; what was ingested before is kept")
 	}
 	if h := Explain(err); h != err {
 		return h

@@ -16,6 +16,8 @@ import (
 	"github.com/papers-cli/papers/cost"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/ingest/crossref"
+	"github.com/papers-cli/papers/ingest/fulltext"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/llm"
@@ -28,6 +30,9 @@ import (
 type Config struct {
 	// Dir is the library directory.
 	Dir string
+	// ReadOnly opens the library for reading only (store.OpenReadOnly):
+	// nothing in Dir is written, the writes fail with store.ErrReadOnly.
+	ReadOnly bool
 	// Embed gives the server settings of remote embedders (OPENAI_BASE_URL,
 	// OPENAI_API_KEY, OLLAMA_HOST, the timeout); its HTTPClient is the
 	// session's.
@@ -37,8 +42,10 @@ type Config struct {
 	LLM llm.LLMConfig
 	// Arxiv sets the arXiv client: mirror, pacing, user agent.
 	Arxiv ArxivConfig
+	// Crossref sets the Crossref client: mirror, e-mail, pacing.
+	Crossref CrossrefConfig
 	// HTTPClient sends every outbound request of the session: arXiv API and
-	// PDFs, embedding and model servers. nil: DefaultHTTPClient().
+	// PDFs, Crossref, embedding and model servers. nil: DefaultHTTPClient().
 	HTTPClient *http.Client
 	// Prices are the user's prices of models (cost.NewMeter says how a
 	// model is priced); MaxCost caps what the session's model calls may cost, in
@@ -67,6 +74,23 @@ type ArxivConfig struct {
 	Backoff time.Duration
 }
 
+// CrossrefConfig sets the session's Crossref client; zero fields keep the
+// client's defaults (see package crossref).
+type CrossrefConfig struct {
+	// APIURL is the API's root (default https://api.crossref.org).
+	APIURL string
+	// Mailto is the user's e-mail address, which puts requests in
+	// Crossref's polite pool.
+	Mailto    string
+	UserAgent string
+	// Delay is the least gap between requests until Crossref announces
+	// its limit; negative: none.
+	Delay time.Duration
+	// DOIResolver is where a DOI's landing page is reached (default
+	// https://doi.org/), for its open-access PDF.
+	DOIResolver string
+}
+
 // DefaultHTTPClient is the HTTP client of a session whose Config gives
 // none: the program's one transport (internal/netlog) recording nothing
 // and online. It bounds connecting and waiting for response headers,
@@ -93,12 +117,17 @@ type Session struct {
 	arxivOnce sync.Once
 	arxiv     *arxiv.Client
 
+	crossrefOnce sync.Once
+	crossref     *crossref.Client
+
 	llmOnce sync.Once
 	llm     llm.LLM
 	llmErr  error
 	meter   *cost.Meter
 
-	writing sync.Mutex // one Ingest or Update at a time
+	// writing holds a token while an Ingest or Update runs: one at a
+	// time; a write waiting for it stops waiting when its context ends.
+	writing chan struct{}
 
 	logMu   sync.Mutex
 	writeLf func(format string, args ...any) // the running write's notes, if it has its own
@@ -106,7 +135,7 @@ type Session struct {
 
 // New returns the session of cfg's library without opening anything.
 func New(cfg Config) *Session {
-	s := &Session{cfg: cfg, http: cfg.HTTPClient}
+	s := &Session{cfg: cfg, http: cfg.HTTPClient, writing: make(chan struct{}, 1)}
 	if s.http == nil {
 		s.http = DefaultHTTPClient()
 	}
@@ -173,12 +202,21 @@ func (s *Session) open(ctx context.Context, create bool) (*store.Library, error)
 			return nil, fmt.Errorf("%w (%s)", ErrNoLibrary, dir)
 		}
 	}
-	lib, err := store.Open(ctx, dir)
-	if err != nil {
-		return nil, hint.With(fmt.Errorf("open the library at %s: %w", dir, err),
-			"check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
+	open := store.Open
+	if s.cfg.ReadOnly {
+		open = store.OpenReadOnly
 	}
-	if why := lib.ReadOnly(); why != "" {
+	lib, err := open(ctx, dir)
+	if err != nil {
+		err = fmt.Errorf("open the library at %s: %w", dir, err)
+		if h := s.Explain(err); h != err {
+			return nil, h // a full disk, a read-only one: their fix
+		}
+		return nil, hint.With(err, "check the directory is writable, or point PAPERS_HOME (--home) elsewhere")
+	}
+	if store.Damaged(dir) != "" {
+		s.logf("warning: the library file in %s is damaged (%s): what can be read is shown, nothing is written; %s", dir, store.Damaged(dir), RepairHint)
+	} else if why := lib.ReadOnly(); why != "" && !s.cfg.ReadOnly {
 		s.logf("the library at %s is read-only here (%s): reading works, changes fail", dir, why)
 	}
 	for _, n := range lib.MigrationNotes() { // said once: the next open has nothing to migrate
@@ -243,6 +281,23 @@ func (s *Session) Arxiv() *arxiv.Client {
 		s.arxiv = c
 	})
 	return s.arxiv
+}
+
+// Crossref returns the session's Crossref client, built on first use: one
+// client, so one pacing, for every request of the session.
+func (s *Session) Crossref() *crossref.Client {
+	s.crossrefOnce.Do(func() {
+		c := s.cfg.Crossref
+		s.crossref = &crossref.Client{HTTPClient: s.http, BaseURL: c.APIURL, Mailto: c.Mailto, UserAgent: c.UserAgent, Delay: c.Delay, Logf: s.logf}
+	})
+	return s.crossref
+}
+
+// FullText returns the client that fetches DOIs' open-access PDFs, with
+// the session's HTTP client.
+func (s *Session) FullText() *fulltext.Client {
+	c := s.cfg.Crossref
+	return &fulltext.Client{HTTPClient: s.http, Resolver: c.DOIResolver, UserAgent: c.UserAgent}
 }
 
 // LLM returns the model Config.LLM chooses, resolved on first use, or nil

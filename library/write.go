@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/papers-cli/papers/embed"
@@ -30,6 +31,10 @@ type WriteOptions struct {
 	Workers int
 	// Observer receives the run's events (progress).
 	Observer func(ingest.Event)
+	// AllowPath, when set, is asked about each local path before it is
+	// read (ingest.Ingester.AllowPath): the MCP server confines its
+	// clients with it.
+	AllowPath func(path string) error
 	// Logf, when set, receives the notes of this write and the arXiv
 	// client's instead of Config.Logf (a progress display that clears its
 	// bar first).
@@ -50,6 +55,9 @@ type IngestOptions struct {
 	// Topic, when set, names the followed topic the papers of the run join
 	// (as a topic's update makes them).
 	Topic string
+	// DOIPDFs fetches the open-access PDF of each DOI ingested (Crossref's
+	// link, else its landing page's), for its full text.
+	DOIPDFs bool
 }
 
 // ErrChunking is Ingest's error for a chunk size and overlap that do not
@@ -75,11 +83,19 @@ func (s *Session) Ingest(ctx context.Context, src ingest.Sources, o IngestOption
 			}
 			in.Topic = &store.Membership{Topic: tp.Name}
 		}
+		in.DOIPDFs = o.DOIPDFs
 		start := time.Now()
 		var err error
 		report, err = in.Run(ctx, src)
 		if report == nil {
 			return 0, 0, err
+		}
+		if in.Topic != nil && len(report.Unchanged) > 0 && ctx.Err() == nil {
+			// papers held already were not stored, so did not join with
+			// their store: they join the topic all the same
+			if jerr := lib.AddToTopic(ctx, in.Topic.Topic, report.Unchanged); jerr != nil && err == nil {
+				err = fmt.Errorf("add the papers held to topic %s: %w", in.Topic.Topic, jerr)
+			}
 		}
 		report.Elapsed = time.Since(start).Seconds()
 		return len(report.Added) + len(report.Failed), len(report.Updated), err
@@ -146,7 +162,8 @@ type UpdateOptions struct {
 
 // Update fetches what is new or revised on arXiv in the followed topics
 // names (all of them when none is named) and ingests it, then fills in
-// arXiv's record of the papers held without it: what papers update and
+// arXiv's record of the papers held without it and Crossref's of local
+// PDFs stored offline: what papers update and
 // the MCP update tool do. With no topic followed the update only fills in
 // records, and is an error only when there are none to fill. Per-topic
 // failures are in the summary (TopicResult.Err, FillErr), not the error;
@@ -158,7 +175,7 @@ func (s *Session) Update(ctx context.Context, names []string, o UpdateOptions) (
 		return nil, err
 	}
 	topics, err := resolve.Topics(ctx, lib, names)
-	if err != nil && (len(names) > 0 || !pendingArxiv(ctx, lib)) {
+	if err != nil && (len(names) > 0 || !pendingFill(ctx, lib)) {
 		return nil, err
 	}
 	if o.Max <= 0 {
@@ -172,7 +189,7 @@ func (s *Session) Update(ctx context.Context, names []string, o UpdateOptions) (
 			sum.Topics[i].Err = topicError(r.Err, r.Topic)
 			errs = append(errs, r.Err)
 		}
-		return len(sum.Added) + len(sum.Failed), len(sum.Updated) + len(sum.ArxivFilled), errors.Join(errs...)
+		return len(sum.Added) + len(sum.Failed), len(sum.Updated) + len(sum.ArxivFilled) + len(sum.CrossrefFilled), errors.Join(errs...)
 	})
 	if ctx.Err() != nil {
 		return sum, ctx.Err()
@@ -183,12 +200,22 @@ func (s *Session) Update(ctx context.Context, names []string, o UpdateOptions) (
 	return sum, nil
 }
 
-// pendingArxiv says whether the library holds papers with an arXiv id but
-// not arXiv's record, which an update fills in.
-func pendingArxiv(ctx context.Context, lib *store.Library) bool {
+// pendingFill says whether the library holds papers an update fills in:
+// with an arXiv id but not arXiv's record, or local PDFs with only their
+// own record that Crossref was not asked about (stored offline).
+func pendingFill(ctx context.Context, lib *store.Library) bool {
 	ps, err := lib.WithoutArxivRecord(ctx)
-	return err == nil && len(ps) > 0
+	if err == nil && len(ps) > 0 {
+		return true
+	}
+	ps, err = lib.PapersFrom(ctx, "pdf")
+	in := &ingest.Ingester{CacheDir: pdfCache(lib)}
+	return err == nil && slices.ContainsFunc(ps, in.CrossrefPending)
 }
+
+// pdfCache is where the library keeps downloaded PDFs and what the PDF
+// sources remember of them.
+func pdfCache(lib *store.Library) string { return filepath.Join(lib.Dir(), "cache", "pdf") }
 
 // write runs one ingest: it holds the library's embedder against a
 // reindex, embeds with the library's embedder, records the chunker, runs
@@ -198,8 +225,12 @@ func pendingArxiv(ctx context.Context, lib *store.Library) bool {
 // full disk, whose error says it once. One write runs at a time.
 func (s *Session) write(ctx context.Context, o WriteOptions, chunking func(context.Context, *Session, *store.Library) (chunk.Options, error),
 	run func(*store.Library, *ingest.Ingester) (added, updated int, err error)) error {
-	s.writing.Lock()
-	defer s.writing.Unlock()
+	select {
+	case s.writing <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.writing }()
 	if o.Logf != nil {
 		s.logMu.Lock()
 		s.writeLf = o.Logf
@@ -239,10 +270,10 @@ func (s *Session) write(ctx context.Context, o WriteOptions, chunking func(conte
 		workers = Workers
 	}
 	in := &ingest.Ingester{
-		Lib: lib, Embedder: e, Arxiv: s.Arxiv(), Chunking: c,
-		CacheDir:      filepath.Join(lib.Dir(), "cache", "pdf"),
+		Lib: lib, Embedder: e, Arxiv: s.Arxiv(), Crossref: s.Crossref(), FullText: s.FullText(), Chunking: c,
+		CacheDir:      pdfCache(lib),
 		AbstractsOnly: o.AbstractsOnly, RetryFailed: o.RetryFailed, Workers: workers,
-		Observer: o.Observer,
+		Observer: o.Observer, AllowPath: o.AllowPath,
 	}
 	added, updated, runErr := run(lib, in)
 	if added+updated > 0 && ctx.Err() == nil {

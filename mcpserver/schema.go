@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime/debug"
@@ -116,6 +117,10 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 			}
 		}()
 		o, err := h(ctx, req, in)
+		var ni *needsInput
+		if errors.As(err, &ni) {
+			return &mcp.CallToolResult{InputRequests: ni.requests}, nil, nil
+		}
 		if err != nil {
 			return nil, nil, s.fail(ctx, t.Name, err)
 		}

@@ -43,6 +43,10 @@ type Options struct {
 	Library library.Config
 	// ReadOnly refuses the tools that write (ingest, update).
 	ReadOnly bool
+	// Allow are the directories ingest may read local files under, with
+	// the client's roots (see confine.go): none, and no roots, refuses
+	// every local path.
+	Allow []string
 	// Version is papers' version, sent as the server's.
 	Version string
 	// Log receives notes (stderr); nil discards them.
@@ -76,7 +80,8 @@ func New(o Options) *Server {
 		o.Workers = 2
 	}
 	cfg := o.Library
-	cfg.LLM.NoStream = true // a tool's result is sent whole
+	cfg.ReadOnly = cfg.ReadOnly || o.ReadOnly // --read-only writes nothing, not even a migration or the index
+	cfg.LLM.NoStream = true                   // a tool's result is sent whole
 	if cfg.Logf == nil {
 		cfg.Logf = func(format string, args ...any) { fmt.Fprintf(o.Log, "papers mcp: "+format+"\n", args...) }
 	}
@@ -162,7 +167,7 @@ func (s *Server) fail(ctx context.Context, tool string, err error) error {
 	if errors.As(err, &off) { // what was refused says more than how a client wrapped it
 		err = hint.For(off, "", "papers mcp runs offline: search (mode \"bm25\"), ask (mode \"extractive\") and the reading tools work; ingest, update and models do not")
 	}
-	return &toolError{msg: hint.ToolMessage(library.Explain(err))}
+	return &toolError{msg: hint.ToolMessage(s.lib.Explain(err))}
 }
 
 // refused is the error of a write tool on a read-only server.

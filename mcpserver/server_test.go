@@ -121,6 +121,9 @@ func (c *cut) answered() []*jsonrpc.Response {
 // sessionOn is session that also returns the client's connection.
 func sessionOn(t testing.TB, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *mcpserver.Server, *cut) {
 	t.Helper()
+	if opts.Library.Crossref.APIURL == "" {
+		opts.Library.Crossref.APIURL = "http://127.0.0.1:1" // no test reaches Crossref (local PDFs are looked up there)
+	}
 	s := mcpserver.New(opts)
 	st, it := mcp.NewInMemoryTransports()
 	ct := &cut{Transport: it}

@@ -309,7 +309,7 @@ func (s *Server) exportBibtex(ctx context.Context, _ *mcp.CallToolRequest, in ex
 	if len(got.Papers) == 0 {
 		return out, errors.New("no papers to export")
 	}
-	entries, err := exportEntries(out.Format, got.Papers)
+	entries, err := exportEntries(out.Format, got.Papers, got.Keys)
 	if err != nil {
 		return out, err
 	}
@@ -319,10 +319,10 @@ func (s *Server) exportBibtex(ctx context.Context, _ *mcp.CallToolRequest, in ex
 // exportEntries renders papers in format (keys made over all of them, so
 // that a page's keys are those of the whole export) and returns each
 // paper's entry: a BibTeX entry, or a CSL-JSON item.
-func exportEntries(format string, papers []store.Paper) ([]string, error) {
+func exportEntries(format string, papers []store.Paper, keys map[string]string) ([]string, error) {
 	var b bytes.Buffer
 	if format == "csl-json" {
-		if err := export.CSLJSON(&b, papers); err != nil {
+		if err := export.CSLJSON(&b, papers, keys); err != nil {
 			return nil, err
 		}
 		var items []json.RawMessage
@@ -335,7 +335,7 @@ func exportEntries(format string, papers []store.Paper) ([]string, error) {
 		}
 		return out, nil
 	}
-	if err := export.BibTeX(&b, papers); err != nil {
+	if err := export.BibTeX(&b, papers, keys); err != nil {
 		return nil, err
 	}
 	var out []string

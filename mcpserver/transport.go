@@ -17,9 +17,10 @@ import (
 // (modelcontextprotocol/go-sdk issues 1235 and 1259), whatever the
 // handler does, so the answer is dropped here, on its way out.
 //
-// The connection it makes hides the SDK's own connection type, whose one
-// use of it is to refuse JSON-RPC batches from clients of protocol
-// 2025-06-18 and later; batches are then accepted.
+// The connection it makes hides the SDK's own connection type (for the
+// SDK's in-memory transports in tests), whose one use of it is to refuse
+// JSON-RPC batches from clients of protocol 2025-06-18 and later; batches
+// are then accepted, as StdioTransport accepts them.
 type quietCancels struct{ mcp.Transport }
 
 func (t quietCancels) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -65,6 +66,9 @@ func (c *quietConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		delete(c.cancelled, resp.ID)
 		c.mu.Unlock()
 		if drop {
+			if d, ok := c.Connection.(interface{ dropped(jsonrpc.ID) }); ok {
+				d.dropped(resp.ID) // its batch goes out without it
+			}
 			return nil
 		}
 	}

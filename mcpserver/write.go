@@ -20,7 +20,7 @@ import (
 // The tools that write: ingest and update.
 
 type ingestIn struct {
-	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs"`
+	IDs           Names  `json:"ids,omitempty" jsonschema:"arXiv ids or URLs, or DOIs"`
 	Query         string `json:"query,omitempty" jsonschema:"arXiv search (ti:, abs:, au:, cat:, AND, OR), newest first"`
 	Max           int    `json:"max,omitempty" jsonschema:"most papers from query (default 20)"`
 	Paths         Names  `json:"paths,omitempty" jsonschema:"PDFs or folders on the server's machine"`
@@ -42,13 +42,26 @@ func (s *Server) ingest(ctx context.Context, req *mcp.CallToolRequest, in ingest
 	for _, id := range in.IDs {
 		c := ingest.Classify([]string{id})
 		if c.Query != "" {
-			return nil, fmt.Errorf("%q is not an arXiv id or URL (give searches as query)", id)
+			return nil, fmt.Errorf("%q is not an arXiv id, URL or DOI (give searches as query)", id)
 		}
 		src.IDs = append(src.IDs, c.IDs...)
+		src.DOIs = append(src.DOIs, c.DOIs...)
 		src.PDFs = append(src.PDFs, c.PDFs...)
 	}
-	if len(src.IDs) == 0 && len(src.PDFs) == 0 && src.Query == "" {
+	if len(src.IDs) == 0 && len(src.DOIs) == 0 && len(src.PDFs) == 0 && src.Query == "" {
 		return nil, errors.New("nothing to ingest: give ids, a query or paths")
+	}
+	if len(src.PDFs) > 0 {
+		dirs, err := s.allowedDirs(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		allow := confine(dirs)
+		for _, p := range src.PDFs {
+			if err := allow(p); err != nil {
+				return nil, err // nothing read, nothing done
+			}
+		}
 	}
 	report, err := s.lib.Ingest(ctx, src, library.IngestOptions{WriteOptions: s.writeOptions(ctx, req, in.AbstractsOnly)})
 	if report != nil && len(report.Added)+len(report.Updated) > 0 {
@@ -115,7 +128,13 @@ func (s *Server) update(ctx context.Context, req *mcp.CallToolRequest, in update
 // writeOptions are the options of an ingest or update called by req:
 // progress to the client and the log.
 func (s *Server) writeOptions(ctx context.Context, req *mcp.CallToolRequest, abstractsOnly bool) library.WriteOptions {
-	return library.WriteOptions{AbstractsOnly: abstractsOnly, Workers: s.opts.Workers, Observer: newProgress(ctx, req, s.opts.Log).event}
+	var allow func(string) error
+	allowOnce := sync.OnceFunc(func() {
+		dirs, _ := s.allowedDirs(ctx, req) // an ingest of paths asked for the roots before
+		allow = confine(dirs)
+	})
+	return library.WriteOptions{AbstractsOnly: abstractsOnly, Workers: s.opts.Workers, Observer: newProgress(ctx, req, s.opts.Log).event,
+		AllowPath: func(path string) error { allowOnce(); return allow(path) }}
 }
 
 // relist lists the papers a write added as resources.

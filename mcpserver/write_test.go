@@ -2,9 +2,12 @@ package mcpserver_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/papers-cli/papers/internal/localfile/localfiletest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -369,7 +374,7 @@ func TestIngestLocalPDFs(t *testing.T) {
 		}
 	}
 	ingested := t.TempDir()
-	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: ingested, Arxiv: arxivOf(fakeArxiv(t, arxivtest.Options{}), -1)}}, nil)
+	cs, _ := session(t, mcpserver.Options{Library: library.Config{Dir: ingested, Arxiv: arxivOf(fakeArxiv(t, arxivtest.Options{}), -1)}, Allow: []string{folder}}, nil)
 	var rep struct {
 		Added  []string `json:"added"`
 		Failed []any    `json:"failed"`
@@ -474,4 +479,75 @@ func TestIngestKeepsTheLibraryChunker(t *testing.T) {
 			t.Errorf("%s: the longest chunk has %d words: not cut %d/%d", id, long, size, overlap)
 		}
 	}
+}
+
+// TestReadOnlyWritesNothing: a read-only server answers every reading
+// tool on a library whose search index and paper vectors are gone
+// without writing a byte in the library's directory (it rebuilt index/
+// and papers.vec), and refuses a library of an older schema rather than
+// migrate it, saying how.
+func TestReadOnlyWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	localfiletest.CopyTree(t, testLibrary(t), dir)
+	os.RemoveAll(filepath.Join(dir, store.IndexDir))
+	os.Remove(filepath.Join(dir, store.PaperVectorsName))
+	before := snapshotDir(t, dir)
+	cs, _ := session(t, mcpserver.Options{ReadOnly: true, Library: library.Config{Dir: dir}}, nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list_papers", nil}, {"search", map[string]any{"query": "tool use"}}, {"search", map[string]any{"query": "tool use", "mode": "dense"}},
+		{"ask", map[string]any{"question": "How does Toolformer decide which API calls to keep?"}},
+		{"get_paper", map[string]any{"id": "2302.04761"}}, {"read_paper", map[string]any{"id": "2302.04761"}},
+		{"related", map[string]any{"id": "2302.04761"}}, {"list_topics", nil}, {"momentum", map[string]any{"offline": true}},
+		{"digest", map[string]any{"topic": "tools", "since": "5y"}}, {"export_bibtex", map[string]any{"ids": []string{"2302.04761"}}},
+	} {
+		if res := call(t, cs, c.tool, c.args, nil); res.IsError {
+			t.Errorf("%s on a read-only server: %s", c.tool, text(res))
+		}
+	}
+	if after := snapshotDir(t, dir); after != before {
+		t.Errorf("a read-only server changed the library's directory:\nbefore %s\nafter  %s", before, after)
+	}
+
+	// an older schema is not migrated
+	old := t.TempDir()
+	localfiletest.CopyTree(t, testLibrary(t), old)
+	db, err := sql.Open("sqlite", filepath.Join(old, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("PRAGMA user_version = 4"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before = snapshotDir(t, old)
+	ro, _ := session(t, mcpserver.Options{ReadOnly: true, Library: library.Config{Dir: old}}, nil)
+	failure(t, "a read-only server on an older schema", call(t, ro, "list_papers", nil, nil), "must be migrated", "without --read-only")
+	if after := snapshotDir(t, old); after != before {
+		t.Errorf("a read-only server changed a library of an older schema:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// snapshotDir is every file under dir with its size and SHA-256, but
+// SQLite's shared-memory file (library.db-shm, which every reader of a
+// WAL database maps and marks) and an empty write-ahead log (which a
+// reader opens when there is none).
+func snapshotDir(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, "-shm") {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		if strings.HasSuffix(p, "-wal") && len(data) == 0 {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(&b, "%s %d %x; ", rel, len(data), sha256.Sum256(data))
+		return nil
+	})
+	return b.String()
 }

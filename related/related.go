@@ -58,12 +58,13 @@ type Hit struct {
 	Score float32 `json:"score"`
 }
 
-// Index is the chromem-go collection of a library's paper vectors. It is
-// safe for concurrent queries. It holds the PaperVectors it was built
-// from, which must stay open while it is used.
+// Index is the chromem-go collection of a library's paper vectors (above
+// MaxChromem papers, a scan of them). It is safe for concurrent queries.
+// It holds the PaperVectors it was built from, which must stay open while
+// it is used.
 type Index struct {
 	pv   *store.PaperVectors
-	coll *chromem.Collection
+	coll *chromem.Collection // nil: queries scan pv
 }
 
 // Build puts every paper of pv in a new in-memory chromem-go collection
@@ -76,6 +77,9 @@ type Index struct {
 // metadata, per document; chromem's AddDocuments would start a goroutine
 // per document for the same work.
 func Build(ctx context.Context, pv *store.PaperVectors) (*Index, error) {
+	if len(pv.Papers) > MaxChromem {
+		return &Index{pv: pv}, nil // ranked by a scan (scan.go)
+	}
 	db := chromem.NewDB()
 	coll, err := db.CreateCollection("papers", nil, noEmbedding)
 	if err != nil {
@@ -213,7 +217,7 @@ func (o Options) where() map[string]string {
 }
 
 // Len is the number of papers in the index.
-func (x *Index) Len() int { return x.coll.Count() }
+func (x *Index) Len() int { return len(x.pv.Papers) }
 
 // Has reports whether paper id has a vector in the index.
 func (x *Index) Has(id string) bool { return x.pv.Index(id) >= 0 }
@@ -257,9 +261,12 @@ func (x *Index) query(ctx context.Context, q []float32, o Options) ([]Hit, error
 	if k <= 0 {
 		k = DefaultK
 	}
-	total := x.coll.Count()
+	total := x.Len()
 	if total == 0 || isZero(q) {
 		return nil, nil
+	}
+	if x.coll == nil {
+		return x.scan(ctx, q, o, k)
 	}
 	where := o.where()
 	skip := make(map[string]bool, len(o.Exclude))

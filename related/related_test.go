@@ -169,8 +169,22 @@ func bruteForce(pv *store.PaperVectors, id string, o related.Options) []related.
 
 // Related returns exactly what a brute-force scan over the same vectors
 // returns, for every paper, with every filter, at every k (the ties of the
-// copies included, whatever order chromem-go gives them in).
+// copies included, whatever order chromem-go gives them in), in a
+// chromem-go collection and, as above MaxChromem papers, by its own scan.
 func TestRelatedMatchesBruteForce(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		max  int
+	}{{"chromem-go", related.MaxChromem}, {"scan", 0}} {
+		t.Run(mode.name, func(t *testing.T) {
+			defer func(was int) { related.MaxChromem = was }(related.MaxChromem)
+			related.MaxChromem = mode.max
+			relatedMatchesBruteForce(t)
+		})
+	}
+}
+
+func relatedMatchesBruteForce(t *testing.T) {
 	lib := topicLibrary(t)
 	x, pv := index(t, lib)
 	if len(pv.Papers) != 34 || x.Len() != 34 {

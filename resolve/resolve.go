@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/doi"
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/store"
 )
@@ -46,15 +47,14 @@ var _ Library = (*store.Library)(nil)
 
 // Paper finds the one paper ref names: a paper stored under ref exactly
 // (local PDFs, corpus records) or, for an arXiv id in any form (versions,
-// "arXiv:", URLs), under its versionless id. A ref that names two papers
+// "arXiv:", URLs), under its versionless id, or for a DOI in any form
+// (bare, "doi:", a doi.org URL), the paper holding it; arXiv's own DOIs
+// (10.48550/arXiv.ID) name that arXiv paper. A ref that names two papers
 // is refused with both named, never taken as either; one the library does
 // not hold is an error wrapping store.ErrNotFound.
 func Paper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
 	ref = strings.TrimSpace(ref)
-	var aliases []string
-	if id, _, err := arxiv.ParseID(ref); err == nil {
-		aliases = append(aliases, id)
-	}
+	aliases := spellings(ref)
 	p, err := lib.FindPaper(ctx, ref, aliases...)
 	var amb *store.AmbiguousError
 	switch {
@@ -68,6 +68,23 @@ func Paper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
 		return p, hint.With(err, "%s", ambiguityHint(amb))
 	}
 	return p, err
+}
+
+// spellings are the other ways ref names a paper: the versionless arXiv
+// id of an arXiv id in any form, "doi:DOI" for a DOI in any form (and the
+// arXiv id of an arXiv DOI).
+func spellings(ref string) []string {
+	var out []string
+	if id, _, err := arxiv.ParseID(ref); err == nil {
+		out = append(out, id)
+	}
+	if d, ok := doi.Parse(ref); ok {
+		if id, _, err := arxiv.ParseID(doi.Arxiv(d)); err == nil {
+			out = append(out, id)
+		}
+		out = append(out, "doi:"+d)
+	}
+	return out
 }
 
 // Papers turns references (see Paper) into the library's keys, each once,
@@ -87,12 +104,47 @@ func Papers(ctx context.Context, lib Library, refs []string) ([]string, error) {
 	return ids, nil
 }
 
+// Held is Papers for the commands that change papers (rm, tag, untag,
+// save, unsave): an arXiv id with a version must name the version the
+// library holds. One that names another version touches nothing: the
+// error (wrapping store.ErrNotFound) says which version is held. Reading
+// commands take any version and say which one they show.
+func Held(ctx context.Context, lib Library, refs []string) ([]string, error) {
+	ids := make([]string, 0, len(refs))
+	for _, ref := range refs {
+		p, err := HeldPaper(ctx, lib, ref)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(ids, p.ID) {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids, nil
+}
+
+// HeldPaper is Paper for a command that changes the paper (see Held).
+func HeldPaper(ctx context.Context, lib Library, ref string) (store.Paper, error) {
+	p, err := Paper(ctx, lib, ref)
+	if err != nil {
+		return p, err
+	}
+	if id, v, perr := arxiv.ParseID(strings.TrimSpace(ref)); perr == nil && v > 0 && p.Version > 0 && v != p.Version && id == p.ID {
+		return store.Paper{}, hint.With(notFound(fmt.Sprintf("%sv%d is not in the library: it holds %sv%d", id, v, id, p.Version)),
+			"name the version held (%sv%d) or the paper without a version (%s)", id, p.Version, id)
+	}
+	return p, nil
+}
+
 // NotInLibrary is the error for a paper id the library does not hold
 // (ref as the user gave it); it wraps store.ErrNotFound.
 func NotInLibrary(id, ref string) error {
 	h := "papers list shows what is there; papers ingest " + hint.Shell(ref) + " adds it"
 	tool := fmt.Sprintf("list_papers shows what is there; ingest with ids [%q] adds it", id)
-	if !arxiv.LooksLikeID(id) {
+	if d, ok := doi.Parse(ref); ok {
+		h = "papers list shows what is there; papers ingest " + hint.Shell(d) + " adds it from Crossref"
+		tool = fmt.Sprintf("list_papers shows what is there; ingest with ids [%q] adds it from Crossref", d)
+	} else if !arxiv.LooksLikeID(id) {
 		h = "papers list shows what is there (ids of local PDFs and corpus records come from ingesting the file)"
 		tool = "list_papers shows the ids the library holds (ids of local PDFs and corpus records come from ingesting the file)"
 	}

@@ -221,8 +221,12 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt Options) ([]
 	if len(dense) > 0 && (opt.Mode == Dense || len(lex) == 0) {
 		// No chunk holds a word of the query: what the vectors find must
 		// still share something with it (for embedders that can tell).
+		// All the candidates are sifted, not the nearest few k: a larger
+		// k must find what a smaller one does, and more (keeping the 3k
+		// nearest first left -k 1 empty where -k 10 found 7).
 		var err error
-		if dense, err = r.overlapping(ctx, query, dense[:min(len(dense), 3*opt.K)]); err != nil {
+		enough := func(kept []Scored) bool { return len(diversify(kept, opt.K, opt.PerPaper)) == opt.K }
+		if dense, err = r.overlapping(ctx, query, dense, enough); err != nil {
 			return nil, err
 		}
 	}
@@ -286,24 +290,34 @@ type overlapper interface {
 }
 
 // overlapping keeps the ranked chunks that share something with the query,
-// when the embedder can tell; all of them otherwise.
-func (r *Retriever) overlapping(ctx context.Context, query string, ranked []Scored) ([]Scored, error) {
+// when the embedder can tell; all of them otherwise. It sifts them in rank
+// order, a batch at a time, and stops once enough says the chunks kept so
+// far suffice: what it keeps is always a prefix of what sifting them all
+// would keep.
+func (r *Retriever) overlapping(ctx context.Context, query string, ranked []Scored, enough func([]Scored) bool) ([]Scored, error) {
 	ov, ok := r.Embedder.(overlapper)
 	if !ok {
 		return ranked, nil
 	}
-	ids := make([]string, len(ranked))
-	for i, s := range ranked {
-		ids[i] = s.ID
+	var kept []Scored
+	for lo := 0; lo < len(ranked) && !enough(kept); {
+		batch := ranked[lo:min(len(ranked), lo+max(32, 2*len(kept)))]
+		lo += len(batch)
+		ids := make([]string, len(batch))
+		for i, s := range batch {
+			ids[i] = s.ID
+		}
+		chunks, err := r.Index.ChunkTexts(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range batch {
+			if c, ok := chunks[s.ID]; ok && ov.Overlaps(query, c.Text) {
+				kept = append(kept, s)
+			}
+		}
 	}
-	chunks, err := r.Index.ChunkTexts(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(ranked, func(s Scored) bool {
-		c, ok := chunks[s.ID]
-		return !ok || !ov.Overlaps(query, c.Text)
-	}), nil
+	return kept, nil
 }
 
 func (fu Fusion) fuse(lex, dense []Scored) []Scored {

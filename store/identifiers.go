@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/papers-cli/papers/internal/doi"
 )
 
 // Identifier is a name another system (or an earlier papers) knows a paper
@@ -13,7 +15,7 @@ import (
 // how the same paper arriving from two sources is recognised (schema 3,
 // table paper_identifiers; no foreign key to papers, like topic_papers).
 type Identifier struct {
-	Kind  string `json:"kind"`  // IDArxiv, IDDOI, IDSHA256, IDZotero or IDAlias
+	Kind  string `json:"kind"`  // IDArxiv, IDDOI, IDSHA256, IDZotero, IDAlias or IDBibTeX
 	Value string `json:"value"` // normalised, see NormalizeIdentifier
 	// Stamp is the source's modification mark for the item (Zotero's
 	// dateModified and attachment state), so a re-run can tell what
@@ -28,6 +30,7 @@ const (
 	IDSHA256 = "sha256" // SHA-256 (hex) of a PDF file whose text the paper holds or held
 	IDZotero = "zotero" // a Zotero item: "<library>/<item key>" (see package zotero)
 	IDAlias  = "alias"  // an id the paper had before it was merged into another or re-keyed
+	IDBibTeX = "bibtex" // a BibTeX entry's citation key, as written in the .bib file it came from
 )
 
 // NormalizeIdentifier returns id with its value in the form the library
@@ -44,19 +47,10 @@ func NormalizeIdentifier(id Identifier) Identifier {
 	return id
 }
 
-// NormalizeDOI lower-cases a DOI (DOIs are case-insensitive) and strips
-// "https://doi.org/", "doi:" and trailing punctuation.
-func NormalizeDOI(s string) string {
-	s = strings.TrimSpace(s)
-	low := strings.ToLower(s)
-	for _, p := range []string{"https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/", "doi:"} {
-		if strings.HasPrefix(low, p) {
-			low = strings.TrimSpace(low[len(p):])
-			break
-		}
-	}
-	return strings.TrimRight(low, ".,;")
-}
+// NormalizeDOI is the form the library keys a DOI by (see doi.Normalize):
+// lower case, without "https://doi.org/" or "doi:" and trailing
+// punctuation.
+func NormalizeDOI(s string) string { return doi.Normalize(s) }
 
 // identifiersOf are the identifiers a paper's fields give, plus extra.
 func identifiersOf(p Paper, extra []Identifier) []Identifier {
@@ -197,4 +191,16 @@ func (l *Library) WithoutArxivRecord(ctx context.Context) ([]Paper, error) {
 		}
 	}
 	return out, nil
+}
+
+// PapersFrom returns the papers whose record comes from source
+// (Paper.Source: "pdf" for local files that hold only what they say of
+// themselves), by id. Like WithoutArxivRecord it reads the papers table
+// without an index: for papers update, not for searches.
+func (l *Library) PapersFrom(ctx context.Context, source string) ([]Paper, error) {
+	ps, err := l.queryPapers(ctx, "SELECT "+paperColumns+" FROM papers WHERE source = ? ORDER BY id", source)
+	if err != nil {
+		return nil, fmt.Errorf("find papers from %s: %w", source, err)
+	}
+	return ps, nil
 }

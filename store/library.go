@@ -10,11 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/papers-cli/papers/internal/localfile"
+	"github.com/papers-cli/papers/internal/sqlitefile"
 	"modernc.org/sqlite"
 
 	"github.com/papers-cli/papers/internal/diskfile"
@@ -36,8 +37,13 @@ const FileName = "library.db"
 // role (see migrate7.go).
 const SchemaVersion = 7
 
-// mmapSize is how much of the database file SQLite reads in place (1 GiB).
-const mmapSize = 1 << 30
+// mmapSize is how much of the database file SQLite reads in place: the
+// pages it reads there count in the process's resident memory for as
+// long as the connection lives, so a long import or a pass over a large
+// library grew by the file's size (1 GiB before: a 50k-item Zotero import
+// peaked at 463 MB, 199 MB of it the mapped library file; with 128 MiB,
+// 352 MB). Pages past it are read into SQLite's page cache.
+const mmapSize = 128 << 20
 
 // busyTimeout is how long a write waits for another connection or process
 // that holds the write lock before giving up with ErrBusy. Ingest commits one
@@ -70,6 +76,9 @@ type Library struct {
 	// readOnly says why the library was opened read-only, "" when it can
 	// be written (see ReadOnly).
 	readOnly string
+	// damaged is set when the library file was found damaged before (see
+	// MarkDamaged): it is open read-only, and writes say why.
+	damaged bool
 
 	ix *index.Dir // the search index, read by the first search (searchindex.go)
 
@@ -121,15 +130,30 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	if dir == "" {
 		return nil, errors.New("open library: no directory given")
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("open library: %s is %s, not a directory", dir, localfile.Kind(st.Mode()))
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open library: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
+	// SQLite would open a named pipe or a device in the library file's
+	// place and wait on it, or read it for ever.
+	if _, err := localfile.Check(path); errors.Is(err, localfile.ErrNotRegular) {
+		return nil, fmt.Errorf("open library: %w", err)
+	}
+	// A library file that is not there or empty is a library to create:
+	// if it cannot be, that is what the error says (not "schema 0"), and
+	// the empty file is not left behind to say it again.
+	fresh := true
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		fresh = false
+	}
 	// synchronous=FULL: in WAL mode a commit is fsynced, so a paper whose Put
 	// returned survives power loss too, not only kill -9 (NORMAL would suffice
 	// for kill -9 but may lose the last commits on power loss). It costs one
 	// fsync per Put, i.e. per paper, which is small next to embedding it.
-	dsn := "file:" + path +
+	dsn := sqlitefile.URI(path) +
 		"?_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout/time.Millisecond)) + ")" +
 		"&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(FULL)" +
@@ -142,11 +166,22 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
 	}
+	if why := Damaged(dir); why != "" {
+		// Found damaged before: read what can be read, write nothing into
+		// it (papers check --repair makes a whole one).
+		db.Close()
+		return openDamaged(ctx, dir, path, why)
+	}
 	l := &Library{dir: dir, db: db}
 	err = l.openWritable(ctx)
 	if err == nil {
 		l.openIndex()
 		return l, nil
+	}
+	if IsDamaged(err) {
+		db.Close()
+		MarkDamaged(dir, err)
+		return nil, fmt.Errorf("open library %s: %w", path, damaged(err))
 	}
 	db.Close()
 	why := ""
@@ -155,6 +190,14 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	}
 	if why == "" {
 		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	if fresh {
+		removeEmpty(path)
+		cause := fmt.Errorf("%w: %s", ErrReadOnly, why)
+		if why == diskFull {
+			cause = ErrDiskFull
+		}
+		return nil, fmt.Errorf("create the library %s: %w", path, cause)
 	}
 	// Readable all the same: a read-only medium, files of another user, a
 	// full disk (SQLite cannot even create the -shm file it reads with).
@@ -176,6 +219,53 @@ func Open(ctx context.Context, dir string) (*Library, error) {
 	l.openIndex()
 	return l, nil
 }
+
+// removeEmpty removes the library file at path, and its -wal and -shm
+// files, each only if it is empty: what a library that could not be
+// created leaves.
+func removeEmpty(path string) {
+	for _, p := range []string{path + "-wal", path + "-shm", path} {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+			os.Remove(p)
+		}
+	}
+}
+
+// OpenReadOnly opens the library in dir for reading only: nothing in dir
+// is ever written, created or removed, not the database (no migration: a
+// library of another schema is refused, saying how to migrate it), not
+// the search index (a search whose index is missing or behind takes the
+// changes in in memory), not papers.vec. Writes fail with ErrReadOnly.
+// An absent library is an error wrapping fs.ErrNotExist.
+func OpenReadOnly(ctx context.Context, dir string) (*Library, error) {
+	path := filepath.Join(dir, FileName)
+	if _, err := localfile.Check(path); err != nil {
+		return nil, fmt.Errorf("open library: %w", err)
+	}
+	db, note, err := openReadOnly(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	why := readOnlyAsked
+	if note != "" {
+		why += "; " + note
+	}
+	l := &Library{dir: dir, db: db, readOnly: why}
+	if v, err := l.userVersion(ctx); err != nil || v != SchemaVersion {
+		db.Close()
+		if err == nil && v < SchemaVersion {
+			err = fmt.Errorf("the library has schema %d and this papers reads schema %d: it must be migrated, which a read-only open does not do (run any papers command on it without --read-only once)", v, SchemaVersion)
+		} else if err == nil {
+			err = fmt.Errorf("the library has schema %d, newer than this papers reads (%d): use the papers that wrote it", v, SchemaVersion)
+		}
+		return nil, fmt.Errorf("open library %s: %w", path, err)
+	}
+	l.openIndex()
+	return l, nil
+}
+
+// readOnlyAsked is ReadOnly's reason for a library OpenReadOnly opened.
+const readOnlyAsked = "opened read-only as asked"
 
 // openWritable brings a read-write library up: removes what a killed
 // index rebuild left and migrates the schema.
@@ -419,7 +509,7 @@ func wrapBusy(err error) error {
 	case 8: // SQLITE_READONLY
 		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	}
-	return err
+	return damaged(err)
 }
 
 func setManifest(ctx context.Context, tx *sql.Tx, key, value string) error {
@@ -542,44 +632,7 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 // that the search index is whole and holds exactly the library's chunks
 // (see checkIndex). It returns nil when all hold.
 func (l *Library) Check(ctx context.Context) error {
-	err := l.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
-		if err != nil {
-			return fmt.Errorf("integrity check: %w", err)
-		}
-		var problems []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				rows.Close()
-				return err
-			}
-			if s != "ok" {
-				problems = append(problems, s)
-			}
-		}
-		rows.Close()
-		if len(problems) > 0 {
-			return fmt.Errorf("integrity check: %s", strings.Join(problems, "; "))
-		}
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check").Scan(&n); err != nil {
-			return fmt.Errorf("foreign key check: %w", err)
-		}
-		if n > 0 {
-			return fmt.Errorf("foreign key check: %d rows refer to missing papers", n)
-		}
-		var bad string
-		err = tx.QueryRowContext(ctx, `SELECT p.id FROM papers p
-			WHERE p.chunks != (SELECT count(*) FROM chunks c WHERE c.paper_id = p.id) LIMIT 1`).Scan(&bad)
-		if err == nil {
-			return fmt.Errorf("paper %s: chunk count does not match its chunks", bad)
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		return nil
-	})
-	if err != nil {
+	if err := l.checkRecord(ctx); err != nil {
 		return err
 	}
 	if err := l.checkPaperVectors(ctx); err != nil {

@@ -122,9 +122,19 @@ func HashFile(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	sum, err := HashReader(f)
+	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return sum, nil
+}
+
+// HashReader returns the SHA-256 of what r yields, in hex, as HashFile
+// does for a file.
+func HashReader(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -478,7 +478,9 @@ func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }
 // such as the versionless arXiv id of "arXiv:2501.12948v1"), or that
 // absorbed a paper known by one of them (an IDAlias; see Item.Absorb), or
 // for "zotero:KEY" ("zotero:gGROUP/KEY") the paper that holds that Zotero
-// item (an IDZotero), keyed by its arXiv id or merged into another. None
+// item (an IDZotero), keyed by its arXiv id or merged into another, or for
+// "doi:DOI" the paper that holds that DOI (an IDDOI); a BibTeX citation
+// key names the paper its entry became (an IDBibTeX). None
 // held: an error wrapping ErrNotFound; two different papers: an
 // *AmbiguousError naming both (a corpus record stored under "2501.12948v1"
 // and the arXiv paper 2501.12948, say), so that no command acts on the
@@ -493,8 +495,8 @@ func (l *Library) FindPaper(ctx context.Context, ref string, spellings ...string
 	in := placeholders(len(ids))
 	args := append(anys(ids), anys(ids)...)
 	q := "SELECT " + paperColumns + " FROM papers WHERE id IN (" + in + `)
-		OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'alias' AND value IN (` + in + "))"
-	var items []string // "zotero:KEY" names the paper holding Zotero item u/KEY, whatever its id
+		OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind IN ('alias', 'bibtex') AND value IN (` + in + "))"
+	var items, dois []string // "zotero:KEY" names the paper holding Zotero item u/KEY, "doi:DOI" the one holding the DOI, whatever its id
 	for _, id := range ids {
 		if key, ok := strings.CutPrefix(id, "zotero:"); ok && key != "" {
 			if !strings.Contains(key, "/") {
@@ -502,10 +504,17 @@ func (l *Library) FindPaper(ctx context.Context, ref string, spellings ...string
 			}
 			items = append(items, key)
 		}
+		if d, ok := strings.CutPrefix(id, "doi:"); ok && d != "" {
+			dois = append(dois, NormalizeDOI(d))
+		}
 	}
 	if len(items) > 0 {
 		q += " OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'zotero' AND value IN (" + placeholders(len(items)) + "))"
 		args = append(args, anys(items)...)
+	}
+	if len(dois) > 0 {
+		q += " OR id IN (SELECT paper_id FROM paper_identifiers WHERE kind = 'doi' AND value IN (" + placeholders(len(dois)) + "))"
+		args = append(args, anys(dois)...)
 	}
 	ps, err := l.queryPapers(ctx, q+" ORDER BY id", args...)
 	switch {

@@ -1,13 +1,14 @@
 package store
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,9 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/internal/leview"
+	"github.com/papers-cli/papers/internal/localfile"
 )
 
 // PaperVectorsName is the file, inside the library directory, that keeps
@@ -39,6 +42,7 @@ type PaperVectors struct {
 	Papers   []PaperMeta // by ID, ascending
 	vecs     []float32   // len(Papers)*Dims; row i is Papers[i]
 	unmap    func() error
+	raw      []byte // the mapped file vecs is a view of; nil on the heap
 
 	// Reused and Computed say how the vectors were had: taken from the
 	// sidecar as they were, or computed from the chunks (new or changed
@@ -69,6 +73,38 @@ func (pv *PaperVectors) Index(id string) int {
 	return i
 }
 
+// Scan calls fn with each paper's position in Papers and its vector, in
+// order, until fn returns false or ctx ends (its error); fn must not keep
+// v. When the vectors are a mapping of the sidecar, the pages behind the
+// scan are released as it goes, so that a pass over all of them (614 MB
+// at 200k papers of 768 dimensions) stays out of the process's resident
+// memory.
+func (pv *PaperVectors) Scan(ctx context.Context, fn func(i int, v []float32) bool) error {
+	step := max(1, (4<<20)/(4*max(1, pv.Dims))) // papers in 4 MB
+	for lo := 0; lo < len(pv.Papers); lo += step {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(len(pv.Papers), lo+step)
+		for i := lo; i < hi; i++ {
+			if !fn(i, pv.Vector(i)) {
+				return nil
+			}
+		}
+		pv.release(lo, hi)
+	}
+	return nil
+}
+
+// release drops the mapped pages wholly within the vectors of papers lo
+// to hi-1 from the process's resident memory (they stay in the page
+// cache, and come back if read again).
+func (pv *PaperVectors) release(lo, hi int) {
+	if hi > lo {
+		dropMapped(pv.raw, leview.Bytes(pv.vecs[lo*pv.Dims:hi*pv.Dims]))
+	}
+}
+
 // Close releases the mapping of the sidecar, if the vectors are one.
 // Vectors obtained from Vector must not be used afterwards.
 func (pv *PaperVectors) Close() error {
@@ -76,7 +112,7 @@ func (pv *PaperVectors) Close() error {
 		return nil
 	}
 	err := pv.unmap()
-	pv.unmap, pv.vecs = nil, nil
+	pv.unmap, pv.vecs, pv.raw = nil, nil, nil
 	return err
 }
 
@@ -92,12 +128,9 @@ func (pv *PaperVectors) Close() error {
 // always read from the database, so they are never stale. The caller must
 // Close the result.
 func (l *Library) PaperVectors(ctx context.Context) (*PaperVectors, error) {
-	pv, write, err := l.paperVectors(ctx)
+	pv, err := l.paperVectors(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("paper vectors: %w", err)
-	}
-	if write != nil {
-		_ = write() // best effort: the vectors are right either way
 	}
 	return pv, nil
 }
@@ -110,11 +143,10 @@ type pvKey struct {
 	dims      int
 }
 
-func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error, error) {
+func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, error) {
 	path := filepath.Join(l.dir, PaperVectorsName)
 	l.ensureFingerprintIndex(ctx)
 	var pv *PaperVectors
-	var write func() error
 	// On a connection that does not map the database: the chunks read to
 	// compute vectors (and on a library without the fingerprint index, the
 	// papers table with its abstracts) would otherwise be resident, the
@@ -133,6 +165,13 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 			return nil
 		}
 		old, _ := readPaperVectors(path, key) // missing, torn or of another key: computed anew
+		if old != nil && old.verify() != nil {
+			// A flipped byte in the vectors: computed anew, and the file
+			// rewritten (a pass over the vectors, which related reads all
+			// of anyway).
+			old.close()
+			old = nil
+		}
 		current := func() error {
 			// The metadata the fingerprints cover comes with the vectors;
 			// topic memberships, which they do not, are read.
@@ -141,7 +180,7 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 				old.close()
 				return err
 			}
-			pv.Papers, pv.vecs, pv.unmap, pv.Reused = metas, old.vecs, old.unmap, len(old.metaIdx)
+			pv.Papers, pv.vecs, pv.unmap, pv.raw, pv.Reused = metas, old.vecs, old.unmap, old.raw, len(old.metaIdx)
 			return nil
 		}
 		// vectors_gen is bumped by every transaction that writes a paper
@@ -163,45 +202,32 @@ func (l *Library) paperVectors(ctx context.Context) (*PaperVectors, func() error
 			old.close()
 			return err
 		}
-		// Reuse what is current, compute the rest, into one buffer whose
-		// row i is metas[i]'s vector; the rows of papers without one are
-		// then closed up. Memory: the vectors once, however many papers.
-		d := key.dims
-		all := make([]float32, len(metas)*d)
-		have := make([]bool, len(metas))
-		var stale []int // positions in metas
-		for i, mt := range metas {
-			v, ok := old.lookup(mt.ID, fps[i])
-			switch {
-			case !ok:
-				stale = append(stale, i)
-			case v != nil:
-				copy(all[i*d:(i+1)*d], v)
-				have[i] = true
-				pv.Reused++
-			}
-		}
-		old.close() // the rows reused were copied
-		if pv.Computed, err = meanVectors(ctx, tx, metas, stale, d, all, have); err != nil {
+		// Reuse what is current, compute the rest, streaming every vector
+		// in order into a new sidecar, then map it: memory holds a paper's
+		// chunk sums and the papers' metadata, never the vectors (614 MB
+		// for 200k papers of 768 dimensions).
+		defer old.close()
+		dst, err := l.newSidecar(path)
+		if err != nil {
 			return err
 		}
-		keep := make([]PaperMeta, 0, pv.Reused+pv.Computed)
-		for i, mt := range metas {
-			if have[i] {
-				j := len(keep)
-				copy(all[j*d:(j+1)*d], all[i*d:(i+1)*d])
-				keep = append(keep, mt)
-			}
+		s, err := streamPaperVectors(ctx, tx, dst, key, gen, metas, fps, old)
+		if err != nil {
+			dst.abort()
+			return err
 		}
-		vecs := all[: len(keep)*d : len(keep)*d]
-		pv.Papers, pv.vecs = keep, vecs
-		write = func() error { return writePaperVectors(path, key, gen, metas, fps, have, vecs) }
+		mapped, err := dst.commit(key)
+		if err != nil {
+			return err
+		}
+		pv.Papers, pv.vecs, pv.unmap, pv.raw = mapped.metasWith(metas), mapped.vecs, mapped.unmap, mapped.raw
+		pv.Reused, pv.Computed = s.reused, s.computed
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return pv, write, nil
+	return pv, nil
 }
 
 // fingerprintIndexSchema is the index that lets PaperVectors tell whether
@@ -316,110 +342,6 @@ func paperTopics(ctx context.Context, tx *sql.Tx, metas []PaperMeta) error {
 	return trows.Err()
 }
 
-// meanVectors computes the vectors of metas[i] for i in which, from their
-// chunks, into row i of dst (dims wide), and sets have[i] for each paper
-// that has a chunk vector; it returns how many have. Many papers are read
-// in one pass over the chunks; a few, one indexed query each. Each chunk's
-// vector is added as it is read (RawBytes: not kept).
-func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int, dims int, dst []float32, have []bool) (int, error) {
-	if len(which) == 0 {
-		return 0, nil
-	}
-	sum := make([]float64, dims)
-	computed := 0
-	flush := func(i int, n int) {
-		if n == 0 {
-			return
-		}
-		var s float64
-		for _, x := range sum {
-			s += x * x
-		}
-		if s > 0 {
-			inv := 1 / math.Sqrt(s)
-			row := dst[i*dims : (i+1)*dims]
-			for d := range row {
-				row[d] = float32(sum[d] * inv)
-			}
-			have[i] = true
-			computed++
-		}
-		clear(sum)
-	}
-	add := func(blob []byte) bool {
-		if len(blob) != 4*dims {
-			return false // another embedder's vector, or none
-		}
-		for d := range sum {
-			sum[d] += float64(math.Float32frombits(binary.LittleEndian.Uint32(blob[4*d:])))
-		}
-		return true
-	}
-	if len(which) <= 256 {
-		for _, i := range which {
-			rows, err := tx.QueryContext(ctx, "SELECT vector FROM chunks WHERE paper_id = ? ORDER BY seq", metas[i].ID)
-			if err != nil {
-				return 0, err
-			}
-			n := 0
-			for rows.Next() {
-				var blob sql.RawBytes
-				if err := rows.Scan(&blob); err != nil {
-					rows.Close()
-					return 0, err
-				}
-				if add(blob) {
-					n++
-				}
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return 0, err
-			}
-			flush(i, n)
-		}
-		return computed, nil
-	}
-	want := make(map[string]int, len(which))
-	for _, i := range which {
-		want[metas[i].ID] = i
-	}
-	rows, err := tx.QueryContext(ctx, "SELECT paper_id, vector FROM chunks ORDER BY paper_id, seq")
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	cur, n := -1, 0
-	var curID []byte
-	for rows.Next() {
-		var id, blob sql.RawBytes
-		if err := rows.Scan(&id, &blob); err != nil {
-			return 0, err
-		}
-		if cur < 0 || !bytes.Equal(id, curID) {
-			if cur >= 0 {
-				flush(cur, n)
-			}
-			i, ok := want[string(id)]
-			if !ok {
-				cur, curID = -1, curID[:0]
-				continue
-			}
-			cur, n, curID = i, 0, append(curID[:0], id...)
-		}
-		if add(blob) {
-			n++
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	if cur >= 0 {
-		flush(cur, n)
-	}
-	return computed, nil
-}
-
 // The sidecar: an 80-byte header, then the embedder's name, an entry for
 // each paper of the library by id (id and fingerprint, u32 length + bytes
 // each; published, i64 Unix nanoseconds, pvUnknown when unknown; its
@@ -432,9 +354,9 @@ func meanVectors(ctx context.Context, tx *sql.Tx, metas []PaperMeta, which []int
 //	64 vectors_gen (u64) of the snapshot it holds   72 crc32c of the vectors
 //	76 (zero)
 //
-// As for the search index's segments, reading the sidecar checks the
-// header and the entries, and Library.Check the vectors (a pass over all
-// of them, 10 ms at 10k papers, which every papers related would pay).
+// Reading the sidecar checks the header and the entries, and the vectors
+// against their checksum (a pass over them, 10 ms at 10k papers, next to
+// related's own pass); a sidecar that fails is computed anew.
 const (
 	pvMagic  = "PAPVEC02"
 	pvHeader = 80
@@ -460,6 +382,7 @@ type storedVectors struct {
 	vecSum  uint32 // crc32c of vecs, as written
 	dims    int
 	unmap   func() error
+	raw     []byte // the mapped file
 }
 
 func readPaperVectors(path string, key pvKey) (*storedVectors, error) {
@@ -472,7 +395,7 @@ func readPaperVectors(path string, key pvKey) (*storedVectors, error) {
 		unmap()
 		return nil, err
 	}
-	s.unmap = unmap
+	s.unmap, s.raw = unmap, b
 	return s, nil
 }
 
@@ -550,12 +473,37 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 	return s, nil
 }
 
-// verify checks the vectors of s against their checksum.
+// verify checks the vectors of s against their checksum, releasing the
+// mapped pages behind it as it goes (a pass over all of them need not
+// keep them resident).
 func (s *storedVectors) verify() error {
-	if crc32.Checksum(leview.Bytes(s.vecs), pvCRC) != s.vecSum {
+	b := leview.Bytes(s.vecs)
+	var sum uint32
+	const piece = 4 << 20
+	for lo := 0; lo < len(b); lo += piece {
+		part := b[lo:min(len(b), lo+piece)]
+		sum = crc32.Update(sum, pvCRC, part)
+		dropMapped(s.raw, part)
+	}
+	if sum != s.vecSum {
 		return errors.New("the vectors do not match their checksum")
 	}
 	return nil
+}
+
+// dropMapped drops the pages wholly within part, a view of the mapping
+// raw, from the process's resident memory; nothing when raw is nil (the
+// bytes are on the heap).
+func dropMapped(raw, part []byte) {
+	if raw == nil || len(part) == 0 {
+		return
+	}
+	start := int(uintptr(unsafe.Pointer(unsafe.SliceData(part))) - uintptr(unsafe.Pointer(unsafe.SliceData(raw))))
+	end := start + len(part)
+	ps := os.Getpagesize()
+	if a, e := (start+ps-1)/ps*ps, end/ps*ps; e > a && a >= 0 && e <= len(raw) {
+		diskfile.DropPages(raw[a:e])
+	}
 }
 
 // checkPaperVectors verifies the vectors of the paper vectors sidecar, if
@@ -647,24 +595,20 @@ func (s *storedVectors) close() {
 	}
 }
 
-// writePaperVectors writes the sidecar for papers (every paper of the
-// library at generation gen, by id; their fingerprints fps; have says
-// which have a vector) and vecs, the vectors of those that have one,
-// atomically: a temporary file, fsynced, renamed.
-func writePaperVectors(path string, key pvKey, gen uint64, papers []PaperMeta, fps []string, have []bool, vecs []float32) error {
+// encodeEntries is the head of a sidecar for papers (every paper of the
+// library at generation gen, by id, with their fingerprints fps): the
+// header and the entries, with every paper's has-a-vector byte 0 (flagAt
+// gives where each is) and the header's vector count and checksums left
+// for finishEntries; end is where the entries end, before the padding.
+func encodeEntries(key pvKey, gen uint64, papers []PaperMeta, fps []string) (b []byte, flagAt []int, end int) {
 	size := pvHeader + 4 + len(key.embedder)
-	nvec := 0
 	for i, p := range papers {
 		size += 21 + len(p.ID) + len(fps[i]) + 2 + 8*len(p.Categories)
-		if have[i] {
-			nvec++
-		}
 	}
-	b := make([]byte, pvHeader, size+3)
+	b = make([]byte, pvHeader, size+3)
 	copy(b, pvMagic)
 	binary.LittleEndian.PutUint32(b[12:], uint32(key.dims))
 	binary.LittleEndian.PutUint32(b[16:], uint32(len(papers)))
-	binary.LittleEndian.PutUint32(b[20:], uint32(nvec))
 	binary.LittleEndian.PutUint64(b[24:], uint64(key.epoch))
 	copy(b[32:64], libraryIDField(key.libraryID))
 	binary.LittleEndian.PutUint64(b[64:], gen)
@@ -673,6 +617,7 @@ func writePaperVectors(path string, key pvKey, gen uint64, papers []PaperMeta, f
 		b = append(b, s...)
 	}
 	str(key.embedder)
+	flagAt = make([]int, len(papers))
 	for i, p := range papers {
 		str(p.ID)
 		str(fps[i])
@@ -682,37 +627,248 @@ func writePaperVectors(path string, key pvKey, gen uint64, papers []PaperMeta, f
 		}
 		b = binary.LittleEndian.AppendUint64(b, uint64(pub))
 		str(jsonList(p.Categories))
-		if have[i] {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
-		}
+		flagAt[i] = len(b)
+		b = append(b, 0)
 	}
-	binary.LittleEndian.PutUint32(b[72:], crc32.Checksum(leview.Bytes(vecs), pvCRC))
-	binary.LittleEndian.PutUint32(b[8:], crc32.Update(crc32.Checksum(b[12:pvHeader], pvCRC), pvCRC, b[pvHeader:]))
+	end = len(b)
 	for len(b)%4 != 0 {
 		b = append(b, 0)
 	}
+	return b, flagAt, end
+}
 
-	diskfile.RemoveStaleTemps(path)
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
+// finishEntries sets the header's vector count and checksums (vecSum:
+// of the vectors as written after the entries).
+func finishEntries(b []byte, end, nvec int, vecSum uint32) {
+	binary.LittleEndian.PutUint32(b[20:], uint32(nvec))
+	binary.LittleEndian.PutUint32(b[72:], vecSum)
+	binary.LittleEndian.PutUint32(b[8:], crc32.Update(crc32.Checksum(b[12:pvHeader], pvCRC), pvCRC, b[pvHeader:end]))
+}
+
+// streamStats says how the vectors of a sidecar were had.
+type streamStats struct{ reused, computed int }
+
+// streamPaperVectors writes the sidecar of metas into dst: each paper's
+// vector, in order, taken from old when it is current there, else the
+// mean of its chunks' vectors (each normalised, as stored), normalised;
+// papers with no chunk vector have none. The vectors go out as they are
+// had (1 MB at a time): what it holds is the entries and one paper's sums.
+// Many papers to compute are read in one pass over the chunks, in the
+// papers' order; a few, one indexed query each.
+func streamPaperVectors(ctx context.Context, tx *sql.Tx, dst *sidecar, key pvKey, gen uint64, metas []PaperMeta, fps []string, old *storedVectors) (streamStats, error) {
+	var st streamStats
+	dims := key.dims
+	head, flagAt, end := encodeEntries(key, gen, metas, fps)
+	w := bufio.NewWriterSize(io.NewOffsetWriter(dst.f, int64(len(head))), 1<<20)
+	var vecSum uint32
+	nvec := 0
+	row := make([]float32, dims)
+	emit := func(i int, v []float32) error {
+		b := leview.Bytes(v)
+		vecSum = crc32.Update(vecSum, pvCRC, b)
+		head[flagAt[i]] = 1
+		nvec++
+		_, err := w.Write(b)
 		return err
 	}
-	defer os.Remove(tmp.Name())           // no-op after the rename
-	defer diskfile.HoldTemp(tmp.Name())() // until renamed
-	_, err = tmp.Write(b)
-	if err == nil {
-		_, err = tmp.Write(leview.Bytes(vecs)) // as they are: no copy
+	reuse := make([][]float32, len(metas)) // views of old, nil for papers to compute
+	stale := 0
+	for i, mt := range metas {
+		v, ok := old.lookup(mt.ID, fps[i])
+		switch {
+		case !ok:
+			stale++
+		case v != nil:
+			reuse[i] = v
+		default:
+			reuse[i] = []float32{} // current, and without a vector
+		}
 	}
-	if err == nil {
-		err = tmp.Sync()
+	sum := make([]float64, dims)
+	add := func(blob []byte) bool {
+		if len(blob) != 4*dims {
+			return false // another embedder's vector, or none
+		}
+		for d := range sum {
+			sum[d] += float64(math.Float32frombits(binary.LittleEndian.Uint32(blob[4*d:])))
+		}
+		return true
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	// mean writes paper i's vector from the sums of its n chunk vectors.
+	mean := func(i, n int) error {
+		defer clear(sum)
+		var s float64
+		for _, x := range sum {
+			s += x * x
+		}
+		if n == 0 || s == 0 {
+			return nil
+		}
+		inv := 1 / math.Sqrt(s)
+		for d := range row {
+			row[d] = float32(sum[d] * inv)
+		}
+		st.computed++
+		return emit(i, row)
 	}
+	// chunks of the papers to compute, in id order: one pass, or a query
+	// per paper when they are few
+	var pass *sql.Rows
+	if stale > 256 {
+		var err error
+		if pass, err = tx.QueryContext(ctx, "SELECT paper_id, vector FROM chunks ORDER BY paper_id, seq"); err != nil {
+			return st, err
+		}
+		defer pass.Close()
+	}
+	var passID, passBlob sql.RawBytes
+	passOK := pass != nil && pass.Next()
+	if passOK {
+		if err := pass.Scan(&passID, &passBlob); err != nil {
+			return st, err
+		}
+	}
+	for i, mt := range metas {
+		if i&1023 == 0 && ctx.Err() != nil {
+			return st, ctx.Err()
+		}
+		if v := reuse[i]; v != nil {
+			if len(v) > 0 {
+				st.reused++
+				if err := emit(i, v); err != nil {
+					return st, err
+				}
+			}
+			continue
+		}
+		n := 0
+		if pass == nil {
+			rows, err := tx.QueryContext(ctx, "SELECT vector FROM chunks WHERE paper_id = ? ORDER BY seq", mt.ID)
+			if err != nil {
+				return st, err
+			}
+			for rows.Next() {
+				var blob sql.RawBytes
+				if err := rows.Scan(&blob); err != nil {
+					rows.Close()
+					return st, err
+				}
+				if add(blob) {
+					n++
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return st, err
+			}
+		} else {
+			for passOK && string(passID) < mt.ID { // papers of other ids, or reused
+				if passOK = pass.Next(); passOK {
+					if err := pass.Scan(&passID, &passBlob); err != nil {
+						return st, err
+					}
+				}
+			}
+			for passOK && string(passID) == mt.ID {
+				if add(passBlob) {
+					n++
+				}
+				if passOK = pass.Next(); passOK {
+					if err := pass.Scan(&passID, &passBlob); err != nil {
+						return st, err
+					}
+				}
+			}
+		}
+		if err := mean(i, n); err != nil {
+			return st, err
+		}
+	}
+	if pass != nil {
+		if err := pass.Err(); err != nil {
+			return st, err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return st, err
+	}
+	finishEntries(head, end, nvec, vecSum)
+	_, err := dst.f.WriteAt(head, 0)
+	return st, err
+}
+
+// sidecar is a paper vectors file being written: beside the library, to
+// be renamed over papers.vec, or, for a library that cannot be written, an
+// unlinked temporary file that only this process maps and that goes with
+// it.
+type sidecar struct {
+	f    *os.File
+	path string // where it goes; "" for an unlinked one
+	hold func()
+}
+
+// newSidecar starts the sidecar that replaces the one at path.
+func (l *Library) newSidecar(path string) (*sidecar, error) {
+	if l.readOnly == "" {
+		diskfile.RemoveStaleTemps(path)
+		if f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*"); err == nil {
+			return &sidecar{f: f, path: path, hold: diskfile.HoldTemp(f.Name())}, nil
+		}
+	}
+	f, err := os.CreateTemp("", "papers-vectors-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return os.Rename(tmp.Name(), path)
+	os.Remove(f.Name())
+	return &sidecar{f: f, hold: func() {}}, nil
+}
+
+func (s *sidecar) abort() {
+	s.f.Close()
+	if s.path != "" {
+		os.Remove(s.f.Name())
+	}
+	s.hold()
+}
+
+// commit maps the written sidecar and, when it has a place, puts it
+// there durably (a library that cannot take it keeps the mapping only).
+func (s *sidecar) commit(key pvKey) (*storedVectors, error) {
+	defer s.hold()
+	defer s.f.Close() // the mapping outlives the descriptor
+	b, unmap, err := localfile.Map(s.f)
+	if err != nil {
+		s.abortFile()
+		return nil, err
+	}
+	sv, err := parsePaperVectors(b, key)
+	if err != nil {
+		unmap()
+		s.abortFile()
+		return nil, err
+	}
+	sv.unmap, sv.raw = unmap, b
+	if s.path != "" {
+		if err := s.f.Sync(); err != nil || os.Rename(s.f.Name(), s.path) != nil {
+			os.Remove(s.f.Name()) // the cache is lost, the vectors are right
+		}
+	}
+	return sv, nil
+}
+
+func (s *sidecar) abortFile() {
+	if s.path != "" {
+		os.Remove(s.f.Name())
+	}
+}
+
+// metasWith is the metadata of the papers of s that have a vector, taken
+// from metas (every paper of the library, in the same order as s's
+// entries, topics included).
+func (s *storedVectors) metasWith(metas []PaperMeta) []PaperMeta {
+	out := make([]PaperMeta, len(s.metaIdx))
+	for j, i := range s.metaIdx {
+		out[j] = metas[i]
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/papers-cli/papers/internal/sqlitefile"
 	"modernc.org/sqlite"
 )
 
@@ -30,6 +31,9 @@ func (l *Library) ReadOnly() string { return l.readOnly }
 
 // errReadOnly is the error of a write to a read-only library.
 func (l *Library) errReadOnly() error {
+	if l.damaged {
+		return fmt.Errorf("%w (%w): %s", ErrReadOnly, ErrDamaged, l.readOnly)
+	}
 	if l.readOnly == diskFull {
 		return fmt.Errorf("%w (%w): opened read-only", ErrReadOnly, ErrDiskFull)
 	}
@@ -62,7 +66,7 @@ func cannotWrite(err error) bool {
 // can write; changes left in a -wal file by an unclean close are then not
 // seen, and the returned note says so.
 func openReadOnly(ctx context.Context, path string) (*sql.DB, string, error) {
-	base := "file:" + path + "?mode=ro" +
+	base := sqlitefile.URI(path) + "?mode=ro" +
 		"&_pragma=busy_timeout(" + strconv.Itoa(int(busyTimeout/time.Millisecond)) + ")" +
 		"&_pragma=query_only(1)" +
 		"&_pragma=temp_store(MEMORY)" +

@@ -20,6 +20,10 @@ type Summary struct {
 	// record (local PDFs, Zotero items stored offline) that got it in this
 	// run (ingest.Ingester.FillArxiv); they are in Updated too.
 	ArxivFilled []string `json:"arxiv_filled"`
+	// CrossrefFilled are the local PDFs held with only their own record
+	// (stored offline) that got Crossref's in this run
+	// (ingest.Ingester.FillCrossref); they are in Updated too.
+	CrossrefFilled []string `json:"crossref_filled"`
 	// FillErr is why that step stopped (a cancellation or the library
 	// failing), nil when it ran; a look-up arXiv failed is a warning.
 	FillErr error   `json:"-"`
@@ -41,9 +45,10 @@ type TopicResult struct {
 // papers stored so far are in the summary's lists). Then the papers held
 // with an arXiv id but not arXiv's record get it (ingest.Ingester.FillArxiv:
 // one look-up for all), so a folder of PDFs ingested offline becomes the
-// arXiv papers it is; topics may be empty for that step alone.
+// arXiv papers it is; then local PDFs stored offline get Crossref's record
+// (ingest.Ingester.FillCrossref). Topics may be empty for those steps alone.
 func UpdateAll(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ingester, topics []store.Topic, o UpdateOptions) *Summary {
-	sum := &Summary{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Topics: []TopicResult{}, ArxivFilled: []string{}}
+	sum := &Summary{Added: []string{}, Updated: []string{}, Unchanged: []string{}, Failed: []ingest.Failure{}, Topics: []TopicResult{}, ArxivFilled: []string{}, CrossrefFilled: []string{}}
 	for _, tp := range topics {
 		res, err := Update(ctx, lib, ax, in, tp, o)
 		if res.Report != nil {
@@ -67,6 +72,15 @@ func UpdateAll(ctx context.Context, lib *store.Library, ax Arxiv, in *ingest.Ing
 	rep, err := in.FillArxiv(ctx)
 	if rep != nil {
 		sum.ArxivFilled = appendNew(sum.ArxivFilled, rep.Updated)
+		sum.Updated = appendNew(sum.Updated, rep.Updated)
+		sum.Failed = append(sum.Failed, rep.Failed...)
+	}
+	if sum.FillErr = err; err != nil || ctx.Err() != nil {
+		return sum
+	}
+	rep, err = in.FillCrossref(ctx)
+	if rep != nil {
+		sum.CrossrefFilled = appendNew(sum.CrossrefFilled, rep.Updated)
 		sum.Updated = appendNew(sum.Updated, rep.Updated)
 		sum.Failed = append(sum.Failed, rep.Failed...)
 	}

@@ -26,6 +26,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PAPERS_AS_MAIN") == "1" {
 		os.Exit(cmd.Main())
 	}
+	// No test reaches Crossref (local PDFs are looked up there): the
+	// processes the tests start inherit this; scripts set their own.
+	if os.Getenv("PAPERS_CROSSREF_API_URL") == "" { // a process a test starts with its own keeps it
+		os.Setenv("PAPERS_CROSSREF_API_URL", "http://127.0.0.1:1")
+	}
 	// The scripts and the kill tests mostly wait (on the papers processes
 	// they start, fake servers' pacing, deadlines), not compute: unless
 	// -parallel is given, run three times as many at once as there are
@@ -80,12 +85,39 @@ var plainBinary = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	// the package in this directory, as the test binary was built from it
-	build := exec.Command(gobin, "build", "-o", filepath.Join(binDir, "papers"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building papers without the race detector for the scripts (%s build .): %v\n%s", gobin, err, out)
+	// the package in this directory, as the test binary was built from it,
+	// and as papers ships: static (the address-space cap of
+	// TestHostilePDFsUnderAMemoryCap leaves no room for glibc's arenas)
+	if err := buildStatic(gobin, filepath.Join(binDir, "papers")); err != nil {
+		return "", fmt.Errorf("building papers without the race detector for the scripts: %v", err)
 	}
 	return binDir, nil
+})
+
+// buildStatic builds the package in this directory into out with
+// CGO_ENABLED=0.
+func buildStatic(gobin, out string) error {
+	build := exec.Command(gobin, "build", "-o", out, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s build . (CGO_ENABLED=0): %v\n%s", gobin, err, b)
+	}
+	return nil
+}
+
+// staticBinary is the path of papers built as it ships (CGO_ENABLED=0):
+// the plain binary under the race detector, else one built for it.
+var staticBinary = sync.OnceValues(func() (string, error) {
+	if raceDetector {
+		dir, err := plainBinary()
+		return filepath.Join(dir, "papers"), err
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	out := filepath.Join(binDir, "papers-static")
+	return out, buildStatic(gobin, out)
 })
 
 // plainCmd is papersCmd running the plain papers binary (plainBinary)

@@ -153,6 +153,27 @@ func TestReadOnlyMedia(t *testing.T) {
 		os.Remove(filler)
 		intact("after the full disk", 100)
 	})
+	t.Run("first ingest on a full disk", func(t *testing.T) {
+		// a library to create, not one of schema 0 to migrate, and no empty
+		// library.db left behind to say so again
+		filler := fill(t, mnt, 0)
+		fresh := filepath.Join(mnt, "new")
+		for range 2 {
+			code, stderr := outcome(t, papersCmd(fresh, "ingest", "--jsonl", first))
+			if code != 1 || !strings.Contains(stderr, "create the library") || !strings.Contains(stderr, "disk holding the library is full") ||
+				!strings.Contains(stderr, "hint: free some space") || strings.Contains(stderr, "schema") {
+				t.Errorf("the first ingest on a full disk: exit %d, want 1 saying the library cannot be created:\n%s", code, stderr)
+			}
+			if _, err := os.Stat(filepath.Join(fresh, "library.db")); err == nil {
+				t.Error("an empty library.db was left behind")
+			}
+		}
+		os.Remove(filler)
+		run(t, papersCmd(fresh, "ingest", "--jsonl", first))
+		if n := countPapers(t, fresh); n != 100 {
+			t.Errorf("with space again: %d papers, want 100", n)
+		}
+	})
 	t.Run("disk fills during ingest", func(t *testing.T) {
 		filler := fill(t, mnt, 1<<20)
 		code, stderr := outcome(t, papersCmd(home, "ingest", "--jsonl", more))

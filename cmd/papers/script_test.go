@@ -12,8 +12,11 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/papers-cli/papers/export/exporttest"
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/arxiv/arxivtest"
+	"github.com/papers-cli/papers/ingest/crossref/crossreftest"
+	"github.com/papers-cli/papers/internal/pgtest"
 	"github.com/papers-cli/papers/llm/llmtest"
 )
 
@@ -28,8 +31,34 @@ func TestScripts(t *testing.T) {
 			return scriptEnv(env, data)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode":  exitCode,
+			"exitcode": exitCode,
+			// pgdb NAME sets $NAME to the URL of a new, empty library in
+			// PostgreSQL (PGlite, or PAPERS_TEST_DATABASE_URL's server).
+			"pgdb": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: pgdb NAME")
+				}
+				ts.Setenv(args[0], pgtest.URL(t))
+			},
 			"fakearxiv": func(ts *testscript.TestScript, neg bool, args []string) { fakeArxiv(t, data, ts, args) },
+			// fakecrossref starts a fake Crossref serving the recorded
+			// responses of shared/data/metadata and points papers at it.
+			"fakecrossref": func(ts *testscript.TestScript, neg bool, args []string) {
+				srv := crossreftest.NewServer(t, crossreftest.Options{DataDir: data})
+				ts.Setenv("PAPERS_CROSSREF_API_URL", srv.URL)
+			},
+			// bibcheck FILE runs bibtex and biber on a BibTeX file and fails
+			// on any error of theirs or warning about a name.
+			"bibcheck": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: bibcheck FILE.bib")
+				}
+				r := exporttest.Check(t, []byte(ts.ReadFile(args[0])))
+				if len(r.BibTeXErrors)+len(r.BiberErrors)+len(r.NameWarnings()) > 0 {
+					ts.Fatalf("bibtex errors %q, biber errors %q, name warnings %q", r.BibTeXErrors, r.BiberErrors, r.NameWarnings())
+				}
+				ts.Logf("bibtex and biber read %d entries: %d and %d other warnings", r.Entries, len(r.BibTeXWarnings), len(r.BiberWarnings))
+			},
 			// fakellm [-stall] REPLY starts an OpenAI-compatible server that
 			// streams REPLY to every chat request (with -stall: its first
 			// piece, then nothing), and points papers at it; $KEY in REPLY
@@ -81,15 +110,19 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // scriptEnv is the environment every script starts with: $DATA, a
-// library in the work dir, arXiv and model servers that are nowhere (a
-// script starts its fakes when it needs them), so no test reaches out, and
-// papers built without the race detector on PATH (plainBinary says why).
+// library in the work dir, arXiv, Crossref and model servers that are
+// nowhere (a script starts its fakes when it needs them: fakearxiv,
+// fakecrossref, fakellm), so no test reaches out, and papers built
+// without the race detector on PATH (plainBinary says why).
 func scriptEnv(env *testscript.Env, data string) error {
 	env.Setenv("DATA", data)
 	env.Setenv("PAPERS_HOME", filepath.Join(env.WorkDir, "lib"))
 	env.Setenv("PAPERS_ARXIV_DELAY", "0")
 	env.Setenv("PAPERS_ARXIV_API_URL", "http://127.0.0.1:1/api/query")
 	env.Setenv("PAPERS_ARXIV_PDF_URL", "http://127.0.0.1:1/pdf/")
+	env.Setenv("PAPERS_CROSSREF_API_URL", "http://127.0.0.1:1")
+	env.Setenv("PAPERS_CROSSREF_DELAY", "0")
+	env.Setenv("PAPERS_EMAIL", "")
 	env.Setenv("OPENAI_API_KEY", "")
 	env.Setenv("OPENAI_BASE_URL", "")
 	env.Setenv("PAPERS_LLM", "")

@@ -21,6 +21,7 @@ func (l *lazyRe) MatchString(s string) bool                  { return l.get().Ma
 func (l *lazyRe) FindString(s string) string                 { return l.get().FindString(s) }
 func (l *lazyRe) FindStringIndex(s string) []int             { return l.get().FindStringIndex(s) }
 func (l *lazyRe) FindStringSubmatch(s string) []string       { return l.get().FindStringSubmatch(s) }
+func (l *lazyRe) FindStringSubmatchIndex(s string) []int     { return l.get().FindStringSubmatchIndex(s) }
 func (l *lazyRe) ReplaceAllString(s, repl string) string     { return l.get().ReplaceAllString(s, repl) }
 func (l *lazyRe) Split(s string, n int) []string             { return l.get().Split(s, n) }
 func (l *lazyRe) FindAllSubmatch(b []byte, n int) [][][]byte { return l.get().FindAllSubmatch(b, n) }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ingest/pdf/syntax"
+	"github.com/papers-cli/papers/internal/people"
 )
 
 // Metadata is what a PDF says about itself, read offline from its XMP
@@ -86,13 +87,16 @@ func readMetadata(f source, pls []pageLayout, doc *Document) {
 		doc.Title = ""
 		delete(m.Sources, "title")
 	}
-	// Authors: XMP dc:creator, Info /Author, else the block under the title.
+	// Authors: XMP dc:creator, Info /Author, else the block under the
+	// title. Producers write a whole list into one creator or /Author
+	// ("A, B and C", "A; B"): people.Split makes it one name per person.
+	creators, infoAuthors := people.SplitEach(x.creators), people.Split(infoText("Author"))
 	switch {
-	case len(x.creators) > 0 && plausibleAuthors(x.creators):
-		m.Authors = x.creators
+	case plausibleAuthors(creators):
+		m.Authors = creators
 		m.set("authors", "xmp")
-	case plausibleAuthors(splitAuthorList(infoText("Author"))):
-		m.Authors = splitAuthorList(infoText("Author"))
+	case plausibleAuthors(infoAuthors):
+		m.Authors = infoAuthors
 		m.set("authors", "info")
 	default:
 		if as := layoutAuthors(pls, doc.Title); len(as) > 0 {
@@ -270,11 +274,15 @@ func isContainer(name string) bool {
 }
 
 var (
-	doiRe    = lazyRegexp(`\b(10\.\d{4,9}/[^\s"<>{}]+)`)
+	// DOIs keep < > ( ) [ ] ; : (SICI DOIs: 10.1002/1096-9861(20010212)430:3<283::aid-cne1031>3.0.co;2-v)
+	doiRe    = lazyRegexp(`\b(10\.\d{4,9}/[^\s"{}]+)`)
 	arxivDOI = lazyRegexp(`(?i)^10\.48550/arxiv\.(\d{4}\.\d{4,5}(?:v\d+)?)$`)
-	// pageDOIRe wants the DOI labelled or as a resolver URL: a bare
-	// 10.xxx/yyy on page 1 may be a cited work's.
-	pageDOIRe = lazyRegexp(`(?i)(?:\bdoi\s*[:.]?\s*|doi\.org/)(10\.\d{4,9}/[^\s"<>{}]+)`)
+	// pageDOIRe wants the DOI labelled (IEEE prints "Digital Object
+	// Identifier 10.1109/...") or as a resolver URL: a bare 10.xxx/yyy on
+	// page 1 may be a cited work's.
+	pageDOIRe = lazyRegexp(`(?i)(?:\bdoi\s*[:.]?\s*|doi\.org/|digital object identifier\s*:?\s*)(10\.\d{4,9}/[^\s"{}]+)`)
+	// doiRest is the rest of a DOI a line break cut after "." "-" "_" or "/".
+	doiRest = lazyRegexp(`^\n\n?([A-Za-z0-9][^\s"{}]*)`)
 )
 
 func doiIn(s string) string {
@@ -304,10 +312,18 @@ func pageDOI(doc *Document) string {
 	if len(doc.Pages) == 0 {
 		return ""
 	}
-	if m := pageDOIRe.FindStringSubmatch(doc.Pages[0].Text); m != nil {
-		return m[1]
+	text := doc.Pages[0].Text
+	m := pageDOIRe.FindStringSubmatchIndex(text)
+	if m == nil {
+		return ""
 	}
-	return ""
+	d := text[m[2]:m[3]]
+	if strings.ContainsAny(d[len(d)-1:], "./-_") {
+		if r := doiRest.FindStringSubmatch(text[m[3]:]); r != nil && strings.ContainsAny(r[1], "0123456789") {
+			d += r[1] // "https://doi.org/10.1371/journal.\npone.0033693", not a sentence's next word
+		}
+	}
+	return d
 }
 
 var (
@@ -345,24 +361,6 @@ func arxivMention(doc *Document) string {
 var versionSuffix = lazyRegexp(`v\d+$`)
 
 func versionless(id string) string { return versionSuffix.ReplaceAllString(id, "") }
-
-// splitAuthorList splits an Info /Author value: "A, B and C", "A; B".
-func splitAuthorList(s string) []string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil
-	}
-	s = andSep.ReplaceAllString(s, ",")
-	var out []string
-	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' }) {
-		if p = strings.Join(strings.Fields(p), " "); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-var andSep = lazyRegexp(`(?i)\s+(?:and|&)\s+`)
 
 // plausibleAuthors rejects what producers put in author fields that is no
 // author list: a user name, "Administrator", a typesetter.

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
+	"github.com/papers-cli/papers/internal/doi"
+	"github.com/papers-cli/papers/internal/people"
+	"github.com/papers-cli/papers/internal/tex"
 )
 
 // What an item's fields mean, read the way Zotero writes them.
@@ -63,7 +66,6 @@ func joinDate(y, m, d string) string {
 var (
 	arxivExtra = regexp.MustCompile(`(?im)^\s*(?:arxiv(?:\s*id)?\s*:|_eprint\s*:|eprint\s*:)\s*(?:arxiv:)?\s*(\S+)`)
 	arxivAny   = regexp.MustCompile(`(?i)arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?(?:[?#]\S*)?$`)
-	arxivDOI   = regexp.MustCompile(`(?i)^10\.48550/arxiv\.(\S+)$`)
 	doiExtra   = regexp.MustCompile(`(?im)^\s*DOI\s*:\s*(10\.\S+)`)
 )
 
@@ -87,8 +89,8 @@ func (it Item) ArxivID() string {
 			cands = append(cands, v)
 		}
 	}
-	if m := arxivDOI.FindStringSubmatch(strings.TrimSpace(f["DOI"])); m != nil {
-		cands = append(cands, m[1])
+	if id := doi.Arxiv(f["DOI"]); id != "" {
+		cands = append(cands, id)
 	}
 	best := ""
 	for _, c := range cands {
@@ -116,7 +118,7 @@ func (it Item) DOI() string {
 			d = m[1]
 		}
 	}
-	if arxivDOI.MatchString(d) {
+	if doi.Arxiv(d) != "" {
 		return ""
 	}
 	return d
@@ -150,8 +152,9 @@ func (it Item) CSLType() string {
 // item type's primary kind (authors of an article, the director of a
 // film), else its creators other than editors and the like, else its
 // editors. Two-field names read "Given Family", or "Family, Given" when
-// the family name has several words (so it is not split wrong later);
-// single-field names (organisations, many CJK names) stay whole.
+// the family name has several words that are not particles (so it is not
+// split wrong later; see package people); single-field names
+// (organisations, many CJK names) stay whole.
 func (it Item) Authors() []string {
 	pick := func(keep func(Creator) bool) []string {
 		var out []string
@@ -174,7 +177,8 @@ func (it Item) Authors() []string {
 	return pick(func(c Creator) bool { return c.Type == "editor" })
 }
 
-// Name is the creator's display name (see Authors).
+// Name is the creator's display name (see Authors), in the form
+// people.Name.String writes.
 func (c Creator) Name() string {
 	first, last := strings.Join(strings.Fields(c.First), " "), strings.Join(strings.Fields(c.Last), " ")
 	switch {
@@ -182,17 +186,18 @@ func (c Creator) Name() string {
 		return last
 	case last == "":
 		return first
-	case strings.Contains(last, " "):
-		return last + ", " + first
 	}
-	return first + " " + last
+	return people.Name{Family: last, Given: first}.String()
 }
 
 // Venue is where the item appeared: its publication (journal,
-// proceedings, book, website...), else the conference's name.
+// proceedings, book, website...), else the conference's name. An ADS
+// journal macro that an import from the ADS left ("\apj") is the
+// journal's name.
 func (it Item) Venue() string {
 	for _, k := range []string{"publicationTitle", "proceedingsTitle", "bookTitle", "websiteTitle", "conferenceName", "seriesTitle"} {
 		if v := strings.TrimSpace(it.Fields[k]); v != "" {
+			v, _ = tex.Journal(v)
 			return v
 		}
 	}

@@ -22,6 +22,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/papers-cli/papers/internal/localfile"
+	"github.com/papers-cli/papers/internal/sqlitefile"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
 
@@ -128,10 +130,10 @@ func Read(ctx context.Context, dir string) (*Library, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	if err := snapshot(src, tmp); err != nil {
+	if err := snapshot(ctx, src, tmp); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(tmp, DBName)+"?_pragma=query_only(1)&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", sqlitefile.URI(filepath.Join(tmp, DBName))+"?_pragma=query_only(1)&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +147,7 @@ func Read(ctx context.Context, dir string) (*Library, error) {
 
 // snapshot copies the database and its journal or WAL into tmp, again if
 // any of them changed while being copied (Zotero wrote), up to 5 times.
-func snapshot(src, tmp string) error {
+func snapshot(ctx context.Context, src, tmp string) error {
 	files := []string{src, src + "-journal", src + "-wal"}
 	stamp := func() string {
 		var b strings.Builder
@@ -161,7 +163,7 @@ func snapshot(src, tmp string) error {
 		before := stamp()
 		last = nil
 		for _, f := range files {
-			if err := copyFile(f, filepath.Join(tmp, filepath.Base(f))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := copyFile(ctx, f, filepath.Join(tmp, filepath.Base(f))); err != nil && !errors.Is(err, os.ErrNotExist) {
 				last = err
 			}
 		}
@@ -176,8 +178,10 @@ func snapshot(src, tmp string) error {
 	return fmt.Errorf("copy %s: Zotero kept writing it; try again in a moment", src)
 }
 
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
+// copyFile copies a regular file (a named pipe or a device in its place
+// is refused, not read), stopping when ctx ends.
+func copyFile(ctx context.Context, from, to string) error {
+	in, err := localfile.Open(ctx, from, 0)
 	if err != nil {
 		return err
 	}

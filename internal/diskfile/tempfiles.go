@@ -1,6 +1,7 @@
 package diskfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"time"
@@ -46,4 +47,17 @@ func RemoveStaleTemps(path string) {
 		}
 		f.Close()
 	}
+}
+
+// SyncDir makes the directory's entries (renames) durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
 }

@@ -350,6 +350,10 @@ func (x *Index) termAt(i int) string {
 // a term no document holds).
 func (x *Index) IDF(t string) float64 { return NewSet(Part{X: x}).IDF(t) }
 
+// IDF is BM25's inverse document frequency, as FTS5 computes it, of a
+// term held by nHit of n documents.
+func IDF(n, nHit float64) float64 { return idf(n, nHit) }
+
 func idf(n, nHit float64) float64 {
 	idf := math.Log((n - nHit + 0.5) / (nHit + 0.5))
 	if idf <= 0 {

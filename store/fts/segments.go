@@ -468,11 +468,7 @@ func (s *Set) Expand(docs []int, weights []float64, exclude []string, n int, min
 	if len(weights) != len(docs) {
 		return nil, errors.New("fts: documents and weights differ in length")
 	}
-	skip := make(map[string]bool, len(exclude))
-	for _, t := range exclude {
-		skip[t] = true
-	}
-	share := map[string]float64{}
+	e := NewExpansion(exclude)
 	for di, g := range docs {
 		p, d, err := s.locate(g)
 		if err != nil {
@@ -483,24 +479,56 @@ func (s *Set) Expand(docs []int, weights []float64, exclude []string, n int, min
 		if err != nil {
 			return nil, err
 		}
-		l := float64(max(x.docLen[d], 1))
+		l := max(int(x.docLen[d]), 1)
 		for j := lo; j < hi; j++ {
 			t := x.fwdTerm[j]
 			if int(t) >= len(x.termEnd) {
 				return nil, ErrCorrupt
 			}
-			if term := x.termAt(int(t)); !skip[term] {
-				share[term] += weights[di] * float64(x.fwdTF[j]) / l
-			}
+			e.Add(x.termAt(int(t)), int(x.fwdTF[j]), l, weights[di])
 		}
 	}
+	return e.Top(n, minIDF, s.IDF), nil
+}
+
+// Expansion picks the terms of pseudo-relevance feedback (Set.Expand) from
+// the documents' term lists, for indexes that keep them elsewhere (a
+// library in PostgreSQL): Add every term of every feedback document, then
+// Top.
+type Expansion struct {
+	skip  map[string]bool
+	share map[string]float64
+}
+
+// NewExpansion returns an Expansion that leaves out the terms of exclude
+// (the query's own).
+func NewExpansion(exclude []string) *Expansion {
+	skip := make(map[string]bool, len(exclude))
+	for _, t := range exclude {
+		skip[t] = true
+	}
+	return &Expansion{skip: skip, share: map[string]float64{}}
+}
+
+// Add counts term, which occurs tf times (head occurrences weighing
+// HeadWeight) in a feedback document of docLen tokens weighing weight.
+func (e *Expansion) Add(term string, tf, docLen int, weight float64) {
+	if !e.skip[term] {
+		e.share[term] += weight * float64(tf) / float64(max(docLen, 1))
+	}
+}
+
+// Top returns up to n of the terms added, by their share times idf(term),
+// leaving out those whose idf is under minIDF; ties go to the
+// alphabetically first term.
+func (e *Expansion) Top(n int, minIDF float64, idf func(string) float64) []string {
 	type cand struct {
 		term string
 		w    float64
 	}
-	cands := make([]cand, 0, len(share))
-	for t, w := range share {
-		if idf := s.IDF(t); idf >= minIDF {
+	cands := make([]cand, 0, len(e.share))
+	for t, w := range e.share {
+		if idf := idf(t); idf >= minIDF {
 			cands = append(cands, cand{t, w * idf})
 		}
 	}
@@ -514,7 +542,7 @@ func (s *Set) Expand(docs []int, weights []float64, exclude []string, n int, min
 	for _, c := range cands[:min(n, len(cands))] {
 		out = append(out, c.term)
 	}
-	return out, nil
+	return out
 }
 
 // noTerm marks a term of a part that the merged index does not keep (all

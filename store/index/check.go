@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/papers-cli/papers/internal/leview"
@@ -43,7 +42,7 @@ func (d *Dir) Check(ctx context.Context) error {
 	if base != nil {
 		defer d.Release(base)
 		for _, s := range base.segs {
-			if err := s.verify(dir); err != nil {
+			if err := s.verify(dir, true); err != nil {
 				return fmt.Errorf("search index: segment %s: %w", s.name, err)
 			}
 		}
@@ -66,8 +65,9 @@ func (d *Dir) Check(ctx context.Context) error {
 }
 
 // verify checks everything in a segment's files against their checksums,
-// and the tables' order.
-func (s *segment) verify(dir string) error {
+// and the tables' order; deep also computes the sign codes again from the
+// int8 vectors (a pass that costs more than all the checksums).
+func (s *segment) verify(dir string, deep bool) error {
 	lay := layoutSegment(s.n, s.dims, s.papers(), len(s.ids))
 	if crc32.Checksum(s.raw[lay.q8:lay.q8+int64(s.n*s.dims)], castagnoli) != s.sums.q8 {
 		return errors.New("int8 vectors do not match their checksum")
@@ -76,17 +76,22 @@ func (s *segment) verify(dir string) error {
 		return errors.New("full-text index does not match its checksum")
 	}
 	if s.vecs.f != nil {
-		b, err := os.ReadFile(filepath.Join(dir, s.name+".vec"))
+		sum, err := crcFile(filepath.Join(dir, s.name+".vec")) // in pieces: four times the int8 vectors' size
 		if err != nil {
 			return err
 		}
-		if crc32.Checksum(b, castagnoli) != s.sums.vec {
+		if sum != s.sums.vec {
 			return errors.New("vectors do not match their checksum")
 		}
 	}
 	if c := s.codes.Load(); c != nil {
-		if err := verifySignCodes(c, s); err != nil {
+		if err := verifySignSums(dir, s); err != nil {
 			return err
+		}
+		if deep {
+			if err := verifySignCodes(c, s); err != nil {
+				return err
+			}
 		}
 	}
 	for p := range s.papers() {

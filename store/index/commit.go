@@ -227,17 +227,7 @@ func syncFile(f *os.File) error {
 }
 
 // syncDir makes the directory's entries (renames) durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
-}
+func syncDir(dir string) error { return diskfile.SyncDir(dir) }
 
 func randomHex(n int) string {
 	b := make([]byte, n)

@@ -338,7 +338,7 @@ func (d *Dir) openView(c *commitInfo) (*View, error) {
 		st.mu.Unlock()
 		if s == nil {
 			var err error
-			if s, err = openSegment(dir, cs.name); err != nil {
+			if s, err = openSegment(dir, cs.name, !d.readOnly); err != nil {
 				return fail(err)
 			}
 			s = pin(s)
@@ -861,7 +861,8 @@ func (k segSink) create() (*segDest, error) {
 		if err != nil {
 			return nil, err
 		}
-		return openSegment(k.dir, name)
+		checkedIn(k.dir).note(segmentFiles(k.dir, name)) // written from the checksums' data
+		return openSegment(k.dir, name, true)
 	}}, nil
 }
 

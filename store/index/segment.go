@@ -240,8 +240,10 @@ func parseSegment(name string, b []byte) (*segment, error) {
 	return s, nil
 }
 
-// openSegment maps dir/name.seg and opens dir/name.vec.
-func openSegment(dir, name string) (*segment, error) {
+// openSegment maps dir/name.seg and opens dir/name.vec; files not yet
+// verified in the state they are in are verified first (verifyOnce), and
+// noted as verified when note is set (an index that may be written).
+func openSegment(dir, name string, note bool) (*segment, error) {
 	b, unmap, err := diskfile.Map(filepath.Join(dir, name+".seg"))
 	if err != nil {
 		return nil, err
@@ -269,6 +271,10 @@ func openSegment(dir, name string) (*segment, error) {
 	s.vecs.f = f
 	if c := openSignCodes(dir, name, s.n, s.dims); c != nil {
 		s.codes.Store(c)
+	}
+	if err := verifyOnce(dir, s, note); err != nil { // checked.go
+		s.release()
+		return nil, err
 	}
 	return s, nil
 }

@@ -315,6 +315,7 @@ func writeSignCodes(dir string, s *segment) (*signCodes, error) {
 	if err != nil {
 		return nil, err
 	}
+	checkedIn(dir).note(segmentFiles(dir, s.name)) // the segment was verified when opened, the codes written from it
 	if c := openSignCodes(dir, s.name, s.n, s.dims); c != nil {
 		return c, nil
 	}

@@ -1,4 +1,8 @@
-package export
+// Package tex reads and writes the TeX that bibliographic records carry:
+// accents spelled as TeX (arXiv's "J\"urg Fr\"ohlich", a .bib file's
+// {\"u}), Unicode symbols that pdflatex can set only as math commands,
+// and the journal macros of the NASA ADS (\apj, \mnras).
+package tex
 
 import (
 	"regexp"
@@ -37,10 +41,10 @@ var texLetters = map[string]string{
 	"o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ",
 }
 
-// accentAt reads a TeX accent at the start of s. It returns the accent as
+// AccentAt reads a TeX accent at the start of s. It returns the accent as
 // BibTeX should hold it ({\"u}), as Unicode (ü) and the bytes it spans,
 // or n == 0 when s does not start with one.
-func accentAt(s string) (tex, uni string, n int) {
+func AccentAt(s string) (tex, uni string, n int) {
 	m := texAccent.FindString(s)
 	if m == "" {
 		return "", "", 0
@@ -85,7 +89,7 @@ func FromTeX(s string) string {
 	for i := 0; i < len(s); {
 		start := i
 		if s[i] == '{' && i+1 < len(s) && s[i+1] == '\\' || s[i] == '\\' {
-			if _, uni, n := accentAt(s[i:]); n > 0 {
+			if _, uni, n := AccentAt(s[i:]); n > 0 {
 				b.WriteString(uni)
 				i += n
 				continue
@@ -119,9 +123,9 @@ var mathSymbols = map[rune]string{
 	'⁺': `^{+}`, '⁻': `^{-}`, '₀': `_{0}`, '₁': `_{1}`, '₂': `_{2}`, '₃': `_{3}`, '₄': `_{4}`, 'ᵢ': `_{i}`, 'ⱼ': `_{j}`,
 }
 
-// mathCommand returns the TeX command for r in math mode, followed by a
+// MathCommand returns the TeX command for r in math mode, followed by a
 // space when the next character is a letter (\pi r, not \pir).
-func mathCommand(r rune, next string) (string, bool) {
+func MathCommand(r rune, next string) (string, bool) {
 	cmd, ok := mathSymbols[r]
 	if !ok {
 		return "", false
@@ -134,12 +138,12 @@ func mathCommand(r rune, next string) (string, bool) {
 
 func isASCIILetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
-// symbolRun reads the run of Greek letters (or the one other symbol of
+// SymbolRun reads the run of Greek letters (or the one other symbol of
 // mathSymbols) at the start of s, in text rather than math. It returns it
 // as TeX math ("$\\beta$") and the bytes it spans, or n == 0 when s does
 // not start with one. A Greek word that is not all symbols ("Δημήτρης",
 // with its accents) is returned as it is: it is a name, not notation.
-func symbolRun(s string) (string, int) {
+func SymbolRun(s string) (string, int) {
 	r, w := utf8.DecodeRuneInString(s)
 	cmd, ok := mathSymbols[r]
 	if !ok {
@@ -156,7 +160,7 @@ func symbolRun(s string) (string, int) {
 		if !unicode.Is(unicode.Greek, r) {
 			break
 		}
-		cmd, ok := mathCommand(r, s[n+w:])
+		cmd, ok := MathCommand(r, s[n+w:])
 		if !ok {
 			all = false
 		}
@@ -167,4 +171,21 @@ func symbolRun(s string) (string, int) {
 		return s[:n], n
 	}
 	return strings.TrimSpace(b.String()) + "$", n
+}
+
+// Balanced reports whether every brace of s closes one opened before it
+// and every one opened is closed (BibTeX counts \{ and \} too).
+func Balanced(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }
