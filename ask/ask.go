@@ -102,7 +102,7 @@ func Answer(ctx context.Context, passages []retrieve.Passage, question string, m
 	byPaper := map[string][]store.Chunk{}
 	for _, p := range passages {
 		byPaper[p.PaperID] = append(byPaper[p.PaperID], store.Chunk{PaperID: p.PaperID, Seq: p.Seq,
-			PageStart: p.PageStart, PageEnd: p.PageEnd, Section: p.Section, Text: p.Text})
+			PageStart: p.PageStart, PageEnd: p.PageEnd, Section: p.Section, Role: p.Role, Text: p.Text})
 	}
 	var pts []*paperText
 	for _, p := range sc.papers {

@@ -31,12 +31,21 @@ type paperText struct {
 	missing []string
 }
 
-// readPaper turns a paper's chunks into paragraphs fit to quote: debris
-// sentences (table rows, figure residue, reference entries) are left out,
-// so they are neither ranked nor quoted.
+// readPaper turns a paper's chunks into paragraphs fit to quote: only
+// prose (body text and headings, by the role extraction gave each chunk;
+// tables, captions, figures' text, footnotes, reference entries and
+// equations are left out), and of it no debris sentence (table rows or
+// figure residue in a library chunked before roles, reference entries),
+// so these are neither ranked nor quoted.
 func readPaper(p store.Paper, chunks []store.Chunk) *paperText {
 	pt := &paperText{paper: p, chunks: chunks}
-	for _, para := range rank.Paragraphs(chunks) {
+	prose := make([]store.Chunk, 0, len(chunks))
+	for _, c := range chunks {
+		if c.Role.Prose() {
+			prose = append(prose, c)
+		}
+	}
+	for _, para := range rank.Paragraphs(prose) {
 		if rank.SectionKind(para.Section) == "references" {
 			continue // a reference list cites other papers' titles, not this one's findings
 		}

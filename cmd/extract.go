@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,8 @@ func init() { register(newExtractCmd) }
 
 type extractOptions struct {
 	*globalOptions
-	json bool
+	json  bool
+	roles bool
 
 	path string
 }
@@ -34,6 +36,14 @@ type extractPage struct {
 	N        int              `json:"n"`
 	Text     string           `json:"text"`
 	Headings []extractHeading `json:"headings,omitempty"`
+	// Spans cover text in order: text[start:end] is of the span's role.
+	Spans []extractSpan `json:"spans"`
+}
+
+type extractSpan struct {
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+	Role  string `json:"role"`
 }
 
 type extractHeading struct {
@@ -48,21 +58,30 @@ func newExtractCmd(g *globalOptions) *cobra.Command {
 		Short: "Print the text of a PDF, page by page, as ingest reads it",
 		Long: `extract prints the text of a PDF in reading order, pages separated by form
 feeds (\f) as pdftotext does: words from glyph positions, ligatures and other
-compatibility characters normalised, hyphenated line ends joined, running
-heads, page numbers, line numbers and the arXiv side stamp left out.
+compatibility characters normalised, hyphenated line ends joined, margin
+line numbers left out.
 
-This is exactly the text papers ingest stores. Warnings go to stderr.`,
+Every line has a role: body text, heading, caption, table, figure (text
+inside a figure), footnote, reference (an entry of the reference list),
+equation, or furniture (running heads and feet, page numbers, the arXiv
+stamp: each a paragraph of its own, never inside a sentence); --roles prints
+each line after its role and a tab, --json gives each page's spans of text
+by role. Ingest cuts chunks at changes of role and leaves furniture out.
+
+Warnings go to stderr.`,
 		Example: `  papers extract paper.pdf | less
   papers extract paper.pdf | tr '\f' '\n' | wc -w
   papers extract --json paper.pdf | jq -r '.pages[] | select(.n == 3) | .text'
-  papers extract --json paper.pdf | jq '[.pages[].headings[]?.text]'`,
+  papers extract --json paper.pdf | jq '[.pages[].headings[]?.text]'
+  papers extract --roles paper.pdf | grep -P '^table\t'`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.path = args[0]
 			return runExtract(c.Context(), o)
 		},
 	}
-	addJSON(c, &o.json, `print one JSON object: {"pages":[{"n":1,"text":"..."}],"title":...,"warnings":[...]}`)
+	addJSON(c, &o.json, `print one JSON object: {"pages":[{"n":1,"text":"...","spans":[{"start":0,"end":120,"role":"body"}]}],"title":...,"warnings":[...]}`)
+	c.Flags().BoolVar(&o.roles, "roles", false, "print each line after its role and a tab (body, heading, caption, table, figure, footnote, reference, equation, furniture)")
 	return c
 }
 
@@ -82,6 +101,10 @@ func runExtract(ctx context.Context, o *extractOptions) error {
 			for _, h := range p.Headings {
 				ep.Headings = append(ep.Headings, extractHeading{Offset: h.Offset, Text: h.Text})
 			}
+			ep.Spans = []extractSpan{}
+			for _, s := range p.Spans {
+				ep.Spans = append(ep.Spans, extractSpan{Start: s.Start, End: s.End, Role: string(s.Role)})
+			}
 			rec.Pages = append(rec.Pages, ep)
 		}
 		return writeJSON(stdout, rec)
@@ -89,8 +112,34 @@ func runExtract(ctx context.Context, o *extractOptions) error {
 	for _, w := range doc.Warnings {
 		fmt.Fprintf(stderr, "warning: %s: %s\n", path, w)
 	}
+	if o.roles {
+		return writeRoles(stdout, doc)
+	}
 	_, werr := io.WriteString(stdout, doc.Text())
 	return werr
+}
+
+// writeRoles prints every line of the text after its role and a tab,
+// pages separated by form feeds; blank lines stay blank.
+func writeRoles(w io.Writer, doc *pdf.Document) error {
+	var b strings.Builder
+	for i, p := range doc.Pages {
+		if i > 0 {
+			b.WriteByte('\f')
+		}
+		for _, s := range p.Spans {
+			for _, ln := range strings.SplitAfter(p.Text[s.Start:s.End], "\n") {
+				switch strings.TrimSpace(ln) {
+				case "":
+					b.WriteString(ln)
+				default:
+					b.WriteString(string(s.Role) + "\t" + ln)
+				}
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // extractHint names the fix for the errors a user can do something about,

@@ -26,8 +26,18 @@ func TestExtractText(t *testing.T) {
 	if n := strings.Count(text, "\f"); n != 16 {
 		t.Errorf("%d form feeds, want 16 (17 pages)", n)
 	}
-	if !strings.Contains(text, "Toolformer") || strings.Contains(text, "arXiv:2302.04761v1") {
+	// the arXiv stamp is furniture: a paragraph of its own
+	if !strings.Contains(text, "Toolformer") || !strings.Contains(text, "\narXiv:2302.04761v1 [cs.CL] 9 Feb 2023\n") {
 		t.Errorf("unexpected text: %.200q", text)
+	}
+	out.Reset()
+	if code := Run(t.Context(), []string{"extract", "--roles", extractData(t, "papers/toolformer_2302.04761v1.pdf")}, &out, &errb); code != 0 {
+		t.Fatalf("--roles: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"furniture\tarXiv:2302.04761v1 [cs.CL] 9 Feb 2023\n", "heading\t3 Tools\n", "caption\tTable 1: Examples of inputs and outputs for all APIs used.\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--roles lacks %q", want)
+		}
 	}
 }
 

@@ -239,7 +239,7 @@ func TestChunkerIsTheLibrarys(t *testing.T) {
 	if code, _, errs := runCmd(t, "ingest", "--chunk-size", "100", "--chunk-overlap", "0", "--jsonl", corpus); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if got := chunker(); got != "v2/words100-overlap0" {
+	if got := chunker(); got != "v3/words100-overlap0" {
 		t.Errorf("chunker %q after --chunk-size 100 --chunk-overlap 0", got)
 	}
 	if code, _, errs := runCmd(t, "ingest", "--jsonl", corpus); code != 0 || strings.Contains(errs, "note:") {
@@ -250,14 +250,14 @@ func TestChunkerIsTheLibrarys(t *testing.T) {
 	}
 	// arXiv is nowhere: the update fails, after choosing its chunker
 	runCmd(t, "update", "--abstracts-only")
-	if got := chunker(); got != "v2/words100-overlap0" {
+	if got := chunker(); got != "v3/words100-overlap0" {
 		t.Errorf("chunker %q after an ingest and an update with no chunk flags", got)
 	}
 	code, _, errs := runCmd(t, "ingest", "--chunk-overlap", "10", "--jsonl", corpus)
-	if code != 0 || !strings.Contains(errs, "note: the library's papers were chunked with v2/words100-overlap0; papers stored from now on are chunked with v2/words100-overlap10") {
+	if code != 0 || !strings.Contains(errs, "note: the library's papers were chunked with v3/words100-overlap0; papers stored from now on are chunked with v3/words100-overlap10") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
-	if got := chunker(); got != "v2/words100-overlap10" {
+	if got := chunker(); got != "v3/words100-overlap10" {
 		t.Errorf("chunker %q after --chunk-overlap 10", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/retrieve"
+	"github.com/papers-cli/papers/role"
 )
 
 func init() { register(newSearchCmd) }
@@ -35,15 +36,18 @@ type searchOptions struct {
 
 // searchRecord is the --json shape of one passage (NDJSON, one per line).
 type searchRecord struct {
-	Rank    int     `json:"rank"`
-	ID      string  `json:"id"`
-	Version int     `json:"version"`
-	Title   string  `json:"title"`
-	Chunk   string  `json:"chunk"`
-	Pages   string  `json:"pages"`
-	Section string  `json:"section"`
-	Score   float64 `json:"score"`
-	Text    string  `json:"text"`
+	Rank    int    `json:"rank"`
+	ID      string `json:"id"`
+	Version int    `json:"version"`
+	Title   string `json:"title"`
+	Chunk   string `json:"chunk"`
+	Pages   string `json:"pages"`
+	Section string `json:"section"`
+	// Role is what the passage's text is: "body" (prose), "caption",
+	// "table", "figure", "footnote", "reference" or "equation".
+	Role  string  `json:"role"`
+	Score float64 `json:"score"`
+	Text  string  `json:"text"`
 }
 
 func newSearchCmd(g *globalOptions) *cobra.Command {
@@ -158,7 +162,7 @@ func runSearch(ctx context.Context, o *searchOptions) error {
 	if o.json {
 		for _, p := range ps {
 			rec := searchRecord{Rank: p.Rank, ID: p.PaperID, Version: p.Paper.Version, Title: p.Paper.Title,
-				Chunk: p.ChunkID, Pages: p.Pages(), Section: p.Section, Score: round(p.Score, 4), Text: p.Text}
+				Chunk: p.ChunkID, Pages: p.Pages(), Section: p.Section, Role: string(p.Role.OfChunk()), Score: round(p.Score, 4), Text: p.Text}
 			if err := writeJSON(out, rec); err != nil {
 				return err
 			}
@@ -205,16 +209,48 @@ func printPassages(s *IOStreams, ps []retrieve.Passage, query string) {
 		if p.Section != "" {
 			where += "  § " + p.Section
 		}
+		if r := p.Role.OfChunk(); r != role.Body {
+			where += "  [" + string(r) + "]"
+		}
 		// Libraries made before Put cleaned text may hold escape sequences.
 		title := textkit.Truncate(safetext.OneLine(p.Paper.Title), width-4)
 		if color {
 			title = "\x1b[1m" + title + "\x1b[0m"
 		}
 		fmt.Fprintf(out, "%2d. %s\n    %s  score %.3f\n", p.Rank, title, safetext.Clean(where), p.Score)
+		if lines := rowLines(p, width-4); lines != nil {
+			for _, line := range lines {
+				fmt.Fprintln(out, "    "+line)
+			}
+			continue
+		}
 		for _, line := range textkit.Wrap(snippet(safetext.Clean(body(p)), query, 3*width-12, color), width-4) {
 			fmt.Fprintln(out, "    "+line)
 		}
 	}
+}
+
+// rowLines shows a table (or an equation, or a figure's text) as it is
+// laid out, a row a line, each cut to width: its first rows, up to a
+// dozen. Prose gives nil (it is shown as a snippet).
+func rowLines(p retrieve.Passage, width int) []string {
+	switch p.Role.OfChunk() {
+	case role.Table, role.Equation, role.Figure:
+	default:
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(safetext.Clean(p.Text), "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if len(out) == 12 {
+			out = append(out, "…")
+			break
+		}
+		out = append(out, textkit.Truncate(l, width))
+	}
+	return out
 }
 
 // body is the passage text without the paper title that opens the

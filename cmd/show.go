@@ -13,6 +13,7 @@ import (
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/resolve"
+	"github.com/papers-cli/papers/role"
 )
 
 func init() { register(newShowCmd) }
@@ -50,7 +51,10 @@ type chunkRecord struct {
 	Seq     int    `json:"seq"`
 	Pages   string `json:"pages"`
 	Section string `json:"section,omitempty"`
-	Text    string `json:"text"`
+	// Role is what the chunk's text is: "body" (prose), "caption",
+	// "table", "figure", "footnote", "reference" or "equation".
+	Role string `json:"role"`
+	Text string `json:"text"`
 }
 
 func newShowCmd(g *globalOptions) *cobra.Command {
@@ -104,7 +108,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 			rec.Sections = append(rec.Sections, c.Section)
 		}
 		if o.chunks {
-			rec.ChunkList = append(rec.ChunkList, chunkRecord{Seq: c.Seq, Pages: cite.Pages(c.PageStart, c.PageEnd), Section: c.Section, Text: c.Text})
+			rec.ChunkList = append(rec.ChunkList, chunkRecord{Seq: c.Seq, Pages: cite.Pages(c.PageStart, c.PageEnd), Section: c.Section, Role: string(c.Role.OfChunk()), Text: c.Text})
 		}
 	}
 	if o.json {
@@ -170,6 +174,9 @@ func runShow(ctx context.Context, o *showOptions) error {
 		}
 		if c.Section != "" {
 			head += " · " + c.Section
+		}
+		if c.Role != string(role.Body) {
+			head += " · " + c.Role
 		}
 		fmt.Fprintf(out, "\n%s\n%s\n", safetext.Line(head), safetext.Clean(c.Text))
 	}

@@ -95,7 +95,11 @@ func toChunkPages(doc *pdf.Document) []chunk.Page {
 		for k, h := range p.Headings {
 			hs[k] = chunk.Heading{Offset: h.Offset, Text: h.Text}
 		}
-		pages[i] = chunk.Page{N: p.N, Text: p.Text, Headings: hs}
+		sp := make([]chunk.Span, len(p.Spans))
+		for k, x := range p.Spans {
+			sp[k] = chunk.Span{Start: x.Start, End: x.End, Role: x.Role}
+		}
+		pages[i] = chunk.Page{N: p.N, Text: p.Text, Headings: hs, Spans: sp}
 	}
 	return pages
 }

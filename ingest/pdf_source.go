@@ -17,6 +17,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -254,7 +255,14 @@ func localTitle(doc *pdf.Document, path string) string {
 		return t
 	}
 	if len(doc.Pages) > 0 {
-		for _, line := range strings.Split(doc.Pages[0].Text, "\n") {
+		p := doc.Pages[0]
+		var text strings.Builder
+		for _, s := range p.Spans {
+			if s.Role != role.Furniture { // a running head names the journal
+				text.WriteString(p.Text[s.Start:s.End])
+			}
+		}
+		for _, line := range strings.Split(text.String(), "\n") {
 			line = strings.TrimSpace(line)
 			if len(strings.Fields(line)) >= 2 && len(line) <= 200 {
 				if pdf.SectionHeading(line) || strings.Contains(line, "....") {

@@ -21,6 +21,7 @@ import (
 	"github.com/papers-cli/papers/related"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/retrieve"
+	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -46,6 +47,7 @@ type Passage struct {
 	Section string  `json:"section,omitempty"`
 	Chunk   string  `json:"chunk,omitempty"`
 	Score   float64 `json:"score,omitempty"`
+	Role    string  `json:"role,omitempty"` // caption, table, ...; none for body text
 	Text    string  `json:"text"`
 }
 
@@ -79,6 +81,9 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	rows := make([]Passage, len(f.passages))
 	for i, p := range f.passages {
 		rows[i] = Passage{ID: p.PaperID, Version: p.Paper.Version, Title: safetext.Clean(p.Paper.Title), Pages: p.Pages(), Text: p.Text}
+		if r := p.Role.OfChunk(); r != role.Body {
+			rows[i].Role = string(r)
+		}
 		if in.Full {
 			rows[i].Section, rows[i].Chunk, rows[i].Score = p.Section, p.ChunkID, round4(p.Score)
 		}
@@ -86,7 +91,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	err = page(&out, &out.Passages, rows, at, max, &out.NextCursor,
 		func(at int) string { return makeCursor("search", in, at) },
 		func(p Passage, n int) Passage {
-			p.Text = cut(p.Text, n-jsonLen(Passage{ID: p.ID, Version: p.Version, Title: p.Title, Pages: p.Pages}))
+			p.Text = cut(p.Text, n-jsonLen(Passage{ID: p.ID, Version: p.Version, Title: p.Title, Pages: p.Pages, Role: p.Role}))
 			return p
 		})
 	return out, err
@@ -491,6 +496,8 @@ type readIn struct {
 	PageStart int    `json:"page_start,omitempty" jsonschema:"first page to read (1-based)"`
 	PageEnd   int    `json:"page_end,omitempty" jsonschema:"last page (default page_start)"`
 	Start     int    `json:"start,omitempty" jsonschema:"a section's start (get_paper)"`
+	// Omit leaves text of these roles out (offsets still count it).
+	Omit []string `json:"omit,omitempty" jsonschema:"leave out: caption, table, figure, footnote, reference, equation"`
 	Budget
 }
 
@@ -514,6 +521,17 @@ func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readI
 	in.Budget = Budget{}
 	if in.Start < 0 || in.PageStart < 0 || in.PageEnd < 0 || in.PageEnd > 0 && in.PageEnd < in.PageStart {
 		return readOut{}, fmt.Errorf("start, page_start and page_end must be 0 or more, and page_end not before page_start (got %d, %d, %d)", in.Start, in.PageStart, in.PageEnd)
+	}
+	omit := map[role.Role]bool{}
+	for _, name := range in.Omit {
+		r, err := role.Parse(name)
+		if err != nil {
+			return readOut{}, err
+		}
+		if r.Prose() {
+			return readOut{}, fmt.Errorf("omit %q: body text and headings are always read (omit takes caption, table, figure, footnote, reference, equation)", name)
+		}
+		omit[r] = true
 	}
 	max, from, err := b.start("read_paper", in, readBudget)
 	if err != nil {
@@ -555,7 +573,7 @@ func (s *Server) readPaper(ctx context.Context, _ *mcp.CallToolRequest, in readI
 		if want <= 0 {
 			return out, fmt.Errorf("max_chars %d is too small: give at least %d", max, max-room+200)
 		}
-		piece = t.read(start, min(hi, start+want))
+		piece = t.read(start, min(hi, start+want), omit)
 		over := jsonLen(piece.text) - 2 - room // escapes make the JSON longer
 		if over <= 0 {
 			break

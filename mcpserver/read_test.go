@@ -297,6 +297,18 @@ func TestGetAndReadPaper(t *testing.T) {
 	if r.PageStart != 3 || r.PageEnd != 4 || !strings.HasPrefix(r.Text, "[page 3]") || !strings.Contains(r.Text, "[page 4]") || strings.Contains(r.Text, "[page 5]") {
 		t.Errorf("pages 3-4: pages %d-%d, %.100q", r.PageStart, r.PageEnd, r.Text)
 	}
+	// page 5 holds two tables and their captions: left out on request,
+	// with the offsets of the whole text
+	var all5 piece
+	call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 5, "max_chars": 50000}, &all5)
+	call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "page_start": 5, "max_chars": 50000, "omit": []string{"table", "caption"}}, &r)
+	if !strings.Contains(all5.Text, "Table 1: Examples of inputs and outputs") || strings.Contains(r.Text, "Table 1: Examples of inputs and outputs") ||
+		strings.Contains(r.Text, "207,241") || !strings.Contains(r.Text, "[table left out]") || r.Start != all5.Start || r.End != all5.End ||
+		!strings.HasPrefix(r.Text, "[page 5]") {
+		t.Errorf("page 5 without tables and captions (%d-%d, whole %d-%d): %.300q", r.Start, r.End, all5.Start, all5.End, r.Text)
+	}
+	failure(t, "omit body", call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "omit": []string{"body"}}, nil), "always read")
+	failure(t, "omit an unknown role", call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "omit": []string{"graphs"}}, nil), "unknown text role")
 	res := call(t, cs, "read_paper", map[string]any{"id": "2302.04761", "max_chars": 1000000}, &r)
 	if n := utf8.RuneCountInString(text(res)); n > 50000 || r.NextCursor == "" {
 		t.Errorf("max_chars is not capped: %d characters", n)

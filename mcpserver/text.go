@@ -8,6 +8,7 @@ import (
 
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -31,6 +32,7 @@ type textPiece struct {
 	start              int
 	pageStart, pageEnd int
 	section            string
+	role               role.Role
 }
 
 // exact reports whether the piece is one page's text, or has no page.
@@ -84,7 +86,7 @@ func textOf(chunks []store.Chunk) *paperText {
 				b.WriteString("\n\n")
 				n += 2
 			}
-			pieces = append(pieces, textPiece{start: n, pageStart: sg.from, pageEnd: sg.to, section: c.Section})
+			pieces = append(pieces, textPiece{start: n, pageStart: sg.from, pageEnd: sg.to, section: c.Section, role: c.Role.OfChunk()})
 			if sg.from > 0 && sg.from != page {
 				page = sg.from
 				m := fmt.Sprintf("[page %d]\n", page)
@@ -159,8 +161,10 @@ type textRead struct {
 
 // read returns the text from start to at most end, cut back to the last
 // white space when it would end inside a word (unless the word is longer
-// than half the piece).
-func (t *paperText) read(start, end int) textRead {
+// than half the piece). The chunks of the roles in omit are left out of
+// the text, each run of them replaced by a line "[table left out]" (the
+// offsets still count them).
+func (t *paperText) read(start, end int, omit map[role.Role]bool) textRead {
 	if end < len(t.runes) && end > start && !unicode.IsSpace(t.runes[end]) {
 		cut := end
 		for cut > start+(end-start)/2 && !unicode.IsSpace(t.runes[cut-1]) {
@@ -170,7 +174,7 @@ func (t *paperText) read(start, end int) textRead {
 			end = cut
 		}
 	}
-	r := textRead{text: string(t.runes[start:end]), n: end - start}
+	r := textRead{text: t.kept(start, end, omit), n: end - start}
 	for i, p := range t.pieces {
 		if t.end(i) <= start || p.start >= end || p.pageStart <= 0 {
 			continue
@@ -181,4 +185,49 @@ func (t *paperText) read(start, end int) textRead {
 		r.pageEnd = max(r.pageEnd, p.pageEnd)
 	}
 	return r
+}
+
+// pageMark is the "[page N]\n" that starts at offset i, or "".
+func (t *paperText) pageMark(i int) string {
+	s := string(t.runes[i:min(len(t.runes), i+16)])
+	if !strings.HasPrefix(s, "[page ") {
+		return ""
+	}
+	if j := strings.IndexByte(s, '\n'); j > 0 {
+		return s[:j+1]
+	}
+	return ""
+}
+
+// kept is the text from start to end without the chunks of the roles in
+// omit (see read).
+func (t *paperText) kept(start, end int, omit map[role.Role]bool) string {
+	if len(omit) == 0 {
+		return string(t.runes[start:end])
+	}
+	var b strings.Builder
+	at := start
+	var left role.Role // the role of the run being left out, if any
+	for i, p := range t.pieces {
+		pe := t.end(i)
+		if pe <= start || p.start >= end {
+			continue
+		}
+		if !omit[p.role] {
+			left = ""
+			continue
+		}
+		from, to := max(p.start, start), min(pe, end)
+		b.WriteString(string(t.runes[at:from]))
+		if mark := t.pageMark(from); mark != "" {
+			b.WriteString(mark) // where a page starts stays marked
+		}
+		if left != p.role {
+			fmt.Fprintf(&b, "[%s left out]\n\n", p.role)
+			left = p.role
+		}
+		at = to
+	}
+	b.WriteString(string(t.runes[at:end]))
+	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/cite"
+	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -22,16 +23,20 @@ import (
 // better); it orders one result list and is not comparable across queries or
 // modes.
 type Passage struct {
-	ChunkID   string      `json:"chunk"` // store.ChunkID(PaperID, Seq): "<paper id>#<seq>"
-	PaperID   string      `json:"id"`
-	Seq       int         `json:"seq"`        // 0 is the title+abstract chunk
-	PageStart int         `json:"page_start"` // 1-based page span of the chunk; 0 for the abstract
-	PageEnd   int         `json:"page_end"`
-	Section   string      `json:"section,omitempty"` // section heading in force, if detected
-	Text      string      `json:"text"`
-	Score     float64     `json:"score"`
-	Rank      int         `json:"rank"`
-	Paper     store.Paper `json:"-"` // the paper's metadata (title, version, authors, ...)
+	ChunkID   string `json:"chunk"` // store.ChunkID(PaperID, Seq): "<paper id>#<seq>"
+	PaperID   string `json:"id"`
+	Seq       int    `json:"seq"`        // 0 is the title+abstract chunk
+	PageStart int    `json:"page_start"` // 1-based page span of the chunk; 0 for the abstract
+	PageEnd   int    `json:"page_end"`
+	Section   string `json:"section,omitempty"` // section heading in force, if detected
+	// Role is what the chunk's text is (role.Body for prose; role.Table,
+	// role.Caption, role.Figure, role.Footnote, role.Reference,
+	// role.Equation): answers quote prose only.
+	Role  role.Role   `json:"role"`
+	Text  string      `json:"text"`
+	Score float64     `json:"score"`
+	Rank  int         `json:"rank"`
+	Paper store.Paper `json:"-"` // the paper's metadata (title, version, authors, ...)
 	// Neighbour marks a chunk that was not retrieved but follows a
 	// retrieved one in its paper, added for the offline answer to read a
 	// list or paragraph on into it (Rank and Score are 0).
@@ -80,6 +85,10 @@ type Options struct {
 	// Filter selects the papers searched: ids, categories, authors,
 	// published since/until (see store.Filter; Limit is ignored).
 	Filter store.Filter
+	// Prose keeps only passages of prose (Role.Prose: body text and its
+	// headings), leaving out tables, captions, figures' text, footnotes,
+	// reference entries and equations: what answers quote.
+	Prose bool
 }
 
 func (o Options) withDefaults() Options {
@@ -233,7 +242,39 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt Options) ([]
 	default:
 		ranked = fu.fuse(lex, dense)
 	}
+	if opt.Prose {
+		var err error
+		if ranked, err = r.prose(ctx, ranked, opt); err != nil {
+			return nil, err
+		}
+	}
 	return r.Hydrate(ctx, diversify(ranked, opt.K, opt.PerPaper))
+}
+
+// prose keeps the ranked chunks whose role is prose, reading the roles of
+// the best, a hundred at a time, until diversify has what it needs.
+func (r *Retriever) prose(ctx context.Context, ranked []Scored, opt Options) ([]Scored, error) {
+	var kept []Scored
+	for from := 0; from < len(ranked); from += 100 {
+		batch := ranked[from:min(len(ranked), from+100)]
+		ids := make([]string, len(batch))
+		for i, s := range batch {
+			ids[i] = s.ID
+		}
+		chunks, err := r.Index.ChunkTexts(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range batch {
+			if c, ok := chunks[s.ID]; ok && c.Role.Prose() {
+				kept = append(kept, s)
+			}
+		}
+		if len(diversify(kept, opt.K, opt.PerPaper)) == opt.K {
+			break
+		}
+	}
+	return kept, nil
 }
 
 // noiseFloor is the similarity below which the embedder's best match means
@@ -411,7 +452,7 @@ func (r *Retriever) Hydrate(ctx context.Context, ranked []Scored) ([]Passage, er
 		}
 		out = append(out, Passage{
 			ChunkID: s.ID, PaperID: c.PaperID, Seq: c.Seq, PageStart: c.PageStart, PageEnd: c.PageEnd,
-			Section: c.Section, Text: c.Text, Score: s.Score, Rank: len(out) + 1, Paper: byID[c.PaperID],
+			Section: c.Section, Role: c.Role.OfChunk(), Text: c.Text, Score: s.Score, Rank: len(out) + 1, Paper: byID[c.PaperID],
 		})
 	}
 	return out, nil

@@ -33,8 +33,9 @@ const FileName = "library.db"
 // the change log the search index is updated from (index_log, filled by
 // triggers; see index.go). Version 5 made the topic tables part of the
 // schema (they were made on a topic's first use). Version 6 added
-// chunks.page_breaks (Chunk.PageBreaks).
-const SchemaVersion = 6
+// chunks.page_breaks (Chunk.PageBreaks). Version 7 added each chunk's
+// role (see migrate7.go).
+const SchemaVersion = 7
 
 // mmapSize is how much of the database file SQLite reads in place: the
 // pages it reads there count in the process's resident memory for as
@@ -425,6 +426,10 @@ func (l *Library) migrate(ctx context.Context) error {
 					if _, err := tx.ExecContext(ctx, "ALTER TABLE chunks ADD COLUMN page_breaks TEXT NOT NULL DEFAULT ''"); err != nil {
 						return fmt.Errorf("migrate schema 5 to 6: %w", err)
 					}
+				}
+			case 6:
+				if err := migrateRoles(ctx, tx); err != nil {
+					return fmt.Errorf("migrate schema 6 to 7: %w", err)
 				}
 			default:
 				return fmt.Errorf("no migration from schema %d", v)

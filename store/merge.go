@@ -49,14 +49,14 @@ func (pr prepared) checkReuse() error {
 func reusedChunks(ctx context.Context, tx *sql.Tx, pr prepared) ([]Chunk, error) {
 	all := slices.Clone(pr.cs)
 	read := func(paper, cond string) error {
-		rows, err := tx.QueryContext(ctx, "SELECT seq, page_start, page_end, section, text FROM chunks WHERE paper_id = ? AND "+cond, paper)
+		rows, err := tx.QueryContext(ctx, "SELECT seq, page_start, page_end, section, role, text FROM chunks WHERE paper_id = ? AND "+cond, paper)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			c := Chunk{PaperID: pr.p.ID}
-			if err := rows.Scan(&c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Text); err != nil {
+			if err := rows.Scan(&c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Role, &c.Text); err != nil {
 				return err
 			}
 			all = append(all, c)

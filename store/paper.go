@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/papers-cli/papers/role"
 )
 
 // Paper is one paper of the library, keyed by its versionless ID.
@@ -94,7 +96,11 @@ type Chunk struct {
 	PageStart int    `json:"page_start"`
 	PageEnd   int    `json:"page_end"`
 	Section   string `json:"section,omitempty"`
-	Text      string `json:"text"`
+	// Role is what the chunk's text is there for (role.Body for prose,
+	// role.Table, role.Caption, ...); chunks stored before schema 7 read
+	// as role.Body.
+	Role role.Role `json:"role"`
+	Text string    `json:"text"`
 	// PageBreaks are the byte offsets in Text where pages PageStart+1 to
 	// PageEnd start, in order (equal offsets for an empty page): a chunk
 	// that spans pages knows which text is on which. Nil for a chunk of one

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/internal/safetext"
+	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store/index"
 )
 
@@ -387,14 +388,14 @@ func insertChunks(ctx context.Context, tx *sql.Tx, cs []Chunk) error {
 	if len(cs) == 0 {
 		return nil
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks (paper_id, seq, page_start, page_end, section, vector, text, page_breaks)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks (paper_id, seq, page_start, page_end, section, role, vector, text, page_breaks)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
 	for _, c := range cs {
-		if _, err := ins.ExecContext(ctx, c.PaperID, c.Seq, c.PageStart, c.PageEnd, c.Section, encodeVector(c.Vector), c.Text, encodeBreaks(c.PageBreaks)); err != nil {
+		if _, err := ins.ExecContext(ctx, c.PaperID, c.Seq, c.PageStart, c.PageEnd, c.Section, chunkRole(c), encodeVector(c.Vector), c.Text, encodeBreaks(c.PageBreaks)); err != nil {
 			return fmt.Errorf("chunk %d: %w", c.Seq, err)
 		}
 	}
@@ -842,7 +843,7 @@ func (l *Library) chunks(ctx context.Context, paperID string, vectors bool) ([]C
 		if vectors {
 			vcol = "vector"
 		}
-		rows, err := tx.QueryContext(ctx, "SELECT seq, page_start, page_end, section, text, page_breaks, "+vcol+" FROM chunks WHERE paper_id = ? ORDER BY seq", paperID)
+		rows, err := tx.QueryContext(ctx, "SELECT seq, page_start, page_end, section, role, text, page_breaks, "+vcol+" FROM chunks WHERE paper_id = ? ORDER BY seq", paperID)
 		if err != nil {
 			return err
 		}
@@ -851,7 +852,7 @@ func (l *Library) chunks(ctx context.Context, paperID string, vectors bool) ([]C
 			c := Chunk{PaperID: paperID}
 			var blob []byte
 			var breaks string
-			if err := rows.Scan(&c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Text, &breaks, &blob); err != nil {
+			if err := rows.Scan(&c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Role, &c.Text, &breaks, &blob); err != nil {
 				return err
 			}
 			c.PageBreaks = decodeBreaks(breaks)
@@ -887,7 +888,7 @@ func (l *Library) ChunkTexts(ctx context.Context, ids []string) (map[string]Chun
 		args = append(args, pid, seq)
 	}
 	rows, err := l.db.QueryContext(ctx, `WITH want (paper_id, seq) AS (VALUES `+strings.Join(vals, ", ")+`)
-		SELECT c.paper_id, c.seq, c.page_start, c.page_end, c.section, c.text
+		SELECT c.paper_id, c.seq, c.page_start, c.page_end, c.section, c.role, c.text
 		FROM want JOIN chunks c ON c.paper_id = want.paper_id AND c.seq = want.seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("chunk texts: %w", wrapBusy(err))
@@ -895,7 +896,7 @@ func (l *Library) ChunkTexts(ctx context.Context, ids []string) (map[string]Chun
 	defer rows.Close()
 	for rows.Next() {
 		var c Chunk
-		if err := rows.Scan(&c.PaperID, &c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Text); err != nil {
+		if err := rows.Scan(&c.PaperID, &c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Role, &c.Text); err != nil {
 			return nil, fmt.Errorf("chunk texts: %w", err)
 		}
 		out[ChunkID(c.PaperID, c.Seq)] = c
@@ -963,6 +964,11 @@ func fingerprint(p Paper, cs []Chunk) string {
 		num(c.PageStart)
 		num(c.PageEnd)
 		str(c.Section)
+		if r := chunkRole(c); r != string(role.Body) {
+			// body text hashes as before roles were stored
+			num(-1)
+			str(r)
+		}
 		str(c.Text)
 		if len(c.PageBreaks) > 0 { // absent, the hash of a chunk stored before schema 6
 			num(len(c.PageBreaks))

@@ -49,7 +49,7 @@ func (l *Library) Reindex(ctx context.Context, name string, dims, batch int,
 		defer upd.Close()
 		last, done := int64(-1), 0
 		for {
-			rows, err := tx.QueryContext(ctx, `SELECT id, paper_id, seq, page_start, page_end, section, text
+			rows, err := tx.QueryContext(ctx, `SELECT id, paper_id, seq, page_start, page_end, section, role, text
 				FROM chunks WHERE id > ? ORDER BY id LIMIT ?`, last, batch)
 			if err != nil {
 				return err
@@ -59,7 +59,7 @@ func (l *Library) Reindex(ctx context.Context, name string, dims, batch int,
 			for rows.Next() {
 				var id int64
 				var c Chunk
-				if err := rows.Scan(&id, &c.PaperID, &c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Text); err != nil {
+				if err := rows.Scan(&id, &c.PaperID, &c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Role, &c.Text); err != nil {
 					rows.Close()
 					return err
 				}

@@ -476,7 +476,7 @@ func (l *Library) ForEachChunk(ctx context.Context, withVectors bool, fn func(Ch
 		vcol = "vector"
 	}
 	return l.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "SELECT paper_id, seq, page_start, page_end, section, text, "+vcol+" FROM chunks ORDER BY paper_id, seq")
+		rows, err := tx.QueryContext(ctx, "SELECT paper_id, seq, page_start, page_end, section, role, text, "+vcol+" FROM chunks ORDER BY paper_id, seq")
 		if err != nil {
 			return err
 		}
@@ -484,7 +484,7 @@ func (l *Library) ForEachChunk(ctx context.Context, withVectors bool, fn func(Ch
 		for rows.Next() {
 			var c Chunk
 			var blob []byte
-			if err := rows.Scan(&c.PaperID, &c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Text, &blob); err != nil {
+			if err := rows.Scan(&c.PaperID, &c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Role, &c.Text, &blob); err != nil {
 				return err
 			}
 			if blob != nil {

@@ -7,14 +7,16 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
 )
 
 // Algorithm is bumped whenever the same input would be cut differently.
 // v2: textseg ends a sentence at a footnote mark after a period
-// ("model.10 The"), not at the periods of "U.S.".
-const Algorithm = "v2"
+// ("model.10 The"), not at the periods of "U.S.". v3: a chunk holds text
+// of one role (prose, a table, a caption, ...; see Page.Spans).
+const Algorithm = "v3"
 
 // Heading is a section heading detected at a byte offset of a page's text.
 type Heading struct {
@@ -22,11 +24,21 @@ type Heading struct {
 	Text   string
 }
 
-// Page is the text of one page (N is 1-based) with its detected headings.
+// Page is the text of one page (N is 1-based) with its detected headings
+// and what each part of it is there for.
 type Page struct {
 	N        int
 	Text     string
 	Headings []Heading
+	// Spans give the role of Text[Start:End]; text no span covers (all
+	// of it when Spans is nil) is body text.
+	Spans []Span
+}
+
+// Span is a run of a page's text of one role.
+type Span struct {
+	Start, End int
+	Role       role.Role
 }
 
 // Options size the chunks, in words (about 1.3 tokens each for English).
@@ -64,7 +76,7 @@ func (o Options) resolved() Options {
 	return o
 }
 
-// Version names the algorithm and its parameters ("v2/words180-overlap30"),
+// Version names the algorithm and its parameters ("v3/words180-overlap30"),
 // as the library's manifest records the chunker its papers are cut with.
 func (o Options) Version() string {
 	o = o.resolved()
@@ -97,19 +109,26 @@ func Abstract(paperID, title, abstract string) store.Chunk {
 	return store.Chunk{PaperID: paperID, Seq: 0, Text: text}
 }
 
-// sentence is one unit of text with where it came from.
+// sentence is one unit of text with where it came from: a sentence of
+// prose, or a line of other text (a table's row, a line of a caption).
 type sentence struct {
 	text      string
 	words     int
 	page      int
 	section   string
-	newSect   bool // first sentence after a heading
-	paraStart bool // first sentence of a paragraph
+	role      role.Role // as chunks have it: role.Body for prose
+	newSect   bool      // first sentence after a heading
+	paraStart bool      // first sentence of a paragraph
 }
 
 // Body splits full text into chunks numbered from firstSeq, in reading
-// order. A chunk never spans two sections: a heading starts a new chunk.
-// A sentence longer than Size words is cut into Size-word pieces.
+// order. A chunk never spans two sections (a heading starts a new chunk)
+// nor two roles: prose (body text and its headings) is cut into sentences
+// and chunks of role.Body; a caption, table, figure's text, footnote,
+// reference entries or equation is a chunk of its own role (or several,
+// cut at its lines), its lines kept as lines; running heads and page
+// numbers (role.Furniture) are in no chunk. A sentence or line longer
+// than Size words is cut into Size-word pieces.
 func Body(paperID string, pages []Page, firstSeq int, opt Options) []store.Chunk {
 	opt = opt.resolved()
 	sents := split(pages, opt.Size)
@@ -141,11 +160,13 @@ func Body(paperID string, pages []Page, firstSeq int, opt Options) []store.Chunk
 	}
 	for _, s := range sents {
 		switch {
-		case s.newSect:
+		case s.newSect, len(cur) > 0 && s.role != cur[len(cur)-1].role:
 			emit()
+		case words > 0 && words+s.words > opt.Size && s.role != role.Body:
+			emit() // other text than prose is cut with no overlap
 		case words > 0 && words+s.words > opt.Size:
 			emitOverlap(s)
-		case s.paraStart && words >= opt.Size*3/4:
+		case s.paraStart && words >= opt.Size*3/4 && s.role == role.Body:
 			emitOverlap(s)
 		}
 		cur = append(cur, s)
@@ -162,11 +183,12 @@ func Body(paperID string, pages []Page, firstSeq int, opt Options) []store.Chunk
 // sentence is on one page, so pages start at sentences.
 func build(paperID string, seq int, ss []sentence) store.Chunk {
 	var b strings.Builder
+	lines := ss[0].role != role.Body
 	var breaks []int
 	ordered := true
 	for i, s := range ss {
 		if i > 0 {
-			if s.paraStart {
+			if s.paraStart || lines {
 				b.WriteString("\n")
 			} else {
 				b.WriteString(" ")
@@ -187,48 +209,63 @@ func build(paperID string, seq int, ss []sentence) store.Chunk {
 	if !ordered || len(breaks) != last-first {
 		breaks = nil // pages out of order: which text is on which is not told
 	}
-	return store.Chunk{PaperID: paperID, Seq: seq, PageStart: first, PageEnd: last, Section: ss[0].section, Text: b.String(), PageBreaks: breaks}
+	return store.Chunk{PaperID: paperID, Seq: seq, PageStart: first, PageEnd: last, Section: ss[0].section, Role: ss[0].role, Text: b.String(), PageBreaks: breaks}
 }
 
 // split turns pages into sentences, tracking the section in force.
 func split(pages []Page, maxWords int) []sentence {
 	var out []sentence
 	section := ""
+	// headPending: the heading's words are still to open the section's
+	// first prose (a table or figure may come between them)
+	headPending := false
 	for _, p := range pages {
-		hs := append([]Heading(nil), p.Headings...)
-		sort.Slice(hs, func(i, j int) bool { return hs[i].Offset < hs[j].Offset })
-		// segments of the page: before the first heading, then one per heading
-		type segment struct {
-			text    string
-			heading string
-			isHead  bool
-		}
-		var segs []segment
-		prev := 0
-		for _, h := range hs {
-			if h.Offset < prev || h.Offset > len(p.Text) {
-				continue
-			}
-			segs = append(segs, segment{text: p.Text[prev:h.Offset]})
-			segs = append(segs, segment{heading: strings.Join(strings.Fields(h.Text), " "), isHead: true})
-			prev = h.Offset
-		}
-		segs = append(segs, segment{text: p.Text[prev:]})
 		newSect := false
-		for _, sg := range segs {
-			if sg.isHead {
-				section, newSect = sg.heading, true
+		for _, sg := range segments(p) {
+			if sg.heading != "" {
+				section, newSect, headPending = sg.heading, true, true
 				continue
 			}
 			text := sg.text
-			if newSect {
-				// the heading's own words open the segment: keep them in the
-				// text, as a paragraph of their own
+			if sg.role == role.Furniture {
+				continue // running heads, page numbers: in no chunk
+			}
+			if sg.role != role.Body {
+				// lines stay lines: a table's rows, a caption's lines
+				para := true
+				for _, ln := range strings.Split(text, "\n") {
+					ln = strings.Join(strings.Fields(ln), " ")
+					if ln == "" {
+						para = true
+						continue
+					}
+					for _, piece := range cut(ln, maxWords) {
+						out = append(out, sentence{
+							text: piece, words: textseg.WordCount(piece), page: p.N,
+							section: section, role: sg.role, newSect: newSect, paraStart: para,
+						})
+						newSect, para = false, false
+					}
+				}
+				continue
+			}
+			if headPending {
+				// the heading's own words open the section's prose: keep
+				// them in the text, as a paragraph of their own, with the
+				// prose that follows them (not alone before a table)
 				text = strings.TrimLeft(text, " \t\n")
 				if h := strings.Fields(section); len(h) > 0 {
 					if end := headingEnd(text, h); end > 0 {
+						if strings.TrimSpace(text[end:]) == "" {
+							continue // the heading's line alone: it goes with the prose after
+						}
 						text = text[:end] + "\n\n" + text[end:]
+					} else if strings.TrimSpace(text) != "" {
+						text = section + "\n\n" + text
 					}
+				}
+				if strings.TrimSpace(text) != "" {
+					headPending = false
 				}
 			}
 			for _, para := range textseg.Paragraphs(text) {
@@ -236,7 +273,7 @@ func split(pages []Page, maxWords int) []sentence {
 					for _, piece := range cut(s, maxWords) {
 						out = append(out, sentence{
 							text: piece, words: textseg.WordCount(piece), page: p.N,
-							section: section, newSect: newSect, paraStart: k == 0,
+							section: section, role: role.Body, newSect: newSect, paraStart: k == 0,
 						})
 						newSect = false
 					}
@@ -244,6 +281,71 @@ func split(pages []Page, maxWords int) []sentence {
 			}
 		}
 	}
+	return out
+}
+
+// segment is a part of a page's text: a heading (its text, no body), or
+// text of one role (as chunks have it) up to the next heading or change
+// of role.
+type segment struct {
+	text    string
+	heading string
+	role    role.Role
+}
+
+// segments cuts a page at its headings and where its spans change role.
+func segments(p Page) []segment {
+	type cutAt struct {
+		at      int
+		heading string // a heading starts here
+		role    role.Role
+		isRole  bool
+	}
+	var cuts []cutAt
+	for _, h := range p.Headings {
+		if h.Offset >= 0 && h.Offset <= len(p.Text) {
+			cuts = append(cuts, cutAt{at: h.Offset, heading: strings.Join(strings.Fields(h.Text), " ")})
+		}
+	}
+	covered := 0
+	for _, sp := range p.Spans {
+		if sp.Start < covered || sp.End > len(p.Text) || sp.End < sp.Start {
+			continue // out of order or out of range: the text stays body
+		}
+		if sp.Start > covered {
+			cuts = append(cuts, cutAt{at: covered, role: role.Body, isRole: true})
+		}
+		cuts = append(cuts, cutAt{at: sp.Start, role: sp.Role.OfChunk(), isRole: true})
+		covered = sp.End
+	}
+	if covered > 0 && covered < len(p.Text) {
+		cuts = append(cuts, cutAt{at: covered, role: role.Body, isRole: true})
+	}
+	// headings before role changes at the same offset: a heading's line
+	// starts the body text that follows it
+	sort.SliceStable(cuts, func(i, j int) bool {
+		if cuts[i].at != cuts[j].at {
+			return cuts[i].at < cuts[j].at
+		}
+		return !cuts[i].isRole && cuts[j].isRole
+	})
+	var out []segment
+	prev, cur := 0, role.Body
+	for _, c := range cuts {
+		if c.at < prev || c.isRole && c.role == cur {
+			continue // out of order, or no change of role
+		}
+		if c.at > prev {
+			out = append(out, segment{text: p.Text[prev:c.at], role: cur})
+		}
+		if c.isRole {
+			cur = c.role
+		} else {
+			out = append(out, segment{heading: c.heading})
+		}
+		prev = c.at
+	}
+	out = append(out, segment{text: p.Text[prev:], role: cur})
 	return out
 }
 

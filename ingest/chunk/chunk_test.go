@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/papers-cli/papers/internal/shareddata"
+	"github.com/papers-cli/papers/role"
 )
 
 // refPages reads pdftotext output of a real paper as pages.
@@ -115,7 +116,7 @@ func TestAbstractAndVersion(t *testing.T) {
 	if c.Text != "A Title\n\nLine one line two" || c.Seq != 0 {
 		t.Errorf("Abstract = %+v", c)
 	}
-	if (Options{}).Version() != "v2/words180-overlap30" {
+	if (Options{}).Version() != "v3/words180-overlap30" {
 		t.Errorf("default version %q", (Options{}).Version())
 	}
 	if (Options{Size: 100, Overlap: 10}).Version() == (Options{}).Version() {
@@ -135,7 +136,7 @@ func TestLongSentenceIsCut(t *testing.T) {
 // Options is Defaults; Version reads back; Check refuses what Body cannot
 // use.
 func TestOptionsAreExplicit(t *testing.T) {
-	if v := (Options{Size: 180, Overlap: 0}).Version(); v != "v2/words180-overlap0" {
+	if v := (Options{Size: 180, Overlap: 0}).Version(); v != "v3/words180-overlap0" {
 		t.Errorf("overlap 0 is version %q", v)
 	}
 	var text strings.Builder
@@ -212,6 +213,54 @@ func TestTrimRejoinsText(t *testing.T) {
 	} {
 		if got := Trim(c.prev, c.next); got != c.want {
 			t.Errorf("Trim(%q, %q) = %q, want %q", c.prev, c.next, got, c.want)
+		}
+	}
+}
+
+// TestBodyCutsAtRoles: each chunk holds text of one role; a table keeps
+// its rows as lines, headings go with the body text of their section, and
+// the section in force carries over to the table and caption chunks.
+func TestBodyCutsAtRoles(t *testing.T) {
+	var b strings.Builder
+	var spans []Span
+	add := func(r role.Role, s string) {
+		start := b.Len()
+		b.WriteString(s)
+		spans = append(spans, Span{Start: start, End: b.Len(), Role: r})
+	}
+	add(role.Heading, "3 Results\n")
+	add(role.Body, "We compare the models on two tasks. Ours is best on both.\n\n")
+	add(role.Table, "Model Task A Task B\nBaseline 41.2 38.0\nOurs 47.9 44.1\n\n")
+	add(role.Caption, "Table 2: Accuracy on the two tasks.\n\n")
+	add(role.Body, "The gain holds across seeds.\n\n")
+	discussion := b.Len()
+	add(role.Heading, "4 Discussion\n")
+	add(role.Figure, "Seed 1 Seed 2\n")
+	add(role.Body, "Seeds matter little.\n")
+	text := b.String()
+	pages := []Page{{N: 4, Text: text, Headings: []Heading{{Offset: 0, Text: "3 Results"}, {Offset: discussion, Text: "4 Discussion"}}, Spans: spans}}
+	chunks := Body("p", pages, 1, Options{Size: 100, Overlap: 10})
+	var got []string
+	for _, c := range chunks {
+		got = append(got, string(c.Role)+"|"+c.Section+"|"+c.Text)
+	}
+	want := []string{
+		"body|3 Results|3 Results\nWe compare the models on two tasks. Ours is best on both.",
+		"table|3 Results|Model Task A Task B\nBaseline 41.2 38.0\nOurs 47.9 44.1",
+		"caption|3 Results|Table 2: Accuracy on the two tasks.",
+		"body|3 Results|The gain holds across seeds.",
+		// a heading right above a figure opens the prose after it
+		"figure|4 Discussion|Seed 1 Seed 2",
+		"body|4 Discussion|4 Discussion\nSeeds matter little.",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("chunks:\n%q\nwant\n%q", got, want)
+	}
+	// no spans: all of it is body text, as before roles
+	pages[0].Spans = nil
+	for _, c := range Body("p", pages, 1, Options{Size: 100, Overlap: 10}) {
+		if c.Role != role.Body {
+			t.Errorf("chunk %d of a page without spans has role %q", c.Seq, c.Role)
 		}
 	}
 }

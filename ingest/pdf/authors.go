@@ -2,7 +2,6 @@ package pdf
 
 import (
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -135,7 +134,7 @@ func authorBlock(ls []line, title string) []line {
 // abstractLine matches the first line below the author block: the
 // abstract's or keywords' heading, in English or Chinese (摘要, 关键词;
 // typesetters space the characters out: "摘 要").
-var abstractLine = regexp.MustCompile(`(?i)^((abstract|a b s t r a c t|summary|keywords|key words|index terms)\b|摘\s*要|关\s*键\s*词|關\s*鍵\s*詞)`)
+var abstractLine = lazyRegexp(`(?i)^((abstract|a b s t r a c t|summary|keywords|key words|index terms)\b|摘\s*要|关\s*键\s*词|關\s*鍵\s*詞)`)
 
 // runningText says whether a line reads as a sentence of the body: many
 // words, a good share of them in lower case.
@@ -195,8 +194,8 @@ func affiliationLine(s string) bool {
 const markers = "∗*†‡§¶#♠♣♥♦⋆★♮♯✝✉⊥∥♢♡○•"
 
 var (
-	nameSep      = regexp.MustCompile(`\s*(?:,|;|\band\b|&|\s·\s)\s*`)
-	initialStart = regexp.MustCompile(`^\p{Lu}\.`)
+	nameSep      = lazyRegexp(`\s*(?:,|;|\band\b|&|\s·\s)\s*`)
+	initialStart = lazyRegexp(`^\p{Lu}\.`)
 )
 
 // splitNames splits a piece of an author line into the names it holds:

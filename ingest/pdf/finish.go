@@ -2,17 +2,19 @@ package pdf
 
 import (
 	"math"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/papers-cli/papers/role"
 )
 
-// finish turns the laid-out pages into the Document's pages: it takes the
-// arXiv stamp out, drops running heads and page numbers, normalises the text,
-// joins hyphenated words and finds headings.
+// finish turns the laid-out pages into the Document's pages: it finds the
+// arXiv stamp, running heads and page numbers (kept as furniture), normalises
+// the text, finds headings and every line's role, and joins hyphenated
+// words.
 func finish(doc *Document, pls []pageLayout) {
 	for i := range pls {
 		for j := range pls[i].lines {
@@ -26,13 +28,22 @@ func finish(doc *Document, pls []pageLayout) {
 	dropFurniture(pls)
 	body := bodySize(pls)
 	vocab := vocabulary(pls)
+	pages := make([][]*line, len(pls))
 	for i := range pls {
-		lines := keptLines(pls[i].lines)
-		dehyphenate(lines, vocab)
-		for _, l := range lines {
-			l.heading = isHeading(l, body, i)
+		pages[i] = textLines(pls[i].lines)
+		var prev *line
+		for _, l := range pages[i] {
+			if l.drop {
+				continue
+			}
+			l.heading = isHeading(l, prev, body, i)
+			prev = l
 		}
-		doc.Pages = append(doc.Pages, render(i+1, lines, pls[i].rotated))
+	}
+	assignRoles(pages, body)
+	for i, lines := range pages {
+		dehyphenate(lines, vocab)
+		doc.Pages = append(doc.Pages, render(i+1, lines, pls[i].rotated, pls[i].furniture))
 	}
 }
 
@@ -83,7 +94,9 @@ func findStamp(doc *Document, pls []pageLayout) {
 	for i := range pls {
 		kept := pls[i].rotated[:0]
 		for _, s := range pls[i].rotated {
-			if !try(s) {
+			if try(s) {
+				pls[i].furniture = append(pls[i].furniture, s)
+			} else {
 				kept = append(kept, s)
 			}
 		}
@@ -102,16 +115,24 @@ func findStamp(doc *Document, pls []pageLayout) {
 	}
 }
 
-var dotlessAccent = regexp.MustCompile(`ı([\x{300}-\x{30c}])`)
+var dotlessAccent = lazyRegexp(`ı([\x{300}-\x{30c}])`)
 
-var digitsRe = regexp.MustCompile(`\d+`)
-var pageNumRe = regexp.MustCompile(`^(?i)(page\s*)?[-–—(\[]?\s*(\d{1,4}|[ivxlc]{1,6})\s*[-–—)\]]?(\s*(of|/)\s*\d{1,4})?$`)
+var digitsRe = lazyRegexp(`\d+`)
+var pageNumRe = lazyRegexp(`^(?i)(page\s*)?[-–—(\[]?\s*(\d{1,4}|[ivxlc]{1,6})\s*[-–—)\]]?(\s*(of|/)\s*\d{1,4})?$`)
 
 // dropFurniture marks running heads and page numbers: lines at the very top
 // or bottom of a page that are page numbers, or whose text (digits ignored)
-// repeats at the top or bottom of other pages.
+// repeats at the top or bottom of other pages. A running head or foot may
+// stand inside the page's edge with its page number on a line of its own
+// beyond it (a conference's "IJCAI-07" above the number): the line next to
+// a page number at the edge counts too when it repeats. Text
+// set in another direction than the page's (a running head on a page of
+// sideways tables) is dropped when it repeats at the edges of other pages.
 func dropFurniture(pls []pageLayout) {
-	type edge struct{ page, line int }
+	type edge struct {
+		page, line int
+		inner      bool // inside the edge, not on it
+	}
 	counts := map[string]int{}
 	var cands []edge
 	keyOf := func(s string) string {
@@ -127,13 +148,18 @@ func dropFurniture(pls []pageLayout) {
 			top = math.Max(top, l.base)
 			bot = math.Min(bot, l.base)
 		}
+		nextTo := pageNumberNeighbours(ls, top, bot)
 		seen := map[string]bool{}
 		for j, l := range ls {
 			tol := 0.5 * l.size
+			inner := false
 			if l.base < top-tol && l.base > bot+tol {
-				continue
+				if !nextTo[j] {
+					continue
+				}
+				inner = true
 			}
-			cands = append(cands, edge{i, j})
+			cands = append(cands, edge{i, j, inner})
 			k := keyOf(l.text)
 			if !seen[k] {
 				seen[k] = true
@@ -151,12 +177,25 @@ func dropFurniture(pls []pageLayout) {
 		l := &pls[c.page].lines[c.line]
 		switch {
 		case l.drop:
-		case pageNumRe.MatchString(l.text):
+		case pageNumRe.MatchString(l.text) && !c.inner:
 			l.drop = true
-		case counts[keyOf(l.text)] >= need && len(pls) >= 2:
+		case counts[keyOf(l.text)] >= need && len(pls) >= 2 && (!c.inner || hasLetters(l.text)):
 			l.drop = true
 			repeats = append(repeats, l)
 			dropped += len(l.text)
+		}
+	}
+	if len(pls) >= 2 {
+		for i := range pls {
+			kept := pls[i].rotated[:0]
+			for _, s := range pls[i].rotated {
+				if k := keyOf(s); counts[k] < need || !hasLetters(s) {
+					kept = append(kept, s)
+				} else {
+					pls[i].furniture = append(pls[i].furniture, s)
+				}
+			}
+			pls[i].rotated = kept
 		}
 	}
 	for i := range pls {
@@ -192,10 +231,51 @@ func dropFurniture(pls []pageLayout) {
 	}
 }
 
-func keptLines(ls []line) []*line {
+// pageNumberNeighbours marks the lines next to a page number that stands
+// on a line of its own at the top or bottom edge of the page (top and bot
+// are the extreme baselines): the nearest line inside it, within three of
+// its line heights.
+func pageNumberNeighbours(ls []line, top, bot float64) map[int]bool {
+	out := map[int]bool{}
+	for _, atTop := range []bool{true, false} {
+		num, near := -1, -1
+		for j, l := range ls {
+			edge := bot
+			if atTop {
+				edge = top
+			}
+			if math.Abs(l.base-edge) < 0.5*l.size && pageNumRe.MatchString(l.text) {
+				num = j
+			}
+		}
+		if num < 0 {
+			continue
+		}
+		n := ls[num]
+		for j, l := range ls {
+			d := n.base - l.base // below the top's number: positive
+			if !atTop {
+				d = l.base - n.base
+			}
+			if j == num || d <= 0.5*n.size || d > 3*math.Max(n.size, l.size) || len(l.text) > 80 {
+				continue
+			}
+			if near < 0 || math.Abs(l.base-n.base) < math.Abs(ls[near].base-n.base) {
+				near = j
+			}
+		}
+		if near >= 0 {
+			out[near] = true
+		}
+	}
+	return out
+}
+
+// textLines are the lines that hold text, furniture (drop) included.
+func textLines(ls []line) []*line {
 	var out []*line
 	for i := range ls {
-		if !ls[i].drop && ls[i].text != "" {
+		if ls[i].text != "" {
 			out = append(out, &ls[i])
 		}
 	}
@@ -252,7 +332,7 @@ func dehyphenate(lines []*line, vocab map[string]bool) {
 	for i := 0; i+1 < len(lines); i++ {
 		a, b := lines[i], lines[i+1]
 		t := a.text
-		if len(t) < 3 || t[len(t)-1] != '-' || b.text == "" {
+		if len(t) < 3 || t[len(t)-1] != '-' || b.text == "" || a.role.OfChunk() != b.role.OfChunk() {
 			continue
 		}
 		prev := []rune(t[:len(t)-1])
@@ -324,15 +404,26 @@ func wordRun(s string, tail bool) string {
 
 var suspended = map[string]bool{"and": true, "or": true, "to": true, "nor": true, "vs": true, "versus": true, "und": true, "et": true, "ou": true}
 
-var tocEntry = regexp.MustCompile(`\s(\d{1,4}|[ivxl]{1,5})$`)
-var letterHeading = regexp.MustCompile(`^[A-H]\.?\s`)
-var numberedHeading = regexp.MustCompile(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+\p{Lu}`)
-var digitHeading = regexp.MustCompile(`^\d{1,2}(\.\d{1,2})*\.?\s`)
-var namedHeading = regexp.MustCompile(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
+var tocEntry = lazyRegexp(`\s(\d{1,4}|[ivxl]{1,5})$`)
+var letterHeading = lazyRegexp(`^[A-H]\.?\s`)
+var numberedHeading = lazyRegexp(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+[\p{Lu}\p{Han}]`)
+
+// romanHeading is a section heading numbered in Roman numerals and set in
+// capitals (IEEE's "III. PROPOSED METHOD", in small capitals of the body's
+// size).
+var romanHeading = lazyRegexp(`^[IVX]{1,5}\.\s+[\p{Lu}\d][\p{Lu}\d\s\-:,&'’/()]+$`)
+
+// letterSubheading is a subsection heading lettered "A." and set in italics
+// (IEEE's "B. Combining Self-Attention Mechanisms With CNNs").
+var letterSubheading = lazyRegexp(`^[A-H]\.\s+\p{Lu}`)
+
+var digitHeading = lazyRegexp(`^\d{1,2}(\.\d{1,2})*\.?\s`)
+var namedHeading = lazyRegexp(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
 
 // isHeading says whether a line is a section heading: short, and set in a
-// larger or bold font, numbered or one of the usual section names.
-func isHeading(l *line, body float64, page int) bool {
+// larger or bold font, numbered or one of the usual section names (prev
+// is the line before it on the page, or nil).
+func isHeading(l, prev *line, body float64, page int) bool {
 	t := l.text
 	if t == "" || len(t) > 100 || letters(t) < 3 {
 		return false
@@ -351,7 +442,12 @@ func isHeading(l *line, body float64, page int) bool {
 	if tocEntry.MatchString(t) {
 		return false // "3 Experiment 11": a table of contents line
 	}
+	italic := l.nchar > 0 && l.style.italic*10 >= l.nchar*8
 	switch {
+	case romanHeading.MatchString(t) && letters(t) >= 4 && (l.paraGap || prev == nil || strings.ContainsAny(lastByte(prev.text), ".:")):
+		return true
+	case letterSubheading.MatchString(t) && italic && l.paraGap && words <= 10 && !strings.HasSuffix(t, ".") && page > 0:
+		return true
 	case numberedHeading.MatchString(t) && (bigger || l.bold):
 		if page == 0 && letterHeading.MatchString(t) {
 			return false // "D. White": an author's initial on the title page
@@ -373,19 +469,40 @@ func continues(a, b string) bool {
 	return (unicode.IsLetter(r) || unicode.IsDigit(r) || r == ',') && unicode.IsLower(firstRune(b)) && len(a) >= 30
 }
 
-// render writes a page's lines as text, recording heading offsets.
-func render(n int, lines []*line, rotated []string) Page {
+// render writes a page's lines as text, recording heading offsets and the
+// spans of each role.
+func render(n int, lines []*line, rotated, furniture []string) Page {
 	var b strings.Builder
 	p := Page{N: n}
+	mark := func(r role.Role) {
+		if k := len(p.Spans); k > 0 && p.Spans[k-1].Role == r {
+			return
+		}
+		if k := len(p.Spans); k > 0 {
+			p.Spans[k-1].End = b.Len()
+			if p.Spans[k-1].End == p.Spans[k-1].Start {
+				p.Spans = p.Spans[:k-1]
+			}
+		}
+		p.Spans = append(p.Spans, Span{Start: b.Len(), Role: r})
+	}
 	var last *line // the line written last
 	for i, l := range lines {
 		if l.text == "" {
 			continue
 		}
-		if l.paraGap && l.groupStart && last != nil && !last.heading && !l.heading && continues(last.text, l.text) {
+		if l.paraGap && l.groupStart && last != nil && !last.heading && !l.heading && last.role == l.role && continues(last.text, l.text) {
 			// A sentence that runs on from the foot of one column to the
 			// head of the next is one paragraph.
 			l.paraGap = false
+		}
+		r := l.role
+		if r == "" {
+			r = role.Body
+		}
+		if last != nil && last.role != r && !l.paraGap && b.Len() > 0 {
+			// a change of role is a change of paragraph
+			l.paraGap = true
 		}
 		last = l
 		if i > 0 && l.paraGap && b.Len() > 0 {
@@ -404,18 +521,31 @@ func render(n int, lines []*line, rotated []string) Page {
 				p.Headings = append(p.Headings, Heading{Offset: b.Len(), Text: l.text})
 			}
 		}
+		mark(r)
 		b.WriteString(l.text)
 		b.WriteByte('\n')
 	}
-	if len(rotated) > 0 {
+	// text set in another direction than the page's (axis labels, a
+	// table's sideways headings), then its furniture (the arXiv stamp)
+	for _, part := range []struct {
+		lines []string
+		role  role.Role
+	}{{rotated, role.Figure}, {furniture, role.Furniture}} {
+		if len(part.lines) == 0 {
+			continue
+		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		for _, s := range rotated {
+		mark(part.role)
+		for _, s := range part.lines {
 			b.WriteString(s)
 			b.WriteByte('\n')
 		}
 	}
 	p.Text = b.String()
+	if k := len(p.Spans); k > 0 {
+		p.Spans[k-1].End = len(p.Text)
+	}
 	return p
 }

@@ -2,50 +2,52 @@ package pdf
 
 import (
 	"bytes"
-	"io"
 	"math"
-	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
 
-	lpdf "github.com/ledongthuc/pdf"
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 )
 
 // font is what the walker needs of a PDF font: how to split a shown string
 // into character codes, the text of each code and its advance width in text
 // space units (glyph units / 1000 for most fonts).
 type font struct {
-	name      string
-	bold      bool
-	composite bool              // Type0: multi-byte codes, widths by CID
-	space     [4][]codeRange    // codespace ranges by code length - 1 (composite or ToUnicode)
-	toUni     map[uint32]string // from /ToUnicode
-	enc       [256]string       // simple fonts: code -> text from the encoding
-	widths    [256]float64      // simple fonts, text space units
-	hasWidth  [256]bool
-	cidW      map[uint32]float64
-	dw        float64     // default width (text space units)
-	vscale    float64     // glyph-space height of 1 em in text space (Type3 FontMatrix)
-	unknown   bool        // no way to map codes to text (Identity-H without ToUnicode)
-	collect   []string    // text by CID of the font's Adobe character collection (Identity encodings)
-	legacy    *legacyCMap // a predefined CJK CMap read as its character set (no ToUnicode)
-	vertical  bool        // writing mode 1: glyphs advance down the page
-	w1        float64     // vertical mode: the advance of each glyph (text space units, negative: down)
-	builtin   lpdf.Value  // embedded Type 1 program whose encoding is not read yet
-	base      [256]string // glyph names of the base encoding
-	fromDiff  [256]bool   // the code's name comes from /Differences
-	numeric   [256]bool   // the code's text was guessed from a numeric or unknown glyph name
+	name       string
+	bold       bool
+	italic     bool
+	math       bool              // a TeX or other mathematics font (CMMI, CMSY, CMEX, Symbol, ...)
+	composite  bool              // Type0: multi-byte codes, widths by CID
+	space      [4][]codeRange    // codespace ranges by code length - 1 (composite or ToUnicode)
+	toUni      map[uint32]string // from /ToUnicode
+	enc        [256]string       // simple fonts: code -> text from the encoding
+	widths     [256]float64      // simple fonts, text space units
+	hasWidth   [256]bool
+	cidW       map[uint32]float64
+	dw         float64     // default width (text space units)
+	vscale     float64     // glyph-space height of 1 em in text space (Type3 FontMatrix)
+	unknown    bool        // no way to map codes to text (Identity-H without ToUnicode)
+	collect    []string    // text by CID of the font's Adobe character collection (Identity encodings)
+	legacy     *legacyCMap // a predefined CJK CMap read as its character set (no ToUnicode)
+	vertical   bool        // writing mode 1: glyphs advance down the page
+	w1         float64     // vertical mode: the advance of each glyph (text space units, negative: down)
+	builtin    object      // embedded Type 1 or CFF program whose encoding is not read yet
+	builtinCFF bool        // builtin is a bare CFF program (FontFile3 /Type1C)
+	base       [256]string // glyph names of the base encoding
+	fromDiff   [256]bool   // the code's name comes from /Differences
+	numeric    [256]bool   // the code's text was guessed from a numeric or unknown glyph name
 }
 
 type codeRange struct{ lo, hi uint32 }
 
-var subsetPrefix = regexp.MustCompile(`^[A-Z]{6}\+`)
+var subsetPrefix = lazyRegexp(`^[A-Z]{6}\+`)
 
 // loadFont reads a font dictionary. It never returns nil; malformed parts
 // fall back to defaults (the caller recovers panics from the library).
-func loadFont(v lpdf.Value) *font {
+func loadFont(v object) *font {
 	f := &font{dw: 0.5, vscale: 1}
 	base := v.Key("BaseFont").Name()
 	f.name = subsetPrefix.ReplaceAllString(base, "")
@@ -53,6 +55,18 @@ func loadFont(v lpdf.Value) *font {
 	for _, s := range []string{"bold", "black", "heavy", "semibold", "demi", "medi", "cmbx", "-bd", "cmb10"} {
 		if strings.Contains(lname, s) {
 			f.bold = true
+		}
+	}
+	for _, s := range []string{"italic", "oblique", "-it", "ital", "cmti", "cmsl", "slanted"} {
+		if strings.Contains(lname, s) {
+			f.italic = true
+		}
+	}
+	// (STIX Two Text is a text face; its Math, Size and Integrals fonts are math)
+	for _, s := range []string{"cmmi", "cmsy", "cmex", "cmbsy", "msam", "msbm", "math", "symbol", "stixsize", "stixintegrals", "stixvariants", "stixnonuni", "eufm", "rsfs",
+		"txsy", "txmi", "txex", "pxsy", "pxmi", "mtmi", "mtsy", "esint", "lmmi", "lmsy", "lmex", "ntxmi", "ntxsy"} {
+		if strings.Contains(lname, s) {
+			f.math = true
 		}
 	}
 	subtype := v.Key("Subtype").Name()
@@ -63,35 +77,27 @@ func loadFont(v lpdf.Value) *font {
 		if desc.IsNull() {
 			desc = d.Key("FontDescriptor")
 		}
-		if dw := d.Key("DW"); dw.Kind() == lpdf.Integer || dw.Kind() == lpdf.Real {
+		if dw := d.Key("DW"); dw.Kind() == syntax.Integer || dw.Kind() == syntax.Real {
 			f.dw = dw.Float64() / 1000
 		} else {
 			f.dw = 1
 		}
 		f.cidW = parseCIDWidths(d.Key("W"))
 		f.vertical, f.w1 = verticalMode(v.Key("Encoding"), d.Key("DW2"))
-		if fl := desc.Key("Flags").Int64(); fl&(1<<18) != 0 {
-			f.bold = true
-		}
+		f.flags(desc.Key("Flags").Int64())
 	} else {
-		if fl := desc.Key("Flags").Int64(); fl&(1<<18) != 0 {
-			f.bold = true
-		}
+		f.flags(desc.Key("Flags").Int64())
 		scale := 0.001
 		if subtype == "Type3" {
 			fm := v.Key("FontMatrix")
 			if a := fm.Index(0).Float64(); a != 0 {
 				scale = a
 			}
-			// Type 3 glyph units have no fixed em: take the font's
-			// bounding box height, mapped to text space, as its em (a
-			// font with an identity FontMatrix is drawn at sizes like 0.24).
+			// Type 3 glyph units have no fixed em: see type3Em.
 			d := math.Abs(fm.Index(3).Float64())
 			bb := v.Key("FontBBox")
 			h := math.Abs(bb.Index(3).Float64() - bb.Index(1).Float64())
-			if em := h * d; em > 0.05 && em < 10000 {
-				f.vscale = em
-			}
+			defer func() { f.vscale = type3Em(h*d, f.widths[:], f.hasWidth[:]) }()
 		}
 		missing := desc.Key("MissingWidth").Float64() * scale
 		if missing > 0 {
@@ -112,7 +118,7 @@ func loadFont(v lpdf.Value) *font {
 			f.standardWidths(names)
 		}
 	}
-	if tu := v.Key("ToUnicode"); tu.Kind() == lpdf.Stream {
+	if tu := v.Key("ToUnicode"); tu.Kind() == syntax.Stream {
 		f.readToUnicode(tu)
 		if !f.composite {
 			f.distrustToUnicode()
@@ -147,6 +153,48 @@ func loadFont(v lpdf.Value) *font {
 	return f
 }
 
+// type3Em is the em of a Type 3 font in text space units, which its
+// glyph units do not fix (a font with an identity FontMatrix is drawn at
+// sizes like 0.24; Ghostscript's bitmap fonts count 600 dpi pixels): the
+// height of its FontBBox mapped to text space (bbox), unless that is
+// missing or far from what its widths say: text glyphs advance about half
+// an em, so the em is taken as twice their median width. A bounding box of
+// zeros, or one stretched by a single tall glyph, would make every gap a
+// word break, or no gap one and every line one.
+func type3Em(bbox float64, widths []float64, has []bool) float64 {
+	var ws []float64
+	for c, w := range widths {
+		if has[c] && w > 0 {
+			ws = append(ws, w)
+		}
+	}
+	byWidth := 0.0
+	if len(ws) > 0 {
+		sort.Float64s(ws)
+		byWidth = 2 * ws[len(ws)/2]
+	}
+	bboxOK := bbox > 0.05 && bbox < 10000
+	switch {
+	case bboxOK && (byWidth == 0 || bbox > 0.6*byWidth && bbox < 2.5*byWidth):
+		return bbox
+	case byWidth > 0.05 && byWidth < 10000:
+		return byWidth
+	case bboxOK:
+		return bbox
+	}
+	return 1
+}
+
+// flags reads a font descriptor's /Flags: ForceBold and Italic.
+func (f *font) flags(fl int64) {
+	if fl&(1<<18) != 0 {
+		f.bold = true
+	}
+	if fl&(1<<6) != 0 {
+		f.italic = true
+	}
+}
+
 // distrustToUnicode drops ToUnicode entries that map a glyph the encoding
 // names as a letter or ligature ("ff") to a symbol: macOS Quartz writes
 // such CMaps (ff as U+21B5), and the glyph name is the better evidence.
@@ -172,18 +220,18 @@ func (f *font) distrustToUnicode() {
 // (default [880 -1000]: one em down). Per-CID /W2 metrics are not read: the
 // default advance places glyphs close enough for the layout to read them
 // as one column.
-func verticalMode(enc, dw2 lpdf.Value) (vertical bool, w1 float64) {
+func verticalMode(enc, dw2 object) (vertical bool, w1 float64) {
 	switch enc.Kind() {
-	case lpdf.Name:
+	case syntax.Name:
 		vertical = strings.HasSuffix(enc.Name(), "-V")
-	case lpdf.Stream:
+	case syntax.Stream:
 		vertical = enc.Key("WMode").Int64() == 1
 	}
 	if !vertical {
 		return false, 0
 	}
 	w1 = -1
-	if a := dw2.Index(1); a.Kind() == lpdf.Integer || a.Kind() == lpdf.Real {
+	if a := dw2.Index(1); a.Kind() == syntax.Integer || a.Kind() == syntax.Real {
 		if v := a.Float64() / 1000; v < -0.05 && v > -10 {
 			w1 = v
 		}
@@ -191,16 +239,16 @@ func verticalMode(enc, dw2 lpdf.Value) (vertical bool, w1 float64) {
 	return true, w1
 }
 
-func parseCIDWidths(w lpdf.Value) map[uint32]float64 {
+func parseCIDWidths(w object) map[uint32]float64 {
 	m := map[uint32]float64{}
 	n := w.Len()
 	for i := 0; i < n && len(m) < 1<<17; {
 		c := w.Index(i)
-		if c.Kind() != lpdf.Integer {
+		if c.Kind() != syntax.Integer {
 			break
 		}
 		next := w.Index(i + 1)
-		if next.Kind() == lpdf.Array {
+		if next.Kind() == syntax.Array {
 			start := uint32(c.Int64())
 			for j := 0; j < next.Len() && j < 1<<16; j++ {
 				m[start+uint32(j)] = next.Index(j).Float64() / 1000
@@ -225,14 +273,14 @@ func parseCIDWidths(w lpdf.Value) map[uint32]float64 {
 // buildSimpleEncoding fills f.enc from /Encoding (base encoding plus
 // /Differences), or the embedded Type 1 program's built-in encoding.
 // It returns the glyph name of each code.
-func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value) [256]string {
+func (f *font) buildSimpleEncoding(v object, subtype string, desc object) [256]string {
 	enc := v.Key("Encoding")
 	var baseName string
-	var diffs lpdf.Value
+	diffs := null
 	switch enc.Kind() {
-	case lpdf.Name:
+	case syntax.Name:
 		baseName = enc.Name()
-	case lpdf.Dict:
+	case syntax.Dict:
 		baseName = enc.Key("BaseEncoding").Name()
 		diffs = enc.Key("Differences")
 	}
@@ -252,20 +300,22 @@ func (f *font) buildSimpleEncoding(v lpdf.Value, subtype string, desc lpdf.Value
 		} else {
 			names = standardNames()
 		}
-		if ff := desc.Key("FontFile"); ff.Kind() == lpdf.Stream {
+		if ff := desc.Key("FontFile"); ff.Kind() == syntax.Stream {
 			// Read lazily: /Differences usually name every glyph used.
 			f.builtin = ff
+		} else if ff := desc.Key("FontFile3"); ff.Kind() == syntax.Stream && ff.Key("Subtype").Name() == "Type1C" {
+			f.builtin, f.builtinCFF = ff, true
 		}
 	}
 	f.base = names
-	if diffs.Kind() == lpdf.Array {
+	if diffs.Kind() == syntax.Array {
 		code := -1
 		for i := 0; i < diffs.Len() && i < 1024; i++ {
 			x := diffs.Index(i)
 			switch x.Kind() {
-			case lpdf.Integer:
+			case syntax.Integer:
 				code = int(x.Int64())
-			case lpdf.Name:
+			case syntax.Name:
 				if code >= 0 && code < 256 {
 					names[code] = x.Name()
 				}
@@ -419,7 +469,7 @@ func numericNames(names [256]string, font string) int {
 	return 10
 }
 
-func isHex(c byte) bool { return unhex(c) >= 0 }
+func isHex(c byte) bool { return syntax.Unhex(c) >= 0 }
 
 // numericPrefix returns the up to two leading letters of a numeric glyph
 // name.
@@ -436,7 +486,7 @@ func numericPrefix(name string) string {
 func numericGlyphText(name string, base int) string {
 	d := name[len(numericPrefix(name)):]
 	end := 0
-	for end < len(d) && unhex(d[end]) >= 0 && (base == 16 || d[end] <= '9') {
+	for end < len(d) && syntax.Unhex(d[end]) >= 0 && (base == 16 || d[end] <= '9') {
 		end++
 	}
 	// trailing junk that is not a letter or digit is allowed ("65.alt" is not)
@@ -459,8 +509,14 @@ func numericGlyphText(name string, base int) string {
 // Type 1 program's own, keeping the /Differences entries.
 func (f *font) loadBuiltin() {
 	ff := f.builtin
-	f.builtin = lpdf.Value{}
-	b, ok := type1Encoding(ff)
+	f.builtin = nil
+	var b [256]string
+	var ok bool
+	if f.builtinCFF {
+		b, ok = cffEncoding(readFontFile(ff))
+	} else {
+		b, ok = type1Encoding(ff)
+	}
 	if !ok {
 		return
 	}
@@ -471,17 +527,16 @@ func (f *font) loadBuiltin() {
 	}
 }
 
-var type1EncRe = regexp.MustCompile(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
+var type1EncRe = lazyRegexp(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
 
 // type1Encoding reads the built-in encoding from the clear-text part of an
 // embedded Type 1 font program.
-func type1Encoding(ff lpdf.Value) (names [256]string, ok bool) {
+func type1Encoding(ff object) (names [256]string, ok bool) {
 	n := ff.Key("Length1").Int64()
 	if n <= 0 || n > 1<<20 {
 		n = 1 << 16
 	}
-	rd := ff.Reader()
-	buf, err := io.ReadAll(io.LimitReader(rd, n))
+	buf, err := ff.Bytes(int(n))
 	if err != nil && len(buf) == 0 {
 		return names, false
 	}
@@ -509,7 +564,7 @@ func type1Encoding(ff lpdf.Value) (names [256]string, ok bool) {
 // glyphText maps an Adobe glyph name to text: the glyph list, uniXXXX,
 // uXXXX[XX], and suffixed variants such as "a.sc" or "f_i".
 func glyphText(name string) string {
-	if r, ok := glyphNames[name]; ok {
+	if r, ok := glyphNames()[name]; ok {
 		return string(r)
 	}
 	if i := strings.IndexByte(name, '.'); i > 0 {
@@ -545,9 +600,8 @@ func glyphText(name string) string {
 }
 
 // readToUnicode parses a /ToUnicode CMap: codespace ranges, bfchar, bfrange.
-func (f *font) readToUnicode(s lpdf.Value) {
-	rd := s.Reader()
-	data, err := io.ReadAll(io.LimitReader(rd, 4<<20))
+func (f *font) readToUnicode(s object) {
+	data, err := s.Bytes(4 << 20)
 	if err != nil && len(data) == 0 {
 		return
 	}
@@ -622,119 +676,33 @@ type cmapTok struct {
 	arr []string // array of strings
 }
 
-// cmapTokens tokenises the subset of PostScript used by CMaps: hex and
-// literal strings, arrays of strings, keywords. Names, numbers and dicts are
-// kept as keywords, which the parser ignores.
+// cmapTokens reads the PostScript of a CMap with the content lexer: hex
+// and literal strings, arrays of strings, keywords. Names, numbers and
+// dictionaries are kept as the keyword "_", which the parser ignores.
 func cmapTokens(b []byte) []cmapTok {
 	var out []cmapTok
-	var arr []string
-	inArr := false
-	for i := 0; i < len(b); {
-		c := b[i]
+	lx := syntax.NewContentLexer(b)
+	for {
+		o, op, ok := lx.Next()
 		switch {
-		case c == '%':
-			for i < len(b) && b[i] != '\n' && b[i] != '\r' {
-				i++
-			}
-		case c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0:
-			i++
-		case c == '<' && i+1 < len(b) && b[i+1] == '<', c == '>' && i+1 < len(b) && b[i+1] == '>':
-			i += 2
-		case c == '<':
-			j := i + 1
-			var h []byte
-			var nib int = -1
-			for ; j < len(b) && b[j] != '>'; j++ {
-				v := unhex(b[j])
-				if v < 0 {
-					continue
-				}
-				if nib < 0 {
-					nib = v
-				} else {
-					h = append(h, byte(nib<<4|v))
-					nib = -1
+		case !ok:
+			return out
+		case op != "":
+			out = append(out, cmapTok{kw: op})
+		case o.Kind == syntax.KStr:
+			out = append(out, cmapTok{hex: o.S})
+		case o.Kind == syntax.KArr:
+			arr := []string{}
+			for _, e := range o.Arr {
+				if e.Kind == syntax.KStr {
+					arr = append(arr, e.S)
 				}
 			}
-			if nib >= 0 {
-				h = append(h, byte(nib<<4))
-			}
-			i = j + 1
-			if inArr {
-				arr = append(arr, string(h))
-			} else {
-				out = append(out, cmapTok{hex: string(h)})
-			}
-		case c == '(':
-			depth := 0
-			var s []byte
-			j := i + 1
-			for ; j < len(b); j++ {
-				if b[j] == '\\' && j+1 < len(b) {
-					j++
-					s = append(s, b[j])
-					continue
-				}
-				if b[j] == '(' {
-					depth++
-				}
-				if b[j] == ')' {
-					if depth == 0 {
-						break
-					}
-					depth--
-				}
-				s = append(s, b[j])
-			}
-			i = j + 1
-			if inArr {
-				arr = append(arr, string(s))
-			} else {
-				out = append(out, cmapTok{hex: string(s)})
-			}
-		case c == '[':
-			inArr, arr = true, []string{}
-			i++
-		case c == ']':
-			if inArr {
-				out = append(out, cmapTok{arr: arr})
-			}
-			inArr, arr = false, nil
-			i++
+			out = append(out, cmapTok{arr: arr})
 		default:
-			j := i
-			for j < len(b) && !strings.ContainsRune(" \n\r\t\f\x00<>[]()%", rune(b[j])) {
-				j++
-			}
-			if j == i {
-				j++
-			}
-			w := string(b[i:j])
-			i = j
-			if w[0] == '/' || (w[0] >= '0' && w[0] <= '9') || w[0] == '-' || w == "{" || w == "}" {
-				if !inArr {
-					out = append(out, cmapTok{kw: "_"})
-				}
-				continue
-			}
-			if !inArr {
-				out = append(out, cmapTok{kw: w})
-			}
+			out = append(out, cmapTok{kw: "_"})
 		}
 	}
-	return out
-}
-
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }
 
 func beUint(s string) uint32 {
@@ -765,7 +733,7 @@ func (f *font) each(raw string, fn func(code uint32, n int, text string, w float
 			c := raw[i]
 			t, ok := f.toUni[uint32(c)]
 			if !ok {
-				if !f.fromDiff[c] && !f.builtin.IsNull() {
+				if !f.fromDiff[c] && f.builtin != nil {
 					f.loadBuiltin()
 				}
 				t = f.enc[c]

@@ -2,10 +2,9 @@ package pdf
 
 import (
 	"encoding/binary"
-	"io"
 	"strings"
 
-	lpdf "github.com/ledongthuc/pdf"
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 )
 
 // Reading text back out of embedded font programs, for composite fonts
@@ -24,15 +23,15 @@ const (
 
 // embeddedUnicode returns the text of each CID of a CIDFont whose
 // descriptor embeds its program, or nil.
-func embeddedUnicode(cidFont lpdf.Value) map[uint32]string {
+func embeddedUnicode(cidFont object) map[uint32]string {
 	desc := cidFont.Key("FontDescriptor")
 	var byGID func(gid int) string
 	var numGlyphs int
 	switch {
-	case desc.Key("FontFile2").Kind() == lpdf.Stream:
+	case desc.Key("FontFile2").Kind() == syntax.Stream:
 		tt := readFontFile(desc.Key("FontFile2"))
 		byGID, numGlyphs = sfntGlyphText(tt)
-	case desc.Key("FontFile3").Kind() == lpdf.Stream:
+	case desc.Key("FontFile3").Kind() == syntax.Stream:
 		ff := desc.Key("FontFile3")
 		data := readFontFile(ff)
 		if ff.Key("Subtype").Name() == "OpenType" || len(data) >= 4 && (string(data[:4]) == "OTTO" || beU32(data, 0) == 0x10000) {
@@ -45,7 +44,7 @@ func embeddedUnicode(cidFont lpdf.Value) map[uint32]string {
 		return nil
 	}
 	cidToGID := func(cid int) int { return cid }
-	if m := cidFont.Key("CIDToGIDMap"); m.Kind() == lpdf.Stream {
+	if m := cidFont.Key("CIDToGIDMap"); m.Kind() == syntax.Stream {
 		data := readFontFile(m)
 		cidToGID = func(cid int) int {
 			if 2*cid+1 < len(data) {
@@ -67,19 +66,11 @@ func embeddedUnicode(cidFont lpdf.Value) map[uint32]string {
 	return out
 }
 
-// readFontFile reads a font program or map stream; a stream the library
-// cannot decode (it panics on some filters) reads as nothing, and the font
-// stays without a Unicode map rather than losing the page.
-func readFontFile(v lpdf.Value) (b []byte) {
-	defer func() {
-		if r := recover(); r != nil {
-			if a, ok := r.(abort); ok {
-				panic(a)
-			}
-			b = nil
-		}
-	}()
-	b, _ = io.ReadAll(io.LimitReader(v.Reader(), maxFontFile))
+// readFontFile reads a font program or map stream, at most maxFontFile
+// bytes of it; a stream that cannot be decoded reads as nothing, and the
+// font stays without a Unicode map rather than losing the page.
+func readFontFile(v object) []byte {
+	b, _ := v.Bytes(maxFontFile)
 	return b
 }
 
@@ -298,33 +289,57 @@ func postNames(p []byte) []string {
 // /CIDFontType0C) to the text of their charset names. A CID-keyed CFF
 // names no glyphs: nil.
 func cffGlyphText(b []byte) (func(int) string, int) {
-	if len(b) < 4 || b[0] != 1 {
-		return nil, 0
-	}
-	pos := int(b[2])               // header size
-	_, pos, ok := cffIndex(b, pos) // Name INDEX
+	c, ok := readCFF(b)
 	if !ok {
 		return nil, 0
+	}
+	return func(g int) string {
+		if g >= 0 && g < len(c.names) {
+			return glyphText(c.names[g])
+		}
+		return ""
+	}, len(c.names)
+}
+
+// cffFont is what is read of a bare CFF font: the glyph names of its
+// charset by glyph id, its top DICT and the whole program.
+type cffFont struct {
+	b     []byte
+	names []string
+	top   map[int][]float64
+	sid   func(int) string // the name of a string id
+}
+
+// readCFF reads the charset of a name-keyed CFF font (false for a
+// CID-keyed one, which names no glyphs, or a damaged one).
+func readCFF(b []byte) (c cffFont, ok bool) {
+	if len(b) < 4 || b[0] != 1 {
+		return c, false
+	}
+	pos := int(b[2])              // header size
+	_, pos, ok = cffIndex(b, pos) // Name INDEX
+	if !ok {
+		return c, false
 	}
 	top, pos, ok := cffIndex(b, pos)
 	if !ok || len(top) == 0 {
-		return nil, 0
+		return c, false
 	}
 	strs, _, ok := cffIndex(b, pos)
 	if !ok {
-		return nil, 0
+		return c, false
 	}
 	dict := cffDict(top[0])
 	if _, cid := dict[0x0c1e]; cid { // ROS: CID-keyed
-		return nil, 0
+		return c, false
 	}
 	cs, ok := dict[17] // CharStrings
 	if !ok || len(cs) == 0 {
-		return nil, 0
+		return c, false
 	}
 	glyphs, _, ok := cffIndex(b, int(cs[0]))
 	if !ok {
-		return nil, 0
+		return c, false
 	}
 	n := len(glyphs)
 	sid := func(s int) string {
@@ -361,7 +376,7 @@ func cffGlyphText(b []byte) (func(int) string, int) {
 				var left int
 				if format == 1 {
 					if p+2 >= len(b) {
-						return nil, 0
+						return c, false
 					}
 					left, p = int(b[p+2]), p+3
 				} else {
@@ -372,18 +387,84 @@ func cffGlyphText(b []byte) (func(int) string, int) {
 					g++
 				}
 			default:
-				return nil, 0
+				return c, false
 			}
 		}
 	default:
-		return nil, 0
+		return c, false
 	}
-	return func(g int) string {
-		if g >= 0 && g < len(names) {
-			return glyphText(names[g])
+	c.b, c.names, c.top = b, names, dict
+	c.sid = sid
+	return c, true
+}
+
+// cffEncoding reads the built-in encoding of a bare CFF font (FontFile3
+// /Type1C): the glyph name of each code. Fonts subset by Acrobat Distiller
+// and Ghostscript put the ligatures ("fi", "fl", "ff", "ffi", "ffl") and
+// other glyphs of their own at codes of their own choosing, which the
+// Standard encoding a reader would otherwise assume does not have.
+func cffEncoding(b []byte) (names [256]string, ok bool) {
+	c, ok := readCFF(b)
+	if !ok {
+		return names, false
+	}
+	off := 0
+	if e, has := c.top[16]; has && len(e) > 0 {
+		off = int(e[0])
+	}
+	switch {
+	case off == 0:
+		return standardNames(), true
+	case off == 1:
+		return names, false // the Expert encoding: small capitals and figures
+	case off >= len(b):
+		return names, false
+	}
+	format := b[off]
+	p := off + 1
+	g := 1
+	switch format & 0x7f {
+	case 0:
+		if p >= len(b) {
+			return names, false
 		}
-		return ""
-	}, n
+		n := int(b[p])
+		p++
+		for k := 0; k < n && p < len(b); k++ {
+			if g < len(c.names) {
+				names[b[p]] = c.names[g]
+			}
+			g, p = g+1, p+1
+		}
+	case 1:
+		if p >= len(b) {
+			return names, false
+		}
+		n := int(b[p])
+		p++
+		for k := 0; k < n && p+1 < len(b); k++ {
+			first, left := int(b[p]), int(b[p+1])
+			p += 2
+			for code := first; code <= first+left && code < 256; code++ {
+				if g < len(c.names) {
+					names[code] = c.names[g]
+				}
+				g++
+			}
+		}
+	default:
+		return names, false
+	}
+	if format&0x80 != 0 && p < len(b) {
+		// supplements: more codes for glyphs already encoded
+		n := int(b[p])
+		p++
+		for k := 0; k < n && p+2 < len(b); k++ {
+			names[b[p]] = c.sid(beU16(b, p+1))
+			p += 3
+		}
+	}
+	return names, true
 }
 
 // cffIndex reads a CFF INDEX at pos and returns its items and the offset

@@ -1,32 +1,28 @@
 package pdf
 
 import (
-	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	lpdf "github.com/ledongthuc/pdf"
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 )
 
 // peerFont returns the font resource name of the first page of a peer PDF.
-func peerFont(t *testing.T, file, name string) lpdf.Value {
+func peerFont(t *testing.T, file, name string) object {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(needData(t, "pdfs/peer/pdfs"), file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := lpdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	file0, err := syntax.Open(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages, _ := collectPages(rd.Trailer().Key("Root").Key("Pages"))
-	if len(pages) == 0 {
-		t.Fatalf("%s: no pages", file)
-	}
-	f := pages[0].res.Key("Font").Key(name)
-	if f.Kind() != lpdf.Dict {
+	f := own{file0.Page(0).Key("Resources").Key("Font").Key(name)}
+	if f.Kind() != syntax.Dict {
 		t.Fatalf("%s: no font %s on page 1", file, name)
 	}
 	return f
@@ -146,14 +142,13 @@ func FuzzFontPrograms(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		rd, err := lpdf.NewReader(bytes.NewReader(data), int64(len(data)))
+		file0, err := syntax.Open(context.Background(), data)
 		if err != nil {
 			f.Fatal(err)
 		}
-		pages, _ := collectPages(rd.Trailer().Key("Root").Key("Pages"))
-		fv := pages[0].res.Key("Font").Key(c.font)
+		fv := object(own{file0.Page(0).Key("Resources").Key("Font").Key(c.font)})
 		desc := fv.Key("FontDescriptor")
-		if d := fv.Key("DescendantFonts").Index(0); d.Kind() == lpdf.Dict {
+		if d := fv.Key("DescendantFonts").Index(0); d.Kind() == syntax.Dict {
 			desc = d.Key("FontDescriptor")
 		}
 		f.Add(readFontFile(desc.Key(c.key)))

@@ -2,11 +2,12 @@ package pdf
 
 import (
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/papers-cli/papers/role"
 )
 
 // Layout thresholds, in units of the font size (em). They come from how
@@ -36,7 +37,8 @@ type frag struct {
 	base, size   float64
 	lastSize     float64
 	text         strings.Builder
-	nchar, nbold int
+	nchar        int
+	style             // glyphs in bold, italic and math fonts
 	pending      bool // a space glyph was seen
 	lastY        float64
 	accent       rune // combining mark waiting for the next glyph
@@ -79,6 +81,53 @@ var combining = map[string]rune{
 	"\u02c7": 0x30c, "\u00b8": 0x327, "\u02db": 0x328,
 }
 
+// style counts the glyphs of a fragment or line set in bold, italic and
+// math fonts (or drawing math symbols).
+type style struct{ bold, italic, math int }
+
+func (s *style) add(g *glyph) {
+	if f := g.font; f != nil {
+		if f.bold {
+			s.bold++
+		}
+		if f.italic {
+			s.italic++
+		}
+		if f.math || isMathText(g.text) {
+			s.math++
+		}
+	}
+}
+
+func (s style) plus(o style) style {
+	return style{s.bold + o.bold, s.italic + o.italic, s.math + o.math}
+}
+
+// part is the share of s that n of total glyphs hold (all of a count
+// that covers every glyph stays all).
+func (s style) part(n, total int) style {
+	if total <= 0 {
+		return style{}
+	}
+	f := func(x int) int { return (x*n + total/2) / total }
+	return style{f(s.bold), f(s.italic), f(s.math)}
+}
+
+// isMathText says whether a glyph's text is a mathematical symbol: an
+// operator, arrow, Greek letter or mathematical alphanumeric.
+func isMathText(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	switch {
+	case r >= 0x391 && r <= 0x3c9, // Greek
+		r >= 0x2190 && r <= 0x22ff,   // arrows, operators
+		r >= 0x27c0 && r <= 0x2aff,   // more operators and arrows
+		r >= 0x1d400 && r <= 0x1d7ff, // mathematical alphanumerics
+		r == '=' || r == '+' || r == '<' || r == '>' || r == '×' || r == '±' || r == '·' || r == '−':
+		return true
+	}
+	return false
+}
+
 // line is a line of text in reading order, before document-level cleanup.
 type line struct {
 	text    string
@@ -86,6 +135,10 @@ type line struct {
 	base    float64
 	size    float64
 	bold    bool // every character is in a bold font
+	nchar   int  // glyphs that drew text
+	style        // of its glyphs
+	cells   bool // part of a table read column by column (see tableColumns)
+	role    role.Role
 	paraGap bool // a paragraph starts here
 	// groupStart: the first line of a column (or band) as order read it,
 	// whose paraGap says only that the column starts
@@ -104,12 +157,16 @@ type line struct {
 // pageLayout is the laid-out text of one page.
 type pageLayout struct {
 	lines     []line
-	rotated   []string // text drawn in other directions (e.g. the arXiv side stamp)
+	rotated   []string // text drawn in other directions (axis labels, sideways table heads)
+	furniture []string // text in other directions that is furniture: the arXiv side stamp, sideways running heads
 	sizes     map[int]int
 	warnings  []string
 	glyphs    int
 	invisible int
 	unmapped  int
+	// images drawn, content streams, those missing and those damaged
+	images, contentStreams, brokenContent, damagedContent int
+	cut                                                   bool // content was skipped past syntax.MaxStreamBytes
 }
 
 // frame rotates p into the coordinates of text direction dir.
@@ -268,9 +325,7 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 			cur.x1 = math.Max(cur.x1, x+g.w)
 			if g.text != "" {
 				cur.nchar++
-				if g.font != nil && g.font.bold {
-					cur.nbold++
-				}
+				cur.style.add(g)
 			}
 			continue
 		}
@@ -290,9 +345,7 @@ func buildFrags(glyphs []glyph, keep func(*glyph) bool, dir uint8) []*frag {
 		}
 		if g.text != "" {
 			cur.nchar++
-			if g.font != nil && g.font.bold {
-				cur.nbold++
-			}
+			cur.style.add(g)
 		}
 	}
 	// Drop fragments that hold no text (unmapped glyphs only).
@@ -563,56 +616,116 @@ func hasLetters(s string) bool {
 	return false
 }
 
-// order puts fragments in reading order: it finds a column gutter if there
-// is one, then reads the page top to bottom in bands separated by
-// full-width lines, each band left column first.
+// order puts fragments in reading order: it finds the column gutters of
+// the page, then reads it top to bottom in bands separated by lines that
+// span the columns, each band column by column, left to right.
+//
+// Gutters are found for each slab of the page between lines that span
+// most of its width (a title, a full-width abstract, a figure's caption):
+// the columns under a full-width figure or table, whose labels and cells
+// fill the strip between the columns above, and the three columns of
+// another part of the page are found where they are. A slab too short to
+// show its own gutter takes the page's.
 func order(frags []*frag) []line {
 	if len(frags) == 0 {
 		return nil
 	}
-	gutter, ok := findGutter(frags)
-	if ok {
-		frags = splitAt(frags, gutter)
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
 	}
-	col := make(map[*frag]int, len(frags))
-	if ok {
-		for _, f := range frags {
-			switch {
-			case f.xmax <= gutter:
-				col[f] = 1
-			case f.x0 >= gutter:
-				col[f] = 2
-			default:
-				col[f] = 0
-			}
-		}
-	}
+	pageGutter, pageOK := findGutter(frags, 0)
 	sorted := append([]*frag(nil), frags...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].base > sorted[j].base })
+	// colOf[f] is f's column in its slab, 1 from the left; 0 spans columns.
+	// colX[c] is the left edge of column c of the fragment's slab.
+	colOf := make(map[*frag]int, len(frags))
+	bounds := make(map[*frag][]float64, len(frags))
+	var split []*frag
+	var slab func(fs []*frag, depth int)
+	slab = func(fs []*frag, depth int) {
+		gs := findGutters(fs, 0)
+		if len(gs) == 0 && depth < 3 {
+			// Columns above a full-width table or figure that no line
+			// spanning the page sets apart: look again on each side of
+			// the widest blank strip across the slab.
+			if a, b, ok := splitAtGap(fs); ok {
+				slab(a, depth+1)
+				slab(b, depth+1)
+				return
+			}
+		}
+		if len(gs) == 0 && pageOK {
+			gs = []float64{pageGutter}
+		}
+		for _, g := range gs {
+			fs = splitAt(fs, g)
+		}
+		b := make([]float64, 0, len(gs)+2)
+		b = append(append(append(b, minX), gs...), maxX)
+		for _, f := range fs {
+			if len(gs) > 0 {
+				colOf[f] = columnOf(f, gs)
+			}
+			bounds[f] = b
+		}
+		split = append(split, fs...)
+	}
+	width := maxX - minX
+	var cur []*frag
+	for _, f := range sorted {
+		if spansPage(f, width) {
+			if len(cur) > 0 {
+				slab(cur, 0)
+				cur = nil
+			}
+			colOf[f] = 0
+			split = append(split, f)
+			continue
+		}
+		cur = append(cur, f)
+	}
+	if len(cur) > 0 {
+		slab(cur, 0)
+	}
+	sort.SliceStable(split, func(i, j int) bool { return split[i].base > split[j].base })
 	var out []line
-	var left, right []*frag
+	var cols [][]*frag // by column, 1 from the left (index 0 unused)
 	flush := func() {
-		out = append(out, groupLines(left, 1)...)
-		out = append(out, groupLines(right, 2)...)
-		left, right = nil, nil
+		for c := 1; c < len(cols); c++ {
+			out = append(out, groupLines(cols[c], c)...)
+		}
+		cols = cols[:0]
 	}
 	var full []*frag
 	flushFull := func() {
 		out = append(out, groupLines(full, 0)...)
 		full = nil
 	}
-	// Lines of running text fill their column: over 0.9 of its width.
-	minX, maxX := math.Inf(1), math.Inf(-1)
-	for _, f := range frags {
-		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
+	add := func(f *frag, c int) {
+		for len(cols) <= c {
+			cols = append(cols, nil)
+		}
+		cols[c] = append(cols[c], f)
 	}
-	var prose [3]int // lines of running text in the band, by column
+	var prose []int // lines of running text in the band, by column
+	var prevBounds []float64
 	var prev *frag
-	for _, f := range sorted {
+	for _, f := range split {
 		p := prev
 		prev = f
-		switch col[f] {
-		case 1, 2:
+		c := colOf[f]
+		b := bounds[f]
+		if c > 0 && prevBounds != nil && !sameBounds(b, prevBounds) {
+			// another slab's columns
+			flush()
+			prose = prose[:0]
+		}
+		if c > 0 {
+			prevBounds = b
+		}
+		switch {
+		case c > 0:
 			flushFull()
 			// Blocks side by side over the columns (IEEE's author blocks,
 			// one per column, above an abstract in the left one; the
@@ -621,33 +734,28 @@ func order(frags []*frag) []line {
 			// no running text, ends at a blank strip across the page as
 			// tall as a few lines. Inside running columns both sides
 			// rarely leave such a strip at one height.
-			if p != nil && len(left) > 0 && len(right) > 0 &&
-				(len(left) <= headFrags && len(right) <= headFrags || prose[1] <= 1 && prose[2] <= 1) &&
+			if p != nil && filled(cols) >= 2 && (shortCols(cols) || maxProse(prose) <= 1) &&
 				p.base-f.base > headGapEm*math.Max(p.size, f.size) {
 				flush()
-				prose = [3]int{}
+				prose = prose[:0]
 			}
-			if c := col[f]; c == 1 && f.xmax-f.x0 > 0.9*(gutter-minX) || c == 2 && f.xmax-f.x0 > 0.9*(maxX-gutter) {
+			for len(prose) <= c {
+				prose = append(prose, 0)
+			}
+			// Lines of running text fill their column: over 0.9 of its width.
+			if f.xmax-f.x0 > 0.9*(b[c]-b[c-1]) {
 				prose[c]++
 			}
-			if col[f] == 1 {
-				left = append(left, f)
-			} else {
-				right = append(right, f)
-			}
+			add(f, c)
 		default:
 			// A full-width fragment on the same baseline as column text
 			// (a superscript, an equation number) does not end the band.
-			if len(left)+len(right) > 0 && ok && sameBaseAsAny(f, left, right) {
-				if f.x0 < gutter {
-					left = append(left, f)
-				} else {
-					right = append(right, f)
-				}
+			if filled(cols) > 0 && sameBaseAsAny(f, cols) {
+				add(f, columnOf(&frag{x0: f.x0, xmax: f.x0}, prevBounds[1:len(prevBounds)-1]))
 				continue
 			}
 			flush()
-			prose = [3]int{}
+			prose = prose[:0]
 			full = append(full, f)
 		}
 	}
@@ -656,8 +764,176 @@ func order(frags []*frag) []line {
 	return out
 }
 
-func sameBaseAsAny(f *frag, a, b []*frag) bool {
-	for _, l := range [][]*frag{a, b} {
+// splitAtGap cuts a slab of fragments (sorted top to bottom) where a
+// caption across its middle starts a table or figure below text ("Table 1:
+// ...", "表 1"), else at its widest blank strip across the page, if that
+// is over twice the slab's usual line pitch and 1.5 lines tall. Each part
+// holds at least four fragments.
+func splitAtGap(fs []*frag) (above, below []*frag, ok bool) {
+	if len(fs) < 8 {
+		return nil, nil, false
+	}
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, f := range fs {
+		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
+	}
+	// a caption across the middle, or centred: its label may be a
+	// fragment of its own left of the middle ("表 1", then the title)
+	mid := (minX + maxX) / 2
+	for i := 4; i+4 <= len(fs); i++ {
+		f := fs[i]
+		across := f.x0 < mid && f.xmax > mid || f.x0 > minX+0.15*(maxX-minX) && f.x0 < mid
+		if across && captionStart.MatchString(strings.TrimSpace(f.text.String())) {
+			return fs[:i], fs[i:], true
+		}
+	}
+	var pitches []float64
+	best, at := 0.0, -1
+	for i := 1; i < len(fs); i++ {
+		d := fs[i-1].base - fs[i].base
+		if d > 0.2*fs[i].size {
+			pitches = append(pitches, d)
+		}
+		if i >= 4 && len(fs)-i >= 4 && d > best {
+			best, at = d, i
+		}
+	}
+	if at < 0 || len(pitches) < 4 {
+		return nil, nil, false
+	}
+	sort.Float64s(pitches)
+	pitch := pitches[len(pitches)/2]
+	if best < 2*pitch || best < 1.5*math.Max(fs[at].size, fs[at-1].size) {
+		return nil, nil, false
+	}
+	return fs[:at], fs[at:], true
+}
+
+// spansPage says whether one of f's pieces spans most of the page's text
+// width: such a line crosses every gutter.
+func spansPage(f *frag, width float64) bool {
+	for _, p := range pieces(f) {
+		if p.x1-p.x0 > 0.6*width {
+			return true
+		}
+	}
+	return false
+}
+
+// columnOf is the column (1 from the left) of a fragment between gutters
+// gs (ascending), or 0 when it crosses one.
+func columnOf(f *frag, gs []float64) int {
+	c := 1
+	for _, g := range gs {
+		switch {
+		case f.xmax <= g:
+			return c
+		case f.x0 < g:
+			return 0
+		}
+		c++
+	}
+	return c
+}
+
+func sameBounds(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// filled counts the columns that hold fragments.
+func filled(cols [][]*frag) int {
+	n := 0
+	for _, c := range cols {
+		if len(c) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// shortCols says whether every column holds at most headFrags fragments.
+func shortCols(cols [][]*frag) bool {
+	for _, c := range cols {
+		if len(c) > headFrags {
+			return false
+		}
+	}
+	return true
+}
+
+func maxProse(p []int) int {
+	m := 0
+	for _, n := range p {
+		m = max(m, n)
+	}
+	return m
+}
+
+// slabProse is how many lines of running text each side of a gutter found
+// in a slab of the page must hold (see proseLine): the columns of a table
+// are no columns of text, and pdftotext reads a table's rows set wide apart
+// row by row.
+const slabProse = 3
+
+// proseLine says whether a fragment reads as a line of running text: 25
+// letters or more in five words or more, or (Chinese, Japanese: no spaces
+// between words) 15 characters or more, half of them of those scripts.
+func proseLine(f *frag) bool {
+	t := strings.TrimSpace(f.text.String())
+	if f.nchar >= 25 && strings.Count(t, " ") >= 4 {
+		return true
+	}
+	if f.nchar < 15 {
+		return false
+	}
+	return cjkRunes(t)*2 >= f.nchar
+}
+
+// findGutters finds the gutters of a slab of the page, left to right: one
+// (see findGutter), then any inside a side that is over half the slab's
+// width (three columns, or two beside a sidebar).
+func findGutters(frags []*frag, depth int) []float64 {
+	g, ok := findGutter(frags, slabProse)
+	if !ok {
+		return nil
+	}
+	if depth >= 2 {
+		return []float64{g}
+	}
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, f := range frags {
+		minX, maxX = math.Min(minX, f.x0), math.Max(maxX, f.xmax)
+	}
+	var left, right []*frag
+	for _, f := range splitAt(frags, g) {
+		switch {
+		case f.xmax <= g:
+			left = append(left, f)
+		case f.x0 >= g:
+			right = append(right, f)
+		}
+	}
+	var out []float64
+	if g-minX > 0.55*(maxX-minX) {
+		out = append(out, findGutters(left, depth+1)...)
+	}
+	out = append(out, g)
+	if maxX-g > 0.55*(maxX-minX) {
+		out = append(out, findGutters(right, depth+1)...)
+	}
+	return out
+}
+
+func sameBaseAsAny(f *frag, cols [][]*frag) bool {
+	for _, l := range cols {
 		for i := len(l) - 1; i >= 0 && i >= len(l)-3; i-- {
 			if math.Abs(l[i].base-f.base) < lineGroupEm*f.size {
 				return true
@@ -721,9 +997,7 @@ func splitAt(frags []*frag, g float64) []*frag {
 		for _, k := range f.cuts[i+1:] {
 			right.cuts = append(right.cuts, cut{k.x0, k.x1, k.at - c.at, k.nchar - c.nchar})
 		}
-		if f.nbold == f.nchar {
-			left.nbold, right.nbold = left.nchar, right.nchar
-		}
+		left.style, right.style = f.style.part(left.nchar, f.nchar), f.style.part(right.nchar, f.nchar)
 		out = append(out, left, right)
 	}
 	return out
@@ -731,7 +1005,7 @@ func splitAt(frags []*frag, g float64) []*frag {
 
 // findGutter looks for a vertical strip in the middle of the page that few
 // fragments cross, with enough text on each side to be two columns.
-func findGutter(frags []*frag) (float64, bool) {
+func findGutter(frags []*frag, minProse int) (float64, bool) {
 	minX, maxX := math.Inf(1), math.Inf(-1)
 	total := 0
 	for _, f := range frags {
@@ -854,7 +1128,7 @@ func findGutter(frags []*frag) (float64, bool) {
 		x = y + 1
 	}
 	g := minX + float64(runLo+runHi)/2
-	var l, r, cross, ll, rl int
+	var l, r, cross, ll, rl, lp, rp int
 	for _, f := range frags {
 		switch {
 		case f.xmax <= g:
@@ -862,10 +1136,16 @@ func findGutter(frags []*frag) (float64, bool) {
 			if f.nchar >= 20 {
 				ll++
 			}
+			if proseLine(f) {
+				lp++
+			}
 		case f.x0 >= g:
 			r += f.nchar
 			if f.nchar >= 20 {
 				rl++
+			}
+			if proseLine(f) {
+				rp++
 			}
 		case wide(f):
 		case cutAt(f, g) >= 0:
@@ -882,7 +1162,7 @@ func findGutter(frags []*frag) (float64, bool) {
 	enough := func(chars, lines int) bool {
 		return float64(chars) >= minColumnGap*float64(total) || float64(chars) >= 0.05*float64(total) && lines >= 4
 	}
-	if !enough(l, ll) || !enough(r, rl) {
+	if !enough(l, ll) || !enough(r, rl) || lp < minProse || rp < minProse {
 		return 0, false
 	}
 	if float64(cross) > 0.4*float64(total) {
@@ -906,14 +1186,14 @@ func groupLines(frags []*frag, col int) []line {
 		rows = append(rows, grp)
 		i = j
 	}
-	rows = tableColumns(rows)
+	rows, cells := tableColumns(rows)
 	var out []line
 	for _, grp := range rows {
 		base := grp[0].base
 		var b strings.Builder
 		var prev *frag
 		l := line{x0: grp[0].x0, base: base, col: col}
-		nchar, nbold := 0, 0
+		nchar := 0
 		for _, f := range grp {
 			if prev != nil {
 				gap := f.x0 - prev.x1
@@ -930,14 +1210,16 @@ func groupLines(frags []*frag, col int) []line {
 				l.x1 = f.xmax
 			}
 			nchar += f.nchar
-			nbold += f.nbold
+			l.style = l.style.plus(f.style)
 			if f.dropCap != nil {
 				l.dropCap = f.dropCap
 			}
 			prev = f
 		}
 		l.text = logicalOrder(strings.TrimSpace(b.String()))
-		l.bold = nchar > 0 && nbold == nchar
+		l.nchar = nchar
+		l.cells = cells[grp[0]]
+		l.bold = nchar > 0 && l.style.bold == nchar
 		if len(out) > 0 {
 			p := out[len(out)-1]
 			if p.base-l.base > paraGapEm*math.Max(p.size, l.size)*1.2 || math.Abs(p.size-l.size) > 0.15*math.Max(p.size, l.size) {
@@ -961,9 +1243,8 @@ func groupLines(frags []*frag, col int) []line {
 // overlapping x ranges). That holds for tables of words as of numbers, and
 // for any grid of short blocks side by side (authors, boxes of a figure,
 // a third column), but not for a display equation (see cellsOfText).
-// Other rows are returned as they are.
-func tableColumns(rows [][]*frag) [][]*frag {
-	var out [][]*frag
+// Other rows are returned as they are. cells holds the fragments read so.
+func tableColumns(rows [][]*frag) (out [][]*frag, cells map[*frag]bool) {
 	for i := 0; i < len(rows); {
 		j := i
 		for j < len(rows) && len(rows[j]) >= 3 {
@@ -977,16 +1258,16 @@ func tableColumns(rows [][]*frag) [][]*frag {
 			i = j
 			continue
 		}
-		var cells []*frag
+		var run []*frag
 		for _, r := range rows[i:j] {
-			cells = append(cells, r...)
+			run = append(run, r...)
 		}
-		sort.SliceStable(cells, func(a, b int) bool { return cells[a].x0 < cells[b].x0 })
+		sort.SliceStable(run, func(a, b int) bool { return run[a].x0 < run[b].x0 })
 		// merge overlapping x ranges into columns, keeping stream order
 		// (top to bottom) inside each
 		var cols [][]*frag
 		end := math.Inf(-1)
-		for _, c := range cells {
+		for _, c := range run {
 			if len(cols) == 0 || c.x0 > end {
 				cols = append(cols, nil)
 				end = c.xmax
@@ -1008,6 +1289,12 @@ func tableColumns(rows [][]*frag) [][]*frag {
 		}
 		if j+1 < len(rows) && len(rows[j+1]) >= 3 {
 			near = append(near, rows[j])
+		}
+		if cells == nil {
+			cells = map[*frag]bool{}
+		}
+		for _, f := range run {
+			cells[f] = true
 		}
 		for _, c := range joinSpanned(cols, near, rows[i:j]) {
 			if len(c) == 1 {
@@ -1034,7 +1321,7 @@ func tableColumns(rows [][]*frag) [][]*frag {
 		}
 		i = j
 	}
-	return out
+	return out, cells
 }
 
 // joinSpanned groups a table's adjacent columns under a section row that
@@ -1098,7 +1385,7 @@ func joinSpanned(cols [][]*frag, near [][]*frag, rows [][]*frag) [][][]*frag {
 	return out
 }
 
-var numericCell = regexp.MustCompile(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
+var numericCell = lazyRegexp(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
 
 // cellsOfText says whether most cells (two in three) hold a number, a dash
 // or a word of two letters or more: the pieces of a display equation

@@ -3,6 +3,8 @@ package pdf
 import (
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/role"
 )
 
 // glyphsOf lays out words as glyphs of a 10pt font, 5pt per character,
@@ -330,5 +332,78 @@ func TestLayoutGutterBesideHangingLabels(t *testing.T) {
 	got := strings.Split(pageText(t, gs), "\n")
 	if len(got) != 60 || !strings.HasPrefix(got[29], "left") || got[30] != "[10] right column text line here ok" {
 		t.Fatalf("want 30 left lines then 30 right lines, the first labelled, got %d lines: %q", len(got), got)
+	}
+}
+
+// TestColumnsUnderFullWidthFigure: a figure spans both columns at the top
+// of the page, its labels scattered over the strip between the columns;
+// the two columns below it are read each whole, not line by line in turn.
+func TestColumnsUnderFullWidthFigure(t *testing.T) {
+	var gs []glyph
+	// figure labels, some across the middle of the page
+	for i := 0; i < 12; i++ {
+		y := 760 - 10*float64(i)
+		gs = append(gs, glyphsOf(100+float64(i%4)*60, y, "label of box")...)
+		gs = append(gs, glyphsOf(260+float64(i%3)*20, y-4, "axis tick text")...)
+	}
+	gs = append(gs, glyphsOf(72, 620, "Figure 1: Overview of the research questions considered in this paper with an example of a summary taken from the data set.")...)
+	for i := 0; i < 25; i++ {
+		y := 590 - 12*float64(i)
+		gs = append(gs, glyphsOf(72, y, "left column running text line "+itoa(i))...)
+		gs = append(gs, glyphsOf(320, y, "right column running text line "+itoa(i))...)
+	}
+	lines := strings.Split(pageText(t, gs), "\n")
+	var order []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "left") || strings.HasPrefix(l, "right") {
+			order = append(order, l)
+		}
+	}
+	if len(order) != 50 || order[24] != "left column running text line 24" || order[25] != "right column running text line 0" {
+		t.Fatalf("columns under the figure read out of order (%d lines): %q", len(order), order)
+	}
+}
+
+// TestThreeColumns: a page of three columns is read column by column.
+func TestThreeColumns(t *testing.T) {
+	var gs []glyph
+	for i := 0; i < 30; i++ {
+		y := 700 - 12*float64(i)
+		gs = append(gs, glyphsOf(40, y, "first column running words "+itoa(i))...)
+		gs = append(gs, glyphsOf(220, y, "second column running words "+itoa(i))...)
+		gs = append(gs, glyphsOf(400, y, "third column running words "+itoa(i))...)
+	}
+	got := strings.Split(pageText(t, gs), "\n")
+	if len(got) != 90 || got[0] != "first column running words 0" || got[29] != "first column running words 29" ||
+		got[30] != "second column running words 0" || got[60] != "third column running words 0" {
+		t.Fatalf("three columns read out of order: %q", got)
+	}
+}
+
+// TestFooterAboveItsPageNumber: a conference footer ("IJCAI-07") with the
+// page number on a line of its own below it is a running foot on every
+// page (furniture, after the body), not a line of the columns' text; the
+// body's last lines, which do not repeat, stay body.
+func TestFooterAboveItsPageNumber(t *testing.T) {
+	var pls []pageLayout
+	for p := 0; p < 5; p++ {
+		var gs []glyph
+		for i := 0; i < 30; i++ {
+			gs = append(gs, glyphsOf(72, 700-12*float64(i), "page "+itoa(p)+" body line "+itoa(i)+" of running text here")...)
+		}
+		gs = append(gs, glyphsOf(280, 320, "IJCAI-07")...)
+		gs = append(gs, glyphsOf(290, 306, itoa(1200+p))...)
+		pls = append(pls, layout(gs))
+	}
+	doc := &Document{}
+	finish(doc, pls)
+	roles := lineRoles(doc)
+	if roles["IJCAI-07"] != role.Furniture || roles["1200"] != role.Furniture || roles["page 0 body line 29 of running text here"] != role.Body {
+		t.Errorf("footer %s, page number %s, last body line %s", roles["IJCAI-07"], roles["1200"], roles["page 0 body line 29 of running text here"])
+	}
+	for _, pg := range doc.Pages {
+		if !strings.HasSuffix(pg.Text, "running text here\n\nIJCAI-07\n"+itoa(1199+pg.N)+"\n") {
+			t.Errorf("page %d does not end with its footer: %q", pg.N, pg.Text[len(pg.Text)-60:])
+		}
 	}
 }

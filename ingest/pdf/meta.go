@@ -3,13 +3,11 @@ package pdf
 import (
 	"bytes"
 	"encoding/xml"
-	"io"
 	"regexp"
 	"strings"
 	"time"
 
-	lpdf "github.com/ledongthuc/pdf"
-
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 	"github.com/papers-cli/papers/internal/people"
 )
 
@@ -48,19 +46,19 @@ func (m *Metadata) set(field, source string) {
 
 // readMetadata fills doc.Meta (and may improve doc.Title from XMP). The PDF
 // library panics on malformed objects: what was read before one is kept.
-func readMetadata(rd *lpdf.Reader, pls []pageLayout, doc *Document) {
+func readMetadata(f source, pls []pageLayout, doc *Document) {
 	defer func() {
 		if recover() != nil {
 			doc.warnf("the metadata could not all be read")
 		}
 	}()
 	m := &doc.Meta
-	var info lpdf.Value
+	info := null
 	func() {
 		defer func() { recover() }()
-		info = rd.Trailer().Key("Info")
+		info = f.Trailer().Key("Info")
 	}()
-	x := readXMP(rd)
+	x := readXMP(f)
 	infoText := func(key string) string {
 		defer func() { recover() }()
 		return strings.TrimSpace(clean(info.Key(key).Text()))
@@ -168,13 +166,19 @@ type xmpFields struct {
 // readXMP parses the document's XMP packet (the catalog's /Metadata
 // stream), if any. Elements and attributes are matched by local name, as
 // producers bind the namespaces to various prefixes.
-func readXMP(rd *lpdf.Reader) (x xmpFields) {
-	defer func() { recover() }()
-	md := rd.Trailer().Key("Root").Key("Metadata")
-	if md.Kind() != lpdf.Stream {
+func readXMP(f source) (x xmpFields) {
+	defer func() {
+		if r := recover(); r != nil {
+			if a, ok := r.(syntax.Abort); ok {
+				panic(a)
+			}
+		}
+	}()
+	md := f.Root().Key("Metadata")
+	if md.Kind() != syntax.Stream {
 		return x
 	}
-	data, err := io.ReadAll(io.LimitReader(md.Reader(), 1<<20))
+	data, err := md.Bytes(1 << 20)
 	if err != nil && len(data) == 0 {
 		return x
 	}
@@ -271,14 +275,14 @@ func isContainer(name string) bool {
 
 var (
 	// DOIs keep < > ( ) [ ] ; : (SICI DOIs: 10.1002/1096-9861(20010212)430:3<283::aid-cne1031>3.0.co;2-v)
-	doiRe    = regexp.MustCompile(`\b(10\.\d{4,9}/[^\s"{}]+)`)
-	arxivDOI = regexp.MustCompile(`(?i)^10\.48550/arxiv\.(\d{4}\.\d{4,5}(?:v\d+)?)$`)
+	doiRe    = lazyRegexp(`\b(10\.\d{4,9}/[^\s"{}]+)`)
+	arxivDOI = lazyRegexp(`(?i)^10\.48550/arxiv\.(\d{4}\.\d{4,5}(?:v\d+)?)$`)
 	// pageDOIRe wants the DOI labelled (IEEE prints "Digital Object
 	// Identifier 10.1109/...") or as a resolver URL: a bare 10.xxx/yyy on
 	// page 1 may be a cited work's.
-	pageDOIRe = regexp.MustCompile(`(?i)(?:\bdoi\s*[:.]?\s*|doi\.org/|digital object identifier\s*:?\s*)(10\.\d{4,9}/[^\s"{}]+)`)
+	pageDOIRe = lazyRegexp(`(?i)(?:\bdoi\s*[:.]?\s*|doi\.org/|digital object identifier\s*:?\s*)(10\.\d{4,9}/[^\s"{}]+)`)
 	// doiRest is the rest of a DOI a line break cut after "." "-" "_" or "/".
-	doiRest = regexp.MustCompile(`^\n\n?([A-Za-z0-9][^\s"{}]*)`)
+	doiRest = lazyRegexp(`^\n\n?([A-Za-z0-9][^\s"{}]*)`)
 )
 
 func doiIn(s string) string {
@@ -323,8 +327,8 @@ func pageDOI(doc *Document) string {
 }
 
 var (
-	arxivURL        = regexp.MustCompile(`(?i)arxiv\.org/(?:abs|pdf)/((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
-	arxivMentionPat = regexp.MustCompile(`(?i)\barxiv:\s?((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
+	arxivURL        = lazyRegexp(`(?i)arxiv\.org/(?:abs|pdf)/((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
+	arxivMentionPat = lazyRegexp(`(?i)\barxiv:\s?((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
 )
 
 // arxivMention finds the paper's own arXiv id on the first page: an
@@ -337,7 +341,7 @@ func arxivMention(doc *Document) string {
 	}
 	text := doc.Pages[0].Text
 	best := map[string]string{} // versionless id -> longest form seen
-	for _, re := range []*regexp.Regexp{arxivURL, arxivMentionPat} {
+	for _, re := range []*regexp.Regexp{arxivURL.get(), arxivMentionPat.get()} {
 		for _, m := range re.FindAllStringSubmatch(text, -1) {
 			id := m[1]
 			if bare := versionless(id); len(id) > len(best[bare]) {
@@ -354,7 +358,7 @@ func arxivMention(doc *Document) string {
 	return ""
 }
 
-var versionSuffix = regexp.MustCompile(`v\d+$`)
+var versionSuffix = lazyRegexp(`v\d+$`)
 
 func versionless(id string) string { return versionSuffix.ReplaceAllString(id, "") }
 
@@ -399,9 +403,9 @@ func xmpDate(s string) string {
 }
 
 var (
-	isoDate = regexp.MustCompile(`^((?:19|20)\d\d)-?(\d\d)?-?(\d\d)?`)
-	yearRe  = regexp.MustCompile(`\b(?:19|20)\d\d\b`)
-	pdfDay  = regexp.MustCompile(`^D:((?:19|20)\d\d)(\d\d)?(\d\d)?`)
+	isoDate = lazyRegexp(`^((?:19|20)\d\d)-?(\d\d)?-?(\d\d)?`)
+	yearRe  = lazyRegexp(`\b(?:19|20)\d\d\b`)
+	pdfDay  = lazyRegexp(`^D:((?:19|20)\d\d)(\d\d)?(\d\d)?`)
 )
 
 // pdfDate reads a PDF date ("D:20230210013806Z") as YYYY-MM-DD.
@@ -422,7 +426,7 @@ func pdfDate(s string) string {
 // venueYear matches a year on a line of the first page that says where
 // and when the paper appeared: "Findings of ... NAACL 2024, pages ...",
 // "Published as a conference paper at ICLR 2024", "© 2023 ...".
-var venueYear = regexp.MustCompile(`(?i)(?:©|\(c\)|copyright|proceedings|findings of|published (?:as|in|at)|conference|journal|transactions|workshop)\D{0,80}?\b((?:19|20)\d\d)\b`)
+var venueYear = lazyRegexp(`(?i)(?:©|\(c\)|copyright|proceedings|findings of|published (?:as|in|at)|conference|journal|transactions|workshop)\D{0,80}?\b((?:19|20)\d\d)\b`)
 
 func printedYear(pls []pageLayout) string {
 	if len(pls) == 0 {

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ingest/pdf/score"
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 	"github.com/papers-cli/papers/internal/shareddata"
+	"github.com/papers-cli/papers/role"
 )
 
 // dataDir is the shared test data (see package shareddata).
@@ -96,18 +98,18 @@ func TestAwkward(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			if c.pages > 100 && raceDetector {
-				// The page tree only (see race_test.go): our layer finds
-				// every page and writes the file for the library.
+				// The page tree only (see race_test.go): package
+				// syntax finds every page.
 				data, err := os.ReadFile(filepath.Join(dir, c.file))
 				if err != nil {
 					t.Fatal(err)
 				}
-				n, err := normalize(context.Background(), data)
+				f, err := syntax.Open(context.Background(), data)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if n.pages != c.pages {
-					t.Errorf("%d pages, want %d", n.pages, c.pages)
+				if f.NumPages() != c.pages {
+					t.Errorf("%d pages, want %d", f.NumPages(), c.pages)
 				}
 				return
 			}
@@ -177,18 +179,18 @@ func TestBadInput(t *testing.T) {
 		{"truncated header only", write("d.pdf", paper[:20]), ErrTruncated},
 	}
 	// A PDF 2.0 header, junk before the header and junk after %%EOF (not
-	// a truncation) are read. Our layer writes the file the library reads
-	// anew, so its finding all 17 pages is the test (the content walk of
-	// a paper costs seconds under the race detector).
+	// a truncation) are read: package syntax finding all 17 pages is the
+	// test (the content walk of a paper costs seconds under the race
+	// detector).
 	v2 := append([]byte(nil), paper...)
 	copy(v2, "%PDF-2.0")
 	junk := append(append([]byte(nil), paper...), []byte("\n<html>appended by a proxy</html>\n")...)
 	for name, b := range map[string][]byte{"PDF 2.0": v2, "junk before the header": append([]byte("\r\n\r\n"), paper...), "junk after %%EOF": junk} {
-		n, err := normalize(context.Background(), b)
+		f, err := syntax.Open(context.Background(), b)
 		if err != nil {
 			t.Errorf("%s: err = %v", name, err)
-		} else if n.pages != 17 {
-			t.Errorf("%s: %d pages, want 17", name, n.pages)
+		} else if f.NumPages() != 17 {
+			t.Errorf("%s: %d pages, want 17", name, f.NumPages())
 		}
 	}
 	for _, c := range cases {
@@ -232,8 +234,8 @@ func TestMetadata(t *testing.T) {
 	if doc.ArxivID != "2302.04761v1" || doc.ArxivDate != "9 Feb 2023" {
 		t.Errorf("arXiv = %q %q", doc.ArxivID, doc.ArxivDate)
 	}
-	if strings.Contains(doc.Text(), "arXiv:2302.04761v1") {
-		t.Error("the arXiv stamp is still in the text")
+	if strings.Contains(bodyText(doc), "arXiv:2302.04761v1") || lineRoles(doc)["arXiv:2302.04761v1 [cs.CL] 9 Feb 2023"] != role.Furniture {
+		t.Error("the arXiv stamp is not furniture")
 	}
 	var heads []string
 	for _, p := range doc.Pages {

@@ -45,6 +45,10 @@ func TestHostileFiles(t *testing.T) {
 		{file: "xobject_self.pdf", hasText: true},
 		{file: "cmap_bomb.pdf", err: ErrGarbled},
 		{file: "huge_inline_image.pdf", hasText: true},
+		// compression bombs: a page compressed twice, inflating to 0.5-3 GiB
+		{file: "flate2_spaces_512m.pdf", err: ErrTooLarge, msg: "decodes to more than 64 MB, and none of what was read is text"},
+		{file: "flate2_spaces_3g.pdf", err: ErrTooLarge, msg: "decodes to more than 64 MB, and none of what was read is text"},
+		{file: "flate2_textops_1g.pdf", msg: "content over 64 MB: the rest is skipped"},
 	}
 	if got := len(pdfsIn(t, dir)); got != len(cases) {
 		t.Errorf("%d files in %s, %d in this table: give each an expected outcome", got, dir, len(cases))
@@ -346,8 +350,9 @@ func FuzzExtract(f *testing.F) {
 			if err != nil {
 				f.Fatal(err)
 			}
-			// Big seeds slow every mutation: the smallest paper stays.
-			if fuzzing && len(b) > 256<<10 && !strings.HasSuffix(p, "arxiv_1111.2011v2.pdf") {
+			// Big seeds slow every mutation: the smallest paper stays;
+			// the compression bombs take seconds each, their mutants too.
+			if fuzzing && (len(b) > 256<<10 && !strings.HasSuffix(p, "arxiv_1111.2011v2.pdf") || strings.Contains(p, "flate2_")) {
 				continue
 			}
 			f.Add(b)
@@ -365,4 +370,34 @@ func FuzzExtract(f *testing.F) {
 		}
 		checkOneLine(t, err)
 	})
+}
+
+// TestType3FlippedBitmapFonts reads testdata/type3-flipped.pdf (made by
+// testdata/gen_type3.go): text in Type 3 bitmap fonts as Ghostscript writes
+// a dvips job, /FontMatrix [1 0 0 -1 0 0], a FontBBox of twelve ems or of
+// zeros, ligatures at OT1 codes, an LZW content stream. It reads like any
+// other text, line by line and word by word; the glyphs no font maps are
+// left out with a warning that names the page.
+func TestType3FlippedBitmapFonts(t *testing.T) {
+	doc, err := ExtractFile(context.Background(), filepath.Join("testdata", "type3-flipped.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Spin glasses are magnetic systems in which the interactions\n" +
+		"between the magnetic moments are in conflict with each other,\n" +
+		"owing to some frozen-in structural disorder. The field has\n" +
+		"grown over the years into a general theory of disordered systems.\n"
+	if !strings.HasPrefix(doc.Text(), want) {
+		t.Errorf("text starts %q, want %q", doc.Text()[:min(len(doc.Text()), len(want))], want)
+	}
+	if !strings.Contains(doc.Text(), "We study the efficient flow of the model, and find that the first\nphase transition is of the finite kind, as the figures show.") {
+		t.Errorf("ligature glyphs lost or words run together:\n%s", doc.Text())
+	}
+	warned := false
+	for _, w := range doc.Warnings {
+		warned = warned || strings.HasPrefix(w, "page 1: 104 of its") && strings.Contains(w, "no Unicode mapping")
+	}
+	if !warned {
+		t.Errorf("no warning names the page with unmapped glyphs: %q", doc.Warnings)
+	}
 }

@@ -2,24 +2,21 @@ package pdf
 
 import (
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
-
-	lpdf "github.com/ledongthuc/pdf"
 )
 
 // chooseTitle prefers a sensible Info /Title, else the largest-font lines
 // at the top of the first page.
-func chooseTitle(rd *lpdf.Reader, pls []pageLayout, doc *Document) (title string) {
+func chooseTitle(f source, pls []pageLayout, doc *Document) (title string) {
 	defer func() {
 		if recover() != nil {
 			title = guessTitle(pls, bodySize(pls))
 		}
 	}()
 	guess := guessTitle(pls, bodySize(pls))
-	t := strings.TrimSpace(clean(rd.Trailer().Key("Info").Key("Title").Text()))
+	t := strings.TrimSpace(clean(f.Trailer().Key("Info").Key("Title").Text()))
 	// Producers fill /Title with file names, "Microsoft Word - x.docx" or
 	// the whole first paragraph; trust it when it is short and printed on
 	// the first page.
@@ -55,12 +52,12 @@ func onFirstPage(t string, pls []pageLayout) bool {
 	return lt != "" && strings.Contains(lettersOnly(b.String()), lt)
 }
 
-var badTitle = regexp.MustCompile(`(?i)(\.(pdf|docx?|tex|dvi|ps|indd)$|^untitled|^microsoft word|^arxiv:|^title$|^paper$|^\s*$|^[\w\-]+\.\w+$|^doi:)`)
+var badTitle = lazyRegexp(`(?i)(\.(pdf|docx?|tex|dvi|ps|indd)$|^untitled|^microsoft word|^arxiv:|^title$|^paper$|^\s*$|^[\w\-]+\.\w+$|^doi:)`)
 
 // headingRe matches the headings a document's first page may set largest
 // that name a part of it, not the document: "Table of Contents", "1
 // Introduction", "Preface".
-var headingRe = regexp.MustCompile(`(?i)^((\d+(\.\d+)*|[IVX]+)\.?\s+)?(table of contents|contents|introduction|preface|foreword|abstract|summary|acknowledge?ments|references|bibliography|appendix( [A-Z])?|index|glossary|chapter \d+)$`)
+var headingRe = lazyRegexp(`(?i)^((\d+(\.\d+)*|[IVX]+)\.?\s+)?(table of contents|contents|introduction|preface|foreword|abstract|summary|acknowledge?ments|references|bibliography|appendix( [A-Z])?|index|glossary|chapter \d+)$`)
 
 // SectionHeading says whether t is a heading of a part of a document
 // ("Table of Contents", "1 Introduction"), which is no title of it.

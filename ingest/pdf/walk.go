@@ -1,15 +1,11 @@
 package pdf
 
 import (
-	"bytes"
-	"compress/zlib"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"reflect"
 
-	lpdf "github.com/ledongthuc/pdf"
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 )
 
 // glyph is one character code as drawn on the page, in device space (points,
@@ -45,9 +41,9 @@ type gstate struct {
 
 // resources is a resource dictionary with its fonts resolved once.
 type resources struct {
-	v            lpdf.Value
+	v            object
 	fonts        map[string]*font
-	fontDict     lpdf.Value // /Font, resolved once
+	fontDict     object // /Font, resolved once
 	fontDictRead bool
 }
 
@@ -66,6 +62,11 @@ type walker struct {
 	invisible int // glyphs drawn invisibly
 	unmapped  int // glyphs with no Unicode mapping
 	formCalls int // Form XObjects drawn on this page
+	images    int // images drawn (XObjects and inline)
+	// the page's content streams, those missing or not streams, and
+	// those (forms' too) that could not be decoded in full
+	contentStreams, brokenContent, damagedContent int
+	cut                                           bool // content past syntax.MaxStreamBytes was skipped
 	// page is the MediaBox in default user space; glyphs wholly outside it
 	// are not on the page (clip says whether there is one to apply).
 	page    rect
@@ -139,7 +140,7 @@ func (r rect) intersect(o rect) rect {
 // the CropBox) and drops every character wholly outside it: a page that
 // shows one half of a two-page spread, or a small crop of a big drawing,
 // prints only what is on it.
-func pageBox(v lpdf.Value) (rect, bool) {
+func pageBox(v object) (rect, bool) {
 	if v.Len() != 4 {
 		return rect{}, false
 	}
@@ -169,58 +170,6 @@ func (w *walker) outside(x, y, adv, size float64, dir uint8) bool {
 	return x1 < w.page.x0 || x0 > w.page.x1 || y1 < w.page.y0 || y0 > w.page.y1
 }
 
-// valueID returns the object number and generation of the indirect object v
-// was read from. The library keeps it unexported; reading it lets fonts and
-// forms shared by many pages be parsed once and reference cycles be caught.
-func valueID(v lpdf.Value) uint64 {
-	rv := reflect.ValueOf(v)
-	if rv.NumField() < 2 {
-		return 0
-	}
-	p := rv.Field(1)
-	if p.Kind() != reflect.Struct || p.NumField() < 2 {
-		return 0
-	}
-	return p.Field(0).Uint()<<16 | p.Field(1).Uint()
-}
-
-// refID returns the object number of the indirect reference stored under
-// key in dictionary d, without resolving it. It reads the library's
-// unexported representation and reports false if that ever changes.
-func refID(d lpdf.Value, key string) (id uint64, ok bool) {
-	defer func() {
-		if recover() != nil {
-			id, ok = 0, false
-		}
-	}()
-	rv := reflect.ValueOf(d)
-	if rv.NumField() < 3 {
-		return 0, false
-	}
-	m := rv.Field(2)
-	if m.Kind() == reflect.Interface {
-		m = m.Elem()
-	}
-	if m.Kind() != reflect.Map {
-		return 0, false
-	}
-	it := m.MapRange()
-	for it.Next() {
-		if it.Key().String() != key {
-			continue
-		}
-		v := it.Value()
-		if v.Kind() == reflect.Interface {
-			v = v.Elem()
-		}
-		if v.Kind() != reflect.Struct || v.NumField() != 2 || v.Field(0).Kind() != reflect.Uint32 {
-			return 0, false
-		}
-		return v.Field(0).Uint()<<16 | v.Field(1).Uint(), true
-	}
-	return 0, false
-}
-
 func (w *walker) font(res *resources, name string) *font {
 	if f, ok := res.fonts[name]; ok {
 		return f
@@ -232,7 +181,7 @@ func (w *walker) font(res *resources, name string) *font {
 	// Fonts are shared by many pages: look the reference up before
 	// resolving it, which costs a parse (and for object streams a
 	// decompression) each time.
-	if id, ok := refID(dict, name); ok {
+	if id := dict.RefID(name); id != 0 {
 		if c, ok := w.doc.fonts[objKey{id: id}]; ok {
 			res.fonts[name] = c
 			return c
@@ -240,9 +189,9 @@ func (w *walker) font(res *resources, name string) *font {
 	}
 	fv := dict.Key(name)
 	var f *font
-	if fv.Kind() == lpdf.Dict {
-		key := objKey{valueID(fv), name}
-		if id, ok := refID(dict, name); ok {
+	if fv.Kind() == syntax.Dict {
+		key := objKey{dict.ID(), name} // a direct font of a shared dictionary
+		if id := dict.RefID(name); id != 0 {
 			key = objKey{id: id}
 		}
 		if c, ok := w.doc.fonts[key]; ok {
@@ -261,10 +210,10 @@ func (w *walker) font(res *resources, name string) *font {
 // loadFont reads a font, recovering from a panic in the library (a font
 // stream it cannot decode) so that the page keeps its other text: the font
 // then has no Unicode mapping.
-func (w *walker) loadFont(fv lpdf.Value, name string) (f *font) {
+func (w *walker) loadFont(fv object, name string) (f *font) {
 	defer func() {
 		if r := recover(); r != nil {
-			if a, ok := r.(abort); ok {
+			if a, ok := r.(syntax.Abort); ok {
 				panic(a)
 			}
 			w.warnings = append(w.warnings, fmt.Sprintf("font %s: %v", name, r))
@@ -275,7 +224,7 @@ func (w *walker) loadFont(fv lpdf.Value, name string) (f *font) {
 }
 
 // run interprets one content stream (page or form) with the given resources.
-func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
+func (w *walker) run(strm object, res *resources, g gstate) {
 	var stack []gstate
 	var tm, tlm matrix = identity, identity
 	show := func(s string) {
@@ -352,10 +301,10 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 		})
 	}
 	data := w.content(strm)
-	lx := lexer{b: data}
-	var args []operand
+	lx := syntax.NewContentLexer(data)
+	var args []syntax.Operand
 	for {
-		o, op, ok := lx.next(0)
+		o, op, ok := lx.Next()
 		if !ok {
 			break
 		}
@@ -372,60 +321,70 @@ func (w *walker) run(strm lpdf.Value, res *resources, g gstate) {
 }
 
 // content returns the decoded bytes of a content stream or an array of
-// them. A stream that fails to decode part way keeps what was read.
-func (w *walker) content(strm lpdf.Value) []byte {
-	var parts []lpdf.Value
-	if strm.Kind() == lpdf.Array {
-		for i := 0; i < strm.Len() && i < 4096; i++ {
-			parts = append(parts, strm.Index(i))
-		}
-	} else {
-		parts = append(parts, strm)
+// them, at most syntax.MaxStreamBytes together. A stream that fails to
+// decode part way keeps what was read.
+func (w *walker) content(strm object) []byte {
+	if strm.Kind() != syntax.Array {
+		return w.readStream(strm, syntax.MaxStreamBytes) // no copy
 	}
 	var out []byte
-	for _, p := range parts {
+	for i := 0; i < strm.Len() && i < 4096; i++ {
 		// A page's parts together get no more than one stream may.
-		if len(out) >= maxStreamBytes {
-			w.warnings = append(w.warnings, fmt.Sprintf("content over %d MB: the rest is skipped", maxStreamBytes>>20))
+		left := syntax.MaxStreamBytes - len(out)
+		if left <= 0 {
+			w.cutContent()
 			break
 		}
-		out = append(out, w.readStream(p)...)
+		out = append(out, w.readStream(strm.Index(i), left)...)
 		out = append(out, '\n')
 	}
 	return out
 }
 
-func (w *walker) readStream(v lpdf.Value) (data []byte) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(abort); ok {
-				panic(r)
-			}
-			w.warnings = append(w.warnings, fmt.Sprintf("content stream: %v", r))
-		}
-	}()
-	if v.Kind() != lpdf.Stream {
-		return nil
+// cutContent notes that the page's content went on past what is read.
+func (w *walker) cutContent() {
+	if !w.cut {
+		w.cut = true
+		w.warnings = append(w.warnings, fmt.Sprintf("content over %d MB: the rest is skipped", syntax.MaxStreamBytes>>20))
 	}
-	var buf bytes.Buffer
-	_, err := io.Copy(&buf, io.LimitReader(v.Reader(), maxStreamBytes))
-	// A wrong Adler-32 comes after all the data: nothing is missing.
-	if err != nil && !errors.Is(err, zlib.ErrChecksum) {
-		w.warnings = append(w.warnings, fmt.Sprintf("content stream: %v", err))
-	}
-	w.doc.bytes += int64(buf.Len())
-	return buf.Bytes()
 }
 
-func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, tlm *matrix, res *resources, show func(string)) {
+// readStream decodes one content stream, counting what is missing or
+// damaged (a page whose content is all missing has no text for a reason).
+func (w *walker) readStream(v object, limit int) []byte {
+	if w.depth == 0 {
+		w.contentStreams++
+	}
+	if v.Kind() != syntax.Stream {
+		if w.depth == 0 {
+			w.brokenContent++
+		}
+		return nil
+	}
+	data, err := v.Bytes(limit)
+	switch {
+	case err == nil:
+	case errors.Is(err, syntax.ErrStreamTooLarge):
+		w.cutContent()
+	default:
+		w.damagedContent++
+		if data == nil && w.depth == 0 {
+			w.brokenContent++
+		}
+	}
+	w.doc.bytes += int64(len(data))
+	return data
+}
+
+func (w *walker) do(op string, args []syntax.Operand, g *gstate, stack *[]gstate, tm, tlm *matrix, res *resources, show func(string)) {
 	num := func(i int) float64 {
 		if i < 0 || i >= len(args) {
 			return 0
 		}
-		return args[i].num
+		return args[i].Num
 	}
 	// operands are taken from the end: producers sometimes leave junk before.
-	last := func(n int) []operand {
+	last := func(n int) []syntax.Operand {
 		if len(args) < n {
 			return nil
 		}
@@ -438,7 +397,7 @@ func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, t
 		}
 		var m matrix
 		for i := range m {
-			m[i] = a[i].num
+			m[i] = a[i].Num
 		}
 		return m, true
 	}
@@ -460,14 +419,14 @@ func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, t
 		*tm, *tlm = identity, identity
 	case "Tr":
 		if a := last(1); a != nil {
-			g.mode = int(a[0].num)
+			g.mode = int(a[0].Num)
 		}
 	case "Tc", "Tw", "Tz", "TL", "Ts":
 		a := last(1)
 		if a == nil {
 			return
 		}
-		v := a[0].num
+		v := a[0].Num
 		switch op {
 		case "Tc":
 			g.tc = v
@@ -482,15 +441,15 @@ func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, t
 		}
 	case "Tf":
 		if a := last(2); a != nil {
-			g.f = w.font(res, a[0].s)
-			g.tfs = a[1].num
+			g.f = w.font(res, a[0].S)
+			g.tfs = a[1].Num
 		}
 	case "Td", "TD":
 		a := last(2)
 		if a == nil {
 			return
 		}
-		tx, ty := a[0].num, a[1].num
+		tx, ty := a[0].Num, a[1].Num
 		if op == "TD" {
 			g.tl = -ty
 		}
@@ -505,7 +464,7 @@ func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, t
 		*tm = *tlm
 	case "Tj":
 		if a := last(1); a != nil {
-			show(a[0].s)
+			show(a[0].S)
 		}
 	case "'", "\"":
 		if op == "\"" && len(args) >= 3 {
@@ -514,30 +473,32 @@ func (w *walker) do(op string, args []operand, g *gstate, stack *[]gstate, tm, t
 		*tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(*tlm)
 		*tm = *tlm
 		if a := last(1); a != nil {
-			show(a[0].s)
+			show(a[0].S)
 		}
 	case "TJ":
 		a := last(1)
 		if a == nil {
 			return
 		}
-		for _, x := range a[0].arr {
-			switch x.kind {
-			case kStr:
-				show(x.s)
-			case kNum:
+		for _, x := range a[0].Arr {
+			switch x.Kind {
+			case syntax.KStr:
+				show(x.S)
+			case syntax.KNum:
 				if g.f != nil && g.f.vertical {
-					*tm = matrix{1, 0, 0, 1, 0, -x.num / 1000 * g.tfs}.mul(*tm)
+					*tm = matrix{1, 0, 0, 1, 0, -x.Num / 1000 * g.tfs}.mul(*tm)
 					continue
 				}
-				tx := -x.num / 1000 * g.tfs * g.th
+				tx := -x.Num / 1000 * g.tfs * g.th
 				*tm = matrix{1, 0, 0, 1, tx, 0}.mul(*tm)
 			}
 		}
 	case "Do":
-		if a := last(1); a != nil && a[0].kind == kName {
-			w.form(res, a[0].s, *g)
+		if a := last(1); a != nil && a[0].Kind == syntax.KName {
+			w.form(res, a[0].S, *g)
 		}
+	case "BI":
+		w.images++
 	}
 }
 
@@ -548,7 +509,10 @@ func (w *walker) form(res *resources, name string, g gstate) {
 		return
 	}
 	x := res.v.Key("XObject").Key(name)
-	if x.Kind() != lpdf.Stream || x.Key("Subtype").Name() != "Form" {
+	if x.Kind() != syntax.Stream || x.Key("Subtype").Name() != "Form" {
+		if x.Key("Subtype").Name() == "Image" {
+			w.images++
+		}
 		return
 	}
 	// The form's /BBox clips what it draws (PDF 32000-1 8.10.1): a figure
@@ -570,11 +534,11 @@ func (w *walker) form(res *resources, name string, g gstate) {
 
 // runForm interprets a form's content stream with its /Matrix applied on top
 // of g's CTM and its own resources (else res).
-func (w *walker) runForm(x lpdf.Value, what string, res *resources, g gstate) {
+func (w *walker) runForm(x object, what string, res *resources, g gstate) {
 	if w.depth >= maxFormDepth {
 		return
 	}
-	id := valueID(x)
+	id := x.ID()
 	if w.forms[id] {
 		return
 	}
@@ -590,7 +554,7 @@ func (w *walker) runForm(x lpdf.Value, what string, res *resources, g gstate) {
 	defer delete(w.forms, id)
 	g.ctm = formMatrix(x).mul(g.ctm)
 	sub := res
-	if r := x.Key("Resources"); r.Kind() == lpdf.Dict {
+	if r := x.Key("Resources"); r.Kind() == syntax.Dict {
 		sub = &resources{v: r, fonts: map[string]*font{}}
 	}
 	w.depth++
@@ -598,7 +562,7 @@ func (w *walker) runForm(x lpdf.Value, what string, res *resources, g gstate) {
 	// A malformed form (often a figure) loses only itself, not the page.
 	defer func() {
 		if r := recover(); r != nil {
-			if _, ok := r.(abort); ok {
+			if _, ok := r.(syntax.Abort); ok {
 				panic(r)
 			}
 			w.warnings = append(w.warnings, fmt.Sprintf("%s: %v", what, r))
@@ -617,7 +581,7 @@ const (
 	maxStreamBytes   = 64 << 20
 )
 
-func formMatrix(x lpdf.Value) matrix {
+func formMatrix(x object) matrix {
 	m := x.Key("Matrix")
 	if m.Len() != 6 {
 		return identity
@@ -638,7 +602,7 @@ const (
 // annotations draws the normal appearance streams of a page's visible
 // annotations (form fields' values, FreeText boxes, stamps), as viewers
 // and pdftotext do: a filled-in form's answers live only there.
-func (w *walker) annotations(page lpdf.Value, res *resources) {
+func (w *walker) annotations(page object, res *resources) {
 	annots := page.Key("Annots")
 	for i := 0; i < annots.Len() && i < maxAnnots; i++ {
 		// Reading an annotation costs a pass over its object stream in
@@ -661,11 +625,11 @@ func (w *walker) annotations(page lpdf.Value, res *resources) {
 			continue
 		}
 		ap := a.Key("AP").Key("N")
-		if ap.Kind() == lpdf.Dict {
+		if ap.Kind() == syntax.Dict {
 			// one appearance per state (check boxes): the current one
 			ap = ap.Key(a.Key("AS").Name())
 		}
-		if ap.Kind() != lpdf.Stream {
+		if ap.Kind() != syntax.Stream {
 			continue
 		}
 		rect, ok := pageBox(a.Key("Rect"))
@@ -679,7 +643,7 @@ func (w *walker) annotations(page lpdf.Value, res *resources) {
 // annotMatrix maps an appearance stream's /BBox, after its /Matrix, onto the
 // annotation's /Rect (PDF 32000-1 12.5.5); the form's /Matrix itself is
 // applied by runForm.
-func annotMatrix(ap lpdf.Value, r rect) matrix {
+func annotMatrix(ap object, r rect) matrix {
 	bb, ok := pageBox(ap.Key("BBox"))
 	if !ok {
 		return matrix{1, 0, 0, 1, r.x0, r.y0}

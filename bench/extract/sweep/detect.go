@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
 
-	lpdf "github.com/ledongthuc/pdf"
+	"github.com/papers-cli/papers/ingest/pdf/syntax"
 )
 
 // detectOne returns the text-affecting features a PDF shows (the causes
@@ -17,7 +16,7 @@ import (
 // Type 3 fonts, CID fonts with no ToUnicode, form-field appearances, a
 // CropBox smaller than the MediaBox, Form XObjects with a /BBox, content
 // streams shared by pages, base-14 fonts with no /Widths, operators inside
-// TJ arrays; "open-error" when the library cannot open the file. It is how
+// TJ arrays; "open-error" when package syntax cannot open the file. It is how
 // bench/extract/peer-labels.tsv was started; the paper column and the
 // layout causes (two-column, small-caps) were added by reading the files.
 var numericGlyph = regexp.MustCompile(`^[A-Za-z]{0,2}\d{1,3}$`)
@@ -37,17 +36,16 @@ func detectOne(path string) (features []string) {
 	if err != nil {
 		return []string{"open-error"}
 	}
-	rd, err := lpdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	file, err := syntax.Open(context.Background(), data)
 	if err != nil {
 		set["open-error"] = true
 		return
 	}
-	n := rd.NumPage()
+	n := file.NumPages()
 	contents := map[string]int{}
 	seenFont := map[string]bool{}
-	for i := 1; i <= n && i <= 200; i++ {
-		pg := rd.Page(i)
-		v := pg.V
+	for i := 0; i < n && i < 200; i++ {
+		v := file.Page(i) // with its inherited attributes
 		if mb, cb := box(v, "MediaBox"), box(v, "CropBox"); mb[2] > mb[0] && cb[2] > cb[0] {
 			am := (mb[2] - mb[0]) * (mb[3] - mb[1])
 			ac := (min(cb[2], mb[2]) - max(cb[0], mb[0])) * (min(cb[3], mb[3]) - max(cb[1], mb[1]))
@@ -57,18 +55,18 @@ func detectOne(path string) (features []string) {
 		}
 		c := v.Key("Contents")
 		key := c.String()
-		if c.Kind() == lpdf.Stream || c.Kind() == lpdf.Array {
+		if c.Kind() == syntax.Stream || c.Kind() == syntax.Array {
 			// Streams print as their dictionary; add the length to tell
 			// different streams with identical dictionaries apart.
-			var b bytes.Buffer
-			if c.Kind() == lpdf.Stream {
-				_, _ = io.Copy(&b, io.LimitReader(c.Reader(), 1<<20))
+			var b []byte
+			if c.Kind() == syntax.Stream {
+				b, _ = c.Bytes(1 << 20)
 			}
-			key = fmt.Sprintf("%s#%d#%x", key, b.Len(), b.Bytes()[:min(64, b.Len())])
-			if b.Len() > 200 {
+			key = fmt.Sprintf("%s#%d#%d#%x", key, c.ID(), len(b), b[:min(64, len(b))])
+			if len(b) > 200 {
 				contents[key]++
 			}
-			if c.Kind() == lpdf.Stream && tjOperator.Match(b.Bytes()) {
+			if c.Kind() == syntax.Stream && tjOperator.Match(b) {
 				set["tj-operator"] = true
 			}
 		}
@@ -76,11 +74,11 @@ func detectOne(path string) (features []string) {
 		for j := 0; j < annots.Len() && j < 500; j++ {
 			a := annots.Index(j)
 			st := a.Key("Subtype").Name()
-			if (st == "Widget" || st == "FreeText") && a.Key("AP").Key("N").Kind() != lpdf.Null {
+			if (st == "Widget" || st == "FreeText") && a.Key("AP").Key("N").Kind() != syntax.Null {
 				set["annot-ap"] = true
 			}
 		}
-		res := pg.Resources()
+		res := v.Key("Resources")
 		xo := res.Key("XObject")
 		for _, k := range xo.Keys() {
 			x := xo.Key(k)
@@ -100,23 +98,23 @@ func detectOne(path string) (features []string) {
 			diffs := f.Key("Encoding").Key("Differences")
 			num, names := 0, 0
 			for d := 0; d < diffs.Len(); d++ {
-				if x := diffs.Index(d); x.Kind() == lpdf.Name {
+				if x := diffs.Index(d); x.Kind() == syntax.Name {
 					names++
 					if numericGlyph.MatchString(x.Name()) {
 						num++
 					}
 				}
 			}
-			if names > 0 && num*2 > names && f.Key("ToUnicode").Kind() == lpdf.Null {
+			if names > 0 && num*2 > names && f.Key("ToUnicode").Kind() == syntax.Null {
 				set["numeric-glyphs"] = true
 			}
 			if st == "Type3" {
 				set["type3"] = true
 			}
-			if st == "Type0" && f.Key("ToUnicode").Kind() == lpdf.Null {
+			if st == "Type0" && f.Key("ToUnicode").Kind() == syntax.Null {
 				set["cid-no-tounicode"] = true
 			}
-			if (st == "Type1" || st == "TrueType") && f.Key("Widths").Kind() == lpdf.Null && base14[strings.TrimPrefix(f.Key("BaseFont").Name(), "")] {
+			if (st == "Type1" || st == "TrueType") && f.Key("Widths").Kind() == syntax.Null && base14[strings.TrimPrefix(f.Key("BaseFont").Name(), "")] {
 				set["base14-no-widths"] = true
 			}
 		}
@@ -141,9 +139,9 @@ func init() {
 	}
 }
 
-func box(v lpdf.Value, key string) [4]float64 {
+func box(v syntax.Value, key string) [4]float64 {
 	var b [4]float64
-	for p := v; p.Kind() == lpdf.Dict; p = p.Key("Parent") {
+	for p := v; p.Kind() == syntax.Dict; p = p.Key("Parent") {
 		if x := p.Key(key); x.Len() == 4 {
 			for i := range b {
 				b[i] = x.Index(i).Float64()

@@ -3,7 +3,7 @@
 // prints the figures grouped by suite (the first folder under -pdfs) and by
 // cause (from a labels file), with research papers on their own line.
 //
-//	go run ./bench/extract/sweep [-j 2] [-labels FILE] [-out RESULTS.tsv] [-base OLD.tsv] [-v] [-pdfs DIR -refs DIR]
+//	go run ./bench/extract/sweep [-j 2] [-labels FILE] [-out RESULTS.tsv] [-base OLD.tsv] [-v] [-pdfs DIR -refs DIR] [-reader ledongthuc]
 //
 // Defaults are the peer set: -pdfs ../shared/data/pdfs/peer/pdfs, -refs
 // ../shared/data/pdfs/peer/reference-text, -labels
@@ -56,6 +56,13 @@ type result struct {
 	Millis   int64   `json:"ms"`
 	RSSKB    int64   `json:"rss_kb"` // the child's peak resident set
 	HasRef   bool    `json:"has_ref"`
+	// LigFound of LigRef words of the reference with "fi", "fl" or "ff"
+	// are in our text; Mixed of Lines lines of ours mix two places of the
+	// reference (see score.MixedLines).
+	LigFound int `json:"lig_found"`
+	LigRef   int `json:"lig_ref"`
+	Mixed    int `json:"mixed"`
+	Lines    int `json:"lines"`
 }
 
 func main() {
@@ -69,15 +76,16 @@ func main() {
 	base := flag.String("base", "", "compare with per-file results of an earlier run")
 	verbose := flag.Bool("v", false, "print every file's figures")
 	only := flag.String("only", "", "only files whose path contains this")
+	asMB := flag.Int("as", 8192, "address-space limit of each child, MB (Go reserves ~700 MB of it at start)")
+	reader := flag.String("reader", "own", "what reads the files' objects: own (package syntax, as extraction does) or ledongthuc (github.com/ledongthuc/pdf on syntax's clean copy)")
 	from := flag.String("from", "", "report on per-file results written by an earlier -out instead of extracting")
 	detectMode := flag.Bool("detect", false, "print the features of each file as a labels file instead of scoring")
 	detectWorker := flag.Bool("detect-worker", false, "internal: print the features of one file")
 	flag.Parse()
 	if *worker {
-		os.Exit(runWorker(flag.Arg(0), flag.Arg(1)))
+		os.Exit(runWorker(flag.Arg(0), flag.Arg(1), *reader))
 	}
 	if *detectWorker {
-		limitMemory()
 		fmt.Println(strings.Join(detectOne(flag.Arg(0)), ","))
 		return
 	}
@@ -101,7 +109,7 @@ func main() {
 	if *detectMode {
 		for _, rel := range files {
 			ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-			out, err := exec.CommandContext(ctx, self, "-detect-worker", filepath.Join(*pdfDir, rel)).Output()
+			out, err := limited(ctx, *asMB, self, "-detect-worker", filepath.Join(*pdfDir, rel)).Output()
 			cancel()
 			fs := strings.TrimSpace(string(out))
 			if err != nil {
@@ -123,7 +131,14 @@ func main() {
 				rs = append(rs, r)
 			}
 		}
-		report(os.Stdout, rs, lab, nil, *verbose)
+		var old map[string]result
+		if *base != "" {
+			if old, err = readResults(*base); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+		report(os.Stdout, rs, lab, old, *verbose)
 		return
 	}
 	start := time.Now()
@@ -137,7 +152,7 @@ func main() {
 			for i := range next {
 				rel := files[i]
 				ref := filepath.Join(*refDir, strings.TrimSuffix(rel, ".pdf")+".txt")
-				results[i] = runChild(self, filepath.Join(*pdfDir, rel), ref, *timeout)
+				results[i] = runChild(self, filepath.Join(*pdfDir, rel), ref, *reader, *asMB, *timeout)
 				results[i].File = rel
 			}
 		}()
@@ -188,10 +203,10 @@ func listPDFs(dir, only string) ([]string, error) {
 }
 
 // runChild extracts one file in a child process.
-func runChild(self, pdfPath, refPath string, timeout time.Duration) result {
+func runChild(self, pdfPath, refPath, reader string, asMB int, timeout time.Duration) result {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, self, "-worker", pdfPath, refPath)
+	cmd := limited(ctx, asMB, self, "-worker", "-reader", reader, pdfPath, refPath)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -222,6 +237,15 @@ func runChild(self, pdfPath, refPath string, timeout time.Duration) result {
 	return r
 }
 
+// limited runs a command under an address-space limit (MB), so that a
+// file that makes the parser allocate without bound fails alone. The limit
+// is set by a shell that then becomes the command: the Go runtime sizes the
+// address space it reserves at start to a limit it finds then (a process
+// that lowers its own limit later dies at its next reservation).
+func limited(ctx context.Context, asMB int, name string, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `ulimit -v "$0" && exec "$@"`, strconv.Itoa(asMB << 10), name}, args...)...)
+}
+
 func refInfo(path string) (bool, int) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -230,16 +254,22 @@ func refInfo(path string) (bool, int) {
 	return true, len([]rune(string(b)))
 }
 
-// runWorker is the child: it caps its own address space, extracts, scores
-// and prints one JSON result.
-func runWorker(pdfPath, refPath string) int {
-	limitMemory()
+// runWorker is the child: it extracts, scores and prints one JSON result.
+func runWorker(pdfPath, refPath, reader string) int {
 	var r result
 	ref, rerr := os.ReadFile(refPath)
 	r.HasRef = rerr == nil
 	r.RefChars = len([]rune(string(ref)))
 	start := time.Now()
-	doc, err := pdf.ExtractFile(context.Background(), pdfPath)
+	rd := pdf.OwnReader
+	if reader == "ledongthuc" {
+		rd = pdf.Ledongthuc
+	}
+	var doc *pdf.Document
+	data, err := os.ReadFile(pdfPath)
+	if err == nil {
+		doc, err = pdf.ExtractBytesWith(context.Background(), data, rd)
+	}
 	r.Millis = time.Since(start).Milliseconds()
 	var text string
 	if doc != nil {
@@ -257,18 +287,13 @@ func runWorker(pdfPath, refPath string) int {
 	if r.HasRef {
 		s := score.Compare(text, string(ref))
 		r.WordF1, r.WordP, r.WordR, r.BigramF1 = s.WordF1, s.WordP, s.WordR, s.BigramF1
+		r.LigFound, r.LigRef = score.Ligatures(text, string(ref))
+		r.Mixed, r.Lines = score.MixedLines(text, string(ref))
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
 		return 1
 	}
 	return 0
-}
-
-// limitMemory caps the process's address space at 8 GB, so that a file
-// that makes the parser allocate without bound fails alone.
-func limitMemory() {
-	lim := syscall.Rlimit{Cur: 8 << 30, Max: 8 << 30}
-	_ = syscall.Setrlimit(syscall.RLIMIT_AS, &lim)
 }
 
 func oneLine(s string) string {
@@ -312,10 +337,10 @@ func readLabels(path string) (map[string]label, error) {
 
 func writeResults(path string, rs []result) error {
 	var b strings.Builder
-	b.WriteString("file\tstatus\tword_f1\tbigram_f1\tword_p\tword_r\tchars\tref_chars\tms\thas_ref\terr\trss_kb\n")
+	b.WriteString("file\tstatus\tword_f1\tbigram_f1\tword_p\tword_r\tchars\tref_chars\tms\thas_ref\terr\trss_kb\tlig_found\tlig_ref\tmixed\tlines\n")
 	for _, r := range rs {
-		fmt.Fprintf(&b, "%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%v\t%s\t%d\n", r.File, r.Status, r.WordF1, r.BigramF1,
-			r.WordP, r.WordR, r.Chars, r.RefChars, r.Millis, r.HasRef, r.Err, r.RSSKB)
+		fmt.Fprintf(&b, "%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%v\t%s\t%d\t%d\t%d\t%d\t%d\n", r.File, r.Status, r.WordF1, r.BigramF1,
+			r.WordP, r.WordR, r.Chars, r.RefChars, r.Millis, r.HasRef, r.Err, r.RSSKB, r.LigFound, r.LigRef, r.Mixed, r.Lines)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
@@ -338,6 +363,11 @@ func readResults(path string) (map[string]result, error) {
 		if len(c) > 11 {
 			r := m[c[0]]
 			r.RSSKB = int64(n(c[11]))
+			m[c[0]] = r
+		}
+		if len(c) > 15 {
+			r := m[c[0]]
+			r.LigFound, r.LigRef, r.Mixed, r.Lines = n(c[12]), n(c[13]), n(c[14]), n(c[15])
 			m[c[0]] = r
 		}
 	}
@@ -385,14 +415,14 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 	for _, k := range sortedKeys(byCause) {
 		groups = append(groups, group{"cause " + k, byCause[k]})
 	}
-	fmt.Fprintf(w, "%-34s %5s %6s %7s %7s %7s %5s %5s %5s", "group", "files", "scored", "wordF1", "bigrF1", "medianW", "err", "crash", "lost")
+	fmt.Fprintf(w, "%-34s %5s %6s %7s %7s %7s %7s %7s %5s %5s %5s", "group", "files", "scored", "wordF1", "bigrF1", "medianW", "fi/fl", "mixed", "err", "crash", "lost")
 	if old != nil {
 		fmt.Fprintf(w, " %8s %8s", "dWordF1", "dBigrF1")
 	}
 	fmt.Fprintln(w)
 	for _, g := range groups {
 		s := summarise(g.files)
-		fmt.Fprintf(w, "%-34s %5d %6d %7.4f %7.4f %7.4f %5d %5d %5d", g.name, len(g.files), s.scored, s.word, s.bigram, s.median, s.errs, s.crashes, s.lost)
+		fmt.Fprintf(w, "%-34s %5d %6d %7.4f %7.4f %7.4f %7.4f %7.4f %5d %5d %5d", g.name, len(g.files), s.scored, s.word, s.bigram, s.median, s.lig, s.mixed, s.errs, s.crashes, s.lost)
 		if old != nil {
 			var prev []result
 			for _, r := range g.files {
@@ -405,7 +435,7 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "\n(wordF1, bigrF1: means over files with a reference; lost: we fail or print < 10% of the words where pdftotext reads >= 500 characters)")
+	fmt.Fprintln(w, "\n(wordF1, bigrF1: means over files with a reference; fi/fl: share of the reference's words with fi, fl or ff that we print;\n mixed: share of our lines of 6+ words that join two distant places of the reference; lost: we fail or print < 10% of the words where pdftotext reads >= 500 characters)")
 	var big, slow result
 	for _, r := range rs {
 		if r.RSSKB > big.RSSKB {
@@ -444,8 +474,8 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 			if l.paper {
 				p = "paper"
 			}
-			fmt.Fprintf(w, "  %-60s %-7s W %.3f (P %.3f R %.3f) B %.3f  %6d/%-6d chars %5dms %s %s %s\n", r.File, r.Status,
-				r.WordF1, r.WordP, r.WordR, r.BigramF1, r.Chars, r.RefChars, r.Millis, p, strings.Join(l.causes, ","), r.Err)
+			fmt.Fprintf(w, "  %-60s %-7s W %.3f (P %.3f R %.3f) B %.3f  fi/fl %d/%d mixed %d/%d %6d/%-6d chars %5dms %s %s %s\n", r.File, r.Status,
+				r.WordF1, r.WordP, r.WordR, r.BigramF1, r.LigFound, r.LigRef, r.Mixed, r.Lines, r.Chars, r.RefChars, r.Millis, p, strings.Join(l.causes, ","), r.Err)
 		}
 	}
 }
@@ -453,6 +483,7 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 type summary struct {
 	scored, errs, crashes, lost int
 	word, bigram, median        float64
+	lig, mixed                  float64 // pooled over the files: ligature words found, lines that mix
 }
 
 func summarise(rs []result) summary {
@@ -475,6 +506,17 @@ func summarise(rs []result) summary {
 		s.word += r.WordF1
 		s.bigram += r.BigramF1
 		ws = append(ws, r.WordF1)
+	}
+	var ligF, ligR, mixed, lines int
+	for _, r := range rs {
+		ligF, ligR, mixed, lines = ligF+r.LigFound, ligR+r.LigRef, mixed+r.Mixed, lines+r.Lines
+	}
+	s.lig, s.mixed = 1, 0
+	if ligR > 0 {
+		s.lig = float64(ligF) / float64(ligR)
+	}
+	if lines > 0 {
+		s.mixed = float64(mixed) / float64(lines)
 	}
 	if s.scored > 0 {
 		s.word /= float64(s.scored)

@@ -117,3 +117,95 @@ func f1(got, ref map[string]int) (p, r, f float64) {
 	}
 	return p, r, f
 }
+
+// Ligatures counts the words of ref that hold an "fi", "fl" or "ff" (the
+// letters a font's ligature glyphs draw) and how many of them got has: a
+// reader that loses the ligature glyphs prints "rst" for "first".
+func Ligatures(got, ref string) (found, total int) {
+	have := bag(Words(got))
+	for _, w := range Words(ref) {
+		if strings.Contains(w, "fi") || strings.Contains(w, "fl") || strings.Contains(w, "ff") {
+			total++
+			if have[w] > 0 {
+				have[w]--
+				found++
+			}
+		}
+	}
+	return found, total
+}
+
+// MixedLines counts the lines of got (of six words or more) whose words
+// come from two distant places of ref: two runs of three or more words
+// that follow each other in the line but stand over 30 words apart in ref,
+// as when a line of the left column is read together with the line of the
+// right column beside it, or a word hyphenated at one column's end is
+// joined with the other column's next word. A run is placed by word
+// trigrams that occur once in each text: a phrase that repeats (a running
+// head on every page) says nothing of where it was read. total is the
+// number of lines looked at.
+func MixedLines(got, ref string) (mixed, total int) {
+	rw := Words(ref)
+	at := map[[3]string][]int{}
+	for i := 0; i+2 < len(rw); i++ {
+		k := [3]string{rw[i], rw[i+1], rw[i+2]}
+		if len(at[k]) < 2 {
+			at[k] = append(at[k], i)
+		}
+	}
+	inGot := map[[3]string]int{}
+	gw := Words(got)
+	for i := 0; i+2 < len(gw); i++ {
+		inGot[[3]string{gw[i], gw[i+1], gw[i+2]}]++
+	}
+	for k, v := range at {
+		if len(v) > 1 || inGot[k] > 1 {
+			delete(at, k)
+		}
+	}
+	for _, line := range strings.Split(got, "\n") {
+		lw := Words(line)
+		if len(lw) < 6 {
+			continue
+		}
+		total++
+		prevEnd, runs, far := -1, 0, false
+		for i := 0; i+2 < len(lw); {
+			cands := at[[3]string{lw[i], lw[i+1], lw[i+2]}]
+			if len(cands) == 0 {
+				i++
+				continue
+			}
+			// the candidate that goes on from the previous run, else the
+			// longest match
+			best, bestLen, bestNear := -1, 0, false
+			for _, c := range cands {
+				n := 0
+				for i+n < len(lw) && c+n < len(rw) && lw[i+n] == rw[c+n] {
+					n++
+				}
+				near := prevEnd >= 0 && abs(c-prevEnd) <= 30
+				if best < 0 || near && !bestNear || near == bestNear && n > bestLen {
+					best, bestLen, bestNear = c, n, near
+				}
+			}
+			if prevEnd >= 0 && abs(best-prevEnd) > 30 {
+				far = true
+			}
+			runs++
+			prevEnd = best + bestLen
+			i += bestLen
+		}
+		if far && runs >= 2 {
+			mixed++
+		}
+	}
+	return mixed, total
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

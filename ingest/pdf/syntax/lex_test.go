@@ -1,4 +1,4 @@
-package pdf
+package syntax
 
 import (
 	"strings"
@@ -19,11 +19,11 @@ func TestLexUnclosedArray(t *testing.T) {
 		switch {
 		case op != "":
 			got = append(got, op)
-		case o.kind == kArr:
+		case o.Kind == KArr:
 			var parts []string
-			for _, e := range o.arr {
-				if e.kind == kStr {
-					parts = append(parts, e.s)
+			for _, e := range o.Arr {
+				if e.Kind == KStr {
+					parts = append(parts, e.S)
 				}
 			}
 			got = append(got, "["+strings.Join(parts, "|")+"]")

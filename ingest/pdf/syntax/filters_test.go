@@ -1,14 +1,10 @@
-package pdf
+package syntax
 
 import (
 	"bytes"
 	"compress/zlib"
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -90,60 +86,11 @@ func TestDecodeLimit(t *testing.T) {
 	w.Write(make([]byte, 8<<20)) // 8 MB of zeros: 8 KB compressed
 	w.Close()
 	got, err := decodeFilter("FlateDecode", nil, buf.Bytes(), 1<<20)
-	if len(got) != 1<<20 || !errors.Is(err, errStreamTooLarge) {
-		t.Errorf("%d bytes, err %v; want 1 MB and errStreamTooLarge", len(got), err)
+	if len(got) != 1<<20 || !errors.Is(err, ErrStreamTooLarge) {
+		t.Errorf("%d bytes, err %v; want 1 MB and ErrStreamTooLarge", len(got), err)
 	}
 	rl := bytes.Repeat([]byte{129, 'x'}, 1<<16) // 128 bytes each
-	if got, err := decodeFilter("RunLengthDecode", nil, rl, 1<<20); len(got) != 1<<20 || !errors.Is(err, errStreamTooLarge) {
+	if got, err := decodeFilter("RunLengthDecode", nil, rl, 1<<20); len(got) != 1<<20 || !errors.Is(err, ErrStreamTooLarge) {
 		t.Errorf("run length: %d bytes, err %v", len(got), err)
-	}
-}
-
-// TestRepairs: damage done to a real paper is repaired, or reported in one
-// line, without quoting the file.
-func TestRepairs(t *testing.T) {
-	paper, err := os.ReadFile(filepath.Join(needData(t, "pdfs/hostile"), "page_tree_loop.pdf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const text = "Hostile PDF test document"
-	cases := []struct {
-		name string
-		edit func(b []byte) []byte
-		err  error // nil: text expected
-	}{
-		{"xref header claims 2^32 entries", func(b []byte) []byte {
-			return bytes.Replace(b, []byte("xref\n0 7\n"), []byte("xref\n0 4294967296\n"), 1)
-		}, nil},
-		{"no xref table at all", func(b []byte) []byte {
-			i := bytes.Index(b, []byte("xref\n0 7"))
-			return append(append([]byte(nil), b[:i]...), "trailer\n<< /Root 1 0 R >>\n%%EOF\n"...)
-		}, nil},
-		{"trailer /Size 2", func(b []byte) []byte {
-			return bytes.Replace(b, []byte("/Size 7"), []byte("/Size 2"), 1)
-		}, nil},
-		{"an unknown escape in a string", func(b []byte) []byte {
-			return bytes.Replace(b, []byte("/Type /Catalog"), []byte("/Type /Catalog /Lang (e\\ n\\q)"), 1)
-		}, nil},
-		{"no catalog", func(b []byte) []byte {
-			return bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("/Catalog"), []byte("/Katalog")), []byte("/Root 1 0 R"), []byte("/Root 9 0 R"))
-		}, ErrMalformed},
-		{"cut after the first object", func(b []byte) []byte {
-			return b[:bytes.Index(b, []byte("endobj"))+6]
-		}, ErrTruncated},
-		{"a security handler we do not have", func(b []byte) []byte {
-			b = bytes.Replace(b, []byte("/Size 7"), []byte("/Size 7 /Encrypt 8 0 R"), 1)
-			i := bytes.Index(b, []byte("xref"))
-			obj := "8 0 obj\n<< /Filter /FOPN#0a_foweb\x01 /V 1 /R 2 >>\nendobj\n"
-			return append(append(append([]byte(nil), b[:i]...), obj...), b[i:]...)
-		}, ErrUnsupported},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			doc, err := ExtractBytes(context.Background(), c.edit(append([]byte(nil), paper...)))
-			if wantOutcome(t, err, c.err, "") && !strings.Contains(doc.Text(), text) {
-				t.Fatalf("text %.60q, want %q", doc.Text(), text)
-			}
-		})
 	}
 }

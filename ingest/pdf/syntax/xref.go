@@ -1,9 +1,8 @@
-package pdf
+package syntax
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"regexp"
 	"sort"
 )
@@ -45,12 +44,16 @@ type document struct {
 	deferStms bool // scan leaves object streams to scanObjStms
 	rebuilt   bool // the xref was unreadable and was rebuilt from a scan
 	stms      map[uint32]*objStm
+	stmBytes  int // decoded bytes held in stms
 	resolving map[uint32]bool
 	crypt     *decrypter
 	budget    *budget
 	steps     int
 	notes     notes
 }
+
+// maxStmBytes bounds the decoded object streams held at once.
+const maxStmBytes = 64 << 20
 
 // maxXrefSections bounds a /Prev chain (a loop is caught by the visited set;
 // this bounds a long chain of distinct sections).
@@ -60,7 +63,7 @@ func (d *document) check() {
 	d.steps++
 	if d.steps&255 == 0 {
 		if err := d.ctx.Err(); err != nil {
-			panic(abort{context.Cause(d.ctx)})
+			panic(Abort{context.Cause(d.ctx)})
 		}
 	}
 }
@@ -201,7 +204,7 @@ func (d *document) readTable(p *objParser) (pdfDict, bool) {
 
 // readXrefStream reads the rows of an xref stream (PDF 1.5).
 func (d *document) readXrefStream(s *pdfStream) {
-	data, _ := d.decodeStream(s, false)
+	data, _ := d.decodeStream(s, false, MaxStreamBytes)
 	var w [3]int
 	ww, _ := s.dict["W"].(pdfArray)
 	if len(ww) < 3 {
@@ -559,7 +562,17 @@ func (d *document) objStm(num uint32) *objStm {
 	if !ok || !isStream || s.dict.name("Type") != "ObjStm" {
 		return nil
 	}
-	data, _ := d.decodeStream(s, true)
+	data, _ := d.decodeStream(s, true, MaxStreamBytes)
+	// Decoded object streams are kept for the objects read again, up to
+	// maxStmBytes together; past that the cache starts again.
+	if d.stmBytes += len(data); d.stmBytes > maxStmBytes {
+		for k, st := range d.stms {
+			if st != nil { // nil marks a stream being read: it stays
+				delete(d.stms, k)
+			}
+		}
+		d.stmBytes = len(data)
+	}
 	n, _ := intOf(s.dict["N"])
 	first, _ := intOf(s.dict["First"])
 	if first < 0 || first > int64(len(data)) {
@@ -600,10 +613,4 @@ func (d *document) fromObjStm(num uint32, e xrefEntry) any {
 		return nil
 	}
 	return v
-}
-
-// errorf is a normalisation failure; its message is ours alone, never
-// bytes from the file.
-func errorf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
 }

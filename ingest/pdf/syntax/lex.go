@@ -1,30 +1,33 @@
-package pdf
+package syntax
 
 import (
 	"strconv"
 	"strings"
 )
 
-// A content stream lexer. The library's Interpret panics on common
-// producer slips (an unknown escape such as "\=" in a string, binary inline
-// image data), which loses the rest of the page; this one recovers from
-// anything, allocates little, and skips inline images.
+// The lexer of objects and content streams. It recovers from anything
+// producers write (an unknown escape such as "\=" in a string, binary
+// inline image data), allocates little, and skips inline images.
 
-type opKind uint8
+// OpKind is the kind of a content stream operand.
+type OpKind uint8
 
+// The kinds of operands.
 const (
-	kNum opKind = iota + 1
-	kStr
-	kName
-	kArr
-	kOther // dicts, booleans, null: operands the walker never reads
+	KNum OpKind = iota + 1
+	KStr
+	KName
+	KArr
+	KOther // dicts, booleans, null: operands a text reader never reads
 )
 
-type operand struct {
-	kind opKind
-	num  float64
-	s    string
-	arr  []operand
+// Operand is an Operand of a content stream operator: a number (Num), a
+// string's bytes or a name (S), or an array (Arr).
+type Operand struct {
+	Kind OpKind
+	Num  float64
+	S    string
+	Arr  []Operand
 }
 
 type lexer struct {
@@ -65,8 +68,8 @@ func (l *lexer) skipSpace() {
 	}
 }
 
-// next returns the next operand, or an operator in op, or ok=false at the end.
-func (l *lexer) next(depth int) (o operand, op string, ok bool) {
+// next returns the next Operand, or an operator in op, or ok=false at the end.
+func (l *lexer) next(depth int) (o Operand, op string, ok bool) {
 	if l.pending != "" {
 		op, l.pending = l.pending, ""
 		return o, op, true
@@ -78,24 +81,24 @@ func (l *lexer) next(depth int) (o operand, op string, ok bool) {
 	c := l.b[l.i]
 	switch {
 	case c == '(':
-		return operand{kind: kStr, s: l.literal()}, "", true
+		return Operand{Kind: KStr, S: l.literal()}, "", true
 	case c == '<':
 		if l.i+1 < len(l.b) && l.b[l.i+1] == '<' {
 			l.i += 2
 			l.skipDict(depth + 1)
-			return operand{kind: kOther}, "", true
+			return Operand{Kind: KOther}, "", true
 		}
-		return operand{kind: kStr, s: l.hex()}, "", true
+		return Operand{Kind: KStr, S: l.hex()}, "", true
 	case c == '/':
 		l.i++
 		start := l.i
 		for l.i < len(l.b) && !isSpace(l.b[l.i]) && !isDelim(l.b[l.i]) {
 			l.i++
 		}
-		return operand{kind: kName, s: unescapeName(l.b[start:l.i])}, "", true
+		return Operand{Kind: KName, S: unescapeName(l.b[start:l.i])}, "", true
 	case c == '[':
 		l.i++
-		var arr []operand
+		var arr []Operand
 		for {
 			l.skipSpace()
 			if l.i >= len(l.b) {
@@ -126,17 +129,17 @@ func (l *lexer) next(depth int) (o operand, op string, ok bool) {
 				arr = append(arr, e)
 			}
 		}
-		return operand{kind: kArr, arr: arr}, "", true
+		return Operand{Kind: KArr, Arr: arr}, "", true
 	case c == ']' || c == '>' || c == ')' || c == '{' || c == '}':
 		l.i++
-		return operand{kind: kOther}, "", true
+		return Operand{Kind: KOther}, "", true
 	case c == '+' || c == '-' || c == '.' || (c >= '0' && c <= '9'):
 		start := l.i
 		l.i++
 		for l.i < len(l.b) && !isSpace(l.b[l.i]) && !isDelim(l.b[l.i]) {
 			l.i++
 		}
-		return operand{kind: kNum, num: parseNum(l.b[start:l.i])}, "", true
+		return Operand{Kind: KNum, Num: parseNum(l.b[start:l.i])}, "", true
 	}
 	start := l.i
 	for l.i < len(l.b) && !isSpace(l.b[l.i]) && !isDelim(l.b[l.i]) {
@@ -144,7 +147,7 @@ func (l *lexer) next(depth int) (o operand, op string, ok bool) {
 	}
 	if l.i == start {
 		l.i++
-		return operand{kind: kOther}, "", true
+		return Operand{Kind: KOther}, "", true
 	}
 	kw := l.b[start:l.i]
 	w, known := operators[string(kw)] // no allocation for known operators
@@ -153,7 +156,7 @@ func (l *lexer) next(depth int) (o operand, op string, ok bool) {
 	}
 	switch w {
 	case "true", "false", "null":
-		return operand{kind: kOther}, "", true
+		return Operand{Kind: KOther}, "", true
 	case "ID":
 		l.skipInlineImage()
 		return o, "EI", true
@@ -237,8 +240,8 @@ func unescapeName(b []byte) string {
 		if b[i] == '#' {
 			out := make([]byte, 0, len(b))
 			for j := 0; j < len(b); j++ {
-				if b[j] == '#' && j+2 < len(b) && unhex(b[j+1]) >= 0 && unhex(b[j+2]) >= 0 {
-					out = append(out, byte(unhex(b[j+1])<<4|unhex(b[j+2])))
+				if b[j] == '#' && j+2 < len(b) && Unhex(b[j+1]) >= 0 && Unhex(b[j+2]) >= 0 {
+					out = append(out, byte(Unhex(b[j+1])<<4|Unhex(b[j+2])))
 					j += 2
 					continue
 				}
@@ -319,7 +322,7 @@ func (l *lexer) hex() string {
 		if c == '>' {
 			break
 		}
-		v := unhex(c)
+		v := Unhex(c)
 		if v < 0 {
 			continue
 		}
@@ -373,3 +376,14 @@ func (l *lexer) skipInlineImage() {
 	}
 	l.i = len(l.b)
 }
+
+// ContentLexer reads a content stream's operands and operators.
+type ContentLexer struct{ l lexer }
+
+// NewContentLexer reads the content stream b.
+func NewContentLexer(b []byte) *ContentLexer { return &ContentLexer{l: lexer{b: b}} }
+
+// Next returns the next operand (op is ""), or the next operator in op;
+// ok is false at the end of the stream. Inline images are skipped (their
+// "BI" is returned, then "EI" after their data).
+func (c *ContentLexer) Next() (o Operand, op string, ok bool) { return c.l.next(0) }

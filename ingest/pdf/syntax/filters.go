@@ -1,6 +1,7 @@
-package pdf
+package syntax
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/zlib"
@@ -10,10 +11,9 @@ import (
 	"sync"
 )
 
-// Stream filters, decoded by our layer so that the library only ever reads
-// unfiltered streams: it knows FlateDecode (panicking on a /Predictor other
-// than 12, e.g. 1) and ASCII85Decode, and not LZWDecode (most of arXiv's
-// 1990s papers), ASCIIHexDecode or RunLengthDecode. Every decoder stops at
+// Stream filters: FlateDecode (with or without a zlib header, PNG and TIFF
+// predictors), LZWDecode (most of arXiv's 1990s papers), ASCII85Decode,
+// ASCIIHexDecode and RunLengthDecode. Every decoder stops at
 // the budget's per-stream and per-document limits, and keeps what it
 // decoded before a corruption (as pdftotext does) with the error.
 
@@ -60,7 +60,7 @@ func decodeFilter(name pdfName, parms pdfDict, data []byte, limit int) ([]byte, 
 		return nil, errUnknownFilter
 	}
 	if len(out) > limit {
-		out, err = out[:limit], errStreamTooLarge
+		out, err = out[:limit], ErrStreamTooLarge
 	}
 	if name == "FlateDecode" || name == "LZWDecode" {
 		var perr error
@@ -72,18 +72,67 @@ func decodeFilter(name pdfName, parms pdfDict, data []byte, limit int) ([]byte, 
 	return out, err
 }
 
-var errStreamTooLarge = errors.New("stream too large")
+// ErrStreamTooLarge says a stream's data went on past the limit it was
+// read to: what is returned is its first part.
+var ErrStreamTooLarge = errors.New("stream too large")
 
 // readCapped reads r to the end or to limit bytes, keeping what was read
 // before an error. hint is the expected size.
 func readCapped(r io.Reader, limit, hint int) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(min(hint, limit, 16<<20))
-	n, err := io.Copy(&buf, io.LimitReader(r, int64(limit)+1))
-	if n > int64(limit) {
-		return buf.Bytes()[:limit], errStreamTooLarge
+	// The buffer doubles up to limit+1 and no further: a stream that goes
+	// on past the limit costs the limit once (and half of it while the
+	// last copy is made), not the next power of two.
+	buf := make([]byte, 0, max(512, min(hint, limit+1, 16<<20)))
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > limit {
+				return buf[:limit], ErrStreamTooLarge
+			}
+			grown := make([]byte, len(buf), min(2*cap(buf), limit+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			if len(buf) > limit {
+				return buf[:limit], ErrStreamTooLarge
+			}
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
 	}
-	return buf.Bytes(), err
+}
+
+// inflateChain inflates data n times over (FlateDecode filters one after
+// the other) as one pipe, keeping at most limit bytes of the last.
+func inflateChain(data []byte, n, limit int) ([]byte, error) {
+	if n == 1 {
+		return inflate(data, limit)
+	}
+	var r io.Reader = bytes.NewReader(data)
+	for k := 0; k < n; k++ {
+		r = inflater(r)
+	}
+	out, err := readCapped(r, limit, 4*len(data))
+	if errors.Is(err, zlib.ErrChecksum) {
+		err = nil
+	}
+	return out, err
+}
+
+// inflater reads r through zlib when it starts with a sound zlib header,
+// else as raw deflate data (producers write both).
+func inflater(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if h, err := br.Peek(2); err == nil && h[0]&0x0f == 8 && h[0]>>4 <= 7 && (int(h[0])<<8|int(h[1]))%31 == 0 {
+		if zr, err := zlib.NewReader(br); err == nil {
+			return zr
+		}
+	}
+	return flate.NewReader(br)
 }
 
 // zlibReaders are reused: a reader holds a 32 KB window, and a document
@@ -185,7 +234,7 @@ func unLZW(data []byte, early bool, limit int) ([]byte, error) {
 		}
 		prev = code
 		if len(out) > limit {
-			return out[:limit], errStreamTooLarge
+			return out[:limit], ErrStreamTooLarge
 		}
 		if next+adj >= 1<<width && width < 12 {
 			width++
@@ -266,7 +315,7 @@ func unRunLength(data []byte, limit int) ([]byte, error) {
 			i++
 		}
 		if len(out) > limit {
-			return out[:limit], errStreamTooLarge
+			return out[:limit], ErrStreamTooLarge
 		}
 	}
 	return out, nil
