@@ -68,7 +68,11 @@ func (s *Store) SearchVectors(ctx context.Context, q []float32, k int, f store.F
 	}
 	// The outer ORDER BY is not the index's, so it is an exact sort of
 	// what FROM gives: every vector, or the index's candidates.
-	query := s.sql(`SELECT paper_id, seq, 1 - (embedding <=> $1::vector) AS score FROM ` + from + `
+	// A zero vector (a chunk with no word the embedder knows, such as an
+	// equation's lone "√") is at distance NaN from everything, and NaN
+	// sorts above every number: it scores 0, as the embedded index's dot
+	// product gives it.
+	query := s.sql(`SELECT paper_id, seq, COALESCE(NULLIF(1 - (embedding <=> $1::vector), 'NaN'::float8), 0) AS score FROM ` + from + `
 ORDER BY score DESC, paper_id, seq
 LIMIT $2`)
 	var hits []store.Hit
