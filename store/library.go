@@ -71,6 +71,9 @@ type Library struct {
 	readOnly string
 
 	ix *index.Dir // the search index, read by the first search (searchindex.go)
+	// eng is the search of a library in a database server (OpenServer):
+	// nil for library.db, whose search is ix.
+	eng Engine
 
 	mu sync.Mutex // guards embedder
 	// embedder is the name EnsureEmbedder last agreed to on this handle:
@@ -201,6 +204,9 @@ func (l *Library) openWritable(ctx context.Context) error {
 // Close releases the database and the vector index. Searches in flight
 // must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
+	if l.eng != nil {
+		return l.eng.Close()
+	}
 	if l.ix != nil {
 		l.ix.Close()
 	}
@@ -212,7 +218,8 @@ func (l *Library) Close() error {
 // migrated. It is said once: the next Open finds nothing to do.
 func (l *Library) MigrationNotes() []string { return l.notes }
 
-// Dir returns the library directory given to Open.
+// Dir returns the library directory given to Open (for a library in a
+// database server, the local directory given to OpenServer).
 func (l *Library) Dir() string { return l.dir }
 
 // schema creates a library at SchemaVersion.
@@ -310,7 +317,7 @@ func (l *Library) migrate(ctx context.Context) error {
 					return fmt.Errorf("migrate schema 1 to 2: %w", err)
 				}
 			case 2:
-				notes, err := migrate3(ctx, tx, l.dir)
+				notes, err := l.migrate3(ctx, tx)
 				if err != nil {
 					return fmt.Errorf("migrate schema 2 to 3: %w", err)
 				}
@@ -387,6 +394,12 @@ func (l *Library) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapBusy(err)
+	}
+	if l.eng != nil {
+		if err := l.eng.Lock(ctx, tx); err != nil {
+			tx.Rollback()
+			return err
+		}
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
@@ -490,7 +503,7 @@ func (l *Library) EnsureEmbedder(ctx context.Context, name string, dims int) err
 		}
 		if man.Embedder != "" {
 			var n int
-			if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM chunks)").Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, "SELECT CASE WHEN EXISTS (SELECT 1 FROM chunks) THEN 1 ELSE 0 END").Scan(&n); err != nil {
 				return err
 			}
 			if n != 0 {
@@ -538,34 +551,13 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 // (see checkIndex). It returns nil when all hold.
 func (l *Library) Check(ctx context.Context) error {
 	err := l.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
-		if err != nil {
-			return fmt.Errorf("integrity check: %w", err)
-		}
-		var problems []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				rows.Close()
+		if l.eng == nil {
+			if err := sqliteCheck(ctx, tx); err != nil {
 				return err
 			}
-			if s != "ok" {
-				problems = append(problems, s)
-			}
-		}
-		rows.Close()
-		if len(problems) > 0 {
-			return fmt.Errorf("integrity check: %s", strings.Join(problems, "; "))
-		}
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check").Scan(&n); err != nil {
-			return fmt.Errorf("foreign key check: %w", err)
-		}
-		if n > 0 {
-			return fmt.Errorf("foreign key check: %d rows refer to missing papers", n)
 		}
 		var bad string
-		err = tx.QueryRowContext(ctx, `SELECT p.id FROM papers p
+		err := tx.QueryRowContext(ctx, `SELECT p.id FROM papers p
 			WHERE p.chunks != (SELECT count(*) FROM chunks c WHERE c.paper_id = p.id) LIMIT 1`).Scan(&bad)
 		if err == nil {
 			return fmt.Errorf("paper %s: chunk count does not match its chunks", bad)
@@ -574,11 +566,42 @@ func (l *Library) Check(ctx context.Context) error {
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || l.eng != nil {
 		return err
 	}
 	if err := l.checkPaperVectors(ctx); err != nil {
 		return err
 	}
 	return l.checkIndex(ctx)
+}
+
+// sqliteCheck runs SQLite's integrity_check and foreign_key_check in tx.
+func sqliteCheck(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return fmt.Errorf("integrity check: %w", err)
+	}
+	var problems []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return err
+		}
+		if s != "ok" {
+			problems = append(problems, s)
+		}
+	}
+	rows.Close()
+	if len(problems) > 0 {
+		return fmt.Errorf("integrity check: %s", strings.Join(problems, "; "))
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check").Scan(&n); err != nil {
+		return fmt.Errorf("foreign key check: %w", err)
+	}
+	if n > 0 {
+		return fmt.Errorf("foreign key check: %d rows refer to missing papers", n)
+	}
+	return nil
 }
