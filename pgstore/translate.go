@@ -42,7 +42,7 @@ func translate(q, schema string) string {
 			up := strings.ToUpper(t.text)
 			switch {
 			case (prev == "FROM" || prev == "JOIN" || prev == "INTO" || prev == "UPDATE") && tables[strings.ToLower(t.text)] &&
-				!followedBy(toks, i, "(") && !precededBy(toks, i, "."):
+				!precededBy(toks, i, "."):
 				b.WriteString(quoteIdent(schema) + "." + t.text)
 			case up == "LIKE":
 				b.WriteString("ILIKE")
