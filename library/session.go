@@ -19,6 +19,7 @@ import (
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/pgstore"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -26,8 +27,13 @@ import (
 // outside world. Front ends fill it from flags and the environment; the
 // session reads neither.
 type Config struct {
-	// Dir is the library directory.
+	// Dir is the library directory; with Database, the directory of what
+	// the library keeps on this machine (downloaded PDFs).
 	Dir string
+	// Database, if set, is the URL of a library in PostgreSQL
+	// (postgres://user@host/database?schema=NAME; package pgstore), which
+	// the session opens instead of the library in Dir.
+	Database string
 	// Embed gives the server settings of remote embedders (OPENAI_BASE_URL,
 	// OPENAI_API_KEY, OLLAMA_HOST, the timeout); its HTTPClient is the
 	// session's.
@@ -141,8 +147,17 @@ func Create(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// Dir is the library directory.
+// Dir is the library directory (with Config.Database, the local one).
 func (s *Session) Dir() string { return s.cfg.Dir }
+
+// Where names the library for people: its directory, or its database's
+// URL without the password.
+func (s *Session) Where() string {
+	if s.cfg.Database != "" {
+		return pgstore.Redact(s.cfg.Database)
+	}
+	return s.cfg.Dir
+}
 
 // HTTPClient is the client every outbound request of the session goes
 // through.
@@ -168,6 +183,14 @@ func (s *Session) open(ctx context.Context, create bool) (*store.Library, error)
 		return s.lib, nil
 	}
 	dir := s.cfg.Dir
+	if s.cfg.Database != "" {
+		lib, err := openDatabase(ctx, s.cfg.Database, dir, create)
+		if err != nil {
+			return nil, err
+		}
+		s.lib = lib
+		return lib, nil
+	}
 	if !create {
 		if _, err := os.Stat(filepath.Join(dir, store.FileName)); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w (%s)", ErrNoLibrary, dir)
@@ -185,6 +208,21 @@ func (s *Session) open(ctx context.Context, create bool) (*store.Library, error)
 		s.logf("library upgraded: %s", n)
 	}
 	s.lib = lib
+	return lib, nil
+}
+
+// openDatabase opens the library in PostgreSQL at url, with dir for its
+// local files; an absent library is ErrNoLibrary unless create.
+func openDatabase(ctx context.Context, url, dir string, create bool) (*store.Library, error) {
+	lib, err := pgstore.Open(ctx, url, dir, create)
+	switch {
+	case errors.Is(err, pgstore.ErrNoLibrary):
+		return nil, fmt.Errorf("%w (%s)", ErrNoLibrary, pgstore.Redact(url))
+	case errors.Is(err, pgstore.ErrNoExtension):
+		return nil, hint.With(err, "see docs/shared-store.md for setting up the server")
+	case err != nil:
+		return nil, hint.With(err, "check the server is up and the URL names it (user, host, port, database); the password comes from the URL, PGPASSWORD or ~/.pgpass")
+	}
 	return lib, nil
 }
 

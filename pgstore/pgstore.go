@@ -54,18 +54,23 @@ type engine struct {
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
-// Open opens the library rawURL names, creating its schema and tables
-// (and the extensions it needs, when they are missing and the user may
-// create them) or migrating them to SchemaVersion; a library whose schema
-// is newer than this papers is refused. dir is a local directory for what
-// the library keeps on this machine (downloaded PDFs). The caller closes
-// the library.
-func Open(ctx context.Context, rawURL, dir string) (*store.Library, error) {
-	lib, _, err := open(ctx, rawURL, dir)
+// Open opens the library rawURL names, migrating its tables to
+// SchemaVersion, or, with create, making them (and the extensions they
+// need, when they are missing and the user may create them) if it has
+// none; without create, a library that does not exist is an error
+// wrapping ErrNoLibrary. A library whose schema is newer than this papers
+// is refused. dir is a local directory for what the library keeps on this
+// machine (downloaded PDFs). The caller closes the library.
+func Open(ctx context.Context, rawURL, dir string, create bool) (*store.Library, error) {
+	lib, _, err := open(ctx, rawURL, dir, create)
 	return lib, err
 }
 
-func open(ctx context.Context, rawURL, dir string) (*store.Library, *engine, error) {
+// ErrNoLibrary is Open's error, without create, for a URL where no
+// library is.
+var ErrNoLibrary = errors.New("no library there")
+
+func open(ctx context.Context, rawURL, dir string, create bool) (*store.Library, *engine, error) {
 	cfg, schema, where, err := parseURL(rawURL)
 	if err != nil {
 		return nil, nil, err
@@ -76,6 +81,16 @@ func open(ctx context.Context, rawURL, dir string) (*store.Library, *engine, err
 	if err := e.db.PingContext(ctx); err != nil {
 		e.db.Close()
 		return nil, nil, fmt.Errorf("connect to %s: %w", where, err)
+	}
+	if !create {
+		v, err := e.version(ctx, e.db)
+		if err == nil && v == 0 {
+			err = fmt.Errorf("%w (%s)", ErrNoLibrary, where)
+		}
+		if err != nil {
+			e.db.Close()
+			return nil, nil, err
+		}
 	}
 	if err := e.migrate(ctx); err != nil {
 		e.db.Close()

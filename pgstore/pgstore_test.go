@@ -29,7 +29,7 @@ func openURL(t testing.TB, u string) (*store.Library, *engine) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	lib, e, err := open(ctx, u, t.TempDir())
+	lib, e, err := open(ctx, u, t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
