@@ -9,10 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/librarycopy"
 	"github.com/papers-cli/papers/pgstore"
-	"github.com/papers-cli/papers/store"
 )
 
 func init() { register(newLibraryCmd) }
@@ -69,12 +67,6 @@ papers), so that one database holds several libraries.`,
 	return c
 }
 
-// copyLibrary is what the copy needs of either store, and closing it.
-type copyLibrary interface {
-	librarycopy.Library
-	Close() error
-}
-
 func runLibraryCopy(ctx context.Context, o *libraryCopyOptions) error {
 	if o.to == "" {
 		return withHint(withExit(errors.New("no destination"), ExitUsage), "papers library copy --to postgres://user@host/database (or --to DIR)")
@@ -82,19 +74,22 @@ func runLibraryCopy(ctx context.Context, o *libraryCopyOptions) error {
 	from := o.from
 	if from == "" {
 		var err error
-		if from, err = o.libraryDir(); err != nil {
+		if from, err = o.database(); err == nil && from == "" {
+			from, err = o.libraryDir()
+		}
+		if err != nil {
 			return err
 		}
 	}
 	if sameLibrary(from, o.to) {
 		return withExit(fmt.Errorf("--from and --to name the same library (%s)", redactURL(from)), ExitUsage)
 	}
-	src, err := openForCopy(ctx, o.globalOptions, from, false)
+	src, err := o.libraryAt(ctx, from, false)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	dst, err := openForCopy(ctx, o.globalOptions, o.to, true)
+	dst, err := o.libraryAt(ctx, o.to, true)
 	if err != nil {
 		return err
 	}
@@ -122,34 +117,6 @@ func runLibraryCopy(ctx context.Context, o *libraryCopyOptions) error {
 	}
 	fmt.Fprintf(o.io.Out, "copied %d papers and %d chunks to %s; the counts match\n", copied["papers"], copied["chunks"], redactURL(o.to))
 	return nil
-}
-
-// openForCopy opens the library at where, a postgres:// URL or a
-// directory; a directory that holds none is created only when create.
-func openForCopy(ctx context.Context, g *globalOptions, where string, create bool) (copyLibrary, error) {
-	if pgstore.IsURL(where) {
-		s, err := pgstore.Open(ctx, where)
-		if errors.Is(err, pgstore.ErrNoVector) {
-			return nil, withHint(err, "see docs/shared-store.md for setting up the server")
-		}
-		return s, err
-	}
-	cfg, err := g.sessionConfig()
-	if err != nil {
-		return nil, err
-	}
-	cfg.Dir = where
-	s := library.New(cfg)
-	var lib *store.Library
-	if create {
-		lib, err = s.Create(ctx)
-	} else {
-		lib, err = libraryOf(ctx, s)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return lib, nil
 }
 
 // sameLibrary reports whether a and b name one library (two spellings of

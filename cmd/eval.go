@@ -50,7 +50,7 @@ ask answers a question set (--questions, --unanswerable; see below).
 
 The corpus is ingested into a scratch library in a temporary directory (the
 same path as papers ingest --jsonl; removed afterwards unless --keep), or
---library DIR names a library that already holds it. Every query with a
+--library DIR (or a postgres:// URL) names a library that already holds it. Every query with a
 relevant judgement is searched (one passage per paper, 100 papers) and the
 command reports nDCG@10, Recall@100, MRR@10 (the means over the queries) and
 the query latency (mean and 95th percentile, in milliseconds).
@@ -123,7 +123,7 @@ PDFs are found in --pdfs DIR and matched to the library by content; without
 	f.StringVar(&o.corpus, "corpus", "", "BEIR corpus.jsonl to ingest into a scratch library")
 	f.StringVar(&o.queries, "queries", "", "BEIR queries.jsonl")
 	f.StringVar(&o.qrels, "qrels", "", "BEIR qrels TSV (query-id, corpus-id, score)")
-	f.StringVar(&o.library, "library", "", "evaluate this library directory instead of ingesting --corpus")
+	f.StringVar(&o.library, "library", "", "evaluate this library (a directory or postgres:// URL) instead of ingesting --corpus")
 	o.embedder.register(c, "local", "embedder for the scratch library: local, openai:MODEL or ollama:MODEL")
 	o.embedder.registerTuning(c)
 	f.StringVar(&o.mode, "mode", "hybrid", "ranking: hybrid, bm25 or dense")
@@ -315,7 +315,7 @@ func openEvalLibrary(ctx context.Context, o *evalOptions, src ingest.Sources, lo
 	}
 	if o.library != "" {
 		// read only what is there: a mistyped path must not become an empty library
-		_, lib, err := openExisting(ctx, &globalOptions{home: o.library, io: o.io})
+		lib, err := o.libraryAt(ctx, o.library, false)
 		if err != nil {
 			return nil, withHint(err, "check --library: eval reads an existing library and creates none; or give --corpus to evaluate a scratch library")
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/papers-cli/papers/internal/openaicompat"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/library"
+	"github.com/papers-cli/papers/pgstore"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -42,8 +43,27 @@ func (g *globalOptions) sessionConfig() (library.Config, error) {
 	if g.maxCost < 0 {
 		return library.Config{}, usageError("--max-cost must not be negative, got %v", g.maxCost)
 	}
-	return library.Config{Dir: dir, Embed: embedOptions(g.io), Arxiv: ax, Crossref: cr, Logf: g.notef, HTTPClient: g.httpClient(),
+	db, err := g.database()
+	if err != nil {
+		return library.Config{}, err
+	}
+	return library.Config{Dir: dir, Database: db, Embed: embedOptions(g.io), Arxiv: ax, Crossref: cr, Logf: g.notef, HTTPClient: g.httpClient(),
 		Prices: prices, MaxCost: g.maxCost}, nil
+}
+
+// database is the URL of the run's library in PostgreSQL: --db, else
+// PAPERS_DATABASE_URL (the name libraries and tools use for a database's
+// URL); "" for the library in --home.
+func (g *globalOptions) database() (string, error) {
+	db := g.db
+	if db == "" {
+		db = strings.TrimSpace(os.Getenv("PAPERS_DATABASE_URL"))
+	}
+	if db != "" && !pgstore.IsURL(db) {
+		return "", withHint(usageError("--db (or PAPERS_DATABASE_URL) must be a postgres:// URL, got %q", pgstore.Redact(db)),
+			"papers --db postgres://user@host/database ..., or drop --db for the library in --home")
+	}
+	return db, nil
 }
 
 // prices is the user's price table of models: the prices file
@@ -136,6 +156,27 @@ func openExisting(ctx context.Context, g *globalOptions, mods ...func(*library.C
 		return nil, nil, err
 	}
 	return s, lib, nil
+}
+
+// libraryAt opens the library at where, a postgres:// URL or a directory,
+// whatever --home and --db say; one that holds none is created only when
+// create, else the error says how to fill one.
+func (g *globalOptions) libraryAt(ctx context.Context, where string, create bool) (*store.Library, error) {
+	cfg, err := g.sessionConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Database = ""
+	if pgstore.IsURL(where) {
+		cfg.Database = where
+	} else {
+		cfg.Dir = where
+	}
+	s := library.New(cfg)
+	if create {
+		return s.Create(ctx)
+	}
+	return libraryOf(ctx, s)
 }
 
 // libraryOf opens the library of s, which must exist: an absent library is

@@ -204,6 +204,7 @@ var errNothingFound = withExit(errors.New("the library holds no evidence for thi
 // run.
 type globalOptions struct {
 	home    string
+	db      string // a library in PostgreSQL: --db, PAPERS_DATABASE_URL
 	verbose bool
 	offline bool
 	maxCost float64 // dollars; 0: no cap
@@ -276,6 +277,7 @@ Every flag can also be set as PAPERS_<FLAG> (e.g. PAPERS_HOME, PAPERS_MAX).`,
 		return withHint(withExit(err, ExitUsage), "run `%s --help` for usage", c.CommandPath())
 	})
 	root.PersistentFlags().StringVar(&g.home, "home", "", "library directory (default $XDG_DATA_HOME/papers or ~/.local/share/papers)")
+	root.PersistentFlags().StringVar(&g.db, "db", "", "a library in PostgreSQL, postgres://user@host/database[?schema=NAME], instead of the one in --home (PAPERS_DATABASE_URL; see docs/shared-store.md)")
 	root.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "more detail on stderr")
 	root.PersistentFlags().BoolVar(&g.offline, "offline", false, "open no network connection: commands that need one say so and exit 4 (PAPERS_OFFLINE=1)")
 	root.PersistentFlags().Float64Var(&g.maxCost, "max-cost", 0, "refuse model calls that would cost more than this many dollars in all, by their estimate (0: no cap; PAPERS_MAX_COST)")

@@ -21,6 +21,7 @@ import (
 	"github.com/papers-cli/papers/internal/hint"
 	"github.com/papers-cli/papers/internal/netlog"
 	"github.com/papers-cli/papers/llm"
+	"github.com/papers-cli/papers/pgstore"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -28,11 +29,16 @@ import (
 // outside world. Front ends fill it from flags and the environment; the
 // session reads neither.
 type Config struct {
-	// Dir is the library directory.
+	// Dir is the library directory; with Database, the directory of what
+	// the library keeps on this machine (downloaded PDFs).
 	Dir string
 	// ReadOnly opens the library for reading only (store.OpenReadOnly):
 	// nothing in Dir is written, the writes fail with store.ErrReadOnly.
 	ReadOnly bool
+	// Database, if set, is the URL of a library in PostgreSQL
+	// (postgres://user@host/database?schema=NAME; package pgstore), which
+	// the session opens instead of the library in Dir.
+	Database string
 	// Embed gives the server settings of remote embedders (OPENAI_BASE_URL,
 	// OPENAI_API_KEY, OLLAMA_HOST, the timeout); its HTTPClient is the
 	// session's.
@@ -170,8 +176,17 @@ func Create(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// Dir is the library directory.
+// Dir is the library directory (with Config.Database, the local one).
 func (s *Session) Dir() string { return s.cfg.Dir }
+
+// Where names the library for people: its directory, or its database's
+// URL without the password.
+func (s *Session) Where() string {
+	if s.cfg.Database != "" {
+		return pgstore.Redact(s.cfg.Database)
+	}
+	return s.cfg.Dir
+}
 
 // HTTPClient is the client every outbound request of the session goes
 // through.
@@ -197,6 +212,14 @@ func (s *Session) open(ctx context.Context, create bool) (*store.Library, error)
 		return s.lib, nil
 	}
 	dir := s.cfg.Dir
+	if s.cfg.Database != "" {
+		lib, err := openDatabase(ctx, s.cfg.Database, dir, create)
+		if err != nil {
+			return nil, err
+		}
+		s.lib = lib
+		return lib, nil
+	}
 	if !create {
 		if _, err := os.Stat(filepath.Join(dir, store.FileName)); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w (%s)", ErrNoLibrary, dir)
@@ -223,6 +246,21 @@ func (s *Session) open(ctx context.Context, create bool) (*store.Library, error)
 		s.logf("library upgraded: %s", n)
 	}
 	s.lib = lib
+	return lib, nil
+}
+
+// openDatabase opens the library in PostgreSQL at url, with dir for its
+// local files; an absent library is ErrNoLibrary unless create.
+func openDatabase(ctx context.Context, url, dir string, create bool) (*store.Library, error) {
+	lib, err := pgstore.Open(ctx, url, dir, create)
+	switch {
+	case errors.Is(err, pgstore.ErrNoLibrary):
+		return nil, fmt.Errorf("%w (%s)", ErrNoLibrary, pgstore.Redact(url))
+	case errors.Is(err, pgstore.ErrNoExtension):
+		return nil, hint.With(err, "see docs/shared-store.md for setting up the server")
+	case err != nil:
+		return nil, hint.With(err, "check the server is up and the URL names it (user, host, port, database); the password comes from the URL, PGPASSWORD or ~/.pgpass")
+	}
 	return lib, nil
 }
 

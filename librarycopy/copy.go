@@ -16,8 +16,8 @@ import (
 	"github.com/papers-cli/papers/store"
 )
 
-// Library is a store a library can be copied from and to;
-// *store.Library and *pgstore.Store satisfy it.
+// Library is a store a library can be copied from and to; *store.Library
+// satisfies it, in a directory or in PostgreSQL (package pgstore).
 type Library interface {
 	// Dump calls fn with every row of every table of store.Tables, in
 	// order, from one snapshot.
@@ -26,12 +26,8 @@ type Library interface {
 	Load(ctx context.Context, t store.Table, rows [][]any) error
 	// Counts returns the rows of each table, and "vectors".
 	Counts(ctx context.Context) (map[string]int64, error)
-}
-
-// vectorIndexer is a destination whose vector index is built faster after
-// a bulk load than during it (PostgreSQL's HNSW).
-type vectorIndexer interface {
-	DeferVectorIndex(ctx context.Context) (build func(context.Context) error, err error)
+	// Refresh brings the search indexes up to date after the load.
+	Refresh(ctx context.Context) error
 }
 
 // ErrNotEmpty is Copy's error for a destination that holds papers already:
@@ -77,10 +73,9 @@ func Copy(ctx context.Context, from, to Library, progress func(table string, row
 		return nil, nil, fmt.Errorf("%w: it holds %d papers and %d chunks", ErrNotEmpty, before["papers"], before["chunks"])
 	}
 	var (
-		cur   store.Table
-		rows  [][]any
-		done  int64
-		build func(context.Context) error
+		cur  store.Table
+		rows [][]any
+		done int64
 	)
 	flush := func() error {
 		if len(rows) == 0 {
@@ -101,16 +96,6 @@ func Copy(ctx context.Context, from, to Library, progress func(table string, row
 			if err := flush(); err != nil {
 				return err
 			}
-			if cur.Name == "manifest" {
-				// The manifest has set the vectors' dimensions (and built
-				// an empty index): the index is rebuilt after the chunks.
-				if vi, ok := to.(vectorIndexer); ok && build == nil {
-					var err error
-					if build, err = vi.DeferVectorIndex(ctx); err != nil {
-						return err
-					}
-				}
-			}
 			cur, done = t, 0
 		}
 		rows = append(rows, row)
@@ -122,10 +107,11 @@ func Copy(ctx context.Context, from, to Library, progress func(table string, row
 	if err == nil {
 		err = flush()
 	}
-	if build != nil {
-		if berr := build(ctx); err == nil {
-			err = berr
-		}
+	if err == nil {
+		// The search indexes are built once, after the load: the embedded
+		// library's segments, the server's vector index when the library is
+		// large enough for one.
+		err = to.Refresh(ctx)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -90,7 +90,7 @@ func rowsOf(t *testing.T, l Library) map[string][]string {
 func TestCopyToPostgresAndBack(t *testing.T) {
 	ctx := context.Background()
 	lib := realLibrary(t)
-	pg, err := pgstore.Open(ctx, pgtest.URL(t))
+	pg, err := pgstore.Open(ctx, pgtest.URL(t), t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,25 @@
+// Package pgstore keeps a library in PostgreSQL with pgvector, which a lab
+// shares from several machines: the record is package store's (its tables,
+// its SQL, run here through connections that translate the little that
+// differs, see translate), and the search is the server's (this package's
+// Engine): BM25 computed from tsvectors as the embedded library computes
+// it, exact or HNSW dense search, filters as SQL. Open gives a
+// *store.Library like store.Open does, so every command works on either.
 package pgstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/papers-cli/papers/store"
 )
@@ -31,58 +38,79 @@ func IsURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
-// Store is a library in one schema of a PostgreSQL database. It is safe for
-// concurrent use, and several processes on several machines may use the
-// same library at once: every write is one transaction, and the server's
-// locks order them.
-type Store struct {
-	pool   *pgxpool.Pool
+// busyTimeout is how long a write waits for another writer of the library
+// (the store's, as on SQLite).
+var busyTimeout = 30 * time.Second
+
+// engine is a library's search and locks on the server (store.Engine).
+type engine struct {
+	db     *sql.DB
 	schema string // as given, e.g. papers
-	ident  string // quoted, for SQL
 	where  string // the URL without its password, for messages
 	// textIndex is set when the server has pg_textsearch and the library
-	// its BM25 index: SearchText ranks with it (see rankIndexed).
+	// its BM25 index: SearchText may take candidates from it (see rankText).
 	textIndex bool
 }
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
-// Open connects to the library rawURL names, creating its schema (and the
-// vector extension, when it is not there and the user may create it) or
-// migrating it to SchemaVersion. A library whose schema is newer than this
-// papers is refused.
-func Open(ctx context.Context, rawURL string) (*Store, error) {
+// Open opens the library rawURL names, migrating its tables to
+// SchemaVersion, or, with create, making them (and the extensions they
+// need, when they are missing and the user may create them) if it has
+// none; without create, a library that does not exist is an error
+// wrapping ErrNoLibrary. A library whose schema is newer than this papers
+// is refused. dir is a local directory for what the library keeps on this
+// machine (downloaded PDFs). The caller closes the library.
+func Open(ctx context.Context, rawURL, dir string, create bool) (*store.Library, error) {
+	lib, _, err := open(ctx, rawURL, dir, create)
+	return lib, err
+}
+
+// ErrNoLibrary is Open's error, without create, for a URL where no
+// library is.
+var ErrNoLibrary = errors.New("no library there")
+
+func open(ctx context.Context, rawURL, dir string, create bool) (*store.Library, *engine, error) {
 	cfg, schema, where, err := parseURL(rawURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	e := &engine{schema: schema, where: where}
+	e.db = sql.OpenDB(connector{pgx: stdlib.GetConnector(*cfg), schema: schema})
+	e.db.SetMaxIdleConns(4)
+	if err := e.db.PingContext(ctx); err != nil {
+		e.db.Close()
+		return nil, nil, fmt.Errorf("connect to %s: %w", where, err)
+	}
+	if !create {
+		v, err := e.version(ctx, e.db)
+		if err == nil && v == 0 {
+			err = fmt.Errorf("%w (%s)", ErrNoLibrary, where)
+		}
+		if err != nil {
+			e.db.Close()
+			return nil, nil, err
+		}
+	}
+	if err := e.migrate(ctx); err != nil {
+		e.db.Close()
+		return nil, nil, fmt.Errorf("open the library at %s: %w", where, err)
+	}
+	if e.textIndex, err = e.ensureTextIndex(ctx); err != nil {
+		e.db.Close()
+		return nil, nil, fmt.Errorf("open the library at %s: %w", where, err)
+	}
+	lib, err := store.OpenServer(ctx, e.db, e, dir)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", where, err)
+		e.db.Close()
+		return nil, nil, fmt.Errorf("open the library at %s: %w", where, err)
 	}
-	s := &Store{pool: pool, schema: schema, ident: pgx.Identifier{schema}.Sanitize(), where: where}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("connect to %s: %w", where, err)
-	}
-	if err := s.migrate(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("open the library at %s: %w", where, err)
-	}
-	if err := s.ensureVectorIndex(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("open the library at %s: %w", where, err)
-	}
-	if s.textIndex, err = s.ensureTextIndex(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("open the library at %s: %w", where, err)
-	}
-	return s, nil
+	return lib, e, nil
 }
 
 // parseURL splits the library's URL into the server's configuration, the
 // schema and a form fit for messages (no password).
-func parseURL(rawURL string) (*pgxpool.Config, string, string, error) {
+func parseURL(rawURL string) (*pgx.ConnConfig, string, string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || !IsURL(rawURL) {
 		return nil, "", "", fmt.Errorf("%q is not a PostgreSQL URL (postgres://user@host:port/database?schema=name)", Redact(rawURL))
@@ -97,7 +125,7 @@ func parseURL(rawURL string) (*pgxpool.Config, string, string, error) {
 	}
 	q.Del(SchemaParam)
 	u.RawQuery = q.Encode()
-	cfg, err := pgxpool.ParseConfig(u.String())
+	cfg, err := pgx.ParseConfig(u.String())
 	if err != nil {
 		return nil, "", "", fmt.Errorf("the library URL %s: %w", Redact(rawURL), err)
 	}
@@ -117,192 +145,69 @@ func Redact(rawURL string) string {
 }
 
 // Close releases the connections.
-func (s *Store) Close() error {
-	s.pool.Close()
-	return nil
-}
+func (e *engine) Close() error { return e.db.Close() }
 
 // String names the library for messages: its URL without the password.
-func (s *Store) String() string { return s.where }
+func (e *engine) String() string { return e.where }
 
-// sql returns q with every {s} replaced by the library's quoted schema.
-func (s *Store) sql(q string) string { return strings.ReplaceAll(q, "{s}", s.ident) }
+// lockKey is the advisory lock key of one of the library's locks.
+func (e *engine) lockKey(name string) string { return "papers:" + e.schema + ":" + name }
 
-// tx runs fn in one transaction, retried (from the start) when the server
-// aborts it for a serialization failure or a deadlock, which concurrent
-// writers of the same rows cause and which the next attempt resolves.
-func (s *Store) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	for attempt := 0; ; attempt++ {
-		err := pgx.BeginFunc(ctx, s.pool, fn)
-		var pe *pgconn.PgError
-		if attempt < 8 && errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01") {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(time.Duration(attempt+1) * 10 * time.Millisecond):
-			}
-			continue
-		}
-		return err
+// Lock takes the library's write lock in tx: a transaction-scoped
+// advisory lock, so that writers take turns as on the SQLite file (one
+// paper's check-then-write never races another's), waiting at most
+// busyTimeout. Readers never wait for it.
+func (e *engine) Lock(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock(hashtextextended($2, 0))",
+		fmt.Sprintf("%dms", busyTimeout.Milliseconds()), e.lockKey("write"))
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "55P03" { // lock_not_available
+		return fmt.Errorf("%w (waited %s): %v", store.ErrBusy, busyTimeout, err)
 	}
-}
-
-// Manifest returns what the library records about itself.
-func (s *Store) Manifest(ctx context.Context) (store.Manifest, error) {
-	rows, err := s.pool.Query(ctx, s.sql("SELECT key, value FROM {s}.manifest"))
-	if err != nil {
-		return store.Manifest{}, fmt.Errorf("read the manifest: %w", err)
-	}
-	m := map[string]string{}
-	var k, v string
-	if _, err := pgx.ForEachRow(rows, []any{&k, &v}, func() error { m[k] = v; return nil }); err != nil {
-		return store.Manifest{}, fmt.Errorf("read the manifest: %w", err)
-	}
-	var man store.Manifest
-	man.Schema, _ = strconv.Atoi(m["schema"])
-	man.Embedder = m["embedder"]
-	man.Dimensions, _ = strconv.Atoi(m["dimensions"])
-	man.Chunker = m["chunker"]
-	man.Created, _ = time.Parse(time.RFC3339Nano, m["created"])
-	return man, nil
-}
-
-func setManifest(ctx context.Context, tx pgx.Tx, s *Store, key, value string) error {
-	_, err := tx.Exec(ctx, s.sql("INSERT INTO {s}.manifest (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value"), key, value)
 	return err
 }
 
-// EnsureEmbedder records the embedder (name and vector dimensions) on first
-// use; afterwards another one is an error wrapping store.ErrEmbedderMismatch
-// unless the library holds no chunks yet. Recording dimensions sets the
-// vector column's type and builds its HNSW index.
-func (s *Store) EnsureEmbedder(ctx context.Context, name string, dims int) error {
-	if name == "" || dims <= 0 {
-		return fmt.Errorf("ensure embedder: invalid embedder %q with %d dimensions", name, dims)
-	}
-	man, err := s.Manifest(ctx)
+// lockPoll is how often HoldEmbedder tries a lock held in a conflicting
+// mode again.
+const lockPoll = 100 * time.Millisecond
+
+// HoldEmbedder holds the library's embedder lock, shared (ingests) or
+// exclusive (a reindex), as a session-level advisory lock on a connection
+// kept for the purpose until release: a process that dies loses its
+// connection, and the server releases the lock.
+func (e *engine) HoldEmbedder(ctx context.Context, exclusive bool, waiting func()) (func(), error) {
+	conn, err := e.db.Conn(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if man.Embedder == name && man.Dimensions == dims {
-		return nil
+	mode := "_shared"
+	if exclusive {
+		mode = ""
 	}
-	return s.tx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "papers:"+s.schema); err != nil {
-			return err
+	key := e.lockKey("embedder")
+	for notified := false; ; {
+		var ok bool
+		if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock"+mode+"(hashtextextended($1, 0))", key).Scan(&ok); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("lock the library's embedder: %w", err)
 		}
-		var emb, dimsNow string
-		if err := tx.QueryRow(ctx, s.sql("SELECT coalesce((SELECT value FROM {s}.manifest WHERE key = 'embedder'), ''), coalesce((SELECT value FROM {s}.manifest WHERE key = 'dimensions'), '')")).Scan(&emb, &dimsNow); err != nil {
-			return err
+		if ok {
+			return func() {
+				conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock"+mode+"(hashtextextended($1, 0))", key)
+				conn.Close()
+			}, nil
 		}
-		if emb == name && dimsNow == strconv.Itoa(dims) {
-			return nil
+		if !notified && waiting != nil {
+			waiting()
 		}
-		if emb != "" {
-			var any bool
-			if err := tx.QueryRow(ctx, s.sql("SELECT EXISTS (SELECT 1 FROM {s}.chunks)")).Scan(&any); err != nil {
-				return err
-			}
-			if any {
-				return fmt.Errorf("%w: the library was built with embedder %q (%s dimensions) but this run uses %q (%d dimensions)",
-					store.ErrEmbedderMismatch, emb, dimsNow, name, dims)
-			}
-		}
-		if err := setVectorType(ctx, tx, s, dims); err != nil {
-			return err
-		}
-		if err := setManifest(ctx, tx, s, "embedder", name); err != nil {
-			return err
-		}
-		return setManifest(ctx, tx, s, "dimensions", strconv.Itoa(dims))
-	})
-}
-
-// setVectorType makes the vector column vector(dims) with an HNSW index
-// (cosine) over what indexed(dims) says.
-func setVectorType(ctx context.Context, tx pgx.Tx, s *Store, dims int) error {
-	for _, q := range []string{
-		"DROP INDEX IF EXISTS {s}.chunks_embedding",
-		"ALTER TABLE {s}.chunks ALTER COLUMN embedding TYPE vector(" + strconv.Itoa(dims) + ") USING NULL",
-	} {
-		if _, err := tx.Exec(ctx, s.sql(q)); err != nil {
-			return fmt.Errorf("set the vectors to %d dimensions: %w", dims, err)
+		notified = true
+		select {
+		case <-ctx.Done():
+			conn.Close()
+			return nil, context.Cause(ctx)
+		case <-time.After(lockPoll):
 		}
 	}
-	return createVectorIndex(ctx, tx, s, dims)
 }
 
-// createVectorIndex builds the HNSW index of a library of dims dimensions
-// if it is missing, with a quarter of a gigabyte of maintenance memory:
-// pgvector builds fastest when the graph fits in it.
-func createVectorIndex(ctx context.Context, tx pgx.Tx, s *Store, dims int) error {
-	expr, ops := indexed(dims)
-	if expr == "" {
-		return nil
-	}
-	if _, err := tx.Exec(ctx, "SELECT set_config('maintenance_work_mem', '256MB', true)"); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, s.sql("CREATE INDEX IF NOT EXISTS chunks_embedding ON {s}.chunks USING hnsw (("+expr+") "+ops+")")); err != nil {
-		return fmt.Errorf("build the vector index: %w", err)
-	}
-	return nil
-}
-
-// DeferVectorIndex drops the HNSW index for a bulk load (library copy):
-// pgvector builds an index over loaded vectors several times faster than
-// it inserts them one by one. The returned function builds it again; a
-// load that never calls it (killed) leaves searches exact until the next
-// Open, which builds the index.
-func (s *Store) DeferVectorIndex(ctx context.Context) (build func(context.Context) error, err error) {
-	if _, err := s.pool.Exec(ctx, s.sql("DROP INDEX IF EXISTS {s}.chunks_embedding")); err != nil {
-		return nil, fmt.Errorf("drop the vector index: %w", err)
-	}
-	return s.ensureVectorIndex, nil
-}
-
-// ensureVectorIndex builds the HNSW index if the library has dimensions
-// and no index.
-func (s *Store) ensureVectorIndex(ctx context.Context) error {
-	man, err := s.Manifest(ctx)
-	if err != nil || man.Dimensions == 0 {
-		return err
-	}
-	var exists bool
-	if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.ident+".chunks_embedding").Scan(&exists); err != nil || exists {
-		return err
-	}
-	return s.tx(ctx, func(tx pgx.Tx) error { return createVectorIndex(ctx, tx, s, man.Dimensions) })
-}
-
-// indexed returns the expression the HNSW index orders chunks by, and its
-// operator class: the vectors themselves up to 2,000 dimensions (pgvector's
-// limit for vector), their half-precision copies up to 4,000 (halfvec's),
-// nothing beyond (searches then scan every vector). The vectors rather than
-// halfvec copies below 2,000 because PGlite, PostgreSQL compiled to
-// WebAssembly, converts half floats in software: an insert into a
-// halfvec index of 768 dimensions took 46-73 ms there, 6.5 ms into a
-// vector index.
-func indexed(dims int) (expr, ops string) {
-	switch {
-	case dims <= 2000:
-		return "embedding", "vector_cosine_ops"
-	case dims <= 4000:
-		return "embedding::halfvec(" + strconv.Itoa(dims) + ")", "halfvec_cosine_ops"
-	}
-	return "", ""
-}
-
-// SetChunker records the chunker's version string.
-func (s *Store) SetChunker(ctx context.Context, version string) error {
-	return s.tx(ctx, func(tx pgx.Tx) error { return setManifest(ctx, tx, s, "chunker", version) })
-}
-
-// Count returns the number of papers and chunks.
-func (s *Store) Count(ctx context.Context) (papers, chunks int, err error) {
-	err = s.pool.QueryRow(ctx, s.sql("SELECT (SELECT count(*) FROM {s}.papers), (SELECT count(*) FROM {s}.chunks)")).Scan(&papers, &chunks)
-	if err != nil {
-		return 0, 0, fmt.Errorf("count papers: %w", err)
-	}
-	return papers, chunks, nil
-}
+var _ store.Engine = (*engine)(nil)

@@ -18,23 +18,23 @@ func TestMain(m *testing.M) { testmain.Main(m) }
 
 const scifactDir = "../../shared/data/scifact"
 
-// open opens a library in a schema of the test's own.
-func open(t testing.TB) *Store {
+// openLib opens a library in a schema of the test's own.
+func openLib(t testing.TB) (*store.Library, *engine) {
 	t.Helper()
 	return openURL(t, pgtest.URL(t))
 }
 
 // openURL opens the library at u, closed when t ends.
-func openURL(t testing.TB, u string) *Store {
+func openURL(t testing.TB, u string) (*store.Library, *engine) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := Open(ctx, u)
+	lib, e, err := open(ctx, u, t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	t.Cleanup(func() { lib.Close() })
+	return lib, e
 }
 
 // sciFact reads the SciFact collection with its train judgements.
@@ -50,7 +50,7 @@ func sciFact(t testing.TB) eval.Collection {
 // twoLibraries stores docs, one paper each with its title+abstract chunk
 // embedded by e, in an embedded library and in PostgreSQL, by the same
 // batches.
-func twoLibraries(t testing.TB, docs []eval.Doc, e embed.Embedder) (*store.Library, *Store) {
+func twoLibraries(t testing.TB, docs []eval.Doc, e embed.Embedder) (*store.Library, *store.Library, *engine) {
 	t.Helper()
 	ctx := context.Background()
 	lib, err := store.Open(ctx, t.TempDir())
@@ -58,40 +58,33 @@ func twoLibraries(t testing.TB, docs []eval.Doc, e embed.Embedder) (*store.Libra
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lib.Close() })
-	pg := open(t)
-	for _, l := range []interface {
-		EnsureEmbedder(context.Context, string, int) error
-	}{lib, pg} {
+	pg, eng := openLib(t)
+	texts, vecs := embedDocs(t, docs, e)
+	const batch = 250
+	var took [2]time.Duration
+	for i, l := range []*store.Library{lib, pg} {
+		start := time.Now()
 		if err := l.EnsureEmbedder(ctx, e.Name(), e.Dimensions()); err != nil {
 			t.Fatal(err)
 		}
-	}
-	texts, vecs := embedDocs(t, docs, e)
-	const batch = 250
-	var tEmbedded, tPG time.Duration
-	for lo := 0; lo < len(docs); lo += batch {
-		var items []store.Item
-		var pitems []Item
-		for i := lo; i < min(lo+batch, len(docs)); i++ {
-			d := docs[i]
-			p := store.Paper{ID: d.ID, Title: d.Title, Abstract: d.Text, Source: "jsonl"}
-			cs := []store.Chunk{{PaperID: d.ID, Seq: 0, Text: texts[i], Vector: vecs[i]}}
-			items = append(items, store.Item{Paper: p, Chunks: cs})
-			pitems = append(pitems, Item{Paper: p, Chunks: cs})
+		for lo := 0; lo < len(docs); lo += batch {
+			var items []store.Item
+			for i := lo; i < min(lo+batch, len(docs)); i++ {
+				d := docs[i]
+				p := store.Paper{ID: d.ID, Title: d.Title, Abstract: d.Text, Source: "jsonl"}
+				items = append(items, store.Item{Paper: p, Chunks: []store.Chunk{{PaperID: d.ID, Seq: 0, Text: texts[i], Vector: vecs[i]}}})
+			}
+			if _, err := l.PutBatch(ctx, items); err != nil {
+				t.Fatal(err)
+			}
 		}
-		start := time.Now()
-		if _, err := lib.PutBatch(ctx, items); err != nil {
+		if err := l.Refresh(ctx); err != nil {
 			t.Fatal(err)
 		}
-		tEmbedded += time.Since(start)
-		start = time.Now()
-		if _, err := pg.PutBatch(ctx, pitems); err != nil {
-			t.Fatal(err)
-		}
-		tPG += time.Since(start)
+		took[i] = time.Since(start)
 	}
-	t.Logf("stored %d papers: embedded %v, PostgreSQL %v", len(docs), tEmbedded, tPG)
-	return lib, pg
+	t.Logf("stored %d papers: embedded %v, PostgreSQL %v", len(docs), took[0], took[1])
+	return lib, pg, eng
 }
 
 // Searches in PostgreSQL agree with the embedded library's on the same
@@ -100,10 +93,12 @@ func twoLibraries(t testing.TB, docs []eval.Doc, e embed.Embedder) (*store.Libra
 func TestSearchAgreesWithEmbedded(t *testing.T) {
 	c := sciFact(t).Slice(25, 400)
 	e := embed.NewLocal()
-	lib, pg := twoLibraries(t, c.Docs, e)
-	t.Run("text", func(t *testing.T) { searchTextExact(t, c, lib, pg) })
-	t.Run("text with pg_textsearch", func(t *testing.T) { searchTextIndexed(t, c, lib, pg) })
+	lib, pg, eng := twoLibraries(t, c.Docs, e)
+	t.Run("text", func(t *testing.T) { searchTextExact(t, c, lib, pg, eng) })
+	t.Run("text with pg_textsearch", func(t *testing.T) { searchTextIndexed(t, c, lib, pg, eng) })
 	t.Run("vectors", func(t *testing.T) { searchVectors(t, c, e, lib, pg) })
+	t.Run("vectors with HNSW", func(t *testing.T) { searchVectorsIndexed(t, c, e, lib, pg) })
+	checkTextStats(t, eng)
 }
 
 // embedDocs returns each document's chunk text (title and abstract, as
@@ -125,9 +120,9 @@ func embedDocs(t testing.TB, docs []eval.Doc, e embed.Embedder) ([]string, [][]f
 // library's BM25 does: the same chunks in the same order with the same
 // scores, plain and with pseudo-relevance feedback, with and without a
 // filter.
-func searchTextExact(t *testing.T, c eval.Collection, lib *store.Library, pg0 *Store) {
-	pg := *pg0
-	pg.textIndex = false
+func searchTextExact(t *testing.T, c eval.Collection, lib, pg *store.Library, eng *engine) {
+	defer func(b bool) { eng.textIndex = b }(eng.textIndex)
+	eng.textIndex = false
 	ctx := context.Background()
 	ids := make([]string, 0, 200)
 	for _, d := range c.Docs[:100] {
@@ -195,7 +190,7 @@ func sameHits(t testing.TB, got, want []store.Hit) bool {
 
 // The vectors' nearest neighbours in PostgreSQL (HNSW candidates re-scored
 // exactly) are the embedded library's exact ones.
-func searchVectors(t *testing.T, c eval.Collection, e embed.Embedder, lib *store.Library, pg *Store) {
+func searchVectors(t *testing.T, c eval.Collection, e embed.Embedder, lib, pg *store.Library) {
 	ctx := context.Background()
 	for _, q := range c.Queries {
 		v, err := e.EmbedQuery(ctx, q.Text)
@@ -220,10 +215,14 @@ func searchVectors(t *testing.T, c eval.Collection, e embed.Embedder, lib *store
 // index (Lucene's idf) and scores them exactly: the best chunks are mostly
 // the embedded library's, and a filter (which takes the candidates from
 // the GIN index) still yields every chunk it allows that matches.
-func searchTextIndexed(t *testing.T, c eval.Collection, lib *store.Library, pg *Store) {
-	if !pg.textIndex {
-		t.Fatalf("the server (%s) has no pg_textsearch: PGlite's has", pg)
+func searchTextIndexed(t *testing.T, c eval.Collection, lib, pg *store.Library, eng *engine) {
+	if !eng.textIndex {
+		t.Fatalf("the server (%s) has no pg_textsearch: PGlite's has", eng)
 	}
+	// Every search takes the index's candidates, as in a library of more
+	// than exactUpTo chunks.
+	defer func(n int) { exactUpTo = n }(exactUpTo)
+	exactUpTo = 0
 	ctx := context.Background()
 	ids := []string{c.Docs[0].ID, c.Docs[1].ID, c.Docs[2].ID}
 	same, n := 0, 0
@@ -264,8 +263,6 @@ func searchTextIndexed(t *testing.T, c eval.Collection, lib *store.Library, pg *
 	// A filter too broad to score every chunk it selects takes the index's
 	// candidates among its chunks: only theirs come back, the best mostly
 	// the embedded library's.
-	defer func(n int) { exactUpTo = n }(exactUpTo)
-	exactUpTo = 0
 	var allowed []string
 	in := map[string]bool{}
 	for _, d := range c.Docs[:200] {
@@ -311,6 +308,70 @@ func searchTextIndexed(t *testing.T, c eval.Collection, lib *store.Library, pg *
 	}
 }
 
-// The retriever searches a library in PostgreSQL as it searches the
-// embedded one.
-var _ retrieve.Index = (*Store)(nil)
+// From approxFrom chunks on, the HNSW index (built by Refresh) proposes
+// the candidates, which are re-scored exactly: the best are mostly the
+// exact ones, with their exact scores.
+func searchVectorsIndexed(t *testing.T, c eval.Collection, e embed.Embedder, lib, pg *store.Library) {
+	defer func(n int64) { approxFrom = n }(approxFrom)
+	approxFrom = 0
+	ctx := context.Background()
+	if err := pg.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	same, n := 0, 0
+	for _, q := range c.Queries {
+		v, err := e.EmbedQuery(ctx, q.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := lib.SearchVectors(ctx, v, 10, store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pg.SearchVectors(ctx, v, 10, store.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact := map[string]float32{}
+		for _, h := range want {
+			exact[h.ChunkID] = h.Score
+		}
+		for _, h := range got {
+			if s, ok := exact[h.ChunkID]; ok {
+				same++
+				if math.Abs(float64(s-h.Score)) > 1e-5 {
+					t.Errorf("query %q: %s scored %v, exactly %v", q.Text, h.ChunkID, h.Score, s)
+				}
+			}
+		}
+		n += len(want)
+	}
+	// measured: 0.99 of the exact top 10 (25 claims, 420 abstracts, the
+	// local embedder's 768 dimensions)
+	if share := float64(same) / float64(n); share < 0.9 {
+		t.Errorf("%.2f of the exact top 10 are in the HNSW candidates' top 10, want at least 0.9", share)
+	} else {
+		t.Logf("%.2f of the exact top 10 are in the HNSW candidates' top 10", share)
+	}
+}
+
+// checkTextStats checks BM25's statistics against the chunks: no chunk
+// twice, the chunk and token counts and every term's document frequency
+// what the chunks' tsvectors say.
+func checkTextStats(t testing.TB, e *engine) {
+	t.Helper()
+	var dupes, statChunks, chunks, statTokens, sumLen int64
+	var badDF int
+	err := e.db.QueryRowContext(context.Background(), `SELECT
+	(SELECT count(*) FROM (SELECT paper_id, seq FROM chunks GROUP BY 1, 2 HAVING count(*) > 1) d),
+	(SELECT chunks FROM text_stats), (SELECT count(*) FROM chunks), (SELECT tokens FROM text_stats), (SELECT coalesce(sum(len), 0) FROM chunks),
+	(SELECT count(*) FROM terms t FULL JOIN (SELECT u.lexeme, count(*) AS n FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u GROUP BY 1) x
+		ON x.lexeme = t.term WHERE coalesce(t.df, 0) <> coalesce(x.n, 0))`).Scan(&dupes, &statChunks, &chunks, &statTokens, &sumLen, &badDF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dupes != 0 || statChunks != chunks || statTokens != sumLen || badDF != 0 {
+		t.Errorf("%d duplicated chunks; statistics %d chunks, %d tokens for %d and %d; %d terms with a wrong document frequency",
+			dupes, statChunks, statTokens, chunks, sumLen, badDF)
+	}
+}

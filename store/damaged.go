@@ -136,44 +136,18 @@ func (l *Library) Diagnose(ctx context.Context) []Problem {
 	return ps
 }
 
-// checkRecord is the library file's part of Check.
+// checkRecord is the library file's part of Check: SQLite's own checks
+// (a database server checks its pages itself), then that every paper's
+// chunk count matches its chunks.
 func (l *Library) checkRecord(ctx context.Context) error {
 	return l.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
-		if err != nil {
-			return fmt.Errorf("integrity check: %w", err)
-		}
-		var problems []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				rows.Close()
-				return fmt.Errorf("integrity check: %w", err)
+		if l.eng == nil {
+			if err := sqliteIntegrity(ctx, tx); err != nil {
+				return err
 			}
-			if s != "ok" {
-				problems = append(problems, s)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			rows.Close()
-			return fmt.Errorf("integrity check: %w", err)
-		}
-		rows.Close()
-		if len(problems) > 0 {
-			if len(problems) > 3 {
-				problems = append(problems[:3], fmt.Sprintf("and %d more", len(problems)-3))
-			}
-			return fmt.Errorf("%w: integrity check: %s", ErrDamaged, strings.Join(problems, "; "))
-		}
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check").Scan(&n); err != nil {
-			return fmt.Errorf("foreign key check: %w", err)
-		}
-		if n > 0 {
-			return fmt.Errorf("%w: foreign key check: %d rows refer to missing papers", ErrDamaged, n)
 		}
 		var bad string
-		err = tx.QueryRowContext(ctx, `SELECT p.id FROM papers p
+		err := tx.QueryRowContext(ctx, `SELECT p.id FROM papers p
 			WHERE p.chunks != (SELECT count(*) FROM chunks c WHERE c.paper_id = p.id) LIMIT 1`).Scan(&bad)
 		if err == nil {
 			return fmt.Errorf("%w: paper %s: chunk count does not match its chunks", ErrDamaged, bad)
@@ -182,6 +156,45 @@ func (l *Library) checkRecord(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// sqliteIntegrity runs SQLite's integrity_check and foreign_key_check in
+// tx: ErrDamaged, saying what they found, when either finds a problem.
+func sqliteIntegrity(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return fmt.Errorf("integrity check: %w", err)
+	}
+	var problems []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return fmt.Errorf("integrity check: %w", err)
+		}
+		if s != "ok" {
+			problems = append(problems, s)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return fmt.Errorf("integrity check: %w", err)
+	}
+	rows.Close()
+	if len(problems) > 0 {
+		if len(problems) > 3 {
+			problems = append(problems[:3], fmt.Sprintf("and %d more", len(problems)-3))
+		}
+		return fmt.Errorf("%w: integrity check: %s", ErrDamaged, strings.Join(problems, "; "))
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check").Scan(&n); err != nil {
+		return fmt.Errorf("foreign key check: %w", err)
+	}
+	if n > 0 {
+		return fmt.Errorf("%w: foreign key check: %d rows refer to missing papers", ErrDamaged, n)
+	}
+	return nil
 }
 
 // openDamaged opens a library found damaged (why: its damage record) for

@@ -39,6 +39,9 @@ func (l *Library) HoldEmbedder(ctx context.Context, waiting func()) (release fun
 // lockEmbedder takes the embedder lock, shared or exclusive, polling while
 // another process holds it in a conflicting mode.
 func (l *Library) lockEmbedder(ctx context.Context, exclusive bool, waiting func()) (func(), error) {
+	if l.eng != nil {
+		return l.eng.HoldEmbedder(ctx, exclusive, waiting)
+	}
 	path := filepath.Join(l.dir, LockFileName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {

@@ -95,7 +95,7 @@ func putIdentifiers(ctx context.Context, tx *sql.Tx, p Paper, extra []Identifier
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO paper_identifiers (kind, value, paper_id, stamp) VALUES (?, ?, ?, ?)
 			ON CONFLICT (kind, value) DO UPDATE SET paper_id = excluded.paper_id,
-				stamp = CASE WHEN excluded.stamp != '' THEN excluded.stamp ELSE stamp END`,
+				stamp = CASE WHEN excluded.stamp != '' THEN excluded.stamp ELSE paper_identifiers.stamp END`,
 			id.Kind, id.Value, p.ID, id.Stamp); err != nil {
 			return err
 		}

@@ -81,6 +81,9 @@ type Library struct {
 	damaged bool
 
 	ix *index.Dir // the search index, read by the first search (searchindex.go)
+	// eng is the search of a library in a database server (OpenServer):
+	// nil for library.db, whose search is ix.
+	eng Engine
 
 	mu sync.Mutex // guards embedder
 	// embedder is the name EnsureEmbedder last agreed to on this handle:
@@ -292,6 +295,9 @@ func (l *Library) openWritable(ctx context.Context) error {
 // Close releases the database and the vector index. Searches in flight
 // must have returned; hits already returned stay valid.
 func (l *Library) Close() error {
+	if l.eng != nil {
+		return l.eng.Close()
+	}
 	if l.ix != nil {
 		l.ix.Close()
 	}
@@ -303,7 +309,8 @@ func (l *Library) Close() error {
 // migrated. It is said once: the next Open finds nothing to do.
 func (l *Library) MigrationNotes() []string { return l.notes }
 
-// Dir returns the library directory given to Open.
+// Dir returns the library directory given to Open (for a library in a
+// database server, the local directory given to OpenServer).
 func (l *Library) Dir() string { return l.dir }
 
 // schema creates a library at SchemaVersion.
@@ -401,7 +408,7 @@ func (l *Library) migrate(ctx context.Context) error {
 					return fmt.Errorf("migrate schema 1 to 2: %w", err)
 				}
 			case 2:
-				notes, err := migrate3(ctx, tx, l.dir)
+				notes, err := l.migrate3(ctx, tx)
 				if err != nil {
 					return fmt.Errorf("migrate schema 2 to 3: %w", err)
 				}
@@ -482,6 +489,12 @@ func (l *Library) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrapBusy(err)
+	}
+	if l.eng != nil {
+		if err := l.eng.Lock(ctx, tx); err != nil {
+			tx.Rollback()
+			return err
+		}
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
@@ -585,7 +598,7 @@ func (l *Library) EnsureEmbedder(ctx context.Context, name string, dims int) err
 		}
 		if man.Embedder != "" {
 			var n int
-			if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM chunks)").Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, "SELECT CASE WHEN EXISTS (SELECT 1 FROM chunks) THEN 1 ELSE 0 END").Scan(&n); err != nil {
 				return err
 			}
 			if n != 0 {
@@ -632,7 +645,7 @@ func (l *Library) SetChunker(ctx context.Context, version string) error {
 // that the search index is whole and holds exactly the library's chunks
 // (see checkIndex). It returns nil when all hold.
 func (l *Library) Check(ctx context.Context) error {
-	if err := l.checkRecord(ctx); err != nil {
+	if err := l.checkRecord(ctx); err != nil || l.eng != nil {
 		return err
 	}
 	if err := l.checkPaperVectors(ctx); err != nil {

@@ -96,7 +96,7 @@ func dropOwnChunks(ctx context.Context, tx *sql.Tx, pr prepared) error {
 // absorb folds paper from into paper into (whose row exists): the chunks
 // the item takes from it move, its topic memberships, tags and identifiers
 // move, its id becomes an alias of into, and it is deleted.
-func absorb(ctx context.Context, tx *sql.Tx, into, from string, it Item) error {
+func (l *Library) absorb(ctx context.Context, tx *sql.Tx, into, from string, it Item) error {
 	if it.BodyFrom == from {
 		if _, err := tx.ExecContext(ctx, "UPDATE chunks SET paper_id = ? WHERE paper_id = ? AND seq >= 1", into, from); err != nil {
 			return err
@@ -107,7 +107,7 @@ func absorb(ctx context.Context, tx *sql.Tx, into, from string, it Item) error {
 			return err
 		}
 	}
-	if err := moveMemberships(ctx, tx, from, into); err != nil {
+	if err := l.moveMemberships(ctx, tx, from, into); err != nil {
 		return err
 	}
 	if err := moveTags(ctx, tx, from, into); err != nil {
@@ -127,15 +127,22 @@ func absorb(ctx context.Context, tx *sql.Tx, into, from string, it Item) error {
 // moveMemberships makes the topic memberships of paper from those of into.
 // A topic holding both keeps one membership: brought only if both were
 // (purge must not delete a paper the user had), stored at the later time.
-func moveMemberships(ctx context.Context, tx *sql.Tx, from, into string) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'topic_papers'").Scan(&n); err != nil || n == 0 {
-		return err // no topic was ever made
+func (l *Library) moveMemberships(ctx context.Context, tx *sql.Tx, from, into string) error {
+	if l.eng == nil { // a library of schema 2, being migrated, may have no topics
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'topic_papers'").Scan(&n); err != nil || n == 0 {
+			return err // no topic was ever made
+		}
 	}
+	// The lesser and greater of two values as CASEs: SQLite's min and max
+	// of two arguments are PostgreSQL's least and greatest.
 	if _, err := tx.ExecContext(ctx, `UPDATE topic_papers AS t SET
-			brought = min(t.brought, (SELECT o.brought FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?)),
-			stored_at = max(coalesce(t.stored_at, 0), coalesce((SELECT o.stored_at FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?), 0)),
-			added_at = min(t.added_at, (SELECT o.added_at FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?))
+			brought = (SELECT CASE WHEN o.brought < t.brought THEN o.brought ELSE t.brought END
+				FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?),
+			stored_at = (SELECT CASE WHEN coalesce(o.stored_at, 0) > coalesce(t.stored_at, 0) THEN coalesce(o.stored_at, 0) ELSE coalesce(t.stored_at, 0) END
+				FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?),
+			added_at = (SELECT CASE WHEN o.added_at < t.added_at THEN o.added_at ELSE t.added_at END
+				FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?)
 		WHERE t.paper_id = ? AND EXISTS (SELECT 1 FROM topic_papers o WHERE o.topic = t.topic AND o.paper_id = ?)`,
 		from, from, from, into, from); err != nil {
 		return err
@@ -143,7 +150,9 @@ func moveMemberships(ctx context.Context, tx *sql.Tx, from, into string) error {
 	if _, err := tx.ExecContext(ctx, "UPDATE topic_papers SET stored_at = NULL WHERE paper_id = ? AND stored_at = 0", into); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE OR IGNORE topic_papers SET paper_id = ? WHERE paper_id = ?", into, from); err != nil {
+	// The memberships of topics into is not in yet move; the others go below.
+	if _, err := tx.ExecContext(ctx, `UPDATE topic_papers SET paper_id = ? WHERE paper_id = ?
+		AND topic NOT IN (SELECT o.topic FROM topic_papers o WHERE o.paper_id = ?)`, into, from, into); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, "DELETE FROM topic_papers WHERE paper_id = ?", from)

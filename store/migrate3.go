@@ -59,7 +59,8 @@ var oldArxivComment = regexp.MustCompile(`^arXiv:((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\
 // cached PDFs give, and merges the papers that are one paper (a local PDF
 // and its arXiv copy, by arXiv id or file hash), keyed by the arXiv id.
 // It returns what it did, for the user.
-func migrate3(ctx context.Context, tx *sql.Tx, dir string) ([]string, error) {
+func (l *Library) migrate3(ctx context.Context, tx *sql.Tx) ([]string, error) {
+	dir := l.dir
 	if _, err := tx.ExecContext(ctx, schema3); err != nil {
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func migrate3(ctx context.Context, tx *sql.Tx, dir string) ([]string, error) {
 			}
 			continue
 		}
-		if err := putMerged(ctx, tx, m, members, base, ids); err != nil {
+		if err := l.putMerged(ctx, tx, m, members, base, ids); err != nil {
 			return nil, fmt.Errorf("merge %s: %w", m.ID, err)
 		}
 		for _, p := range members {
@@ -232,7 +233,7 @@ func fill(dst *string, v string) {
 // putMerged writes the merged paper m in place of its members: the
 // abstract chunk of members[base], which m was made from, and the body of
 // the first member with full text (that one's first).
-func putMerged(ctx context.Context, tx *sql.Tx, m Paper, members []Paper, base int, ids []Identifier) error {
+func (l *Library) putMerged(ctx context.Context, tx *sql.Tx, m Paper, members []Paper, base int, ids []Identifier) error {
 	it := Item{Paper: m, Identifiers: ids}
 	var body *Paper
 	if members[base].Pages > 0 {
@@ -257,7 +258,7 @@ func putMerged(ctx context.Context, tx *sql.Tx, m Paper, members []Paper, base i
 	if err := pr.checkReuse(); err != nil {
 		return err
 	}
-	_, err := putTx(ctx, tx, pr)
+	_, err := l.putTx(ctx, tx, pr)
 	return err
 }
 

@@ -139,7 +139,7 @@ func (l *Library) PutBatch(ctx context.Context, items []Item) ([]PutResult, erro
 		}
 		changed := false
 		for i, pr := range preps {
-			r, err := putTx(ctx, tx, pr)
+			r, err := l.putTx(ctx, tx, pr)
 			if err != nil {
 				return fmt.Errorf("put paper %s: %w", pr.p.ID, err)
 			}
@@ -263,12 +263,12 @@ type prepared struct {
 
 // putTx writes one prepared paper inside tx, unless it is unchanged; its
 // identifiers are recorded either way.
-func putTx(ctx context.Context, tx *sql.Tx, pr prepared) (PutResult, error) {
+func (l *Library) putTx(ctx context.Context, tx *sql.Tx, pr prepared) (PutResult, error) {
 	p, cs := pr.p, pr.cs
 	var result PutResult
-	var oldFP string
+	var oldFP, oldTitle string
 	var oldAdded sql.NullInt64
-	err := tx.QueryRowContext(ctx, "SELECT fingerprint, added_at FROM papers WHERE id = ?", p.ID).Scan(&oldFP, &oldAdded)
+	err := tx.QueryRowContext(ctx, "SELECT fingerprint, added_at, title FROM papers WHERE id = ?", p.ID).Scan(&oldFP, &oldAdded, &oldTitle)
 	exists := err == nil
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -306,12 +306,20 @@ func putTx(ctx context.Context, tx *sql.Tx, pr prepared) (PutResult, error) {
 		return 0, err
 	}
 	for _, a := range pr.item.Absorb {
-		if err := absorb(ctx, tx, p.ID, a, pr.item); err != nil {
+		if err := l.absorb(ctx, tx, p.ID, a, pr.item); err != nil {
 			return 0, fmt.Errorf("merge paper %s into it: %w", a, err)
 		}
 	}
-	if err := insertChunks(ctx, tx, cs); err != nil {
+	if err := l.insertChunks(ctx, tx, p.Title, cs); err != nil {
 		return 0, err
+	}
+	if l.eng != nil && pr.reuses() && (!exists || oldTitle != p.Title || pr.item.BodyFrom != p.ID && pr.item.BodyFrom != "" ||
+		pr.item.AbstractFrom != p.ID && pr.item.AbstractFrom != "") {
+		// The chunks kept or taken from an absorbed paper hold terms of
+		// the title they were stored under.
+		if err := l.eng.Retitle(ctx, tx, p.ID); err != nil {
+			return 0, err
+		}
 	}
 	if err := putTags(ctx, tx, p); err != nil {
 		return 0, err
@@ -320,7 +328,7 @@ func putTx(ctx context.Context, tx *sql.Tx, pr prepared) (PutResult, error) {
 }
 
 func bumpVectorsGen(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, "UPDATE manifest SET value = CAST(value AS INTEGER) + 1 WHERE key = ?", keyVectorsGen)
+	_, err := tx.ExecContext(ctx, "UPDATE manifest SET value = CAST(CAST(value AS BIGINT) + 1 AS TEXT) WHERE key = ?", keyVectorsGen)
 	return err
 }
 
@@ -384,22 +392,24 @@ func upsertPaper(ctx context.Context, tx *sql.Tx, p Paper, fp string) error {
 	return nil
 }
 
-func insertChunks(ctx context.Context, tx *sql.Tx, cs []Chunk) error {
+// insertChunks inserts cs, chunks of a paper titled title, with what the
+// engine derives from them (its TermColumns).
+func (l *Library) insertChunks(ctx context.Context, tx *sql.Tx, title string, cs []Chunk) error {
 	if len(cs) == 0 {
 		return nil
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks (paper_id, seq, page_start, page_end, section, role, vector, text, page_breaks)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
+	cols := []string{"paper_id", "seq", "page_start", "page_end", "section", "role", "vector", "text", "page_breaks"}
+	if l.eng != nil {
+		cols = append(cols, l.eng.TermColumns()...)
 	}
-	defer ins.Close()
-	for _, c := range cs {
-		if _, err := ins.ExecContext(ctx, c.PaperID, c.Seq, c.PageStart, c.PageEnd, c.Section, chunkRole(c), encodeVector(c.Vector), c.Text, encodeBreaks(c.PageBreaks)); err != nil {
-			return fmt.Errorf("chunk %d: %w", c.Seq, err)
+	rows := make([][]any, len(cs))
+	for i, c := range cs {
+		rows[i] = []any{c.PaperID, c.Seq, c.PageStart, c.PageEnd, c.Section, chunkRole(c), l.encodeVec(c.Vector), c.Text, encodeBreaks(c.PageBreaks)}
+		if l.eng != nil {
+			rows[i] = append(rows[i], l.eng.Terms(title, c.Text)...)
 		}
 	}
-	return nil
+	return l.insertRows(ctx, tx, "INSERT INTO chunks ("+strings.Join(cols, ", ")+") VALUES ", rows)
 }
 
 // Delete removes a paper and everything stored for it. It returns an error
@@ -607,7 +617,10 @@ func (f Filter) empty() bool {
 
 // where returns an SQL condition over the papers table (alias-free column
 // names prefixed by col) and its arguments.
-func (f Filter) where(col string) (string, []any) {
+//
+// On a server (PostgreSQL) the authors' JSON list is read with its JSON
+// functions rather than SQLite's json_each.
+func (f Filter) where(col string, server bool) (string, []any) {
 	var conds []string
 	var args []any
 	if len(f.IDs) > 0 {
@@ -659,7 +672,11 @@ func (f Filter) where(col string) (string, []any) {
 			or = append(or, `a.value LIKE ? ESCAPE '\'`)
 			args = append(args, "%"+likeEscape(a)+"%")
 		}
-		conds = append(conds, "EXISTS (SELECT 1 FROM json_each("+col+"authors) a WHERE "+strings.Join(or, " OR ")+")")
+		each := "json_each(" + col + "authors) a"
+		if server {
+			each = "jsonb_array_elements_text(CAST(" + col + "authors AS jsonb)) AS a(value)"
+		}
+		conds = append(conds, "EXISTS (SELECT 1 FROM "+each+" WHERE "+strings.Join(or, " OR ")+")")
 	}
 	if !f.Since.IsZero() {
 		conds = append(conds, col+"published >= ?")
@@ -670,7 +687,7 @@ func (f Filter) where(col string) (string, []any) {
 		args = append(args, f.Until.UnixNano())
 	}
 	if len(conds) == 0 {
-		return "1", nil
+		return "1 = 1", nil
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -678,7 +695,7 @@ func (f Filter) where(col string) (string, []any) {
 // List returns the papers that match f, newest published first (papers with
 // no date last), ties by id. It reads only the papers table.
 func (l *Library) List(ctx context.Context, f Filter) ([]Paper, error) {
-	q, args := f.listQuery()
+	q, args := f.listQuery(l.eng != nil)
 	ps, err := l.queryPapers(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list papers: %w", err)
@@ -687,8 +704,8 @@ func (l *Library) List(ctx context.Context, f Filter) ([]Paper, error) {
 }
 
 // listQuery is the query of List and EachPaper.
-func (f Filter) listQuery() (string, []any) {
-	cond, args := f.where("")
+func (f Filter) listQuery(server bool) (string, []any) {
+	cond, args := f.where("", server)
 	cols := paperColumns
 	if f.Brief {
 		cols = strings.Replace(cols, "abstract,", "'',", 1)
@@ -708,17 +725,12 @@ func (f Filter) listQuery() (string, []any) {
 // papers match (List holds them all). The papers come from one
 // consistent snapshot. An error from fn stops the walk and is returned.
 func (l *Library) EachPaper(ctx context.Context, f Filter, fn func(Paper) error) error {
-	q, args := f.listQuery()
+	q, args := f.listQuery(l.eng != nil)
 	// On a connection of its own that reads through SQLite's page cache
 	// rather than the memory map: mapped pages of a whole library's file
 	// (and the neighbours the kernel maps with each) count as the
 	// process's memory, 0.7 GB for 200k papers.
-	conn, release, err := l.unmappedConn(ctx)
-	if err != nil {
-		return fmt.Errorf("list papers: %w", err)
-	}
-	defer release()
-	err = readOn(ctx, conn, func(tx *sql.Tx) error {
+	err := l.readLarge(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
 			return err
@@ -856,8 +868,9 @@ func (l *Library) chunks(ctx context.Context, paperID string, vectors bool) ([]C
 				return err
 			}
 			c.PageBreaks = decodeBreaks(breaks)
-			if blob != nil {
-				c.Vector = decodeVector(blob)
+			var err error
+			if c.Vector, err = l.decodeVec(blob); err != nil {
+				return err
 			}
 			cs = append(cs, c)
 		}
@@ -884,7 +897,7 @@ func (l *Library) ChunkTexts(ctx context.Context, ids []string) (map[string]Chun
 		if err != nil {
 			return nil, err
 		}
-		vals = append(vals, "(?, ?)")
+		vals = append(vals, "(?, CAST(? AS INTEGER))")
 		args = append(args, pid, seq)
 	}
 	rows, err := l.db.QueryContext(ctx, `WITH want (paper_id, seq) AS (VALUES `+strings.Join(vals, ", ")+`)
@@ -923,14 +936,20 @@ func ParseChunkID(id string) (paperID string, seq int, err error) {
 // read runs fn in a read-only (deferred) transaction: one consistent
 // snapshot that never waits for writers (WAL).
 func (l *Library) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return readOn(ctx, l.db, fn)
+	return l.readOn(ctx, l.db, fn)
 }
 
-// readOn is read on db or one connection of it.
-func readOn(ctx context.Context, db interface {
+// readOn is read on db or one connection of it. On a server the
+// transaction is REPEATABLE READ: one snapshot for all its statements, as
+// SQLite's read transaction is.
+func (l *Library) readOn(ctx context.Context, db interface {
 	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
 }, fn func(tx *sql.Tx) error) error {
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	opts := &sql.TxOptions{ReadOnly: true}
+	if l.eng != nil {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return wrapBusy(err)
 	}

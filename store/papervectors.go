@@ -21,6 +21,7 @@ import (
 	"github.com/papers-cli/papers/internal/diskfile"
 	"github.com/papers-cli/papers/internal/leview"
 	"github.com/papers-cli/papers/internal/localfile"
+	"github.com/papers-cli/papers/store/index"
 )
 
 // PaperVectorsName is the file, inside the library directory, that keeps
@@ -127,7 +128,17 @@ func (pv *PaperVectors) Close() error {
 // that cannot be written only loses the cache). Topic memberships are
 // always read from the database, so they are never stale. The caller must
 // Close the result.
+//
+// A library in a server has no sidecar: its server computes the means of
+// every paper's chunk vectors on each call.
 func (l *Library) PaperVectors(ctx context.Context) (*PaperVectors, error) {
+	if l.eng != nil {
+		pv, err := l.serverPaperVectors(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("paper vectors: %w", err)
+		}
+		return pv, nil
+	}
 	pv, err := l.paperVectors(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("paper vectors: %w", err)
@@ -321,10 +332,6 @@ func paperMetas(ctx context.Context, tx *sql.Tx, ids []string) ([]PaperMeta, err
 // paperTopics sets the Topics of metas (by ID, ascending) from the
 // library's topic memberships.
 func paperTopics(ctx context.Context, tx *sql.Tx, metas []PaperMeta) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'topic_papers'").Scan(&n); err != nil || n == 0 {
-		return err
-	}
 	trows, err := tx.QueryContext(ctx, "SELECT tp.paper_id, t.name FROM topic_papers tp JOIN topics t ON t.name = tp.topic ORDER BY t.name")
 	if err != nil {
 		return err
@@ -340,6 +347,46 @@ func paperTopics(ctx context.Context, tx *sql.Tx, metas []PaperMeta) error {
 		}
 	}
 	return trows.Err()
+}
+
+// serverPaperVectors is PaperVectors of a library in a server: every
+// paper's mean vector comes from the engine, normalised here.
+func (l *Library) serverPaperVectors(ctx context.Context) (*PaperVectors, error) {
+	var pv *PaperVectors
+	err := l.read(ctx, func(tx *sql.Tx) error {
+		m, err := readManifest(ctx, tx)
+		if err != nil {
+			return err
+		}
+		dims, _ := strconv.Atoi(m[keyDimensions])
+		pv = &PaperVectors{Embedder: m[keyEmbedder], Dims: dims}
+		if dims <= 0 {
+			return nil
+		}
+		ids, _, err := paperFingerprints(ctx, tx)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		metas, err := paperMetas(ctx, tx, ids)
+		if err != nil {
+			return err
+		}
+		pv.vecs = make([]float32, 0, len(metas)*dims)
+		i := 0
+		return l.eng.MeanVectors(ctx, tx, func(id string, mean []float32) error {
+			for i < len(metas) && metas[i].ID < id {
+				i++
+			}
+			if i == len(metas) || metas[i].ID != id || len(mean) != dims {
+				return nil // a paper written since, or a vector of another embedder
+			}
+			pv.Papers = append(pv.Papers, metas[i])
+			pv.vecs = append(pv.vecs, index.Normalized(mean)...)
+			pv.Computed++
+			return nil
+		})
+	})
+	return pv, err
 }
 
 // The sidecar: an 80-byte header, then the embedder's name, an entry for

@@ -84,7 +84,7 @@ func (l *Library) Reindex(ctx context.Context, name string, dims, batch int,
 				if len(v) != dims {
 					return fmt.Errorf("chunk %s: vector of %d dimensions, want %d", ChunkID(cs[i].PaperID, cs[i].Seq), len(v), dims)
 				}
-				if _, err := upd.ExecContext(ctx, encodeVector(index.Normalized(v)), ids[i]); err != nil {
+				if _, err := upd.ExecContext(ctx, l.encodeVec(index.Normalized(v)), ids[i]); err != nil {
 					return err
 				}
 			}
@@ -101,7 +101,7 @@ func (l *Library) Reindex(ctx context.Context, name string, dims, batch int,
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO manifest (key, value) VALUES (?, '1')
-			ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`, keyVectorsEpoch); err != nil {
+			ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(manifest.value AS BIGINT) + 1 AS TEXT)`, keyVectorsEpoch); err != nil {
 			return err
 		}
 		return bumpVectorsGen(ctx, tx)

@@ -144,10 +144,12 @@ func (l *Library) PutReviewCells(ctx context.Context, cells []ReviewCell) error 
 	}
 	now := time.Now().UnixNano()
 	err := l.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, reviewSchema); err != nil {
+		if err := l.ensureReviewTables(ctx, tx); err != nil {
 			return err
 		}
-		st, err := tx.PrepareContext(ctx, "INSERT OR REPLACE INTO review_cells (paper_id, question, answerer, fingerprint, cell, computed_at) VALUES (?, ?, ?, ?, ?, ?)")
+		st, err := tx.PrepareContext(ctx, `INSERT INTO review_cells (paper_id, question, answerer, fingerprint, cell, computed_at) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (paper_id, question, answerer) DO UPDATE SET fingerprint = excluded.fingerprint, cell = excluded.cell,
+				computed_at = excluded.computed_at`)
 		if err != nil {
 			return err
 		}
@@ -179,7 +181,7 @@ type SavedReview struct {
 func (l *Library) SaveReview(ctx context.Context, name string, spec []byte) error {
 	now := time.Now().UnixNano()
 	err := l.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, reviewSchema); err != nil {
+		if err := l.ensureReviewTables(ctx, tx); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO reviews (name, spec, created_at, updated_at) VALUES (?, ?, ?, ?)
@@ -258,6 +260,16 @@ func (l *Library) RemoveReview(ctx context.Context, name string) error {
 		return fmt.Errorf("remove review %s: %w", name, err)
 	}
 	return nil
+}
+
+// ensureReviewTables creates the review tables in tx if the library has
+// none yet (a library in a server has them from its creation).
+func (l *Library) ensureReviewTables(ctx context.Context, tx *sql.Tx) error {
+	if l.eng != nil {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, reviewSchema)
+	return err
 }
 
 // noReviewTables reports the error of reading a library whose review tables

@@ -63,7 +63,7 @@ func (l *Library) setSaved(ctx context.Context, ids []string, save bool) (int, e
 			var res sql.Result
 			var err error
 			if save {
-				res, err = tx.ExecContext(ctx, "INSERT OR IGNORE INTO saved_papers (paper_id, saved_at) VALUES (?, ?)", id, now)
+				res, err = tx.ExecContext(ctx, "INSERT INTO saved_papers (paper_id, saved_at) VALUES (?, ?) ON CONFLICT DO NOTHING", id, now)
 			} else {
 				res, err = tx.ExecContext(ctx, "DELETE FROM saved_papers WHERE paper_id = ?", id)
 			}

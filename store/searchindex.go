@@ -162,6 +162,9 @@ func (l *Library) releaseIndex(x *index.View) { l.ix.Release(x) }
 // it behind and returns nil: the changes stay in the change log, searches
 // take them in in memory, and the next refresh indexes them.
 func (l *Library) Refresh(ctx context.Context) error {
+	if l.eng != nil {
+		return l.eng.Refresh(ctx)
+	}
 	if l.readOnly != "" {
 		return fmt.Errorf("refresh the search index: %w", l.errReadOnly())
 	}
@@ -211,6 +214,12 @@ var ErrDimensions = errors.New("the query vector is not of the library's embedde
 // the others, so a filter never returns fewer than k hits while k matching
 // chunks exist.
 func (l *Library) SearchVectors(ctx context.Context, q []float32, k int, f Filter) ([]Hit, error) {
+	if l.eng != nil {
+		if k <= 0 {
+			return nil, nil
+		}
+		return l.eng.SearchVectors(ctx, q, k, l.filterSelection(f))
+	}
 	idx, err := l.acquireIndex(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
@@ -239,7 +248,7 @@ func (l *Library) allowedPapers(ctx context.Context, idx *index.View, f Filter) 
 	if f.empty() {
 		return nil, true, nil
 	}
-	cond, args := f.where("")
+	cond, args := f.where("", false)
 	ids, err := queryStrings(ctx, l.db, "SELECT id FROM papers WHERE "+cond+" ORDER BY id", args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("select papers: %w", err)
@@ -265,6 +274,9 @@ func (l *Library) SearchText(ctx context.Context, query string, k int, f Filter,
 	terms := fts.QueryTerms(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
+	}
+	if l.eng != nil {
+		return l.eng.SearchText(ctx, terms, k, l.filterSelection(f), fb)
 	}
 	for attempt := 0; ; attempt++ {
 		idx, err := l.acquireIndex(ctx)
@@ -398,12 +410,15 @@ func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]
 // mmap would add the file (GBs at a million chunks) to the process's
 // resident memory.
 func (l *Library) readLarge(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if l.eng != nil {
+		return l.read(ctx, fn)
+	}
 	conn, release, err := l.unmappedConn(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return readOn(ctx, conn, fn)
+	return l.readOn(ctx, conn, fn)
 }
 
 // unmappedConn returns a connection of its own that reads the database
@@ -487,8 +502,9 @@ func (l *Library) ForEachChunk(ctx context.Context, withVectors bool, fn func(Ch
 			if err := rows.Scan(&c.PaperID, &c.Seq, &c.PageStart, &c.PageEnd, &c.Section, &c.Role, &c.Text, &blob); err != nil {
 				return err
 			}
-			if blob != nil {
-				c.Vector = decodeVector(blob)
+			var err error
+			if c.Vector, err = l.decodeVec(blob); err != nil {
+				return err
 			}
 			if err := fn(c); err != nil {
 				return err

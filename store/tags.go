@@ -26,7 +26,7 @@ func loadTags(ctx context.Context, q querier, ps []Paper) error {
 		return nil
 	}
 	var n int
-	if err := q.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM paper_tags)").Scan(&n); err != nil || n == 0 {
+	if err := q.QueryRowContext(ctx, "SELECT CASE WHEN EXISTS (SELECT 1 FROM paper_tags) THEN 1 ELSE 0 END").Scan(&n); err != nil || n == 0 {
 		return wrapBusy(err) // the common case: no tags at all, one cheap query
 	}
 	at := make(map[string][]int, len(ps))
@@ -75,7 +75,7 @@ func putTags(ctx context.Context, tx *sql.Tx, p Paper) error {
 		return err
 	}
 	for _, t := range p.Tags {
-		if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO paper_tags (paper_id, tag, source) VALUES (?, ?, ?)", p.ID, t.Name, t.Source); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO paper_tags (paper_id, tag, source) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", p.ID, t.Name, t.Source); err != nil {
 			return err
 		}
 	}
@@ -85,11 +85,11 @@ func putTags(ctx context.Context, tx *sql.Tx, p Paper) error {
 // moveTags gives paper into the tags and the save of paper from (merging
 // duplicates: the earlier save wins).
 func moveTags(ctx context.Context, tx *sql.Tx, from, into string) error {
-	if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO paper_tags (paper_id, tag, source) SELECT ?, tag, source FROM paper_tags WHERE paper_id = ?", into, from); err != nil {
+	if _, err := tx.ExecContext(ctx, "INSERT INTO paper_tags (paper_id, tag, source) SELECT ?, tag, source FROM paper_tags WHERE paper_id = ? ON CONFLICT DO NOTHING", into, from); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO saved_papers (paper_id, saved_at) SELECT ?, saved_at FROM saved_papers WHERE paper_id = ?
-		ON CONFLICT (paper_id) DO UPDATE SET saved_at = min(saved_at, excluded.saved_at)`, into, from); err != nil {
+		ON CONFLICT (paper_id) DO UPDATE SET saved_at = CASE WHEN excluded.saved_at < saved_papers.saved_at THEN excluded.saved_at ELSE saved_papers.saved_at END`, into, from); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, "DELETE FROM saved_papers WHERE paper_id = ?", from); err != nil {
@@ -160,7 +160,7 @@ func (l *Library) AddTags(ctx context.Context, id string, names []string) ([]str
 			return err
 		}
 		for _, t := range ts {
-			res, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO paper_tags (paper_id, tag, source) VALUES (?, ?, ?)", id, t.Name, TagUser)
+			res, err := tx.ExecContext(ctx, "INSERT INTO paper_tags (paper_id, tag, source) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", id, t.Name, TagUser)
 			if err != nil {
 				return err
 			}

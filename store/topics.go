@@ -316,7 +316,7 @@ func (l *Library) AddTopicMembers(ctx context.Context, name string, m TopicMembe
 		}
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO topic_papers (topic, paper_id, added_at, brought, stored_at)
 			VALUES ((SELECT name FROM topics WHERE name = ?), ?, ?, ?, ?)
-			ON CONFLICT DO UPDATE SET brought = max(brought, excluded.brought), stored_at = coalesce(excluded.stored_at, stored_at)`)
+			ON CONFLICT (topic, paper_id) DO UPDATE SET `+mergeMembership)
 		if err != nil {
 			return err
 		}
@@ -355,8 +355,8 @@ func joinTopic(ctx context.Context, tx *sql.Tx, m Membership, id string, r PutRe
 		brought = 1
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO topic_papers (topic, paper_id, added_at, brought, stored_at)
-		SELECT name, ?, ?, ?, ? FROM topics WHERE name = ?
-		ON CONFLICT DO UPDATE SET brought = max(brought, excluded.brought), stored_at = coalesce(excluded.stored_at, stored_at)`,
+		SELECT name, ?, CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS BIGINT) FROM topics WHERE name = ?
+		ON CONFLICT (topic, paper_id) DO UPDATE SET `+mergeMembership,
 		id, now, brought, at, m.Topic)
 	if err != nil {
 		return fmt.Errorf("join topic %s: %w", m.Topic, err)
@@ -366,6 +366,11 @@ func joinTopic(ctx context.Context, tx *sql.Tx, m Membership, id string, r PutRe
 	}
 	return nil
 }
+
+// mergeMembership is how a membership a paper has already takes a new one
+// (an upsert's SET): brought if either was, stored when the new one was.
+const mergeMembership = `brought = CASE WHEN excluded.brought > topic_papers.brought THEN excluded.brought ELSE topic_papers.brought END,
+	stored_at = coalesce(excluded.stored_at, topic_papers.stored_at)`
 
 // TopicPapersSince returns the ids of the topic's papers that are new to it
 // on or after since: stored new or revised by an update of the topic then

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,11 +25,68 @@ import (
 // built command, with PAPERS_HOME in the script's work dir and $DATA
 // pointing at the shared test data.
 func TestScripts(t *testing.T) {
-	data := sharedData(t)
-	testscript.Run(t, testscript.Params{
+	testscript.Run(t, scriptParams(t, sharedData(t)))
+}
+
+// TestScriptsPostgres runs the same scripts, but those postgresSkips
+// names, against a library in PostgreSQL: PAPERS_DATABASE_URL names a new
+// schema for each script (in PGlite, or PAPERS_TEST_DATABASE_URL's
+// server), and PAPERS_HOME is only the local directory (downloaded PDFs).
+// The scripts are the conformance suite of the two stores: the same
+// commands, the same output and exit codes.
+func TestScriptsPostgres(t *testing.T) {
+	p := scriptParams(t, sharedData(t))
+	files, err := filepath.Glob(filepath.Join(p.Dir, "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if _, skip := postgresSkips[strings.TrimSuffix(filepath.Base(f), ".txtar")]; !skip {
+			p.Files = append(p.Files, f)
+		}
+	}
+	p.Dir = ""
+	setup := p.Setup
+	p.Setup = func(env *testscript.Env) error {
+		if err := setup(env); err != nil {
+			return err
+		}
+		u := pgtest.URL(t)
+		env.Setenv("PAPERS_DATABASE_URL", u)
+		env.Setenv("LIB", u)
+		return nil
+	}
+	p.Condition = func(cond string) (bool, error) {
+		if cond == "postgres" {
+			return true, nil
+		}
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	testscript.Run(t, p)
+}
+
+// postgresSkips are the scripts TestScriptsPostgres leaves out, and why:
+// each is about the library directory itself, not about a command.
+var postgresSkips = map[string]string{
+	"library__copy": "copies between a directory and PostgreSQL with --home and --to; PAPERS_DATABASE_URL would name its source",
+}
+
+// scriptParams are the scripts' parameters: their directory, environment
+// and commands. $LIB names the script's library (a directory, or a URL in
+// TestScriptsPostgres); the condition [postgres] holds in
+// TestScriptsPostgres, where PAPERS_DATABASE_URL rather than PAPERS_HOME
+// chooses the library.
+func scriptParams(t *testing.T, data string) testscript.Params {
+	return testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
 		Setup: func(env *testscript.Env) error {
 			return scriptEnv(env, data)
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "postgres" {
+				return false, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": exitCode,
@@ -79,7 +137,7 @@ func TestScripts(t *testing.T) {
 				ts.Setenv("OPENAI_API_KEY", key)
 			},
 		},
-	})
+	}
 }
 
 // exitcode N PROGRAM [ARGS...] runs PROGRAM like exec does (its stdout and
@@ -117,6 +175,7 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 func scriptEnv(env *testscript.Env, data string) error {
 	env.Setenv("DATA", data)
 	env.Setenv("PAPERS_HOME", filepath.Join(env.WorkDir, "lib"))
+	env.Setenv("LIB", filepath.Join(env.WorkDir, "lib"))
 	env.Setenv("PAPERS_ARXIV_DELAY", "0")
 	env.Setenv("PAPERS_ARXIV_API_URL", "http://127.0.0.1:1/api/query")
 	env.Setenv("PAPERS_ARXIV_PDF_URL", "http://127.0.0.1:1/pdf/")

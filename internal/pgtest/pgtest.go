@@ -1,7 +1,7 @@
 // Package pgtest gives tests a real PostgreSQL server with pgvector: the
 // one PAPERS_TEST_DATABASE_URL names (PostgreSQL 16 or later with the vector
-// extension installed), or else PGlite, PostgreSQL 18 compiled to
-// WebAssembly with pgvector and pg_textsearch, served on a free loopback
+// and citext extensions installed), or else PGlite, PostgreSQL 18 compiled
+// to WebAssembly with pgvector, pg_textsearch and citext, served on a free loopback
 // port by @electric-sql/pglite-socket's pglite-server.
 //
 // The PGlite server is started once per test binary, on first use (about
@@ -40,7 +40,7 @@ import (
 
 // EnvURL names the variable that points the tests at a real PostgreSQL
 // instead of PGlite: a URL such as postgres://me@localhost/papers_test whose
-// database has (or lets the user create) the vector extension. Tests create
+// database has (or lets the user create) the vector and citext extensions. Tests create
 // schemas named t_<random> in it and drop them.
 const EnvURL = "PAPERS_TEST_DATABASE_URL"
 
@@ -145,7 +145,7 @@ func startPGlite() (u string, stop func(), err error) {
 	// killed. -m: pglite-server multiplexes its connections over PGlite's
 	// single session, a transaction at a time.
 	script := `"$0" "$1" --host 127.0.0.1 --port 0 --max-connections 64 ` +
-		`--extensions @electric-sql/pglite-pgvector:vector,@electric-sql/pglite-pg_textsearch:pg_textsearch & ` +
+		`--extensions @electric-sql/pglite-pgvector:vector,@electric-sql/pglite-pg_textsearch:pg_textsearch,citext & ` +
 		`pid=$!; read _; kill $pid`
 	cmd := exec.Command("sh", "-c", script, node, server)
 	cmd.Dir = dir
