@@ -76,6 +76,26 @@ type evalQAReport struct {
 	TotalS   float64 `json:"total_s"`
 }
 
+// answerer opens the session of an answer evaluation and returns the
+// model --llm names (nil: answers extractive) and the progress log, which
+// writes to stderr unless --json is set without --verbose.
+func (o *evalOptions) answerer() (llm.LLM, func(format string, args ...any), error) {
+	s, err := o.session(o.qa.llm.set(false))
+	if err != nil {
+		return nil, nil, err
+	}
+	model, err := o.qa.llm.resolve(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	logf := func(format string, args ...any) {
+		if !o.json || o.verbose {
+			fmt.Fprintf(o.io.ErrOut, format+"\n", args...)
+		}
+	}
+	return model, logf, nil
+}
+
 func runEvalQA(ctx context.Context, o *evalOptions) error {
 	out, errw := o.io.Out, o.io.ErrOut
 	start := time.Now()
@@ -96,18 +116,9 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 	if len(qs) == 0 {
 		return fmt.Errorf("no question in %s", strings.Trim(o.qa.questions+" "+o.qa.unanswerable, " "))
 	}
-	s, err := o.session(o.qa.llm.set(false))
+	llm, logf, err := o.answerer()
 	if err != nil {
 		return err
-	}
-	llm, err := o.qa.llm.resolve(s)
-	if err != nil {
-		return err
-	}
-	logf := func(format string, args ...any) {
-		if !o.json || o.verbose {
-			fmt.Fprintf(errw, format+"\n", args...)
-		}
 	}
 	src := ingest.Sources{}
 	if o.qa.pdfs != "" {

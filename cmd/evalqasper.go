@@ -58,18 +58,9 @@ func runEvalQASPER(ctx context.Context, o *evalOptions) error {
 	if err != nil {
 		return fmt.Errorf("read corpus: %w", err)
 	}
-	s, err := o.session(o.qa.llm.set(false))
+	model, logf, err := o.answerer()
 	if err != nil {
 		return err
-	}
-	model, err := o.qa.llm.resolve(s)
-	if err != nil {
-		return err
-	}
-	logf := func(format string, args ...any) {
-		if !o.json || o.verbose {
-			fmt.Fprintf(errw, format+"\n", args...)
-		}
 	}
 	el, err := openEvalLibrary(ctx, o, ingest.Sources{Corpora: []string{corpus}}, logf)
 	if err != nil {
