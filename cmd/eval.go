@@ -144,6 +144,12 @@ func (o *evalOptions) checkQASPER(c *cobra.Command) error {
 	case o.corpus != "":
 		return withHint(usageError("--qasper brings its own corpus"), "drop --corpus (or give --library DIR, a library that holds the split's papers)")
 	}
+	return o.checkAnswerFlags(c)
+}
+
+// checkAnswerFlags checks the flags an answer evaluation (--questions,
+// --qasper) shares: -k, the retrieval mode and the ranking flags.
+func (o *evalOptions) checkAnswerFlags(c *cobra.Command) error {
 	if err := checkK(c, o.qa.k); err != nil {
 		return err
 	}

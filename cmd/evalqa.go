@@ -50,16 +50,7 @@ func (o *evalOptions) checkQA(c *cobra.Command) error {
 		return withHint(usageError("eval --questions needs papers to ask: --library DIR, or --pdfs DIR and/or --corpus C.jsonl for a scratch library"),
 			"see papers eval --help")
 	}
-	if err := checkK(c, o.qa.k); err != nil {
-		return err
-	}
-	mode, err := retrieve.ParseMode(o.mode)
-	if err != nil {
-		return withExit(err, ExitUsage)
-	}
-	o.ask = mode
-	o.embedderSet = c.Flags().Changed("embedder")
-	return o.rankingFlags.check(c)
+	return o.checkAnswerFlags(c)
 }
 
 // evalQAReport is the --json shape: eval.QAReport plus context.
