@@ -251,30 +251,11 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt Options) ([]
 	return r.Hydrate(ctx, diversify(ranked, opt.K, opt.PerPaper))
 }
 
-// prose keeps the ranked chunks whose role is prose, reading the roles of
-// the best, a hundred at a time, until diversify has what it needs.
+// prose keeps the ranked chunks whose role is prose, sifting them until
+// diversify has what it needs.
 func (r *Retriever) prose(ctx context.Context, ranked []Scored, opt Options) ([]Scored, error) {
-	var kept []Scored
-	for from := 0; from < len(ranked); from += 100 {
-		batch := ranked[from:min(len(ranked), from+100)]
-		ids := make([]string, len(batch))
-		for i, s := range batch {
-			ids[i] = s.ID
-		}
-		chunks, err := r.Index.ChunkTexts(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range batch {
-			if c, ok := chunks[s.ID]; ok && c.Role.Prose() {
-				kept = append(kept, s)
-			}
-		}
-		if len(diversify(kept, opt.K, opt.PerPaper)) == opt.K {
-			break
-		}
-	}
-	return kept, nil
+	return r.sift(ctx, ranked, func(c store.Chunk) bool { return c.Role.Prose() },
+		func(kept []Scored) bool { return len(diversify(kept, opt.K, opt.PerPaper)) == opt.K })
 }
 
 // noiseFloor is the similarity below which the embedder's best match means
@@ -293,15 +274,20 @@ type overlapper interface {
 }
 
 // overlapping keeps the ranked chunks that share something with the query,
-// when the embedder can tell; all of them otherwise. It sifts them in rank
-// order, a batch at a time, and stops once enough says the chunks kept so
-// far suffice: what it keeps is always a prefix of what sifting them all
-// would keep.
+// when the embedder can tell; all of them otherwise (see sift).
 func (r *Retriever) overlapping(ctx context.Context, query string, ranked []Scored, enough func([]Scored) bool) ([]Scored, error) {
 	ov, ok := r.Embedder.(overlapper)
 	if !ok {
 		return ranked, nil
 	}
+	return r.sift(ctx, ranked, func(c store.Chunk) bool { return ov.Overlaps(query, c.Text) }, enough)
+}
+
+// sift keeps the ranked chunks that keep accepts, reading them in rank
+// order a batch at a time, and stops once enough says the chunks kept so
+// far suffice: what it keeps is always a prefix of what sifting them all
+// would keep.
+func (r *Retriever) sift(ctx context.Context, ranked []Scored, keep func(store.Chunk) bool, enough func([]Scored) bool) ([]Scored, error) {
 	var kept []Scored
 	for lo := 0; lo < len(ranked) && !enough(kept); {
 		batch := ranked[lo:min(len(ranked), lo+max(32, 2*len(kept)))]
@@ -315,7 +301,7 @@ func (r *Retriever) overlapping(ctx context.Context, query string, ranked []Scor
 			return nil, err
 		}
 		for _, s := range batch {
-			if c, ok := chunks[s.ID]; ok && ov.Overlaps(query, c.Text) {
+			if c, ok := chunks[s.ID]; ok && keep(c) {
 				kept = append(kept, s)
 			}
 		}
