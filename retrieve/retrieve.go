@@ -85,10 +85,6 @@ type Options struct {
 	// Filter selects the papers searched: ids, categories, authors,
 	// published since/until (see store.Filter; Limit is ignored).
 	Filter store.Filter
-	// Prose keeps only passages of prose (Role.Prose: body text and its
-	// headings), leaving out tables, captions, figures' text, footnotes,
-	// reference entries and equations: what answers quote.
-	Prose bool
 }
 
 func (o Options) withDefaults() Options {
@@ -242,20 +238,7 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opt Options) ([]
 	default:
 		ranked = fu.fuse(lex, dense)
 	}
-	if opt.Prose {
-		var err error
-		if ranked, err = r.prose(ctx, ranked, opt); err != nil {
-			return nil, err
-		}
-	}
 	return r.Hydrate(ctx, diversify(ranked, opt.K, opt.PerPaper))
-}
-
-// prose keeps the ranked chunks whose role is prose, sifting them until
-// diversify has what it needs.
-func (r *Retriever) prose(ctx context.Context, ranked []Scored, opt Options) ([]Scored, error) {
-	return r.sift(ctx, ranked, func(c store.Chunk) bool { return c.Role.Prose() },
-		func(kept []Scored) bool { return len(diversify(kept, opt.K, opt.PerPaper)) == opt.K })
 }
 
 // noiseFloor is the similarity below which the embedder's best match means
