@@ -4,11 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/store/index"
 )
 
 // approxFrom is the number of chunks from which SearchVectors asks the
@@ -43,7 +43,7 @@ func (e *engine) SearchVectors(ctx context.Context, q []float32, k int, sel stor
 	cand := k + k/2 + 64
 	expr, _ := indexed(dims)
 	approx := n >= approxFrom && expr != ""
-	args := []any{vectorLiteral(normalized(q)), k}
+	args := []any{vectorLiteral(index.Normalized(q)), k} // the query normalised as the embedded library does
 	from := "chunks c WHERE c.vector IS NOT NULL"
 	if approx {
 		args = append(args, cand)
@@ -252,23 +252,4 @@ func parseVector(s string) ([]float32, error) {
 		out = append(out, float32(x))
 	}
 	return out, nil
-}
-
-// normalized returns v scaled to unit length (a copy), as the embedded
-// library normalises query vectors.
-func normalized(v []float32) []float32 {
-	var s float64
-	for _, f := range v {
-		s += float64(f) * float64(f)
-	}
-	out := make([]float32, len(v))
-	copy(out, v)
-	if s == 0 || math.Abs(s-1) < 1e-6 {
-		return out
-	}
-	inv := 1 / math.Sqrt(s)
-	for i := range out {
-		out[i] = float32(float64(out[i]) * inv)
-	}
-	return out
 }
