@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
@@ -312,6 +313,13 @@ func segments(p Page) []segment {
 		if sp.Start < covered || sp.End > len(p.Text) || sp.End < sp.Start {
 			continue // out of order or out of range: the text stays body
 		}
+		if sp.Role.OfChunk() != role.Body && fragment(p.Text[sp.Start:sp.End]) {
+			// a lone symbol stays with the text before it (see fragment)
+			if sp.Start == covered {
+				covered = sp.End
+			}
+			continue
+		}
 		if sp.Start > covered {
 			cuts = append(cuts, cutAt{at: covered, role: role.Body, isRole: true})
 		}
@@ -347,6 +355,23 @@ func segments(p Page) []segment {
 	}
 	out = append(out, segment{text: p.Text[prev:], role: cur})
 	return out
+}
+
+// fragment reports a span too small to be a chunk of its own: fewer than
+// three letters or digits, such as an equation's lone "√" or bracket
+// between two lines of a paragraph, or a figure's "(a)". Cut out, it would
+// be a chunk nobody can search and would split the paragraph around it
+// (a word hyphenated across it stays apart).
+func fragment(s string) bool {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if n++; n >= 3 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // cut splits an over-long sentence into pieces of at most max words.

@@ -264,3 +264,37 @@ func TestBodyCutsAtRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneSymbolsStayInTheirText: a span of fewer than three letters or
+// digits (an equation's "√" between two lines of a paragraph, a figure's
+// "(a)") is no chunk of its own: it stays with the text before it, so the
+// paragraph around it is one chunk. The lines come from 2209.02646 p. 6,
+// where the "√" was a one-character chunk with a zero vector.
+func TestLoneSymbolsStayInTheirText(t *testing.T) {
+	var b strings.Builder
+	var spans []Span
+	add := func(r role.Role, s string) {
+		start := b.Len()
+		b.WriteString(s)
+		spans = append(spans, Span{Start: start, End: b.Len(), Role: r})
+	}
+	add(role.Body, "where σt is parameterized by 1 − αt / αt , and x̄ is param-\n")
+	add(role.Equation, "√\n")
+	add(role.Body, "eterized as x/ αt . Later works interpret DDIM as a product of applying an exponential integrator.\n\n")
+	add(role.Figure, "Seed 1 Seed 2\n")
+	add(role.Figure, "(a)\n")
+	add(role.Caption, "Figure 3: Accuracy by seed.\n")
+	pages := []Page{{N: 6, Text: b.String(), Spans: spans}}
+	var got []string
+	for _, c := range Body("p", pages, 1, Options{Size: 100, Overlap: 10}) {
+		got = append(got, string(c.Role)+"|"+c.Text)
+	}
+	want := []string{
+		"body|where σt is parameterized by 1 − αt / αt , and x̄ is param- √ eterized as x/ αt . Later works interpret DDIM as a product of applying an exponential integrator.",
+		"figure|Seed 1 Seed 2\n(a)",
+		"caption|Figure 3: Accuracy by seed.",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("chunks:\n%q\nwant\n%q", got, want)
+	}
+}
