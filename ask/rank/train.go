@@ -35,6 +35,7 @@ func (l Labeled) factShare(text string) float64 {
 type LabeledAnswer struct {
 	Type     string
 	Text     string
+	Spans    []string // an extractive answer's spans
 	Evidence []string
 }
 
@@ -255,7 +256,7 @@ func Train(train, dev, fullText []Labeled) (*Model, string) {
 		}
 		h := *m
 		h.Thresholds, _, _ = m.fitThresholds(sel)
-		a, e := h.score(held)
+		a, e, _ := h.score(held)
 		heldA, heldE = heldA+a/2, heldE+e/2
 	}
 
@@ -407,20 +408,24 @@ type chosen struct {
 }
 
 // fitThresholds chooses the thresholds under which the choices score best
-// on QASPER's Answer-F1 plus Evidence-F1.
+// on QASPER's Answer-F1 plus Evidence-F1 plus the share of questions with
+// an extractive answer whose first line holds it (firstLine, in points):
+// a short answer is what a reader reads first, and QASPER's token F1
+// pays a span that is partly right as much as a sentence that holds the
+// whole answer.
 func (m *Model) fitThresholds(cs []chosen) (Thresholds, float64, float64) {
-	best, bestA, bestE := Thresholds{}, -1.0, -1.0
+	best, bestA, bestE, bestF := Thresholds{}, -1.0, -1.0, -1.0
 	// never below 0.5: an answer does not refuse what the model finds more
 	// likely answered than not (QASPER's metric would pay for refusing
 	// more, a reader would not)
 	for _, ab := range []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1.01} {
 		for _, qu := range []float64{0.25, 0.5, 0.75, 1.01} {
-			for _, sh := range []float64{0, 0.02, 0.05, 0.1, 0.2, 0.3} {
+			for _, sh := range []float64{0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.01} {
 				h := *m
 				h.Thresholds = Thresholds{Abstain: ab, Quote: qu, Short: sh}
-				a, e := h.score(cs)
-				if a+e > bestA+bestE {
-					best, bestA, bestE = h.Thresholds, a, e
+				a, e, f := h.score(cs)
+				if a+e+100*f > bestA+bestE+100*bestF {
+					best, bestA, bestE, bestF = h.Thresholds, a, e, f
 				}
 			}
 		}
@@ -429,10 +434,13 @@ func (m *Model) fitThresholds(cs []chosen) (Thresholds, float64, float64) {
 }
 
 // score is QASPER's Answer-F1 and Evidence-F1 (white space collapsed) of
-// the model's decisions on the choices.
-func (m *Model) score(cs []chosen) (answerF1, evidenceF1 float64) {
+// the model's decisions on the choices, and firstLine: the share of the
+// questions with an extractive answer for which the short answer holds
+// every span of one (case and spacing aside).
+func (m *Model) score(cs []chosen) (answerF1, evidenceF1, firstLine float64) {
 	var qs []eval.QASPERQuestion
 	preds := map[string]eval.QASPERPrediction{}
+	extractive, held := 0, 0
 	for _, ch := range cs {
 		l := ch.l
 		qq := eval.QASPERQuestion{ID: l.ID, Q: l.Question}
@@ -446,9 +454,42 @@ func (m *Model) score(cs []chosen) (answerF1, evidenceF1 float64) {
 			p.Evidence = append(p.Evidence, l.Paper[i].Text)
 		}
 		preds[l.ID] = p
+		if has, ok := holdsExtractive(l.Answers, ans); has {
+			extractive++
+			if ok {
+				held++
+			}
+		}
 	}
 	sc := eval.ScoreQASPER(qs, preds)
-	return sc.AnswerF1, sc.EvidenceF1Collapsed
+	if extractive > 0 {
+		firstLine = float64(held) / float64(extractive)
+	}
+	return sc.AnswerF1, sc.EvidenceF1Collapsed, firstLine
+}
+
+// holdsExtractive reports whether answers has an extractive one (has),
+// and whether answer holds every span of one of them (ok).
+func holdsExtractive(answers []LabeledAnswer, answer string) (has, ok bool) {
+	norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+	got := norm(answer)
+	for _, a := range answers {
+		if a.Type != "extractive" || len(a.Spans) == 0 {
+			continue
+		}
+		has = true
+		all := true
+		for _, sp := range a.Spans {
+			if !strings.Contains(got, norm(sp)) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true, true
+		}
+	}
+	return has, false
 }
 
 // evaluate scores the model on ls with QASPER's metrics (evidence with

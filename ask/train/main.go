@@ -119,7 +119,7 @@ func readSplit(dir string) ([]rank.Labeled, error) {
 		}
 		l := rank.Labeled{ID: q.ID, Question: q.Q, Paper: paras}
 		for _, a := range q.Answers {
-			l.Answers = append(l.Answers, rank.LabeledAnswer{Type: a.Type, Text: a.Text, Evidence: a.Evidence})
+			l.Answers = append(l.Answers, rank.LabeledAnswer{Type: a.Type, Text: a.Text, Spans: a.Spans, Evidence: a.Evidence})
 		}
 		out = append(out, l)
 	}
