@@ -36,6 +36,7 @@ package arxivtest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -49,6 +50,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -349,10 +351,16 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) int {
 	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
 	title := fmt.Sprintf("arXiv Query: search_query=%s&id_list=%s&start=%d&max_results=%d",
 		q.Get("search_query"), q.Get("id_list"), start, maxResults)
-	if err := WriteFeed(w, title, total, start, maxResults, page); err != nil {
+	if err := WriteFeed(w, title, total, start, maxResults, page); err != nil && !clientGone(err) {
 		s.t.Errorf("arxivtest: write feed: %v", err)
 	}
 	return http.StatusOK
+}
+
+// clientGone reports a write that failed because the client went away
+// (a test killed it, or it gave up): no fault of the server's.
+func clientGone(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
 }
 
 var dateRange = regexp.MustCompile(`(?i)(?:\bAND\s+)?submittedDate:\[\s*(\d{8,14})\s+TO\s+(\d{8,14})\s*\](?:\s+AND\b)?`)
