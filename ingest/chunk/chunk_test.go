@@ -217,28 +217,34 @@ func TestTrimRejoinsText(t *testing.T) {
 	}
 }
 
+// rolePage builds a page's text and its spans, a run of one role at a time.
+type rolePage struct {
+	text  strings.Builder
+	spans []Span
+}
+
+func (p *rolePage) add(r role.Role, s string) {
+	start := p.text.Len()
+	p.text.WriteString(s)
+	p.spans = append(p.spans, Span{Start: start, End: p.text.Len(), Role: r})
+}
+
 // TestBodyCutsAtRoles: each chunk holds text of one role; a table keeps
 // its rows as lines, headings go with the body text of their section, and
 // the section in force carries over to the table and caption chunks.
 func TestBodyCutsAtRoles(t *testing.T) {
-	var b strings.Builder
-	var spans []Span
-	add := func(r role.Role, s string) {
-		start := b.Len()
-		b.WriteString(s)
-		spans = append(spans, Span{Start: start, End: b.Len(), Role: r})
-	}
+	var pg rolePage
+	add := pg.add
 	add(role.Heading, "3 Results\n")
 	add(role.Body, "We compare the models on two tasks. Ours is best on both.\n\n")
 	add(role.Table, "Model Task A Task B\nBaseline 41.2 38.0\nOurs 47.9 44.1\n\n")
 	add(role.Caption, "Table 2: Accuracy on the two tasks.\n\n")
 	add(role.Body, "The gain holds across seeds.\n\n")
-	discussion := b.Len()
+	discussion := pg.text.Len()
 	add(role.Heading, "4 Discussion\n")
 	add(role.Figure, "Seed 1 Seed 2\n")
 	add(role.Body, "Seeds matter little.\n")
-	text := b.String()
-	pages := []Page{{N: 4, Text: text, Headings: []Heading{{Offset: 0, Text: "3 Results"}, {Offset: discussion, Text: "4 Discussion"}}, Spans: spans}}
+	pages := []Page{{N: 4, Text: pg.text.String(), Headings: []Heading{{Offset: 0, Text: "3 Results"}, {Offset: discussion, Text: "4 Discussion"}}, Spans: pg.spans}}
 	chunks := Body("p", pages, 1, Options{Size: 100, Overlap: 10})
 	var got []string
 	for _, c := range chunks {
@@ -271,20 +277,15 @@ func TestBodyCutsAtRoles(t *testing.T) {
 // paragraph around it is one chunk. The lines come from 2209.02646 p. 6,
 // where the "√" was a one-character chunk with a zero vector.
 func TestLoneSymbolsStayInTheirText(t *testing.T) {
-	var b strings.Builder
-	var spans []Span
-	add := func(r role.Role, s string) {
-		start := b.Len()
-		b.WriteString(s)
-		spans = append(spans, Span{Start: start, End: b.Len(), Role: r})
-	}
+	var pg rolePage
+	add := pg.add
 	add(role.Body, "where σt is parameterized by 1 − αt / αt , and x̄ is param-\n")
 	add(role.Equation, "√\n")
 	add(role.Body, "eterized as x/ αt . Later works interpret DDIM as a product of applying an exponential integrator.\n\n")
 	add(role.Figure, "Seed 1 Seed 2\n")
 	add(role.Figure, "(a)\n")
 	add(role.Caption, "Figure 3: Accuracy by seed.\n")
-	pages := []Page{{N: 6, Text: b.String(), Spans: spans}}
+	pages := []Page{{N: 6, Text: pg.text.String(), Spans: pg.spans}}
 	var got []string
 	for _, c := range Body("p", pages, 1, Options{Size: 100, Overlap: 10}) {
 		got = append(got, string(c.Role)+"|"+c.Text)
