@@ -15,9 +15,9 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/papers-cli/papers/bench/review/cellscore"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
@@ -66,7 +66,7 @@ func main() {
 	if err := eval.ResolvePapers(ctx, lib, qs, pdfDir); err != nil {
 		log.Fatal(err)
 	}
-	var answerable, stated, right, paged, pageRight, unanswerable, notStated int
+	var t cellscore.Tally
 	for _, q := range qs {
 		if q.Paper == "" {
 			continue
@@ -79,44 +79,27 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		t, err := review.Build(ctx, lib, a, []store.Paper{p}, []review.Column{col}, review.Options{Recompute: true})
+		tab, err := review.Build(ctx, lib, a, []store.Paper{p}, []review.Column{col}, review.Options{Recompute: true})
 		if err != nil {
 			log.Fatal(err)
 		}
-		c := t.Rows[0].Cells[0]
-		if !q.Answerable {
-			unanswerable++
-			if !c.Stated {
-				notStated++
-			} else if *verbose {
-				fmt.Printf("stated, should not be: %s\n  %s (p. %d)\n", q.Q, c.Answer, c.Page)
-			}
+		c := tab.Rows[0].Cells[0]
+		g := cellscore.Gold{Stated: q.Answerable, Facts: [][]string{q.Expect}, Pages: q.Pages}
+		v := cellscore.Judge(c, g)
+		t.Add(g.Stated, v)
+		if !*verbose {
 			continue
 		}
-		answerable++
-		if !c.Stated {
-			if *verbose {
-				fmt.Printf("not stated: %s (expect %q p. %v)\n", q.Q, q.Expect, q.Pages)
-			}
-			continue
-		}
-		stated++
-		ok := len(eval.Missing(c.Answer+" "+c.Quote, q.Expect)) == 0
-		if ok {
-			right++
-		}
-		if c.Page > 0 {
-			paged++
-			if slices.Contains(q.Pages, c.Page) {
-				pageRight++
-			}
-		}
-		if *verbose && (!ok || !slices.Contains(q.Pages, c.Page)) {
-			fmt.Printf("%s: %s\n  expect %q p. %v; got p. %d: %s\n", map[bool]string{true: "page", false: "wrong"}[ok], q.Q, q.Expect, q.Pages, c.Page, strings.TrimSpace(c.Answer))
+		switch {
+		case !g.Stated && !v.Right:
+			fmt.Printf("stated, should not be: %s\n  %s (p. %d)\n", q.Q, c.Answer, c.Page)
+		case g.Stated && !v.Answered:
+			fmt.Printf("not stated: %s (expect %q p. %v)\n", q.Q, q.Expect, q.Pages)
+		case g.Stated && (!v.Right || !v.PageRight):
+			fmt.Printf("%s: %s\n  expect %q p. %v; got p. %d: %s\n", map[bool]string{true: "page", false: "wrong"}[v.Right], q.Q, q.Expect, q.Pages, c.Page, strings.TrimSpace(c.Answer))
 		}
 	}
-	pct := func(n, d int) string { return fmt.Sprintf("%d/%d (%.0f%%)", n, d, 100*float64(n)/float64(max(d, 1))) }
-	fmt.Printf("answerable: stated %s, right %s of all, page right %s of the paged stated cells (%s of all)\n",
-		pct(stated, answerable), pct(right, answerable), pct(pageRight, paged), pct(pageRight, answerable))
-	fmt.Printf("unanswerable: not stated %s\n", pct(notStated, unanswerable))
+	fmt.Printf("answerable: stated %s, right %s of all, page right %s of the stated cells (%s of all)\n",
+		cellscore.Pct(t.Answered, t.Stated), cellscore.Pct(t.Right, t.Stated), cellscore.Pct(t.PageRight, t.Answered), cellscore.Pct(t.PageRight, t.Stated))
+	fmt.Printf("unanswerable: not stated %s\n", cellscore.Pct(t.Marked, t.Unstated))
 }
