@@ -17,7 +17,7 @@ import (
 // cellsVersion is bumped when the same answer would make another cell
 // (what is quoted, how pages are found): cached cells of another version
 // are computed again.
-const cellsVersion = "c1"
+const cellsVersion = "c2"
 
 // buildVersion tells builds apart in the cache, so that cells computed by
 // an older answer composer are not served after an upgrade: the module
@@ -72,6 +72,14 @@ func (o *Offline) workers() int     { return defaultWorkers() }
 func (o *Offline) usage() llm.Usage { return llm.Usage{} }
 
 func (o *Offline) answer(ctx context.Context, pt *paperText, c Column) (Cell, error) {
+	if k := intentOf(c.Question); k != noIntent {
+		if cell, ok := pt.generic(k); ok {
+			return cell, nil
+		}
+		if _, needsEvidence := minCues[k]; needsEvidence {
+			return notStated(), nil
+		}
+	}
 	res, err := askPaper(ctx, o.Retriever, pt, c.Question)
 	if errors.Is(err, ask.ErrNoEvidence) {
 		return notStated(), nil

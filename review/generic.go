@@ -1,0 +1,272 @@
+package review
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/papers-cli/papers/role"
+	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/textseg"
+)
+
+// The generic questions of a literature review ("What problem does it
+// address?", "How much better is it?") name nothing a paper's text
+// matches: searching the paper for their words finds sentences that
+// happen to say "address" or "better". Papers state these things in set
+// places and set phrasings instead: the problem and the method in the
+// abstract and the introduction ("however, ... remains challenging", "we
+// propose"), the improvement as a number beside a comparison ("outperforms
+// ... by 3.4%"), the datasets beside "dataset" or "benchmark", the
+// limitations in a section of that name or beside "limitation", released
+// code as a link or "we release". The offline answerer recognises these
+// questions (intentOf) and picks the sentence of the paper with the most
+// of its kind's cues, in the places its kind is stated; a question of a
+// kind that needs evidence (an improvement, datasets, limitations,
+// released code) is "not stated" when no sentence has it.
+
+// intent is the kind of generic question a column asks.
+type intent int
+
+const (
+	noIntent intent = iota
+	problemIntent
+	methodIntent
+	gainIntent
+	dataIntent
+	limitIntent
+	codeIntent
+)
+
+// intentCues tell the kinds apart by the question's words; the first kind
+// whose pattern the question matches is its kind.
+var intentCues = []struct {
+	kind intent
+	re   *regexp.Regexp
+}{
+	{codeIntent, regexp.MustCompile(`\b(code|source|software|implementation|github|open[- ]sourced?)\b|\b(released?|available|public(ly)?)\b.*\b(data|dataset)\b|\b(data|dataset)\b.*\b(released?|available|public)\b`)},
+	{limitIntent, regexp.MustCompile(`\b(limitations?|weakness(es)?|drawbacks?|shortcomings?|caveats?)\b`)},
+	{dataIntent, regexp.MustCompile(`\b(datasets?|data sets?|benchmarks?|corpus|corpora|test beds?)\b`)},
+	{gainIntent, regexp.MustCompile(`\bhow (much|well)\b.*\b(better|improve|faster|gain)|\b(improvements?|gains?|speedups?|outperforms?)\b|\bmain results?\b`)},
+	{problemIntent, regexp.MustCompile(`\b(problems?|address(es)?|motivations?|challenges?|research questions?|goals?|aims?)\b`)},
+	{methodIntent, regexp.MustCompile(`\b(methods?|approach(es)?|propose[sd]?|techniques?|contributions?)\b`)},
+}
+
+// maxGenericWords is the most words a generic question has: a longer one
+// asks something particular, whatever words it shares with them.
+const maxGenericWords = 10
+
+// intentOf is the kind of question q asks, noIntent when it asks something
+// particular (that the paper's words can be searched for): a question of
+// more than maxGenericWords words, or one that names something (a
+// capitalised word after its first).
+func intentOf(q string) intent {
+	words := strings.Fields(q)
+	if len(words) > maxGenericWords {
+		return noIntent
+	}
+	for _, w := range words[min(1, len(words)):] {
+		if r := []rune(w); unicode.IsUpper(r[0]) && w != "I" {
+			return noIntent
+		}
+	}
+	q = strings.ToLower(q)
+	for _, c := range intentCues {
+		if c.re.MatchString(q) {
+			return c.kind
+		}
+	}
+	return noIntent
+}
+
+// sentenceCues are the phrasings each kind is stated in: each distinct
+// cue a sentence holds adds one to its score.
+var sentenceCues = map[intent][]*regexp.Regexp{
+	problemIntent: cues(`\bproblems?\b`, `\bchalleng`, `\bdifficult`, `\bhowever\b`, `\blimited by\b`, `\black(s|ing)?\b`, `\bremains?\b`, `\bsuffer`,
+		`\bexpensive\b`, `\bcostly\b`, `\bbottleneck`, `\bprecludes?\b`, `\babsence\b`, `\bno (precise|concrete|cost-effective|existing)\b`, `\bneeds?\b`,
+		`\bcrucial\b`, `\bgoal of\b`, `\bunsolved\b`, `\bimpractical\b`, `\bnot (well )?suited\b`, `\bdemands?\b`),
+	methodIntent: cues(`\bwe (propose|present|introduce|develop|design|describe|derive|analy[sz]e)\b`, `\b(this|the present|our) (paper|letter|work|article|survey|review)\b`,
+		`\bnovel\b`, `\bour (approach|method|technique|framework|system|model)\b`,
+		`\bproposed (method|approach|framework|system|model)\b`, `\bframework\b`, `\barchitecture\b`, `\bbased (solely )?on\b`, `\bcategori[sz]e\b`, `\bgroup them\b`),
+	gainIntent: cues(`\boutperform`, `\bimprov(es|ed|ing|ement)\b`, `\bbetter\b`, `\bsurpass`, `\bfaster\b`, `\bspeedups?\b`, `\bhigher\b`, `\blower\b`,
+		`\breduc(es|ed|ing|tion)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
+	dataIntent: cues(`\bdatasets?\b`, `\bdata sets?\b`, `\bbenchmarks?\b`, `\bdatabases?\b`, `\bcorp(us|ora)\b`, `\btest (sets?|images|material)\b`,
+		`\b(evaluate|evaluated|experiments?|tests?|trained) (it |them )?on\b`),
+	limitIntent: cues(`\blimitations?\b`, `\bdrawbacks?\b`, `\bshortcomings?\b`, `\bcannot\b`, `\bunable\b`, `\bfail(s|ed)? to\b`, `\binferior\b`, `\bworse\b`,
+		`\bnot yet\b`, `\bstruggles?\b`, `\bat the cost of\b`, `\bvulnerable\b`, `\bnot (increase|scale|generali[sz]e)\b`, `\bdoes not (currently )?support\b`),
+	codeIntent: cues(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo`, `https?://`, `\b(code|software|implementation|repository|models?|data(sets?)?|judgments|annotations)\b`,
+		`\b(release|released|publish|open[- ]source|available)\b`),
+}
+
+func cues(res ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(res))
+	for i, s := range res {
+		out[i] = regexp.MustCompile(s)
+	}
+	return out
+}
+
+// A number that is a result, not a figure's, table's, section's,
+// reference's or year's number.
+var (
+	resultNumber = regexp.MustCompile(`\d+(\.\d+)?\s*(%|x\b|×|times\b|-?fold\b|db\b|bleu\b|points?\b)|\d+\.\d+|\bfactor of\b`)
+	notResult    = regexp.MustCompile(`\b(fig(ure)?s?|tables?|sections?|eq(uation)?s?|appendix|chapter)\.?\s*\d+|\[\d[^\]]*\]|\b(19|20)\d\d\b`)
+	// released code is a link or words saying the authors release it
+	codeLink    = regexp.MustCompile(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org`)
+	codeRelease = regexp.MustCompile(`\b(release[sd]?|make [a-z ]*available|made [a-z ]*available|publish(ed)?|open[- ]source[sd]?|(is|are) (publicly |freely )?available)\b`)
+	artefact    = regexp.MustCompile(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights)\b`)
+	// the paper's own system, named as its limitations are
+	ownSystem = regexp.MustCompile(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
+	// a sentence about the paper's own work
+	self   = regexp.MustCompile(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
+	survey = regexp.MustCompile(`\b(this|our) (survey|review)\b|\b(survey|review) (paper|article)\b|\bliterature review\b|\bprovides? an? (comprehensive )?(overview|survey|review)\b`)
+	// the sections that hold no answer of the paper's own
+	otherSection = regexp.MustCompile(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|appendix|author contributions?)\b`)
+	limitSection = regexp.MustCompile(`(?i)\blimitations?\b`)
+	introSection = regexp.MustCompile(`(?i)\b(introduction|abstract)\b`)
+	endSection   = regexp.MustCompile(`(?i)\b(conclusions?|concluding|discussion|summary)\b`)
+)
+
+// minCues is the least score a sentence of a kind that needs evidence must
+// have to be the answer: below it the paper does not state it.
+var minCues = map[intent]float64{gainIntent: 2.5, dataIntent: 1, limitIntent: 1, codeIntent: 1}
+
+// candidate is one sentence of the paper with where it is.
+type candidate struct {
+	text  string
+	chunk store.Chunk
+	score float64
+}
+
+// generic answers a generic question from the paper's sentences: the one
+// with the most cues of its kind, weighted by where the kind is stated.
+// ok is false when no sentence states it (for the kinds that need
+// evidence) or the paper has no text to choose from.
+func (t *paperText) generic(k intent) (Cell, bool) {
+	isSurvey := false
+	var cands []candidate
+	for _, c := range t.chunks {
+		if c.Role != "" && c.Role != role.Body && !(k == codeIntent && c.Role == role.Footnote) {
+			continue
+		}
+		for _, para := range textseg.Paragraphs(c.Text) {
+			for _, s := range textseg.Sentences(para) {
+				s = strings.Join(strings.Fields(s), " ")
+				if !proseSentence(s) {
+					continue
+				}
+				if (c.Seq == 0 || c.PageStart <= 2) && survey.MatchString(strings.ToLower(s)) {
+					isSurvey = true
+				}
+				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c)})
+			}
+		}
+	}
+	if k == gainIntent && isSurvey {
+		return Cell{}, false // a survey compares nothing of its own against a baseline
+	}
+	best := -1
+	for i, c := range cands {
+		if c.score > 0 && (best < 0 || c.score > cands[best].score) {
+			best = i
+		}
+	}
+	if best < 0 || cands[best].score < minCues[k] {
+		return Cell{}, false
+	}
+	b := cands[best]
+	loc, ok := t.locate(b.text)
+	if !ok {
+		return Cell{}, false
+	}
+	return Cell{Stated: true, Answer: shorten(b.text, maxAnswerWords), Quote: b.text, Page: loc.page, Section: sectionOf(loc.chunk), Score: b.score}, true
+}
+
+// score is how well sentence orig of chunk c answers a question of kind
+// k: its distinct cues, plus where it stands.
+func score(k intent, orig string, c store.Chunk) float64 {
+	if otherSection.MatchString(c.Section) && c.Seq != 0 {
+		return 0
+	}
+	s := strings.ToLower(orig)
+	n := 0.0
+	for _, re := range sentenceCues[k] {
+		if re.MatchString(s) {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	early := c.Seq == 0 || c.PageStart <= 1 || introSection.MatchString(c.Section)
+	late := endSection.MatchString(c.Section)
+	switch k {
+	case problemIntent, methodIntent:
+		if k == methodIntent && !self.MatchString(s) {
+			return 0 // a method others proposed
+		}
+		n = min(n, 2) // where it stands counts more than a third cue
+		if c.Seq == 0 || c.PageStart <= 1 {
+			n += 2
+		} else if early {
+			n += 1
+		} else if c.PageStart <= 2 || late {
+			n += 0.5
+		}
+	case gainIntent:
+		if !resultNumber.MatchString(notResult.ReplaceAllString(s, " ")) {
+			return 0
+		}
+		n++
+		if early || late {
+			n += 1
+		}
+	case dataIntent:
+		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) {
+			return 0 // "evaluated on" names no dataset
+		}
+		if properName.MatchString(orig) {
+			n += 0.5
+		}
+	case limitIntent:
+		switch {
+		case limitSection.MatchString(c.Section):
+			n += 2
+		case !self.MatchString(s) && !ownSystem.MatchString(s):
+			return 0 // the limits of others' work
+		case late:
+			n += 0.5
+		}
+	case codeIntent:
+		if !codeLink.MatchString(s) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && self.MatchString(s)) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && strings.Contains(s, " at ")) {
+			return 0
+		}
+		n++
+	}
+	return n
+}
+
+// properName is a dataset's or benchmark's name: a capitalised word after
+// a sentence's first (Kodak, MFIRST, SQuALITY, CIFAR-10).
+var properName = regexp.MustCompile(`\s[A-Z][A-Za-z0-9-]*[A-Za-z0-9]`)
+
+// proseSentence keeps the sentences an answer can be: of 6 to 80 words,
+// starting as a sentence does, mostly letters (not a table row or an
+// equation).
+func proseSentence(s string) bool {
+	n := textseg.WordCount(s)
+	if n < 6 || n > 80 {
+		return false
+	}
+	r := []rune(s)
+	if !(r[0] >= 'A' && r[0] <= 'Z' || r[0] >= '0' && r[0] <= '9' || r[0] == '(' || r[0] == '"' || r[0] == '“') {
+		return false
+	}
+	letters := 0
+	for _, c := range r {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == ' ' {
+			letters++
+		}
+	}
+	return letters*10 >= len(r)*7
+}
