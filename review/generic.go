@@ -121,7 +121,7 @@ var (
 	self   = regexp.MustCompile(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
 	survey = regexp.MustCompile(`\b(this|our) (survey|review)\b|\b(survey|review) (paper|article)\b|\bliterature review\b|\bprovides? an? (comprehensive )?(overview|survey|review)\b`)
 	// the sections that hold no answer of the paper's own
-	otherSection = regexp.MustCompile(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|appendix|author contributions?)\b`)
+	otherSection = regexp.MustCompile(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|author contributions?)\b`)
 	limitSection = regexp.MustCompile(`(?i)\blimitations?\b`)
 	introSection = regexp.MustCompile(`(?i)\b(introduction|abstract)\b`)
 	endSection   = regexp.MustCompile(`(?i)\b(conclusions?|concluding|discussion|summary)\b`)
@@ -225,9 +225,7 @@ func score(k intent, orig string, c store.Chunk) float64 {
 		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) {
 			return 0 // "evaluated on" names no dataset
 		}
-		if properName.MatchString(orig) {
-			n += 0.5
-		}
+		n += 0.5 * float64(min(3, len(properName.FindAllString(orig, -1)))) // the more names, the likelier a list of datasets
 	case limitIntent:
 		switch {
 		case limitSection.MatchString(c.Section):
