@@ -3,11 +3,11 @@ package ask
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/papers-cli/papers/ask/rank"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
@@ -288,7 +288,7 @@ func focus(question string) string {
 }
 
 // metadataRe asks who wrote a paper, or when it appeared.
-var metadataRe = regexp.MustCompile(`(?i)^\s*(?:who\s+(?:wrote|authored|are\s+the\s+authors\s+of|is\s+the\s+author\s+of|published|created|developed)|(?:who|what)\s+(?:are|were)\s+(?:the\s+)?authors|(?:list|name)\s+the\s+authors|when\s+was\s+.{1,80}\s+(?:published|released|posted))\b`)
+var metadataRe = lazyre.New(`(?i)^\s*(?:who\s+(?:wrote|authored|are\s+the\s+authors\s+of|is\s+the\s+author\s+of|published|created|developed)|(?:who|what)\s+(?:are|were)\s+(?:the\s+)?authors|(?:list|name)\s+the\s+authors|when\s+was\s+.{1,80}\s+(?:published|released|posted))\b`)
 
 // metadataQuestion reports a question about a paper's authors or date,
 // which its record answers rather than its text.

@@ -2,11 +2,11 @@ package ask
 
 import (
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/prompts"
 	"github.com/papers-cli/papers/textseg"
 )
@@ -133,12 +133,12 @@ func (c *citeWriter) feed(b byte) {
 	}
 }
 
-var citationGroup = regexp.MustCompile(`(?i)^\[\s*(?:(?:passages?|sources?|refs?\.?|n\s*=)\s*)?\d+(?:\s*(?:,|;|-|–|and)\s*(?:(?:passages?|sources?)\s*)?\d+)*\s*\]$`)
+var citationGroup = lazyre.New(`(?i)^\[\s*(?:(?:passages?|sources?|refs?\.?|n\s*=)\s*)?\d+(?:\s*(?:,|;|-|–|and)\s*(?:(?:passages?|sources?)\s*)?\d+)*\s*\]$`)
 
 // pageSuffix is a page reference a model may add inside a citation,
 // "[2, p. 3]" or "[2, pp. 3-4]": the pages are the passage's own, so it goes.
-var pageSuffix = regexp.MustCompile(`(?i)\s*,\s*pp?\.\s*\d+(?:\s*[-–]\s*\d+)?\s*\]$`)
-var digits = regexp.MustCompile(`\d+|-|–`)
+var pageSuffix = lazyre.New(`(?i)\s*,\s*pp?\.\s*\d+(?:\s*[-–]\s*\d+)?\s*\]$`)
+var digits = lazyre.New(`\d+|-|–`)
 
 // citedNumbers parses a citation group ("[1, 3-5]", "[Passage 2]") into its
 // numbers, in order, each once; ok is false when br is not a citation.
@@ -290,7 +290,7 @@ func stripMarks(s string) string {
 
 // sourcesHeading recognises a model's own list of sources at the start of a
 // line: "Sources:", "**References**", "## Sources", "Sources: [1] ...".
-var sourcesHeading = regexp.MustCompile(`(?i)^[#>*_\s]*(?:sources|references|citations|bibliography|works cited|cited passages)\b[*_\s]*(?::|$)`)
+var sourcesHeading = lazyre.New(`(?i)^[#>*_\s]*(?:sources|references|citations|bibliography|works cited|cited passages)\b[*_\s]*(?::|$)`)
 
 // finish decides one sentence: dropped (after a Sources heading), removed
 // (it cited only passages that were not given), or kept with its
@@ -454,8 +454,8 @@ func StripCitations(text string) string {
 	return c.Text()
 }
 
-var displayCite = regexp.MustCompile(`\[(\d+)\]`)
-var leadingCites = regexp.MustCompile(`^(?:\[\d+\]\s*)+`)
+var displayCite = lazyre.New(`\[(\d+)\]`)
+var leadingCites = lazyre.New(`^(?:\[\d+\]\s*)+`)
 
 // answerSentences splits a checked answer into its sentences as the
 // citation checks see them: each line on its own (list items are claims),

@@ -1,11 +1,11 @@
 package ask
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 // Sentences of extracted PDF text carry what the page layout left in them:
@@ -16,17 +16,17 @@ import (
 // debris.
 
 var (
-	latexWrap  = regexp.MustCompile(`\\(?:emph|textbf|textit|texttt|textrm|textsc|mathrm|mathbf|mathit|mathcal|text|mbox|underline)\s*\{([^{}]*)\}`)
-	latexMath  = regexp.MustCompile(`\$([^$]{1,80})\$`)
-	latexCmd   = regexp.MustCompile(`\\([A-Za-z]+)`)
-	lineHyphen = regexp.MustCompile(`([\p{L}\d])- ([\p{L}\d][\p{L}\d]*)`)
+	latexWrap  = lazyre.New(`\\(?:emph|textbf|textit|texttt|textrm|textsc|mathrm|mathbf|mathit|mathcal|text|mbox|underline)\s*\{([^{}]*)\}`)
+	latexMath  = lazyre.New(`\$([^$]{1,80})\$`)
+	latexCmd   = lazyre.New(`\\([A-Za-z]+)`)
+	lineHyphen = lazyre.New(`([\p{L}\d])- ([\p{L}\d][\p{L}\d]*)`)
 	// "3.2 Datasets and Training For red teaming ...", "B.1 RL Algorithm We use ..."
-	numberedHead = regexp.MustCompile(`^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)+\.?)\s+`)
-	captionStart = regexp.MustCompile(`\b(?:Figure|Fig\.|Table|Tab\.)\s*\d+[a-z]?\s*[:.|]?\s`)
-	footnoteDot  = regexp.MustCompile(`(\p{Ll}{2}[).]?)\.(\d{1,2})$`)
-	tocDots      = regexp.MustCompile(`(?:\. ){3,}|\.{4,}`)
-	spaceBefore  = regexp.MustCompile(` +([,;:.!?)\]])`)
-	refMark      = regexp.MustCompile(`\s*\[\d+(?:\s*[,–-]\s*\d+)*\]`)
+	numberedHead = lazyre.New(`^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)+\.?)\s+`)
+	captionStart = lazyre.New(`\b(?:Figure|Fig\.|Table|Tab\.)\s*\d+[a-z]?\s*[:.|]?\s`)
+	footnoteDot  = lazyre.New(`(\p{Ll}{2}[).]?)\.(\d{1,2})$`)
+	tocDots      = lazyre.New(`(?:\. ){3,}|\.{4,}`)
+	spaceBefore  = lazyre.New(` +([,;:.!?)\]])`)
+	refMark      = lazyre.New(`\s*\[\d+(?:\s*[,–-]\s*\d+)*\]`)
 )
 
 var latexSymbols = map[string]string{

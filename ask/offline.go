@@ -3,12 +3,12 @@ package ask
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/papers-cli/papers/ask/rank"
 	"github.com/papers-cli/papers/internal/cite"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
@@ -306,9 +306,9 @@ func (pt *paperText) ownContribution(fallback quote) quote {
 
 var (
 	// a topic question about how papers go about something
-	asksApproach = regexp.MustCompile(`(?i)\b(?:approach|approaches|method|methods|technique|techniques|how\b|ways?\b|strateg)`)
+	asksApproach = lazyre.New(`(?i)\b(?:approach|approaches|method|methods|technique|techniques|how\b|ways?\b|strateg)`)
 	// a sentence saying what its paper does
-	ownWork = regexp.MustCompile(`(?i)\b(?:we|this (?:paper|work|study)|our (?:method|approach|framework|algorithm|model|system))\s+(?:\w+\s+){0,2}(?:propose|introduce|present|develop|design|train|use|formulate|call|devise|build)s?\b`)
+	ownWork = lazyre.New(`(?i)\b(?:we|this (?:paper|work|study)|our (?:method|approach|framework|algorithm|model|system))\s+(?:\w+\s+){0,2}(?:propose|introduce|present|develop|design|train|use|formulate|call|devise|build)s?\b`)
 )
 
 // groupAt is the share of key words two papers' sentences hold in common

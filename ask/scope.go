@@ -2,11 +2,11 @@ package ask
 
 import (
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
@@ -126,10 +126,10 @@ func lastRune(s string) rune {
 
 var (
 	// "Which papers ...", "what approaches", "methods for", "in the literature"
-	topicCue = regexp.MustCompile(`(?i)\b(?:which|what|list|compare|summari[sz]e)\b.{0,30}\b(?:papers|works|studies|approaches|methods|techniques|methodologies|lines of work|families)\b|\b(?:approaches|methods|techniques)\s+(?:to|for)\b|\bin the (?:literature|library)\b|\bacross (?:the )?papers\b|\bstate of the art\b`)
+	topicCue = lazyre.New(`(?i)\b(?:which|what|list|compare|summari[sz]e)\b.{0,30}\b(?:papers|works|studies|approaches|methods|techniques|methodologies|lines of work|families)\b|\b(?:approaches|methods|techniques)\s+(?:to|for)\b|\bin the (?:literature|library)\b|\bacross (?:the )?papers\b|\bstate of the art\b`)
 	// "How do agents learn ...", "What do reward models ...": a plural
 	// subject that is no pronoun
-	pluralSubject = regexp.MustCompile(`(?i)^(?:how|what|why|when)\s+(?:do|are|can|should|have|could|might)\s+((?:[a-z-]+\s+){0,2}[a-z-]+s)\b`)
+	pluralSubject = lazyre.New(`(?i)^(?:how|what|why|when)\s+(?:do|are|can|should|have|could|might)\s+((?:[a-z-]+\s+){0,2}[a-z-]+s)\b`)
 )
 
 // notSubjects are plural words that name the paper's authors or a

@@ -1,23 +1,23 @@
 package ask
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/store"
 )
 
 var (
 	// "we introduce a hybrid paradigm called Nexa"
-	calledRe = regexp.MustCompile(`\b(?:called|named|dubbed|termed|coined)\s+([A-Z][\p{L}\d-]*[\p{L}\d])`)
+	calledRe = lazyre.New(`\b(?:called|named|dubbed|termed|coined)\s+([A-Z][\p{L}\d-]*[\p{L}\d])`)
 	// "we propose ReBel", "This paper introduces LayoutParser"
-	proposeRe = regexp.MustCompile(`\b(?:propose|proposes|introduce|introduces|present|presents|develop|develops)\s+(?:the\s+)?([A-Z][\p{L}\d-]*[\p{L}\d])`)
+	proposeRe = lazyre.New(`\b(?:propose|proposes|introduce|introduces|present|presents|develop|develops)\s+(?:the\s+)?([A-Z][\p{L}\d-]*[\p{L}\d])`)
 	// "SDAR (Self-Distilled Agentic Reinforcement Learning)"
-	acronymRe = regexp.MustCompile(`\b([A-Z][\p{L}\d-]{1,15})\s*\(([A-Z][^()]{4,100})\)`)
+	acronymRe = lazyre.New(`\b([A-Z][\p{L}\d-]{1,15})\s*\(([A-Z][^()]{4,100})\)`)
 	// "Environment Cross-entropy Hybrid Objective (ECHO)"
-	expansionRe = regexp.MustCompile(`([A-Z][^().;:]{4,100}?)\s*\(([A-Z][\p{L}\d-]{1,15})\)`)
+	expansionRe = lazyre.New(`([A-Z][^().;:]{4,100}?)\s*\(([A-Z][\p{L}\d-]{1,15})\)`)
 )
 
 // genericAcronyms are so common in the field that papers spell them out
@@ -41,7 +41,7 @@ func acronymSet(as ...string) map[string]bool {
 	return m
 }
 
-var introduces = regexp.MustCompile(`(?i)\b(we|this paper|this work)\s+(\w+\s+)?(propose|introduce|present|develop|call|name)s?\b|\bcalled\b|\bat (its|the) (core|heart)\b`)
+var introduces = lazyre.New(`(?i)\b(we|this paper|this work)\s+(\w+\s+)?(propose|introduce|present|develop|call|name)s?\b|\bcalled\b|\bat (its|the) (core|heart)\b`)
 
 // overlap is the share of b's stems that a holds.
 func overlap(a, b map[string]bool) float64 {
@@ -102,7 +102,7 @@ func shortName(p *store.Paper) string {
 	if best != "" {
 		return best
 	}
-	for _, re := range []*regexp.Regexp{calledRe, proposeRe} {
+	for _, re := range []*lazyre.Regexp{calledRe, proposeRe} {
 		for _, m := range re.FindAllStringSubmatch(abs, -1) {
 			if own(m[1]) && nameLike(m[1], false) && !capitalisedCommon(m[1]) {
 				return m[1]

@@ -1,12 +1,13 @@
 package ask
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 // The support check: a model's sentence that cites passages must not state
@@ -87,9 +88,9 @@ func fold(s string) string {
 }
 
 var (
-	numeralRe  = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?|\.\d+`)
-	thousands  = regexp.MustCompile(`^\d{1,3}(?:,\d{3})+(?:\.\d+)?$`)
-	listMarker = regexp.MustCompile(`^\s*(?:\d+[.)]|[-*•])\s+`)
+	numeralRe  = lazyre.New(`\d[\d,]*(?:\.\d+)?|\.\d+`)
+	thousands  = lazyre.New(`^\d{1,3}(?:,\d{3})+(?:\.\d+)?$`)
+	listMarker = lazyre.New(`^\s*(?:\d+[.)]|[-*•])\s+`)
 )
 
 // numbersIn returns the canonical values of the numbers in s.

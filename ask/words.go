@@ -1,11 +1,11 @@
 package ask
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/papers-cli/papers/ask/rank"
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 // stemsOf are the stems of s's content words (package rank's, so that the
@@ -35,7 +35,7 @@ func jaccard(a, b map[string]bool) float64 {
 }
 
 // yearRe finds a year of publication.
-var yearRe = regexp.MustCompile(`\b(19|20)\d\d[a-z]?\b`)
+var yearRe = lazyre.New(`\b(19|20)\d\d[a-z]?\b`)
 
 // nameLike reports whether w looks like a name. first is true for the
 // first word of a sentence, whose capital says nothing.

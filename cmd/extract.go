@@ -87,7 +87,10 @@ Warnings go to stderr.`,
 
 func runExtract(ctx context.Context, o *extractOptions) error {
 	path, stdout, stderr := o.path, o.io.Out, o.io.ErrOut
-	doc, err := pdfproc.Extract(ctx, path)
+	// One file, read here: a child process would double the start-up of a
+	// command that has nothing else to lose (pdfproc.ExtractHere).
+	defer pdfproc.ReaderLimits()()
+	doc, err := pdfproc.ExtractHere(ctx, path)
 	if err != nil && !(errors.Is(err, pdf.ErrGarbled) && doc != nil) {
 		return extractHint(fmt.Errorf("extract %s: %w", path, err))
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -74,5 +76,18 @@ func TestLostOutputIsAnError(t *testing.T) {
 		if code != ExitError || !strings.Contains(errb.String(), "no space left") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
 		}
+	}
+}
+
+// TestEveryLazyExpressionCompiles: the packages' regular expressions
+// compile on first use (internal/lazyre), not at start, so one that does
+// not compile would panic only when its command ran; this binary links
+// every package the commands use, and checks them all.
+func TestEveryLazyExpressionCompiles(t *testing.T) {
+	if n := lazyre.Count(); n < 50 {
+		t.Errorf("%d lazy expressions linked: does cmd still link the packages?", n)
+	}
+	if err := lazyre.Check(); err != nil {
+		t.Error(err)
 	}
 }

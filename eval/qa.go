@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -391,7 +391,7 @@ func FirstSentences(text string, n int) string {
 // sentenceEnd ends a sentence after a period, question or exclamation
 // mark (and a closing quote or citation: group 1) followed by a capital
 // or an opening quote.
-var sentenceEnd = regexp.MustCompile(`([.!?][”"’)]?(?:\s*\[\d+\])*)\s+[“"(]?[A-Z]`)
+var sentenceEnd = lazyre.New(`([.!?][”"’)]?(?:\s*\[\d+\])*)\s+[“"(]?[A-Z]`)
 
 // Debris names layout debris an answer quotes as prose, "" for none: a
 // figure or table caption, a reference-list entry, or a run of numbers
@@ -413,9 +413,9 @@ func Debris(text string) string {
 }
 
 var (
-	captionRe   = regexp.MustCompile(`^(?:Figure|Fig\.|Table|Tab\.)\s*\d+[a-z]?\s*[:.|]`)
-	referenceRe = regexp.MustCompile(`^(?:\[\d+\]\s+)?(?:[A-Z][\p{L}'-]+,\s+(?:[A-Z]\.\s*)+(?:,|and)\s+){1,}.*\b(?:19|20)\d\d\b|(?:Proceedings of|In Proc\.|arXiv preprint arXiv:\d)`)
-	numberRunRe = regexp.MustCompile(`(?:^|\s)(?:[-+]?\d+(?:[.,]\d+)?%?\s+){6,}`)
+	captionRe   = lazyre.New(`^(?:Figure|Fig\.|Table|Tab\.)\s*\d+[a-z]?\s*[:.|]`)
+	referenceRe = lazyre.New(`^(?:\[\d+\]\s+)?(?:[A-Z][\p{L}'-]+,\s+(?:[A-Z]\.\s*)+(?:,|and)\s+){1,}.*\b(?:19|20)\d\d\b|(?:Proceedings of|In Proc\.|arXiv preprint arXiv:\d)`)
+	numberRunRe = lazyre.New(`(?:^|\s)(?:[-+]?\d+(?:[.,]\d+)?%?\s+){6,}`)
 )
 
 func clip(s string) string {
@@ -448,7 +448,7 @@ func spans(span string, pages []int) bool {
 	return false
 }
 
-var citationMarker = regexp.MustCompile(`\[\d+(?:\s*[,;–-]\s*\d+)*\]`)
+var citationMarker = lazyre.New(`\[\d+(?:\s*[,;–-]\s*\d+)*\]`)
 
 // Missing returns the expected strings that answer does not contain,
 // compared as shared/data/qa defines: case-insensitive, whitespace ignored;

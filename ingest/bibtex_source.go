@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -17,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/ingest/bibtex"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/doi"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/people"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/internal/tex"
@@ -164,8 +164,8 @@ var bibTypes = map[string]string{
 }
 
 var (
-	arxivJournal = regexp.MustCompile(`(?i)^(?:arxiv(?:\s+preprint)?(?:\s+arxiv)?\s*:?\s*(\S+)|corr)$`)
-	yearRe       = regexp.MustCompile(`\b(1[5-9]\d\d|20\d\d)\b`)
+	arxivJournal = lazyre.New(`(?i)^(?:arxiv(?:\s+preprint)?(?:\s+arxiv)?\s*:?\s*(\S+)|corr)$`)
+	yearRe       = lazyre.New(`\b(1[5-9]\d\d|20\d\d)\b`)
 )
 
 // paperFromBibTeX is an entry as a paper (source "bibtex"), keyed as

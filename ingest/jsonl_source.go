@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/beir"
 	"github.com/papers-cli/papers/internal/doi"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/localfile"
 	"github.com/papers-cli/papers/internal/people"
 	"github.com/papers-cli/papers/internal/safetext"
@@ -409,7 +409,7 @@ func footnoted(as []string) []string {
 }
 
 // moreTags is the "+2" a tag list ends with where it left tags out.
-var moreTags = regexp.MustCompile(`\s*\+\d+$`)
+var moreTags = lazyre.New(`\s*\+\d+$`)
 
 // checkCorpusID returns the library key of a corpus record's _id, trimmed,
 // or why it cannot be one. The library keys arXiv papers by their bare

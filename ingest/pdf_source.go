@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/ingest/pdf"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 )
@@ -211,7 +211,7 @@ func pdfCandidate(doc *pdf.Document, path, hash string, opt chunk.Options) candi
 	return candidate{paper: p, chunks: chunks, body: true, pages: len(doc.Pages)}
 }
 
-var proceedingsRe = regexp.MustCompile(`(?i)\b(conference|proceedings|symposium|workshop|congress|meeting)\b`)
+var proceedingsRe = lazyre.New(`(?i)\b(conference|proceedings|symposium|workshop|congress|meeting)\b`)
 
 // venueType is the CSL type a PDF's own venue (PRISM's publicationName)
 // implies: a conference paper when the venue says it is one, a journal
@@ -275,7 +275,7 @@ func localTitle(doc *pdf.Document, path string) string {
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
-var abstractHead = regexp.MustCompile(`(?i)(^|\n)\s*abstract[\s.:—-]*`)
+var abstractHead = lazyre.New(`(?i)(^|\n)\s*abstract[\s.:—-]*`)
 
 // findAbstract returns the text after an "Abstract" heading on the first two
 // pages, up to the next blank line that follows at least 40 words (or 350

@@ -5,16 +5,16 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/doi"
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 // idShaped matches arguments meant as arXiv ids even when malformed:
 // digits and dots ("2501.1294"), "arXiv:..." and arxiv.org URLs.
-var idShaped = regexp.MustCompile(`^(?i:[0-9][0-9.]*(v[0-9]*)?|arxiv:.*|https?://(www\.|export\.)?arxiv\.org/.*)$`)
+var idShaped = lazyre.New(`^(?i:[0-9][0-9.]*(v[0-9]*)?|arxiv:.*|https?://(www\.|export\.)?arxiv\.org/.*)$`)
 
 // Classify sorts the arguments of `papers ingest` into BibTeX files, local
 // paths, DOIs, arXiv ids and a query: a name ending in .bib is a BibTeX

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -52,7 +52,7 @@ type engine struct {
 	textIndex bool
 }
 
-var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+var schemaName = lazyre.New(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // Open opens the library rawURL names, migrating its tables to
 // SchemaVersion, or, with create, making them (and the extensions they

@@ -13,9 +13,11 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"regexp"
 	"strings"
+	"sync"
 	"text/template"
+
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 //go:embed *.tmpl
@@ -72,19 +74,22 @@ type DigestInput struct {
 	Papers []Passage // Text is usually the abstract
 }
 
-var templates = map[string]*template.Template{}
-
-func init() {
+// templates are parsed on first use (not at start: every command of the
+// binary would pay for them), once; a template that does not parse panics
+// there, and the package's tests render every one.
+var templates = sync.OnceValue(func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"fence":    Fence,
 		"attr":     attr,
 		"noAnswer": func() string { return NoAnswer },
 	}
+	ts := map[string]*template.Template{}
 	for _, name := range []string{"answer", "evidence", "digest", "describe", "review"} {
-		templates[name] = template.Must(template.New(name).Funcs(funcs).Option("missingkey=error").
+		ts[name] = template.Must(template.New(name).Funcs(funcs).Option("missingkey=error").
 			ParseFS(files, name+".tmpl", "passage.tmpl"))
 	}
-}
+	return ts
+})
 
 // Answer renders the prompt that answers Question from Passages with [n]
 // citations, or NoAnswer.
@@ -106,7 +111,7 @@ func Describe(in DigestInput) (Prompt, error) { return render("describe", in) }
 func Review(in ReviewInput) (Prompt, error) { return render("review", in) }
 
 func render(name string, data any) (Prompt, error) {
-	t := templates[name]
+	t := templates()[name]
 	var sys, user bytes.Buffer
 	if err := t.ExecuteTemplate(&sys, "system", data); err != nil {
 		return Prompt{}, fmt.Errorf("render %s prompt: %w", name, err)
@@ -128,12 +133,12 @@ var (
 	// fenceTag matches anything that looks like an opening or closing fence
 	// tag (or one of the prompt's other structural words) in any case, with
 	// stray spaces: "</passage>", "< passages", "<PASSAGE n=3>".
-	fenceTag = regexp.MustCompile(`(?i)<\s*/?\s*(passages?|question|system|user|assistant|instructions?)\b`)
+	fenceTag = lazyre.New(`(?i)<\s*/?\s*(passages?|question|system|user|assistant|instructions?)\b`)
 	// bracketRef matches a paper's own reference markers, "[12]" or
 	// "[3, 4]", which a model could confuse with passage citations.
-	bracketRef = regexp.MustCompile(`\[(\s*\d{1,4}\s*(?:[,;–-]\s*\d{1,4}\s*)*)\]`)
+	bracketRef = lazyre.New(`\[(\s*\d{1,4}\s*(?:[,;–-]\s*\d{1,4}\s*)*)\]`)
 	// controls are control characters other than tab and newline.
-	controls = regexp.MustCompile(`[\x00-\x08\x0b-\x1f\x7f\x{200b}-\x{200f}\x{202a}-\x{202e}\x{2066}-\x{2069}]`)
+	controls = lazyre.New(`[\x00-\x08\x0b-\x1f\x7f\x{200b}-\x{200f}\x{202a}-\x{202e}\x{2066}-\x{2069}]`)
 )
 
 // Fence makes text safe to place between fence tags: fence-like tags lose

@@ -1,12 +1,12 @@
 package review
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -22,11 +22,11 @@ import (
 
 // refMark is a paper's bracketed reference ("[12]", "[3, 4]") or the
 // form prompts.Fence gives it in a prompt ("(ref. 12)").
-var refMark = regexp.MustCompile(`\[\s*\d{1,4}(?:\s*[,;–-]\s*\d{1,4})*\s*\]|\(ref\. [^)]{1,40}\)`)
+var refMark = lazyre.New(`\[\s*\d{1,4}(?:\s*[,;–-]\s*\d{1,4})*\s*\]|\(ref\. [^)]{1,40}\)`)
 
 // ellipsis splits a quote the model shortened: each piece must be found,
 // in order.
-var ellipsis = regexp.MustCompile(`\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*`)
+var ellipsis = lazyre.New(`\s*(?:\.\.\.|…|\[\.\.\.\]|\[…\])\s*`)
 
 // skeleton reduces text to what a verbatim quote must keep.
 func skeleton(s string) string {
@@ -142,7 +142,7 @@ func holds(s string, pieces []string) bool {
 // brokenWord is a word hyphenated at a line end that ingest left split:
 // it joins those within a page, so one left split marks where a page (or
 // a column) ends.
-var brokenWord = regexp.MustCompile(`\p{L}-\n\p{Ll}`)
+var brokenWord = lazyre.New(`\p{L}-\n\p{Ll}`)
 
 // pageWithin guesses the page of a quote in a chunk spanning pages (the
 // chunk does not record where its pages break): for two pages, the page

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/resolve"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
@@ -128,7 +128,7 @@ func Select(ctx context.Context, lib SelectLibrary, r *retrieve.Retriever, s Spe
 // namePattern is what a saved review may be called: a word, so that it
 // cannot be taken for a paper's id (those have digits and dots, or a
 // prefix and a colon).
-var namePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+var namePattern = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // ErrBadName is wrapped by CheckName's errors.
 var ErrBadName = errors.New("bad review name")

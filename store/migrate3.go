@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/textkit"
 )
 
@@ -52,7 +52,7 @@ const PDFCacheDir = "cache/pdf"
 
 // oldArxivComment is how versions before 3 recorded a local PDF's arXiv
 // stamp: the comment "arXiv:2303.11366v4".
-var oldArxivComment = regexp.MustCompile(`^arXiv:((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7}))(?:v(\d+))?$`)
+var oldArxivComment = lazyre.New(`^arXiv:((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7}))(?:v(\d+))?$`)
 
 // migrate3 brings a version 2 library to version 3 inside tx: it adds the
 // new columns and tables, records the identifiers the papers' fields and

@@ -412,8 +412,6 @@ const (
 // pvUnknown is the published time of a paper whose date is unknown.
 const pvUnknown = math.MinInt64
 
-var pvCRC = crc32.MakeTable(crc32.Castagnoli)
-
 var errBadPaperVectors = errors.New("paper vectors sidecar is torn or not ours")
 
 // storedVectors is a parsed sidecar.
@@ -508,7 +506,7 @@ func parsePaperVectors(b []byte, key pvKey) (*storedVectors, error) {
 	}
 	// The entries were read with every bound checked; they count only
 	// when their checksum holds.
-	if crc32.Update(crc32.Checksum(b[12:pvHeader], pvCRC), pvCRC, b[pvHeader:o]) != binary.LittleEndian.Uint32(b[8:]) {
+	if crc32.Update(crc32.Checksum(b[12:pvHeader], index.CRC32C()), index.CRC32C(), b[pvHeader:o]) != binary.LittleEndian.Uint32(b[8:]) {
 		return nil, errBadPaperVectors
 	}
 	o = (o + 3) &^ 3
@@ -529,7 +527,7 @@ func (s *storedVectors) verify() error {
 	const piece = 4 << 20
 	for lo := 0; lo < len(b); lo += piece {
 		part := b[lo:min(len(b), lo+piece)]
-		sum = crc32.Update(sum, pvCRC, part)
+		sum = crc32.Update(sum, index.CRC32C(), part)
 		dropMapped(s.raw, part)
 	}
 	if sum != s.vecSum {
@@ -689,7 +687,7 @@ func encodeEntries(key pvKey, gen uint64, papers []PaperMeta, fps []string) (b [
 func finishEntries(b []byte, end, nvec int, vecSum uint32) {
 	binary.LittleEndian.PutUint32(b[20:], uint32(nvec))
 	binary.LittleEndian.PutUint32(b[72:], vecSum)
-	binary.LittleEndian.PutUint32(b[8:], crc32.Update(crc32.Checksum(b[12:pvHeader], pvCRC), pvCRC, b[pvHeader:end]))
+	binary.LittleEndian.PutUint32(b[8:], crc32.Update(crc32.Checksum(b[12:pvHeader], index.CRC32C()), index.CRC32C(), b[pvHeader:end]))
 }
 
 // streamStats says how the vectors of a sidecar were had.
@@ -712,7 +710,7 @@ func streamPaperVectors(ctx context.Context, tx *sql.Tx, dst *sidecar, key pvKey
 	row := make([]float32, dims)
 	emit := func(i int, v []float32) error {
 		b := leview.Bytes(v)
-		vecSum = crc32.Update(vecSum, pvCRC, b)
+		vecSum = crc32.Update(vecSum, index.CRC32C(), b)
 		head[flagAt[i]] = 1
 		nvec++
 		_, err := w.Write(b)

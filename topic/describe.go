@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
@@ -101,4 +101,4 @@ func Describe(ctx context.Context, lib *store.Library, model llm.LLM, t store.To
 	return d, nil
 }
 
-var citeNumber = regexp.MustCompile(`\[\d+\]`)
+var citeNumber = lazyre.New(`\[\d+\]`)

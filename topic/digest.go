@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/papers-cli/papers/cost"
 	"github.com/papers-cli/papers/embed"
 	"github.com/papers-cli/papers/internal/cite"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
@@ -309,12 +309,12 @@ func writeOverview(ctx context.Context, model llm.LLM, t store.Topic, since stri
 }
 
 // contribution cues, strongest first: a sentence with an earlier cue wins.
-var cues = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\bwe (propose|introduce|present|develop|design|release|build|devise|formulate|contribute)\b`),
-	regexp.MustCompile(`(?i)\b(this|our|the present) (paper|work|study|article|note|report) (propose|introduce|present|develop|describe)s?\b`),
-	regexp.MustCompile(`(?i)\b(here|in this (paper|work)),? we\b`),
-	regexp.MustCompile(`(?i)\bwe (show|find|demonstrate|prove|achieve|obtain|report|describe|study|investigate|analy[sz]e|explore)\b`),
-	regexp.MustCompile(`(?i)\b(propose|introduce|present)s?\b`),
+var cues = []*lazyre.Regexp{
+	lazyre.New(`(?i)\bwe (propose|introduce|present|develop|design|release|build|devise|formulate|contribute)\b`),
+	lazyre.New(`(?i)\b(this|our|the present) (paper|work|study|article|note|report) (propose|introduce|present|develop|describe)s?\b`),
+	lazyre.New(`(?i)\b(here|in this (paper|work)),? we\b`),
+	lazyre.New(`(?i)\bwe (show|find|demonstrate|prove|achieve|obtain|report|describe|study|investigate|analy[sz]e|explore)\b`),
+	lazyre.New(`(?i)\b(propose|introduce|present)s?\b`),
 }
 
 // KeySentence is the offline summary of an abstract: the sentence that

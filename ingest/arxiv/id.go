@@ -2,17 +2,18 @@ package arxiv
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 var (
 	// newStyleID matches identifiers since April 2007: YYMM.NNNN (to 2014)
 	// or YYMM.NNNNN (since 2015), with an optional version.
-	newStyleID = regexp.MustCompile(`^(\d{4}\.\d{4,5})(?:v(\d+))?$`)
+	newStyleID = lazyre.New(`^(\d{4}\.\d{4,5})(?:v(\d+))?$`)
 	// oldStyleID matches identifiers before April 2007: archive[.SUBJ]/YYMMNNN.
-	oldStyleID = regexp.MustCompile(`^([a-z]+(?:-[a-z]+)?(?:\.[A-Z]{2})?/\d{7})(?:v(\d+))?$`)
+	oldStyleID = lazyre.New(`^([a-z]+(?:-[a-z]+)?(?:\.[A-Z]{2})?/\d{7})(?:v(\d+))?$`)
 )
 
 // ParseID parses an arXiv identifier in any of the forms people paste:
@@ -32,7 +33,7 @@ func ParseID(s string) (id string, version int, err error) {
 	} else if rest, ok := stripArxivURL(s); ok {
 		s = rest
 	}
-	for _, re := range []*regexp.Regexp{newStyleID, oldStyleID} {
+	for _, re := range []*lazyre.Regexp{newStyleID, oldStyleID} {
 		m := re.FindStringSubmatch(s)
 		if m == nil {
 			continue

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/people"
 )
 
@@ -227,9 +227,9 @@ func (w *Work) Abstract() string {
 }
 
 var (
-	jatsTitleEnd = regexp.MustCompile(`\s*</(?:jats:)?title>\s*`)
-	jatsParaEnd  = regexp.MustCompile(`</(?:jats:)?(?:p|sec)>`)
-	abstractHead = regexp.MustCompile(`^(?i)abstract(?:\s*[.:]\s*|\s*\n)`)
+	jatsTitleEnd = lazyre.New(`\s*</(?:jats:)?title>\s*`)
+	jatsParaEnd  = lazyre.New(`</(?:jats:)?(?:p|sec)>`)
+	abstractHead = lazyre.New(`^(?i)abstract(?:\s*[.:]\s*|\s*\n)`)
 )
 
 // PDF is the address of the full text as a PDF that the publisher
@@ -273,9 +273,9 @@ func Clean(s string) string {
 
 var (
 	// tag is a markup tag: a name right after "<" (so "p < 0.05" is text).
-	tag = regexp.MustCompile(`</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>`)
+	tag = lazyre.New(`</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>`)
 	// markupBreak is a slash set on its own line between tags.
-	markupBreak = regexp.MustCompile(`[ \t]*\n\s*/\s*|/[ \t]*\n\s*`)
+	markupBreak = lazyre.New(`[ \t]*\n\s*/\s*|/[ \t]*\n\s*`)
 )
 
 // cslTypes maps Crossref's work types to CSL item types, as Crossref's

@@ -16,10 +16,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/netlog"
 )
 
@@ -126,8 +126,8 @@ func (c *Client) FindPDF(ctx context.Context, doi string, deposited []string) (s
 	return "", fmt.Errorf("%w for %s: Crossref lists none, and its landing page %s names none", ErrNoPDF, doi, resp.Request.URL)
 }
 
-var metaTag = regexp.MustCompile(`(?is)<meta\b[^>]*>`)
-var attr = regexp.MustCompile(`(?is)\b(name|content)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)`)
+var metaTag = lazyre.New(`(?is)<meta\b[^>]*>`)
+var attr = lazyre.New(`(?is)\b(name|content)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)`)
 
 // citationPDF is the citation_pdf_url of an HTML page, resolved against
 // base, or "".

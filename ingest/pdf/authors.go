@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 // layoutAuthors reads the author names from the block between the title
@@ -134,7 +136,7 @@ func authorBlock(ls []line, title string) []line {
 // abstractLine matches the first line below the author block: the
 // abstract's or keywords' heading, in English or Chinese (摘要, 关键词;
 // typesetters space the characters out: "摘 要").
-var abstractLine = lazyRegexp(`(?i)^((abstract|a b s t r a c t|summary|keywords|key words|index terms)\b|摘\s*要|关\s*键\s*词|關\s*鍵\s*詞)`)
+var abstractLine = lazyre.New(`(?i)^((abstract|a b s t r a c t|summary|keywords|key words|index terms)\b|摘\s*要|关\s*键\s*词|關\s*鍵\s*詞)`)
 
 // runningText says whether a line reads as a sentence of the body: many
 // words, a good share of them in lower case.
@@ -194,8 +196,8 @@ func affiliationLine(s string) bool {
 const markers = "∗*†‡§¶#♠♣♥♦⋆★♮♯✝✉⊥∥♢♡○•"
 
 var (
-	nameSep      = lazyRegexp(`\s*(?:,|;|\band\b|&|\s·\s)\s*`)
-	initialStart = lazyRegexp(`^\p{Lu}\.`)
+	nameSep      = lazyre.New(`\s*(?:,|;|\band\b|&|\s·\s)\s*`)
+	initialStart = lazyre.New(`^\p{Lu}\.`)
 )
 
 // splitNames splits a piece of an author line into the names it holds:

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/role"
 )
 
@@ -115,10 +116,10 @@ func findStamp(doc *Document, pls []pageLayout) {
 	}
 }
 
-var dotlessAccent = lazyRegexp(`ı([\x{300}-\x{30c}])`)
+var dotlessAccent = lazyre.New(`ı([\x{300}-\x{30c}])`)
 
-var digitsRe = lazyRegexp(`\d+`)
-var pageNumRe = lazyRegexp(`^(?i)(page\s*)?[-–—(\[]?\s*(\d{1,4}|[ivxlc]{1,6})\s*[-–—)\]]?(\s*(of|/)\s*\d{1,4})?$`)
+var digitsRe = lazyre.New(`\d+`)
+var pageNumRe = lazyre.New(`^(?i)(page\s*)?[-–—(\[]?\s*(\d{1,4}|[ivxlc]{1,6})\s*[-–—)\]]?(\s*(of|/)\s*\d{1,4})?$`)
 
 // dropFurniture marks running heads and page numbers: lines at the very top
 // or bottom of a page that are page numbers, or whose text (digits ignored)
@@ -404,21 +405,21 @@ func wordRun(s string, tail bool) string {
 
 var suspended = map[string]bool{"and": true, "or": true, "to": true, "nor": true, "vs": true, "versus": true, "und": true, "et": true, "ou": true}
 
-var tocEntry = lazyRegexp(`\s(\d{1,4}|[ivxl]{1,5})$`)
-var letterHeading = lazyRegexp(`^[A-H]\.?\s`)
-var numberedHeading = lazyRegexp(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+[\p{Lu}\p{Han}]`)
+var tocEntry = lazyre.New(`\s(\d{1,4}|[ivxl]{1,5})$`)
+var letterHeading = lazyre.New(`^[A-H]\.?\s`)
+var numberedHeading = lazyre.New(`^(?:[1-9]\d?(?:\.\d{1,2}){0,3}\.?|[A-H](?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)\s+[\p{Lu}\p{Han}]`)
 
 // romanHeading is a section heading numbered in Roman numerals and set in
 // capitals (IEEE's "III. PROPOSED METHOD", in small capitals of the body's
 // size).
-var romanHeading = lazyRegexp(`^[IVX]{1,5}\.\s+[\p{Lu}\d][\p{Lu}\d\s\-:,&'’/()]+$`)
+var romanHeading = lazyre.New(`^[IVX]{1,5}\.\s+[\p{Lu}\d][\p{Lu}\d\s\-:,&'’/()]+$`)
 
 // letterSubheading is a subsection heading lettered "A." and set in italics
 // (IEEE's "B. Combining Self-Attention Mechanisms With CNNs").
-var letterSubheading = lazyRegexp(`^[A-H]\.\s+\p{Lu}`)
+var letterSubheading = lazyre.New(`^[A-H]\.\s+\p{Lu}`)
 
-var digitHeading = lazyRegexp(`^\d{1,2}(\.\d{1,2})*\.?\s`)
-var namedHeading = lazyRegexp(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
+var digitHeading = lazyre.New(`^\d{1,2}(\.\d{1,2})*\.?\s`)
+var namedHeading = lazyre.New(`^(?i)(abstract|introduction|related work|background|method(s|ology)?|experiments?|results|discussion|conclusions?|limitations|acknowledge?ments?|references|bibliography|appendix|ethics statement|broader impact)s?\.?$`)
 
 // isHeading says whether a line is a section heading: short, and set in a
 // larger or bold font, numbered or one of the usual section names (prev

@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/papers-cli/papers/ingest/pdf/syntax"
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 // font is what the walker needs of a PDF font: how to split a shown string
@@ -43,7 +44,7 @@ type font struct {
 
 type codeRange struct{ lo, hi uint32 }
 
-var subsetPrefix = lazyRegexp(`^[A-Z]{6}\+`)
+var subsetPrefix = lazyre.New(`^[A-Z]{6}\+`)
 
 // loadFont reads a font dictionary. It never returns nil; malformed parts
 // fall back to defaults (the caller recovers panics from the library).
@@ -527,7 +528,7 @@ func (f *font) loadBuiltin() {
 	}
 }
 
-var type1EncRe = lazyRegexp(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
+var type1EncRe = lazyre.New(`dup\s+(\d+)\s*/([^\s/\[\]{}()<>]+)\s+put`)
 
 // type1Encoding reads the built-in encoding from the clear-text part of an
 // embedded Type 1 font program.

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/role"
 )
 
@@ -1385,7 +1386,7 @@ func joinSpanned(cols [][]*frag, near [][]*frag, rows [][]*frag) [][][]*frag {
 	return out
 }
 
-var numericCell = lazyRegexp(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
+var numericCell = lazyre.New(`^[-–−+±~<>≈]?\(?[\d.,]+\)?\s*[%*†‡]?$|^[-–—]$`)
 
 // cellsOfText says whether most cells (two in three) hold a number, a dash
 // or a word of two letters or more: the pieces of a display equation

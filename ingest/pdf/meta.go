@@ -3,11 +3,11 @@ package pdf
 import (
 	"bytes"
 	"encoding/xml"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/papers-cli/papers/ingest/pdf/syntax"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/people"
 )
 
@@ -275,14 +275,14 @@ func isContainer(name string) bool {
 
 var (
 	// DOIs keep < > ( ) [ ] ; : (SICI DOIs: 10.1002/1096-9861(20010212)430:3<283::aid-cne1031>3.0.co;2-v)
-	doiRe    = lazyRegexp(`\b(10\.\d{4,9}/[^\s"{}]+)`)
-	arxivDOI = lazyRegexp(`(?i)^10\.48550/arxiv\.(\d{4}\.\d{4,5}(?:v\d+)?)$`)
+	doiRe    = lazyre.New(`\b(10\.\d{4,9}/[^\s"{}]+)`)
+	arxivDOI = lazyre.New(`(?i)^10\.48550/arxiv\.(\d{4}\.\d{4,5}(?:v\d+)?)$`)
 	// pageDOIRe wants the DOI labelled (IEEE prints "Digital Object
 	// Identifier 10.1109/...") or as a resolver URL: a bare 10.xxx/yyy on
 	// page 1 may be a cited work's.
-	pageDOIRe = lazyRegexp(`(?i)(?:\bdoi\s*[:.]?\s*|doi\.org/|digital object identifier\s*:?\s*)(10\.\d{4,9}/[^\s"{}]+)`)
+	pageDOIRe = lazyre.New(`(?i)(?:\bdoi\s*[:.]?\s*|doi\.org/|digital object identifier\s*:?\s*)(10\.\d{4,9}/[^\s"{}]+)`)
 	// doiRest is the rest of a DOI a line break cut after "." "-" "_" or "/".
-	doiRest = lazyRegexp(`^\n\n?([A-Za-z0-9][^\s"{}]*)`)
+	doiRest = lazyre.New(`^\n\n?([A-Za-z0-9][^\s"{}]*)`)
 )
 
 func doiIn(s string) string {
@@ -327,8 +327,8 @@ func pageDOI(doc *Document) string {
 }
 
 var (
-	arxivURL        = lazyRegexp(`(?i)arxiv\.org/(?:abs|pdf)/((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
-	arxivMentionPat = lazyRegexp(`(?i)\barxiv:\s?((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
+	arxivURL        = lazyre.New(`(?i)arxiv\.org/(?:abs|pdf)/((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
+	arxivMentionPat = lazyre.New(`(?i)\barxiv:\s?((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)`)
 )
 
 // arxivMention finds the paper's own arXiv id on the first page: an
@@ -341,7 +341,7 @@ func arxivMention(doc *Document) string {
 	}
 	text := doc.Pages[0].Text
 	best := map[string]string{} // versionless id -> longest form seen
-	for _, re := range []*regexp.Regexp{arxivURL.get(), arxivMentionPat.get()} {
+	for _, re := range []*lazyre.Regexp{arxivURL, arxivMentionPat} {
 		for _, m := range re.FindAllStringSubmatch(text, -1) {
 			id := m[1]
 			if bare := versionless(id); len(id) > len(best[bare]) {
@@ -358,7 +358,7 @@ func arxivMention(doc *Document) string {
 	return ""
 }
 
-var versionSuffix = lazyRegexp(`v\d+$`)
+var versionSuffix = lazyre.New(`v\d+$`)
 
 func versionless(id string) string { return versionSuffix.ReplaceAllString(id, "") }
 
@@ -403,9 +403,9 @@ func xmpDate(s string) string {
 }
 
 var (
-	isoDate = lazyRegexp(`^((?:19|20)\d\d)-?(\d\d)?-?(\d\d)?`)
-	yearRe  = lazyRegexp(`\b(?:19|20)\d\d\b`)
-	pdfDay  = lazyRegexp(`^D:((?:19|20)\d\d)(\d\d)?(\d\d)?`)
+	isoDate = lazyre.New(`^((?:19|20)\d\d)-?(\d\d)?-?(\d\d)?`)
+	yearRe  = lazyre.New(`\b(?:19|20)\d\d\b`)
+	pdfDay  = lazyre.New(`^D:((?:19|20)\d\d)(\d\d)?(\d\d)?`)
 )
 
 // pdfDate reads a PDF date ("D:20230210013806Z") as YYYY-MM-DD.
@@ -426,7 +426,7 @@ func pdfDate(s string) string {
 // venueYear matches a year on a line of the first page that says where
 // and when the paper appeared: "Findings of ... NAACL 2024, pages ...",
 // "Published as a conference paper at ICLR 2024", "© 2023 ...".
-var venueYear = lazyRegexp(`(?i)(?:©|\(c\)|copyright|proceedings|findings of|published (?:as|in|at)|conference|journal|transactions|workshop)\D{0,80}?\b((?:19|20)\d\d)\b`)
+var venueYear = lazyre.New(`(?i)(?:©|\(c\)|copyright|proceedings|findings of|published (?:as|in|at)|conference|journal|transactions|workshop)\D{0,80}?\b((?:19|20)\d\d)\b`)
 
 func printedYear(pls []pageLayout) string {
 	if len(pls) == 0 {

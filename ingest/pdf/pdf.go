@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/papers-cli/papers/ingest/pdf/syntax"
+	"github.com/papers-cli/papers/internal/lazyre"
 
 	"github.com/papers-cli/papers/role"
 )
@@ -410,7 +411,7 @@ func (x *extraction) page(pg object) (pl pageLayout, err error) {
 // recovered panic): the fuzz test fails on it.
 var errInternal = errors.New("malformed PDF (internal error)")
 
-var arxivStamp = lazyRegexp(`arXiv:\s*((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)\s*(?:\[[^\]]*\]\s*)?(\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})?`)
+var arxivStamp = lazyre.New(`arXiv:\s*((?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)\s*(?:\[[^\]]*\]\s*)?(\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})?`)
 
 func (d *Document) warnf(format string, args ...any) {
 	d.Warnings = append(d.Warnings, fmt.Sprintf(format, args...))

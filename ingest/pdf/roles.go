@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/role"
 )
 
@@ -38,27 +39,27 @@ import (
 // 2.", "Table 1", "TABLE IV" (IEEE sets the label on a line of its own),
 // "Algorithm 1", "Supplementary Figure S2 |", "表 1 数据集" (Chinese
 // captions need no colon).
-var captionStart = lazyRegexp(`^(?:(?:Supplementary|Extended Data|Suppl\.)\s+)?(?:` +
+var captionStart = lazyre.New(`^(?:(?:Supplementary|Extended Data|Suppl\.)\s+)?(?:` +
 	`(Figure|Fig\.?|FIGURE|FIG\.?|Table|TABLE|Tab\.|Algorithm|ALGORITHM|Listing|Scheme|Chart|Plate|Exhibit)\s*` +
 	`(?:[A-Z]?\d+|[IVXLC]+)[a-z]?(?:[.-]\d+)*\s*(?:[:.|—–]|$)|(图|表)\s*\d+(?:[.-]\d+)*(?:\s|[:.：]|$))`)
 
 // captionLabelOnly is a caption label on a line of its own ("TABLE II"),
 // with the title on the lines below.
-var captionLabelOnly = lazyRegexp(`^(?:TABLE|Table|FIGURE|Figure|FIG\.?|Fig\.?)\s+(?:[A-Z]?\d+|[IVXLC]+)\.?$`)
+var captionLabelOnly = lazyre.New(`^(?:TABLE|Table|FIGURE|Figure|FIG\.?|Fig\.?)\s+(?:[A-Z]?\d+|[IVXLC]+)\.?$`)
 
 // refsHeading is the heading of a reference list.
-var refsHeading = lazyRegexp(`^(?i)(?:[0-9]{1,2}\.?\s*|[IVX]{1,4}\.\s*)?(references?|bibliography|literature cited|works cited|references and notes|cited literature|参考文献|références|literatur(?:verzeichnis)?)\.?$`)
+var refsHeading = lazyre.New(`^(?i)(?:[0-9]{1,2}\.?\s*|[IVX]{1,4}\.\s*)?(references?|bibliography|literature cited|works cited|references and notes|cited literature|参考文献|références|literatur(?:verzeichnis)?)\.?$`)
 
 // contentsHeading is the heading of a table of contents, whose lines are
 // read as a table.
-var contentsHeading = lazyRegexp(`^(?i)(?:table of )?contents$`)
+var contentsHeading = lazyre.New(`^(?i)(?:table of )?contents$`)
 
 // footnoteMark opens a footnote: a number, a symbol or a letter set as a
 // mark, then text.
-var footnoteMark = lazyRegexp(`^(?:\d{1,2}\s*[^\d\s.,:;%)\]]|[*∗†‡§¶#]+\s*\S)|^[a-z]\s*[A-Z]|^https?://`)
+var footnoteMark = lazyre.New(`^(?:\d{1,2}\s*[^\d\s.,:;%)\]]|[*∗†‡§¶#]+\s*\S)|^[a-z]\s*[A-Z]|^https?://`)
 
 // eqNumber ends a display equation: "(3)", "(2.4)", "(A1)".
-var eqNumber = lazyRegexp(`\(\s*[A-Z]?\d{1,3}(?:\.\d{1,3})?[a-z]?\s*\)$`)
+var eqNumber = lazyre.New(`\(\s*[A-Z]?\d{1,3}(?:\.\d{1,3})?[a-z]?\s*\)$`)
 
 // assignRoles labels every kept line of the document, pages in order, with
 // its role. body is the body text's size.
@@ -306,16 +307,16 @@ func endnotes(run []*line) bool {
 }
 
 // noteNumber opens a numbered note.
-var noteNumber = lazyRegexp(`^\d{1,3}\s*[^\d\s.,:;)\]]`)
+var noteNumber = lazyre.New(`^\d{1,3}\s*[^\d\s.,:;)\]]`)
 
 // webAddress is a URL in text.
-var webAddress = lazyRegexp(`(?i)\S*(://|www\.)\S*`)
+var webAddress = lazyre.New(`(?i)\S*(://|www\.)\S*`)
 
 // citedYear is a year as citations give it.
-var citedYear = lazyRegexp(`\b(1[89]|20)\d\d[a-z]?\b`)
+var citedYear = lazyre.New(`\b(1[89]|20)\d\d[a-z]?\b`)
 
 // noteOpening opens the notes at the foot of a paper's first page.
-var noteOpening = lazyRegexp(`^(?i)(manuscript (received|submitted)|the authors? (is|are) with|digital object identifier|corresponding author|e-?mail( address(es)?)?:|this (work|research|study|paper) (was|is|has been) (partly |partially |in part )?(supported|funded)|received:? \d|preprint submitted|.*\bcopyright\b|.*©)`)
+var noteOpening = lazyre.New(`^(?i)(manuscript (received|submitted)|the authors? (is|are) with|digital object identifier|corresponding author|e-?mail( address(es)?)?:|this (work|research|study|paper) (was|is|has been) (partly |partially |in part )?(supported|funded)|received:? \d|preprint submitted|.*\bcopyright\b|.*©)`)
 
 // captions labels captions and the figures and tables beside them.
 func captions(ls []*line, body float64, widths []float64) {

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 // chooseTitle prefers a sensible Info /Title, else the largest-font lines
@@ -52,12 +54,12 @@ func onFirstPage(t string, pls []pageLayout) bool {
 	return lt != "" && strings.Contains(lettersOnly(b.String()), lt)
 }
 
-var badTitle = lazyRegexp(`(?i)(\.(pdf|docx?|tex|dvi|ps|indd)$|^untitled|^microsoft word|^arxiv:|^title$|^paper$|^\s*$|^[\w\-]+\.\w+$|^doi:)`)
+var badTitle = lazyre.New(`(?i)(\.(pdf|docx?|tex|dvi|ps|indd)$|^untitled|^microsoft word|^arxiv:|^title$|^paper$|^\s*$|^[\w\-]+\.\w+$|^doi:)`)
 
 // headingRe matches the headings a document's first page may set largest
 // that name a part of it, not the document: "Table of Contents", "1
 // Introduction", "Preface".
-var headingRe = lazyRegexp(`(?i)^((\d+(\.\d+)*|[IVX]+)\.?\s+)?(table of contents|contents|introduction|preface|foreword|abstract|summary|acknowledge?ments|references|bibliography|appendix( [A-Z])?|index|glossary|chapter \d+)$`)
+var headingRe = lazyre.New(`(?i)^((\d+(\.\d+)*|[IVX]+)\.?\s+)?(table of contents|contents|introduction|preface|foreword|abstract|summary|acknowledge?ments|references|bibliography|appendix( [A-Z])?|index|glossary|chapter \d+)$`)
 
 // SectionHeading says whether t is a heading of a part of a document
 // ("Table of Contents", "1 Introduction"), which is no title of it.

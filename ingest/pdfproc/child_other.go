@@ -25,3 +25,7 @@ func Serve() int {
 	fmt.Fprintln(os.Stderr, "papers: "+Arg+" is not used on this system")
 	return 2
 }
+
+// ReaderLimits leaves the process's limits as they are where no child
+// reads PDFs.
+func ReaderLimits() (restore func()) { return func() {} }

@@ -77,12 +77,26 @@ const (
 	childSoftLimit = 768 << 20
 )
 
+// ReaderLimits sets this process's stack and garbage-collector limits to
+// a PDF reader's (a child's): call it before ExtractHere from a command
+// that reads a PDF in its own process. Without the soft limit the heap of
+// a compression bomb grows to twice what is live between collections, and
+// a process under a 1 GiB address-space cap dies of it. It returns a
+// function that restores the previous limits.
+func ReaderLimits() (restore func()) {
+	stack := debug.SetMaxStack(childMaxStack)
+	soft := debug.SetMemoryLimit(childSoftLimit)
+	return func() {
+		debug.SetMaxStack(stack)
+		debug.SetMemoryLimit(soft)
+	}
+}
+
 // Serve is the child: it extracts the file open as descriptor 3 (mapped,
 // not copied) and writes the result to stdout, then returns the exit
 // code. Call it from main when the program was started with Arg.
 func Serve() int {
-	debug.SetMaxStack(childMaxStack)
-	debug.SetMemoryLimit(childSoftLimit)
+	ReaderLimits()
 	f := os.NewFile(3, "pdf")
 	if f == nil {
 		fmt.Fprintln(os.Stderr, "papers: "+Arg+" is started by papers itself, with the PDF as descriptor 3")

@@ -55,6 +55,17 @@ func Extract(ctx context.Context, path string) (*pdf.Document, error) {
 	if isolated {
 		return extractChild(ctx, path)
 	}
+	return ExtractHere(ctx, path)
+}
+
+// ExtractHere reads the PDF at path in this process, after Isolate too.
+// It is for a command that reads one file and has nothing else to lose
+// (papers extract), where a child process would double the start-up: the
+// reader bounds what it decodes and holds (the hostile files of
+// shared/data peak under 200 MB), so a bomb ends in pdf.ErrTooLarge here
+// as well. A folder ingest or a server, which must outlive any one file,
+// calls Extract.
+func ExtractHere(ctx context.Context, path string) (*pdf.Document, error) {
 	data, err := ReadFile(ctx, path)
 	if err != nil {
 		return nil, err

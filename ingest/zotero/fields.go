@@ -2,11 +2,11 @@ package zotero
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/papers-cli/papers/ingest/arxiv"
 	"github.com/papers-cli/papers/internal/doi"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/people"
 	"github.com/papers-cli/papers/internal/tex"
 )
@@ -16,10 +16,10 @@ import (
 // dateSQL is Zotero's stored form of a date: its reading of the date as
 // "YYYY-MM-DD" (00 for an unknown month or day, 0000-00-00 when it could
 // not read one), a space, then the date as typed.
-var dateSQL = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})(?:\s|$)`)
+var dateSQL = lazyre.New(`^(\d{4})-(\d{2})-(\d{2})(?:\s|$)`)
 
 // looseDate finds a date in text Zotero did not normalise: ISO forms.
-var looseDate = regexp.MustCompile(`\b((?:1[5-9]|20)\d\d)(?:[-/.](\d{1,2})(?:[-/.](\d{1,2}))?)?\b`)
+var looseDate = lazyre.New(`\b((?:1[5-9]|20)\d\d)(?:[-/.](\d{1,2})(?:[-/.](\d{1,2}))?)?\b`)
 
 // Date returns the item's date as precisely as it is known: "2023",
 // "2023-05" or "2023-05-17"; "" when it has none.
@@ -64,9 +64,9 @@ func joinDate(y, m, d string) string {
 }
 
 var (
-	arxivExtra = regexp.MustCompile(`(?im)^\s*(?:arxiv(?:\s*id)?\s*:|_eprint\s*:|eprint\s*:)\s*(?:arxiv:)?\s*(\S+)`)
-	arxivAny   = regexp.MustCompile(`(?i)arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?(?:[?#]\S*)?$`)
-	doiExtra   = regexp.MustCompile(`(?im)^\s*DOI\s*:\s*(10\.\S+)`)
+	arxivExtra = lazyre.New(`(?im)^\s*(?:arxiv(?:\s*id)?\s*:|_eprint\s*:|eprint\s*:)\s*(?:arxiv:)?\s*(\S+)`)
+	arxivAny   = lazyre.New(`(?i)arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?(?:[?#]\S*)?$`)
+	doiExtra   = lazyre.New(`(?im)^\s*DOI\s*:\s*(10\.\S+)`)
 )
 
 // ArxivID is the item's arXiv id, with its version when a field gives it

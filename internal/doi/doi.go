@@ -8,16 +8,17 @@ package doi
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 // shape is a DOI: "10.", a registrant code of 4 to 9 digits (with
 // sub-codes "10.1000.10"), "/", and a suffix of printable characters.
-var shape = regexp.MustCompile(`^10\.\d{4,9}(?:\.\d+)*/\S+$`)
+var shape = lazyre.New(`^10\.\d{4,9}(?:\.\d+)*/\S+$`)
 
 // inText finds a DOI inside other text (a field, a sentence).
-var inText = regexp.MustCompile(`\b10\.\d{4,9}(?:\.\d+)*/[^\s"<>{}]+`)
+var inText = lazyre.New(`\b10\.\d{4,9}(?:\.\d+)*/[^\s"<>{}]+`)
 
 // resolvers are the prefixes a DOI is written behind.
 var resolvers = []string{"https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/",
@@ -68,7 +69,7 @@ func Find(text string) string {
 }
 
 // arxivDOI is arXiv's DOI of a paper: 10.48550/arXiv.<id>.
-var arxivDOI = regexp.MustCompile(`(?i)^10\.48550/arxiv\.(\S+)$`)
+var arxivDOI = lazyre.New(`(?i)^10\.48550/arxiv\.(\S+)$`)
 
 // Arxiv returns the arXiv id (as written, possibly with a version) that an
 // arXiv DOI names, or "" for any other DOI.

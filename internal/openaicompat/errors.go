@@ -7,11 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/safetext"
 )
 
@@ -383,8 +383,8 @@ func transportKind(err error) Kind {
 }
 
 var (
-	contextTooLong = regexp.MustCompile(`context length|context window|context size|maximum context|too many tokens|prompt is too long|exceeds? the (available )?context|input is too long|tokens exceed|reduce the length|input length exceeds`)
-	modelNotFound  = regexp.MustCompile(`model\b.*\b(not found|does not exist|not exist|unknown|no such)|(unknown|no such|invalid) model|model_not_found|pull the model|try pulling`)
+	contextTooLong = lazyre.New(`context length|context window|context size|maximum context|too many tokens|prompt is too long|exceeds? the (available )?context|input is too long|tokens exceed|reduce the length|input length exceeds`)
+	modelNotFound  = lazyre.New(`model\b.*\b(not found|does not exist|not exist|unknown|no such)|(unknown|no such|invalid) model|model_not_found|pull the model|try pulling`)
 )
 
 // BodyMessage extracts a readable message from an error body that go-openai

@@ -10,11 +10,12 @@ package openaicompat
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
+
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
-var versionSegment = regexp.MustCompile(`/v\d+[a-z0-9]*(/|$)`)
+var versionSegment = lazyre.New(`/v\d+[a-z0-9]*(/|$)`)
 
 // NormaliseBaseURL checks an OpenAI-compatible base URL and makes it end in
 // an API version, as go-openai needs: "http://host:11434" and

@@ -14,10 +14,10 @@
 package people
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/internal/tex"
 )
 
@@ -182,7 +182,7 @@ func Names(authors []string) (names []Name, more bool) {
 
 // moreMark is how sources say that authors were left out: "+3" (a feed's
 // "Ahmed Awadallah +1"), "et al.", "and others" (BibTeX).
-var moreMark = regexp.MustCompile(`(?i)(^|\s|,)(\+\d+|et\.? al\.?|(and\s+)?others)$`)
+var moreMark = lazyre.New(`(?i)(^|\s|,)(\+\d+|et\.? al\.?|(and\s+)?others)$`)
 
 // More says whether s ends an author list with a mark that authors were
 // left out ("+2", "et al.", "others").
@@ -277,7 +277,7 @@ func allInitials(ws []string) bool {
 	return true
 }
 
-var initial = regexp.MustCompile(`^(\p{Lu}\.?(-\p{Lu}\.?)?)+$`)
+var initial = lazyre.New(`^(\p{Lu}\.?(-\p{Lu}\.?)?)+$`)
 
 // personString is one person's name (as a source wrote it) in the stored
 // form.

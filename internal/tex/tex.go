@@ -5,11 +5,11 @@
 package tex
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -23,7 +23,7 @@ import (
 // texAccent matches one TeX accent or special letter at the start of a
 // string, optionally in a brace group: \"u, \"{u}, {\"u}, \'{\i}, \v{c},
 // \c c, \ss, \o{}, {\aa}.
-var texAccent = regexp.MustCompile(`^(?:\{\\(?:` + accentBody + `)\}|\\(?:` + accentBody + `))`)
+var texAccent = lazyre.New(`^(?:\{\\(?:` + accentBody + `)\}|\\(?:` + accentBody + `))`)
 
 const accentBody = `[` + symbolAccents + `](?:\{(?:[A-Za-z]|\\[ij])\}|[A-Za-z]|\\[ij](?:\{\}|\b))` +
 	`|[uvHckrdbt](?:\{(?:[A-Za-z]|\\[ij])\}| [A-Za-z])` +

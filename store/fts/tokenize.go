@@ -2,6 +2,7 @@ package fts
 
 import (
 	"iter"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -116,15 +117,19 @@ func isDiacritic(r rune) bool { return 0x300 <= r && r <= 0x36f }
 // Latin letters, removes its diacritics.
 func fold(r rune) rune {
 	r = unicode.ToLower(unicode.ToUpper(r))
-	if b, ok := latinBase[r]; ok {
+	if r < 0xc0 {
+		return r
+	}
+	if b, ok := latinBase()[r]; ok {
 		return b
 	}
 	return r
 }
 
 // latinBase maps the accented Latin letters (Latin-1 Supplement, Extended-A
-// and -B, Extended Additional) to their lower-case base letter.
-var latinBase = func() map[rune]rune {
+// and -B, Extended Additional) to their lower-case base letter. It is made
+// on first use: every start of the binary would pay for it otherwise.
+var latinBase = sync.OnceValue(func() map[rune]rune {
 	m := map[rune]rune{}
 	add := func(lo, hi rune) {
 		for r := lo; r <= hi; r++ {
@@ -146,4 +151,4 @@ var latinBase = func() map[rune]rune {
 	add(0xc0, 0x24f)
 	add(0x1e00, 0x1eff)
 	return m
-}()
+})

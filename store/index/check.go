@@ -69,10 +69,10 @@ func (d *Dir) Check(ctx context.Context) error {
 // int8 vectors (a pass that costs more than all the checksums).
 func (s *segment) verify(dir string, deep bool) error {
 	lay := layoutSegment(s.n, s.dims, s.papers(), len(s.ids))
-	if crc32.Checksum(s.raw[lay.q8:lay.q8+int64(s.n*s.dims)], castagnoli) != s.sums.q8 {
+	if crc32.Checksum(s.raw[lay.q8:lay.q8+int64(s.n*s.dims)], CRC32C()) != s.sums.q8 {
 		return errors.New("int8 vectors do not match their checksum")
 	}
-	if crc32.Checksum(s.raw[lay.fts:], castagnoli) != s.sums.text {
+	if crc32.Checksum(s.raw[lay.fts:], CRC32C()) != s.sums.text {
 		return errors.New("full-text index does not match its checksum")
 	}
 	if s.vecs.f != nil {

@@ -198,7 +198,7 @@ func crcFile(path string) (uint32, error) {
 		return 0, err
 	}
 	defer f.Close()
-	h := crc32.New(castagnoli)
+	h := crc32.New(CRC32C())
 	if _, err := io.CopyBuffer(h, f, make([]byte, 1<<20)); err != nil {
 		return 0, err
 	}
@@ -216,7 +216,7 @@ func verifySignSums(dir string, s *segment) error {
 		return err
 	}
 	gOff, _ := bitsLayout(s.n, s.dims)
-	if crc32.Checksum(b[bitsHeader:gOff], castagnoli) != sums[0] || crc32.Checksum(b[gOff:], castagnoli) != sums[1] {
+	if crc32.Checksum(b[bitsHeader:gOff], CRC32C()) != sums[0] || crc32.Checksum(b[gOff:], CRC32C()) != sums[1] {
 		return errors.New("sign codes do not match their checksums")
 	}
 	return nil

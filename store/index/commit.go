@@ -118,7 +118,7 @@ func validFileName(s string) bool {
 func frame(magic string, payload []byte) []byte {
 	b := make([]byte, 0, 16+len(payload))
 	b = append(b, magic...)
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(payload, castagnoli))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(payload, CRC32C()))
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
 	return append(b, payload...)
 }
@@ -130,7 +130,7 @@ func unframe(magic string, b []byte) ([]byte, error) {
 	}
 	le := binary.LittleEndian
 	p := b[16:]
-	if int(le.Uint32(b[12:])) != len(p) || crc32.Checksum(p, castagnoli) != le.Uint32(b[8:]) {
+	if int(le.Uint32(b[12:])) != len(p) || crc32.Checksum(p, CRC32C()) != le.Uint32(b[8:]) {
 		return nil, errors.New("bad checksum or length")
 	}
 	return p, nil

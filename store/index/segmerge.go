@@ -285,14 +285,14 @@ func writeMerged(ctx context.Context, dest *segDest, inputs []liveSeg, dims int)
 			q := s.q8[d*dims : (d+1)*dims]
 			b := leview.Bytes(q)
 			q8.Write(b)
-			sums.q8 = crc32.Update(sums.q8, castagnoli, b)
+			sums.q8 = crc32.Update(sums.q8, CRC32C(), b)
 			signs.add(q, s.scale[d])
 			v, err := readers[o.in].read(d)
 			if err != nil {
 				return nil, err
 			}
 			vec.Write(v)
-			sums.vec = crc32.Update(sums.vec, castagnoli, v)
+			sums.vec = crc32.Update(sums.vec, CRC32C(), v)
 			tab.addChunk(id, int(s.seqs[d]), s.scale[d])
 			if copied += dims; copied >= 64<<20 {
 				drop()
@@ -362,7 +362,7 @@ func (r *vecReader) read(d int) ([]byte, error) {
 func checksumAt(w io.WriterAt, off, n int64) (uint32, error) {
 	switch f := w.(type) {
 	case *sections.Mem:
-		return crc32.Checksum(f.B[off:off+n], castagnoli), nil
+		return crc32.Checksum(f.B[off:off+n], CRC32C()), nil
 	case *os.File:
 		var sum uint32
 		buf := make([]byte, 1<<20)
@@ -371,7 +371,7 @@ func checksumAt(w io.WriterAt, off, n int64) (uint32, error) {
 			if _, err := f.ReadAt(buf[:m], off+done); err != nil {
 				return 0, err
 			}
-			sum = crc32.Update(sum, castagnoli, buf[:m])
+			sum = crc32.Update(sum, CRC32C(), buf[:m])
 			done += m
 		}
 		return sum, nil

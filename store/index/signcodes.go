@@ -259,7 +259,7 @@ func (s *signWriter) add(q []int8, scale float32) {
 	s.g = append(s.g, g)
 	b := leview.Bytes(s.code)
 	s.bits.Write(b)
-	s.sumBits = crc32.Update(s.sumBits, castagnoli, b)
+	s.sumBits = crc32.Update(s.sumBits, CRC32C(), b)
 }
 
 // finish writes the factors and the header.
@@ -279,7 +279,7 @@ func (s *signWriter) finish() error {
 	le.PutUint32(h[8:], uint32(s.dims))
 	le.PutUint32(h[12:], uint32(n))
 	le.PutUint32(h[16:], s.sumBits)
-	le.PutUint32(h[20:], crc32.Checksum(gb, castagnoli))
+	le.PutUint32(h[20:], crc32.Checksum(gb, CRC32C()))
 	_, err := s.w.WriteAt(h, 0)
 	return err
 }

@@ -61,8 +61,11 @@ type result struct {
 	// reference (see score.MixedLines).
 	LigFound int `json:"lig_found"`
 	LigRef   int `json:"lig_ref"`
-	Mixed    int `json:"mixed"`
-	Lines    int `json:"lines"`
+	// LigMissed are the words of LigRef not found (printed by -v; not
+	// kept by -out).
+	LigMissed []string `json:"lig_missed,omitempty"`
+	Mixed     int      `json:"mixed"`
+	Lines     int      `json:"lines"`
 }
 
 func main() {
@@ -74,7 +77,7 @@ func main() {
 	timeout := flag.Duration("timeout", 60*time.Second, "time limit per file")
 	out := flag.String("out", "", "write per-file results (TSV) here")
 	base := flag.String("base", "", "compare with per-file results of an earlier run")
-	verbose := flag.Bool("v", false, "print every file's figures")
+	verbose := flag.Bool("v", false, "print every file's figures and the fi/fl words it misses")
 	only := flag.String("only", "", "only files whose path contains this")
 	asMB := flag.Int("as", 8192, "address-space limit of each child, MB (Go reserves ~700 MB of it at start)")
 	reader := flag.String("reader", "own", "what reads the files' objects: own (package syntax, as extraction does) or ledongthuc (github.com/ledongthuc/pdf on syntax's clean copy)")
@@ -288,6 +291,7 @@ func runWorker(pdfPath, refPath, reader string) int {
 		s := score.Compare(text, string(ref))
 		r.WordF1, r.WordP, r.WordR, r.BigramF1 = s.WordF1, s.WordP, s.WordR, s.BigramF1
 		r.LigFound, r.LigRef = score.Ligatures(text, string(ref))
+		r.LigMissed = score.LigatureMisses(text, string(ref))
 		r.Mixed, r.Lines = score.MixedLines(text, string(ref))
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
@@ -476,6 +480,9 @@ func report(w *os.File, rs []result, lab map[string]label, old map[string]result
 			}
 			fmt.Fprintf(w, "  %-60s %-7s W %.3f (P %.3f R %.3f) B %.3f  fi/fl %d/%d mixed %d/%d %6d/%-6d chars %5dms %s %s %s\n", r.File, r.Status,
 				r.WordF1, r.WordP, r.WordR, r.BigramF1, r.LigFound, r.LigRef, r.Mixed, r.Lines, r.Chars, r.RefChars, r.Millis, p, strings.Join(l.causes, ","), r.Err)
+			if len(r.LigMissed) > 0 {
+				fmt.Fprintf(w, "    fi/fl words of pdftotext's not in ours: %s\n", strings.Join(r.LigMissed, " "))
+			}
 		}
 	}
 }

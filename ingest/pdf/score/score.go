@@ -122,17 +122,32 @@ func f1(got, ref map[string]int) (p, r, f float64) {
 // letters a font's ligature glyphs draw) and how many of them got has: a
 // reader that loses the ligature glyphs prints "rst" for "first".
 func Ligatures(got, ref string) (found, total int) {
+	missed, total := ligatureWords(got, ref)
+	return total - len(missed), total
+}
+
+// LigatureMisses returns the words Ligatures counts as not found, in the
+// order of ref, each as often as it is missed: what to look at when the
+// count falls short (pdftotext joins the halves of "task-specific" broken
+// at a line end into "taskspecific", and splits small capitals, "D IFFERENT").
+func LigatureMisses(got, ref string) []string {
+	missed, _ := ligatureWords(got, ref)
+	return missed
+}
+
+func ligatureWords(got, ref string) (missed []string, total int) {
 	have := bag(Words(got))
 	for _, w := range Words(ref) {
 		if strings.Contains(w, "fi") || strings.Contains(w, "fl") || strings.Contains(w, "ff") {
 			total++
 			if have[w] > 0 {
 				have[w]--
-				found++
+			} else {
+				missed = append(missed, w)
 			}
 		}
 	}
-	return found, total
+	return missed, total
 }
 
 // MixedLines counts the lines of got (of six words or more) whose words

@@ -1,6 +1,7 @@
 package score
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,11 @@ func TestLigatures(t *testing.T) {
 	found, total = Ligatures("the ﬁrst ﬁle system", "the first file system")
 	if found != 2 || total != 2 {
 		t.Errorf("Ligatures = %d of %d, want 2 of 2", found, total)
+	}
+	// pdftotext joins a compound broken at a line end; ours keeps its hyphen
+	missed := LigatureMisses("a task-specific file, a file", "a taskspecific\nfile, a file and a file")
+	if want := []string{"taskspecific", "file"}; !slices.Equal(missed, want) {
+		t.Errorf("LigatureMisses = %q, want %q", missed, want)
 	}
 }
 

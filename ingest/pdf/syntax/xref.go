@@ -3,8 +3,9 @@ package syntax
 import (
 	"bytes"
 	"context"
-	"regexp"
 	"sort"
+
+	"github.com/papers-cli/papers/internal/lazyre"
 )
 
 // Reading the cross-reference data of a file and resolving objects through
@@ -444,7 +445,7 @@ func (d *document) rebuild() error {
 	return nil
 }
 
-var trailerRe = regexp.MustCompile(`trailer[ \t\r\n\f\x00]*<<`)
+var trailerRe = lazyre.New(`trailer[ \t\r\n\f\x00]*<<`)
 
 func (d *document) sortedNums() []uint32 {
 	nums := make([]uint32, 0, len(d.xref))
