@@ -1,10 +1,10 @@
 package review
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
@@ -42,14 +42,14 @@ const (
 // whose pattern the question matches is its kind.
 var intentCues = []struct {
 	kind intent
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
 }{
-	{codeIntent, regexp.MustCompile(`\b(code|source|software|implementation|github|open[- ]sourced?)\b|\b(released?|available|public(ly)?)\b.*\b(data|dataset)\b|\b(data|dataset)\b.*\b(released?|available|public)\b`)},
-	{limitIntent, regexp.MustCompile(`\b(limitations?|weakness(es)?|drawbacks?|shortcomings?|caveats?)\b`)},
-	{dataIntent, regexp.MustCompile(`\b(datasets?|data sets?|benchmarks?|corpus|corpora|test beds?)\b`)},
-	{gainIntent, regexp.MustCompile(`\bhow (much|well)\b.*\b(better|improve|faster|gain)|\b(improvements?|gains?|speedups?|outperforms?)\b|\bmain results?\b`)},
-	{problemIntent, regexp.MustCompile(`\b(problems?|address(es)?|motivations?|challenges?|research questions?|goals?|aims?)\b`)},
-	{methodIntent, regexp.MustCompile(`\b(methods?|approach(es)?|propose[sd]?|techniques?|contributions?)\b`)},
+	{codeIntent, lazyre.New(`\b(code|source|software|implementation|github|open[- ]sourced?)\b|\b(released?|available|public(ly)?)\b.*\b(data|dataset)\b|\b(data|dataset)\b.*\b(released?|available|public)\b`)},
+	{limitIntent, lazyre.New(`\b(limitations?|weakness(es)?|drawbacks?|shortcomings?|caveats?)\b`)},
+	{dataIntent, lazyre.New(`\b(datasets?|data sets?|benchmarks?|corpus|corpora|test beds?)\b`)},
+	{gainIntent, lazyre.New(`\bhow (much|well)\b.*\b(better|improve|faster|gain)|\b(improvements?|gains?|speedups?|outperforms?)\b|\bmain results?\b`)},
+	{problemIntent, lazyre.New(`\b(problems?|address(es)?|motivations?|challenges?|research questions?|goals?|aims?)\b`)},
+	{methodIntent, lazyre.New(`\b(methods?|approach(es)?|propose[sd]?|techniques?|contributions?)\b`)},
 }
 
 // maxGenericWords is the most words a generic question has: a longer one
@@ -81,7 +81,7 @@ func intentOf(q string) intent {
 
 // sentenceCues are the phrasings each kind is stated in: each distinct
 // cue a sentence holds adds one to its score.
-var sentenceCues = map[intent][]*regexp.Regexp{
+var sentenceCues = map[intent][]*lazyre.Regexp{
 	problemIntent: cues(`\bproblems?\b`, `\bchalleng`, `\bdifficult`, `\bhowever\b`, `\blimited by\b`, `\black(s|ing)?\b`, `\bremains?\b`, `\bsuffer`,
 		`\bexpensive\b`, `\bcostly\b`, `\bbottleneck`, `\bprecludes?\b`, `\babsence\b`, `\bno (precise|concrete|cost-effective|existing)\b`, `\bneeds?\b`,
 		`\bcrucial\b`, `\bgoal of\b`, `\bunsolved\b`, `\bimpractical\b`, `\bnot (well )?suited\b`, `\bdemands?\b`),
@@ -98,10 +98,10 @@ var sentenceCues = map[intent][]*regexp.Regexp{
 		`\b(release|released|publish|open[- ]source|available)\b`),
 }
 
-func cues(res ...string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(res))
+func cues(res ...string) []*lazyre.Regexp {
+	out := make([]*lazyre.Regexp, len(res))
 	for i, s := range res {
-		out[i] = regexp.MustCompile(s)
+		out[i] = lazyre.New(s)
 	}
 	return out
 }
@@ -109,22 +109,22 @@ func cues(res ...string) []*regexp.Regexp {
 // A number that is a result, not a figure's, table's, section's,
 // reference's or year's number.
 var (
-	resultNumber = regexp.MustCompile(`\d+(\.\d+)?\s*(%|x\b|×|times\b|-?fold\b|db\b|bleu\b|points?\b)|\d+\.\d+|\bfactor of\b`)
-	notResult    = regexp.MustCompile(`\b(fig(ure)?s?|tables?|sections?|eq(uation)?s?|appendix|chapter)\.?\s*\d+|\[\d[^\]]*\]|\b(19|20)\d\d\b`)
+	resultNumber = lazyre.New(`\d+(\.\d+)?\s*(%|x\b|×|times\b|-?fold\b|db\b|bleu\b|points?\b)|\d+\.\d+|\bfactor of\b`)
+	notResult    = lazyre.New(`\b(fig(ure)?s?|tables?|sections?|eq(uation)?s?|appendix|chapter)\.?\s*\d+|\[\d[^\]]*\]|\b(19|20)\d\d\b`)
 	// released code is a link or words saying the authors release it
-	codeLink    = regexp.MustCompile(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org`)
-	codeRelease = regexp.MustCompile(`\b(release[sd]?|make [a-z ]*available|made [a-z ]*available|publish(ed)?|open[- ]source[sd]?|(is|are) (publicly |freely )?available)\b`)
-	artefact    = regexp.MustCompile(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights)\b`)
+	codeLink    = lazyre.New(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org`)
+	codeRelease = lazyre.New(`\b(release[sd]?|make [a-z ]*available|made [a-z ]*available|publish(ed)?|open[- ]source[sd]?|(is|are) (publicly |freely )?available)\b`)
+	artefact    = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights)\b`)
 	// the paper's own system, named as its limitations are
-	ownSystem = regexp.MustCompile(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
+	ownSystem = lazyre.New(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
 	// a sentence about the paper's own work
-	self   = regexp.MustCompile(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
-	survey = regexp.MustCompile(`\b(this|our) (survey|review)\b|\b(survey|review) (paper|article)\b|\bliterature review\b|\bprovides? an? (comprehensive )?(overview|survey|review)\b`)
+	self   = lazyre.New(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
+	survey = lazyre.New(`\b(this|our) (survey|review)\b|\b(survey|review) (paper|article)\b|\bliterature review\b|\bprovides? an? (comprehensive )?(overview|survey|review)\b`)
 	// the sections that hold no answer of the paper's own
-	otherSection = regexp.MustCompile(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|author contributions?)\b`)
-	limitSection = regexp.MustCompile(`(?i)\blimitations?\b`)
-	introSection = regexp.MustCompile(`(?i)\b(introduction|abstract)\b`)
-	endSection   = regexp.MustCompile(`(?i)\b(conclusions?|concluding|discussion|summary)\b`)
+	otherSection = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|author contributions?)\b`)
+	limitSection = lazyre.New(`(?i)\blimitations?\b`)
+	introSection = lazyre.New(`(?i)\b(introduction|abstract)\b`)
+	endSection   = lazyre.New(`(?i)\b(conclusions?|concluding|discussion|summary)\b`)
 )
 
 // minCues is the least score a sentence of a kind that needs evidence must
@@ -246,7 +246,7 @@ func score(k intent, orig string, c store.Chunk) float64 {
 
 // properName is a dataset's or benchmark's name: a capitalised word after
 // a sentence's first (Kodak, MFIRST, SQuALITY, CIFAR-10).
-var properName = regexp.MustCompile(`\s[A-Z][A-Za-z0-9-]*[A-Za-z0-9]`)
+var properName = lazyre.New(`\s[A-Z][A-Za-z0-9-]*[A-Za-z0-9]`)
 
 // proseSentence keeps the sentences an answer can be: of 6 to 80 words,
 // starting as a sentence does, mostly letters (not a table row or an
