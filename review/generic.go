@@ -91,7 +91,7 @@ var sentenceCues = map[intent][]*lazyre.Regexp{
 	gainIntent: cues(`\boutperform`, `\bimprov(es|ed|ing|ement)\b`, `\bbetter\b`, `\bsurpass`, `\bfaster\b`, `\bspeedups?\b`, `\bhigher\b`, `\blower\b`,
 		`\breduc(es|ed|ing|tion)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
 	dataIntent: cues(`\bdatasets?\b`, `\bdata sets?\b`, `\bbenchmarks?\b`, `\bdatabases?\b`, `\bcorp(us|ora)\b`, `\btest (sets?|images|material)\b`,
-		`\b(evaluate|evaluated|experiments?|tests?|trained) (it |them )?on\b`),
+		`\b(evaluate|evaluated|experiments?|tests?|trained) (it |them )?on\b`, `[a-z0-9](bench|eval|qa|gym)\b`),
 	limitIntent: cues(`\blimitations?\b`, `\bdrawbacks?\b`, `\bshortcomings?\b`, `\bcannot\b`, `\bunable\b`, `\bfail(s|ed)? to\b`, `\binferior\b`, `\bworse\b`,
 		`\bnot yet\b`, `\bstruggles?\b`, `\bat the cost of\b`, `\bvulnerable\b`, `\bnot (increase|scale|generali[sz]e)\b`, `\bdoes not (currently )?support\b`),
 	codeIntent: cues(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo`, `https?://`, `\b(code|software|implementation|repository|models?|data(sets?)?|judgments|annotations)\b`,
@@ -222,7 +222,7 @@ func score(k intent, orig string, c store.Chunk) float64 {
 			n += 1
 		}
 	case dataIntent:
-		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) {
+		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) && !sentenceCues[dataIntent][7].MatchString(s) {
 			return 0 // "evaluated on" names no dataset
 		}
 		n += 0.5 * float64(min(3, len(properName.FindAllString(orig, -1)))) // the more names, the likelier a list of datasets
