@@ -6,7 +6,9 @@
 // fact: every term of one of the fact's alternatives, compared as
 // eval.Missing compares (case and space insensitive). Its page is right
 // when it is among the pages that state the fact. A cell the paper does
-// not state is right when the review marks it "not stated".
+// not state is right when the review marks it "not stated". A stated cell
+// whose gold has no pages (a paper from a corpus, which has no pages) is
+// judged on its fact alone.
 package cellscore
 
 import (
@@ -22,6 +24,8 @@ type Gold struct {
 	Stated bool
 	// Facts are alternatives, each the terms a right cell holds together.
 	Facts [][]string
+	// Pages are the pages that state the fact; none when the paper has
+	// no pages, and then the cell's page is not judged.
 	Pages []int
 }
 
@@ -30,6 +34,7 @@ type Verdict struct {
 	Answered  bool // the review stated an answer (for a stated gold cell)
 	Right     bool // stated: the answer or quote holds the fact; not stated: marked so
 	PageRight bool // stated and answered: the cell's page is among the gold pages
+	Paged     bool // stated and answered, and the gold has pages to judge the cell's page by
 }
 
 // Holds reports whether text holds every term of one of the alternatives.
@@ -54,6 +59,7 @@ func Judge(c review.Cell, g Gold) Verdict {
 		Answered:  true,
 		Right:     Holds(c.Answer+" "+c.Quote, g.Facts),
 		PageRight: c.Page > 0 && slices.Contains(g.Pages, c.Page),
+		Paged:     len(g.Pages) > 0,
 	}
 }
 
@@ -63,6 +69,7 @@ type Tally struct {
 	Answered  int // of them, cells the review answered
 	Right     int // of them, cells whose answer or quote holds the fact
 	PageRight int // answered cells with a right page
+	Paged     int // answered cells whose gold has pages (the page figure's denominator)
 	Unstated  int // gold cells the paper does not state
 	Marked    int // of them, cells the review marked not stated
 }
@@ -86,6 +93,9 @@ func (t *Tally) Add(stated bool, v Verdict) {
 	if v.PageRight {
 		t.PageRight++
 	}
+	if v.Paged {
+		t.Paged++
+	}
 }
 
 // Pct prints n of d with its percentage: "12/16 (75%)".
@@ -95,8 +105,8 @@ func Pct(n, d int) string {
 
 // String prints the three acceptance figures of issue 28: stated cells
 // right (of every stated cell), page right (of the stated cells the review
-// answered) and not-stated cells marked so.
+// answered whose gold has pages) and not-stated cells marked so.
 func (t Tally) String() string {
 	return fmt.Sprintf("stated right %s  page right %s  not stated marked %s  (answered %s)",
-		Pct(t.Right, t.Stated), Pct(t.PageRight, t.Answered), Pct(t.Marked, t.Unstated), Pct(t.Answered, t.Stated))
+		Pct(t.Right, t.Stated), Pct(t.PageRight, t.Paged), Pct(t.Marked, t.Unstated), Pct(t.Answered, t.Stated))
 }

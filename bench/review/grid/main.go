@@ -1,12 +1,14 @@
-// Command grid scores papers review on the held-out grid of issue 28
-// (bench/review/grid/gold.jsonl: 12 real papers x 6 generic columns,
-// written from the papers alone). It builds the papers binary, ingests the
-// 12 PDFs of ../shared/data into a scratch library (PAPERS_HOME in a temp
-// dir, --offline), runs `papers review --json` with the 6 columns over
-// them, and scores every cell as bench/review/cellscore says: stated cells
-// right, page right (of the stated cells answered), cells the paper does
-// not state marked "not stated"; for all 12 papers, the development half
-// (papers 1-6), the held-out half (7-12) and per column.
+// Command grid scores papers review on a grid of issue 28: real papers x
+// 6 generic columns, written from the papers alone (bench/review/grid/
+// gold.jsonl, the default, and gold2.jsonl, a second grid nobody tuned on;
+// see the README). It builds the papers binary, ingests the grid's papers
+// from ../shared/data into a scratch library (PAPERS_HOME in a temp dir,
+// --offline): PDFs, and papers of a corpus (JSONL, gzipped or not) by id;
+// runs `papers review --json` with the columns over them, and scores every
+// cell as bench/review/cellscore says: stated cells right, page right (of
+// the stated cells answered, where the paper has pages), cells the paper
+// does not state marked "not stated"; for all papers, each split (the
+// gold's `split` labels, in their order) and per column.
 //
 //	go run ./bench/review/grid [-data ../shared/data] [-gold bench/review/grid/gold.jsonl] [-v]
 //
@@ -16,9 +18,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -30,11 +34,14 @@ import (
 	"github.com/papers-cli/papers/review"
 )
 
-// cell is one line of gold.jsonl.
+// cell is one line of gold.jsonl. Its paper is a PDF, or the paper of id
+// ID in a corpus file; both paths are under the shared data.
 type cell struct {
 	Paper  int        `json:"paper"`
 	Split  string     `json:"split"`
 	PDF    string     `json:"pdf"`
+	Corpus string     `json:"corpus"`
+	ID     string     `json:"id"`
 	Title  string     `json:"title"`
 	Column string     `json:"column"`
 	Stated bool       `json:"stated"`
@@ -53,13 +60,21 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var pdfs, columns []string
+	var pdfs, columns, splits []string
+	corpusIDs := map[string][]string{} // corpus file -> ids of its papers in the grid
 	for _, g := range gold {
-		if p := filepath.Join(*data, g.PDF); !slices.Contains(pdfs, p) {
-			pdfs = append(pdfs, p)
+		if g.PDF != "" {
+			if p := filepath.Join(*data, g.PDF); !slices.Contains(pdfs, p) {
+				pdfs = append(pdfs, p)
+			}
+		} else if c := filepath.Join(*data, g.Corpus); !slices.Contains(corpusIDs[c], g.ID) {
+			corpusIDs[c] = append(corpusIDs[c], g.ID)
 		}
 		if !slices.Contains(columns, g.Column) {
 			columns = append(columns, g.Column)
+		}
+		if !slices.Contains(splits, g.Split) {
+			splits = append(splits, g.Split)
 		}
 	}
 	for _, p := range pdfs {
@@ -88,9 +103,19 @@ func main() {
 		}
 		return out
 	}
-	papers(append([]string{"ingest"}, pdfs...)...)
+	if len(pdfs) > 0 {
+		papers(append([]string{"ingest"}, pdfs...)...)
+	}
+	if len(corpusIDs) > 0 {
+		lines := filepath.Join(work, "corpus.jsonl")
+		if err := pickCorpus(corpusIDs, lines); err != nil {
+			log.Fatal(err)
+		}
+		papers("ingest", "--jsonl", lines)
+	}
 
-	// The library ids of the PDFs, by the file each was ingested from.
+	// The library ids of the papers: PDFs by the file each was ingested
+	// from, corpus papers by their own id.
 	idOf := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(papers("list", "--json")))
 	sc.Buffer(nil, 1<<24)
@@ -100,18 +125,28 @@ func main() {
 			log.Fatalf("papers list --json: %v", err)
 		}
 		idOf[strings.TrimPrefix(p.URL, "file://")] = p.ID
+		idOf[p.ID] = p.ID
+	}
+	idOfCell := func(g cell) string {
+		key := g.ID
+		if g.PDF != "" {
+			abs, err := filepath.Abs(filepath.Join(*data, g.PDF))
+			if err != nil {
+				log.Fatal(err)
+			}
+			key = abs
+		}
+		id, ok := idOf[key]
+		if !ok {
+			log.Fatalf("paper %d (%s%s) was not ingested", g.Paper, g.PDF, g.ID)
+		}
+		return id
 	}
 	var ids []string
-	for _, p := range pdfs {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			log.Fatal(err)
+	for _, g := range gold {
+		if id := idOfCell(g); !slices.Contains(ids, id) {
+			ids = append(ids, id)
 		}
-		id, ok := idOf[abs]
-		if !ok {
-			log.Fatalf("%s was not ingested", p)
-		}
-		ids = append(ids, id)
 	}
 
 	args := []string{"review", "--json", "--recompute"}
@@ -136,26 +171,32 @@ func main() {
 	}
 
 	var all cellscore.Tally
-	split := map[string]*cellscore.Tally{"dev": {}, "held": {}}
+	split := make([]cellscore.Tally, len(splits))
+	splitPapers := make([][]int, len(splits))
 	perColumn := make([]cellscore.Tally, len(columns))
 	for _, g := range gold {
-		i := slices.Index(pdfs, filepath.Join(*data, g.PDF))
+		id := idOfCell(g)
 		col := slices.Index(columns, g.Column) + 1
-		c, ok := got[fmt.Sprint(ids[i], "\t", col)]
+		c, ok := got[fmt.Sprint(id, "\t", col)]
 		if !ok {
-			log.Fatalf("papers review gave no cell for paper %d (%s), column %d", g.Paper, ids[i], col)
+			log.Fatalf("papers review gave no cell for paper %d (%s), column %d", g.Paper, id, col)
 		}
 		v := cellscore.Judge(c, cellscore.Gold{Stated: g.Stated, Facts: g.Facts, Pages: g.Pages})
 		all.Add(g.Stated, v)
-		split[g.Split].Add(g.Stated, v)
+		si := slices.Index(splits, g.Split)
+		split[si].Add(g.Stated, v)
+		if !slices.Contains(splitPapers[si], g.Paper) {
+			splitPapers[si] = append(splitPapers[si], g.Paper)
+		}
 		perColumn[col-1].Add(g.Stated, v)
-		if *verbose && (!v.Right || g.Stated && !v.PageRight) {
+		if *verbose && (!v.Right || v.Paged && !v.PageRight) {
 			report(g, c, v)
 		}
 	}
-	fmt.Printf("all 12      %s\n", all)
-	fmt.Printf("dev 1-6     %s\n", split["dev"])
-	fmt.Printf("held 7-12   %s\n", split["held"])
+	fmt.Printf("%-11s %s\n", fmt.Sprint("all ", len(ids)), all)
+	for i, name := range splits {
+		fmt.Printf("%-11s %s\n", fmt.Sprint(name, " ", span(splitPapers[i])), split[i])
+	}
 	for i, c := range columns {
 		fmt.Printf("column %d    %s  %s\n", i+1, perColumn[i], c)
 	}
@@ -172,11 +213,14 @@ func readGold(path string) ([]cell, error) {
 		if err := json.Unmarshal(line, &g); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
-		if g.Split != "dev" && g.Split != "held" {
-			return nil, fmt.Errorf("%s:%d: split is %q, want dev or held", path, i+1, g.Split)
+		if g.Split == "" {
+			return nil, fmt.Errorf("%s:%d: a cell needs its split (dev, held, ...)", path, i+1)
 		}
-		if g.Stated && (len(g.Facts) == 0 || len(g.Pages) == 0) {
-			return nil, fmt.Errorf("%s:%d: a stated cell needs its facts and pages", path, i+1)
+		if (g.PDF == "") == (g.Corpus == "" || g.ID == "") {
+			return nil, fmt.Errorf("%s:%d: a cell's paper is a pdf, or a corpus file and an id in it", path, i+1)
+		}
+		if g.Stated && (len(g.Facts) == 0 || g.PDF != "" && len(g.Pages) == 0) {
+			return nil, fmt.Errorf("%s:%d: a stated cell needs its facts, and its pages when the paper is a PDF", path, i+1)
 		}
 		gold = append(gold, g)
 	}
@@ -200,4 +244,70 @@ func report(g cell, c review.Cell, v cellscore.Verdict) {
 	if c.Stated {
 		fmt.Printf("  got p. %d: %s\n  quote: %s\n", c.Page, strings.TrimSpace(c.Answer), strings.TrimSpace(c.Quote))
 	}
+}
+
+// span prints the paper numbers of a split: "1-6", or "1,3,5".
+func span(papers []int) string {
+	if len(papers) == 0 {
+		return ""
+	}
+	lo, hi := slices.Min(papers), slices.Max(papers)
+	if hi-lo+1 == len(papers) {
+		return fmt.Sprint(lo, "-", hi)
+	}
+	s := make([]string, len(papers))
+	for i, p := range papers {
+		s[i] = fmt.Sprint(p)
+	}
+	return strings.Join(s, ",")
+}
+
+// pickCorpus writes to out the lines of each corpus file (JSONL, gzipped
+// when its name ends in .gz) whose _id is one of its ids, and fails when
+// one is not there.
+func pickCorpus(ids map[string][]string, out string) error {
+	var b bytes.Buffer
+	for file, want := range ids {
+		f, err := os.Open(file)
+		if err != nil {
+			return fmt.Errorf("%w: the grid's papers are in the shared test data; pass its folder with -data", err)
+		}
+		var r io.Reader = f
+		if strings.HasSuffix(file, ".gz") {
+			zr, err := gzip.NewReader(f)
+			if err != nil {
+				f.Close()
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			r = zr
+		}
+		found := map[string]bool{}
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<26)
+		for sc.Scan() {
+			var p struct {
+				ID string `json:"_id"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+				f.Close()
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			if slices.Contains(want, p.ID) && !found[p.ID] {
+				found[p.ID] = true
+				b.Write(sc.Bytes())
+				b.WriteByte('\n')
+			}
+		}
+		err = sc.Err()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		for _, id := range want {
+			if !found[id] {
+				return fmt.Errorf("%s has no paper %s", file, id)
+			}
+		}
+	}
+	return os.WriteFile(out, b.Bytes(), 0o644)
 }
