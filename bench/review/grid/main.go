@@ -18,6 +18,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"flag"
@@ -106,16 +107,18 @@ func main() {
 	if len(pdfs) > 0 {
 		papers(append([]string{"ingest"}, pdfs...)...)
 	}
+	corpusKey := map[string]string{} // corpus id -> what papers list --json knows it by
 	if len(corpusIDs) > 0 {
 		lines := filepath.Join(work, "corpus.jsonl")
-		if err := pickCorpus(corpusIDs, lines); err != nil {
+		if corpusKey, err = pickCorpus(corpusIDs, lines); err != nil {
 			log.Fatal(err)
 		}
 		papers("ingest", "--jsonl", lines)
 	}
 
 	// The library ids of the papers: PDFs by the file each was ingested
-	// from, corpus papers by their own id.
+	// from, corpus papers by their url (the library takes an arXiv id from
+	// it), else their own id.
 	idOf := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(papers("list", "--json")))
 	sc.Buffer(nil, 1<<24)
@@ -128,7 +131,7 @@ func main() {
 		idOf[p.ID] = p.ID
 	}
 	idOfCell := func(g cell) string {
-		key := g.ID
+		key := corpusKey[g.ID]
 		if g.PDF != "" {
 			abs, err := filepath.Abs(filepath.Join(*data, g.PDF))
 			if err != nil {
@@ -264,20 +267,22 @@ func span(papers []int) string {
 
 // pickCorpus writes to out the lines of each corpus file (JSONL, gzipped
 // when its name ends in .gz) whose _id is one of its ids, and fails when
-// one is not there.
-func pickCorpus(ids map[string][]string, out string) error {
+// one is not there. It returns the key papers list --json will know each
+// paper by: its metadata url if it has one, else its _id.
+func pickCorpus(ids map[string][]string, out string) (map[string]string, error) {
 	var b bytes.Buffer
+	key := map[string]string{}
 	for file, want := range ids {
 		f, err := os.Open(file)
 		if err != nil {
-			return fmt.Errorf("%w: the grid's papers are in the shared test data; pass its folder with -data", err)
+			return nil, fmt.Errorf("%w: the grid's papers are in the shared test data; pass its folder with -data", err)
 		}
 		var r io.Reader = f
 		if strings.HasSuffix(file, ".gz") {
 			zr, err := gzip.NewReader(f)
 			if err != nil {
 				f.Close()
-				return fmt.Errorf("%s: %w", file, err)
+				return nil, fmt.Errorf("%s: %w", file, err)
 			}
 			r = zr
 		}
@@ -286,14 +291,18 @@ func pickCorpus(ids map[string][]string, out string) error {
 		sc.Buffer(nil, 1<<26)
 		for sc.Scan() {
 			var p struct {
-				ID string `json:"_id"`
+				ID       string `json:"_id"`
+				Metadata struct {
+					URL string `json:"url"`
+				} `json:"metadata"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
 				f.Close()
-				return fmt.Errorf("%s: %w", file, err)
+				return nil, fmt.Errorf("%s: %w", file, err)
 			}
 			if slices.Contains(want, p.ID) && !found[p.ID] {
 				found[p.ID] = true
+				key[p.ID] = cmp.Or(p.Metadata.URL, p.ID)
 				b.Write(sc.Bytes())
 				b.WriteByte('\n')
 			}
@@ -301,13 +310,13 @@ func pickCorpus(ids map[string][]string, out string) error {
 		err = sc.Err()
 		f.Close()
 		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
+			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 		for _, id := range want {
 			if !found[id] {
-				return fmt.Errorf("%s has no paper %s", file, id)
+				return nil, fmt.Errorf("%s has no paper %s", file, id)
 			}
 		}
 	}
-	return os.WriteFile(out, b.Bytes(), 0o644)
+	return key, os.WriteFile(out, b.Bytes(), 0o644)
 }
