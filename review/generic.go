@@ -1,9 +1,12 @@
 package review
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
@@ -92,11 +95,19 @@ var sentenceCues = map[intent][]*lazyre.Regexp{
 		`\breduc(es|ed|ing|tion)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
 	dataIntent: cues(`\bdatasets?\b`, `\bdata sets?\b`, `\bbenchmarks?\b`, `\bdatabases?\b`, `\bcorp(us|ora)\b`, `\btest (sets?|images|material)\b`,
 		`\b(evaluate|evaluated|experiments?|tests?|trained) (it |them )?on\b`, `[a-z0-9](bench|eval|qa|gym)\b`),
-	limitIntent: cues(`\blimitations?\b`, `\bdrawbacks?\b`, `\bshortcomings?\b`, `\bcannot\b`, `\bunable\b`, `\bfail(s|ed)? to\b`, `\binferior\b`, `\bworse\b`,
-		`\bnot yet\b`, `\bstruggles?\b`, `\bat the cost of\b`, `\bvulnerable\b`, `\bnot (increase|scale|generali[sz]e)\b`, `\bdoes not (currently )?support\b`),
+	limitIntent: cues(`\blimitations?\b`, `\bdrawbacks?\b`, `\bshortcomings?\b`, `\bweakness(es)?\b`, `\bcannot\b`, `\bunable\b`, `\bfail(s|ed)? to\b`, `\binferior\b`, `\bworse\b`,
+		`\bnot yet\b`, `\bstruggles?\b`, `\bat the cost of\b`, `\bvulnerable\b`, `\bnot (increase|scale|generali[sz]e)\b`, `\b(does|do) not (currently )?(support|handle|trace|model|consider|cover)\b`,
+		`\bfuture (work|research|directions?|studies)\b`, `\b(improvement|progress) can still be\b`, `\bleft (for|to) future\b`,
+		`\b(advantage|gain|benefit|improvement)s? [a-z ]{0,60}\b(reduces|decreases|diminishes|vanishes|disappears)\b`, `\bdegrad(es|ed|ation)\b`, `\bunderperform`),
 	codeIntent: cues(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo`, `https?://`, `\b(code|software|implementation|repository|models?|data(sets?)?|judgments|annotations)\b`,
 		`\b(release|released|publish|open[- ]source|available)\b`),
 }
+
+// weakLimitCues say a limitation less surely than sentenceCues'
+// (a plan, an assumption, a scope): each adds one half.
+var weakLimitCues = cues(`\b(we )?plan (to|on)\b`, `\bin the future\b`, `\bremains? (an? )?(open|unclear|unsolved|challenging|difficult)\b`,
+	`\b(only|not) (applicable|valid|tested|evaluated)\b`, `\brestricted to\b`, `\bassum(e|es|ed|ption)\b`, `\bunclear\b`,
+	`\bbecomes? unavailable\b`, `\bnot always\b`, `\black of\b`, `\bat this stage\b`, `\bpreliminary\b`, `\bmay not\b`)
 
 func cues(res ...string) []*lazyre.Regexp {
 	out := make([]*lazyre.Regexp, len(res))
@@ -118,13 +129,16 @@ var (
 	// the paper's own system, named as its limitations are
 	ownSystem = lazyre.New(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
 	// a sentence about the paper's own work
-	self   = lazyre.New(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
-	survey = lazyre.New(`\b(this|our) (survey|review)\b|\b(survey|review) (paper|article)\b|\bliterature review\b|\bprovides? an? (comprehensive )?(overview|survey|review)\b`)
+	self        = lazyre.New(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
+	survey      = lazyre.New(`\b(this|the present) (survey|review)\b|\b(survey|review) (paper|article)\b|\bprovides? an? (comprehensive |systematic |brief )?(survey|review)\b`)
+	surveyTitle = lazyre.New(`(?i)\b(survey|review|overview)\b`)
 	// the sections that hold no answer of the paper's own
 	otherSection = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|author contributions?)\b`)
-	limitSection = lazyre.New(`(?i)\blimitations?\b`)
+	limitSection = lazyre.New(`(?i)\b(limitations?|future (work|directions?|research)|open (problems|issues|questions|challenges)|threats to validity|failure (cases|analysis)|error analysis|lessons)\b`)
+	// the sections that hold no limitation of the paper's own (its background may)
+	otherWork    = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|author contributions?)\b`)
 	introSection = lazyre.New(`(?i)\b(introduction|abstract)\b`)
-	endSection   = lazyre.New(`(?i)\b(conclusions?|concluding|discussion|summary)\b`)
+	endSection   = lazyre.New(`(?i)\b(conclusions?|concluding|discussion|summary|challenges)\b`)
 )
 
 // minCues is the least score a sentence of a kind that needs evidence must
@@ -143,7 +157,8 @@ type candidate struct {
 // ok is false when no sentence states it (for the kinds that need
 // evidence) or the paper has no text to choose from.
 func (t *paperText) generic(k intent) (Cell, bool) {
-	isSurvey := false
+	name := ask.ShortName(&t.paper)
+	isSurvey := surveyTitle.MatchString(t.paper.Title)
 	var cands []candidate
 	for _, c := range t.chunks {
 		if c.Role != "" && c.Role != role.Body && !(k == codeIntent && c.Role == role.Footnote) {
@@ -158,34 +173,30 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 				if (c.Seq == 0 || c.PageStart <= 2) && survey.MatchString(strings.ToLower(s)) {
 					isSurvey = true
 				}
-				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c)})
+				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, name)})
 			}
 		}
 	}
 	if k == gainIntent && isSurvey {
 		return Cell{}, false // a survey compares nothing of its own against a baseline
 	}
-	best := -1
-	for i, c := range cands {
-		if c.score > 0 && (best < 0 || c.score > cands[best].score) {
-			best = i
+	// the best sentence the paper's text can be quoted for, earliest of equals
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+	for _, b := range cands {
+		if b.score <= 0 || b.score < minCues[k] {
+			break
+		}
+		if loc, ok := t.locate(b.text); ok {
+			return Cell{Stated: true, Answer: shorten(b.text, maxAnswerWords), Quote: b.text, Page: loc.page, Section: sectionOf(loc.chunk), Score: b.score}, true
 		}
 	}
-	if best < 0 || cands[best].score < minCues[k] {
-		return Cell{}, false
-	}
-	b := cands[best]
-	loc, ok := t.locate(b.text)
-	if !ok {
-		return Cell{}, false
-	}
-	return Cell{Stated: true, Answer: shorten(b.text, maxAnswerWords), Quote: b.text, Page: loc.page, Section: sectionOf(loc.chunk), Score: b.score}, true
+	return Cell{}, false
 }
 
 // score is how well sentence orig of chunk c answers a question of kind
 // k: its distinct cues, plus where it stands.
-func score(k intent, orig string, c store.Chunk) float64 {
-	if otherSection.MatchString(c.Section) && c.Seq != 0 {
+func score(k intent, orig string, c store.Chunk, name string) float64 {
+	if c.Seq != 0 && (k == limitIntent && otherWork.MatchString(c.Section) || k != limitIntent && otherSection.MatchString(c.Section)) {
 		return 0
 	}
 	s := strings.ToLower(orig)
@@ -193,6 +204,13 @@ func score(k intent, orig string, c store.Chunk) float64 {
 	for _, re := range sentenceCues[k] {
 		if re.MatchString(s) {
 			n++
+		}
+	}
+	if k == limitIntent {
+		for _, re := range weakLimitCues {
+			if re.MatchString(s) {
+				n += 0.5
+			}
 		}
 	}
 	if n == 0 {
@@ -225,15 +243,15 @@ func score(k intent, orig string, c store.Chunk) float64 {
 		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) && !sentenceCues[dataIntent][7].MatchString(s) {
 			return 0 // "evaluated on" names no dataset
 		}
-		n += 0.5 * float64(min(3, len(properName.FindAllString(orig, -1)))) // the more names, the likelier a list of datasets
+		n += 0.5 * float64(min(4, datasetNames(orig, name))) // the more names, the likelier a list of datasets
 	case limitIntent:
 		switch {
 		case limitSection.MatchString(c.Section):
 			n += 2
-		case !self.MatchString(s) && !ownSystem.MatchString(s):
+		case !self.MatchString(s) && !ownSystem.MatchString(s) && !(name != "" && strings.Contains(orig, name)):
 			return 0 // the limits of others' work
 		case late:
-			n += 0.5
+			n += 1
 		}
 	case codeIntent:
 		if !codeLink.MatchString(s) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && self.MatchString(s)) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && strings.Contains(s, " at ")) {
@@ -244,9 +262,41 @@ func score(k intent, orig string, c store.Chunk) float64 {
 	return n
 }
 
-// properName is a dataset's or benchmark's name: a capitalised word after
-// a sentence's first (Kodak, MFIRST, SQuALITY, CIFAR-10).
-var properName = lazyre.New(`\s[A-Z][A-Za-z0-9-]*[A-Za-z0-9]`)
+// nameLike is a word written as datasets' and benchmarks' names are, with
+// a capital or digit inside (ImageNet, CelebA, TID2008, SST-2, MNLI);
+// namedData one beside a word that says it is one ("the LIVE database",
+// "the Kodak dataset").
+var (
+	nameLike  = lazyre.New(`\b[A-Z][a-z]*[A-Z0-9][A-Za-z0-9]*(-[A-Za-z0-9]+)*\b`)
+	namedData = lazyre.New(`\b[A-Z][A-Za-z0-9-]*\s(data ?sets?|databases?|benchmarks?|corpus|corpora|suite|collection)\b`)
+	// notData are capitalised words that name measures, formats and
+	// machinery rather than data
+	notData = map[string]bool{"PSNR": true, "SSIM": true, "MS-SSIM": true, "FID": true, "BLEU": true, "ROUGE": true, "LPIPS": true, "NLL": true,
+		"MSE": true, "RMSE": true, "MAE": true, "AUC": true, "ROC": true, "F1": true, "JPEG": true, "JPEG2000": true, "PDF": true, "HTML": true,
+		"GPU": true, "GPUs": true, "CPU": true, "CPUs": true, "TPU": true, "API": true, "APIs": true, "RAM": true, "GB": true, "MB": true, "TB": true,
+		"AI": true, "ML": true, "NLP": true, "LLM": true, "LLMs": true, "CNN": true, "CNNs": true, "RNN": true, "LSTM": true, "GAN": true, "GANs": true,
+		"VAE": true, "MLP": true, "SOTA": true, "URL": true, "URLs": true, "RL": true, "IEEE": true, "ACM": true}
+)
+
+// datasetNames counts the distinct names in sentence s that are written as
+// datasets' are (nameLike, or a capitalised word beside "dataset",
+// "database", "benchmark", ...), leaving out measures and the paper's own
+// name.
+func datasetNames(s, own string) int {
+	seen := map[string]bool{}
+	for _, w := range nameLike.FindAllString(s, -1) {
+		if !notData[w] && w != own {
+			seen[w] = true
+		}
+	}
+	for _, m := range namedData.FindAllString(s, -1) {
+		w := strings.Fields(m)[0]
+		if !notData[w] && w != own {
+			seen[w] = true
+		}
+	}
+	return len(seen)
+}
 
 // proseSentence keeps the sentences an answer can be: of 6 to 80 words,
 // starting as a sentence does, mostly letters (not a table row or an
