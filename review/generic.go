@@ -8,6 +8,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/internal/lazyre"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/role"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
@@ -87,7 +88,8 @@ func intentOf(q string) intent {
 var sentenceCues = map[intent][]*lazyre.Regexp{
 	problemIntent: cues(`\bproblems?\b`, `\bchalleng`, `\bdifficult`, `\bhowever\b`, `\blimited by\b`, `\black(s|ing)?\b`, `\bremains?\b`, `\bsuffer`,
 		`\bexpensive\b`, `\bcostly\b`, `\bbottleneck`, `\bprecludes?\b`, `\babsence\b`, `\bno (precise|concrete|cost-effective|existing)\b`, `\bneeds?\b`,
-		`\bcrucial\b`, `\bgoal of\b`, `\bunsolved\b`, `\bimpractical\b`, `\bnot (well )?suited\b`, `\bdemands?\b`),
+		`\bunsolved\b`, `\bimpractical\b`, `\bnot (well )?suited\b`,
+		`\bconstraints?\b`, `\bnot correlate`, `\bno\b[a-z -]{0,40}\bavailable\b`, `\bpurpose of (this|the present) (paper|work|study)\b`, `\blimits\b`),
 	methodIntent: cues(`\bwe (propose|present|introduce|develop|design|describe|derive|analy[sz]e)\b`, `\b(this|the present|our) (paper|letter|work|article|survey|review)\b`,
 		`\bnovel\b`, `\bour (approach|method|technique|framework|system|model)\b`,
 		`\bproposed (method|approach|framework|system|model)\b`, `\bframework\b`, `\barchitecture\b`, `\bbased (solely )?on\b`, `\bcategori[sz]e\b`, `\bgroup them\b`),
@@ -98,10 +100,14 @@ var sentenceCues = map[intent][]*lazyre.Regexp{
 	limitIntent: cues(`\blimitations?\b`, `\bdrawbacks?\b`, `\bshortcomings?\b`, `\bweakness(es)?\b`, `\bcannot\b`, `\bunable\b`, `\bfail(s|ed)? to\b`, `\binferior\b`, `\bworse\b`,
 		`\bnot yet\b`, `\bstruggles?\b`, `\bat the cost of\b`, `\bvulnerable\b`, `\bnot (increase|scale|generali[sz]e)\b`, `\b(does|do) not (currently )?(support|handle|trace|model|consider|cover)\b`,
 		`\bfuture (work|research|directions?|studies)\b`, `\b(improvement|progress) can still be\b`, `\bleft (for|to) future\b`,
-		`\b(advantage|gain|benefit|improvement)s? [a-z ]{0,60}\b(reduces|decreases|diminishes|vanishes|disappears)\b`, `\bdegrad(es|ed|ation)\b`, `\bunderperform`),
+		`\b(advantage|gain|benefit|improvement)s? [a-z ]{0,60}\b(reduces|decreases|diminishes|vanishes|disappears)\b`, `\bunderperform`),
 	codeIntent: cues(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo`, `https?://`, `\b(code|software|implementation|repository|models?|data(sets?)?|judgments|annotations)\b`,
 		`\b(release|released|publish|open[- ]source|available)\b`),
 }
+
+// contextCues say why a subject matters more than what is wrong: half a
+// problem cue each.
+var contextCues = cues(`\bcrucial\b`, `\bgoal of\b`, `\bneeds?\b`, `\bdemands?\b`)
 
 // weakLimitCues say a limitation less surely than sentenceCues'
 // (a plan, an assumption, a scope): each adds one half.
@@ -157,7 +163,7 @@ type candidate struct {
 // ok is false when no sentence states it (for the kinds that need
 // evidence) or the paper has no text to choose from.
 func (t *paperText) generic(k intent) (Cell, bool) {
-	name := ask.ShortName(&t.paper)
+	pc := newPaperCues(t.paper)
 	isSurvey := surveyTitle.MatchString(t.paper.Title)
 	var cands []candidate
 	for _, c := range t.chunks {
@@ -173,7 +179,7 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 				if (c.Seq == 0 || c.PageStart <= 2) && survey.MatchString(strings.ToLower(s)) {
 					isSurvey = true
 				}
-				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, name)})
+				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, pc)})
 			}
 		}
 	}
@@ -195,7 +201,8 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 
 // score is how well sentence orig of chunk c answers a question of kind
 // k: its distinct cues, plus where it stands.
-func score(k intent, orig string, c store.Chunk, name string) float64 {
+func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
+	name := p.name
 	if c.Seq != 0 && (k == limitIntent && otherWork.MatchString(c.Section) || k != limitIntent && otherSection.MatchString(c.Section)) {
 		return 0
 	}
@@ -204,6 +211,13 @@ func score(k intent, orig string, c store.Chunk, name string) float64 {
 	for _, re := range sentenceCues[k] {
 		if re.MatchString(s) {
 			n++
+		}
+	}
+	if k == problemIntent {
+		for _, re := range contextCues {
+			if re.MatchString(s) {
+				n += 0.5
+			}
 		}
 	}
 	if k == limitIntent {
@@ -224,6 +238,13 @@ func score(k intent, orig string, c store.Chunk, name string) float64 {
 			return 0 // a method others proposed
 		}
 		n = min(n, 2) // where it stands counts more than a third cue
+		if i, ok := p.gap[orig]; ok && k == problemIntent {
+			n += 1 + 0.25*float64(min(i, 2)) // the abstract states the problem before what the paper does about it, last the gap it fills
+		}
+		if p.isTitle(orig) {
+			return 0 // the title line, with the authors after it
+		}
+		n += 0.5 * float64(min(4, p.onTopic(orig))) // the paper's problem and method are what its title names
 		if c.Seq == 0 || c.PageStart <= 1 {
 			n += 2
 		} else if early {
@@ -317,4 +338,71 @@ func proseSentence(s string) bool {
 		}
 	}
 	return letters*10 >= len(r)*7
+}
+
+// paperCues are what a paper says of itself that tells its own sentences
+// from others': the name it goes by and the words of its title.
+type paperCues struct {
+	name      string
+	title     map[string]bool // stems of the title's words
+	titleText string          // the title, squashed (see isTitle)
+	gap       map[string]int  // the abstract's sentences before it says what the paper does, by their place
+}
+
+// newPaperCues reads p's cues from its record and the sentences of its
+// abstract.
+func newPaperCues(p store.Paper) paperCues {
+	pc := paperCues{name: ask.ShortName(&p), title: titleStems(p.Title), titleText: squash(p.Title), gap: map[string]int{}}
+	for _, para := range textseg.Paragraphs(p.Abstract) {
+		for _, s := range textseg.Sentences(para) {
+			s = strings.Join(strings.Fields(s), " ")
+			if self.MatchString(strings.ToLower(s)) {
+				return pc
+			}
+			pc.gap[s] = len(pc.gap)
+		}
+	}
+	return pc
+}
+
+// isTitle says sentence s holds the paper's title (the title line of a
+// PDF's first page, run into its authors).
+func (p paperCues) isTitle(s string) bool {
+	return len(p.titleText) >= 12 && strings.Contains(squash(s), p.titleText)
+}
+
+// squash is s lower-cased with only its letters and digits.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
+}
+
+// titleStopwords are title words that say nothing of its subject.
+var titleStopwords = map[string]bool{"with": true, "from": true, "using": true, "based": true, "toward": true, "towards": true, "under": true,
+	"into": true, "over": true, "their": true, "this": true, "that": true, "what": true, "when": true, "does": true, "through": true,
+	"via": true, "and": true, "for": true, "the": true, "its": true, "new": true, "all": true, "you": true, "need": true}
+
+func titleStems(title string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range textkit.Words(title) {
+		if lw := strings.ToLower(w); len(lw) >= 3 && !titleStopwords[lw] {
+			out[textkit.Stem(lw)] = true
+		}
+	}
+	return out
+}
+
+// onTopic is how many distinct words of the paper's title sentence s has.
+func (p paperCues) onTopic(s string) int {
+	seen := map[string]bool{}
+	for _, w := range textkit.Words(s) {
+		if st := textkit.Stem(strings.ToLower(w)); p.title[st] {
+			seen[st] = true
+		}
+	}
+	return len(seen)
 }
