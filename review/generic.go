@@ -96,7 +96,7 @@ var sentenceCues = map[intent][]*lazyre.Regexp{
 	gainIntent: cues(`\boutperform`, `\bimprov(es|ed|ing|ement)\b`, `\bbetter\b`, `\bsurpass`, `\bfaster\b`, `\bspeedups?\b`, `\bhigher\b`, `\blower\b`,
 		`\breduc(es|ed|ing|tion)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
 	dataIntent: cues(`\bdatasets?\b`, `\bdata sets?\b`, `\bbenchmarks?\b`, `\bdatabases?\b`, `\bcorp(us|ora)\b`, `\btest (sets?|images|material)\b`,
-		`\b(evaluate|evaluated|experiments?|tests?|trained) (it |them )?on\b`, `[a-z0-9](bench|eval|qa|gym)\b`),
+		`\b(evaluate[ds]?|experiments?|tests?|tested|trained|benchmarked) ([a-z-]+ ){0,5}?(on|using)\b`, `[a-z0-9](bench|eval|qa|gym)\b`),
 	limitIntent: cues(`\blimitations?\b`, `\bdrawbacks?\b`, `\bshortcomings?\b`, `\bweakness(es)?\b`, `\bcannot\b`, `\bunable\b`, `\bfail(s|ed)? to\b`, `\binferior\b`, `\bworse\b`,
 		`\bnot yet\b`, `\bstruggles?\b`, `\bat the cost of\b`, `\bvulnerable\b`, `\bnot (increase|scale|generali[sz]e)\b`, `\b(does|do) not (currently )?(support|handle|trace|model|consider|cover)\b`,
 		`\bfuture (work|research|directions?|studies)\b`, `\b(improvement|progress) can still be\b`, `\bleft (for|to) future\b`,
@@ -140,6 +140,7 @@ var (
 	surveyTitle = lazyre.New(`(?i)\b(survey|review|overview)\b`)
 	// the sections that hold no answer of the paper's own
 	otherSection = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|author contributions?)\b`)
+	dataSection  = lazyre.New(`(?i)\b(data ?sets?|data|benchmarks?|experiments?|experimental|evaluation|setup|settings?)\b`)
 	limitSection = lazyre.New(`(?i)\b(limitations?|future (work|directions?|research)|open (problems|issues|questions|challenges)|threats to validity|failure (cases|analysis)|error analysis|lessons)\b`)
 	// the sections that hold no limitation of the paper's own (its background may)
 	otherWork    = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|author contributions?)\b`)
@@ -156,6 +157,21 @@ type candidate struct {
 	text  string
 	chunk store.Chunk
 	score float64
+	prev  string // the sentence before it in its paragraph, "" for a paragraph's first
+}
+
+// backReference is a sentence that leans on the one before it ("We plan to
+// investigate this approach further", "This assumption is made ..."):
+// quoted alone it says nothing.
+var backReference = lazyre.New(`^(\S+ ){0,6}?(this|these|such|that) (approach|method|idea|issue|problem|limitation|effect|assumption|direction|behaviou?r|technique|phenomenon)\b|^(this|these|it|they) `)
+
+// quote is what a cell quotes of candidate c: the sentence, with the one
+// before it when it refers back to it.
+func (c candidate) quote() string {
+	if c.prev != "" && backReference.MatchString(strings.ToLower(c.text)) && textseg.WordCount(c.prev)+textseg.WordCount(c.text) <= 80 {
+		return c.prev + " " + c.text
+	}
+	return c.text
 }
 
 // generic answers a generic question from the paper's sentences: the one
@@ -171,15 +187,18 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 			continue
 		}
 		for _, para := range textseg.Paragraphs(c.Text) {
+			prev := ""
 			for _, s := range textseg.Sentences(para) {
 				s = strings.Join(strings.Fields(s), " ")
 				if !proseSentence(s) {
+					prev = ""
 					continue
 				}
 				if (c.Seq == 0 || c.PageStart <= 2) && survey.MatchString(strings.ToLower(s)) {
 					isSurvey = true
 				}
-				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, pc)})
+				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, pc), prev: prev})
+				prev = s
 			}
 		}
 	}
@@ -192,8 +211,14 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 		if b.score <= 0 || b.score < minCues[k] {
 			break
 		}
-		if loc, ok := t.locate(b.text); ok {
-			return Cell{Stated: true, Answer: shorten(b.text, maxAnswerWords), Quote: b.text, Page: loc.page, Section: sectionOf(loc.chunk), Score: b.score}, true
+		q := b.quote()
+		loc, ok := t.locate(q)
+		if !ok && q != b.text {
+			q = b.text
+			loc, ok = t.locate(q)
+		}
+		if ok {
+			return Cell{Stated: true, Answer: shorten(q, maxAnswerWords), Quote: q, Page: loc.page, Section: sectionOf(loc.chunk), Score: b.score}, true
 		}
 	}
 	return Cell{}, false
@@ -265,6 +290,9 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			return 0 // "evaluated on" names no dataset
 		}
 		n += 0.5 * float64(min(4, datasetNames(orig, name))) // the more names, the likelier a list of datasets
+		if dataSection.MatchString(c.Section) {
+			n++ // where papers say what they ran on
+		}
 	case limitIntent:
 		switch {
 		case limitSection.MatchString(c.Section):
