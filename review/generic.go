@@ -194,7 +194,7 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 					prev = ""
 					continue
 				}
-				if (c.Seq == 0 || c.PageStart <= 2) && survey.MatchString(strings.ToLower(s)) {
+				if (c.Seq == 0 || upTo(c, 2)) && survey.MatchString(strings.ToLower(s)) {
 					isSurvey = true
 				}
 				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, pc), prev: prev})
@@ -255,7 +255,7 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 	if n == 0 {
 		return 0
 	}
-	early := c.Seq == 0 || c.PageStart <= 1 || introSection.MatchString(c.Section)
+	early := c.Seq == 0 || upTo(c, 1) || introSection.MatchString(c.Section)
 	late := endSection.MatchString(c.Section)
 	switch k {
 	case problemIntent, methodIntent:
@@ -270,11 +270,11 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			return 0 // the title line, with the authors after it
 		}
 		n += 0.5 * float64(min(4, p.onTopic(orig))) // the paper's problem and method are what its title names
-		if c.Seq == 0 || c.PageStart <= 1 {
+		if c.Seq == 0 || upTo(c, 1) {
 			n += 2
 		} else if early {
 			n += 1
-		} else if c.PageStart <= 2 || late {
+		} else if upTo(c, 2) || late {
 			n += 0.5
 		}
 	case gainIntent:
@@ -367,6 +367,10 @@ func proseSentence(s string) bool {
 	}
 	return letters*10 >= len(r)*7
 }
+
+// upTo says chunk c starts on one of the paper's first n pages; a paper
+// with no pages (a corpus record) has none, and its place is its section.
+func upTo(c store.Chunk, n int) bool { return c.PageStart >= 1 && c.PageStart <= n }
 
 // paperCues are what a paper says of itself that tells its own sentences
 // from others': the name it goes by and the words of its title.
