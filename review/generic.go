@@ -92,7 +92,8 @@ var sentenceCues = map[intent][]*lazyre.Regexp{
 		`\bconstraints?\b`, `\bnot correlate`, `\bno\b[a-z -]{0,40}\bavailable\b`, `\bpurpose of (this|the present) (paper|work|study)\b`, `\blimits\b`),
 	methodIntent: cues(`\bwe (propose|present|introduce|develop|design|describe|derive|analy[sz]e)\b`, `\b(this|the present|our) (paper|letter|work|article|survey|review)\b`,
 		`\bnovel\b`, `\bour (approach|method|technique|framework|system|model)\b`,
-		`\bproposed (method|approach|framework|system|model)\b`, `\bframework\b`, `\barchitecture\b`, `\bbased (solely )?on\b`, `\bcategori[sz]e\b`, `\bgroup them\b`),
+		`\bproposed (method|approach|framework|system|model)\b`, `\bframework\b`, `\barchitecture\b`, `\bbased (solely )?on\b`, `\bcategori[sz]e\b`, `\bgroup them\b`,
+		`\b(two|three|four|five|six|several) (distinct |main |major )?(angles|categories|classes|groups|parts|aspects|perspectives|levels|types|families)\b|\btaxonomy\b|\bdivided? into\b`),
 	gainIntent: cues(`\boutperform`, `\bimprov(es|ed|ing|ement)\b`, `\bbetter\b`, `\bsurpass`, `\bfaster\b`, `\bspeedups?\b`, `\bhigher\b`, `\blower\b`,
 		`\breduc(es|ed|ing|tion)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
 	dataIntent: cues(`\bdatasets?\b`, `\bdata sets?\b`, `\bbenchmarks?\b`, `\bdatabases?\b`, `\bcorp(us|ora)\b`, `\btest (sets?|images|material)\b`,
@@ -131,7 +132,10 @@ var (
 	// released code is a link or words saying the authors release it
 	codeLink    = lazyre.New(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org`)
 	codeRelease = lazyre.New(`\b(release[sd]?|make [a-z ]*available|made [a-z ]*available|publish(ed)?|open[- ]source[sd]?|(is|are) (publicly |freely )?available)\b`)
-	artefact    = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights)\b`)
+	// a comparison in words, as an abstract sums up a gain it does not number
+	qualitativeGain = lazyre.New(`\b(significantly|substantially|considerably|consistently|markedly|clearly) (better|outperform|improv|higher|lower|faster|superior)|\b(better|faster) than\b|\bcomparable (with|to)\b`)
+	availableAt     = lazyre.New(`\bavailable (at|from|on)\s+(https?://|www\.|\[\d+\]|\S+\.(com|org|io|net|edu)\b)`)
+	artefact        = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights)\b`)
 	// the paper's own system, named as its limitations are
 	ownSystem = lazyre.New(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
 	// a sentence about the paper's own work
@@ -278,12 +282,16 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			n += 0.5
 		}
 	case gainIntent:
-		if !resultNumber.MatchString(notResult.ReplaceAllString(s, " ")) {
+		switch {
+		case resultNumber.MatchString(notResult.ReplaceAllString(s, " ")):
+			n++
+			if early || late {
+				n += 1
+			}
+		case c.Seq == 0 && qualitativeGain.MatchString(s):
+			n += 2 // the abstract's comparison, in words ("significantly better at low rates")
+		default:
 			return 0
-		}
-		n++
-		if early || late {
-			n += 1
 		}
 	case dataIntent:
 		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) && !sentenceCues[dataIntent][7].MatchString(s) {
@@ -303,7 +311,7 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			n += 1
 		}
 	case codeIntent:
-		if !codeLink.MatchString(s) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && self.MatchString(s)) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && strings.Contains(s, " at ")) {
+		if !codeLink.MatchString(s) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && self.MatchString(s)) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && availableAt.MatchString(s)) {
 			return 0
 		}
 		n++
