@@ -183,29 +183,7 @@ func (c candidate) quote() string {
 // ok is false when no sentence states it (for the kinds that need
 // evidence) or the paper has no text to choose from.
 func (t *paperText) generic(k intent) (Cell, bool) {
-	pc := newPaperCues(t.paper)
-	isSurvey := surveyTitle.MatchString(t.paper.Title)
-	var cands []candidate
-	for _, c := range t.chunks {
-		if c.Role != "" && c.Role != role.Body && !(k == codeIntent && c.Role == role.Footnote) {
-			continue
-		}
-		for _, para := range textseg.Paragraphs(c.Text) {
-			prev := ""
-			for _, s := range textseg.Sentences(para) {
-				s = strings.Join(strings.Fields(s), " ")
-				if !proseSentence(s) {
-					prev = ""
-					continue
-				}
-				if (c.Seq == 0 || upTo(c, 2)) && survey.MatchString(strings.ToLower(s)) {
-					isSurvey = true
-				}
-				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, pc), prev: prev})
-				prev = s
-			}
-		}
-	}
+	cands, isSurvey := t.candidates(k)
 	if k == gainIntent && isSurvey {
 		return Cell{}, false // a survey compares nothing of its own against a baseline
 	}
@@ -226,6 +204,59 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 		}
 	}
 	return Cell{}, false
+}
+
+// candidates are the paper's prose sentences, in order, each scored for
+// kind k; isSurvey says the paper calls itself a survey.
+func (t *paperText) candidates(k intent) (cands []candidate, isSurvey bool) {
+	pc := newPaperCues(t.paper)
+	isSurvey = surveyTitle.MatchString(t.paper.Title)
+	for _, c := range t.chunks {
+		if c.Role != "" && c.Role != role.Body && !(k == codeIntent && c.Role == role.Footnote) {
+			continue
+		}
+		for _, para := range textseg.Paragraphs(c.Text) {
+			prev := ""
+			for _, s := range textseg.Sentences(para) {
+				s = strings.Join(strings.Fields(s), " ")
+				if !proseSentence(s) {
+					prev = ""
+					continue
+				}
+				if (c.Seq == 0 || upTo(c, 2)) && survey.MatchString(strings.ToLower(s)) {
+					isSurvey = true
+				}
+				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, pc), prev: prev})
+				prev = s
+			}
+		}
+	}
+	return cands, isSurvey
+}
+
+// Cued is one sentence of a paper with its score as the answer to a
+// generic question (see GenericCues).
+type Cued struct {
+	Text  string
+	Score float64
+}
+
+// GenericCues scores every prose sentence of a paper (its record and
+// chunks) as the offline answerer's cue rules do for question's kind, for
+// benchmarks that measure the rules on other data (bench/review/kinds).
+// ok is false when the question is not a generic one; min is the least
+// score the rules answer with.
+func GenericCues(p store.Paper, chunks []store.Chunk, question string) (out []Cued, min float64, ok bool) {
+	k := intentOf(question)
+	if k == noIntent {
+		return nil, 0, false
+	}
+	cands, _ := newPaperText(p, chunks).candidates(k)
+	out = make([]Cued, len(cands))
+	for i, c := range cands {
+		out[i] = Cued{Text: c.text, Score: c.score}
+	}
+	return out, minCues[k], true
 }
 
 // score is how well sentence orig of chunk c answers a question of kind
