@@ -2,10 +2,12 @@ package review
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/papers-cli/papers/ask/rank"
 	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/store"
 )
@@ -57,6 +59,15 @@ type paperText struct {
 	paper  store.Paper
 	chunks []store.Chunk
 	skel   []string
+
+	parasOnce sync.Once
+	paras     []rank.Paragraph // the chunks read back into paragraphs, once asked for
+}
+
+// paragraphs are the paper's paragraphs as the answer ranker reads them.
+func (t *paperText) paragraphs() []rank.Paragraph {
+	t.parasOnce.Do(func() { t.paras = rank.Paragraphs(t.chunks) })
+	return t.paras
 }
 
 func newPaperText(p store.Paper, chunks []store.Chunk) *paperText {
