@@ -36,8 +36,6 @@ func TestIntentOf(t *testing.T) {
 // over Google as percentages and releases model, datasets and code on
 // GitHub (page 1).
 func TestGenericCells(t *testing.T) {
-	question := map[intent]string{methodIntent: "What method does it propose?", limitIntent: "What are the limitations?",
-		codeIntent: "Is code or data released?", gainIntent: "How much better is it?"}
 	lib := testLibrary(t)
 	text := func(file string) *paperText {
 		h, err := store.HashFile(file)
@@ -65,7 +63,7 @@ func TestGenericCells(t *testing.T) {
 		{"pasa gain", ps, gainIntent, `\d+(\.\d+)?% improvement|improvement of \d+(\.\d+)?%`, 0},
 		{"pasa code", ps, codeIntent, `github\.com/bytedance/pasa`, 1},
 	} {
-		cell, ok := c.pt.generic(c.k, question[c.k])
+		cell, ok := c.pt.generic(c.k)
 		if c.quote == "" {
 			if ok || cell.Stated {
 				t.Errorf("%s: stated %q (p. %d), want not stated", c.name, cell.Quote, cell.Page)

@@ -73,7 +73,7 @@ func (o *Offline) usage() llm.Usage { return llm.Usage{} }
 
 func (o *Offline) answer(ctx context.Context, pt *paperText, c Column) (Cell, error) {
 	if k := intentOf(c.Question); k != noIntent {
-		if cell, ok := pt.generic(k, c.Question); ok {
+		if cell, ok := pt.generic(k); ok {
 			return cell, nil
 		}
 		if _, needsEvidence := minCues[k]; needsEvidence {

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"log"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,6 +28,7 @@ import (
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/review"
 	"github.com/papers-cli/papers/store"
+	"github.com/papers-cli/papers/textseg"
 )
 
 // kind is one generic column with the wording of QASPER's questions that
@@ -36,16 +36,34 @@ import (
 type kind struct {
 	name, column string
 	wording      *regexp.Regexp
+	// queries are what the ranker may be asked instead of the column's
+	// question, in QASPER's wording (the first is the column's own).
+	queries []string
 }
 
 var kinds = []kind{
-	{"datasets", "Which datasets or benchmarks are used?", regexp.MustCompile(`^(what|which|on what|on which|in what|in which)\b[^?]*\b(datasets?|data sets?|benchmarks?|corpus|corpora)\b[^?]*\b(use[sd]?|evaluat\w*|experiment\w*|test\w*|train\w*|appl\w*|consider\w*)\b|^(what|which) (datasets?|benchmarks?|corpora)\b`)},
-	{"better", "How much better is it?", regexp.MustCompile(`\bby how much\b|\bhow (much|well)\b[^?]*\b(better|improve\w*|outperform\w*|gain)|\bhow (much|big|large) (is the |of an? )?(improvement|gain)|\bwhat (is|was|are) the (improvement|gain)`)},
-	{"method", "What method does it propose?", regexp.MustCompile(`\b(what|which) (is|was|are) (the|their) (proposed |new |novel )?(method|approach|technique|model|framework)s?\b|\bwhat (method|approach|technique|model)s? (do|does|did) (they|the authors?|the paper) propose`)},
-	{"problem", "What problem does it address?", regexp.MustCompile(`\b(what|which) (problems?|tasks?|challenges?) (do|does|did) (they|the authors?|the paper|this paper|it) (address|tackle|solve|focus)|\bmotivation\b`)},
-	{"limitations", "What are the limitations?", regexp.MustCompile(`\b(limitations?|weakness(es)?|drawbacks?|shortcomings?)\b`)},
-	{"code", "Is code or data released?", regexp.MustCompile(`\b(is|are) (the |their )?(code|source code|dataset|data|corpus|annotations?|implementation)\b[^?]*\b(available|released?|public)|\b(do|did) (they|the authors?) (release|publish|make)\b`)},
+	{"datasets", "Which datasets or benchmarks are used?",
+		regexp.MustCompile(`^(what|which|on what|on which|in what|in which)\b[^?]*\b(datasets?|data sets?|benchmarks?|corpus|corpora)\b[^?]*\b(use[sd]?|evaluat\w*|experiment\w*|test\w*|train\w*|appl\w*|consider\w*)\b|^(what|which) (datasets?|benchmarks?|corpora)\b`),
+		[]string{"Which datasets or benchmarks are used?", "What datasets do they use?", "Which datasets are used in experiments?", "On which datasets do they evaluate?"}},
+	{"better", "How much better is it?",
+		regexp.MustCompile(`\bby how much\b|\boutperform|\bimprov|\bbetter\b|\bgains?\b`),
+		[]string{"How much better is it?", "By how much do they outperform the baselines?", "How much does the proposed model improve over the state of the art?", "What is the improvement over the baseline?"}},
+	{"method", "What method does it propose?",
+		regexp.MustCompile(`\b(what|which) (is|was|are) (the|their) (proposed |new |novel )?(method|approach|technique|model|framework)s?\b|\bwhat (method|approach|technique|model)s? (do|does|did) (they|the authors?|the paper) propose`),
+		[]string{"What method does it propose?", "What is their proposed method?"}},
+	{"problem", "What problem does it address?",
+		regexp.MustCompile(`\b(what|which) (problems?|tasks?|challenges?) (do|does|did) (they|the authors?|the paper|this paper|it) (address|tackle|solve|focus)|\bmotivation\b`),
+		[]string{"What problem does it address?", "What problem do they address?"}},
+	{"limitations", "What are the limitations?",
+		regexp.MustCompile(`\b(limitations?|weakness(es)?|drawbacks?|shortcomings?)\b`),
+		[]string{"What are the limitations?", "What are the limitations of their approach?"}},
+	{"code", "Is code or data released?",
+		regexp.MustCompile(`\b(is|are) (the |their )?(code|source code|dataset|data|corpus|annotations?|implementation)\b[^?]*\b(available|released?|public)|\b(do|did) (they|the authors?) (release|publish|make)\b`),
+		[]string{"Is code or data released?", "Is their code publicly available?"}},
 }
+
+// minFit is the fewest train questions of a kind its choice is fit on.
+const minFit = 20
 
 type question struct {
 	q     string
@@ -63,17 +81,23 @@ type paper struct {
 func main() {
 	data := flag.String("data", "../shared/data", "the shared data")
 	split := flag.String("split", "dev", "the QASPER split to report")
-	fitW := flag.Bool("train", false, "choose W on train (slow: reads train too)")
+	fit := flag.Bool("train", false, "choose each kind's ranker query and cue weight W on train (slower: reads train too)")
 	flag.Parse()
 	log.SetFlags(0)
-	w := 0.5
-	if *fitW {
+	chosen := make([]choice, len(kinds))
+	if *fit {
 		qs, papers := read(filepath.Join(*data, "qasper", "train"))
-		w = chooseW(qs, papers)
-		fmt.Printf("W chosen on train: %.2f\n", w)
+		chosen = choose(qs, scoreAll(qs, papers))
 	}
 	qs, papers := read(filepath.Join(*data, "qasper", *split))
-	report(*split, qs, papers, w)
+	report(*split, qs, papers, scoreAll(qs, papers), chosen)
+}
+
+// choice is a kind's ranker query (an index into its queries) and cue
+// weight.
+type choice struct {
+	query int
+	w     float64
 }
 
 // read reads a split's questions of the generic kinds whose evidence its
@@ -145,15 +169,18 @@ func read(dir string) ([]question, map[string]*paper) {
 
 // scored is what each way picks for one question.
 type scored struct {
-	rules, rankG, rankQ int       // the paragraph picked, -1 for none
-	logp                []float64 // the ranker's paragraph log-probabilities (generic question)
-	cue                 []float64 // each paragraph's best cue score
+	rules   int         // the paragraph the cue rules quote, -1 for none
+	shipped int         // the paragraph review's cell quotes, -1 for none
+	rankQ   int         // the ranker's pick asked QASPER's question
+	rankG   []int       // the ranker's pick asked each of the kind's queries
+	logp    [][]float64 // the ranker's paragraph log-probabilities, by query
+	cue     []float64   // each paragraph's best cue score
 }
 
 func score(q question, p *paper) scored {
 	m := rank.Default()
 	k := kinds[q.kind]
-	s := scored{rules: -1}
+	s := scored{rules: -1, shipped: -1}
 	cues, minScore, _ := review.GenericCues(p.p, p.chunks, k.column)
 	s.cue = make([]float64, len(p.paras))
 	best := -1
@@ -162,6 +189,7 @@ func score(q question, p *paper) scored {
 			best = i
 		}
 	}
+	cell, stated := review.GenericCell(p.p, p.chunks, k.column)
 	for pi, para := range p.paras {
 		for i, c := range cues {
 			if strings.Contains(para.Text, c.Text) {
@@ -171,29 +199,44 @@ func score(q question, p *paper) scored {
 				}
 			}
 		}
+		if stated && s.shipped < 0 && strings.Contains(para.Text, firstSentence(cell.Quote)) {
+			s.shipped = pi
+		}
 	}
-	cg := m.Choose(rank.ParseQuestion(k.column), p.paras)
-	s.rankG = cg.Para
-	s.logp = make([]float64, len(p.paras))
-	for _, r := range cg.Ranked {
-		s.logp[r.Index] = math.Log(max(r.Prob, 1e-12))
+	for _, query := range k.queries {
+		c := m.Choose(rank.ParseQuestion(query), p.paras)
+		s.rankG = append(s.rankG, c.Para)
+		lp := make([]float64, len(p.paras))
+		for _, r := range c.Ranked {
+			lp[r.Index] = math.Log(max(r.Prob, 1e-12))
+		}
+		s.logp = append(s.logp, lp)
 	}
 	s.rankQ = m.Choose(rank.ParseQuestion(q.q), p.paras).Para
 	return s
 }
 
+// firstSentence is a quote's first sentence (a list cell may quote two).
+func firstSentence(q string) string {
+	if ss := textseg.Sentences(q); len(ss) > 0 {
+		return strings.Join(strings.Fields(ss[0]), " ")
+	}
+	return q
+}
+
 // combined is the paragraph the sum picks.
-func (s scored) combined(w float64) int {
+func (s scored) combined(c choice) int {
+	lp := s.logp[c.query]
 	best := -1
-	for i := range s.logp {
-		if best < 0 || s.logp[i]+w*s.cue[i] > s.logp[best]+w*s.cue[best] {
+	for i := range lp {
+		if best < 0 || lp[i]+c.w*s.cue[i] > lp[best]+c.w*s.cue[best] {
 			best = i
 		}
 	}
 	return best
 }
 
-var weights = []float64{0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10}
+var weights = []float64{0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5}
 
 func scoreAll(qs []question, papers map[string]*paper) []scored {
 	out := make([]scored, len(qs))
@@ -203,33 +246,46 @@ func scoreAll(qs []question, papers map[string]*paper) []scored {
 	return out
 }
 
-// chooseW is the weight with the most hits over the kinds QASPER has
-// enough questions of (datasets, better).
-func chooseW(qs []question, papers map[string]*paper) float64 {
-	ss := scoreAll(qs, papers)
-	bestW, bestHits := 0.0, -1
-	for _, w := range weights {
-		hits := 0
+// choose picks, for each kind with minFit questions, the query and weight
+// with the most hits (the first of equals).
+func choose(qs []question, ss []scored) []choice {
+	out := make([]choice, len(kinds))
+	for ki, k := range kinds {
+		var mine []int
 		for i, q := range qs {
-			if q.gold[ss[i].combined(w)] {
-				hits++
+			if q.kind == ki {
+				mine = append(mine, i)
 			}
 		}
-		fmt.Fprintf(os.Stderr, "train W %.2f: %d/%d\n", w, hits, len(qs))
-		if hits > bestHits {
-			bestW, bestHits = w, hits
+		if len(mine) < minFit {
+			fmt.Printf("train %-12s %d questions: too few to fit\n", k.name, len(mine))
+			continue
 		}
+		bestHits := -1
+		for qi := range k.queries {
+			for _, w := range weights {
+				hits := 0
+				for _, i := range mine {
+					if qs[i].gold[ss[i].combined(choice{qi, w})] {
+						hits++
+					}
+				}
+				if hits > bestHits {
+					bestHits, out[ki] = hits, choice{qi, w}
+				}
+			}
+		}
+		fmt.Printf("train %-12s %d questions: query %q W %.2f: %d hits\n", k.name, len(mine), k.queries[out[ki].query], out[ki].w, bestHits)
 	}
-	return bestW
+	return out
 }
 
-func report(split string, qs []question, papers map[string]*paper, w float64) {
-	ss := scoreAll(qs, papers)
+func report(split string, qs []question, papers map[string]*paper, ss []scored, chosen []choice) {
 	fmt.Printf("QASPER %s: evidence paragraph hit rate by kind (questions whose gold evidence is in the text)\n", split)
-	fmt.Printf("%-12s %5s %8s %8s %8s %12s\n", "kind", "n", "rules", "rankG", "rankQ", fmt.Sprintf("sum W=%.2f", w))
-	pct := func(n, d int) string { return fmt.Sprintf("%d (%.0f%%)", n, 100*float64(n)/float64(max(d, 1))) }
+	fmt.Printf("%-12s %4s %9s %9s %9s %9s %9s\n", "kind", "n", "rules", "rank col", "rank own", "chosen", "review")
+	pct := func(n, d int) string { return fmt.Sprintf("%d %.0f%%", n, 100*float64(n)/float64(max(d, 1))) }
 	for ki, k := range kinds {
-		var n, r, g, qq, c int
+		var n, r, g, qq, c, sh int
 		for i, q := range qs {
 			if q.kind != ki {
 				continue
@@ -238,12 +294,12 @@ func report(split string, qs []question, papers map[string]*paper, w float64) {
 			for _, x := range []struct {
 				pick int
 				n    *int
-			}{{ss[i].rules, &r}, {ss[i].rankG, &g}, {ss[i].rankQ, &qq}, {ss[i].combined(w), &c}} {
+			}{{ss[i].rules, &r}, {ss[i].rankG[0], &g}, {ss[i].rankQ, &qq}, {ss[i].combined(chosen[ki]), &c}, {ss[i].shipped, &sh}} {
 				if x.pick >= 0 && q.gold[x.pick] {
 					*x.n++
 				}
 			}
 		}
-		fmt.Printf("%-12s %5d %8s %8s %8s %12s\n", k.name, n, pct(r, n), pct(g, n), pct(qq, n), pct(c, n))
+		fmt.Printf("%-12s %4d %9s %9s %9s %9s %9s\n", k.name, n, pct(r, n), pct(g, n), pct(qq, n), pct(c, n), pct(sh, n))
 	}
 }
