@@ -203,7 +203,7 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 	}
 	tries := order
 	if rk, ok := rankedKinds[k]; ok {
-		if i, ok := t.rankedPick(rk.query, rk.w, cands); ok {
+		if i, ok := t.rankedPick(k, rk.query, rk.w, cands); ok {
 			tries = append([]int{i}, order...)
 		}
 	}
@@ -246,70 +246,51 @@ var rankedKinds = map[intent]struct {
 	query string
 	w     float64
 }{
-	dataIntent: {"Which datasets or benchmarks are used?", 0.2},
+	dataIntent: {"Which datasets or benchmarks are used?", 0.5},
+	gainIntent: {"By how much do they outperform the baselines?", 0.75},
 }
 
 // listKinds are the kinds whose answer is a list, which a cell may quote
 // two sentences of.
 var listKinds = map[intent]bool{dataIntent: true, limitIntent: true}
 
-// rankedPick is the candidate a cell quotes by the ranker: in
-// the paragraph with the best sum of the ranker's log-probability for
-// question q and w times its best cue score, the sentence with
-// the most cues, else the ranker's own sentence of it.
-func (t *paperText) rankedPick(q string, w float64, cands []candidate) (int, bool) {
+// tail is a sentence's last words, which find the ranker's paragraph of
+// it: the sentence's start may be a heading the ranker keeps apart.
+func tail(s string) string {
+	f := strings.Fields(s)
+	return strings.Join(f[max(0, len(f)-8):], " ")
+}
+
+// rankedPick is the candidate a cell of kind k quotes by the ranker: of
+// the sentences the rules would answer with (minCues), the one with the
+// best sum of its cue score and w times the ranker's log-probability for
+// question q of its paragraph.
+func (t *paperText) rankedPick(k intent, q string, w float64, cands []candidate) (int, bool) {
 	paras := t.paragraphs()
 	if len(paras) == 0 {
 		return 0, false
 	}
 	ch := rank.Default().Choose(rank.ParseQuestion(q), paras)
-	if len(ch.Ranked) == 0 {
-		return 0, false
-	}
-	score := make([]float64, len(paras))
+	logp := make([]float64, len(paras))
 	for _, r := range ch.Ranked {
-		score[r.Index] = math.Log(max(r.Prob, 1e-12))
+		logp[r.Index] = math.Log(max(r.Prob, 1e-12))
 	}
-	// each candidate's paragraph: one starting in its chunk or the one before
-	inPara := make([]int, len(cands))
-	cue := make([]float64, len(paras))
+	best, bestScore := -1, 0.0
 	for i, c := range cands {
-		inPara[i] = -1
+		if c.score <= 0 || c.score < minCues[k] {
+			continue
+		}
+		// its paragraph: one starting in its chunk or the one before
 		for j, p := range paras {
-			if p.Seq >= c.chunk.Seq-1 && p.Seq <= c.chunk.Seq && strings.Contains(p.Text, c.text) {
-				inPara[i] = j
-				cue[j] = max(cue[j], c.score)
+			if p.Seq >= c.chunk.Seq-1 && p.Seq <= c.chunk.Seq && strings.Contains(p.Text, tail(c.text)) {
+				if v := c.score + w*logp[j]; best < 0 || v > bestScore {
+					best, bestScore = i, v
+				}
 				break
 			}
 		}
 	}
-	best := 0
-	for j := range paras {
-		if score[j]+w*cue[j] > score[best]+w*cue[best] {
-			best = j
-		}
-	}
-	pick := -1
-	for i := range cands {
-		if inPara[i] == best && cands[i].score > 0 && (pick < 0 || cands[i].score > cands[pick].score) {
-			pick = i
-		}
-	}
-	if pick >= 0 {
-		return pick, true
-	}
-	for _, qt := range append([]rank.Quote{{Para: ch.Para, Sent: ch.Sent}}, ch.Quotes...) {
-		if qt.Para != best || qt.Sent < 0 || qt.Sent >= len(paras[best].Sentences) {
-			continue
-		}
-		sent := strings.Join(strings.Fields(paras[best].Sentences[qt.Sent]), " ")
-		for i := range cands {
-			if inPara[i] == best && cands[i].text == sent {
-				return i, true
-			}
-		}
-	}
-	return 0, false
+	return best, best >= 0
 }
 
 // candidates are the paper's prose sentences, in order, each scored for

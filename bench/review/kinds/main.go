@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -69,6 +70,7 @@ type question struct {
 	q     string
 	paper string
 	gold  map[int]bool // paragraphs an annotator cites
+	spans [][]string   // each extractive answer's spans
 	kind  int
 }
 
@@ -150,7 +152,11 @@ func read(dir string) ([]question, map[string]*paper) {
 			continue
 		}
 		gold := map[int]bool{}
+		var spans [][]string
 		for _, a := range pq.q.Answers {
+			if a.Type == "extractive" && len(a.Spans) > 0 {
+				spans = append(spans, a.Spans)
+			}
 			for _, e := range a.Evidence {
 				e = strings.Join(strings.Fields(e), " ")
 				for i, para := range pp.paras {
@@ -161,7 +167,7 @@ func read(dir string) ([]question, map[string]*paper) {
 			}
 		}
 		if len(gold) > 0 {
-			out = append(out, question{q: pq.q.Q, paper: pq.q.Paper, gold: gold, kind: pq.k})
+			out = append(out, question{q: pq.q.Q, paper: pq.q.Paper, gold: gold, spans: spans, kind: pq.k})
 		}
 	}
 	return out, papers
@@ -175,6 +181,17 @@ type scored struct {
 	rankG   []int       // the ranker's pick asked each of the kind's queries
 	logp    [][]float64 // the ranker's paragraph log-probabilities, by query
 	cue     []float64   // each paragraph's best cue score
+	// the share of an annotator's answer spans (the best annotator) that
+	// review's quote holds, and that its first sentence holds
+	recall, recall1 float64
+	recallRules     float64 // that the rules' sentence holds
+	sents           []sent  // the sentences with cues
+}
+
+// sent is a sentence with cues: its paragraph, cue score and span recall.
+type sent struct {
+	para        int
+	cue, recall float64
 }
 
 func score(q question, p *paper) scored {
@@ -190,18 +207,39 @@ func score(q question, p *paper) scored {
 		}
 	}
 	cell, stated := review.GenericCell(p.p, p.chunks, k.column)
-	for pi, para := range p.paras {
-		for i, c := range cues {
-			if strings.Contains(para.Text, c.Text) {
-				s.cue[pi] = max(s.cue[pi], c.Score)
-				if i == best && s.rules < 0 {
-					s.rules = pi
+	for i, c := range cues {
+		if c.Score > 0 && c.Score >= minScore {
+			st := sent{para: -1, cue: c.Score, recall: spanRecall(q.spans, c.Text)}
+			for pi, para := range p.paras {
+				if strings.Contains(para.Text, tail(c.Text)) {
+					st.para = pi
+					break
 				}
 			}
+			if st.para < 0 && os.Getenv("KINDS_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "unmapped: %.1f %q\n", c.Score, c.Text)
+			}
+			s.sents = append(s.sents, st)
+			if i == best {
+				s.rules = st.para
+			}
 		}
-		if stated && s.shipped < 0 && strings.Contains(para.Text, firstSentence(cell.Quote)) {
+	}
+	for pi, para := range p.paras {
+		for _, c := range cues {
+			if strings.Contains(para.Text, tail(c.Text)) {
+				s.cue[pi] = max(s.cue[pi], c.Score)
+			}
+		}
+		if stated && s.shipped < 0 && strings.Contains(para.Text, tail(firstSentence(cell.Quote))) {
 			s.shipped = pi
 		}
+	}
+	if best >= 0 {
+		s.recallRules = spanRecall(q.spans, cues[best].Text)
+	}
+	if stated {
+		s.recall, s.recall1 = spanRecall(q.spans, cell.Quote), spanRecall(q.spans, firstSentence(cell.Quote))
 	}
 	for _, query := range k.queries {
 		c := m.Choose(rank.ParseQuestion(query), p.paras)
@@ -224,19 +262,37 @@ func firstSentence(q string) string {
 	return q
 }
 
-// combined is the paragraph the sum picks.
-func (s scored) combined(c choice) int {
-	lp := s.logp[c.query]
-	best := -1
-	for i := range lp {
-		if best < 0 || lp[i]+c.w*s.cue[i] > lp[best]+c.w*s.cue[best] {
-			best = i
-		}
+// spanRecall is the most of one annotator's spans that text holds (case
+// and space aside), as a share.
+func spanRecall(answers [][]string, text string) float64 {
+	best := 0.0
+	for _, spans := range answers {
+		best = max(best, 1-float64(len(eval.Missing(text, spans)))/float64(len(spans)))
 	}
 	return best
 }
 
-var weights = []float64{0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5}
+// combined is the sentence the sum picks (its paragraph, its span
+// recall): the best cue score plus w times the ranker's log-probability
+// of its paragraph; -1 when no sentence has cues.
+func (s scored) combined(c choice) (int, float64) {
+	lp := s.logp[c.query]
+	best, bs := -1, 0.0
+	for i, st := range s.sents {
+		if st.para < 0 {
+			continue
+		}
+		if v := st.cue + c.w*lp[st.para]; best < 0 || v > bs {
+			best, bs = i, v
+		}
+	}
+	if best < 0 {
+		return -1, 0
+	}
+	return s.sents[best].para, s.sents[best].recall
+}
+
+var weights = []float64{0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5}
 
 func scoreAll(qs []question, papers map[string]*paper) []scored {
 	out := make([]scored, len(qs))
@@ -261,45 +317,67 @@ func choose(qs []question, ss []scored) []choice {
 			fmt.Printf("train %-12s %d questions: too few to fit\n", k.name, len(mine))
 			continue
 		}
-		bestHits := -1
+		bestObj := -1.0
 		for qi := range k.queries {
 			for _, w := range weights {
-				hits := 0
+				hits, rec := 0, 0.0
 				for _, i := range mine {
-					if qs[i].gold[ss[i].combined(choice{qi, w})] {
+					pi, r := ss[i].combined(choice{qi, w})
+					if pi >= 0 && qs[i].gold[pi] {
 						hits++
 					}
+					rec += r
 				}
-				if hits > bestHits {
-					bestHits, out[ki] = hits, choice{qi, w}
+				fmt.Fprintf(os.Stderr, "train %s %d %.2f: recall %.1f hits %d\n", k.name, qi, w, rec, hits)
+				// the facts a cell holds first, then its evidence
+				if obj := rec + 1e-3*float64(hits); obj > bestObj {
+					bestObj, out[ki] = obj, choice{qi, w}
 				}
 			}
 		}
-		fmt.Printf("train %-12s %d questions: query %q W %.2f: %d hits\n", k.name, len(mine), k.queries[out[ki].query], out[ki].w, bestHits)
+		fmt.Printf("train %-12s %d questions: query %q w %.2f: span recall %.1f, evidence %.0f\n", k.name, len(mine), k.queries[out[ki].query], out[ki].w, math.Floor(bestObj), 1e3*(bestObj-math.Floor(bestObj)))
 	}
 	return out
 }
 
 func report(split string, qs []question, papers map[string]*paper, ss []scored, chosen []choice) {
 	fmt.Printf("QASPER %s: evidence paragraph hit rate by kind (questions whose gold evidence is in the text)\n", split)
-	fmt.Printf("%-12s %4s %9s %9s %9s %9s %9s\n", "kind", "n", "rules", "rank col", "rank own", "chosen", "review")
+	fmt.Printf("%-12s %4s %9s %9s %9s %9s %9s %12s\n", "kind", "n", "rules", "rank col", "rank own", "chosen", "review", "spans rules/chosen/review 1st/all")
 	pct := func(n, d int) string { return fmt.Sprintf("%d %.0f%%", n, 100*float64(n)/float64(max(d, 1))) }
 	for ki, k := range kinds {
-		var n, r, g, qq, c, sh int
+		var n, r, g, qq, c, sh, ns int
+		var rec, rec1, recR, recC float64
 		for i, q := range qs {
 			if q.kind != ki {
 				continue
 			}
 			n++
+			if len(q.spans) > 0 {
+				ns++
+				rec += ss[i].recall
+				rec1 += ss[i].recall1
+				recR += ss[i].recallRules
+				_, r := ss[i].combined(chosen[ki])
+				recC += r
+			}
 			for _, x := range []struct {
 				pick int
 				n    *int
-			}{{ss[i].rules, &r}, {ss[i].rankG[0], &g}, {ss[i].rankQ, &qq}, {ss[i].combined(chosen[ki]), &c}, {ss[i].shipped, &sh}} {
+			}{{ss[i].rules, &r}, {ss[i].rankG[0], &g}, {ss[i].rankQ, &qq}, {first(ss[i].combined(chosen[ki])), &c}, {ss[i].shipped, &sh}} {
 				if x.pick >= 0 && q.gold[x.pick] {
 					*x.n++
 				}
 			}
 		}
-		fmt.Printf("%-12s %4d %9s %9s %9s %9s %9s\n", k.name, n, pct(r, n), pct(g, n), pct(qq, n), pct(c, n), pct(sh, n))
+		fmt.Printf("%-12s %4d %9s %9s %9s %9s %9s %5.0f%%/%.0f%%/%.0f%%/%.0f%%\n", k.name, n, pct(r, n), pct(g, n), pct(qq, n), pct(c, n), pct(sh, n), 100*recR/float64(max(ns, 1)), 100*recC/float64(max(ns, 1)), 100*rec1/float64(max(ns, 1)), 100*rec/float64(max(ns, 1)))
 	}
+}
+
+func first(i int, _ float64) int { return i }
+
+// tail is a sentence's last words, which find its paragraph: its start may
+// be a heading the ranker's paragraphs keep apart.
+func tail(s string) string {
+	f := strings.Fields(s)
+	return strings.Join(f[max(0, len(f)-8):], " ")
 }
