@@ -186,6 +186,7 @@ type scored struct {
 	recall, recall1 float64
 	recallRules     float64 // that the rules' sentence holds
 	sents           []sent  // the sentences with cues
+	stated          bool    // review answers (does not say "not stated")
 }
 
 // sent is a sentence with cues: its paragraph, cue score and span recall.
@@ -207,6 +208,7 @@ func score(q question, p *paper) scored {
 		}
 	}
 	cell, stated := review.GenericCell(p.p, p.chunks, k.column)
+	s.stated = stated
 	for i, c := range cues {
 		if c.Score > 0 && c.Score >= minScore {
 			st := sent{para: -1, cue: c.Score, recall: spanRecall(q.spans, c.Text)}
@@ -342,16 +344,19 @@ func choose(qs []question, ss []scored) []choice {
 
 func report(split string, qs []question, papers map[string]*paper, ss []scored, chosen []choice) {
 	fmt.Printf("QASPER %s: evidence paragraph hit rate by kind (questions whose gold evidence is in the text)\n", split)
-	fmt.Printf("%-12s %4s %9s %9s %9s %9s %9s %12s\n", "kind", "n", "rules", "rank col", "rank own", "chosen", "review", "spans rules/chosen/review 1st/all")
+	fmt.Printf("%-12s %4s %9s %9s %9s %9s %9s %9s %12s\n", "kind", "n", "rules", "rank col", "rank own", "chosen", "review", "answered", "spans rules/chosen/review 1st/all")
 	pct := func(n, d int) string { return fmt.Sprintf("%d %.0f%%", n, 100*float64(n)/float64(max(d, 1))) }
 	for ki, k := range kinds {
-		var n, r, g, qq, c, sh, ns int
+		var n, r, g, qq, c, sh, ns, ans int
 		var rec, rec1, recR, recC float64
 		for i, q := range qs {
 			if q.kind != ki {
 				continue
 			}
 			n++
+			if ss[i].stated {
+				ans++
+			}
 			if len(q.spans) > 0 {
 				ns++
 				rec += ss[i].recall
@@ -369,7 +374,7 @@ func report(split string, qs []question, papers map[string]*paper, ss []scored, 
 				}
 			}
 		}
-		fmt.Printf("%-12s %4d %9s %9s %9s %9s %9s %5.0f%%/%.0f%%/%.0f%%/%.0f%%\n", k.name, n, pct(r, n), pct(g, n), pct(qq, n), pct(c, n), pct(sh, n), 100*recR/float64(max(ns, 1)), 100*recC/float64(max(ns, 1)), 100*rec1/float64(max(ns, 1)), 100*rec/float64(max(ns, 1)))
+		fmt.Printf("%-12s %4d %9s %9s %9s %9s %9s %9s %5.0f%%/%.0f%%/%.0f%%/%.0f%%\n", k.name, n, pct(r, n), pct(g, n), pct(qq, n), pct(c, n), pct(sh, n), pct(ans, n), 100*recR/float64(max(ns, 1)), 100*recC/float64(max(ns, 1)), 100*rec1/float64(max(ns, 1)), 100*rec/float64(max(ns, 1)))
 	}
 }
 
