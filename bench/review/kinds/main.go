@@ -1,13 +1,25 @@
 // Command kinds measures, on QASPER, how well the offline review answerer
-// finds the evidence of the six generic columns of a literature review
-// (bench/review/grid): QASPER's questions of each kind, found by their
+// answers the six generic columns of a literature review
+// (bench/review/grid). QASPER's questions of each kind, found by their
 // wording ("Which datasets do they use?", "By how much do they outperform
-// ...?"), are asked of their papers as the generic column's question, and
-// a pick is a hit when the paragraph it quotes is one an annotator marked
-// as evidence. It compares the cue rules of review (GenericCues), the
-// answer ranker ask/rank asked the generic question or QASPER's own, and
-// their sum (the ranker's paragraph log-probability plus W times the
-// paragraph's best cue score), W chosen on train when -train is given.
+// ...?"), are asked of their papers as the generic column's question. For
+// each kind it reports, over the questions whose gold evidence the text
+// holds, how often the paragraph picked is one an annotator marked as
+// evidence, by:
+//   - rules: review's cue rules alone (GenericCues: the best sentence);
+//   - rank col / rank own: the answer ranker ask/rank asked the column's
+//     question / QASPER's own question;
+//   - chosen: of the sentences the rules accept, the best cue score plus w
+//     times the ranker's log-probability of its paragraph, the ranker
+//     asked one of the kind's queries; query and w are chosen on train
+//     with -train (for the share of answer spans the sentence holds, then
+//     evidence), else the column's question and w = 0;
+//   - review: the cell review makes (GenericCell), as shipped;
+//
+// then how often review answers at all, and the share of an annotator's
+// extractive answer spans held by the rules' sentence, the chosen one,
+// and review's quote (its first sentence / all of it: a list cell may
+// quote two).
 //
 //	go run ./bench/review/kinds [-data ../shared/data] [-split dev] [-train]
 package main
@@ -218,9 +230,6 @@ func score(q question, p *paper) scored {
 					break
 				}
 			}
-			if st.para < 0 && os.Getenv("KINDS_DEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "unmapped: %.1f %q\n", c.Score, c.Text)
-			}
 			s.sents = append(s.sents, st)
 			if i == best {
 				s.rules = st.para
@@ -319,7 +328,7 @@ func choose(qs []question, ss []scored) []choice {
 			fmt.Printf("train %-12s %d questions: too few to fit\n", k.name, len(mine))
 			continue
 		}
-		bestObj := -1.0
+		bestRec, bestHits := -1.0, 0
 		for qi := range k.queries {
 			for _, w := range weights {
 				hits, rec := 0, 0.0
@@ -330,14 +339,14 @@ func choose(qs []question, ss []scored) []choice {
 					}
 					rec += r
 				}
-				fmt.Fprintf(os.Stderr, "train %s %d %.2f: recall %.1f hits %d\n", k.name, qi, w, rec, hits)
+				fmt.Fprintf(os.Stderr, "train %s query %d w %.2f: span recall %.1f, evidence %d\n", k.name, qi, w, rec, hits)
 				// the facts a cell holds first, then its evidence
-				if obj := rec + 1e-3*float64(hits); obj > bestObj {
-					bestObj, out[ki] = obj, choice{qi, w}
+				if rec > bestRec+1e-9 || math.Abs(rec-bestRec) <= 1e-9 && hits > bestHits {
+					bestRec, bestHits, out[ki] = rec, hits, choice{qi, w}
 				}
 			}
 		}
-		fmt.Printf("train %-12s %d questions: query %q w %.2f: span recall %.1f, evidence %.0f\n", k.name, len(mine), k.queries[out[ki].query], out[ki].w, math.Floor(bestObj), 1e3*(bestObj-math.Floor(bestObj)))
+		fmt.Printf("train %-12s %d questions: query %q w %.2f: span recall %.1f, evidence %d\n", k.name, len(mine), k.queries[out[ki].query], out[ki].w, bestRec, bestHits)
 	}
 	return out
 }
