@@ -58,6 +58,13 @@ func TestHostileFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
+			if c.file == "flate2_textops_1g.pdf" && raceDetector && !fullTests {
+				// 64 MB of text operators walked under the race detector
+				// took 20 of this package's 57 s of CPU; cmd/papers'
+				// TestHostilePDFsUnderAMemoryCap reads the file with
+				// the plain binary and checks this warning.
+				t.Skip("the 64 MB text bomb under -race: PAPERS_FULL_TESTS=1 reads it")
+			}
 			var doc *Document
 			var err error
 			allocatedUnder(t, func() { doc, err = ExtractFile(context.Background(), filepath.Join(dir, c.file)) })
