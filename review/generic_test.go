@@ -1,10 +1,16 @@
 package review
 
 import (
+	"bufio"
+	"bytes"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/papers-cli/papers/eval"
+	"github.com/papers-cli/papers/ingest"
+	"github.com/papers-cli/papers/ingest/chunk"
+	"github.com/papers-cli/papers/internal/shareddata"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -85,4 +91,44 @@ func TestGenericCells(t *testing.T) {
 			t.Errorf("%s: answer of %d words, want at most %d", c.name, n, maxAnswerWords)
 		}
 	}
+}
+
+// A datasets cell on a real QASPER dev paper (1908.08717, on French
+// broadcast speech corpora), whose annotators answer "ESTER1, ESTER2,
+// ETAPE, REPERE": the ranker leads the cell to the sentence that names
+// all four (the cue rules alone pick one that does not), quoted verbatim.
+func TestGenericDatasetsRanked(t *testing.T) {
+	path := shareddata.Path(t, "qasper", "dev", "corpus.jsonl.gz")
+	rc, err := eval.OpenMaybeGzip(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		if !bytes.Contains(sc.Bytes(), []byte(`"qasper:1908.08717"`)) {
+			continue
+		}
+		p, chunks, err := ingest.CorpusRecord(sc.Bytes(), chunk.Defaults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt := newPaperText(p, chunks)
+		cell, ok := pt.generic(dataIntent)
+		if !ok || !cell.Stated {
+			t.Fatalf("not stated, want the corpora")
+		}
+		if m := eval.Missing(cell.Quote, []string{"ESTER1", "ESTER2", "ETAPE", "REPERE"}); len(m) > 0 {
+			t.Errorf("quote %q misses %v", cell.Quote, m)
+		}
+		if _, found := pt.locate(cell.Quote); !found {
+			t.Errorf("quote %q is not verbatim in the paper", cell.Quote)
+		}
+		return
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Fatalf("%s holds no paper qasper:1908.08717", path)
 }
