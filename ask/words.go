@@ -6,6 +6,7 @@ import (
 
 	"github.com/papers-cli/papers/ask/rank"
 	"github.com/papers-cli/papers/internal/lazyre"
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
 // stemsOf are the stems of s's content words (package rank's, so that the
@@ -40,20 +41,8 @@ var yearRe = lazyre.New(`\b(19|20)\d\d[a-z]?\b`)
 // nameLike reports whether w looks like a name. first is true for the
 // first word of a sentence, whose capital says nothing.
 func nameLike(w string, first bool) bool {
-	var upper, digit, letters int
-	for i, r := range w {
-		switch {
-		case unicode.IsUpper(r):
-			letters++
-			if i > 0 {
-				upper++
-			}
-		case unicode.IsLower(r):
-			letters++
-		case unicode.IsDigit(r):
-			digit++
-		}
-	}
+	c := textkit.CountLetters(w)
+	upper, digit, letters := c.UpperInner, c.Digits, c.Upper+c.Lower
 	if letters == 0 {
 		return false // a number alone is not a name
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/papers-cli/papers/internal/textkit"
 )
 
 // Question is a question read for ranking: its form and its words.
@@ -51,20 +53,8 @@ func ParseQuestion(q string) Question {
 func nameKey(w string, first bool) string {
 	w = strings.Trim(w, "?.,;:!\"'()[]“”’")
 	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-	upper, digit, letters := 0, 0, 0
-	for i, r := range w {
-		switch {
-		case unicode.IsUpper(r):
-			letters++
-			if i > 0 {
-				upper++
-			}
-		case unicode.IsLetter(r):
-			letters++
-		case unicode.IsDigit(r):
-			digit++
-		}
-	}
+	c := textkit.CountLetters(w)
+	upper, digit, letters := c.UpperInner, c.Digits, c.Upper+c.Lower+c.Other
 	r, _ := utf8.DecodeRuneInString(w)
 	named := upper > 0 || digit > 0 && letters > 0 || !first && unicode.IsUpper(r) && !stopword[strings.ToLower(w)]
 	if !named || letters == 0 {

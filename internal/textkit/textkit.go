@@ -141,3 +141,32 @@ func Pad(s string, w int) string {
 	}
 	return s
 }
+
+// Letters counts the kinds of characters of a word, for deciding whether
+// it is written as a name: capitals (Upper, and UpperInner of them after
+// the first character), lower-case letters, other letters (neither case:
+// CJK, title case) and digits.
+type Letters struct {
+	Upper, UpperInner, Lower, Other, Digits int
+}
+
+// CountLetters counts w's characters by kind (see Letters).
+func CountLetters(w string) Letters {
+	var c Letters
+	for i, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			c.Upper++
+			if i > 0 {
+				c.UpperInner++
+			}
+		case unicode.IsLower(r):
+			c.Lower++
+		case unicode.IsLetter(r):
+			c.Other++
+		case unicode.IsDigit(r):
+			c.Digits++
+		}
+	}
+	return c
+}

@@ -89,3 +89,20 @@ func TestWideCharacters(t *testing.T) {
 		t.Error("Pad")
 	}
 }
+
+func TestCountLetters(t *testing.T) {
+	for _, c := range []struct {
+		w    string
+		want Letters
+	}{
+		{"Co-ReAct", Letters{Upper: 3, UpperInner: 2, Lower: 4}},
+		{"GPT4", Letters{Upper: 3, UpperInner: 2, Digits: 1}},
+		{"learning", Letters{Lower: 8}},
+		{"数据集", Letters{Other: 3}},
+		{"ǅemal", Letters{Other: 1, Lower: 4}}, // ǅ is title case: neither upper nor lower
+	} {
+		if got := CountLetters(c.w); got != c.want {
+			t.Errorf("CountLetters(%q) = %+v, want %+v", c.w, got, c.want)
+		}
+	}
+}
