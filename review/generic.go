@@ -180,6 +180,19 @@ func (c candidate) quote() string {
 	return c.text
 }
 
+// withoutHeading is quote q without the heading of its section where it
+// starts with it: a heading on a line of its own is read as the start of
+// the first sentence after it ("1 Introduction Academic paper search lies
+// ...", a corpus's "Experiments ::: CSAT CSAT dataset consists ..."). The
+// heading still counts toward the sentence's cues; the quote is what a
+// reader reads, and stays verbatim in the paper.
+func withoutHeading(q, heading string) string {
+	if heading != "" && strings.HasPrefix(q, heading+" ") && textseg.WordCount(q) > textseg.WordCount(heading)+3 {
+		return q[len(heading)+1:]
+	}
+	return q
+}
+
 // generic answers a generic question of kind k from the paper's
 // sentences. Whether the paper states it at all is the cue rules' call
 // (for the kinds that need evidence, a sentence with minCues of its
@@ -215,9 +228,10 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 				q = b.text + " " + n.text
 			}
 		}
+		q = withoutHeading(q, b.chunk.Section)
 		loc, ok := t.locate(q)
-		if !ok && q != b.text {
-			q = b.text
+		if one := withoutHeading(b.text, b.chunk.Section); !ok && q != one {
+			q = one
 			loc, ok = t.locate(q)
 		}
 		if ok {
