@@ -188,23 +188,29 @@ func sameHits(t testing.TB, got, want []store.Hit) bool {
 	return true
 }
 
+// vectorHits embeds query and returns the top 10 chunks by vector of the
+// PostgreSQL library (got) and of the embedded one (want).
+func vectorHits(t *testing.T, e embed.Embedder, query string, lib, pg *store.Library) (got, want []store.Hit) {
+	t.Helper()
+	ctx := context.Background()
+	v, err := e.EmbedQuery(ctx, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err = lib.SearchVectors(ctx, v, 10, store.Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = pg.SearchVectors(ctx, v, 10, store.Filter{}); err != nil {
+		t.Fatal(err)
+	}
+	return got, want
+}
+
 // The vectors' nearest neighbours in PostgreSQL (HNSW candidates re-scored
 // exactly) are the embedded library's exact ones.
 func searchVectors(t *testing.T, c eval.Collection, e embed.Embedder, lib, pg *store.Library) {
-	ctx := context.Background()
 	for _, q := range c.Queries {
-		v, err := e.EmbedQuery(ctx, q.Text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := lib.SearchVectors(ctx, v, 10, store.Filter{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := pg.SearchVectors(ctx, v, 10, store.Filter{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := vectorHits(t, e, q.Text, lib, pg)
 		if !sameHits(t, got, want) {
 			t.Errorf("query %q:\n got %v\nwant %v", q.Text, got, want)
 		}
@@ -320,18 +326,7 @@ func searchVectorsIndexed(t *testing.T, c eval.Collection, e embed.Embedder, lib
 	}
 	same, n := 0, 0
 	for _, q := range c.Queries {
-		v, err := e.EmbedQuery(ctx, q.Text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := lib.SearchVectors(ctx, v, 10, store.Filter{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := pg.SearchVectors(ctx, v, 10, store.Filter{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := vectorHits(t, e, q.Text, lib, pg)
 		exact := map[string]float32{}
 		for _, h := range want {
 			exact[h.ChunkID] = h.Score
