@@ -140,6 +140,9 @@ func answerFrom(ctx context.Context, question string, sc scope, pts []*paperText
 	}
 	m := rank.Default()
 	q := rank.ParseQuestion(question)
+	for _, pt := range pts {
+		pt.named = sc.named
+	}
 	if res.Mode != ModeExtractive || sc.topic || sc.named {
 		for _, pt := range pts {
 			pt.choose(m, q)

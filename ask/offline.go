@@ -29,6 +29,9 @@ type paperText struct {
 	words  []string // the paper's words, for mentions
 	// missing are the question's names the paper never mentions
 	missing []string
+	// named is set when the question was asked of this paper (by --paper
+	// or by naming it)
+	named bool
 }
 
 // readPaper turns a paper's chunks into paragraphs fit to quote: only
@@ -99,8 +102,21 @@ func (pt *paperText) choose(m *rank.Model, q rank.Question) {
 }
 
 // abstains reports whether the paper does not answer: the model says so,
-// or it never mentions a name the question asks about.
-func (pt *paperText) abstains() bool { return pt.model.Abstains(pt.choice) || len(pt.missing) > 0 }
+// or it never mentions a name the question asks about. A yes/no question
+// asked of this paper is the model's to answer whatever it mentions ("Do
+// they use BERT?" of a paper that never does is answered No); asked of the
+// library, a paper that lacks its names or specific words is not the one
+// to answer it.
+func (pt *paperText) abstains() bool {
+	c := pt.choice
+	if pt.model.Abstains(c) {
+		return true
+	}
+	if c.YesNo && pt.named {
+		return false
+	}
+	return len(pt.missing) > 0 || c.Coverage < rank.MinCoverage
+}
 
 // quote is one sentence an answer quotes.
 type quote struct {
@@ -190,6 +206,16 @@ const maxShortWords = 60
 func (c *composer) answerOne(pt *paperText, qu rank.Question) {
 	qs := pt.quotes()
 	ch := pt.choice
+	if pt.model.Unstated(ch) {
+		// a No no sentence states: say so, then quote what comes nearest
+		c.res.ShortAnswer = "No"
+		fmt.Fprintf(&c.b, "No: %s does not say so.\n", paperName(&pt.paper))
+		for _, q := range qs {
+			k := c.cite(q)
+			fmt.Fprintf(&c.b, "  “%s” [%d]\n", c.evidence(q, k), k)
+		}
+		return
+	}
 	n := c.cite(qs[0])
 	short := strings.TrimSpace(ch.Short)
 	lead := tidySpacing(tidy(qs[0].text(), pt.paras[qs[0].para].Section))

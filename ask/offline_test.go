@@ -149,3 +149,32 @@ func TestRefusalSaysWhatIsMissing(t *testing.T) {
 		t.Errorf("refusal %q: want it to name ECHO's paper", err)
 	}
 }
+
+// A yes/no question asked of one paper is answered, not refused for words
+// the paper lacks: what the paper never mentions it answers No, saying it
+// does not say so, and quotes its nearest sentences without holding them
+// for evidence. Asked of the library, a question whose words no paper
+// holds is still refused.
+func TestYesNoQuestionOfAPaper(t *testing.T) {
+	r, _ := buildTopic(t)
+	var out strings.Builder
+	res, err := Ask(t.Context(), r, "Does ECHO use a crowdsourcing platform?", nil, AskOptions{}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := strings.SplitN(res.Answer, "\n", 2)[0]; res.ShortAnswer != "No" || first != "No: ECHO (topic-001) does not say so." {
+		t.Errorf("short answer %q, first line %q: want No, what ECHO does not say", res.ShortAnswer, first)
+	}
+	if len(res.Evidence) == 0 {
+		t.Error("no sentence quoted")
+	}
+	for _, e := range res.Evidence {
+		if e.Primary || e.ID != "topic-001" {
+			t.Errorf("quote %+v: want ECHO's, not held for evidence", e)
+		}
+	}
+	_, err = Ask(t.Context(), r, "Is the capital of Australia Canberra?", nil, AskOptions{}, io.Discard)
+	if !errors.Is(err, ErrNoEvidence) {
+		t.Errorf("asked of the library: %v, want a refusal", err)
+	}
+}

@@ -220,13 +220,18 @@ func Train(train, dev, fullText []Labeled) (*Model, string) {
 	for f := 0; f < 2; f++ {
 		halves[f].Sentence, halves[f].Span = m.Sentence, m.Span
 	}
-	var yn, ab []Group
+	// abstention first: the yes/no model reads its probability
+	var ab []Group
 	for f := 0; f < 2; f++ {
-		y, a := halves[f].decisionGroups(mine[f])
-		yn, ab = append(yn, y...), append(ab, a...)
+		ab = append(ab, halves[f].abstainGroups(mine[f])...)
 	}
-	m.YesNo = binaryWeights(Fit(yn, fitOptions))
 	m.Abstain = binaryWeights(Fit(ab, fitOptions))
+	var yn []Group
+	for f := 0; f < 2; f++ {
+		halves[f].Abstain = m.Abstain
+		yn = append(yn, halves[f].yesNoGroups(mine[f])...)
+	}
+	m.YesNo = Fit(yn, fitOptions)
 	var fullTextSays string
 	if len(fullText) > 0 {
 		m.FullText = m.fitFullText(fullText)
@@ -349,10 +354,11 @@ var targetPower = 3.0
 // the span weights.
 const spanAt = 0.2
 
-// decisionGroups are the yes/no and abstention fitting groups: two
-// candidates each, the features and nothing, targeted at the annotators'
-// votes (yes against no; does not answer against answers).
-func (m *Model) decisionGroups(ls []Labeled) (yesno, abstain []Group) {
+// abstainGroups are the abstention fitting groups: two candidates each,
+// the features and nothing, targeted at the annotators' votes (does not
+// answer against answers).
+func (m *Model) abstainGroups(ls []Labeled) []Group {
+	var out []Group
 	for _, l := range ls {
 		if len(l.Paper) == 0 {
 			continue
@@ -360,14 +366,43 @@ func (m *Model) decisionGroups(ls []Labeled) (yesno, abstain []Group) {
 		q := ParseQuestion(l.Question)
 		c := m.Choose(q, l.Paper)
 		none, yes, no, text := l.votes()
-		if q.YesNo() && yes+no > 0 && c.Para >= 0 {
-			v := m.yesNoFeatures(q, l.Paper[c.Para].Sentences[c.Sent], l.Paper, c.Ranked)
-			yesno = append(yesno, Group{Vectors: []Vector{v, {}}, Target: []float64{float64(yes), float64(no)}})
-		}
-		v := m.abstainFeatures(q, l.Paper, c)
-		abstain = append(abstain, Group{Vectors: []Vector{v, {}}, Target: []float64{float64(none), float64(yes + no + text)}})
+		out = append(out, Group{Vectors: []Vector{m.abstainFeatures(q, l.Paper, c), {}}, Target: []float64{float64(none), float64(yes + no + text)}})
 	}
-	return yesno, abstain
+	return out
+}
+
+// yesNoGroups are the yes/no fitting groups: the yes/no questions, each
+// with a candidate per answer (see yesNoCandidates) targeted at the
+// annotators' votes: Yes, No with evidence, No with none (what the paper
+// does not state), unanswerable. Free-text answers to them do not vote.
+func (m *Model) yesNoGroups(ls []Labeled) []Group {
+	var out []Group
+	for _, l := range ls {
+		q := ParseQuestion(l.Question)
+		if len(l.Paper) == 0 || !q.YesNo() {
+			continue
+		}
+		c := m.Choose(q, l.Paper)
+		if c.Para < 0 {
+			continue
+		}
+		target := make([]float64, yesNoAnswers)
+		for _, a := range l.Answers {
+			switch {
+			case a.Type == "none":
+				target[unansweredAnswer]++
+			case a.Type != "boolean":
+			case strings.EqualFold(a.Text, "yes"):
+				target[yesAnswer]++
+			case len(a.Evidence) > 0:
+				target[noAnswer]++
+			default:
+				target[unstatedAnswer]++
+			}
+		}
+		out = append(out, Group{Vectors: yesNoCandidates(m.yesNoFeatures(q, l.Paper, c)), Target: target})
+	}
+	return out
 }
 
 // binaryWeights are the weights of a two-candidate fit: the first
@@ -415,20 +450,30 @@ type chosen struct {
 // whole answer.
 func (m *Model) fitThresholds(cs []chosen) (Thresholds, float64, float64) {
 	best, bestA, bestE, bestF := Thresholds{}, -1.0, -1.0, -1.0
+	try := func(t Thresholds) {
+		h := *m
+		h.Thresholds = t
+		a, e, f := h.score(cs)
+		if a+e+100*f > bestA+bestE+100*bestF {
+			best, bestA, bestE, bestF = t, a, e, f
+		}
+	}
 	// never below 0.5: an answer does not refuse what the model finds more
 	// likely answered than not (QASPER's metric would pay for refusing
 	// more, a reader would not)
 	for _, ab := range []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1.01} {
 		for _, qu := range []float64{0.25, 0.5, 0.75, 1.01} {
 			for _, sh := range []float64{0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.01} {
-				h := *m
-				h.Thresholds = Thresholds{Abstain: ab, Quote: qu, Short: sh}
-				a, e, f := h.score(cs)
-				if a+e+100*f > bestA+bestE+100*bestF {
-					best, bestA, bestE, bestF = h.Thresholds, a, e, f
-				}
+				try(Thresholds{Abstain: ab, Quote: qu, Short: sh, Unstated: 1})
 			}
 		}
+	}
+	// then, the others held, when a No is what the paper does not say
+	base := best
+	for _, un := range []float64{0, 0.25, 0.5, 2, 4, 1e9} {
+		t := base
+		t.Unstated = un
+		try(t)
 	}
 	return best, bestA, bestE
 }
