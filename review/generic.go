@@ -146,12 +146,12 @@ var (
 	// the paper's own system, named as its limitations are
 	ownSystem = lazyre.New(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
 	// a sentence about the paper's own work
-	self        = lazyre.New(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
-	survey      = lazyre.New(`\b(this|the present) (survey|review)\b|\b(survey|review) (paper|article)\b|\bprovides? an? (comprehensive |systematic |brief )?(survey|review)\b|\b(this|the present) (paper|article|work|report) (gives|provides|presents|offers) an? ([a-z-]+ ){0,3}(survey|review|overview)\b`)
+	self   = lazyre.New(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
+	survey = lazyre.New(`\b(this|the present) (survey|review)\b|\b(survey|review) (paper|article)\b|\bprovides? an? (comprehensive |systematic |brief )?(survey|review)\b|\b(this|the present) (paper|article|work|report) (gives|provides|presents|offers) an? ([a-z-]+ ){0,3}(survey|review|overview)\b`)
 	// a sentence that says where the paper says what ("The rest of the
 	// paper is organized as follows", "Section 2 describes ..."): it
 	// answers nothing itself
-	roadmap = lazyre.New(`\b(rest|remainder) of (this|the) (paper|article|letter|work|report)\b|\b(organi[sz]ed|structured) as follows\b|\bin sections? (\d|secref)|\(sections? (\d|secref)|^sections? (\d|secref)\S* (describes?|presents?|discusses|introduces?|provides?|concludes?|reviews?|gives?)\b`)
+	roadmap     = lazyre.New(`\b(rest|remainder) of (this|the) (paper|article|letter|work|report)\b|\b(organi[sz]ed|structured) as follows\b|\bin sections? (\d|secref)|\(sections? (\d|secref)|^sections? (\d|secref)\S* (describes?|presents?|discusses|introduces?|provides?|concludes?|reviews?|gives?)\b`)
 	surveyTitle = lazyre.New(`(?i)\b(survey|review|overview)\b`)
 	// the sections that hold no answer of the paper's own
 	otherSection = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|author contributions?)\b`)
