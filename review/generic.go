@@ -152,6 +152,7 @@ var (
 	// paper is organized as follows", "Section 2 describes ..."): it
 	// answers nothing itself
 	roadmap     = lazyre.New(`\b(rest|remainder) of (this|the) (paper|article|letter|work|report)\b|\b(organi[sz]ed|structured) as follows\b|\bin sections? (\d|secref)|\(sections? (\d|secref)|^sections? (\d|secref)\S* (describes?|presents?|discusses|introduces?|provides?|concludes?|reviews?|gives?)\b`)
+	futurePlan  = lazyre.New(`\bin (the )?future\b|\bfuture (work|research|directions?)\b|\bwe (plan|intend|hope) to\b`)
 	surveyTitle = lazyre.New(`(?i)\b(survey|review|overview)\b`)
 	// the sections that hold no answer of the paper's own
 	otherSection = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|author contributions?)\b`)
@@ -438,6 +439,9 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 	case problemIntent, methodIntent:
 		if k == methodIntent && !self.MatchString(s) {
 			return 0 // a method others proposed
+		}
+		if k == problemIntent && futurePlan.MatchString(s) {
+			return 0 // what the authors mean to do next is no problem they address
 		}
 		n = min(n, 2) // where it stands counts more than a third cue
 		if i, ok := p.gap[orig]; ok && k == problemIntent {
