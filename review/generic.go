@@ -91,19 +91,20 @@ var sentenceCues = map[intent][]*lazyre.Regexp{
 	problemIntent: cues(`\bproblems?\b`, `\bchalleng`, `\bdifficult`, `\bhowever\b`, `\blimited by\b`, `\black(s|ing)?\b`, `\bremains?\b`, `\bsuffer`,
 		`\bexpensive\b`, `\bcostly\b`, `\bbottleneck`, `\bprecludes?\b`, `\babsence\b`, `\bno (precise|concrete|cost-effective|existing)\b`, `\bneeds?\b`,
 		`\bunsolved\b`, `\bimpractical\b`, `\bnot (well )?suited\b`,
-		`\bconstraints?\b`, `\bnot correlate`, `\bno\b[a-z -]{0,40}\bavailable\b`, `\bpurpose of (this|the present) (paper|work|study)\b`, `\blimits\b`),
+		`\bconstraints?\b`, `\bnot correlate`, `\bno\b[a-z -]{0,40}\bavailable\b`, `\bpurpose of (this|the present) (paper|work|study)\b`, `\blimits\b`, `\baims? (to|at)\b`),
 	methodIntent: cues(`\bwe (propose|present|introduce|develop|design|describe|derive|analy[sz]e)\b`, `\b(this|the present|our) (paper|letter|work|article|survey|review)\b`,
 		`\bnovel\b`, `\bour (approach|method|technique|framework|system|model)\b`,
 		`\bproposed (method|approach|framework|system|model)\b`, `\bframework\b`, `\barchitecture\b`, `\bbased (solely )?on\b`, `\bcategori[sz]e\b`, `\bgroup them\b`,
 		`\b(two|three|four|five|six|several) (distinct |main |major )?(angles|categories|classes|groups|parts|aspects|perspectives|levels|types|families)\b|\btaxonomy\b|\bdivided? into\b`),
-	gainIntent: cues(`\boutperform`, `\bimprov(es|ed|ing|ement)\b`, `\bbetter\b`, `\bsurpass`, `\bfaster\b`, `\bspeedups?\b`, `\bhigher\b`, `\blower\b`,
+	gainIntent: cues(`\boutperform`, `\bimprov(es|ed|ing|ement)\b`, `\bbetter\b`, `\bsurpass`, `\bexceed`, `\bfaster\b`, `\bspeedups?\b`, `\bhigher\b`, `\blower\b`,
 		`\breduc(es|ed|ing|tion)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
 	dataIntent: cues(`\bdatasets?\b`, `\bdata sets?\b`, `\bbenchmarks?\b`, `\bdatabases?\b`, `\bcorp(us|ora)\b`, `\btest (sets?|images|material)\b`,
 		`\b(evaluate[ds]?|experiments?|tests?|tested|trained|benchmarked) ([a-z-]+ ){0,5}?(on|using)\b`, `[a-z0-9](bench|eval|qa|gym)\b`),
 	limitIntent: cues(`\blimitations?\b`, `\bdrawbacks?\b`, `\bshortcomings?\b`, `\bweakness(es)?\b`, `\bcannot\b`, `\bunable\b`, `\bfail(s|ed)? to\b`, `\binferior\b`, `\bworse\b`,
 		`\bnot yet\b`, `\bstruggles?\b`, `\bat the cost of\b`, `\bvulnerable\b`, `\bnot (increase|scale|generali[sz]e)\b`, `\b(does|do) not (currently )?(support|handle|trace|model|consider|cover)\b`,
 		`\bfuture (work|research|directions?|studies)\b`, `\b(improvement|progress) can still be\b`, `\bleft (for|to) future\b`,
-		`\b(advantage|gain|benefit|improvement)s? [a-z ]{0,60}\b(reduces|decreases|diminishes|vanishes|disappears)\b`, `\bunderperform`),
+		`\b(advantage|gain|benefit|improvement)s? [a-z ]{0,60}\b(reduces|decreases|diminishes|vanishes|disappears)\b`, `\bunderperform`,
+		`\bfailure (cases?|modes?)\b`, `\b(predict(s|ed)?|classifie[sd]|recogni[sz]ed) wrong`),
 	codeIntent: cues(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo`, `https?://`, `\b(code|software|implementation|repository|models?|data(sets?)?|judgments|annotations)\b`,
 		`\b(release|released|publish|open[- ]source|available)\b`),
 }
@@ -135,19 +136,28 @@ var (
 	codeLink    = lazyre.New(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org`)
 	codeRelease = lazyre.New(`\b(release[sd]?|make [a-z ]*available|made [a-z ]*available|publish(ed)?|open[- ]source[sd]?|(is|are) (publicly |freely )?available)\b`)
 	// a comparison in words, as an abstract sums up a gain it does not number
-	qualitativeGain = lazyre.New(`\b(significantly|substantially|considerably|consistently|markedly|clearly) (better|outperform|improv|higher|lower|faster|superior)|\b(better|faster) than\b|\bcomparable (with|to)\b`)
+	qualitativeGain = lazyre.New(`\b(significantly|substantially|considerably|consistently|markedly|clearly) (better|outperform|improv|higher|lower|faster|superior)|\b(better|faster) than\b|\bcomparable (with|to)\b|` +
+		`\b(outperform|surpass|exceed)\w*\b.{0,80}\b(state[- ]of[- ]the[- ]art|baselines?|existing|previous|prior|competing|other|all)\b`)
+	// an artefact said to be released, in the passive voice ("a dataset
+	// called CMLR is collected and released")
+	releasedPassive = lazyre.New(`\b(is|are|was|were|been|be) ([a-z]+ and )?(publicly |freely )?(released|made (publicly |freely )?available|open[- ]sourced)\b`)
 	availableAt     = lazyre.New(`\bavailable (at|from|on)\s+(https?://|www\.|\[\d+\]|\S+\.(com|org|io|net|edu)\b)`)
 	artefact        = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights)\b`)
 	// the paper's own system, named as its limitations are
 	ownSystem = lazyre.New(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
 	// a sentence about the paper's own work
-	self        = lazyre.New(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
-	survey      = lazyre.New(`\b(this|the present) (survey|review)\b|\b(survey|review) (paper|article)\b|\bprovides? an? (comprehensive |systematic |brief )?(survey|review)\b`)
+	self   = lazyre.New(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
+	survey = lazyre.New(`\b(this|the present) (survey|review)\b|\b(survey|review) (paper|article)\b|\bprovides? an? (comprehensive |systematic |brief )?(survey|review)\b|\b(this|the present) (paper|article|work|report) (gives|provides|presents|offers) an? ([a-z-]+ ){0,3}(survey|review|overview)\b`)
+	// a sentence that says where the paper says what ("The rest of the
+	// paper is organized as follows", "Section 2 describes ..."): it
+	// answers nothing itself
+	roadmap     = lazyre.New(`\b(rest|remainder) of (this|the) (paper|article|letter|work|report)\b|\b(organi[sz]ed|structured) as follows\b|\bin sections? (\d|secref)|\(sections? (\d|secref)|^sections? (\d|secref)\S* (describes?|presents?|discusses|introduces?|provides?|concludes?|reviews?|gives?)\b`)
+	futurePlan  = lazyre.New(`\bin (the )?future\b|\bfuture (work|research|directions?)\b|\bwe (plan|intend|hope) to\b`)
 	surveyTitle = lazyre.New(`(?i)\b(survey|review|overview)\b`)
 	// the sections that hold no answer of the paper's own
 	otherSection = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|author contributions?)\b`)
 	dataSection  = lazyre.New(`(?i)\b(data ?sets?|data|benchmarks?|experiments?|experimental|evaluation|setup|settings?)\b`)
-	limitSection = lazyre.New(`(?i)\b(limitations?|future (work|directions?|research)|open (problems|issues|questions|challenges)|threats to validity|failure (cases|analysis)|error analysis|lessons)\b`)
+	limitSection = lazyre.New(`(?i)\b(limitations?|future (work|directions?|research|perspectives?)|outlook|open (problems|issues|questions|challenges)|(remaining|key|major) challenges|challenges and (opportunities|future)|threats to validity|failure (cases|analysis)|error analysis|lessons)\b`)
 	// the sections that hold no limitation of the paper's own (its background may)
 	otherWork    = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|author contributions?)\b`)
 	introSection = lazyre.New(`(?i)\b(introduction|abstract)\b`)
@@ -307,7 +317,7 @@ func (t *paperText) rankedPick(k intent, q string, w float64, cands []candidate)
 // kind k; isSurvey says the paper calls itself a survey.
 func (t *paperText) candidates(k intent) (cands []candidate, isSurvey bool) {
 	pc := newPaperCues(t.paper)
-	isSurvey = surveyTitle.MatchString(t.paper.Title)
+	pc.survey = t.isSurvey()
 	for _, c := range t.chunks {
 		if c.Role != "" && c.Role != role.Body && !(k == codeIntent && c.Role == role.Footnote) {
 			continue
@@ -320,15 +330,33 @@ func (t *paperText) candidates(k intent) (cands []candidate, isSurvey bool) {
 					prev = ""
 					continue
 				}
-				if (c.Seq == 0 || upTo(c, 2)) && survey.MatchString(strings.ToLower(s)) {
-					isSurvey = true
-				}
 				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, pc), prev: prev})
 				prev = s
 			}
 		}
 	}
-	return cands, isSurvey
+	return cands, pc.survey
+}
+
+// isSurvey says the paper calls itself a survey, in its title or a prose
+// sentence of its first chunk or first two pages.
+func (t *paperText) isSurvey() bool {
+	if surveyTitle.MatchString(t.paper.Title) {
+		return true
+	}
+	for _, c := range t.chunks {
+		if c.Seq != 0 && !upTo(c, 2) || c.Role != "" && c.Role != role.Body {
+			continue
+		}
+		for _, para := range textseg.Paragraphs(c.Text) {
+			for _, s := range textseg.Sentences(para) {
+				if survey.MatchString(strings.ToLower(strings.Join(strings.Fields(s), " "))) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // GenericCell is the cell the offline answerer makes for a generic
@@ -376,7 +404,13 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 		return 0
 	}
 	s := strings.ToLower(orig)
+	if roadmap.MatchString(s) {
+		return 0
+	}
 	n := 0.0
+	if k == limitIntent && c.Seq != 0 && limitSection.MatchString(c.Section) {
+		n++ // a section of limitations states them, whatever its words
+	}
 	for _, re := range sentenceCues[k] {
 		if re.MatchString(s) {
 			n++
@@ -405,6 +439,9 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 	case problemIntent, methodIntent:
 		if k == methodIntent && !self.MatchString(s) {
 			return 0 // a method others proposed
+		}
+		if k == problemIntent && futurePlan.MatchString(s) {
+			return 0 // what the authors mean to do next is no problem they address
 		}
 		n = min(n, 2) // where it stands counts more than a third cue
 		if i, ok := p.gap[orig]; ok && k == problemIntent {
@@ -445,13 +482,19 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 		switch {
 		case limitSection.MatchString(c.Section):
 			n += 2
-		case !self.MatchString(s) && !ownSystem.MatchString(s) && !(name != "" && strings.Contains(orig, name)):
-			return 0 // the limits of others' work
+		case !p.survey && !self.MatchString(s) && !ownSystem.MatchString(s) && !(name != "" && strings.Contains(orig, name)):
+			return 0 // the limits of others' work (a survey's are its field's)
 		case late:
 			n += 1
 		}
 	case codeIntent:
-		if !codeLink.MatchString(s) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && self.MatchString(s)) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && availableAt.MatchString(s)) {
+		own := self.MatchString(s)
+		switch {
+		case codeLink.MatchString(s) && (own || !p.survey): // a survey links others' code
+		case codeRelease.MatchString(s) && artefact.MatchString(s) && (own || availableAt.MatchString(s)):
+		case availableAt.MatchString(s) && own: // "our platform is available at https://..."
+		case releasedPassive.MatchString(s) && artefact.MatchString(s) && (c.Seq == 0 || own):
+		default:
 			return 0
 		}
 		n++
@@ -527,6 +570,7 @@ type paperCues struct {
 	title     map[string]bool // stems of the title's words
 	titleText string          // the title, squashed (see isTitle)
 	gap       map[string]int  // the abstract's sentences before it says what the paper does, by their place
+	survey    bool            // the paper calls itself a survey, a review or an overview
 }
 
 // newPaperCues reads p's cues from its record and the sentences of its
