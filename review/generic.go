@@ -97,14 +97,14 @@ var sentenceCues = map[intent][]*lazyre.Regexp{
 		`\bproposed (method|approach|framework|system|model)\b`, `\bframework\b`, `\barchitecture\b`, `\bbased (solely )?on\b`, `\bcategori[sz]e\b`, `\bgroup them\b`,
 		`\b(two|three|four|five|six|several) (distinct |main |major )?(angles|categories|classes|groups|parts|aspects|perspectives|levels|types|families)\b|\btaxonomy\b|\bdivided? into\b`),
 	gainIntent: cues(`\boutperform`, `\bimprov(es|ed|ing|ement)\b`, `\bbetter\b`, `\bsurpass`, `\bexceed`, `\bfaster\b`, `\bspeedups?\b`, `\bhigher\b`, `\blower\b`,
-		`\breduc(es|ed|ing|tion)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
+		`\breduc(es|ed|ing|tion)\b`, `\b(in|de)creas(e|es|ed|ing)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
 	dataIntent: cues(`\bdatasets?\b`, `\bdata sets?\b`, `\bbenchmarks?\b`, `\bdatabases?\b`, `\bcorp(us|ora)\b`, `\btest (sets?|images|material)\b`,
 		`\b(evaluate[ds]?|experiments?|tests?|tested|trained|benchmarked) ([a-z-]+ ){0,5}?(on|using)\b`, `[a-z0-9](bench|eval|qa|gym)\b`),
 	limitIntent: cues(`\blimitations?\b`, `\bdrawbacks?\b`, `\bshortcomings?\b`, `\bweakness(es)?\b`, `\bcannot\b`, `\bunable\b`, `\bfail(s|ed)? to\b`, `\binferior\b`, `\bworse\b`,
 		`\bnot yet\b`, `\bstruggles?\b`, `\bat the cost of\b`, `\bvulnerable\b`, `\bnot (increase|scale|generali[sz]e)\b`, `\b(does|do) not (currently )?(support|handle|trace|model|consider|cover)\b`,
 		`\bfuture (work|research|directions?|studies)\b`, `\b(improvement|progress) can still be\b`, `\bleft (for|to) future\b`,
 		`\b(advantage|gain|benefit|improvement)s? [a-z ]{0,60}\b(reduces|decreases|diminishes|vanishes|disappears)\b`, `\bunderperform`,
-		`\bfailure (cases?|modes?)\b`, `\b(predict(s|ed)?|classifie[sd]|recogni[sz]ed) wrong`),
+		`\bfailure (cases?|modes?)\b`, `\blimiting factors?\b`, `\b(predict(s|ed)?|classifie[sd]|recogni[sz]ed) wrong`),
 	codeIntent: cues(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo`, `https?://`, `\b(code|software|implementation|repository|models?|data(sets?)?|judgments|annotations)\b`,
 		`\b(release|released|publish|open[- ]source|available)\b`),
 }
@@ -133,7 +133,7 @@ var (
 	resultNumber = lazyre.New(`\d+(\.\d+)?\s*(%|x\b|×|times\b|-?fold\b|db\b|bleu\b|points?\b)|\d+\.\d+|\bfactor of\b`)
 	notResult    = lazyre.New(`\b(fig(ure)?s?|tables?|sections?|eq(uation)?s?|appendix|chapter)\.?\s*\d+|\[\d[^\]]*\]|\b(19|20)\d\d\b`)
 	// released code is a link or words saying the authors release it
-	codeLink    = lazyre.New(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org`)
+	codeLink    = lazyre.New(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org|cran\.r-project\.org|pypi\.org|bioconductor\.org|\b(from|on|at|via) (the )?(cran|pypi|bioconductor|conda-forge)\b`)
 	codeRelease = lazyre.New(`\b(release[sd]?|make [a-z ]*available|made [a-z ]*available|publish(ed)?|open[- ]source[sd]?|(is|are) (publicly |freely )?available)\b`)
 	// a comparison in words, as an abstract sums up a gain it does not number
 	qualitativeGain = lazyre.New(`\b(significantly|substantially|considerably|consistently|markedly|clearly) (better|outperform|improv|higher|lower|faster|superior)|\b(better|faster) than\b|\bcomparable (with|to)\b|` +
@@ -141,8 +141,8 @@ var (
 	// an artefact said to be released, in the passive voice ("a dataset
 	// called CMLR is collected and released")
 	releasedPassive = lazyre.New(`\b(is|are|was|were|been|be) ([a-z]+ and )?(publicly |freely )?(released|made (publicly |freely )?available|open[- ]sourced)\b`)
-	availableAt     = lazyre.New(`\bavailable (at|from|on)\s+(https?://|www\.|\[\d+\]|\S+\.(com|org|io|net|edu)\b)`)
-	artefact        = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights)\b`)
+	availableAt     = lazyre.New(`\bavailable (at|from|on)\s+(https?://|www\.|\[\d+\]|\S+\.(com|org|io|net|edu)\b)|\bavailable (in|from) (the )?([a-z0-9.-]+ )?(package|library|toolbox)\b`)
+	artefact        = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights|packages?|toolkit|toolbox|library|platform)\b`)
 	// the paper's own system, named as its limitations are
 	ownSystem = lazyre.New(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
 	// a sentence about the paper's own work
@@ -152,6 +152,7 @@ var (
 	// paper is organized as follows", "Section 2 describes ..."): it
 	// answers nothing itself
 	roadmap     = lazyre.New(`\b(rest|remainder) of (this|the) (paper|article|letter|work|report)\b|\b(organi[sz]ed|structured) as follows\b|\bin sections? (\d|secref)|\(sections? (\d|secref)|^sections? (\d|secref)\S* (describes?|presents?|discusses|introduces?|provides?|concludes?|reviews?|gives?)\b`)
+	proposes    = lazyre.New(`\bwe (propose|present|introduce|develop|design|describe|reformulate)\b`)
 	futurePlan  = lazyre.New(`\bin (the )?future\b|\bfuture (work|research|directions?)\b|\bwe (plan|intend|hope) to\b`)
 	surveyTitle = lazyre.New(`(?i)\b(survey|review|overview)\b`)
 	// the sections that hold no answer of the paper's own
@@ -437,8 +438,11 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 	late := endSection.MatchString(c.Section)
 	switch k {
 	case problemIntent, methodIntent:
-		if k == methodIntent && !self.MatchString(s) {
+		if k == methodIntent && !self.MatchString(s) && !(name != "" && strings.Contains(orig, name)) {
 			return 0 // a method others proposed
+		}
+		if k == problemIntent && proposes.MatchString(s) {
+			n -= 1 // what the paper proposes is the method's cell; the problem is what it answers
 		}
 		if k == problemIntent && futurePlan.MatchString(s) {
 			return 0 // what the authors mean to do next is no problem they address
@@ -467,6 +471,9 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			}
 		case c.Seq == 0 && qualitativeGain.MatchString(s):
 			n += 2 // the abstract's comparison, in words ("significantly better at low rates")
+		case qualitativeGain.MatchString(s):
+			// a comparison in words elsewhere ("performed better than the
+			// equivalent in R"): its cues alone must make it
 		default:
 			return 0
 		}

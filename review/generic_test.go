@@ -179,3 +179,29 @@ func qasperPaper(t *testing.T, split, id string) *paperText {
 	t.Fatalf("%s holds no paper qasper:%s", path, id)
 	return nil
 }
+
+// Sentences of real papers (grid 3's R papers, bench/review/grid/gold3.jsonl)
+// and what the cue rules make of them, one kind each: released software
+// named by its package or archive, a comparison in words in the body, a
+// limiting factor; and sentences that answer nothing of the kind.
+func TestGenericSentenceCues(t *testing.T) {
+	body := store.Chunk{Seq: 5, Role: "body", Section: "Examples"}
+	for _, c := range []struct {
+		k      intent
+		s      string
+		stated bool
+	}{
+		{codeIntent, "Convenience functions to perform these methods are available in package flexmix.", true},
+		{codeIntent, "The package is available from CRAN and can be installed with install.packages().", true},
+		{gainIntent, "By looking at the summary of 100 evaluations, we note that the Rcpp function performed better than the equivalent in R by achieving a lower run time on average.", true},
+		{limitIntent, "In our simulations computing time is a limiting factor for the permutation approach.", true},
+		{codeIntent, "SVMs are currently a hot topic in the machine learning community.", false},
+		{gainIntent, "The data set provides n = 506 observations of the median value of owner-occupied homes in Boston along with 14 covariates.", false},
+		{problemIntent, "The rest of the paper is organized as follows: Section 2 states the problem.", false},
+	} {
+		got := score(c.k, c.s, body, paperCues{})
+		if stated := got > 0 && got >= minCues[c.k]; stated != c.stated {
+			t.Errorf("kind %d, %q: score %.2f (least %.1f), want stated %v", c.k, c.s, got, minCues[c.k], c.stated)
+		}
+	}
+}
