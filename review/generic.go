@@ -484,9 +484,12 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) && !sentenceCues[dataIntent][7].MatchString(s) {
 			return 0 // "evaluated on" names no dataset
 		}
-		n += 0.5 * float64(min(4, datasetNames(orig, name))) // the more names, the likelier a list of datasets
+		names := datasetNames(orig, name)
+		n += 0.5 * float64(min(4, names)) // the more names, the likelier a list of datasets
 		if dataSection.MatchString(c.Section) {
 			n++ // where papers say what they ran on
+		} else if n == 1 && names == 0 {
+			return 0 // one word such as "datasets", no name, outside the experiments: not what the paper ran on
 		}
 	case limitIntent:
 		switch {
