@@ -495,10 +495,10 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 		switch {
 		case limitSection.MatchString(c.Section):
 			n += 2
+		case late:
+			n += 1 // a discussion's or conclusion's limits are the paper's, whoever the sentence names
 		case !p.survey && !self.MatchString(s) && !ownSystem.MatchString(s) && !(name != "" && strings.Contains(orig, name)):
 			return 0 // the limits of others' work (a survey's are its field's)
-		case late:
-			n += 1
 		}
 	case codeIntent:
 		own := self.MatchString(s)
