@@ -133,7 +133,10 @@ var (
 	resultNumber = lazyre.New(`\d+(\.\d+)?\s*(%|x\b|×|times\b|-?fold\b|db\b|bleu\b|points?\b)|\d+\.\d+|\bfactor of\b`)
 	notResult    = lazyre.New(`\b(fig(ure)?s?|tables?|sections?|eq(uation)?s?|appendix|chapter)\.?\s*\d+|\[\d[^\]]*\]|\b(19|20)\d\d\b`)
 	// released code is a link or words saying the authors release it
-	codeLink    = lazyre.New(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org|cran\.r-project\.org|pypi\.org|bioconductor\.org|\b(from|on|at|via) (the )?(cran|pypi|bioconductor|conda-forge)\b`)
+	codeLink = lazyre.New(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org`)
+	// a package archive holds everyone's packages: a link to it is a
+	// release only when the sentence says whose and that it is released
+	archiveLink = lazyre.New(`cran\.r-project\.org|pypi\.org|bioconductor\.org|\b(from|on|at|via) (the )?(cran|pypi|bioconductor|conda-forge)\b`)
 	codeRelease = lazyre.New(`\b(release[sd]?|make [a-z ]*available|made [a-z ]*available|publish(ed)?|open[- ]source[sd]?|(is|are) (publicly |freely )?available)\b`)
 	// a comparison in words, as an abstract sums up a gain it does not number
 	qualitativeGain = lazyre.New(`\b(significantly|substantially|considerably|consistently|markedly|clearly) (better|outperform|improv|higher|lower|faster|superior)|\b(better|faster) than\b|\bcomparable (with|to)\b|` +
@@ -481,23 +484,27 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) && !sentenceCues[dataIntent][7].MatchString(s) {
 			return 0 // "evaluated on" names no dataset
 		}
-		n += 0.5 * float64(min(4, datasetNames(orig, name))) // the more names, the likelier a list of datasets
+		names := datasetNames(orig, name)
+		n += 0.5 * float64(min(4, names)) // the more names, the likelier a list of datasets
 		if dataSection.MatchString(c.Section) {
 			n++ // where papers say what they ran on
+		} else if n == 1 && names == 0 {
+			return 0 // one word such as "datasets", no name, outside the experiments: not what the paper ran on
 		}
 	case limitIntent:
 		switch {
 		case limitSection.MatchString(c.Section):
 			n += 2
+		case late:
+			n += 1 // a discussion's or conclusion's limits are the paper's, whoever the sentence names
 		case !p.survey && !self.MatchString(s) && !ownSystem.MatchString(s) && !(name != "" && strings.Contains(orig, name)):
 			return 0 // the limits of others' work (a survey's are its field's)
-		case late:
-			n += 1
 		}
 	case codeIntent:
 		own := self.MatchString(s)
 		switch {
 		case codeLink.MatchString(s) && (own || !p.survey): // a survey links others' code
+		case archiveLink.MatchString(s) && (own || name != "" && strings.Contains(orig, name) || codeRelease.MatchString(s) && artefact.MatchString(s)):
 		case codeRelease.MatchString(s) && artefact.MatchString(s) && (own || availableAt.MatchString(s)):
 		case availableAt.MatchString(s) && own: // "our platform is available at https://..."
 		case releasedPassive.MatchString(s) && artefact.MatchString(s) && (c.Seq == 0 || own):

@@ -198,6 +198,9 @@ func TestGenericSentenceCues(t *testing.T) {
 		{codeIntent, "SVMs are currently a hot topic in the machine learning community.", false},
 		{gainIntent, "The data set provides n = 506 observations of the median value of owner-occupied homes in Boston along with 14 covariates.", false},
 		{problemIntent, "The rest of the paper is organized as follows: Section 2 states the problem.", false},
+		// LayoutParser's introduction (grid 2): the word, no dataset named
+		{dataIntent, "Currently there is no full-fledged infrastructure for easily curating the target document image datasets and fine-tuning or re-training the models.", false},
+		{dataIntent, "In this example, we use the glass data from the UCI Repository of Machine Learning Databases for classification.", true},
 	} {
 		got := score(c.k, c.s, body, paperCues{})
 		if stated := got > 0 && got >= minCues[c.k]; stated != c.stated {
