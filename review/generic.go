@@ -143,9 +143,12 @@ var (
 		`\b(outperform|surpass|exceed)\w*\b.{0,80}\b(state[- ]of[- ]the[- ]art|baselines?|existing|previous|prior|competing|other|all)\b`)
 	// an artefact said to be released, in the passive voice ("a dataset
 	// called CMLR is collected and released")
-	releasedPassive = lazyre.New(`\b(is|are|was|were|been|be) ([a-z]+ and )?(publicly |freely )?(released|made (publicly |freely )?available|open[- ]sourced)\b`)
-	availableAt     = lazyre.New(`\bavailable (at|from|on)\s+(https?://|www\.|\[\d+\]|\S+\.(com|org|io|net|edu)\b)|\bavailable (in|from) (the )?([a-z0-9.-]+ )?(package|library|toolbox)\b`)
-	artefact        = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights|packages?|toolkit|toolbox|library|platform)\b`)
+	releasedPassive = lazyre.New(`\b(is|are|will be) ([a-z]+ and )?(publicly |freely )?(released|made (publicly |freely )?available|open[- ]sourced)\b`)
+	// a release the sentence credits to others ("the dataset released by
+	// Neelakantan et al. [23]")
+	othersRelease = lazyre.New(`\b(released|published|provided|made available|collected|introduced|created) (by|in)\b`)
+	availableAt   = lazyre.New(`\bavailable (at|from|on)\s+(https?://|www\.|\[\d+\]|\S+\.(com|org|io|net|edu)\b)|\bavailable (in|from) (the )?([a-z0-9.-]+ )?(package|library|toolbox)\b`)
+	artefact      = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights|packages?|toolkit|toolbox|library|platform)\b`)
 	// the paper's own system, named as its limitations are
 	ownSystem = lazyre.New(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
 	// a sentence about the paper's own work
@@ -501,7 +504,7 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			return 0 // the limits of others' work (a survey's are its field's)
 		}
 	case codeIntent:
-		own := self.MatchString(s)
+		own := self.MatchString(s) && !othersRelease.MatchString(s)
 		switch {
 		case codeLink.MatchString(s) && (own || !p.survey): // a survey links others' code
 		case archiveLink.MatchString(s) && (own || name != "" && strings.Contains(orig, name) || codeRelease.MatchString(s) && artefact.MatchString(s)):
