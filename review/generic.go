@@ -144,6 +144,8 @@ var (
 	// an artefact said to be released, in the passive voice ("a dataset
 	// called CMLR is collected and released")
 	releasedPassive = lazyre.New(`\b(is|are|will be) ([a-z]+ and )?(publicly |freely )?(released|made (publicly |freely )?available|open[- ]sourced)\b`)
+	// software published as a package of a language's archive
+	softwarePackage = lazyre.New(`\b(r|python|julia|matlab|stata|perl) (package|library|toolbox|module)\b`)
 	// a release the sentence credits to others ("the dataset released by
 	// Neelakantan et al. [23]")
 	othersRelease = lazyre.New(`\b(released|published|provided|made available|collected|introduced|created) (by|in)\b`)
@@ -513,6 +515,9 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 		case codeRelease.MatchString(s) && artefact.MatchString(s) && (own || availableAt.MatchString(s)):
 		case availableAt.MatchString(s) && own: // "our platform is available at https://..."
 		case releasedPassive.MatchString(s) && artefact.MatchString(s) && (c.Seq == 0 || own):
+		case (c.Seq == 0 || upTo(c, 1)) && softwarePackage.MatchString(s) && !othersRelease.MatchString(s):
+			// a paper that opens on "the R package clue provides ..." is
+			// the package's, and the package is out
 		default:
 			return 0
 		}
