@@ -493,17 +493,9 @@ func (m *Model) score(cs []chosen) (answerF1, evidenceF1, firstLine float64) {
 	extractive, held := 0, 0
 	for _, ch := range cs {
 		l := ch.l
-		qq := eval.QASPERQuestion{ID: l.ID, Q: l.Question}
-		for _, a := range l.Answers {
-			qq.Answers = append(qq.Answers, eval.QASPERAnswer{Type: a.Type, Text: a.Text, Evidence: a.Evidence})
-		}
-		qs = append(qs, qq)
+		qs = append(qs, l.qasperQuestion())
 		ans, ev := m.decide(ch.q, ch.c, l.Paper)
-		p := eval.QASPERPrediction{ID: l.ID, Answer: ans, Evidence: []string{}}
-		for _, i := range ev {
-			p.Evidence = append(p.Evidence, l.Paper[i].Text)
-		}
-		preds[l.ID] = p
+		preds[l.ID] = l.prediction(ans, ev)
 		if has, ok := holdsExtractive(l.Answers, ans); has {
 			extractive++
 			if ok {
@@ -545,25 +537,41 @@ func holdsExtractive(answers []LabeledAnswer, answer string) (has, ok bool) {
 // evaluate scores the model on ls with QASPER's metrics (evidence with
 // white space collapsed: paragraphs are read back from chunks).
 func (m *Model) evaluate(ls []Labeled) string {
-	var qs []eval.QASPERQuestion
-	preds := map[string]eval.QASPERPrediction{}
-	for _, l := range ls {
-		qq := eval.QASPERQuestion{ID: l.ID, Q: l.Question}
-		for _, a := range l.Answers {
-			qq.Answers = append(qq.Answers, eval.QASPERAnswer{Type: a.Type, Text: a.Text, Evidence: a.Evidence})
-		}
-		qs = append(qs, qq)
-		ans, ev := m.Predict(ParseQuestion(l.Question), l.Paper)
-		p := eval.QASPERPrediction{ID: l.ID, Answer: ans, Evidence: []string{}}
-		for _, i := range ev {
-			p.Evidence = append(p.Evidence, l.Paper[i].Text)
-		}
-		preds[l.ID] = p
-	}
-	s := eval.ScoreQASPER(qs, preds)
+	s := m.qasperScores(ls)
 	return fmt.Sprintf("Answer-F1 %.1f (extractive %.1f, abstractive %.1f, boolean %.1f, none %.1f), Evidence-F1 %.1f (white space collapsed) over %d questions",
 		s.AnswerF1, s.AnswerF1ByType["extractive"], s.AnswerF1ByType["abstractive"], s.AnswerF1ByType["boolean"], s.AnswerF1ByType["none"],
 		s.EvidenceF1Collapsed, s.Questions)
+}
+
+// qasperScores are QASPER's metrics of the model's predictions on ls.
+func (m *Model) qasperScores(ls []Labeled) eval.QASPERScores {
+	var qs []eval.QASPERQuestion
+	preds := map[string]eval.QASPERPrediction{}
+	for _, l := range ls {
+		qs = append(qs, l.qasperQuestion())
+		ans, ev := m.Predict(ParseQuestion(l.Question), l.Paper)
+		preds[l.ID] = l.prediction(ans, ev)
+	}
+	return eval.ScoreQASPER(qs, preds)
+}
+
+// qasperQuestion is the question as QASPER's scorer reads it.
+func (l Labeled) qasperQuestion() eval.QASPERQuestion {
+	qq := eval.QASPERQuestion{ID: l.ID, Q: l.Question}
+	for _, a := range l.Answers {
+		qq.Answers = append(qq.Answers, eval.QASPERAnswer{Type: a.Type, Text: a.Text, Evidence: a.Evidence})
+	}
+	return qq
+}
+
+// prediction is an answer to the question resting on the paper's
+// paragraphs evidence.
+func (l Labeled) prediction(answer string, evidence []int) eval.QASPERPrediction {
+	p := eval.QASPERPrediction{ID: l.ID, Answer: answer, Evidence: []string{}}
+	for _, i := range evidence {
+		p.Evidence = append(p.Evidence, l.Paper[i].Text)
+	}
+	return p
 }
 
 // fullTextGroups are the fitting groups of full-text questions: the

@@ -72,26 +72,16 @@ func TestYesNoQuestionsOfQASPERDev(t *testing.T) {
 	ls := qasperDevYesNo(t)
 	m := Default()
 	var qs []eval.QASPERQuestion
-	preds, yes := map[string]eval.QASPERPrediction{}, map[string]eval.QASPERPrediction{}
+	yes := map[string]eval.QASPERPrediction{}
 	answered := 0
 	for _, l := range ls {
-		qq := eval.QASPERQuestion{ID: l.ID, Q: l.Question}
-		for _, a := range l.Answers {
-			qq.Answers = append(qq.Answers, eval.QASPERAnswer{Type: a.Type, Text: a.Text, Evidence: a.Evidence})
-		}
-		qs = append(qs, qq)
-		ans, ev := m.Predict(ParseQuestion(l.Question), l.Paper)
-		if ans == "Yes" || ans == "No" {
+		qs = append(qs, l.qasperQuestion())
+		if ans, _ := m.Predict(ParseQuestion(l.Question), l.Paper); ans == "Yes" || ans == "No" {
 			answered++
 		}
-		p := eval.QASPERPrediction{ID: l.ID, Answer: ans, Evidence: []string{}}
-		for _, i := range ev {
-			p.Evidence = append(p.Evidence, l.Paper[i].Text)
-		}
-		preds[l.ID] = p
-		yes[l.ID] = eval.QASPERPrediction{ID: l.ID, Answer: "Yes", Evidence: []string{}}
+		yes[l.ID] = l.prediction("Yes", nil)
 	}
-	got, all := eval.ScoreQASPER(qs, preds), eval.ScoreQASPER(qs, yes)
+	got, all := m.qasperScores(ls), eval.ScoreQASPER(qs, yes)
 	t.Logf("%d of %d answered Yes or No; boolean Answer-F1 %.1f, Answer-F1 %.1f (Yes to all: %.1f, %.1f)",
 		answered, len(ls), got.AnswerF1ByType["boolean"], got.AnswerF1, all.AnswerF1ByType["boolean"], all.AnswerF1)
 	if answered*10 < len(ls)*9 {
