@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,6 +90,24 @@ func TestEveryLazyExpressionCompiles(t *testing.T) {
 		t.Errorf("%d lazy expressions linked: does cmd still link the packages?", n)
 	}
 	if err := lazyre.Check(); err != nil {
+		t.Error(err)
+	}
+	// and that looking for each one's literals first changes no match, on
+	// the repository's corpus: its lines, words and sentences as written
+	// and lower-cased
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		texts = append(texts, line, strings.ToLower(line))
+		for _, s := range strings.SplitAfter(line, ". ") {
+			texts = append(texts, s, strings.ToLower(s))
+		}
+		texts = append(texts, strings.Fields(line)...)
+	}
+	if err := lazyre.Agree(texts); err != nil {
 		t.Error(err)
 	}
 }

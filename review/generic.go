@@ -91,19 +91,20 @@ var sentenceCues = map[intent][]*lazyre.Regexp{
 	problemIntent: cues(`\bproblems?\b`, `\bchalleng`, `\bdifficult`, `\bhowever\b`, `\blimited by\b`, `\black(s|ing)?\b`, `\bremains?\b`, `\bsuffer`,
 		`\bexpensive\b`, `\bcostly\b`, `\bbottleneck`, `\bprecludes?\b`, `\babsence\b`, `\bno (precise|concrete|cost-effective|existing)\b`, `\bneeds?\b`,
 		`\bunsolved\b`, `\bimpractical\b`, `\bnot (well )?suited\b`,
-		`\bconstraints?\b`, `\bnot correlate`, `\bno\b[a-z -]{0,40}\bavailable\b`, `\bpurpose of (this|the present) (paper|work|study)\b`, `\blimits\b`),
+		`\bconstraints?\b`, `\bnot correlate`, `\bno\b[a-z -]{0,40}\bavailable\b`, `\bpurpose of (this|the present) (paper|work|study)\b`, `\blimits\b`, `\baims? (to|at)\b`),
 	methodIntent: cues(`\bwe (propose|present|introduce|develop|design|describe|derive|analy[sz]e)\b`, `\b(this|the present|our) (paper|letter|work|article|survey|review)\b`,
 		`\bnovel\b`, `\bour (approach|method|technique|framework|system|model)\b`,
 		`\bproposed (method|approach|framework|system|model)\b`, `\bframework\b`, `\barchitecture\b`, `\bbased (solely )?on\b`, `\bcategori[sz]e\b`, `\bgroup them\b`,
 		`\b(two|three|four|five|six|several) (distinct |main |major )?(angles|categories|classes|groups|parts|aspects|perspectives|levels|types|families)\b|\btaxonomy\b|\bdivided? into\b`),
-	gainIntent: cues(`\boutperform`, `\bimprov(es|ed|ing|ement)\b`, `\bbetter\b`, `\bsurpass`, `\bfaster\b`, `\bspeedups?\b`, `\bhigher\b`, `\blower\b`,
-		`\breduc(es|ed|ing|tion)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
+	gainIntent: cues(`\boutperform`, `\bimprov(es|ed|ing|ement)\b`, `\bbetter\b`, `\bsurpass`, `\bexceed`, `\bfaster\b`, `\bspeedups?\b`, `\bhigher\b`, `\blower\b`,
+		`\breduc(es|ed|ing|tion)\b`, `\b(in|de)creas(e|es|ed|ing)\b`, `\bstate[- ]of[- ]the[- ]art\b`, `\bgains?\b`, `\bachiev`, `\bby (over |about |up to |as much as )?\d`, `\bcompared (with|to)\b`, `\bbaselines?\b`),
 	dataIntent: cues(`\bdatasets?\b`, `\bdata sets?\b`, `\bbenchmarks?\b`, `\bdatabases?\b`, `\bcorp(us|ora)\b`, `\btest (sets?|images|material)\b`,
 		`\b(evaluate[ds]?|experiments?|tests?|tested|trained|benchmarked) ([a-z-]+ ){0,5}?(on|using)\b`, `[a-z0-9](bench|eval|qa|gym)\b`),
 	limitIntent: cues(`\blimitations?\b`, `\bdrawbacks?\b`, `\bshortcomings?\b`, `\bweakness(es)?\b`, `\bcannot\b`, `\bunable\b`, `\bfail(s|ed)? to\b`, `\binferior\b`, `\bworse\b`,
 		`\bnot yet\b`, `\bstruggles?\b`, `\bat the cost of\b`, `\bvulnerable\b`, `\bnot (increase|scale|generali[sz]e)\b`, `\b(does|do) not (currently )?(support|handle|trace|model|consider|cover)\b`,
 		`\bfuture (work|research|directions?|studies)\b`, `\b(improvement|progress) can still be\b`, `\bleft (for|to) future\b`,
-		`\b(advantage|gain|benefit|improvement)s? [a-z ]{0,60}\b(reduces|decreases|diminishes|vanishes|disappears)\b`, `\bunderperform`),
+		`\b(advantage|gain|benefit|improvement)s? [a-z ]{0,60}\b(reduces|decreases|diminishes|vanishes|disappears)\b`, `\bunderperform`,
+		`\bfailure (cases?|modes?)\b`, `\blimiting factors?\b`, `\b(predict(s|ed)?|classifie[sd]|recogni[sz]ed) wrong`),
 	codeIntent: cues(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo`, `https?://`, `\b(code|software|implementation|repository|models?|data(sets?)?|judgments|annotations)\b`,
 		`\b(release|released|publish|open[- ]source|available)\b`),
 }
@@ -132,22 +133,40 @@ var (
 	resultNumber = lazyre.New(`\d+(\.\d+)?\s*(%|x\b|×|times\b|-?fold\b|db\b|bleu\b|points?\b)|\d+\.\d+|\bfactor of\b`)
 	notResult    = lazyre.New(`\b(fig(ure)?s?|tables?|sections?|eq(uation)?s?|appendix|chapter)\.?\s*\d+|\[\d[^\]]*\]|\b(19|20)\d\d\b`)
 	// released code is a link or words saying the authors release it
-	codeLink    = lazyre.New(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org`)
+	codeLink = lazyre.New(`github|gitlab\.com|bitbucket\.org|huggingface\.co|zenodo\.org`)
+	// a package archive holds everyone's packages: a link to it is a
+	// release only when the sentence says whose and that it is released
+	archiveLink = lazyre.New(`cran\.r-project\.org|pypi\.org|bioconductor\.org|\b(from|on|at|via) (the )?(cran|pypi|bioconductor|conda-forge)\b`)
 	codeRelease = lazyre.New(`\b(release[sd]?|make [a-z ]*available|made [a-z ]*available|publish(ed)?|open[- ]source[sd]?|(is|are) (publicly |freely )?available)\b`)
 	// a comparison in words, as an abstract sums up a gain it does not number
-	qualitativeGain = lazyre.New(`\b(significantly|substantially|considerably|consistently|markedly|clearly) (better|outperform|improv|higher|lower|faster|superior)|\b(better|faster) than\b|\bcomparable (with|to)\b`)
-	availableAt     = lazyre.New(`\bavailable (at|from|on)\s+(https?://|www\.|\[\d+\]|\S+\.(com|org|io|net|edu)\b)`)
-	artefact        = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights)\b`)
+	qualitativeGain = lazyre.New(`\b(significantly|substantially|considerably|consistently|markedly|clearly) (better|outperform|improv|higher|lower|faster|superior)|\b(better|faster) than\b|\bcomparable (with|to)\b|` +
+		`\b(outperform|surpass|exceed)\w*\b.{0,80}\b(state[- ]of[- ]the[- ]art|baselines?|existing|previous|prior|competing|other|all)\b`)
+	// an artefact said to be released, in the passive voice ("a dataset
+	// called CMLR is collected and released")
+	releasedPassive = lazyre.New(`\b(is|are|will be) ([a-z]+ and )?(publicly |freely )?(released|made (publicly |freely )?available|open[- ]sourced)\b`)
+	// software published as a package of a language's archive
+	softwarePackage = lazyre.New(`\b(r|python|julia|matlab|stata|perl) (package|library|toolbox|module)\b`)
+	// a release the sentence credits to others ("the dataset released by
+	// Neelakantan et al. [23]")
+	othersRelease = lazyre.New(`\b(released|published|provided|made available|collected|introduced|created) (by|in)\b`)
+	availableAt   = lazyre.New(`\bavailable (at|from|on)\s+(https?://|www\.|\[\d+\]|\S+\.(com|org|io|net|edu)\b)|\bavailable (in|from) (the )?([a-z0-9.-]+ )?(package|library|toolbox)\b`)
+	artefact      = lazyre.New(`\b(code|software|implementation|source|repository|models?|data(sets?)?|judgments|annotations|templates|weights|packages?|toolkit|toolbox|library|platform)\b`)
 	// the paper's own system, named as its limitations are
 	ownSystem = lazyre.New(`\b(the|this) (implementation|system|approach|method|model|framework|technique)\b`)
 	// a sentence about the paper's own work
-	self        = lazyre.New(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
-	survey      = lazyre.New(`\b(this|the present) (survey|review)\b|\b(survey|review) (paper|article)\b|\bprovides? an? (comprehensive |systematic |brief )?(survey|review)\b`)
+	self   = lazyre.New(`\b(we|our|us)\b|\b(this|the present) (paper|letter|work|article|survey|review|study)\b|\bthe proposed\b`)
+	survey = lazyre.New(`\b(this|the present) (survey|review)\b|\b(survey|review) (paper|article)\b|\bprovides? an? (comprehensive |systematic |brief )?(survey|review)\b|\b(this|the present) (paper|article|work|report) (gives|provides|presents|offers) an? ([a-z-]+ ){0,3}(survey|review|overview)\b`)
+	// a sentence that says where the paper says what ("The rest of the
+	// paper is organized as follows", "Section 2 describes ..."): it
+	// answers nothing itself
+	roadmap     = lazyre.New(`\b(rest|remainder) of (this|the) (paper|article|letter|work|report)\b|\b(organi[sz]ed|structured) as follows\b|\bin sections? (\d|secref)|\(sections? (\d|secref)|^sections? (\d|secref)\S* (describes?|presents?|discusses|introduces?|provides?|concludes?|reviews?|gives?)\b`)
+	proposes    = lazyre.New(`\bwe (propose|present|introduce|develop|design|describe|reformulate)\b`)
+	futurePlan  = lazyre.New(`\bin (the )?future\b|\bfuture (work|research|directions?)\b|\bwe (plan|intend|hope) to\b`)
 	surveyTitle = lazyre.New(`(?i)\b(survey|review|overview)\b`)
 	// the sections that hold no answer of the paper's own
 	otherSection = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|background|author contributions?)\b`)
 	dataSection  = lazyre.New(`(?i)\b(data ?sets?|data|benchmarks?|experiments?|experimental|evaluation|setup|settings?)\b`)
-	limitSection = lazyre.New(`(?i)\b(limitations?|future (work|directions?|research)|open (problems|issues|questions|challenges)|threats to validity|failure (cases|analysis)|error analysis|lessons)\b`)
+	limitSection = lazyre.New(`(?i)\b(limitations?|future (work|directions?|research|perspectives?)|outlook|open (problems|issues|questions|challenges)|(remaining|key|major) challenges|challenges and (opportunities|future)|threats to validity|failure (cases|analysis)|error analysis|lessons)\b`)
 	// the sections that hold no limitation of the paper's own (its background may)
 	otherWork    = lazyre.New(`(?i)\b(references?|bibliography|acknowledge?ments?|related work|author contributions?)\b`)
 	introSection = lazyre.New(`(?i)\b(introduction|abstract)\b`)
@@ -307,7 +326,7 @@ func (t *paperText) rankedPick(k intent, q string, w float64, cands []candidate)
 // kind k; isSurvey says the paper calls itself a survey.
 func (t *paperText) candidates(k intent) (cands []candidate, isSurvey bool) {
 	pc := newPaperCues(t.paper)
-	isSurvey = surveyTitle.MatchString(t.paper.Title)
+	pc.survey = t.isSurvey()
 	for _, c := range t.chunks {
 		if c.Role != "" && c.Role != role.Body && !(k == codeIntent && c.Role == role.Footnote) {
 			continue
@@ -320,15 +339,33 @@ func (t *paperText) candidates(k intent) (cands []candidate, isSurvey bool) {
 					prev = ""
 					continue
 				}
-				if (c.Seq == 0 || upTo(c, 2)) && survey.MatchString(strings.ToLower(s)) {
-					isSurvey = true
-				}
 				cands = append(cands, candidate{text: s, chunk: c, score: score(k, s, c, pc), prev: prev})
 				prev = s
 			}
 		}
 	}
-	return cands, isSurvey
+	return cands, pc.survey
+}
+
+// isSurvey says the paper calls itself a survey, in its title or a prose
+// sentence of its first chunk or first two pages.
+func (t *paperText) isSurvey() bool {
+	if surveyTitle.MatchString(t.paper.Title) {
+		return true
+	}
+	for _, c := range t.chunks {
+		if c.Seq != 0 && !upTo(c, 2) || c.Role != "" && c.Role != role.Body {
+			continue
+		}
+		for _, para := range textseg.Paragraphs(c.Text) {
+			for _, s := range textseg.Sentences(para) {
+				if survey.MatchString(strings.ToLower(strings.Join(strings.Fields(s), " "))) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // GenericCell is the cell the offline answerer makes for a generic
@@ -376,7 +413,13 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 		return 0
 	}
 	s := strings.ToLower(orig)
+	if roadmap.MatchString(s) {
+		return 0
+	}
 	n := 0.0
+	if k == limitIntent && c.Seq != 0 && limitSection.MatchString(c.Section) {
+		n++ // a section of limitations states them, whatever its words
+	}
 	for _, re := range sentenceCues[k] {
 		if re.MatchString(s) {
 			n++
@@ -403,8 +446,14 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 	late := endSection.MatchString(c.Section)
 	switch k {
 	case problemIntent, methodIntent:
-		if k == methodIntent && !self.MatchString(s) {
+		if k == methodIntent && !self.MatchString(s) && !(name != "" && strings.Contains(orig, name)) {
 			return 0 // a method others proposed
+		}
+		if k == problemIntent && proposes.MatchString(s) {
+			n -= 1 // what the paper proposes is the method's cell; the problem is what it answers
+		}
+		if k == problemIntent && futurePlan.MatchString(s) {
+			return 0 // what the authors mean to do next is no problem they address
 		}
 		n = min(n, 2) // where it stands counts more than a third cue
 		if i, ok := p.gap[orig]; ok && k == problemIntent {
@@ -430,6 +479,11 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			}
 		case c.Seq == 0 && qualitativeGain.MatchString(s):
 			n += 2 // the abstract's comparison, in words ("significantly better at low rates")
+		case qualitativeGain.MatchString(s):
+			// a comparison in words elsewhere ("performed better than the
+			// equivalent in R", "significantly outperforms both baselines"):
+			// half a cue more than its words
+			n += 0.5
 		default:
 			return 0
 		}
@@ -437,21 +491,34 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) && !sentenceCues[dataIntent][7].MatchString(s) {
 			return 0 // "evaluated on" names no dataset
 		}
-		n += 0.5 * float64(min(4, datasetNames(orig, name))) // the more names, the likelier a list of datasets
+		names := datasetNames(orig, name)
+		n += 0.5 * float64(min(4, names)) // the more names, the likelier a list of datasets
 		if dataSection.MatchString(c.Section) {
 			n++ // where papers say what they ran on
+		} else if n == 1 && names == 0 {
+			return 0 // one word such as "datasets", no name, outside the experiments: not what the paper ran on
 		}
 	case limitIntent:
 		switch {
 		case limitSection.MatchString(c.Section):
 			n += 2
-		case !self.MatchString(s) && !ownSystem.MatchString(s) && !(name != "" && strings.Contains(orig, name)):
-			return 0 // the limits of others' work
 		case late:
-			n += 1
+			n += 1 // a discussion's or conclusion's limits are the paper's, whoever the sentence names
+		case !p.survey && !self.MatchString(s) && !ownSystem.MatchString(s) && !(name != "" && strings.Contains(orig, name)):
+			return 0 // the limits of others' work (a survey's are its field's)
 		}
 	case codeIntent:
-		if !codeLink.MatchString(s) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && self.MatchString(s)) && !(codeRelease.MatchString(s) && artefact.MatchString(s) && availableAt.MatchString(s)) {
+		own := self.MatchString(s) && !othersRelease.MatchString(s)
+		switch {
+		case codeLink.MatchString(s) && (own || !p.survey): // a survey links others' code
+		case archiveLink.MatchString(s) && (own || name != "" && strings.Contains(orig, name) || codeRelease.MatchString(s) && artefact.MatchString(s)):
+		case codeRelease.MatchString(s) && artefact.MatchString(s) && (own || availableAt.MatchString(s)):
+		case availableAt.MatchString(s) && own: // "our platform is available at https://..."
+		case releasedPassive.MatchString(s) && artefact.MatchString(s) && (c.Seq == 0 || own):
+		case (c.Seq == 0 || upTo(c, 1)) && softwarePackage.MatchString(s) && !othersRelease.MatchString(s):
+			// a paper that opens on "the R package clue provides ..." is
+			// the package's, and the package is out
+		default:
 			return 0
 		}
 		n++
@@ -527,6 +594,7 @@ type paperCues struct {
 	title     map[string]bool // stems of the title's words
 	titleText string          // the title, squashed (see isTitle)
 	gap       map[string]int  // the abstract's sentences before it says what the paper does, by their place
+	survey    bool            // the paper calls itself a survey, a review or an overview
 }
 
 // newPaperCues reads p's cues from its record and the sentences of its

@@ -15,15 +15,25 @@ package lazyre
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
 	"sync"
 )
 
 // Regexp is a regular expression compiled on first use. Its methods are
 // those of regexp.Regexp.
+//
+// Matching first looks for the literals every match must hold ("outperform"
+// in `\boutperform`, one of "we propose" or "we present" in `\bwe
+// (propose|present)\b`): a text holding none of them cannot match, and
+// strings.Contains finds that far faster than the matcher, which tries the
+// expression at every position (a leading \b gives it no literal prefix).
 type Regexp struct {
 	expr string
 	once sync.Once
 	re   *regexp.Regexp
+	need []string // a match holds one of these; nil when nothing is known
 }
 
 var (
@@ -42,8 +52,87 @@ func New(expr string) *Regexp {
 
 // Re returns the compiled expression, compiling it on the first call.
 func (r *Regexp) Re() *regexp.Regexp {
-	r.once.Do(func() { r.re = regexp.MustCompile(r.expr) })
+	r.once.Do(func() {
+		r.re = regexp.MustCompile(r.expr)
+		if t, err := syntax.Parse(r.expr, syntax.Perl); err == nil {
+			r.need = required(t.Simplify())
+		}
+	})
 	return r.re
+}
+
+// minLiteral is the shortest literal worth looking for first.
+const minLiteral = 3
+
+// maxLiterals is the most alternatives worth looking for first.
+const maxLiterals = 24
+
+// required is a set of literals one of which every match of t holds, or
+// nil when there is none worth looking for (a case-folded literal, a
+// branch with no literal, too many or too short ones).
+func required(t *syntax.Regexp) []string {
+	switch t.Op {
+	case syntax.OpLiteral:
+		if t.Flags&syntax.FoldCase != 0 || len(t.Rune) < minLiteral {
+			return nil
+		}
+		return []string{string(t.Rune)}
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(t.Sub[0])
+	case syntax.OpRepeat:
+		if t.Min >= 1 {
+			return required(t.Sub[0])
+		}
+	case syntax.OpConcat:
+		// the part with the longest shortest literal
+		var best []string
+		bestLen := 0
+		for _, sub := range t.Sub {
+			if lits := required(sub); lits != nil {
+				if n := shortest(lits); n > bestLen {
+					best, bestLen = lits, n
+				}
+			}
+		}
+		return best
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range t.Sub {
+			lits := required(sub)
+			if lits == nil {
+				return nil
+			}
+			out = append(out, lits...)
+		}
+		if len(out) > maxLiterals {
+			return nil
+		}
+		return out
+	}
+	return nil
+}
+
+func shortest(lits []string) int {
+	n := len(lits[0])
+	for _, l := range lits[1:] {
+		n = min(n, len(l))
+	}
+	return n
+}
+
+// absent says s holds none of the literals every match needs: it cannot
+// match.
+func (r *Regexp) absent(s string) bool {
+	r.Re()
+	if r.need == nil {
+		return false
+	}
+	for _, l := range r.need {
+		if strings.Contains(s, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // Check compiles every expression made by New so far and reports the
@@ -59,6 +148,26 @@ func Check() error {
 	return nil
 }
 
+// Agree checks, for every expression made by New so far and every text,
+// that matching with the literals looked for first agrees with the
+// matcher alone, and reports the first expression and text that do not.
+func Agree(texts []string) error {
+	mu.Lock()
+	rs := slices.Clone(all)
+	mu.Unlock()
+	for _, r := range rs {
+		if _, err := regexp.Compile(r.expr); err != nil {
+			continue // Check's to report
+		}
+		for _, t := range texts {
+			if got, want := r.MatchString(t), r.Re().MatchString(t); got != want {
+				return fmt.Errorf("lazyre: %q on %q: %v with the literals %q first, %v without", r.expr, t, got, r.need, want)
+			}
+		}
+	}
+	return nil
+}
+
 // Count is how many expressions New has made.
 func Count() int {
 	mu.Lock()
@@ -68,7 +177,7 @@ func Count() int {
 
 func (r *Regexp) String() string                             { return r.expr }
 func (r *Regexp) Match(b []byte) bool                        { return r.Re().Match(b) }
-func (r *Regexp) MatchString(s string) bool                  { return r.Re().MatchString(s) }
+func (r *Regexp) MatchString(s string) bool                  { return !r.absent(s) && r.re.MatchString(s) }
 func (r *Regexp) Find(b []byte) []byte                       { return r.Re().Find(b) }
 func (r *Regexp) FindAll(b []byte, n int) [][]byte           { return r.Re().FindAll(b, n) }
 func (r *Regexp) FindIndex(b []byte) []int                   { return r.Re().FindIndex(b) }

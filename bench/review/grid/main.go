@@ -10,9 +10,10 @@
 // does not state marked "not stated"; for all papers, each split (the
 // gold's `split` labels, in their order) and per column.
 //
-//	go run ./bench/review/grid [-data ../shared/data] [-gold bench/review/grid/gold.jsonl] [-v]
+//	go run ./bench/review/grid [-data ../shared/data] [-gold bench/review/grid/gold.jsonl] [-v [-cues N]]
 //
-// Run it from the repository root. -v prints every cell that is wrong.
+// Run it from the repository root. -v prints every cell that is wrong,
+// -cues N with it the N sentences the cue rules score best for each.
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"bytes"
 	"cmp"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -33,6 +35,7 @@ import (
 
 	"github.com/papers-cli/papers/bench/review/cellscore"
 	"github.com/papers-cli/papers/review"
+	"github.com/papers-cli/papers/store"
 )
 
 // cell is one line of gold.jsonl. Its paper is a PDF, or the paper of id
@@ -54,6 +57,7 @@ func main() {
 	data := flag.String("data", "../shared/data", "the shared test data")
 	goldPath := flag.String("gold", "bench/review/grid/gold.jsonl", "the grid's gold cells")
 	verbose := flag.Bool("v", false, "print every cell that is wrong")
+	cues := flag.Int("cues", 0, "with -v, print the `N` sentences the cue rules score best for each wrong cell")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -173,6 +177,14 @@ func main() {
 		}
 	}
 
+	var lib *store.Library
+	if *verbose && *cues > 0 {
+		if lib, err = store.OpenReadOnly(context.Background(), filepath.Join(work, "lib")); err != nil {
+			log.Fatal(err)
+		}
+		defer lib.Close()
+	}
+
 	var all cellscore.Tally
 	split := make([]cellscore.Tally, len(splits))
 	splitPapers := make([][]int, len(splits))
@@ -194,6 +206,9 @@ func main() {
 		perColumn[col-1].Add(g.Stated, v)
 		if *verbose && (!v.Right || v.Paged && !v.PageRight) {
 			report(g, c, v)
+			if lib != nil {
+				printCues(lib, id, g.Column, *cues)
+			}
 		}
 	}
 	fmt.Printf("%-11s %s\n", fmt.Sprint("all ", len(ids)), all)
@@ -246,6 +261,25 @@ func report(g cell, c review.Cell, v cellscore.Verdict) {
 	}
 	if c.Stated {
 		fmt.Printf("  got p. %d: %s\n  quote: %s\n", c.Page, strings.TrimSpace(c.Answer), strings.TrimSpace(c.Quote))
+	}
+}
+
+// printCues prints the n sentences of paper id that the offline
+// answerer's cue rules score best for question, with their scores.
+func printCues(lib *store.Library, id, question string, n int) {
+	ctx := context.Background()
+	p, err := lib.Get(ctx, id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	chunks, err := lib.Chunks(ctx, id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	cued, least, _ := review.GenericCues(p, chunks, question)
+	slices.SortStableFunc(cued, func(a, b review.Cued) int { return cmp.Compare(b.Score, a.Score) })
+	for _, c := range cued[:min(n, len(cued))] {
+		fmt.Printf("    %4.2f (least %.1f) %s\n", c.Score, least, c.Text)
 	}
 }
 
