@@ -17,7 +17,7 @@ shift
 out=bench/suite/out
 mkdir -p "$out/bin"
 name=$(echo "$rel" | tr / _)
-go test -race -gcflags='modernc.org/...=-d=checkptr=0' -c -o "$out/bin/$name.test" "./$rel"
+go test -race -gcflags='modernc.org/...=-d=checkptr=0' -gcflags='modernc.org/sqlite/lib=-race=false' -c -o "$out/bin/$name.test" "./$rel"
 bin=$(realpath "$out/bin/$name.test")
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || mapfile -t tests < <("$bin" -test.list '.*' | grep -E '^(Test|Fuzz|Example)')

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/adler32"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -101,12 +104,15 @@ func TestTextString(t *testing.T) {
 // bomb) inflates through one pipe to at most the limit asked for; the
 // intermediate stage is never held whole.
 func TestChainedFlateIsHeldOnce(t *testing.T) {
-	var inner, outer bytes.Buffer
-	zw := zlib.NewWriter(&inner)
-	zw.Write(bytes.Repeat([]byte(" "), 200<<20)) // 200 MB of spaces
-	zw.Close()
-	zw = zlib.NewWriter(&outer)
-	zw.Write(inner.Bytes())
+	// the builder of the 200 MB stream, checked whole on 4 MB
+	small, err := io.ReadAll(mustZlibReader(t, spacesZlib(4)))
+	if err != nil || !bytes.Equal(small, bytes.Repeat([]byte(" "), 4<<20)) {
+		t.Fatalf("spacesZlib(4) inflates to %d bytes (%v), want 4 MB of spaces", len(small), err)
+	}
+	inner := spacesZlib(200) // 200 MB of spaces
+	var outer bytes.Buffer
+	zw := zlib.NewWriter(&outer)
+	zw.Write(inner)
 	zw.Close()
 	pdf := fmt.Sprintf("%%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n"+
 		"3 0 obj\n<< /Type /Page /Contents 4 0 R >>\nendobj\n4 0 obj\n<< /Filter [/FlateDecode /FlateDecode] /Length %d >>\nstream\n%s\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%%%EOF\n",
@@ -119,4 +125,50 @@ func TestChainedFlateIsHeldOnce(t *testing.T) {
 	if len(data) != 1<<20 || !errors.Is(err, ErrStreamTooLarge) || strings.TrimSpace(string(data)) != "" {
 		t.Errorf("%d bytes, %v; want 1 MB of spaces and ErrStreamTooLarge", len(data), err)
 	}
+}
+
+// spacesZlib is a zlib stream of mb megabytes of spaces. Compressing them
+// all took 19 s of CPU under -race; here two are: deflate, flushed after
+// each megabyte, writes the same bytes for every megabyte after the first
+// (back-references into a window of spaces), so the stream is the first
+// megabyte's bytes, the second's repeated, the end of the stream (an empty
+// final block) and the Adler-32 of the whole, computed from its formula.
+func spacesZlib(mb int) []byte {
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	meg := bytes.Repeat([]byte(" "), 1<<20)
+	var ends []int
+	for range 3 {
+		zw.Write(meg)
+		zw.Flush()
+		ends = append(ends, buf.Len())
+	}
+	zw.Close()
+	b := buf.Bytes()
+	first, again, third := b[:ends[0]], b[ends[0]:ends[1]], b[ends[1]:ends[2]]
+	if !bytes.Equal(again, third) {
+		panic("spacesZlib: deflate wrote the second and third megabytes of spaces differently")
+	}
+	final := b[ends[2] : len(b)-adler32.Size]
+	out := append([]byte(nil), first...)
+	for range mb - 1 {
+		out = append(out, again...)
+	}
+	out = append(out, final...)
+	// Adler-32 of n bytes c: a = 1 + n*c, b = n + c*n*(n+1)/2 (mod 65521)
+	const mod, c = 65521, uint64(' ')
+	n := uint64(mb) << 20
+	a := (1 + n%mod*c) % mod
+	s := (n%mod + c*((n*(n+1)/2)%mod)) % mod
+	return binary.BigEndian.AppendUint32(out, uint32(s<<16|a))
+}
+
+// mustZlibReader reads the zlib stream b.
+func mustZlibReader(t *testing.T, b []byte) io.Reader {
+	t.Helper()
+	r, err := zlib.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
