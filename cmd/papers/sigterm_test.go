@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -92,6 +93,9 @@ func TestSIGTERMEndsEveryCommand(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
+		// a signal before the process catches it ends it as any process
+		// (on a loaded machine its start can take longer than c.after)
+		catching(t, cmd.Process.Pid, syscall.SIGTERM)
 		time.Sleep(c.after)
 		select {
 		case err := <-done:
@@ -125,6 +129,28 @@ func TestSIGTERMEndsEveryCommand(t *testing.T) {
 			checkLibrary(t, home, nil, c.name+", after SIGTERM")
 		}
 	}
+}
+
+// catching waits until process pid catches signal sig, as its status in
+// /proc says (SigCgt, a mask of signals by number), for at most 20 s; where
+// there is no /proc it returns at once.
+func catching(t *testing.T, pid int, sig syscall.Signal) {
+	t.Helper()
+	status := filepath.Join("/proc", strconv.Itoa(pid), "status")
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b, err := os.ReadFile(status)
+		if err != nil {
+			return // no /proc, or the process has ended: the caller finds out which
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if mask, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64); err == nil && m&(1<<(uint(sig)-1)) != 0 {
+					return
+				}
+			}
+		}
+	}
+	t.Errorf("process %d does not catch %v 20 s after it started", pid, sig)
 }
 
 func asExit(err error, ee **exec.ExitError) bool {
