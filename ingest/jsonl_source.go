@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -295,6 +296,41 @@ func (lr *lineReader) next() (line []byte, tooLong int64, err error) {
 		}
 		return lr.buf, 0, err
 	}
+}
+
+// CorpusRecords reads the corpus file at path (JSONL, gzipped or not) as
+// CorpusRecord reads each line, and calls fn with every paper whose ID
+// keep accepts (every paper when keep is nil; the others are not cut into
+// chunks). An error of a line names it; fn's error stops the reading and
+// is returned.
+func CorpusRecords(path string, opt chunk.Options, keep func(id string) bool, fn func(store.Paper, []store.Chunk) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r, err := maybeGzip(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		p, text, err := parseRecord(sc.Bytes())
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		if keep != nil && !keep(p.ID) {
+			continue
+		}
+		if err := fn(p, recordChunks(p, text, opt)); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // CorpusRecord reads one line of a corpus and cuts it into the chunks JSONL

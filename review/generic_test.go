@@ -1,8 +1,6 @@
 package review
 
 import (
-	"bufio"
-	"bytes"
 	"regexp"
 	"strings"
 	"testing"
@@ -155,29 +153,18 @@ func TestGenericPhrasings(t *testing.T) {
 func qasperPaper(t *testing.T, split, id string) *paperText {
 	t.Helper()
 	path := shareddata.Path(t, "qasper", split, "corpus.jsonl.gz")
-	rc, err := eval.OpenMaybeGzip(path)
+	var pt *paperText
+	err := ingest.CorpusRecords(path, chunk.Defaults, func(got string) bool { return got == "qasper:"+id }, func(p store.Paper, chunks []store.Chunk) error {
+		pt = newPaperText(p, chunks)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rc.Close()
-	sc := bufio.NewScanner(rc)
-	sc.Buffer(nil, 64<<20)
-	key := []byte(`"qasper:` + id + `"`)
-	for sc.Scan() {
-		if !bytes.Contains(sc.Bytes(), key) {
-			continue
-		}
-		p, chunks, err := ingest.CorpusRecord(sc.Bytes(), chunk.Defaults)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return newPaperText(p, chunks)
+	if pt == nil {
+		t.Fatalf("%s holds no paper qasper:%s", path, id)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	t.Fatalf("%s holds no paper qasper:%s", path, id)
-	return nil
+	return pt
 }
 
 // Sentences of real papers (grid 3's R papers, bench/review/grid/gold3.jsonl)

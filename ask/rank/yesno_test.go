@@ -1,13 +1,13 @@
 package rank
 
 import (
-	"bufio"
 	"testing"
 
 	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/shareddata"
+	"github.com/papers-cli/papers/store"
 )
 
 // qasperDevYesNo reads QASPER dev's yes/no questions (by their form) with
@@ -30,24 +30,12 @@ func qasperDevYesNo(t *testing.T) []Labeled {
 			want[q.Paper] = true
 		}
 	}
-	rc, err := eval.OpenMaybeGzip(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
 	papers := map[string][]Paragraph{}
-	sc := bufio.NewScanner(rc)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		p, chunks, err := ingest.CorpusRecord(sc.Bytes(), chunk.Defaults)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want[p.ID] {
-			papers[p.ID] = Paragraphs(chunks)
-		}
-	}
-	if err := sc.Err(); err != nil {
+	err = ingest.CorpusRecords(corpus, chunk.Defaults, func(id string) bool { return want[id] }, func(p store.Paper, chunks []store.Chunk) error {
+		papers[p.ID] = Paragraphs(chunks)
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	var out []Labeled

@@ -10,7 +10,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/gob"
 	"flag"
@@ -128,22 +127,12 @@ func readSplit(dir string) ([]rank.Labeled, error) {
 
 // readPapers reads a corpus into each paper's paragraphs, by _id.
 func readPapers(path string) (map[string][]rank.Paragraph, error) {
-	rc, err := eval.OpenMaybeGzip(path)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
 	out := map[string][]rank.Paragraph{}
-	sc := bufio.NewScanner(rc)
-	sc.Buffer(nil, 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		p, chunks, err := ingest.CorpusRecord(sc.Bytes(), chunk.Defaults)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
-		}
+	err := ingest.CorpusRecords(path, chunk.Defaults, nil, func(p store.Paper, chunks []store.Chunk) error {
 		out[p.ID] = rank.Paragraphs(chunks)
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // readFullText reads full-text questions (shared/data/qa's format) with

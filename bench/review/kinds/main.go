@@ -25,7 +25,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"log"
@@ -141,21 +140,12 @@ func read(dir string) ([]question, map[string]*paper) {
 		}
 	}
 	papers := map[string]*paper{}
-	rc, err := eval.OpenMaybeGzip(corpus)
+	err = ingest.CorpusRecords(corpus, chunk.Defaults, func(id string) bool { return want[id] }, func(p store.Paper, chunks []store.Chunk) error {
+		papers[p.ID] = &paper{p: p, chunks: chunks, paras: rank.Paragraphs(chunks)}
+		return nil
+	})
 	if err != nil {
 		log.Fatal(err)
-	}
-	defer rc.Close()
-	sc := bufio.NewScanner(rc)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		p, chunks, err := ingest.CorpusRecord(sc.Bytes(), chunk.Defaults)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if want[p.ID] {
-			papers[p.ID] = &paper{p: p, chunks: chunks, paras: rank.Paragraphs(chunks)}
-		}
 	}
 	var out []question
 	for _, pq := range ps {
