@@ -347,9 +347,14 @@ func (t *paperText) candidates(k intent) (cands []candidate, isSurvey bool) {
 	return cands, pc.survey
 }
 
-// isSurvey says the paper calls itself a survey, in its title or a prose
+// isSurvey says the paper calls itself a survey, in its title or a
 // sentence of its first chunk or first two pages.
 func (t *paperText) isSurvey() bool {
+	t.surveyOnce.Do(func() { t.survey = t.callsItselfSurvey() })
+	return t.survey
+}
+
+func (t *paperText) callsItselfSurvey() bool {
 	if surveyTitle.MatchString(t.paper.Title) {
 		return true
 	}
@@ -408,7 +413,6 @@ func GenericCues(p store.Paper, chunks []store.Chunk, question string) (out []Cu
 // score is how well sentence orig of chunk c answers a question of kind
 // k: its distinct cues, plus where it stands.
 func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
-	name := p.name
 	if c.Seq != 0 && (k == limitIntent && otherWork.MatchString(c.Section) || k != limitIntent && otherSection.MatchString(c.Section)) {
 		return 0
 	}
@@ -446,7 +450,7 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 	late := endSection.MatchString(c.Section)
 	switch k {
 	case problemIntent, methodIntent:
-		if k == methodIntent && !self.MatchString(s) && !(name != "" && strings.Contains(orig, name)) {
+		if k == methodIntent && !self.MatchString(s) && !p.named(orig) {
 			return 0 // a method others proposed
 		}
 		if k == problemIntent && proposes.MatchString(s) {
@@ -491,7 +495,7 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) && !sentenceCues[dataIntent][7].MatchString(s) {
 			return 0 // "evaluated on" names no dataset
 		}
-		names := datasetNames(orig, name)
+		names := datasetNames(orig, p.name)
 		n += 0.5 * float64(min(4, names)) // the more names, the likelier a list of datasets
 		if dataSection.MatchString(c.Section) {
 			n++ // where papers say what they ran on
@@ -504,14 +508,14 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			n += 2
 		case late:
 			n += 1 // a discussion's or conclusion's limits are the paper's, whoever the sentence names
-		case !p.survey && !self.MatchString(s) && !ownSystem.MatchString(s) && !(name != "" && strings.Contains(orig, name)):
+		case !p.survey && !self.MatchString(s) && !ownSystem.MatchString(s) && !p.named(orig):
 			return 0 // the limits of others' work (a survey's are its field's)
 		}
 	case codeIntent:
 		own := self.MatchString(s) && !othersRelease.MatchString(s)
 		switch {
 		case codeLink.MatchString(s) && (own || !p.survey): // a survey links others' code
-		case archiveLink.MatchString(s) && (own || name != "" && strings.Contains(orig, name) || codeRelease.MatchString(s) && artefact.MatchString(s)):
+		case archiveLink.MatchString(s) && (own || p.named(orig) || codeRelease.MatchString(s) && artefact.MatchString(s)):
 		case codeRelease.MatchString(s) && artefact.MatchString(s) && (own || availableAt.MatchString(s)):
 		case availableAt.MatchString(s) && own: // "our platform is available at https://..."
 		case releasedPassive.MatchString(s) && artefact.MatchString(s) && (c.Seq == 0 || own):
@@ -612,6 +616,9 @@ func newPaperCues(p store.Paper) paperCues {
 	}
 	return pc
 }
+
+// named says sentence s names the paper by the name it goes by.
+func (p paperCues) named(s string) bool { return p.name != "" && strings.Contains(s, p.name) }
 
 // isTitle says sentence s holds the paper's title (the title line of a
 // PDF's first page, run into its authors).

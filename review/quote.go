@@ -62,6 +62,9 @@ type paperText struct {
 
 	parasOnce sync.Once
 	paras     []rank.Paragraph // the chunks read back into paragraphs, once asked for
+
+	surveyOnce sync.Once
+	survey     bool // the paper calls itself a survey (isSurvey), once asked
 }
 
 // paragraphs are the paper's paragraphs as the answer ranker reads them.
