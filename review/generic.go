@@ -224,22 +224,46 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 	if k == gainIntent && isSurvey {
 		return Cell{}, false // a survey compares nothing of its own against a baseline
 	}
-	// the best sentences the paper's text can be quoted for, earliest of equals
-	order := make([]int, len(cands))
-	for i := range order {
-		order[i] = i
+	stated := false
+	for _, c := range cands {
+		stated = stated || c.score > 0 && c.score >= minCues[k]
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
-	if rk, ok := rankedKinds[k]; ok {
-		if i, ok := t.rankedPick(k, rk.query, rk.w, cands); ok {
-			order = append([]int{i}, order...)
+	var order []int
+	m := embeddedCellModel()
+	if km, ok := m.kindModel(k); ok {
+		pc := newPaperCues(t.paper)
+		pc.survey = isSurvey
+		var prob []float64
+		order, prob = modelOrder(k, km, m.Buckets, cands, pc)
+		if km.Min > 0 && len(order) > 0 {
+			stated = prob[order[0]] >= km.Min
 		}
+	} else {
+		// the best sentences the paper's text can be quoted for, earliest of equals
+		order = make([]int, len(cands))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
+		if rk, ok := rankedKinds[k]; ok {
+			if i, ok := t.rankedPick(k, rk.query, rk.w, cands); ok {
+				order = append([]int{i}, order...)
+			}
+		}
+		n := 0
+		for _, i := range order {
+			if cands[i].score <= 0 || cands[i].score < minCues[k] {
+				break
+			}
+			n++
+		}
+		order = order[:n]
+	}
+	if !stated {
+		return Cell{}, false
 	}
 	for _, i := range order {
 		b := cands[i]
-		if b.score <= 0 || b.score < minCues[k] {
-			break
-		}
 		q := b.quote()
 		if listKinds[k] && q == b.text && i+1 < len(cands) {
 			// a list goes on in the next sentence when it scores as well

@@ -1,0 +1,296 @@
+package review
+
+import (
+	"cmp"
+	_ "embed"
+	"encoding/json"
+	"hash/fnv"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/papers-cli/papers/ask/rank"
+	"github.com/papers-cli/papers/internal/lazyre"
+	"github.com/papers-cli/papers/store"
+)
+
+// Which sentence a generic cell quotes is chosen by a linear model per
+// kind, fit on sentences written by others (`go run ./review/train`:
+// QASPER train's annotators' evidence for the questions of each kind, and
+// what the papers' authors wrote in sections headed Limitations or Future
+// work), over general features: the cue rules' matches and score (as
+// features, not gates), where the sentence stands (abstract, first pages,
+// introduction, conclusion, its place in the paper) and its words (hashed
+// unigrams and bigrams). Whether the paper states the cell at all stays
+// the rules' call (minCues), or the model's where its kind has a fitted
+// floor (see kindModel.Min).
+
+//go:embed cellmodel.json
+var cellModelJSON []byte
+
+// CellModel is the fitted choice of a generic cell's sentence: per kind
+// name (KindNames), its weights.
+type CellModel struct {
+	// Buckets is how many hashed word features a sentence's words fall
+	// into.
+	Buckets int                  `json:"buckets"`
+	Kinds   map[string]KindModel `json:"kinds"`
+}
+
+// KindModel is one kind's weights, by feature name (see CellFeatures), and
+// Min, the least softmax probability over a paper's sentences at which the
+// model alone says the paper states it (0: the rules say).
+type KindModel struct {
+	W   map[string]float64 `json:"w"`
+	Min float64            `json:"min,omitempty"`
+}
+
+// KindNames are the generic kinds by name, in the order of the columns of
+// a literature review (bench/review/grid).
+var KindNames = []string{"problem", "method", "better", "datasets", "limitations", "code"}
+
+var kindByName = map[string]intent{"problem": problemIntent, "method": methodIntent, "better": gainIntent, "datasets": dataIntent, "limitations": limitIntent, "code": codeIntent}
+
+func (k intent) name() string {
+	for n, i := range kindByName {
+		if i == k {
+			return n
+		}
+	}
+	return ""
+}
+
+var (
+	cellModelOnce sync.Once
+	cellModel     *CellModel
+)
+
+// embeddedCellModel is the model embedded in the binary; nil when it
+// holds no kind.
+func embeddedCellModel() *CellModel {
+	cellModelOnce.Do(func() {
+		var m CellModel
+		if err := json.Unmarshal(cellModelJSON, &m); err != nil {
+			panic("review: embedded cell model: " + err.Error())
+		}
+		if len(m.Kinds) > 0 {
+			cellModel = &m
+		}
+	})
+	return cellModel
+}
+
+// kindModel is kind k's fitted model, ok false when it has none.
+func (m *CellModel) kindModel(k intent) (KindModel, bool) {
+	if m == nil {
+		return KindModel{}, false
+	}
+	km, ok := m.Kinds[k.name()]
+	return km, ok
+}
+
+// FeatureOptions say what the features of a sentence may not see: a
+// trainer whose labels come from a section's heading must not let the
+// model learn the heading.
+type FeatureOptions struct {
+	NoSection bool // features as if the sentence's section had no heading
+}
+
+// Sentence is one prose sentence of a paper as the cell model sees it for
+// a kind.
+type Sentence struct {
+	Text     string
+	Section  string
+	Seq      int // its chunk's
+	Features rank.Vector
+}
+
+// Sentences are the prose sentences of a paper (its record and chunks)
+// that a cell of the kind named kind may quote, with their features, for
+// the trainer.
+func Sentences(p store.Paper, chunks []store.Chunk, kind string, buckets int, o FeatureOptions) []Sentence {
+	k := kindByName[kind]
+	t := newPaperText(p, chunks)
+	cands, pc := t.scored(k, o)
+	out := make([]Sentence, len(cands))
+	for i, c := range cands {
+		out[i] = Sentence{Text: c.text, Section: c.chunk.Section, Seq: c.chunk.Seq, Features: cellFeatures(k, cands, i, pc, buckets, o)}
+	}
+	return out
+}
+
+// scored are the paper's candidates for kind k, scored by the rules, with
+// the paper's cues; with o.NoSection as if no chunk had a heading.
+func (t *paperText) scored(k intent, o FeatureOptions) ([]candidate, paperCues) {
+	pc := newPaperCues(t.paper)
+	pc.survey = t.isSurvey()
+	if !o.NoSection {
+		cands, _ := t.candidates(k)
+		return cands, pc
+	}
+	chunks := make([]store.Chunk, len(t.chunks))
+	for i, c := range t.chunks {
+		if c.Seq != 0 && c.Section != "" {
+			c.Text = strings.Replace(c.Text, c.Section, "", 1)
+			c.Section = ""
+		}
+		chunks[i] = c
+	}
+	cands, _ := newPaperText(t.paper, chunks).candidates(k)
+	return cands, pc
+}
+
+// urlLike is a link in a sentence.
+var urlLike = lazyre.New(`https?://|www\.|\.(com|org|io|net)/`)
+
+// cellFeatures are the features of candidate i of cands for kind k.
+func cellFeatures(k intent, cands []candidate, i int, pc paperCues, buckets int, o FeatureOptions) rank.Vector {
+	c := cands[i]
+	s := strings.ToLower(c.text)
+	var v rank.Vector
+	add := func(name string, x float64) {
+		if x != 0 && !math.IsNaN(x) {
+			v.Names = append(v.Names, name)
+			v.Values = append(v.Values, x)
+		}
+	}
+	flag := func(name string, b bool) {
+		if b {
+			add(name, 1)
+		}
+	}
+	add("rule", min(c.score, 8)/4)
+	flag("rule-min", c.score > 0 && c.score >= minCues[k])
+	for j, re := range sentenceCues[k] {
+		flag("cue"+strconv.Itoa(j), re.MatchString(s))
+	}
+	switch k {
+	case problemIntent:
+		for j, re := range contextCues {
+			flag("ctx"+strconv.Itoa(j), re.MatchString(s))
+		}
+	case limitIntent:
+		for j, re := range weakLimitCues {
+			flag("weak"+strconv.Itoa(j), re.MatchString(s))
+		}
+	}
+	sec := c.chunk.Section
+	if o.NoSection && c.chunk.Seq != 0 {
+		sec = ""
+	}
+	flag("abstract", c.chunk.Seq == 0)
+	flag("page1", upTo(c.chunk, 1))
+	flag("page2", upTo(c.chunk, 2) && !upTo(c.chunk, 1))
+	flag("intro", c.chunk.Seq != 0 && introSection.MatchString(sec))
+	flag("end", endSection.MatchString(sec))
+	flag("limit-section", c.chunk.Seq != 0 && limitSection.MatchString(sec))
+	flag("data-section", dataSection.MatchString(sec))
+	flag("other-section", c.chunk.Seq != 0 && otherSection.MatchString(sec))
+	rel := float64(i) / float64(max(1, len(cands)-1))
+	add("place", rel)
+	add("place2", rel*rel)
+	flag("first-in-paragraph", c.prev == "")
+	flag("self", self.MatchString(s))
+	flag("named", pc.named(c.text))
+	add("on-topic", float64(min(4, pc.onTopic(c.text)))/4)
+	flag("proposes", proposes.MatchString(s))
+	flag("future", futurePlan.MatchString(s))
+	flag("result-number", resultNumber.MatchString(notResult.ReplaceAllString(s, " ")))
+	flag("qualitative-gain", qualitativeGain.MatchString(s))
+	flag("code-link", codeLink.MatchString(s))
+	flag("url", urlLike.MatchString(s))
+	flag("archive-link", archiveLink.MatchString(s))
+	flag("code-release", codeRelease.MatchString(s))
+	flag("artefact", artefact.MatchString(s))
+	flag("available-at", availableAt.MatchString(s))
+	flag("released-passive", releasedPassive.MatchString(s))
+	flag("others-release", othersRelease.MatchString(s))
+	flag("own-system", ownSystem.MatchString(s))
+	flag("back-reference", backReference.MatchString(s))
+	flag("title", pc.isTitle(c.text))
+	add("names", float64(min(4, datasetNames(c.text, pc.name)))/4)
+	add("gap", flag01(pc.gap, c.text))
+	add("survey", b01(pc.survey))
+	if buckets > 0 {
+		for _, h := range wordBuckets(s, buckets) {
+			add("w"+strconv.Itoa(h), 1)
+		}
+	}
+	return v
+}
+
+func flag01(gap map[string]int, s string) float64 {
+	_, ok := gap[s]
+	return b01(ok)
+}
+
+func b01(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// wordBuckets are the distinct buckets of a lower-cased sentence's words
+// and pairs of words, numbers read as one word "0".
+func wordBuckets(s string, n int) []int {
+	var ws []string
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r > 127)
+	}) {
+		if w[0] >= '0' && w[0] <= '9' {
+			w = "0"
+		}
+		ws = append(ws, w)
+	}
+	seen := map[int]bool{}
+	var out []int
+	put := func(s string) {
+		h := fnv.New32a()
+		h.Write([]byte(s))
+		b := int(h.Sum32() % uint32(n))
+		if !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	for i, w := range ws {
+		put(w)
+		if i > 0 {
+			put(ws[i-1] + " " + w)
+		}
+	}
+	return out
+}
+
+// modelOrder is the order in which a cell of kind k tries candidates
+// under model km, best first, with each candidate's softmax probability
+// over the paper's sentences.
+func modelOrder(k intent, km KindModel, buckets int, cands []candidate, pc paperCues) ([]int, []float64) {
+	scores := make([]float64, len(cands))
+	top := math.Inf(-1)
+	for i := range cands {
+		scores[i] = cellFeatures(k, cands, i, pc, buckets, FeatureOptions{}).Dot(km.W)
+		top = max(top, scores[i])
+	}
+	z := 0.0
+	prob := make([]float64, len(cands))
+	for i, s := range scores {
+		prob[i] = math.Exp(s - top)
+		z += prob[i]
+	}
+	order := make([]int, len(cands))
+	for i := range prob {
+		prob[i] /= z
+		order[i] = i
+	}
+	sortByDesc(order, scores)
+	return order, prob
+}
+
+// sortByDesc sorts order by score, highest first, earliest of equals.
+func sortByDesc(order []int, score []float64) {
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
+}
