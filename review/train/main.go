@@ -241,18 +241,15 @@ func questionGroup(q eval.QASPERQuestion, sents []review.Sentence) (rank.Group, 
 	return g, any
 }
 
-// A section of the paper's limitations, as its authors headed it: all of
-// it states them; in a section that also concludes ("Conclusion and
-// future work"), the sentences from the first that looks ahead.
-var (
-	limitHeading = regexp.MustCompile(`(?i)\b(limitations?|future (work|works|directions?|research)|shortcomings|weaknesses)\b`)
-	alsoConclude = regexp.MustCompile(`(?i)\b(conclu\w*|summary|discussion)\b`)
-	looksAhead   = regexp.MustCompile(`(?i)\b(future|plan to|we will|would like to|next step|limitations?)\b`)
-)
+// A section of the paper's limitations, as its authors headed it:
+// its limitations, its errors or failures, its shortcomings. (A section
+// of future work says what the authors mean to do next, which is not what
+// the paper cannot do: fit on those, the model picks plans.)
+var limitHeading = regexp.MustCompile(`(?i)\b(limitations?|error analysis|errors|failures?( cases| analysis| modes)?|shortcomings|weakness(es)?|challenges)\b`)
 
 // limitationGroup is a paper's sentences with the ones in a section its
-// authors headed as its limitations or future work as positives; ok is
-// false when the paper has none.
+// authors headed as its limitations, errors or failures as positives; ok
+// is false when the paper has none.
 func limitationGroup(chunks []store.Chunk, sents []review.Sentence) (rank.Group, bool) {
 	section := map[int]string{}
 	for _, c := range chunks {
@@ -260,21 +257,12 @@ func limitationGroup(chunks []store.Chunk, sents []review.Sentence) (rank.Group,
 	}
 	g := rank.Group{Target: make([]float64, len(sents))}
 	any := false
-	ahead := ""
 	for i, s := range sents {
 		g.Vectors = append(g.Vectors, s.Features)
-		h := section[s.Seq]
-		if s.Seq == 0 || !limitHeading.MatchString(h) {
-			continue
+		if s.Seq != 0 && limitHeading.MatchString(section[s.Seq]) {
+			g.Target[i] = 1
+			any = true
 		}
-		if alsoConclude.MatchString(h) && ahead != h {
-			if !looksAhead.MatchString(s.Text) {
-				continue
-			}
-			ahead = h
-		}
-		g.Target[i] = 1
-		any = true
 	}
 	return g, any
 }
