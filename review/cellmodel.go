@@ -91,13 +91,6 @@ func (m *CellModel) kindModel(k intent) (KindModel, bool) {
 	return km, ok
 }
 
-// FeatureOptions say what the features of a sentence may not see: a
-// trainer whose labels come from a section's heading must not let the
-// model learn the heading.
-type FeatureOptions struct {
-	NoSection bool // features as if the sentence's section had no heading
-}
-
 // Sentence is one prose sentence of a paper as the cell model sees it for
 // a kind.
 type Sentence struct {
@@ -110,43 +103,24 @@ type Sentence struct {
 // Sentences are the prose sentences of a paper (its record and chunks)
 // that a cell of the kind named kind may quote, with their features, for
 // the trainer.
-func Sentences(p store.Paper, chunks []store.Chunk, kind string, buckets int, o FeatureOptions) []Sentence {
+func Sentences(p store.Paper, chunks []store.Chunk, kind string, buckets int) []Sentence {
 	k := kindByName[kind]
 	t := newPaperText(p, chunks)
-	cands, pc := t.scored(k, o)
+	cands, isSurvey := t.candidates(k)
+	pc := newPaperCues(t.paper)
+	pc.survey = isSurvey
 	out := make([]Sentence, len(cands))
 	for i, c := range cands {
-		out[i] = Sentence{Text: c.text, Section: c.chunk.Section, Seq: c.chunk.Seq, Features: cellFeatures(k, cands, i, pc, buckets, o)}
+		out[i] = Sentence{Text: c.text, Section: c.chunk.Section, Seq: c.chunk.Seq, Features: cellFeatures(k, cands, i, pc, buckets)}
 	}
 	return out
-}
-
-// scored are the paper's candidates for kind k, scored by the rules, with
-// the paper's cues; with o.NoSection as if no chunk had a heading.
-func (t *paperText) scored(k intent, o FeatureOptions) ([]candidate, paperCues) {
-	pc := newPaperCues(t.paper)
-	pc.survey = t.isSurvey()
-	if !o.NoSection {
-		cands, _ := t.candidates(k)
-		return cands, pc
-	}
-	chunks := make([]store.Chunk, len(t.chunks))
-	for i, c := range t.chunks {
-		if c.Seq != 0 && c.Section != "" {
-			c.Text = strings.Replace(c.Text, c.Section, "", 1)
-			c.Section = ""
-		}
-		chunks[i] = c
-	}
-	cands, _ := newPaperText(t.paper, chunks).candidates(k)
-	return cands, pc
 }
 
 // urlLike is a link in a sentence.
 var urlLike = lazyre.New(`https?://|www\.|\.(com|org|io|net)/`)
 
 // cellFeatures are the features of candidate i of cands for kind k.
-func cellFeatures(k intent, cands []candidate, i int, pc paperCues, buckets int, o FeatureOptions) rank.Vector {
+func cellFeatures(k intent, cands []candidate, i int, pc paperCues, buckets int) rank.Vector {
 	c := cands[i]
 	s := strings.ToLower(c.text)
 	var v rank.Vector
@@ -177,9 +151,6 @@ func cellFeatures(k intent, cands []candidate, i int, pc paperCues, buckets int,
 		}
 	}
 	sec := c.chunk.Section
-	if o.NoSection && c.chunk.Seq != 0 {
-		sec = ""
-	}
 	flag("abstract", c.chunk.Seq == 0)
 	flag("page1", upTo(c.chunk, 1))
 	flag("page2", upTo(c.chunk, 2) && !upTo(c.chunk, 1))
@@ -272,7 +243,7 @@ func modelOrder(k intent, km KindModel, buckets int, cands []candidate, pc paper
 	scores := make([]float64, len(cands))
 	top := math.Inf(-1)
 	for i := range cands {
-		scores[i] = cellFeatures(k, cands, i, pc, buckets, FeatureOptions{}).Dot(km.W)
+		scores[i] = cellFeatures(k, cands, i, pc, buckets).Dot(km.W)
 		top = max(top, scores[i])
 	}
 	z := 0.0

@@ -285,21 +285,16 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 }
 
 // rankedKinds are the kinds whose quoted sentence the answer ranker
-// (ask/rank, fit on QASPER train) helps choose (see rankedPick): the
-// ranker is asked query, and its paragraph log-probability weighs w
-// against the cue score. Query and w were chosen, per kind, on QASPER
-// train's questions of the kind found by their wording (157 asking for
-// datasets, 108 for an improvement), for the share of the annotators'
-// answer spans the quote holds; go run ./bench/review/kinds -train. On
-// dev's questions, which nothing was chosen on, the quote is in the
-// annotators' evidence for 42 of 76 datasets questions (the rules alone:
-// 35) and 9 of 41 improvement questions (8). The other kinds have under
-// 20 QASPER train questions: QASPER cannot tell, the rules keep them.
+// (ask/rank, fit on QASPER train) helps choose where the cell model has
+// no say (see rankedPick): the ranker is asked query, and its paragraph
+// log-probability weighs w against the cue score. Query and w were
+// chosen on QASPER train's 108 questions asking for an improvement
+// (found by their wording), for the share of the annotators' answer spans
+// the quote holds; go run ./bench/review/kinds -train.
 var rankedKinds = map[intent]struct {
 	query string
 	w     float64
 }{
-	dataIntent: {"Which datasets or benchmarks are used?", 0.5},
 	gainIntent: {"By how much do they outperform the baselines?", 0.75},
 }
 

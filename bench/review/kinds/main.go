@@ -31,7 +31,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/papers-cli/papers/ask/rank"
@@ -39,15 +38,15 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/review"
+	"github.com/papers-cli/papers/review/qasperkind"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
 )
 
-// kind is one generic column with the wording of QASPER's questions that
-// ask the same of a paper.
+// kind is one generic column, by its name in review.KindNames (whose
+// QASPER questions qasperkind finds by their wording) and its question.
 type kind struct {
 	name, column string
-	wording      *regexp.Regexp
 	// queries are what the ranker may be asked instead of the column's
 	// question, in QASPER's wording (the first is the column's own).
 	queries []string
@@ -55,22 +54,16 @@ type kind struct {
 
 var kinds = []kind{
 	{"datasets", "Which datasets or benchmarks are used?",
-		regexp.MustCompile(`^(what|which|on what|on which|in what|in which)\b[^?]*\b(datasets?|data sets?|benchmarks?|corpus|corpora)\b[^?]*\b(use[sd]?|evaluat\w*|experiment\w*|test\w*|train\w*|appl\w*|consider\w*)\b|^(what|which) (datasets?|benchmarks?|corpora)\b`),
 		[]string{"Which datasets or benchmarks are used?", "What datasets do they use?", "Which datasets are used in experiments?", "On which datasets do they evaluate?"}},
 	{"better", "How much better is it?",
-		regexp.MustCompile(`\bby how much\b|\boutperform|\bimprov|\bbetter\b|\bgains?\b`),
 		[]string{"How much better is it?", "By how much do they outperform the baselines?", "How much does the proposed model improve over the state of the art?", "What is the improvement over the baseline?"}},
 	{"method", "What method does it propose?",
-		regexp.MustCompile(`\b(what|which) (is|was|are) (the|their) (proposed |new |novel )?(method|approach|technique|model|framework)s?\b|\bwhat (method|approach|technique|model)s? (do|does|did) (they|the authors?|the paper) propose`),
 		[]string{"What method does it propose?", "What is their proposed method?"}},
 	{"problem", "What problem does it address?",
-		regexp.MustCompile(`\b(what|which) (problems?|tasks?|challenges?) (do|does|did) (they|the authors?|the paper|this paper|it) (address|tackle|solve|focus)|\bmotivation\b`),
 		[]string{"What problem does it address?", "What problem do they address?"}},
 	{"limitations", "What are the limitations?",
-		regexp.MustCompile(`\b(limitations?|weakness(es)?|drawbacks?|shortcomings?)\b`),
 		[]string{"What are the limitations?", "What are the limitations of their approach?"}},
 	{"code", "Is code or data released?",
-		regexp.MustCompile(`\b(is|are) (the |their )?(code|source code|dataset|data|corpus|annotations?|implementation)\b[^?]*\b(available|released?|public)|\b(do|did) (they|the authors?) (release|publish|make)\b`),
 		[]string{"Is code or data released?", "Is their code publicly available?"}},
 }
 
@@ -132,7 +125,7 @@ func read(dir string) ([]question, map[string]*paper) {
 	var ps []pending
 	for _, q := range all {
 		for i, k := range kinds {
-			if k.wording.MatchString(strings.ToLower(q.Q)) {
+			if qasperkind.Of(q.Q) == k.name {
 				ps = append(ps, pending{q, i})
 				want[q.Paper] = true
 				break
