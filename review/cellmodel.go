@@ -116,6 +116,10 @@ func Sentences(p store.Paper, chunks []store.Chunk, kind string, buckets int) []
 	return out
 }
 
+// citesWork is a reference to another work in a sentence: a number in
+// brackets, or QASPER's placeholder for it.
+var citesWork = lazyre.New(`\[\d{1,3}([,–-]\s*\d{1,3})*\]|\bBIBREF\d`)
+
 // urlLike is a link in a sentence.
 var urlLike = lazyre.New(`https?://|www\.|\.(com|org|io|net)/`)
 
@@ -182,6 +186,7 @@ func cellFeatures(k intent, cands []candidate, i int, pc paperCues, buckets int)
 	flag("back-reference", backReference.MatchString(s))
 	flag("title", pc.isTitle(c.text))
 	add("names", float64(min(4, datasetNames(c.text, pc.name)))/4)
+	flag("cites", citesWork.MatchString(c.text))
 	add("gap", flag01(pc.gap, c.text))
 	add("survey", b01(pc.survey))
 	if buckets > 0 {
@@ -205,7 +210,7 @@ func b01(b bool) float64 {
 }
 
 // wordBuckets are the distinct buckets of a lower-cased sentence's words
-// and pairs of words, numbers read as one word "0".
+// and pairs of words, a number read as the word "0".
 func wordBuckets(s string, n int) []int {
 	var ws []string
 	for _, w := range strings.FieldsFunc(s, func(r rune) bool {

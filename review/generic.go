@@ -511,14 +511,12 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			return 0
 		}
 	case dataIntent:
+		// which sentence names the datasets is the cell model's call; the
+		// rules say only which sentences may
 		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) && !sentenceCues[dataIntent][7].MatchString(s) {
 			return 0 // "evaluated on" names no dataset
 		}
-		names := datasetNames(orig, p.name)
-		n += 0.5 * float64(min(4, names)) // the more names, the likelier a list of datasets
-		if dataSection.MatchString(c.Section) {
-			n++ // where papers say what they ran on
-		} else if n == 1 && names == 0 {
+		if n == 1 && !dataSection.MatchString(c.Section) && datasetNames(orig, p.name) == 0 {
 			return 0 // one word such as "datasets", no name, outside the experiments: not what the paper ran on
 		}
 	case limitIntent:
@@ -565,6 +563,10 @@ var (
 		"VAE": true, "MLP": true, "SOTA": true, "URL": true, "URLs": true, "RL": true, "IEEE": true, "ACM": true}
 )
 
+// refPlaceholder is how QASPER's text writes a reference to a work, a
+// section, a table or a figure (BIBREF12, SECREF3): a mark, not a name.
+var refPlaceholder = lazyre.New(`^(BIB|SEC|TAB|FIG|EQ)REF\d+$`)
+
 // datasetNames counts the distinct names in sentence s that are written as
 // datasets' are (nameLike, or a capitalised word beside "dataset",
 // "database", "benchmark", ...), leaving out measures and the paper's own
@@ -572,7 +574,7 @@ var (
 func datasetNames(s, own string) int {
 	seen := map[string]bool{}
 	for _, w := range nameLike.FindAllString(s, -1) {
-		if !notData[w] && w != own {
+		if !notData[w] && w != own && !refPlaceholder.MatchString(w) {
 			seen[w] = true
 		}
 	}
