@@ -26,7 +26,8 @@ type paperText struct {
 	paras  []rank.Paragraph
 	model  *rank.Model
 	choice rank.Choice
-	words  []string // the paper's words, for mentions
+	words  []string        // the paper's words, for mentions
+	stems  map[string]bool // the paper's stems, for mentionsStem
 	// missing are the question's names the paper never mentions
 	missing []string
 	// named is set when the question was asked of this paper (by --paper
@@ -99,6 +100,9 @@ func (pt *paperText) choose(m *rank.Model, q rank.Question) {
 	pt.model = m
 	pt.choice = m.Choose(q, pt.paras)
 	pt.missing = pt.missingNames(q.Text)
+	if !q.YesNo() {
+		pt.missing = append(pt.missing, pt.missingDetails(q.Text)...)
+	}
 }
 
 // abstains reports whether the paper does not answer: the model says so,
