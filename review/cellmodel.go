@@ -16,16 +16,18 @@ import (
 	"github.com/papers-cli/papers/store"
 )
 
-// Which sentence a generic cell quotes is chosen by a linear model per
-// kind, fit on sentences written by others (`go run ./review/train`:
-// QASPER train's annotators' evidence for the questions of each kind, and
-// what the papers' authors wrote in sections headed Limitations or Future
-// work), over general features: the cue rules' matches and score (as
-// features, not gates), where the sentence stands (abstract, first pages,
-// introduction, conclusion, its place in the paper) and its words (hashed
-// unigrams and bigrams). Whether the paper states the cell at all stays
-// the rules' call (minCues), or the model's where its kind has a fitted
-// floor (see kindModel.Min).
+// Which sentence a generic cell quotes is chosen, for the kinds QASPER
+// asks enough questions of (now the datasets: 162 on train), by a linear
+// model fit on sentences written by others (`go run ./review/train`: the
+// annotators' evidence for QASPER train's questions of the kind are the
+// positives, the paper's other sentences the negatives; a softmax over
+// each paper's sentences, rank.Fit), over general features: the cue
+// rules' matches and score (as features, not gates), where the sentence
+// stands (abstract, first pages, introduction, conclusion, the
+// experiments, its place in the paper), what it says of itself (our,
+// this paper, a name, a citation, a link) and its words (hashed unigrams
+// and bigrams). Which sentences may answer, and so whether the paper
+// states the cell at all, stays the rules' call (minCues).
 
 //go:embed cellmodel.json
 var cellModelJSON []byte
@@ -39,12 +41,10 @@ type CellModel struct {
 	Kinds   map[string]KindModel `json:"kinds"`
 }
 
-// KindModel is one kind's weights, by feature name (see CellFeatures), and
-// Min, the least softmax probability over a paper's sentences at which the
-// model alone says the paper states it (0: the rules say).
+// KindModel is one kind's weights, by feature name (see cellFeatures): a
+// sentence's score is the dot product of its features with them.
 type KindModel struct {
-	W   map[string]float64 `json:"w"`
-	Min float64            `json:"min,omitempty"`
+	W map[string]float64 `json:"w"`
 }
 
 // KindNames are the generic kinds by name, in the order of the columns of
@@ -241,32 +241,15 @@ func wordBuckets(s string, n int) []int {
 	return out
 }
 
-// modelOrder is the order in which a cell of kind k tries candidates
-// under model km, best first, with each candidate's softmax probability
-// over the paper's sentences.
-func modelOrder(k intent, km KindModel, buckets int, cands []candidate, pc paperCues) ([]int, []float64) {
+// modelOrder is the order of candidates under kind k's model km, best
+// first, earliest of equals.
+func modelOrder(k intent, km KindModel, buckets int, cands []candidate, pc paperCues) []int {
 	scores := make([]float64, len(cands))
-	top := math.Inf(-1)
+	order := make([]int, len(cands))
 	for i := range cands {
 		scores[i] = cellFeatures(k, cands, i, pc, buckets).Dot(km.W)
-		top = max(top, scores[i])
-	}
-	z := 0.0
-	prob := make([]float64, len(cands))
-	for i, s := range scores {
-		prob[i] = math.Exp(s - top)
-		z += prob[i]
-	}
-	order := make([]int, len(cands))
-	for i := range prob {
-		prob[i] /= z
 		order[i] = i
 	}
-	sortByDesc(order, scores)
-	return order, prob
-}
-
-// sortByDesc sorts order by score, highest first, earliest of equals.
-func sortByDesc(order []int, score []float64) {
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	return order
 }

@@ -215,29 +215,22 @@ func withoutHeading(q, heading string) string {
 // generic answers a generic question of kind k from the paper's
 // sentences. Whether the paper states it at all is the cue rules' call
 // (for the kinds that need evidence, a sentence with minCues of its
-// kind's cues), and so is which sentence states it, except for the kinds
-// of rankedKinds, where the answer ranker has a say (see rankedPick). ok
-// is false when no sentence states it or the paper has no text to choose
-// from.
+// kind's cues), and so are the sentences that may state it; which of
+// them does is the cell model's call for the kinds it was fit for (see
+// CellModel), the rules' for the others, where the answer ranker has a
+// say for the kinds of rankedKinds (see rankedPick). ok is false when no
+// sentence states it or the paper has no text to choose from.
 func (t *paperText) generic(k intent) (Cell, bool) {
 	cands, isSurvey := t.candidates(k)
 	if k == gainIntent && isSurvey {
 		return Cell{}, false // a survey compares nothing of its own against a baseline
-	}
-	stated := false
-	for _, c := range cands {
-		stated = stated || c.score > 0 && c.score >= minCues[k]
 	}
 	var order []int
 	m := embeddedCellModel()
 	if km, ok := m.kindModel(k); ok {
 		pc := newPaperCues(t.paper)
 		pc.survey = isSurvey
-		var prob []float64
-		order, prob = modelOrder(k, km, m.Buckets, cands, pc)
-		if km.Min > 0 && len(order) > 0 {
-			stated = prob[order[0]] >= km.Min
-		}
+		order = modelOrder(k, km, m.Buckets, cands, pc)
 	} else {
 		// the best sentences the paper's text can be quoted for, earliest of equals
 		order = make([]int, len(cands))
@@ -250,18 +243,8 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 				order = append([]int{i}, order...)
 			}
 		}
-		n := 0
-		for _, i := range order {
-			if cands[i].score <= 0 || cands[i].score < minCues[k] {
-				break
-			}
-			n++
-		}
-		order = order[:n]
 	}
-	if !stated {
-		return Cell{}, false
-	}
+	order = slices.DeleteFunc(order, func(i int) bool { return cands[i].score <= 0 || cands[i].score < minCues[k] })
 	for _, i := range order {
 		b := cands[i]
 		q := b.quote()
