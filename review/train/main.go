@@ -1,11 +1,15 @@
 // Command train fits the model that chooses the sentence a generic cell of
 // `papers review` quotes (review.CellModel), per kind, on sentences
-// written by others: QASPER train's questions of each kind, found by
-// their wording (qasperkind), whose annotators' evidence sentences are
-// the positives and the paper's other sentences the negatives: for
-// now only the datasets (see fitOptions). The papers of the review grids (bench/review/grid) are
-// left out. It writes review/cellmodel.json, which package review
-// embeds; the same data gives the same file.
+// written by others: QASPER train's questions of the kind, found by their
+// wording (qasperkind), whose annotators' evidence sentences are the
+// positives and the paper's other sentences the negatives; and for the
+// limitations, also the sentences the papers' authors put under a heading
+// of limitations, errors or failures, the heading hidden from the
+// features. The kinds fit are those of fitOptions. The papers of review
+// grids 1-5 (bench/review/grid) are left out. It writes
+// review/cellmodel.json, which package review embeds; the same data gives
+// the same file. -sweep also fits other penalties and reports each on
+// QASPER dev.
 //
 //	go run ./review/train [-data ../shared/data] [-out review/cellmodel.json]
 package main
@@ -20,6 +24,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -56,17 +61,19 @@ const (
 // fitOptions are the options of the kinds the model chooses for, the
 // penalty chosen on QASPER dev (-sweep). The other kinds are left to the
 // rules. QASPER asks too few questions of them (problem 2, method 6,
-// code 3, limitations 7 on train), and what was tried in their place lost
-// to the rules on the review grids: limitations fit on the sentences of
-// the sections the papers' authors headed Future work (the model picks
-// plans) or Limitations / Error analysis; problem and method fit on the
-// parts of SciFact's structured abstracts (BACKGROUND/OBJECTIVE, METHODS:
-// biomedical studies' methods are not a paper's proposed method). And
-// "better", fit on its 114 questions, chose the evidence on dev more
-// often than the rules (11 of 38 against 7) but quoted the fact less
-// often on review grids 2-5 (13 cells against 17).
+// code 3 on train), and what was tried in their place lost to the rules
+// on the review grids: problem and method fit on the parts of SciFact's
+// structured abstracts (BACKGROUND/OBJECTIVE, METHODS: a biomedical
+// study's methods are not a paper's proposed method). "Better", fit on
+// its 114 questions, chose the evidence on dev no more often than the
+// rules with the answer ranker (8 of 41 against 10) and quoted the fact
+// less often on review grids 2-5 (13 cells against 17). The limitations
+// (7 questions) are fit with the sections the papers' authors headed as
+// their limitations, errors or failures (see authorsLimitations); with
+// their sections of future work instead, the model picked plans.
 var fitOptions = map[string]rank.FitOptions{
-	"datasets": {L2: 0.1, Epochs: 300, Rate: 0.05},
+	"datasets":    {L2: 0.1, Epochs: 300, Rate: 0.05},
+	"limitations": {L2: 0.1, Epochs: 300, Rate: 0.05},
 }
 
 type paper struct {
@@ -121,6 +128,48 @@ func readGroups(dir string, left map[string]bool) (map[string][]rank.Group, map[
 	return groups, counts, nil
 }
 
+// authorsLimitations are the groups of the papers of a corpus with a
+// section their authors headed as their limitations, errors or failures:
+// its sentences are the positives, the paper's others the negatives. The
+// model sees the sentences as if no section had a heading: a sentence is
+// to be told a limitation by what it says.
+func authorsLimitations(dir string, left map[string]bool) ([]rank.Group, error) {
+	corpus, _, err := eval.QASPERFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []rank.Group
+	err = ingest.CorpusRecords(corpus, chunk.Defaults, func(id string) bool { return !left[id] }, func(p store.Paper, chunks []store.Chunk) error {
+		headed := map[int]bool{}
+		blind := make([]store.Chunk, len(chunks))
+		for i, c := range chunks {
+			if c.Seq != 0 && c.Section != "" {
+				headed[c.Seq] = limitHeading.MatchString(c.Section)
+				c.Text = strings.Replace(c.Text, c.Section, "", 1)
+				c.Section = ""
+			}
+			blind[i] = c
+		}
+		sents := review.Sentences(p, blind, "limitations", buckets)
+		g := rank.Group{Target: make([]float64, len(sents))}
+		any := false
+		for i, s := range sents {
+			g.Vectors = append(g.Vectors, s.Features)
+			if headed[s.Seq] {
+				g.Target[i] = 1
+				any = true
+			}
+		}
+		if any {
+			out = append(out, g)
+		}
+		return nil
+	})
+	return out, err
+}
+
+var limitHeading = regexp.MustCompile(`(?i)\b(limitations?|error analysis|errors|failures?( cases| analysis| modes)?|shortcomings|weakness(es)?|challenges)\b`)
+
 func run(data, out string, grids []string, sweep bool, w io.Writer) error {
 	left, err := gridPapers(grids)
 	if err != nil {
@@ -130,6 +179,12 @@ func run(data, out string, grids []string, sweep bool, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	lim, err := authorsLimitations(filepath.Join(data, "qasper", "train"), left)
+	if err != nil {
+		return err
+	}
+	groups["limitations"] = append(groups["limitations"], lim...)
+	counts["limitations (authors' sections)"] = len(lim)
 	var dev map[string][]rank.Group
 	if sweep {
 		if dev, _, err = readGroups(filepath.Join(data, "qasper", "dev"), left); err != nil {
