@@ -241,14 +241,16 @@ func wordBuckets(s string, n int) []int {
 	return out
 }
 
-// modelOrder is the order of candidates under kind k's model km, best
-// first, earliest of equals.
+// modelOrder is the order of the candidates the rules accept for kind k
+// (minCues) under k's model km, best first, earliest of equals.
 func modelOrder(k intent, km KindModel, buckets int, cands []candidate, pc paperCues) []int {
+	var order []int
 	scores := make([]float64, len(cands))
-	order := make([]int, len(cands))
-	for i := range cands {
-		scores[i] = cellFeatures(k, cands, i, pc, buckets).Dot(km.W)
-		order[i] = i
+	for i, c := range cands {
+		if c.score > 0 && c.score >= minCues[k] {
+			scores[i] = cellFeatures(k, cands, i, pc, buckets).Dot(km.W)
+			order = append(order, i)
+		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
 	return order
