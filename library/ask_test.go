@@ -12,9 +12,10 @@ import (
 	"github.com/papers-cli/papers/store"
 )
 
-// A generic question asked of one full-text paper is answered with the
-// sentence its review cell quotes (review.AnswerGeneric), from the page
-// that holds it; a particular question is the answer ranking's.
+// A generic question asked of one full-text paper, or naming it, is
+// answered with the sentence its review cell quotes (review.AnswerGeneric),
+// from the page that holds it; a particular question is the answer
+// ranking's.
 // (Measured on the review grids with `go run ./bench/review/grid -ask`:
 // stated cells right 16-44% with the ranking alone, 40-89% with the cell.)
 func TestGenericQuestionOfAFullTextPaper(t *testing.T) {
@@ -49,7 +50,12 @@ func TestGenericQuestionOfAFullTextPaper(t *testing.T) {
 			t.Errorf("%s: evidence %+v, want the short answer's sentence first, with its page", c.q, res.Evidence)
 		}
 	}
-	res, err := s.Ask(ctx, "Which model does Toolformer finetune?", one, nil)
+	// asked of the library, naming the paper: the same question of it
+	res, err := s.Ask(ctx, "What are Toolformer's limitations?", library.AskOptions{Extractive: true}, nil)
+	if err != nil || !strings.Contains(res.ShortAnswer, "limitation") || res.Evidence[0].Page < 1 {
+		t.Errorf("What are Toolformer's limitations?: %v, %+v", err, res)
+	}
+	res, err = s.Ask(ctx, "Which model does Toolformer finetune?", one, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package review
 import (
 	"strings"
 
+	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -25,6 +26,7 @@ var unstatedOf = map[intent]string{
 // when the paper does not state its limitations or a release, and
 // unstated says what it does not state.
 func AnswerGeneric(p store.Paper, chunks []store.Chunk, question string) (quote, unstated string, ok bool) {
+	question = asItself(question, ask.ShortName(&p))
 	k := intentOf(question)
 	if k == noIntent || !onlyGeneric(question) {
 		return "", "", false
@@ -70,4 +72,27 @@ func onlyGeneric(question string) bool {
 		}
 	}
 	return true
+}
+
+// asItself is question with the paper's own name (its short name, as
+// ask.ShortName gives it) written as "it": "What are the limitations of
+// Reflexion?" asked of Reflexion is the generic "What are the limitations
+// of it?", "What are Reflexion's limitations?" "What are its
+// limitations?".
+func asItself(question, name string) string {
+	if name == "" {
+		return question
+	}
+	var out []string
+	for _, w := range strings.Fields(question) {
+		core := strings.TrimRight(w, "?.,;:!")
+		switch core {
+		case name:
+			w = "it" + w[len(core):]
+		case name + "'s", name + "’s":
+			w = "its" + w[len(core):]
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }
