@@ -1,9 +1,11 @@
 package review
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/papers-cli/papers/ask"
+	"github.com/papers-cli/papers/internal/lazyre"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -28,6 +30,12 @@ var unstatedOf = map[intent]string{
 func AnswerGeneric(p store.Paper, chunks []store.Chunk, question string) (quote, unstated string, ok bool) {
 	question = asItself(question, ask.ShortName(&p))
 	k := intentOf(question)
+	switch {
+	case describes.MatchString(question):
+		k = methodIntent
+	case k == noIntent && findings.MatchString(question):
+		k = gainIntent
+	}
 	if k == noIntent || !onlyGeneric(question) {
 		return "", "", false
 	}
@@ -53,7 +61,7 @@ presents introduce introduces contribution contributions much well better improv
 gains outperform outperforms result results finding findings dataset datasets data set sets benchmark benchmarks corpus
 corpora used use uses using evaluated evaluate evaluation limitation limitations weakness weaknesses drawback drawbacks
 shortcoming shortcomings caveats code software implementation released release available publicly public open
-open-source github`)
+open-source github about idea key core central basic behind do work works summarize summarise describe finding`)
 
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}
@@ -83,16 +91,24 @@ func asItself(question, name string) string {
 	if name == "" {
 		return question
 	}
-	var out []string
-	for _, w := range strings.Fields(question) {
-		core := strings.TrimRight(w, "?.,;:!")
-		switch core {
-		case name:
-			w = "it" + w[len(core):]
-		case name + "'s", name + "’s":
-			w = "its" + w[len(core):]
-		}
-		out = append(out, w)
+	re, err := regexp.Compile(`(^|[^\pL\pN-])` + regexp.QuoteMeta(name) + `('s|’s)?([^\pL\pN-]|$)`)
+	if err != nil {
+		return question
 	}
-	return strings.Join(out, " ")
+	return re.ReplaceAllStringFunc(question, func(m string) string {
+		sub := re.FindStringSubmatch(m)
+		it := "it"
+		if sub[2] != "" {
+			it = "its"
+		}
+		return sub[1] + it + sub[3]
+	})
 }
+
+// describes asks what a paper is or does ("What is it?", "How does it
+// work?", "What is the key idea of it?"): its method's question;
+// findings asks its results ("What are the main findings of it?").
+var (
+	describes = lazyre.New(`(?i)^\s*(what is it|what does it do|how does it work|what is it about|what is (this|the) (paper|work|study) about|what is (the )?(key|main|core|central|basic) idea( of it| behind it)?|(summari[sz]e|describe) it)\s*[?.]?\s*$`)
+	findings  = lazyre.New(`(?i)\b(main|key|major|principal) findings?\b`)
+)
