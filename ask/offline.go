@@ -108,7 +108,9 @@ func (pt *paperText) choose(m *rank.Model, q rank.Question) {
 // pin makes quote (one or two consecutive sentences of the paper, as
 // GenericQuote gives them) the answer the paper gives: its first
 // sentence that the paper's paragraphs hold leads, the next it holds is
-// quoted after it. A quote none of the paragraphs holds changes nothing.
+// quoted after it. A quote that only a chunk the answer does not read
+// holds (a footnote) is read as a paragraph of its own; one that no chunk
+// holds changes nothing.
 func (pt *paperText) pin(quote string) {
 	want := strings.Join(strings.Fields(quote), " ")
 	var at []rank.Quote
@@ -130,6 +132,18 @@ func (pt *paperText) pin(quote string) {
 			}
 			seen[s] = len(at)
 			at = append(at, q)
+		}
+	}
+	if len(at) == 0 {
+		// a sentence of a chunk the answer does not read as prose (a
+		// footnote with the code's address): read as a paragraph of its own
+		for _, ch := range pt.chunks {
+			if strings.Contains(strings.Join(strings.Fields(ch.Text), " "), want) {
+				pt.paras = append(pt.paras, rank.Paragraph{PaperID: pt.paper.ID, Seq: ch.Seq, Page: ch.PageStart, PageEnd: ch.PageStart,
+					Section: ch.Section, Text: want, Index: len(pt.paras), Of: len(pt.paras) + 1, Sentences: []string{want}})
+				at = append(at, rank.Quote{Para: len(pt.paras) - 1, Sent: 0, Prob: 1, Primary: true})
+				break
+			}
 		}
 	}
 	if len(at) == 0 {
