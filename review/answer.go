@@ -6,6 +6,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/internal/lazyre"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -53,7 +54,7 @@ func AnswerGeneric(p store.Paper, chunks []store.Chunk, question string) (quote,
 // big is the test set?") asks something particular that the answer
 // ranking searches the paper for. Review columns are asked as given;
 // this is for questions people type to ask.
-var genericWords = wordSet(`what which how is are was were does do did it its this the a an paper work study article
+var genericWords = textkit.Set(`what which how is are was were does do did it its this the a an paper work study article
 they their authors author in of on for by to or and any there be been has have main key major primary principal central
 problem problems address addresses addressed tackle tackles solve solves aim aims goal goals motivation challenge challenges
 research question questions method methods approach approaches technique techniques propose proposes proposed present
@@ -62,14 +63,6 @@ gains outperform outperforms result results finding findings dataset datasets da
 corpora used use uses using evaluated evaluate evaluation limitation limitations weakness weaknesses drawback drawbacks
 shortcoming shortcomings caveats code software implementation released release available publicly public open
 open-source github about idea key core central basic behind do work works summarize summarise describe finding`)
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
 
 // onlyGeneric reports whether every word of question is a genericWords
 // one.
