@@ -1,12 +1,14 @@
 // Command kinds measures, on QASPER, how well the offline review answerer
 // answers the six generic columns of a literature review
 // (bench/review/grid). QASPER's questions of each kind, found by their
-// wording ("Which datasets do they use?", "By how much do they outperform
-// ...?"), are asked of their papers as the generic column's question. For
+// wording (review/qasperkind: "Which datasets do they use?", "By how much
+// do they outperform ...?"), are asked of their papers as the generic column's question. For
 // each kind it reports, over the questions whose gold evidence the text
 // holds, how often the paragraph picked is one an annotator marked as
 // evidence, by:
-//   - rules: review's cue rules alone (GenericCues: the best sentence);
+//   - rules: review's cue rules alone (GenericCues: the best sentence; for
+//     the kinds the cell model chooses, the rules only say which
+//     sentences may answer, and their best is a weak baseline);
 //   - rank col / rank own: the answer ranker ask/rank asked the column's
 //     question / QASPER's own question;
 //   - chosen: of the sentences the rules accept, the best cue score plus w
@@ -14,7 +16,8 @@
 //     asked one of the kind's queries; query and w are chosen on train
 //     with -train (for the share of answer spans the sentence holds, then
 //     evidence), else the column's question and w = 0;
-//   - review: the cell review makes (GenericCell), as shipped;
+//   - review: the cell review makes (GenericCell), as shipped (the cell
+//     model's choice for the datasets and the limitations);
 //
 // then how often review answers at all, and the share of an annotator's
 // extractive answer spans held by the rules' sentence, the chosen one,
