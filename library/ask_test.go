@@ -2,6 +2,7 @@ package library_test
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -37,14 +38,14 @@ func TestGenericQuestionOfAFullTextPaper(t *testing.T) {
 	one := library.AskOptions{Filter: store.Filter{IDs: []string{papers[0].ID}}, Extractive: true}
 	for _, c := range []struct{ q, want string }{
 		{"What method does this paper propose?", "we propose Toolformer"},
-		{"What are the limitations?", "limitation"},
+		{"What are the limitations?", toolformerLimits},
 	} {
 		res, err := s.Ask(ctx, c.q, one, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.q, err)
 		}
-		if !strings.Contains(res.ShortAnswer, c.want) {
-			t.Errorf("%s: short answer %q, want the sentence with %q", c.q, res.ShortAnswer, c.want)
+		if !regexp.MustCompile(c.want).MatchString(res.ShortAnswer) {
+			t.Errorf("%s: short answer %q, want the sentence matching %q", c.q, res.ShortAnswer, c.want)
 		}
 		if len(res.Evidence) == 0 || res.Evidence[0].Page < 1 || res.Evidence[0].Quote != res.ShortAnswer {
 			t.Errorf("%s: evidence %+v, want the short answer's sentence first, with its page", c.q, res.Evidence)
@@ -52,7 +53,7 @@ func TestGenericQuestionOfAFullTextPaper(t *testing.T) {
 	}
 	// asked of the library, naming the paper: the same question of it
 	res, err := s.Ask(ctx, "What are Toolformer's limitations?", library.AskOptions{Extractive: true}, nil)
-	if err != nil || !strings.Contains(res.ShortAnswer, "limitation") || res.Evidence[0].Page < 1 {
+	if err != nil || !regexp.MustCompile(toolformerLimits).MatchString(res.ShortAnswer) || res.Evidence[0].Page < 1 {
 		t.Errorf("What are Toolformer's limitations?: %v, %+v", err, res)
 	}
 	res, err = s.Ask(ctx, "Which model does Toolformer finetune?", one, nil)
@@ -63,3 +64,7 @@ func TestGenericQuestionOfAFullTextPaper(t *testing.T) {
 		t.Errorf("a particular question: %q, want the ranking's answer naming GPT-J", res.Answer)
 	}
 }
+
+// toolformerLimits are what Toolformer's section of limitations (page 11)
+// says: that it has some, and each of them.
+const toolformerLimits = `limitation|inability of Toolformer to use tools in a chain|does not allow the LM to use a tool in an interactive way|sensitive to the exact wording|sample-inefficient`
