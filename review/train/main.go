@@ -190,6 +190,11 @@ func run(data, out string, grids []string, sweep bool, w io.Writer) error {
 		if dev, _, err = readGroups(filepath.Join(data, "qasper", "dev"), left); err != nil {
 			return err
 		}
+		devLim, err := authorsLimitations(filepath.Join(data, "qasper", "dev"), left)
+		if err != nil {
+			return err
+		}
+		dev["limitations"] = append(dev["limitations"], devLim...)
 		for _, kind := range review.KindNames {
 			if len(groups[kind]) < minGroups {
 				continue
