@@ -3,6 +3,7 @@ package ask
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -32,11 +33,17 @@ func noAnswer(question string, sc scope, pts []*paperText) error {
 	// what no paper mentions: the question's names, else its focus, else
 	// its words that papers seldom use
 	var missing []string
+	if !rank.ParseQuestion(question).YesNo() {
+		missing = commonDetails(question, pts)
+	}
 	for _, words := range [][]string{keyWords(question), focusOf(question), specificWords(question), contentWords(question)} {
+		if len(missing) > 0 {
+			break
+		}
 		for _, w := range words {
 			held := false
 			for _, pt := range pts {
-				if mentions(pt, w) {
+				if mentions(pt, w) || mentionsStem(pt, w) {
 					held = true
 					break
 				}
@@ -90,7 +97,8 @@ func keyWords(question string) []string {
 // an answer reads them: no reference list) holds the name w:
 // its letters and digits, in order, as consecutive words of the paper,
 // whatever stands between them ("DeepSeek-R1-Zero" is in "DeepSeek-R1-
-// Zero", "GPT-3" in "GPT 3"), a plural s allowed; never inside a longer
+// Zero", "GPT-3" in "GPT 3"), a plural s allowed either way ("GPUs" is in
+// "single-GPU"); never inside a longer
 // word ("ECHO" is not in "echoes").
 func mentions(pt *paperText, w string) bool {
 	if pt.words == nil {
@@ -111,7 +119,7 @@ func mentions(pt *paperText, w string) bool {
 		for j := i; j < len(pt.words) && j < i+4; j++ {
 			pw := pt.words[j]
 			switch {
-			case rest == pw || rest+"s" == pw:
+			case rest == pw || rest+"s" == pw || len(rest) > 3 && rest == pw+"s":
 				return true
 			case strings.HasPrefix(rest, pw):
 				rest = rest[len(pw):]
@@ -121,6 +129,28 @@ func mentions(pt *paperText, w string) bool {
 		}
 	}
 	return false
+}
+
+// mentionsStem reports whether the paper's title or text holds a word of
+// w's stem ("trained" is in a paper that writes "training"): what a
+// refusal may say a paper does not mention.
+func mentionsStem(pt *paperText, w string) bool {
+	st := rank.Stems(w)
+	if len(st) != 1 {
+		return false
+	}
+	if pt.stems == nil {
+		pt.stems = map[string]bool{}
+		for _, s := range rank.Stems(pt.paper.Title) {
+			pt.stems[s] = true
+		}
+		for _, p := range pt.paras {
+			for _, s := range rank.Stems(p.Text) {
+				pt.stems[s] = true
+			}
+		}
+	}
+	return pt.stems[st[0]]
 }
 
 // acronym reports a word of 2 to 6 capitals (a final s allowed).
@@ -168,6 +198,63 @@ func (pt *paperText) missingNames(question string) []string {
 	for _, w := range keyWords(question) {
 		if !mentions(pt, w) {
 			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// details are experimental details a paper states, when it does, in
+// words of its own kind: a learning rate is written "learning rate" (or
+// "lr"), an optimizer by its name. Each is the question's words (a
+// regular expression) and what a paper that states it writes.
+var details = []struct {
+	asked, written *lazyre.Regexp
+	name           string
+}{
+	{lazyre.New(`(?i)\blearning[- ]rates?\b`), lazyre.New(`(?i)\b(learning[- ]rates?|lr)\b`), "a learning rate"},
+	{lazyre.New(`(?i)\bbatch[- ]?sizes?\b`), lazyre.New(`(?i)\b(batch(es)?|mini-?batch(es)?|batch[- ]?sizes?)\b`), "a batch size"},
+	{lazyre.New(`(?i)\b(gpus?|gpu[- ]hours?|tpus?)\b`), lazyre.New(`(?i)\b(gpus?|tpus?|[avh]\d{2,3}s?|titan|tesla|rtx|cuda|graphics (cards?|processors?))\b`), "GPUs"},
+	{lazyre.New(`(?i)\bepochs?\b`), lazyre.New(`(?i)\bepochs?\b`), "epochs"},
+	{lazyre.New(`(?i)\b(which|what) optimi[sz]er\b|\boptimi[sz]er (is|was|does|did)\b`), lazyre.New(`(?i)\b(optimi[sz]ers?|adam\w*|sgd|adagrad|adadelta|rmsprop|adafactor|lamb|momentum|l-?bfgs|gradient descent)\b`), "an optimizer"},
+	{lazyre.New(`(?i)\bdropout\b`), lazyre.New(`(?i)\bdrop-?out\b`), "dropout"},
+	{lazyre.New(`(?i)\bweight[- ]decay\b`), lazyre.New(`(?i)\b(weight[- ]decay|l2 (penalty|regulari[sz]ation))\b`), "weight decay"},
+	{lazyre.New(`(?i)\bwarm-?up\b`), lazyre.New(`(?i)\bwarm-?up\b`), "a warm-up"},
+	{lazyre.New(`(?i)\bhow many (trainable |learnable |model )?parameters\b|\bnumber of (trainable |model )?parameters\b`), lazyre.New(`(?i)\b(parameters|params|weights)\b|\b\d+(\.\d+)?\s?[mb]\b`), "its parameter count"},
+}
+
+// commonDetails are the experimental details the question asks of that
+// none of pts writes of.
+func commonDetails(question string, pts []*paperText) []string {
+	if len(pts) == 0 {
+		return nil
+	}
+	out := pts[0].missingDetails(question)
+	for _, pt := range pts[1:] {
+		out = slices.DeleteFunc(out, func(d string) bool { return !slices.Contains(pt.missingDetails(question), d) })
+	}
+	return out
+}
+
+// missingDetails are the experimental details the question asks the
+// value of that the paper never writes of (a paper that never writes
+// "learning rate" or "lr" does not state the learning rate it used). A
+// yes/no question is left to the model ("Do they use dropout?" of a
+// paper that never does is answered No).
+func (pt *paperText) missingDetails(question string) []string {
+	var out []string
+	for _, d := range details {
+		if !d.asked.MatchString(question) {
+			continue
+		}
+		held := d.written.MatchString(pt.paper.Title)
+		for _, p := range pt.paras {
+			if held {
+				break
+			}
+			held = d.written.MatchString(p.Text)
+		}
+		if !held {
+			out = append(out, d.name)
 		}
 	}
 	return out

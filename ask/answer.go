@@ -14,6 +14,7 @@ import (
 	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/prompts"
+	"github.com/papers-cli/papers/store"
 )
 
 // ErrNoEvidence means the library holds no evidence for the question: the
@@ -121,7 +122,21 @@ type Options struct {
 	QualityKeep int
 	// Parallel bounds concurrent model calls in quality mode (default 4).
 	Parallel int
+	// Generic, when set, answers a generic question asked of one paper
+	// offline (see GenericQuote).
+	Generic GenericQuote
 }
+
+// GenericQuote answers a generic question asked of one paper ("What
+// method does this paper propose?", "What are the limitations?") with
+// the sentence that states it, as a literature review's cell does
+// (package review provides one, measured on papers nobody tuned it on).
+// ok is false when the question is not generic: the ranking answers it.
+// With ok, quote is the paper's sentence (or two consecutive ones, as its
+// text has them) that answers; "" when the paper does not state it, and
+// the answer then refuses, saying the paper does not state unstated ("its
+// limitations").
+type GenericQuote func(p store.Paper, chunks []store.Chunk, question string) (quote, unstated string, ok bool)
 
 // citationFor makes the citation numbered n of passage e, without cited_by.
 func citationFor(n int, e *evidence) Citation {

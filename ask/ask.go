@@ -161,6 +161,15 @@ func answerFrom(ctx context.Context, question string, sc scope, pts []*paperText
 			}
 		}
 	}
+	if res.Mode == ModeExtractive && sc.named && len(pts) == 1 && a.Generic != nil && !q.YesNo() {
+		if quote, unstated, ok := a.Generic(pts[0].paper, pts[0].chunks, question); ok {
+			if quote == "" {
+				res.ranked, res.Elapsed, res.Abstained = time.Now(), time.Since(start), true
+				return res, abstention{fmt.Sprintf("%s does not state %s.", paperName(&pts[0].paper), unstated)}
+			}
+			pts[0].pin(quote)
+		}
+	}
 	res.ranked = time.Now()
 	if len(pts) == 0 {
 		res.Abstained = true

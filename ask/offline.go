@@ -26,7 +26,8 @@ type paperText struct {
 	paras  []rank.Paragraph
 	model  *rank.Model
 	choice rank.Choice
-	words  []string // the paper's words, for mentions
+	words  []string        // the paper's words, for mentions
+	stems  map[string]bool // the paper's stems, for mentionsStem
 	// missing are the question's names the paper never mentions
 	missing []string
 	// named is set when the question was asked of this paper (by --paper
@@ -99,6 +100,67 @@ func (pt *paperText) choose(m *rank.Model, q rank.Question) {
 	pt.model = m
 	pt.choice = m.Choose(q, pt.paras)
 	pt.missing = pt.missingNames(q.Text)
+	if !q.YesNo() {
+		pt.missing = append(pt.missing, pt.missingDetails(q.Text)...)
+	}
+}
+
+// pin makes quote (one or two consecutive sentences of the paper, as
+// GenericQuote gives them) the answer the paper gives: its first
+// sentence that the paper's paragraphs hold leads, the next it holds is
+// quoted after it. A quote that only a chunk the answer does not read
+// holds (a footnote) is read as a paragraph of its own; one that no chunk
+// holds changes nothing.
+func (pt *paperText) pin(quote string) {
+	want := strings.Join(strings.Fields(quote), " ")
+	var at []rank.Quote
+	// a sentence the paper repeats is quoted once, where it has a page:
+	// the record's abstract has none, its first page holds it too
+	seen := map[string]int{}
+	for i, p := range pt.paras {
+		for j, s := range p.Sentences {
+			s = strings.Join(strings.Fields(s), " ")
+			if len(strings.Fields(s)) < 3 || !strings.Contains(want, s) && !strings.Contains(s, want) {
+				continue
+			}
+			q := rank.Quote{Para: i, Sent: j, Prob: 1, Primary: true}
+			if k, ok := seen[s]; ok {
+				if pt.paras[at[k].Para].SentencePage(at[k].Sent) == 0 && p.SentencePage(j) > 0 {
+					at[k] = q
+				}
+				continue
+			}
+			seen[s] = len(at)
+			at = append(at, q)
+		}
+	}
+	if len(at) == 0 {
+		// a sentence of a chunk the answer does not read as prose (a
+		// footnote with the code's address): read as a paragraph of its own
+		for _, ch := range pt.chunks {
+			if strings.Contains(strings.Join(strings.Fields(ch.Text), " "), want) {
+				pt.paras = append(pt.paras, rank.Paragraph{PaperID: pt.paper.ID, Seq: ch.Seq, Page: ch.PageStart, PageEnd: ch.PageStart,
+					Section: ch.Section, Text: want, Index: len(pt.paras), Of: len(pt.paras) + 1, Sentences: []string{want}})
+				at = append(at, rank.Quote{Para: len(pt.paras) - 1, Sent: 0, Prob: 1, Primary: true})
+				break
+			}
+		}
+	}
+	if len(at) == 0 {
+		return
+	}
+	c := &pt.choice
+	c.Para, c.Sent, c.Short, c.ShortScore = at[0].Para, at[0].Sent, "", 0
+	c.Quotes = at[:1]
+	c.Second, c.Lexical = rank.Quote{Para: -1}, rank.Quote{Para: -1}
+	if len(at) > 1 {
+		c.Second = at[1]
+	}
+	c.YesNo, c.Unanswerable, c.Unstated, c.Coverage = false, 0, 0, 1
+	if len(c.Ranked) == 0 {
+		c.Ranked = []rank.Ranked{{Index: c.Para, Prob: 1}}
+	}
+	pt.missing = nil
 }
 
 // abstains reports whether the paper does not answer: the model says so,

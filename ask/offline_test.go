@@ -144,9 +144,22 @@ func TestRefusalSaysWhatIsMissing(t *testing.T) {
 	if want := "None of the library's papers mentions France."; err.Error() != want {
 		t.Errorf("refusal %q, want %q", err, want)
 	}
-	_, err = Ask(t.Context(), r, "What learning rate does ECHO use for fine-tuning?", nil, AskOptions{}, io.Discard)
-	if err != nil && !strings.HasPrefix(err.Error(), "ECHO (topic-001) does not") {
-		t.Errorf("refusal %q: want it to name ECHO's paper", err)
+	// an experimental detail the paper never writes of is not stated in it
+	for q, want := range map[string]string{
+		"What learning rate does ECHO use for fine-tuning?":        "ECHO (topic-001) does not mention a learning rate.",
+		"Which optimizer is used to train GAGPO?":                  "GAGPO (topic-027) does not mention an optimizer.",
+		"How many GPUs were used to train Maestro's orchestrator?": "Maestro (topic-008) does not mention GPUs.",
+	} {
+		_, err = Ask(t.Context(), r, q, nil, AskOptions{}, io.Discard)
+		if !errors.Is(err, ErrNoEvidence) || err.Error() != want {
+			t.Errorf("%s: refusal %v, want %q", q, err, want)
+		}
+	}
+	// a refusal names only what the paper does not write: topic-005
+	// writes "single-GPU" and "training"
+	_, err = Ask(t.Context(), r, "How many GPUs are the memory agents trained on?", nil, AskOptions{Retrieve: retrieve.Options{Filter: store.Filter{IDs: []string{"topic-005"}}}}, io.Discard)
+	if err != nil && strings.Contains(err.Error(), "mention") {
+		t.Errorf("refusal %q names words the paper writes", err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/internal/textkit"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/llm"
 	"github.com/papers-cli/papers/retrieve"
 )
@@ -127,7 +128,7 @@ func runEvalQA(ctx context.Context, o *evalOptions) error {
 	o.rankingFlags.apply(&so)
 	r := so.Retriever(el.lib, el.embedder)
 	tty := o.io.ErrTTY && !o.json
-	aopts := ask.AskOptions{K: o.qa.k, Retrieve: retrieve.Options{Mode: o.ask}, Answer: ask.Options{Extractive: o.qa.llm.extractive}}
+	aopts := ask.AskOptions{K: o.qa.k, Retrieve: retrieve.Options{Mode: o.ask}, Answer: library.AnswerOptions(o.qa.llm.extractive, false)}
 	opts := eval.QAOptions{
 		WithinPaper: o.qa.withinPaper,
 		PDFDir:      o.qa.pdfs,

@@ -14,6 +14,7 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/internal/safetext"
 	"github.com/papers-cli/papers/internal/textkit"
+	"github.com/papers-cli/papers/library"
 	"github.com/papers-cli/papers/retrieve"
 	"github.com/papers-cli/papers/store"
 )
@@ -100,7 +101,7 @@ func runEvalQASPER(ctx context.Context, o *evalOptions) error {
 		}
 		t0 := time.Now()
 		res, err := ask.Ask(ctx, r, q.Q, model, ask.AskOptions{K: o.qa.k, Retrieve: retrieve.Options{Mode: o.ask, Filter: store.Filter{IDs: []string{id}}},
-			Answer: ask.Options{Extractive: o.qa.llm.extractive}}, nil)
+			Answer: library.AnswerOptions(o.qa.llm.extractive, false)}, nil)
 		lat = append(lat, time.Since(t0))
 		if err != nil && !errors.Is(err, ask.ErrNoEvidence) {
 			return fmt.Errorf("question %s: %w", q.ID, err)

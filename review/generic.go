@@ -215,31 +215,38 @@ func withoutHeading(q, heading string) string {
 // generic answers a generic question of kind k from the paper's
 // sentences. Whether the paper states it at all is the cue rules' call
 // (for the kinds that need evidence, a sentence with minCues of its
-// kind's cues), and so is which sentence states it, except for the kinds
-// of rankedKinds, where the answer ranker has a say (see rankedPick). ok
-// is false when no sentence states it or the paper has no text to choose
-// from.
+// kind's cues), and so are the sentences that may state it; which of
+// them does is the cell model's call for the kinds it was fit for (see
+// CellModel), the rules' for the others, where the answer ranker has a
+// say for the kinds of rankedKinds (see rankedPick). ok is false when no
+// sentence states it or the paper has no text to choose from.
 func (t *paperText) generic(k intent) (Cell, bool) {
 	cands, isSurvey := t.candidates(k)
 	if k == gainIntent && isSurvey {
 		return Cell{}, false // a survey compares nothing of its own against a baseline
 	}
-	// the best sentences the paper's text can be quoted for, earliest of equals
-	order := make([]int, len(cands))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
-	if rk, ok := rankedKinds[k]; ok {
-		if i, ok := t.rankedPick(k, rk.query, rk.w, cands); ok {
-			order = append([]int{i}, order...)
+	var order []int
+	m := embeddedCellModel()
+	if km, ok := m.kindModel(k); ok {
+		pc := newPaperCues(t.paper)
+		pc.survey = isSurvey
+		order = modelOrder(k, km, m.Buckets, cands, pc)
+	} else {
+		// the best sentences the paper's text can be quoted for, earliest of equals
+		order = make([]int, len(cands))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
+		if rk, ok := rankedKinds[k]; ok {
+			if i, ok := t.rankedPick(k, rk.query, rk.w, cands); ok {
+				order = append([]int{i}, order...)
+			}
 		}
 	}
+	order = slices.DeleteFunc(order, func(i int) bool { return cands[i].score <= 0 || cands[i].score < minCues[k] })
 	for _, i := range order {
 		b := cands[i]
-		if b.score <= 0 || b.score < minCues[k] {
-			break
-		}
 		q := b.quote()
 		if listKinds[k] && q == b.text && i+1 < len(cands) {
 			// a list goes on in the next sentence when it scores as well
@@ -261,21 +268,16 @@ func (t *paperText) generic(k intent) (Cell, bool) {
 }
 
 // rankedKinds are the kinds whose quoted sentence the answer ranker
-// (ask/rank, fit on QASPER train) helps choose (see rankedPick): the
-// ranker is asked query, and its paragraph log-probability weighs w
-// against the cue score. Query and w were chosen, per kind, on QASPER
-// train's questions of the kind found by their wording (157 asking for
-// datasets, 108 for an improvement), for the share of the annotators'
-// answer spans the quote holds; go run ./bench/review/kinds -train. On
-// dev's questions, which nothing was chosen on, the quote is in the
-// annotators' evidence for 42 of 76 datasets questions (the rules alone:
-// 35) and 9 of 41 improvement questions (8). The other kinds have under
-// 20 QASPER train questions: QASPER cannot tell, the rules keep them.
+// (ask/rank, fit on QASPER train) helps choose where the cell model has
+// no say (see rankedPick): the ranker is asked query, and its paragraph
+// log-probability weighs w against the cue score. Query and w were
+// chosen on QASPER train's 108 questions asking for an improvement
+// (found by their wording), for the share of the annotators' answer spans
+// the quote holds; go run ./bench/review/kinds -train.
 var rankedKinds = map[intent]struct {
 	query string
 	w     float64
 }{
-	dataIntent: {"Which datasets or benchmarks are used?", 0.5},
 	gainIntent: {"By how much do they outperform the baselines?", 0.75},
 }
 
@@ -492,14 +494,12 @@ func score(k intent, orig string, c store.Chunk, p paperCues) float64 {
 			return 0
 		}
 	case dataIntent:
+		// which sentence names the datasets is the cell model's call; the
+		// rules say only which sentences may
 		if n == 1 && sentenceCues[dataIntent][6].MatchString(s) && !sentenceCues[dataIntent][7].MatchString(s) {
 			return 0 // "evaluated on" names no dataset
 		}
-		names := datasetNames(orig, p.name)
-		n += 0.5 * float64(min(4, names)) // the more names, the likelier a list of datasets
-		if dataSection.MatchString(c.Section) {
-			n++ // where papers say what they ran on
-		} else if n == 1 && names == 0 {
+		if n == 1 && !dataSection.MatchString(c.Section) && datasetNames(orig, p.name) == 0 {
 			return 0 // one word such as "datasets", no name, outside the experiments: not what the paper ran on
 		}
 	case limitIntent:
@@ -546,6 +546,10 @@ var (
 		"VAE": true, "MLP": true, "SOTA": true, "URL": true, "URLs": true, "RL": true, "IEEE": true, "ACM": true}
 )
 
+// refPlaceholder is how QASPER's text writes a reference to a work, a
+// section, a table or a figure (BIBREF12, SECREF3): a mark, not a name.
+var refPlaceholder = lazyre.New(`^(BIB|SEC|TAB|FIG|EQ)REF\d+$`)
+
 // datasetNames counts the distinct names in sentence s that are written as
 // datasets' are (nameLike, or a capitalised word beside "dataset",
 // "database", "benchmark", ...), leaving out measures and the paper's own
@@ -553,7 +557,7 @@ var (
 func datasetNames(s, own string) int {
 	seen := map[string]bool{}
 	for _, w := range nameLike.FindAllString(s, -1) {
-		if !notData[w] && w != own {
+		if !notData[w] && w != own && !refPlaceholder.MatchString(w) {
 			seen[w] = true
 		}
 	}

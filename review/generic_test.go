@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/papers-cli/papers/eval"
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/internal/shareddata"
@@ -61,7 +60,7 @@ func TestGenericCells(t *testing.T) {
 		page  int
 	}{
 		{"toolformer method", tf, methodIntent, `we propose Toolformer`, 1},
-		{"toolformer limitations", tf, limitIntent, `limitations`, 11},
+		{"toolformer limitations", tf, limitIntent, toolformerLimits, 11},
 		{"toolformer code", tf, codeIntent, "", 0},
 		{"pasa method", ps, methodIntent, `We introduce PaSa`, 1},
 		{"pasa gain", ps, gainIntent, `\d+(\.\d+)?% improvement|improvement of \d+(\.\d+)?%`, 0},
@@ -88,24 +87,6 @@ func TestGenericCells(t *testing.T) {
 		if n := len(strings.Fields(cell.Answer)); n > maxAnswerWords+1 {
 			t.Errorf("%s: answer of %d words, want at most %d", c.name, n, maxAnswerWords)
 		}
-	}
-}
-
-// A datasets cell on a real QASPER dev paper (1908.08717, on French
-// broadcast speech corpora), whose annotators answer "ESTER1, ESTER2,
-// ETAPE, REPERE": the ranker leads the cell to the sentence that names
-// all four (the cue rules alone pick one that does not), quoted verbatim.
-func TestGenericDatasetsRanked(t *testing.T) {
-	pt := qasperPaper(t, "dev", "1908.08717")
-	cell, ok := pt.generic(dataIntent)
-	if !ok || !cell.Stated {
-		t.Fatalf("not stated, want the corpora")
-	}
-	if m := eval.Missing(cell.Quote, []string{"ESTER1", "ESTER2", "ETAPE", "REPERE"}); len(m) > 0 {
-		t.Errorf("quote %q misses %v", cell.Quote, m)
-	}
-	if _, found := pt.locate(cell.Quote); !found {
-		t.Errorf("quote %q is not verbatim in the paper", cell.Quote)
 	}
 }
 
@@ -195,3 +176,7 @@ func TestGenericSentenceCues(t *testing.T) {
 		}
 	}
 }
+
+// toolformerLimits are what Toolformer's section of limitations (page 11)
+// says: that it has some, and each of them.
+const toolformerLimits = `limitation|inability of Toolformer to use tools in a chain|does not allow the LM to use a tool in an interactive way|sensitive to the exact wording|sample-inefficient`

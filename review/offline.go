@@ -17,7 +17,7 @@ import (
 // cellsVersion is bumped when the same answer would make another cell
 // (what is quoted, how pages are found): cached cells of another version
 // are computed again.
-const cellsVersion = "c2"
+const cellsVersion = "c3"
 
 // buildVersion tells builds apart in the cache, so that cells computed by
 // an older answer composer are not served after an upgrade: the module

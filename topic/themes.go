@@ -10,6 +10,7 @@ import (
 
 	"github.com/papers-cli/papers/ask"
 	"github.com/papers-cli/papers/embed"
+	"github.com/papers-cli/papers/internal/textkit"
 	"github.com/papers-cli/papers/store"
 )
 
@@ -313,7 +314,7 @@ func keyTerms(text string) []term {
 const fieldWords = "language languages model models large LLM LLMs learning deep machine neural network networks artificial intelligence AI NLP reinforcement RL agent agents"
 
 // academicWords are what abstracts of any subject say: no theme.
-var academicWords = setOf(`propose proposes proposed present presents introduce introduces introduced show shows shown
+var academicWords = textkit.Set(`propose proposes proposed present presents introduce introduces introduced show shows shown
 demonstrate demonstrates achieve achieves achieving outperform outperforms outperforming improve improves improved improvement
 improvements significant significantly substantially novel new existing prior previous recent current however moreover
 furthermore approach approaches method methods framework frameworks paper work study results result performance
@@ -323,14 +324,6 @@ experiments experimental evaluate evaluation extensive code available publicly d
 first second single multiple different various diverse strong stronger better best simple general specific level
 learn learns learning leverage leveraging enable enables enabling make makes making provide provides open fully
 while without within toward towards thereby still yet even further allow allows given whether several many much`)
-
-func setOf(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
 
 // nameLike reports a word written as a name: a capital after its first
 // letter.

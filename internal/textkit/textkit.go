@@ -58,6 +58,16 @@ var (
 	stemCount atomic.Int64
 )
 
+// Set is the set of the white-space separated words of s: a word list
+// written as one string, as stop lists are.
+func Set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
 // Stem returns the Porter2 (Snowball English) stem of word, lower-cased.
 // Stems are cached (at most maxStems words): stemming dominates the time
 // of tokenising and of the offline answer, and a library's vocabulary is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lays out the papers of review grid N (3, 4 or 5: goldN.jsonl, see the
+# Lays out the papers of review grid N (3 to 6: goldN.jsonl, see the
 # README) in a folder the grid command reads as its -data:
 #
 #   bench/review/grid/fetch.sh N [OUT]     # default /tmp/review-gridN
@@ -11,7 +11,7 @@
 # ../shared/data/qasper, linked in as OUT/qasper.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-grid=${1:?usage: fetch.sh N [OUT] (N: the grid, 3 to 5)}
+grid=${1:?usage: fetch.sh N [OUT] (N: the grid, 3 to 6)}
 out=${2:-/tmp/review-grid$grid}
 D=$(cd ../shared/data && pwd)
 work=$(mktemp -d)

@@ -23,6 +23,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -58,6 +59,7 @@ func main() {
 	goldPath := flag.String("gold", "bench/review/grid/gold.jsonl", "the grid's gold cells")
 	verbose := flag.Bool("v", false, "print every cell that is wrong")
 	cues := flag.Int("cues", 0, "with -v, print the `N` sentences the cue rules score best for each wrong cell")
+	withAsk := flag.Bool("ask", false, "score `papers ask --paper` instead of papers review: each column asked of each paper, the short answer and every quote of the answer as the cell")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -167,13 +169,21 @@ func main() {
 			Cells []review.Cell
 		}
 	}
-	if err := json.Unmarshal(papers(append(args, ids...)...), &tab); err != nil {
-		log.Fatalf("papers review --json: %v", err)
-	}
 	got := map[string]review.Cell{} // by id and 1-based column
-	for _, r := range tab.Rows {
-		for _, c := range r.Cells {
-			got[fmt.Sprint(r.ID, "\t", c.Column)] = c
+	if *withAsk {
+		for _, id := range ids {
+			for i, q := range columns {
+				got[fmt.Sprint(id, "\t", i+1)] = askCell(bin, filepath.Join(work, "lib"), id, q, i+1)
+			}
+		}
+	} else {
+		if err := json.Unmarshal(papers(append(args, ids...)...), &tab); err != nil {
+			log.Fatalf("papers review --json: %v", err)
+		}
+		for _, r := range tab.Rows {
+			for _, c := range r.Cells {
+				got[fmt.Sprint(r.ID, "\t", c.Column)] = c
+			}
 		}
 	}
 
@@ -353,4 +363,44 @@ func pickCorpus(ids map[string][]string, out string) (map[string]string, error) 
 		}
 	}
 	return key, os.WriteFile(out, b.Bytes(), 0o644)
+}
+
+// askCell is what `papers ask --paper id q` answers, as a cell: its short
+// answer, every sentence it quotes (a reader reads them all) and the
+// first quote's page; not stated when ask refuses (exit 3).
+func askCell(bin, home, id, q string, column int) review.Cell {
+	cmd := exec.Command(bin, "--offline", "ask", "--json", "--paper", id, q)
+	cmd.Env = append(os.Environ(), "PAPERS_HOME="+home)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 3 {
+		return review.Cell{Column: column}
+	}
+	if err != nil {
+		log.Fatalf("papers ask --paper %s %q: %v", id, q, err)
+	}
+	var res struct {
+		Abstained   bool   `json:"abstained"`
+		ShortAnswer string `json:"short_answer"`
+		Evidence    []struct {
+			Page  int    `json:"page"`
+			Quote string `json:"quote"`
+		} `json:"evidence"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		log.Fatalf("papers ask --json: %v", err)
+	}
+	if res.Abstained {
+		return review.Cell{Column: column}
+	}
+	c := review.Cell{Column: column, Stated: true, Answer: res.ShortAnswer}
+	var quotes []string
+	for _, e := range res.Evidence {
+		quotes = append(quotes, e.Quote)
+	}
+	c.Quote = strings.Join(quotes, " ")
+	if len(res.Evidence) > 0 {
+		c.Page = res.Evidence[0].Page
+	}
+	return c
 }

@@ -1,12 +1,14 @@
 // Command kinds measures, on QASPER, how well the offline review answerer
 // answers the six generic columns of a literature review
 // (bench/review/grid). QASPER's questions of each kind, found by their
-// wording ("Which datasets do they use?", "By how much do they outperform
-// ...?"), are asked of their papers as the generic column's question. For
+// wording (review/qasperkind: "Which datasets do they use?", "By how much
+// do they outperform ...?"), are asked of their papers as the generic column's question. For
 // each kind it reports, over the questions whose gold evidence the text
 // holds, how often the paragraph picked is one an annotator marked as
 // evidence, by:
-//   - rules: review's cue rules alone (GenericCues: the best sentence);
+//   - rules: review's cue rules alone (GenericCues: the best sentence; for
+//     the kinds the cell model chooses, the rules only say which
+//     sentences may answer, and their best is a weak baseline);
 //   - rank col / rank own: the answer ranker ask/rank asked the column's
 //     question / QASPER's own question;
 //   - chosen: of the sentences the rules accept, the best cue score plus w
@@ -14,7 +16,8 @@
 //     asked one of the kind's queries; query and w are chosen on train
 //     with -train (for the share of answer spans the sentence holds, then
 //     evidence), else the column's question and w = 0;
-//   - review: the cell review makes (GenericCell), as shipped;
+//   - review: the cell review makes (GenericCell), as shipped (the cell
+//     model's choice for the datasets and the limitations);
 //
 // then how often review answers at all, and the share of an annotator's
 // extractive answer spans held by the rules' sentence, the chosen one,
@@ -31,7 +34,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/papers-cli/papers/ask/rank"
@@ -39,15 +41,15 @@ import (
 	"github.com/papers-cli/papers/ingest"
 	"github.com/papers-cli/papers/ingest/chunk"
 	"github.com/papers-cli/papers/review"
+	"github.com/papers-cli/papers/review/qasperkind"
 	"github.com/papers-cli/papers/store"
 	"github.com/papers-cli/papers/textseg"
 )
 
-// kind is one generic column with the wording of QASPER's questions that
-// ask the same of a paper.
+// kind is one generic column, by its name in review.KindNames (whose
+// QASPER questions qasperkind finds by their wording) and its question.
 type kind struct {
 	name, column string
-	wording      *regexp.Regexp
 	// queries are what the ranker may be asked instead of the column's
 	// question, in QASPER's wording (the first is the column's own).
 	queries []string
@@ -55,22 +57,16 @@ type kind struct {
 
 var kinds = []kind{
 	{"datasets", "Which datasets or benchmarks are used?",
-		regexp.MustCompile(`^(what|which|on what|on which|in what|in which)\b[^?]*\b(datasets?|data sets?|benchmarks?|corpus|corpora)\b[^?]*\b(use[sd]?|evaluat\w*|experiment\w*|test\w*|train\w*|appl\w*|consider\w*)\b|^(what|which) (datasets?|benchmarks?|corpora)\b`),
 		[]string{"Which datasets or benchmarks are used?", "What datasets do they use?", "Which datasets are used in experiments?", "On which datasets do they evaluate?"}},
 	{"better", "How much better is it?",
-		regexp.MustCompile(`\bby how much\b|\boutperform|\bimprov|\bbetter\b|\bgains?\b`),
 		[]string{"How much better is it?", "By how much do they outperform the baselines?", "How much does the proposed model improve over the state of the art?", "What is the improvement over the baseline?"}},
 	{"method", "What method does it propose?",
-		regexp.MustCompile(`\b(what|which) (is|was|are) (the|their) (proposed |new |novel )?(method|approach|technique|model|framework)s?\b|\bwhat (method|approach|technique|model)s? (do|does|did) (they|the authors?|the paper) propose`),
 		[]string{"What method does it propose?", "What is their proposed method?"}},
 	{"problem", "What problem does it address?",
-		regexp.MustCompile(`\b(what|which) (problems?|tasks?|challenges?) (do|does|did) (they|the authors?|the paper|this paper|it) (address|tackle|solve|focus)|\bmotivation\b`),
 		[]string{"What problem does it address?", "What problem do they address?"}},
 	{"limitations", "What are the limitations?",
-		regexp.MustCompile(`\b(limitations?|weakness(es)?|drawbacks?|shortcomings?)\b`),
 		[]string{"What are the limitations?", "What are the limitations of their approach?"}},
 	{"code", "Is code or data released?",
-		regexp.MustCompile(`\b(is|are) (the |their )?(code|source code|dataset|data|corpus|annotations?|implementation)\b[^?]*\b(available|released?|public)|\b(do|did) (they|the authors?) (release|publish|make)\b`),
 		[]string{"Is code or data released?", "Is their code publicly available?"}},
 }
 
@@ -132,7 +128,7 @@ func read(dir string) ([]question, map[string]*paper) {
 	var ps []pending
 	for _, q := range all {
 		for i, k := range kinds {
-			if k.wording.MatchString(strings.ToLower(q.Q)) {
+			if qasperkind.Of(q.Q) == k.name {
 				ps = append(ps, pending{q, i})
 				want[q.Paper] = true
 				break
