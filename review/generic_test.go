@@ -100,7 +100,8 @@ func TestGenericCells(t *testing.T) {
 // a review (2002.06053) links others' tools on GitHub, which is no code
 // of its own, and names its field's challenges in a section of them.
 func TestGenericPhrasings(t *testing.T) {
-	lip, emergency, review := qasperPaper(t, "train", "1908.04917"), qasperPaper(t, "train", "1610.04377"), qasperPaper(t, "train", "2002.06053")
+	pts := qasperPapers(t, "train", "1908.04917", "1610.04377", "2002.06053")
+	lip, emergency, review := pts[0], pts[1], pts[2]
 	for _, c := range []struct {
 		name  string
 		pt    *paperText
@@ -133,19 +134,34 @@ func TestGenericPhrasings(t *testing.T) {
 // from the shared data as ingest reads a corpus record.
 func qasperPaper(t *testing.T, split, id string) *paperText {
 	t.Helper()
+	return qasperPapers(t, split, id)[0]
+}
+
+// qasperPapers are the texts of QASPER papers ids of split, in their
+// order, read in one pass over the corpus (under the race detector a pass
+// over train's is some 4 s of CPU).
+func qasperPapers(t *testing.T, split string, ids ...string) []*paperText {
+	t.Helper()
 	path := shareddata.Path(t, "qasper", split, "corpus.jsonl.gz")
-	var pt *paperText
-	err := ingest.CorpusRecords(path, chunk.Defaults, func(got string) bool { return got == "qasper:"+id }, func(p store.Paper, chunks []store.Chunk) error {
-		pt = newPaperText(p, chunks)
+	at := map[string]int{}
+	for i, id := range ids {
+		at["qasper:"+id] = i
+	}
+	pts := make([]*paperText, len(ids))
+	keep := func(got string) bool { _, ok := at[got]; return ok }
+	err := ingest.CorpusRecords(path, chunk.Defaults, keep, func(p store.Paper, chunks []store.Chunk) error {
+		pts[at[p.ID]] = newPaperText(p, chunks)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pt == nil {
-		t.Fatalf("%s holds no paper qasper:%s", path, id)
+	for i, pt := range pts {
+		if pt == nil {
+			t.Fatalf("%s holds no paper qasper:%s", path, ids[i])
+		}
 	}
-	return pt
+	return pts
 }
 
 // Sentences of real papers (grid 3's R papers, bench/review/grid/gold3.jsonl)
