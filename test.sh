@@ -50,15 +50,21 @@ race=(
 	./store/index
 	./topic
 )
-mapfile -t plain < <(go list ./... | grep -vxF -f <(go list "${race[@]}"))
+plain=$(go list ./... | grep -vxF "$(go list "${race[@]}")")
 # both at once: the two builds share nothing, and the plain run's longest
 # package (cmd/papers) mostly waits on the papers processes it starts
-CGO_ENABLED=0 go test -p 4 -vet=off "$@" "${plain[@]}" &
+# shellcheck disable=SC2086 # one import path a word
+CGO_ENABLED=0 go test -p 4 -vet=off "$@" $plain &
 plainrun=$!
 status=0
-# -gcflags: the race detector's pointer checks stay off in modernc.org's
-# SQLite and C library (C translated to Go), and SQLite's engine is left
-# uninstrumented (README.md)
+# -vet=off: .ci/run runs all of go vet first. The -gcflags turn off the
+# race detector's pointer checks inside modernc.org's SQLite and C library
+# (C translated to Go) and leave SQLite's engine (modernc.org/sqlite/lib)
+# uninstrumented: neither checks any of our code (our calls into SQLite,
+# its driver, its C library and the locks and atomics it synchronizes with
+# stay instrumented), and together they made every SQLite call some
+# tenfold slower. PAPERS_FULL_TESTS=1 makes the race run check the whole
+# of the data sets it otherwise takes a slice of.
 go test -race -p 4 -vet=off -gcflags='modernc.org/...=-d=checkptr=0' -gcflags='modernc.org/sqlite/lib=-race=false' "$@" "${race[@]}" || status=$?
 wait "$plainrun" || status=$?
 exit "$status"
