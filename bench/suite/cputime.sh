@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cputime.sh: the CPU time each package's tests take under the README's test
-# command (-race and its gcflags), one package at a time, so the figures
+# cputime.sh: the CPU time each package's tests take under test.sh's race
+# run (-race and its gcflags), one package at a time, so the figures
 # hold on a shared machine where wall time does not. For each package: user
 # and system CPU of the test binary and the processes it waited for (the
 # papers children of cmd/papers), its wall time, and its slowest tests.

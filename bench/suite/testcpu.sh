@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# testcpu.sh: the CPU time of each test of one package run alone, under the
-# README's test command (-race and its gcflags): user and system CPU of the
+# testcpu.sh: the CPU time of each test of one package run alone, under
+# test.sh's race run (-race and its gcflags): user and system CPU of the
 # test binary and the processes it waited for, and its wall time. It finds
 # which tests to cut where bench/suite/cputime.sh gives one package's total.
 #
