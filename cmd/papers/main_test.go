@@ -76,7 +76,9 @@ func (w withBinDir) Run() int {
 // binary (papersCmd) because concurrency is their point and their
 // processes run to the end (a race then fails them, exit 66): the
 // concurrent ingests, ingest during reindex, papers mcp's cancelled tool
-// call, read-only and full media.
+// call, read-only and full media. (test.sh runs this package without the
+// race detector: its own code is main's one line, and the packages its
+// processes run are under the detector in their own tests.)
 var plainBinary = sync.OnceValues(func() (string, error) {
 	if !raceDetector {
 		return "", nil
