@@ -62,7 +62,7 @@ presents introduce introduces contribution contributions much well better improv
 gains outperform outperforms result results finding findings dataset datasets data set sets benchmark benchmarks corpus
 corpora used use uses using evaluated evaluate evaluation limitation limitations weakness weaknesses drawback drawbacks
 shortcoming shortcomings caveats code software implementation released release available publicly public open
-open-source github about idea key core central basic behind do work works summarize summarise describe finding`)
+open-source github about idea core basic behind works summarize summarise describe`)
 
 // onlyGeneric reports whether every word of question is a genericWords
 // one.
