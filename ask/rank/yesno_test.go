@@ -60,16 +60,17 @@ func TestYesNoQuestionsOfQASPERDev(t *testing.T) {
 	ls := qasperDevYesNo(t)
 	m := Default()
 	var qs []eval.QASPERQuestion
-	yes := map[string]eval.QASPERPrediction{}
+	preds, yes := map[string]eval.QASPERPrediction{}, map[string]eval.QASPERPrediction{}
 	answered := 0
 	for _, l := range ls {
 		qs = append(qs, l.qasperQuestion())
-		if ans, _ := m.Predict(ParseQuestion(l.Question), l.Paper); ans == "Yes" || ans == "No" {
+		ans, ev := m.Predict(ParseQuestion(l.Question), l.Paper)
+		if ans == "Yes" || ans == "No" {
 			answered++
 		}
-		yes[l.ID] = l.prediction("Yes", nil)
+		preds[l.ID], yes[l.ID] = l.prediction(ans, ev), l.prediction("Yes", nil)
 	}
-	got, all := m.qasperScores(ls), eval.ScoreQASPER(qs, yes)
+	got, all := eval.ScoreQASPER(qs, preds), eval.ScoreQASPER(qs, yes)
 	t.Logf("%d of %d answered Yes or No; boolean Answer-F1 %.1f, Answer-F1 %.1f (Yes to all: %.1f, %.1f)",
 		answered, len(ls), got.AnswerF1ByType["boolean"], got.AnswerF1, all.AnswerF1ByType["boolean"], all.AnswerF1)
 	if answered*10 < len(ls)*9 {
