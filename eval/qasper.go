@@ -85,6 +85,18 @@ func OpenMaybeGzip(path string) (io.ReadCloser, error) {
 	}{zr, f}, nil
 }
 
+// ReadQASPER finds a QASPER split's files in dir (see QASPERFiles) and
+// reads its questions: the corpus's path, for the caller to read as it
+// needs, and the questions.
+func ReadQASPER(dir string) (corpus string, qs []QASPERQuestion, err error) {
+	corpus, questions, err := QASPERFiles(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	qs, err = ReadQASPERQuestions(questions)
+	return corpus, qs, err
+}
+
 // ReadQASPERQuestions reads a questions file (JSONL, gzipped or not).
 func ReadQASPERQuestions(path string) ([]QASPERQuestion, error) {
 	rc, err := OpenMaybeGzip(path)

@@ -19,11 +19,7 @@ import (
 // evidence more often than the cue rules' best sentence does, and for
 // more than half of them.
 func TestCellModelDatasetsOnQASPERDev(t *testing.T) {
-	corpus, questions, err := eval.QASPERFiles(shareddata.Path(t, "qasper", "dev"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := eval.ReadQASPERQuestions(questions)
+	corpus, qs, err := eval.ReadQASPER(shareddata.Path(t, "qasper", "dev"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,11 +14,7 @@ import (
 // their papers, cut into paragraphs as ask/train reads them.
 func qasperDevYesNo(t *testing.T) []Labeled {
 	t.Helper()
-	corpus, questions, err := eval.QASPERFiles(shareddata.Path(t, "qasper", "dev"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := eval.ReadQASPERQuestions(questions)
+	corpus, qs, err := eval.ReadQASPER(shareddata.Path(t, "qasper", "dev"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,11 +91,7 @@ var sweepOptions = []rank.FitOptions{
 // groups of their papers' sentences, by kind, leaving out the papers of
 // left.
 func readGroups(dir string, left map[string]bool) (map[string][]rank.Group, map[string]int, error) {
-	corpus, qpath, err := eval.QASPERFiles(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	qs, err := eval.ReadQASPERQuestions(qpath)
+	corpus, qs, err := eval.ReadQASPER(dir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -112,11 +112,7 @@ type choice struct {
 // read reads a split's questions of the generic kinds whose evidence its
 // papers' text holds, with those papers.
 func read(dir string) ([]question, map[string]*paper) {
-	corpus, qpath, err := eval.QASPERFiles(dir)
-	if err != nil {
-		log.Fatal(err)
-	}
-	all, err := eval.ReadQASPERQuestions(qpath)
+	corpus, all, err := eval.ReadQASPER(dir)
 	if err != nil {
 		log.Fatal(err)
 	}
